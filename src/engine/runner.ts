@@ -1,0 +1,288 @@
+// The runner: dispatches the three zones of a pipeline over one RunState. Everything else is a stage.
+import { performance } from 'node:perf_hooks';
+import { randomUUID } from 'node:crypto';
+import { isPipeline, zones, type Pipeline } from './pipeline.js';
+import { isSignal, type Signal } from './signal.js';
+import type { Deps, RunEvent, Stage, StageContext, Zone } from './stage.js';
+import { createRunState, type RunInput, type RunState, type Usage } from './state.js';
+
+export type RunStatus = 'completed' | 'stopped' | 'failed' | 'cancelled';
+
+export interface StopReason {
+  kind: string;
+  /** The stage that steered, threw or was running; null when the runner itself stopped the run. */
+  stage: string | null;
+  message: string;
+}
+
+export interface StageStats {
+  zone: Zone;
+  name: string;
+  calls: number;
+  totalMs: number;
+}
+
+export interface RunError {
+  stage: string;
+  zone: Zone;
+  iteration: number;
+  message: string;
+  cause: unknown;
+}
+
+/** A finalize problem: kept on the result, never replacing the run's own status. */
+export interface RunWarning {
+  stage: string;
+  message: string;
+  cause?: unknown;
+}
+
+export interface RunResult {
+  runId: string;
+  pipeline: string;
+  status: RunStatus;
+  answer: string | null;
+  partial: boolean;
+  stopReason: StopReason;
+  iterations: number;
+  usage: Usage;
+  stages: StageStats[];
+  state: RunState;
+  error?: RunError;
+  warnings: RunWarning[];
+}
+
+export interface RunOptions {
+  deps?: Partial<Deps>;
+  signal?: AbortSignal;
+  /** Time limit for the whole finalize zone, in ms (default 10,000). */
+  finalizeTimeoutMs?: number;
+}
+
+const systemClock = { now: () => Date.now() };
+const randomIds = { newId: () => randomUUID() };
+const finalizeExpired = Symbol('finalize-expired');
+
+/** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
+class DeadlineReached extends Error {
+  constructor(readonly stage: string, readonly kind: string, message: string) {
+    super(message);
+  }
+}
+
+/** Runs a pipeline to the end. Resolves for every outcome; rejects only on invalid arguments. */
+export async function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOptions = {}): Promise<RunResult> {
+  if (!isPipeline(pipeline)) throw new TypeError('runPipeline: the first argument must be a pipeline made by definePipeline()');
+  if (typeof input !== 'object' || input === null || typeof input.task !== 'string') {
+    throw new TypeError('runPipeline: input must be an object like { task: "..." }');
+  }
+  const finalizeTimeoutMs = options.finalizeTimeoutMs ?? 10_000;
+  if (!(finalizeTimeoutMs > 0)) throw new TypeError('runPipeline: finalizeTimeoutMs must be a positive number of milliseconds');
+  const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
+  const run = new Run(pipeline, createRunState(deps.ids.newId(), pipeline.name, input), deps, options.signal, finalizeTimeoutMs);
+  return deps.tracer ? deps.tracer.run({ runId: run.state.runId, pipeline: pipeline.name }, () => run.execute()) : run.execute();
+}
+
+/** One run's private bookkeeping; the pipeline and its stages hold none. */
+class Run {
+  private readonly controller = new AbortController();
+  private readonly ctx: { -readonly [Key in keyof StageContext]: StageContext[Key] };
+  private readonly stats: Record<Zone, StageStats[]>;
+  private readonly warnings: RunWarning[] = [];
+  private steer: { signal: Signal; stage: string } | undefined;
+  private breakRequested = false;
+  private ended: StopReason & { status: RunStatus } | undefined;
+  private error: RunError | undefined;
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly pipeline: Pipeline,
+    readonly state: RunState,
+    private readonly deps: Deps,
+    private readonly callerSignal: AbortSignal | undefined,
+    private readonly finalizeTimeoutMs: number,
+  ) {
+    this.stats = { setup: [], iteration: [], finalize: [] };
+    for (const zone of zones) {
+      for (const stage of pipeline[zone]) this.stats[zone].push({ zone, name: stage.name, calls: 0, totalMs: 0 });
+    }
+    this.ctx = {
+      signal: this.controller.signal,
+      deps,
+      zone: 'setup',
+      iteration: 0,
+      stage: '',
+      emit: (type, data) => this.emit(type, data ?? {}),
+      setDeadline: (at, reason, kind) => this.setDeadline(at, reason, kind),
+    };
+  }
+
+  async execute(): Promise<RunResult> {
+    const onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
+    if (this.callerSignal?.aborted) onCallerAbort();
+    else this.callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
+    try {
+      await this.runZone('setup');
+      while (this.ended === undefined && !this.breakRequested) {
+        if (this.state.iteration >= this.pipeline.maxIterations) {
+          this.end('stopped', 'max_iterations', null, `reached the iteration cap of ${this.pipeline.maxIterations}`);
+          break;
+        }
+        this.ctx.iteration = ++this.state.iteration;
+        const tracer = this.deps.tracer;
+        if (tracer) await tracer.iteration({ runId: this.state.runId, iteration: this.state.iteration }, () => this.runZone('iteration'));
+        else await this.runZone('iteration');
+      }
+    } finally {
+      this.callerSignal?.removeEventListener('abort', onCallerAbort);
+      clearTimeout(this.deadlineTimer);
+    }
+    await this.runFinalize();
+    const result = this.result();
+    this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
+    return result;
+  }
+
+  private async runZone(zone: 'setup' | 'iteration'): Promise<void> {
+    this.ctx.zone = zone;
+    const stages = this.pipeline[zone];
+    const stats = this.stats[zone];
+    for (let index = 0; index < stages.length; index++) {
+      const stage = stages[index]!;
+      if (this.controller.signal.aborted) return this.endByAbort(stage.name);
+      const started = performance.now();
+      let signal: Signal | void;
+      try {
+        signal = await this.dispatch(stage, zone);
+      } catch (error) {
+        if (this.controller.signal.aborted) return this.endByAbort(stage.name);
+        this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
+        return this.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
+      } finally {
+        stats[index]!.calls++;
+        stats[index]!.totalMs += performance.now() - started;
+      }
+      if (signal === undefined) continue;
+      if (this.steer === undefined) this.steer = { signal, stage: stage.name };
+      if (signal.type === 'abort_run') {
+        const first = this.steer.signal;
+        return this.end(first.type === 'abort_run' ? 'stopped' : 'completed', first.kind, this.steer.stage, first.reason);
+      }
+      this.breakRequested = true;
+    }
+  }
+
+  private async runFinalize(): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('finalize time limit reached')), this.finalizeTimeoutMs);
+    const expired = new Promise<typeof finalizeExpired>((resolve) => {
+      controller.signal.addEventListener('abort', () => resolve(finalizeExpired), { once: true });
+    });
+    this.ctx.signal = controller.signal;
+    this.ctx.zone = 'finalize';
+    const stages = this.pipeline.finalize;
+    try {
+      for (let index = 0; index < stages.length; index++) {
+        const stage = stages[index]!;
+        if (controller.signal.aborted) {
+          this.warnings.push({ stage: stage.name, message: `skipped: the finalize time limit of ${this.finalizeTimeoutMs} ms had passed` });
+          continue;
+        }
+        const started = performance.now();
+        try {
+          const outcome = await Promise.race([this.dispatch(stage, 'finalize'), expired]);
+          if (outcome === finalizeExpired) {
+            this.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.finalizeTimeoutMs} ms` });
+          }
+        } catch (error) {
+          this.warnings.push({ stage: stage.name, message: messageOf(error), cause: error });
+        } finally {
+          this.stats.finalize[index]!.calls++;
+          this.stats.finalize[index]!.totalMs += performance.now() - started;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async dispatch(stage: Stage, zone: Zone): Promise<Signal | void> {
+    this.ctx.stage = stage.name;
+    const observed = this.deps.onEvent !== undefined;
+    if (observed) this.emit('stage_started', {});
+    const tracer = this.deps.tracer;
+    const signal = tracer
+      ? await tracer.stage({ runId: this.state.runId, name: stage.name, zone, iteration: this.state.iteration }, () => stage.execute(this.state, this.ctx))
+      : await stage.execute(this.state, this.ctx);
+    if (signal !== undefined && !isSignal(signal)) {
+      throw new TypeError(`stage "${stage.name}" returned something that is not a signal: return nothing, breakLoop() or abortRun()`);
+    }
+    if (observed) this.emit('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
+    return signal;
+  }
+
+  private end(status: RunStatus, kind: string, stage: string | null, message: string): void {
+    this.ended ??= { status, kind, stage, message };
+  }
+
+  private endByAbort(stage: string): void {
+    const reason: unknown = this.controller.signal.reason;
+    if (reason instanceof DeadlineReached) this.end('stopped', reason.kind, reason.stage, reason.message);
+    else this.end('cancelled', 'cancelled', stage, 'the run was cancelled by its caller');
+  }
+
+  private setDeadline(at: number, reason: string, kind: string): void {
+    const stage = this.ctx.stage;
+    clearTimeout(this.deadlineTimer);
+    const fire = () => this.controller.abort(new DeadlineReached(stage, kind, reason));
+    const delay = at - this.deps.clock.now();
+    if (delay <= 0) fire();
+    else this.deadlineTimer = setTimeout(fire, delay);
+  }
+
+  private emit(type: string, data: Record<string, unknown>): void {
+    const onEvent = this.deps.onEvent;
+    if (onEvent === undefined) return;
+    const event: RunEvent = {
+      runId: this.state.runId,
+      type,
+      zone: type.startsWith('run_') ? null : this.ctx.zone,
+      stage: type.startsWith('run_') ? null : this.ctx.stage,
+      iteration: this.state.iteration,
+      at: this.deps.clock.now(),
+      data,
+    };
+    try {
+      onEvent(event);
+    } catch {
+      // An observer's bug must not change the run's outcome.
+    }
+  }
+
+  private result(): RunResult {
+    const ended = this.ended ?? (this.steer
+      ? { status: 'completed' as const, kind: this.steer.signal.kind, stage: this.steer.stage, message: this.steer.signal.reason }
+      : { status: 'completed' as const, kind: 'completed', stage: null, message: 'the run finished' });
+    const { status, ...stopReason } = ended;
+    const result: RunResult = {
+      runId: this.state.runId,
+      pipeline: this.pipeline.name,
+      status,
+      answer: this.state.answer ?? null,
+      partial: this.state.partial ?? false,
+      stopReason,
+      iterations: this.state.iteration,
+      usage: this.state.usage,
+      stages: zones.flatMap((zone) => this.stats[zone]),
+      state: this.state,
+      warnings: this.warnings,
+    };
+    if (this.error) result.error = this.error;
+    return result;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,85 @@
+// The Stage contract, the context a stage runs with, and the injected dependencies.
+import type { Signal } from './signal.js';
+import type { RunState } from './state.js';
+import type { ChatModel } from '../model/types.js';
+import type { ToolBox } from '../tools/types.js';
+
+export type Zone = 'setup' | 'iteration' | 'finalize';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export interface IdGenerator {
+  newId(): string;
+}
+
+/** Something that happened during a run, for progress output, logs and tracing. */
+export interface RunEvent {
+  runId: string;
+  type: string;
+  zone: Zone | null;
+  stage: string | null;
+  iteration: number;
+  at: number;
+  data: Readonly<Record<string, unknown>>;
+}
+
+export interface StageInfo {
+  name: string;
+  zone: Zone;
+  iteration: number;
+}
+
+/**
+ * Wraps a run, its iterations and its stages so a tracer can open a span around each and make it the active
+ * context for the model and tool calls inside. Each method must call `body` exactly once and return its result.
+ */
+export interface RunTracer {
+  run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result>;
+  iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result>;
+  stage(info: StageInfo & { runId: string }, body: () => Promise<Signal | void>): Promise<Signal | void>;
+}
+
+/** What a tracer may read from the finished run to label its root span. */
+export interface RunOutcomeSummary {
+  status: string;
+  stopReason: { kind: string; stage: string | null; message: string };
+  iterations: number;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+}
+
+/**
+ * Everything a stage may use besides the state. Later capabilities add fields through declaration merging;
+ * a stage never reads globals or environment variables.
+ */
+export interface Deps {
+  model?: ChatModel;
+  tools?: ToolBox;
+  clock: Clock;
+  ids: IdGenerator;
+  tracer?: RunTracer;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface StageContext {
+  readonly signal: AbortSignal;
+  readonly deps: Deps;
+  readonly zone: Zone;
+  readonly iteration: number;
+  /** Name of the stage being run. */
+  readonly stage: string;
+  /** Records an event (progress output, tracing). */
+  emit(type: string, data?: Record<string, unknown>): void;
+  /**
+   * Aborts whatever is in flight when the clock passes `at` (ms since epoch) and ends the run as `stopped` with
+   * this reason and kind. A later call replaces an earlier deadline.
+   */
+  setDeadline(at: number, reason: string, kind: string): void;
+}
+
+export interface Stage {
+  readonly name: string;
+  execute(state: RunState, ctx: StageContext): Promise<Signal | void>;
+}

@@ -1,0 +1,85 @@
+// RunState: all per-run data, plain JSON only, with one slot per stage that owns it.
+import type { JsonObject } from './json.js';
+import type { ChatMessage, ToolCall } from '../model/types.js';
+import type { ToolOutcome } from '../tools/types.js';
+
+export interface RunInput {
+  task: string;
+  /** Free-form, JSON-only options a stage may read (for example a tool allow-list). */
+  options?: JsonObject;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  /** True when any part of the total was estimated because a server reported none. */
+  estimated: boolean;
+}
+
+/** The current turn's tool traffic, shared by think (writes calls), guards, act (writes results) and observe. */
+export interface Turn {
+  toolCalls: ToolCall[];
+  /** Results already decided for this turn; act skips calls that have one (a guard may pre-fill a refusal). */
+  results: ToolOutcome[];
+}
+
+/** What guards ask of the next reasoning call; think consumes and clears it. */
+export interface TurnDirectives {
+  /** Short notices added to the model's next context (e.g. "the token budget is nearly spent"). */
+  notes: string[];
+  /** Make the next reasoning call with no tools so the model must answer. */
+  withoutTools: boolean;
+}
+
+/**
+ * Stages add their own typed slot here through declaration merging:
+ * `declare module '../src/engine/state.js' { interface StageSlots { think: ThinkSlot } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface StageSlots {}
+
+export interface RunStateCore {
+  runId: string;
+  pipeline: string;
+  input: RunInput;
+  /** 0 during setup, 1-based during the loop, the last iteration during finalize. */
+  iteration: number;
+  messages: ChatMessage[];
+  answer?: string;
+  /** True when the answer is a best effort after an early stop. */
+  partial?: boolean;
+  usage: Usage;
+  turn: Turn;
+  nextTurn: TurnDirectives;
+}
+
+export type RunState = RunStateCore & { [Slot in keyof StageSlots]?: StageSlots[Slot] };
+
+export function emptyRunUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
+}
+
+export function createRunState(runId: string, pipeline: string, input: RunInput): RunState {
+  const state: RunState = {
+    runId,
+    pipeline,
+    input: input.options === undefined ? { task: input.task } : { task: input.task, options: input.options },
+    iteration: 0,
+    messages: [],
+    usage: emptyRunUsage(),
+    turn: { toolCalls: [], results: [] },
+    nextTurn: { notes: [], withoutTools: false },
+  };
+  return state;
+}
+
+/** Adds a model reply's usage to the run total. */
+export function addUsage(total: Usage, delta: Usage): void {
+  total.inputTokens += delta.inputTokens;
+  total.outputTokens += delta.outputTokens;
+  total.cachedInputTokens += delta.cachedInputTokens;
+  total.reasoningTokens += delta.reasoningTokens;
+  if (delta.estimated) total.estimated = true;
+}

@@ -1,0 +1,47 @@
+// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines'.
+export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
+export type { JsonValue, JsonObject, JsonPrimitive } from './engine/json.js';
+export {
+  createRunState,
+  addUsage,
+  emptyRunUsage,
+  type RunState,
+  type RunStateCore,
+  type RunInput,
+  type StageSlots,
+  type Usage,
+  type Turn,
+  type TurnDirectives,
+} from './engine/state.js';
+export type { Stage, StageContext, Deps, Zone, Clock, IdGenerator, RunEvent, RunTracer, StageInfo, RunOutcomeSummary } from './engine/stage.js';
+export {
+  definePipeline,
+  insertBefore,
+  insertAfter,
+  replaceStage,
+  removeStage,
+  stageNames,
+  isPipeline,
+  PipelineDefinitionError,
+  type Pipeline,
+  type PipelineDefinition,
+} from './engine/pipeline.js';
+export { runPipeline, type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
+export {
+  ModelError,
+  emptyUsage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatMessage,
+  type ChatUsage,
+  type ChatStreamEvent,
+  type ToolCall,
+  type ToolDefinition,
+  type ToolChoice,
+  type ResponseFormat,
+  type FinishReason,
+  type ModelErrorKind,
+} from './model/types.js';
+export { ScriptedModel, type ScriptedStep, type ScriptedReply } from './model/scripted-model.js';
+export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';

@@ -1,0 +1,27 @@
+// The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
+import type { ToolCall, ToolDefinition } from '../model/types.js';
+
+export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large';
+
+export interface ToolError {
+  kind: ToolErrorKind;
+  message: string;
+  retryable: boolean;
+}
+
+export type ToolResult =
+  | { ok: true; content: string; durationMs: number; empty?: boolean }
+  | { ok: false; error: ToolError; durationMs: number };
+
+/** A tool call together with its result, as kept in RunState. */
+export interface ToolOutcome {
+  call: ToolCall;
+  result: ToolResult;
+}
+
+export interface ToolBox {
+  /** The tool list sent to the model. */
+  definitions(): ToolDefinition[];
+  /** Runs the calls (in parallel, bounded) and resolves one result per call, in call order. Never rejects. */
+  executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]>;
+}

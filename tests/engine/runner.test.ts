@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest';
+import { definePipeline, insertAfter, stageNames } from '../../src/engine/pipeline.js';
+import { runPipeline } from '../../src/engine/runner.js';
+import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
+import type { RunEvent, Stage } from '../../src/engine/stage.js';
+import type { RunState } from '../../src/engine/state.js';
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    trail: string[];
+  }
+}
+
+/** A stage that appends its name to state.trail and then does what `behave` says. */
+function step(name: string, behave: (state: RunState) => Signal | void | Promise<Signal | void> = () => undefined): Stage {
+  return {
+    name,
+    async execute(state) {
+      (state.trail ??= []).push(state.iteration > 0 ? `${name}#${state.iteration}` : name);
+      return behave(state);
+    },
+  };
+}
+
+const trail = (state: RunState) => state.trail ?? [];
+
+describe('runPipeline zones', () => {
+  it('runs setup once, iteration in order until BreakLoop, finalize once', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      setup: [step('one'), step('two')],
+      iteration: [step('think', (state) => (state.iteration === 2 ? breakLoop('done') : undefined)), step('act')],
+      finalize: [step('summarize')],
+      maxIterations: 10,
+    });
+    const result = await runPipeline(pipeline, { task: 'count' });
+    expect(trail(result.state)).toEqual(['one', 'two', 'think#1', 'act#1', 'think#2', 'act#2', 'summarize#2']);
+    expect(result.status).toBe('completed');
+    expect(result.stopReason).toEqual({ kind: 'completed', stage: 'think', message: 'done' });
+    expect(result.iterations).toBe(2);
+    expect(result.stages.map((stage) => [stage.zone, stage.name, stage.calls])).toEqual([
+      ['setup', 'one', 1], ['setup', 'two', 1], ['iteration', 'think', 2], ['iteration', 'act', 2], ['finalize', 'summarize', 1],
+    ]);
+  });
+
+  it('AbortRun in an iteration stops at once; finalize still runs', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => abortRun('no way forward', 'guard_stop')), step('act')],
+      finalize: [step('summarize')],
+      maxIterations: 10,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(trail(result.state)).toEqual(['think#1', 'summarize#1']);
+    expect(result.status).toBe('stopped');
+    expect(result.stopReason).toEqual({ kind: 'guard_stop', stage: 'think', message: 'no way forward' });
+  });
+
+  it('BreakLoop in setup skips the iteration zone but finishes setup, status completed', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      setup: [step('cache', () => breakLoop('cache hit', 'cached')), step('two')],
+      iteration: [step('think')],
+      finalize: [step('summarize')],
+      maxIterations: 3,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(trail(result.state)).toEqual(['cache', 'two', 'summarize']);
+    expect(result.status).toBe('completed');
+    expect(result.stopReason.kind).toBe('cached');
+  });
+
+  it('AbortRun in setup stops setup and skips the loop, status stopped', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      setup: [step('screen', () => abortRun('hostile task', 'guard_injection')), step('two')],
+      iteration: [step('think')],
+      finalize: [step('summarize')],
+      maxIterations: 3,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(trail(result.state)).toEqual(['screen', 'summarize']);
+    expect(result.status).toBe('stopped');
+    expect(result.stopReason).toEqual({ kind: 'guard_injection', stage: 'screen', message: 'hostile task' });
+  });
+
+  it('enforces maxIterations with no guard stage', async () => {
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think')], finalize: [step('summarize')], maxIterations: 3 });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(trail(result.state)).toEqual(['think#1', 'think#2', 'think#3', 'summarize#3']);
+    expect(result.status).toBe('stopped');
+    expect(result.stopReason).toEqual({ kind: 'max_iterations', stage: null, message: 'reached the iteration cap of 3' });
+    expect(result.iterations).toBe(3);
+  });
+
+  it('a thrown error fails the run naming stage and iteration, keeps partial state, finalize runs', async () => {
+    const boom = new Error('disk on fire');
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think'), step('act', (state) => { if (state.iteration === 2) throw boom; })],
+      finalize: [step('summarize')],
+      maxIterations: 5,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(result.status).toBe('failed');
+    expect(result.stopReason).toEqual({ kind: 'error', stage: 'act', message: 'stage "act" failed: disk on fire' });
+    expect(result.error).toMatchObject({ stage: 'act', zone: 'iteration', iteration: 2, message: 'disk on fire' });
+    expect(result.error?.cause).toBe(boom);
+    expect(trail(result.state)).toEqual(['think#1', 'act#1', 'think#2', 'act#2', 'summarize#2']);
+  });
+
+  it('finalize: every stage runs even after one throws or steers; problems become warnings', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => breakLoop('answered'))],
+      finalize: [step('first', () => { throw new Error('cleanup failed'); }), step('second', () => abortRun('ignored')), step('third')],
+      maxIterations: 5,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(trail(result.state)).toEqual(['think#1', 'first#1', 'second#1', 'third#1']);
+    expect(result.status).toBe('completed');
+    expect(result.warnings).toEqual([expect.objectContaining({ stage: 'first', message: 'cleanup failed' })]);
+  });
+
+  it('the first stage to steer wins', async () => {
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => breakLoop('answer ready')), step('guard', () => abortRun('too late', 'budget_tokens'))],
+      finalize: [],
+      maxIterations: 5,
+    });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(result.stopReason).toEqual({ kind: 'completed', stage: 'think', message: 'answer ready' });
+    expect(result.status).toBe('completed');
+  });
+
+  it('a stage returning something that is not a signal fails clearly', async () => {
+    const bad: Stage = { name: 'bad', execute: async () => 'oops' as unknown as Signal };
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [bad], maxIterations: 2 }), { task: 't' });
+    expect(result.status).toBe('failed');
+    expect(result.stopReason.message).toMatch(/returned something that is not a signal/);
+  });
+
+  it('rejects only invalid arguments', async () => {
+    await expect(runPipeline({ name: 'x' } as never, { task: 't' })).rejects.toThrow(/made by definePipeline/);
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think')], maxIterations: 1 });
+    await expect(runPipeline(pipeline, {} as never)).rejects.toThrow(/input must be an object like \{ task/);
+  });
+});
+
+describe('cancellation', () => {
+  it('the running stage sees the aborted signal; finalize gets a fresh one; status cancelled', async () => {
+    const controller = new AbortController();
+    let finalizeSignalAborted: boolean | undefined;
+    const slow: Stage = {
+      name: 'think',
+      execute: (_state, ctx) =>
+        new Promise((_resolve, reject) => {
+          setTimeout(() => controller.abort(), 5);
+          ctx.signal.addEventListener('abort', () => reject(new Error('request aborted')), { once: true });
+        }),
+    };
+    const summarize: Stage = { name: 'summarize', async execute(_state, ctx) { finalizeSignalAborted = ctx.signal.aborted; } };
+    const pipeline = definePipeline({ name: 'demo', iteration: [slow, step('act')], finalize: [summarize], maxIterations: 5 });
+    const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    expect(result.stopReason).toEqual({ kind: 'cancelled', stage: 'think', message: 'the run was cancelled by its caller' });
+    expect(result.error).toBeUndefined();
+    expect(finalizeSignalAborted).toBe(false);
+    expect(trail(result.state)).toEqual([]);
+  });
+
+  it('the runner checks the signal between stages', async () => {
+    const controller = new AbortController();
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => void controller.abort()), step('act')],
+      finalize: [step('summarize')],
+      maxIterations: 5,
+    });
+    const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
+    expect(trail(result.state)).toEqual(['think#1', 'summarize#1']);
+    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'act' });
+  });
+
+  it('an already aborted signal runs only finalize', async () => {
+    const pipeline = definePipeline({ name: 'demo', setup: [step('context')], iteration: [step('think')], finalize: [step('summarize')], maxIterations: 5 });
+    const result = await runPipeline(pipeline, { task: 't' }, { signal: AbortSignal.abort() });
+    expect(result.status).toBe('cancelled');
+    expect(trail(result.state)).toEqual(['summarize']);
+  });
+
+  it('a finalize stage that hangs is cut off by the finalize time limit and later ones are skipped', async () => {
+    const hang: Stage = { name: 'hang', execute: () => new Promise(() => {}) };
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang, step('after')], maxIterations: 5 });
+    const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 30 });
+    expect(result.status).toBe('completed');
+    expect(result.warnings.map((warning) => [warning.stage, warning.message])).toEqual([
+      ['hang', 'did not finish within the finalize time limit of 30 ms'],
+      ['after', 'skipped: the finalize time limit of 30 ms had passed'],
+    ]);
+  });
+
+  it('a deadline set by a stage aborts the call in flight and stops the run with its kind', async () => {
+    const guard: Stage = { name: 'time-guard', async execute(_state, ctx) { if (ctx.zone === 'setup') ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time'); } };
+    const hang: Stage = {
+      name: 'think',
+      execute: (_state, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true })),
+    };
+    const pipeline = definePipeline({ name: 'demo', setup: [guard], iteration: [hang], finalize: [step('summarize')], maxIterations: 5 });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(result.status).toBe('stopped');
+    expect(result.stopReason).toEqual({ kind: 'budget_time', stage: 'time-guard', message: 'time budget of 20 ms spent' });
+    expect(trail(result.state)).toEqual(['summarize#1']);
+  });
+});
+
+describe('events', () => {
+  it('reports run, stage and custom events to deps.onEvent', async () => {
+    const events: RunEvent[] = [];
+    const noisy: Stage = { name: 'think', async execute(_state, ctx) { ctx.emit('thought', { words: 3 }); return breakLoop('done'); } };
+    await runPipeline(definePipeline({ name: 'demo', iteration: [noisy], maxIterations: 2 }), { task: 't' }, { deps: { onEvent: (event) => events.push(event) } });
+    expect(events.map((event) => `${event.type}:${event.stage ?? '-'}`)).toEqual([
+      'run_started:-', 'stage_started:think', 'thought:think', 'stage_finished:think', 'run_finished:-',
+    ]);
+    expect(events[2]).toMatchObject({ zone: 'iteration', iteration: 1, data: { words: 3 } });
+  });
+});
+
+describe('stateless stages', () => {
+  it('one pipeline instance serves 200 concurrent runs, each keeping only its own data', async () => {
+    const randomPause = () => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
+    const countdown: Stage = {
+      name: 'countdown',
+      async execute(state) {
+        await randomPause();
+        const remaining = Number(state.input.task) - (state.iteration - 1);
+        (state.trail ??= []).push(`${state.runId}:${remaining}`);
+        await randomPause();
+        if (remaining === 0) {
+          state.answer = `${state.runId} counted ${state.input.task}`;
+          return breakLoop('counted down');
+        }
+      },
+    };
+    const pipeline = definePipeline({ name: 'countdown', iteration: [countdown], maxIterations: 20 });
+    const results = await Promise.all(Array.from({ length: 200 }, (_, index) => runPipeline(pipeline, { task: String(index % 7) })));
+    for (const [index, result] of results.entries()) {
+      const start = index % 7;
+      expect(result.status).toBe('completed');
+      expect(result.answer).toBe(`${result.runId} counted ${start}`);
+      expect(trail(result.state)).toEqual(Array.from({ length: start + 1 }, (_, step) => `${result.runId}:${start - step}`));
+    }
+    expect(new Set(results.map((result) => result.runId)).size).toBe(200);
+  });
+});
+
+describe('JSON-only state', () => {
+  it('the state survives a JSON round trip at every stage boundary', async () => {
+    let pipeline = definePipeline({
+      name: 'demo',
+      setup: [step('context')],
+      iteration: [step('think', (state) => { state.answer = 'x'; return state.iteration === 2 ? breakLoop('done') : undefined; })],
+      finalize: [step('summarize')],
+      maxIterations: 5,
+    });
+    const checks: number[] = [];
+    const checker = (name: string): Stage => ({
+      name,
+      async execute(state) {
+        expect(JSON.parse(JSON.stringify(state))).toEqual(state);
+        checks.push(1);
+      },
+    });
+    for (const name of stageNames(pipeline)) pipeline = insertAfter(pipeline, name, checker(`check-after-${name}`));
+    await runPipeline(pipeline, { task: 't' });
+    expect(checks.length).toBe(1 + 2 + 1);
+  });
+});
