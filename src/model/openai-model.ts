@@ -1,0 +1,229 @@
+// OpenAIChatModel: the ChatModel port over any OpenAI-compatible Chat Completions server (OpenAI, vLLM, Ollama, llama.cpp).
+import OpenAI, { APIUserAbortError } from 'openai';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js';
+import { normaliseFinishReason, readCompletion, toChatParams, type WireSettings, type WireTurn } from './openai-wire.js';
+import { StreamAssembler } from './stream-assembler.js';
+import { parseStructuredContent, repairMessage } from './structured-output.js';
+import { parseActions } from './text-tool-protocol.js';
+import { estimateUsage, sumUsage } from './usage-estimate.js';
+import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from './types.js';
+
+export const defaultOpenAIBaseUrl = 'https://api.openai.com/v1';
+
+export interface OpenAIChatModelOptions {
+  /** Model name sent with every request, e.g. gpt-4o-mini or llama3.1:8b. */
+  model: string;
+  /** Default https://api.openai.com/v1. */
+  baseUrl?: string;
+  /** Local servers usually need none; a placeholder is sent then. */
+  apiKey?: string;
+  /** Used when a request has no temperature of its own. */
+  temperature?: number;
+  /** Retries the SDK makes on 408/409/429/5xx and connection failures (default 2); it honours retry-after. */
+  maxRetries?: number;
+  /** Per attempt: time to the response headers, and the longest silence between streamed chunks (default 60 000). */
+  timeoutMs?: number;
+  /** 'text' for models without native tool calling: tools go in the system prompt and calls come back as Action lines. */
+  toolProtocol?: 'native' | 'text';
+  /** false leaves `tool_choice` out of requests (Ollama rejects it). Default true. */
+  sendToolChoice?: boolean;
+  /**
+   * How to ask for structured output: 'json_schema' sends response_format; 'prompt' asks for JSON in the system prompt
+   * (for servers without response_format). Unset: json_schema, switching to prompt for good after the server rejects it.
+   */
+  structuredOutput?: 'json_schema' | 'prompt';
+  /** Send stream_options.include_usage when streaming (default true). */
+  streamUsage?: boolean;
+  /** Provider name for tracing; default 'openai' for api.openai.com, otherwise 'openai_compatible'. */
+  provider?: string;
+  /** Extra HTTP headers on every request. */
+  headers?: Record<string, string>;
+  /** Ids for tool calls the server sent without one (and for text-protocol calls). Default call_text_1, call_text_2... */
+  newId?: () => string;
+}
+
+export class OpenAIChatModel implements ChatModel {
+  readonly provider: string;
+  readonly modelName: string;
+  readonly endpoint: { address: string; port: number };
+  private readonly client: OpenAI;
+  private readonly options: OpenAIChatModelOptions;
+  private readonly errorContext: ErrorContext;
+  private readonly newId: () => string;
+  /** Set once the server has rejected response_format: later structured calls use the prompt fallback at once. */
+  private jsonSchemaRejected = false;
+
+  constructor(options: OpenAIChatModelOptions) {
+    this.options = options;
+    const baseUrl = options.baseUrl ?? defaultOpenAIBaseUrl;
+    const url = new URL(baseUrl);
+    const isOpenAI = url.hostname === 'api.openai.com';
+    this.provider = options.provider ?? (isOpenAI ? 'openai' : 'openai_compatible');
+    this.modelName = options.model;
+    this.endpoint = { address: url.hostname, port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
+    const timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? 60_000));
+    const maxRetries = options.maxRetries ?? 2;
+    this.client = new OpenAI({
+      apiKey: options.apiKey || 'no-key',
+      baseURL: baseUrl,
+      maxRetries,
+      timeout: timeoutMs,
+      logLevel: 'off',
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+    this.errorContext = { url: displayUrl(baseUrl), timeoutMs, maxRetries, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+    let count = 0;
+    this.newId = options.newId ?? (() => `call_text_${++count}`);
+  }
+
+  chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    return this.respond(request, signal, undefined);
+  }
+
+  chatStream(request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal): Promise<ChatResponse> {
+    return this.respond(request, signal, onEvent);
+  }
+
+  private settings(): WireSettings {
+    const settings: WireSettings = {
+      model: this.options.model,
+      toolProtocol: this.options.toolProtocol ?? 'native',
+      sendToolChoice: this.options.sendToolChoice ?? true,
+      structuredOutput: this.options.structuredOutput ?? (this.jsonSchemaRejected ? 'prompt' : 'json_schema'),
+      maxTokensField: this.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
+    };
+    if (this.options.temperature !== undefined) settings.temperature = this.options.temperature;
+    return settings;
+  }
+
+  private async respond(request: ChatRequest, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<ChatResponse> {
+    const started = performance.now();
+    try {
+      let turn: WireTurn;
+      try {
+        turn = await this.send(request, this.settings(), signal, onEvent);
+      } catch (error) {
+        // A server without response_format answers 400: retry once asking for JSON in the prompt instead.
+        const mapped = toModelError(error, { ...this.errorContext, signal });
+        if (mapped.kind !== 'bad_request' || request.responseFormat === undefined || this.options.structuredOutput !== undefined || this.jsonSchemaRejected) throw mapped;
+        this.jsonSchemaRejected = true;
+        turn = await this.send(request, this.settings(), signal, onEvent);
+      }
+      const response = await this.toResponse(request, turn);
+      if (request.responseFormat !== undefined && response.finishReason !== 'length' && response.toolCalls.length === 0) {
+        await this.parseStructured(request, response, signal);
+      }
+      response.latencyMs = Math.round(performance.now() - started);
+      return response;
+    } catch (error) {
+      throw toModelError(error, { ...this.errorContext, signal });
+    }
+  }
+
+  /** Validates structured output, with one repair call that shows the model what was wrong. Fills response.parsed. */
+  private async parseStructured(request: ChatRequest, response: ChatResponse, signal: AbortSignal | undefined): Promise<void> {
+    const format = request.responseFormat!;
+    const first = parseStructuredContent(response.content, format);
+    if (first.ok) {
+      response.parsed = first.value;
+      return;
+    }
+    const repairRequest: ChatRequest = {
+      ...request,
+      messages: [...request.messages, { role: 'assistant', content: response.content }, { role: 'user', content: repairMessage(first.problem) }],
+    };
+    delete repairRequest.tools;
+    delete repairRequest.toolChoice;
+    const repaired = await this.toResponse(repairRequest, await this.send(repairRequest, this.settings(), signal, undefined));
+    const second = parseStructuredContent(repaired.content, format);
+    response.usage = sumUsage(response.usage, repaired.usage);
+    if (!second.ok) {
+      throw new ModelError('invalid_response', `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`, { retryable: false });
+    }
+    response.content = repaired.content;
+    response.finishReason = repaired.finishReason;
+    response.parsed = second.value;
+  }
+
+  /** One HTTP exchange (with the SDK's retries), streamed or not. */
+  private async send(request: ChatRequest, settings: WireSettings, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<WireTurn> {
+    const params = toChatParams(request, settings);
+    if (onEvent === undefined) {
+      const body: unknown = await raceAbort(this.client.chat.completions.create({ ...params, stream: false }, { signal }), signal);
+      return readCompletion(body, this.errorContext.url, this.newId);
+    }
+    // Our own controller: it also fires when the stream goes silent for longer than the timeout.
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort();
+    signal?.addEventListener('abort', forwardAbort, { once: true });
+    let silent = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const restartIdleTimer = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => ((silent = true), controller.abort()), this.errorContext.timeoutMs);
+    };
+    try {
+      const streamParams = { ...params, stream: true as const, ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }) };
+      const stream = await raceAbort(this.client.chat.completions.create(streamParams, { signal: controller.signal }), controller.signal);
+      const assembler = new StreamAssembler(onEvent, this.newId);
+      const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
+      restartIdleTimer();
+      for (let next = await raceAbort(iterator.next(), controller.signal); !next.done; next = await raceAbort(iterator.next(), controller.signal)) {
+        restartIdleTimer();
+        assembler.add(next.value);
+      }
+      // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
+      if (controller.signal.aborted) throw new APIUserAbortError();
+      return assembler.result();
+    } catch (error) {
+      if (silent && !signal?.aborted) {
+        throw new ModelError('timeout', `${this.errorContext.url} stopped streaming: no chunk for ${this.errorContext.timeoutMs} ms`, { cause: error });
+      }
+      throw error;
+    } finally {
+      clearTimeout(idleTimer);
+      signal?.removeEventListener('abort', forwardAbort);
+    }
+  }
+
+  /** Applies the text protocol, normalises the finish reason and fills in usage (estimated when the server sent none). */
+  private async toResponse(request: ChatRequest, turn: WireTurn): Promise<ChatResponse> {
+    let content = turn.content;
+    let toolCalls = turn.toolCalls;
+    if (this.settings().toolProtocol === 'text' && toolCalls.length === 0) {
+      const actions = parseActions(content);
+      if (actions.kind === 'tools') {
+        toolCalls = actions.calls.map((call) => ({ id: this.newId(), name: call.name, arguments: call.arguments }));
+        content = content.slice(0, content.search(/Action\s*:/)).trim();
+      } else if (actions.kind === 'finish') {
+        content = actions.answer;
+      } else if (actions.kind === 'invalid' && turn.finishReason !== 'length') {
+        throw new ModelError('invalid_response', `the model broke the text tool protocol: ${actions.reason}: ${actions.raw.slice(0, 200)}`, { retryable: false });
+      }
+    }
+    const response: ChatResponse = {
+      content,
+      toolCalls,
+      finishReason: normaliseFinishReason(turn.finishReason, toolCalls.length > 0),
+      usage: turn.usage ?? (await estimateUsage(request, { content: turn.content, toolCalls: turn.toolCalls })),
+      model: turn.model ?? this.modelName,
+      latencyMs: 0,
+    };
+    return response;
+  }
+}
+
+/** Settles as soon as the signal aborts, even while the SDK sleeps between retries (it does not watch the signal then). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new APIUserAbortError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}

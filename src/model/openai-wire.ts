@@ -1,0 +1,137 @@
+// Our ChatRequest to Chat Completions parameters and back: messages, tools, tool choice, response format, finish reasons.
+import type {
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import { renderTextProtocol } from './text-tool-protocol.js';
+import { isStrictCompatible, jsonSchemaOf, structuredOutputInstructions } from './structured-output.js';
+import { usageFromServer, type ServerUsage } from './usage-estimate.js';
+import { ModelError, type ChatMessage, type ChatRequest, type FinishReason, type ToolCall, type ToolChoice } from './types.js';
+
+export interface WireSettings {
+  model: string;
+  temperature?: number;
+  toolProtocol: 'native' | 'text';
+  sendToolChoice: boolean;
+  /** 'json_schema' sends response_format; 'prompt' asks for JSON in the system prompt. */
+  structuredOutput: 'json_schema' | 'prompt';
+  /** OpenAI wants max_completion_tokens; most other servers only know max_tokens. */
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+}
+
+/** One model turn as read from the wire, before protocol parsing and usage estimation. */
+export interface WireTurn {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage?: ReturnType<typeof usageFromServer>;
+  model?: string;
+}
+
+function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: message.content === '' ? null : message.content,
+        tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+      };
+    }
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+function toWireToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+}
+
+/** Adds text to the first system message, or puts a system message first. */
+function withSystemText(messages: ChatMessage[], text: string): ChatMessage[] {
+  const index = messages.findIndex((message) => message.role === 'system');
+  if (index === -1) return [{ role: 'system', content: text }, ...messages];
+  return messages.map((message, position) => (position === index ? { role: 'system', content: `${message.content}\n\n${text}` } : message));
+}
+
+export function toChatParams(request: ChatRequest, settings: WireSettings): ChatCompletionCreateParamsBase {
+  // "none" without a way to say so (text protocol, tool_choice omitted): the only way is to send no tools.
+  const cannotSayNone = settings.toolProtocol === 'text' || !settings.sendToolChoice;
+  const tools = request.toolChoice === 'none' && cannotSayNone ? [] : (request.tools ?? []);
+  let messages = settings.toolProtocol === 'text' ? renderTextProtocol(request.messages, tools) : request.messages;
+  if (request.responseFormat !== undefined && settings.structuredOutput === 'prompt') {
+    messages = withSystemText(messages, structuredOutputInstructions(request.responseFormat));
+  }
+  const params: ChatCompletionCreateParamsBase = { model: settings.model, messages: messages.map(toWireMessage) };
+  const temperature = request.temperature ?? settings.temperature;
+  if (temperature !== undefined) params.temperature = temperature;
+  if (request.maxOutputTokens !== undefined) params[settings.maxTokensField] = request.maxOutputTokens;
+  if (settings.toolProtocol === 'native' && tools.length > 0) {
+    params.tools = tools.map((tool): ChatCompletionTool => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.strict ? { strict: true } : {}) },
+    }));
+    if (settings.sendToolChoice && request.toolChoice !== undefined) params.tool_choice = toWireToolChoice(request.toolChoice);
+  }
+  if (request.responseFormat !== undefined && settings.structuredOutput === 'json_schema') {
+    const schema = jsonSchemaOf(request.responseFormat);
+    params.response_format = {
+      type: 'json_schema',
+      json_schema: { name: request.responseFormat.name, schema, strict: isStrictCompatible(schema) },
+    };
+  }
+  return params;
+}
+
+/** Finish reasons differ between servers; tool calls count even when the server says "stop" (Ollama, llama.cpp). */
+export function normaliseFinishReason(raw: string | null | undefined, hasToolCalls: boolean): FinishReason {
+  let reason: FinishReason;
+  if (raw === 'stop' || raw === 'eos' || raw === 'end_turn' || raw === 'stop_sequence') reason = 'stop';
+  else if (raw === 'tool_calls' || raw === 'function_call' || raw === 'tool_use') reason = 'tool_calls';
+  else if (raw === 'length' || raw === 'max_tokens') reason = 'length';
+  else if (raw === 'content_filter') reason = 'content_filter';
+  else reason = 'other';
+  if (hasToolCalls && reason !== 'length' && reason !== 'content_filter') return 'tool_calls';
+  return reason;
+}
+
+interface WireCompletion {
+  model?: unknown;
+  usage?: ServerUsage | null;
+  choices?: Array<{
+    finish_reason?: string | null;
+    message?: {
+      content?: string | null;
+      refusal?: string | null;
+      tool_calls?: Array<{ id?: string; type?: string; function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }> | null;
+    };
+  }>;
+}
+
+/** Reads a non-streamed completion body, which may come from a server that only looks like OpenAI. */
+export function readCompletion(body: unknown, url: string, newId: () => string): WireTurn {
+  const completion = body as WireCompletion | null;
+  const choice = typeof completion === 'object' && completion !== null && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (choice?.message === undefined || choice.message === null) {
+    const shape = typeof body === 'string' ? 'text instead of JSON' : 'JSON without choices[0].message';
+    throw new ModelError('invalid_response', `${url} sent ${shape}: not a chat completion`, { retryable: false });
+  }
+  const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({
+    id: call.id || newId(),
+    name: call.function?.name ?? call.custom?.name ?? '',
+    arguments: call.function?.arguments ?? call.custom?.input ?? '',
+  }));
+  const turn: WireTurn = {
+    content: choice.message.content ?? choice.message.refusal ?? '',
+    toolCalls,
+    finishReason: choice.finish_reason ?? null,
+  };
+  if (completion?.usage) turn.usage = usageFromServer(completion.usage);
+  if (typeof completion?.model === 'string') turn.model = completion.model;
+  return turn;
+}

@@ -1,0 +1,77 @@
+// Structured output: the JSON schema to send, the instructions for servers without json_schema, and local validation.
+import { z } from 'zod';
+import type { JsonObject } from '../engine/json.js';
+import type { ResponseFormat } from './types.js';
+
+function isZodSchema(schema: ResponseFormat['schema']): schema is z.ZodType {
+  return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+}
+
+export function jsonSchemaOf(format: ResponseFormat): JsonObject {
+  if (!isZodSchema(format.schema)) return format.schema;
+  const schema = z.toJSONSchema(format.schema, { target: 'draft-7' }) as JsonObject;
+  delete schema.$schema;
+  return schema;
+}
+
+/** OpenAI's strict mode needs every object closed and every property required; send strict only when that holds. */
+export function isStrictCompatible(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(isStrictCompatible);
+  if (typeof schema !== 'object' || schema === null) return true;
+  const node = schema as Record<string, unknown>;
+  if (node.type === 'object' || node.properties !== undefined) {
+    const properties = Object.keys((node.properties as Record<string, unknown> | undefined) ?? {});
+    const required = Array.isArray(node.required) ? node.required : [];
+    if (node.additionalProperties !== false || properties.some((name) => !required.includes(name))) return false;
+  }
+  return Object.values(node).every(isStrictCompatible);
+}
+
+/** The system-prompt text for servers that cannot constrain the output themselves. */
+export function structuredOutputInstructions(format: ResponseFormat): string {
+  return (
+    `Reply with only one JSON value (no prose, no code fences) that matches this JSON schema named "${format.name}":\n` +
+    JSON.stringify(jsonSchemaOf(format))
+  );
+}
+
+/** A validator for the format: the zod schema itself, or one built from the JSON schema (none if zod cannot read it). */
+function validatorOf(format: ResponseFormat): z.ZodType | undefined {
+  if (isZodSchema(format.schema)) return format.schema;
+  try {
+    return z.fromJSONSchema(format.schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes a Markdown code fence around the JSON and any text before or after it. */
+export function stripCodeFences(text: string): string {
+  const trimmed = text.trim();
+  const fenced = /```(?:json|JSON)?\s*\n?([\s\S]*?)\n?\s*```/.exec(trimmed);
+  if (fenced?.[1] !== undefined) return fenced[1].trim();
+  return trimmed;
+}
+
+export type ParseOutcome = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/** Parses and validates a reply's content against the format. */
+export function parseStructuredContent(content: string, format: ResponseFormat): ParseOutcome {
+  const text = stripCodeFences(content);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `the reply is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+  }
+  const validator = validatorOf(format);
+  if (validator === undefined) return { ok: true, value };
+  const result = validator.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, problem: `the JSON does not match the schema:\n${z.prettifyError(result.error)}` };
+}
+
+/** The user message of the one repair attempt: shows the model what was wrong. */
+export function repairMessage(problem: string): string {
+  return `Your previous reply could not be used: ${problem}\nReply again with only the corrected JSON value.`;
+}

@@ -1,0 +1,65 @@
+// Token usage: read the server's numbers, or estimate them with gpt-tokenizer when the server sent none.
+import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from './types.js';
+
+/** The `usage` object of a Chat Completions reply (only the fields we read). */
+export interface ServerUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+}
+
+/** Converts server usage; cachedInputTokens is the part of inputTokens the server served from its cache. */
+export function usageFromServer(usage: ServerUsage): ChatUsage {
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    estimated: false,
+  };
+}
+
+type CountTokens = (text: string) => number;
+let tokenizer: Promise<CountTokens> | undefined;
+
+/** gpt-tokenizer costs ~300 ms to load: only servers without usage pay for it, once. */
+function loadTokenizer(): Promise<CountTokens> {
+  tokenizer ??= import('gpt-tokenizer').then(
+    (module) => (text: string) => module.countTokens(text),
+    () => (text: string) => Math.ceil(text.length / 4),
+  );
+  return tokenizer;
+}
+
+/** Per-message framing tokens in the chat format (role markers); a rough constant is enough for an estimate. */
+const messageOverhead = 4;
+
+function messageText(message: ChatMessage): string {
+  if (message.role === 'assistant') return message.content + (message.toolCalls ?? []).map((call) => call.name + call.arguments).join('');
+  return message.content;
+}
+
+/** A rough estimate: the o200k tokenizer over what was sent and received. Marked `estimated: true`. */
+export async function estimateUsage(
+  sent: { messages: ChatMessage[]; tools?: ToolDefinition[] },
+  received: { content: string; toolCalls: ToolCall[] },
+): Promise<ChatUsage> {
+  const count = await loadTokenizer();
+  let inputTokens = 3;
+  for (const message of sent.messages) inputTokens += messageOverhead + count(messageText(message));
+  if (sent.tools !== undefined && sent.tools.length > 0) inputTokens += count(JSON.stringify(sent.tools));
+  let outputTokens = count(received.content);
+  for (const call of received.toolCalls) outputTokens += messageOverhead + count(call.name + call.arguments);
+  return { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
+}
+
+export function sumUsage(first: ChatUsage, second: ChatUsage): ChatUsage {
+  return {
+    inputTokens: first.inputTokens + second.inputTokens,
+    outputTokens: first.outputTokens + second.outputTokens,
+    cachedInputTokens: first.cachedInputTokens + second.cachedInputTokens,
+    reasoningTokens: first.reasoningTokens + second.reasoningTokens,
+    estimated: first.estimated || second.estimated,
+  };
+}

@@ -1,0 +1,293 @@
+// A scripted loopback HTTP server speaking the Chat Completions protocol, for tests of anything that calls a model.
+//
+// const server = await startChatServer();           // listens on 127.0.0.1, a free port
+// const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test' });
+//
+// Each request to POST {url}/chat/completions takes the next entry of a queue; queue entries with:
+//   server.replyWith({ content, toolCalls?, finishReason?, usage?, model? })   one JSON completion
+//   server.replyWithToolCalls([{ name, arguments, id? }], options?)            the same, tool calls only
+//   server.stream(chunks, { delayMs?, done?, hang? })   SSE: each chunk an object (sent as JSON) or a raw string;
+//        build chunks with textChunk(), toolCallChunk(), finishChunk(), usageChunk(); `done: false` omits [DONE];
+//        `hang: true` keeps the connection open after the chunks
+//   server.streamReply({ content, toolCalls, splitEvery? })   the same reply as replyWith, streamed in small pieces
+//   server.fail(status, { message?, headers?, times? })        an error reply (e.g. 429 with retry-after-ms)
+//   server.raw(status, body, headers?)                         any body, e.g. one that is not JSON
+//   server.hang()                                               never answers (until close)
+//   server.handle((request, response) => ...)                   anything else, with node:http objects
+// `times` (default 1) repeats an entry. A request with nothing queued gets 418 "chat-server: unexpected request #n".
+// Recorded: server.requests[] ({ method, path, headers, body, rawBody }), server.lastBody, server.remaining;
+// server.assertConsumed() throws when queued entries were never used. Always `await server.close()` (afterEach).
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (undefined when it was not JSON). */
+  body: ChatRequestBody;
+  rawBody: string;
+}
+
+/** The fields of a Chat Completions request body tests usually look at. */
+export interface ChatRequestBody {
+  model?: string;
+  messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }>;
+  tool_choice?: unknown;
+  response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  temperature?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  [field: string]: unknown;
+}
+
+/** Usage in a friendly form; `null` sends no usage at all. */
+export interface ServerUsage {
+  input: number;
+  output: number;
+  cached?: number;
+  reasoning?: number;
+}
+
+export interface ServerToolCall {
+  name: string;
+  arguments: string;
+  id?: string;
+}
+
+export interface ReplyOptions {
+  content?: string | null;
+  toolCalls?: ServerToolCall[];
+  /** Default: "tool_calls" when there are tool calls, otherwise "stop". */
+  finishReason?: string | null;
+  /** Default { input: 10, output: 5 }; null leaves usage out. */
+  usage?: ServerUsage | null;
+  model?: string;
+  times?: number;
+}
+
+export interface StreamOptions {
+  delayMs?: number;
+  /** Send `data: [DONE]` at the end (default true). */
+  done?: boolean;
+  /** Keep the connection open after the last chunk instead of ending it. */
+  hang?: boolean;
+  times?: number;
+}
+
+export type Handler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+
+interface QueueEntry {
+  handler: Handler;
+  times: number;
+}
+
+export function usageBody(usage: ServerUsage): Record<string, unknown> {
+  return {
+    prompt_tokens: usage.input,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+    prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
+  };
+}
+
+/** The JSON body of a non-streamed completion. */
+export function completionBody(reply: ReplyOptions): Record<string, unknown> {
+  const toolCalls = reply.toolCalls ?? [];
+  const message: Record<string, unknown> = { role: 'assistant', content: reply.content === undefined ? (toolCalls.length > 0 ? null : '') : reply.content };
+  if (toolCalls.length > 0) {
+    message.tool_calls = toolCalls.map((call, index) => ({
+      id: call.id ?? `call_${index + 1}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
+  const finishReason = reply.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
+  const body: Record<string, unknown> = {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: reply.model ?? 'test-model',
+    choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
+  };
+  const usage = reply.usage === undefined ? { input: 10, output: 5 } : reply.usage;
+  if (usage !== null) body.usage = usageBody(usage);
+  return body;
+}
+
+function chunkBody(delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+}
+
+/** A chunk carrying a piece of text. */
+export function textChunk(text: string): Record<string, unknown> {
+  return chunkBody({ content: text });
+}
+
+/** A chunk carrying a piece of tool call `index`; the first piece of a call should carry its id and name. */
+export function toolCallChunk(index: number, piece: { id?: string; name?: string; arguments?: string }): Record<string, unknown> {
+  const call: Record<string, unknown> = { index };
+  if (piece.id !== undefined) call.id = piece.id;
+  if (piece.id !== undefined) call.type = 'function';
+  const fn: Record<string, string> = {};
+  if (piece.name !== undefined) fn.name = piece.name;
+  fn.arguments = piece.arguments ?? '';
+  call.function = fn;
+  return chunkBody({ tool_calls: [call] });
+}
+
+export function finishChunk(finishReason: string): Record<string, unknown> {
+  return chunkBody({}, finishReason);
+}
+
+/** The final chunk of `include_usage` streams: no choices, only usage. */
+export function usageChunk(usage: ServerUsage): Record<string, unknown> {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [], usage: usageBody(usage) };
+}
+
+/** Splits a reply into small chunks: text in pieces, each tool call's arguments in pieces of `splitEvery` characters. */
+export function replyChunks(reply: ReplyOptions & { splitEvery?: number }): Array<Record<string, unknown>> {
+  const size = reply.splitEvery ?? 3;
+  const chunks: Array<Record<string, unknown>> = [chunkBody({ role: 'assistant', content: '' })];
+  const content = reply.content ?? '';
+  for (let start = 0; start < content.length; start += size) chunks.push(textChunk(content.slice(start, start + size)));
+  (reply.toolCalls ?? []).forEach((call, index) => {
+    chunks.push(toolCallChunk(index, { id: call.id ?? `call_${index + 1}`, name: call.name, arguments: '' }));
+    for (let start = 0; start < call.arguments.length; start += size) {
+      chunks.push(toolCallChunk(index, { arguments: call.arguments.slice(start, start + size) }));
+    }
+  });
+  const finishReason = reply.finishReason === undefined ? ((reply.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
+  if (finishReason !== null) chunks.push(finishChunk(finishReason));
+  const usage = reply.usage === undefined ? { input: 10, output: 5 } : reply.usage;
+  if (usage !== null) chunks.push(usageChunk(usage));
+  return chunks;
+}
+
+export class ChatServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: QueueEntry[] = [];
+  private readonly server: Server;
+  private port = 0;
+
+  constructor() {
+    this.server = createServer((request, response) => void this.dispatch(request, response));
+  }
+
+  /** Base URL to give a client, e.g. http://127.0.0.1:40123/v1. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  get lastBody(): ChatRequestBody | undefined {
+    return this.requests.at(-1)?.body;
+  }
+
+  /** Queued replies not yet used. */
+  get remaining(): number {
+    return this.queue.reduce((total, entry) => total + entry.times, 0);
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  handle(handler: Handler, times = 1): this {
+    this.queue.push({ handler, times });
+    return this;
+  }
+
+  replyWith(reply: ReplyOptions): this {
+    return this.handle((_request, response) => sendJson(response, 200, completionBody(reply)), reply.times);
+  }
+
+  replyWithToolCalls(toolCalls: ServerToolCall[], options: Omit<ReplyOptions, 'toolCalls'> = {}): this {
+    return this.replyWith({ ...options, toolCalls });
+  }
+
+  stream(chunks: Array<Record<string, unknown> | string>, options: StreamOptions = {}): this {
+    return this.handle(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      for (const chunk of chunks) {
+        if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+        if (response.destroyed) return;
+        response.write(`data: ${typeof chunk === 'string' ? chunk : JSON.stringify(chunk)}\n\n`);
+      }
+      if (options.hang) return;
+      if (options.done !== false) response.write('data: [DONE]\n\n');
+      response.end();
+    }, options.times);
+  }
+
+  streamReply(reply: ReplyOptions & { splitEvery?: number }, options: StreamOptions = {}): this {
+    return this.stream(replyChunks(reply), { ...options, times: options.times ?? reply.times });
+  }
+
+  fail(status: number, options: { message?: string; headers?: Record<string, string>; times?: number } = {}): this {
+    const body = { error: { message: options.message ?? `test failure ${status}`, type: 'test_error', code: null } };
+    return this.handle((_request, response) => sendJson(response, status, body, options.headers), options.times);
+  }
+
+  raw(status: number, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): this {
+    return this.handle((_request, response) => {
+      response.writeHead(status, headers);
+      response.end(body);
+    });
+  }
+
+  /** Never answers: the request stays open until the client gives up or the server closes. */
+  hang(times = 1): this {
+    return this.handle(() => undefined, times);
+  }
+
+  assertConsumed(): void {
+    if (this.remaining > 0) throw new Error(`chat-server: ${this.remaining} queued repl${this.remaining === 1 ? 'y was' : 'ies were'} never requested`);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async dispatch(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const pieces: Buffer[] = [];
+    for await (const piece of request) pieces.push(piece as Buffer);
+    const rawBody = Buffer.concat(pieces).toString('utf8');
+    let body: ChatRequestBody;
+    try {
+      body = JSON.parse(rawBody) as ChatRequestBody;
+    } catch {
+      body = { messages: [] };
+    }
+    const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, rawBody };
+    this.requests.push(recorded);
+    const entry = this.queue[0];
+    if (entry === undefined) {
+      sendJson(response, 418, { error: { message: `chat-server: unexpected request #${this.requests.length}: nothing was queued`, type: 'test_error' } });
+      return;
+    }
+    entry.times -= 1;
+    if (entry.times <= 0) this.queue.shift();
+    try {
+      await entry.handler(recorded, response);
+    } catch (error) {
+      if (!response.headersSent) sendJson(response, 599, { error: { message: `chat-server: handler threw: ${String(error)}` } });
+    }
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/** Starts a server on 127.0.0.1 with a free port. */
+export async function startChatServer(): Promise<ChatServer> {
+  return new ChatServer().listen();
+}
