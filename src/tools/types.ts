@@ -10,7 +10,8 @@ export interface ToolError {
 }
 
 export type ToolResult =
-  | { ok: true; content: string; durationMs: number; empty?: boolean }
+  /** `empty`: the tool returned nothing (content says so); `truncated`: content was cut at the output cap (content ends with a marker). */
+  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean }
   | { ok: false; error: ToolError; durationMs: number };
 
 /** A tool call together with its result, as kept in RunState. */

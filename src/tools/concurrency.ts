@@ -1,0 +1,19 @@
+// mapWithConcurrency: runs async work over a list with at most `limit` in flight; results keep the input order.
+
+export async function mapWithConcurrency<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item, index: number) => Promise<Result>,
+): Promise<Result[]> {
+  const results = new Array<Result>(items.length);
+  let next = 0;
+  // Each lane takes the next unclaimed index until none is left; JS is single-threaded so `next++` is safe.
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as Item, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+  return results;
+}

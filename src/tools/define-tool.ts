@@ -1,0 +1,125 @@
+// defineTool: a tool declared with a zod object schema; its JSON schema for the model is computed once, here.
+import { z } from 'zod';
+import type { JsonObject, JsonValue } from '../engine/json.js';
+import type { ToolDefinition } from '../model/types.js';
+
+/** Tool names the Chat Completions API accepts. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Any zod object schema (plain, strict or loose: defineTool makes it strict). */
+export type ToolParameters = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
+
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the call's timeout passes; a well-behaved tool stops its work. */
+  signal: AbortSignal;
+}
+
+/** What `execute` may return: text is passed on as is, JSON values are serialised, nothing counts as empty. */
+export type ToolOutput = string | JsonValue | undefined;
+
+export interface ToolSpec<Parameters extends ToolParameters> {
+  name: string;
+  /** What the tool does, when to use it, what it returns: the model chooses tools by this text. */
+  description: string;
+  parameters: Parameters;
+  execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
+  /** This tool's timeout; the registry's default (30 s) applies when absent, a registry per-tool setting wins. */
+  timeoutMs?: number;
+  /** Ask for OpenAI strict mode. Default: true exactly when the schema allows it (see `isStrictCompatible`). */
+  strict?: boolean;
+}
+
+export interface Tool<Parameters extends ToolParameters = ToolParameters> {
+  readonly name: string;
+  readonly description: string;
+  /** The schema arguments are validated against: the given one made strict (unknown keys are rejected). */
+  readonly parameters: Parameters;
+  /** What the model is sent; frozen, computed once. */
+  readonly definition: ToolDefinition;
+  readonly timeoutMs?: number;
+  execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
+}
+
+/** A tool declaration that cannot work: bad name, empty description, schema zod cannot express as JSON schema. */
+export class ToolDefinitionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolDefinitionError';
+  }
+}
+
+export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Parameters>): Tool<Parameters> {
+  if (!TOOL_NAME_PATTERN.test(spec.name)) {
+    throw new ToolDefinitionError(`Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`);
+  }
+  if (spec.description.trim() === '') throw new ToolDefinitionError(`Tool "${spec.name}" needs a description: the model chooses tools by it`);
+  if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
+    throw new ToolDefinitionError(`Tool "${spec.name}": timeoutMs must be a positive number`);
+  }
+  // Unknown keys are an error, never silently dropped: the model learns which key it invented.
+  const parameters = spec.parameters.strict() as unknown as Parameters;
+  const schema = toJsonSchema(spec.name, parameters);
+  const definition: ToolDefinition = {
+    name: spec.name,
+    description: spec.description,
+    parameters: schema,
+    strict: spec.strict ?? isStrictCompatible(schema),
+  };
+  deepFreeze(definition);
+  const tool: Tool<Parameters> = {
+    name: spec.name,
+    description: spec.description,
+    parameters,
+    definition,
+    execute: spec.execute,
+  };
+  if (spec.timeoutMs !== undefined) return Object.freeze({ ...tool, timeoutMs: spec.timeoutMs });
+  return Object.freeze(tool);
+}
+
+function toJsonSchema(name: string, parameters: ToolParameters): JsonObject {
+  let schema: Record<string, unknown>;
+  try {
+    // io 'input': what the model must send (fields with defaults are optional for it).
+    schema = z.toJSONSchema(parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  } catch (error) {
+    throw new ToolDefinitionError(`Tool "${name}": its parameters cannot be expressed as JSON schema (${(error as Error).message})`, { cause: error });
+  }
+  delete schema.$schema;
+  return schema as JsonObject;
+}
+
+/**
+ * OpenAI strict mode needs every object closed (`additionalProperties: false`) and every property required;
+ * optional fields should be written `.nullable()` instead when strict mode matters.
+ */
+export function isStrictCompatible(schema: JsonValue | undefined): boolean {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return true;
+  const properties = asObject(schema.properties);
+  if (schema.type === 'object' || properties) {
+    if (schema.additionalProperties !== false) return false;
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    if (properties && !Object.keys(properties).every((key) => required.includes(key))) return false;
+  }
+  const children: Array<JsonValue | undefined> = [
+    ...Object.values(properties ?? {}),
+    ...Object.values(asObject(schema.$defs) ?? {}),
+    ...Object.values(asObject(schema.definitions) ?? {}),
+    ...(Array.isArray(schema.items) ? schema.items : [schema.items]),
+    ...['anyOf', 'oneOf', 'allOf'].flatMap((key) => {
+      const list = schema[key];
+      return Array.isArray(list) ? list : [];
+    }),
+  ];
+  return children.every(isStrictCompatible);
+}
+
+function asObject(value: JsonValue | undefined): JsonObject | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}

@@ -1,0 +1,120 @@
+// ToolRegistry: the ToolBox the act stage uses; only registered tools can run, and every call resolves a ToolResult.
+import type { ToolCall, ToolDefinition } from '../model/types.js';
+import { mapWithConcurrency } from './concurrency.js';
+import { ToolDefinitionError, type Tool } from './define-tool.js';
+import { executeToolCall, type CallSettings } from './executor.js';
+import type { ToolBox, ToolResult } from './types.js';
+
+/** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
+export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
+
+export interface ToolRegistryOptions {
+  /** Timeout of a tool that sets none itself. Default 30,000 ms. */
+  defaultTimeoutMs?: number;
+  /** Per tool name; wins over the tool's own `timeoutMs` (the operator decides, not the tool author). */
+  timeoutsMs?: Readonly<Record<string, number>>;
+  /** Output cap in characters. Default 16,000. */
+  maxOutputChars?: number;
+  /** Above the cap: 'truncate' (default, ok:true with a marker and `truncated: true`) or 'error' (`output_too_large`). */
+  oversizedOutput?: 'truncate' | 'error';
+  /** Calls of one `executeAll` running at once. Default 4. */
+  concurrency?: number;
+  wrapCall?: WrapToolCall;
+}
+
+export const TOOL_DEFAULTS = { defaultTimeoutMs: 30_000, maxOutputChars: 16_000, oversizedOutput: 'truncate', concurrency: 4 } as const;
+
+export class ToolRegistry implements ToolBox {
+  readonly #tools: ReadonlyMap<string, Tool>;
+  readonly #options: Readonly<ToolRegistryOptions>;
+  readonly #names: readonly string[];
+
+  /** Throws ToolDefinitionError on two tools with one name, RangeError on an invalid option. */
+  constructor(tools: readonly Tool[], options: ToolRegistryOptions = {}) {
+    const byName = new Map<string, Tool>();
+    for (const tool of tools) {
+      if (byName.has(tool.name)) throw new ToolDefinitionError(`Two tools are named "${tool.name}": tool names must be unique`);
+      byName.set(tool.name, tool);
+    }
+    checkOptions(options);
+    this.#tools = byName;
+    this.#names = Object.freeze([...byName.keys()]);
+    this.#options = Object.freeze({ ...options, timeoutsMs: options.timeoutsMs && Object.freeze({ ...options.timeoutsMs }) });
+  }
+
+  /** Registered tool names, in registration order. */
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
+  get options(): Readonly<ToolRegistryOptions> {
+    return this.#options;
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  definitions(): ToolDefinition[] {
+    return [...this.#tools.values()].map((tool) => tool.definition);
+  }
+
+  /** A new registry over the same tools with these options merged over the current ones. */
+  with(options: ToolRegistryOptions): ToolRegistry {
+    return new ToolRegistry([...this.#tools.values()], { ...this.#options, ...options });
+  }
+
+  /** A new registry holding only the named tools (a permission boundary). Naming an unregistered tool throws. */
+  only(names: readonly string[]): ToolRegistry {
+    const missing = names.filter((name) => !this.#tools.has(name));
+    if (missing.length > 0) throw new ToolDefinitionError(`Cannot allow unregistered tools: ${missing.join(', ')}`);
+    const allowed = new Set(names);
+    return new ToolRegistry([...this.#tools.values()].filter((tool) => allowed.has(tool.name)), this.#options);
+  }
+
+  /** Runs one call through `wrapCall`. Never rejects. */
+  async execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
+    const tool = this.#tools.get(call.name);
+    const run = () => executeToolCall(call, tool, this.#settingsFor(tool), this.#names, signal);
+    const wrap = this.#options.wrapCall;
+    if (!wrap) return run();
+    try {
+      return await wrap(call, run);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
+    }
+  }
+
+  executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
+    const limit = this.#options.concurrency ?? TOOL_DEFAULTS.concurrency;
+    return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal));
+  }
+
+  #settingsFor(tool: Tool | undefined): CallSettings {
+    const options = this.#options;
+    const timeoutMs = (tool && options.timeoutsMs?.[tool.name]) ?? tool?.timeoutMs ?? options.defaultTimeoutMs ?? TOOL_DEFAULTS.defaultTimeoutMs;
+    return {
+      timeoutMs,
+      maxOutputChars: options.maxOutputChars ?? TOOL_DEFAULTS.maxOutputChars,
+      oversizedOutput: options.oversizedOutput ?? TOOL_DEFAULTS.oversizedOutput,
+    };
+  }
+}
+
+function checkOptions(options: ToolRegistryOptions): void {
+  const positive = (label: string, value: number | undefined, integer: boolean) => {
+    if (value === undefined) return;
+    if (!(Number.isFinite(value) && value > 0) || (integer && !Number.isInteger(value))) {
+      throw new RangeError(`Tool registry option ${label} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+    }
+  };
+  positive('defaultTimeoutMs', options.defaultTimeoutMs, false);
+  positive('maxOutputChars', options.maxOutputChars, true);
+  positive('concurrency', options.concurrency, true);
+  for (const [name, value] of Object.entries(options.timeoutsMs ?? {})) positive(`timeoutsMs.${name}`, value, false);
+}

@@ -1,0 +1,21 @@
+// ToolFailure: what a tool throws to choose the error message, kind and retryability the model sees.
+
+/** Kinds a tool may report itself; the executor decides the others (unknown_tool, invalid_arguments, aborted...). */
+export type ToolFailureKind = 'failed' | 'timeout';
+
+/**
+ * Throw this from `execute` to control the error result. Anything else a tool throws becomes
+ * `{ kind: 'failed', retryable: false }` with the thrown message.
+ */
+export class ToolFailure extends Error {
+  readonly kind: ToolFailureKind;
+  readonly retryable: boolean;
+
+  constructor(message: string, options: { kind?: ToolFailureKind; retryable?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolFailure';
+    this.kind = options.kind ?? 'failed';
+    // A timeout may pass if tried again; a plain failure is assumed permanent unless the tool says otherwise.
+    this.retryable = options.retryable ?? this.kind === 'timeout';
+  }
+}
