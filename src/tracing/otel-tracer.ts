@@ -1,0 +1,110 @@
+// A RunTracer on @opentelemetry/api: one span per run, iteration and stage, each made the active context
+// around its body so model and tool spans nest under the stage that made the call.
+import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
+import { isSignal } from '../engine/signal.js';
+import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
+import { redactedJson } from './redact.js';
+import { errorTypeOf, recordFailure, stageloopTracer } from './span-helpers.js';
+
+export interface OtelRunTracerOptions {
+  /** Defaults to `trace.getTracer('stageloop', version)` from the global API (a no-op without an SDK). */
+  tracer?: Tracer;
+  /** Record the run's answer on the root span (redacted). Off by default. */
+  recordContent?: boolean;
+}
+
+/** Runs `body` inside `span` as the active context; ends the span whatever happens. */
+function inSpan<Result>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  body: () => Promise<Result>,
+  onResult?: (span: Span, result: Result) => void,
+): Promise<Result> {
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    try {
+      const result = await body();
+      if (onResult !== undefined && span.isRecording()) onResult(span, result);
+      return result;
+    } catch (error) {
+      recordFailure(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Root attributes read from the finished run. */
+function summaryAttributes(result: RunOutcomeSummary): Attributes {
+  const attributes: Attributes = {
+    [StageloopAttributes.status]: result.status,
+    [StageloopAttributes.stopReasonKind]: result.stopReason.kind,
+    [StageloopAttributes.stopReasonMessage]: result.stopReason.message,
+    [StageloopAttributes.iterations]: result.iterations,
+    [GenAiAttributes.usageInputTokens]: result.usage.inputTokens,
+    [GenAiAttributes.usageOutputTokens]: result.usage.outputTokens,
+    [GenAiAttributes.usageCacheReadInputTokens]: result.usage.cachedInputTokens,
+  };
+  if (result.stopReason.stage !== null) attributes[StageloopAttributes.stopReasonStage] = result.stopReason.stage;
+  return attributes;
+}
+
+/** The cause kept on a failed RunResult, if the summary is one. */
+function failureCause(result: RunOutcomeSummary): unknown {
+  const error = (result as { error?: { cause?: unknown } }).error;
+  return error?.cause;
+}
+
+function answerOf(result: RunOutcomeSummary): string | null {
+  const answer = (result as { answer?: unknown }).answer;
+  return typeof answer === 'string' ? answer : null;
+}
+
+export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
+  const tracer = options.tracer ?? stageloopTracer();
+  const recordContent = options.recordContent ?? false;
+  return {
+    run(info, body) {
+      const attributes: Attributes = {
+        [GenAiAttributes.operationName]: GenAiOperations.invokeAgent,
+        [GenAiAttributes.agentName]: info.pipeline,
+        [StageloopAttributes.runId]: info.runId,
+      };
+      return inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
+        span.setAttributes(summaryAttributes(result));
+        if (result.status === 'failed') {
+          const cause = failureCause(result);
+          span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
+          span.setStatus({ code: SpanStatusCode.ERROR, message: result.stopReason.message });
+        }
+        const answer = recordContent ? answerOf(result) : null;
+        if (answer !== null) {
+          const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
+          span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
+        }
+      });
+    },
+
+    iteration(info, body) {
+      return inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body);
+    },
+
+    stage(info, body) {
+      const attributes: Attributes = {
+        [StageloopAttributes.stageName]: info.name,
+        [StageloopAttributes.zone]: info.zone,
+        [StageloopAttributes.iteration]: info.iteration,
+      };
+      return inSpan(tracer, SpanNames.stage(info.name), attributes, body, (span, signal) => {
+        if (!isSignal(signal)) return;
+        span.setAttributes({
+          [StageloopAttributes.signal]: signal.type,
+          [StageloopAttributes.signalReason]: signal.reason,
+          [StageloopAttributes.signalKind]: signal.kind,
+        });
+      });
+    },
+  };
+}

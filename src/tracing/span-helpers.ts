@@ -1,0 +1,49 @@
+// Small helpers shared by the tracing modules: the default tracer and how failures are recorded.
+import { readFileSync } from 'node:fs';
+import { SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { GeneralAttributes, tracerName } from './attributes.js';
+import { redactSecrets } from './redact.js';
+
+let cachedVersion: string | undefined;
+
+function packageVersion(): string {
+  if (cachedVersion === undefined) {
+    try {
+      const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+      cachedVersion = typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
+    } catch {
+      cachedVersion = '0.0.0';
+    }
+  }
+  return cachedVersion;
+}
+
+/** The global API tracer for stageloop: a no-op until an SDK registers a provider. */
+export function stageloopTracer(): Tracer {
+  return trace.getTracer(tracerName, packageVersion());
+}
+
+/** Low-cardinality error class: a `kind` (ModelError, ToolError) when there is one, else the error's name. */
+export function errorTypeOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const kind = (error as { kind?: unknown }).kind;
+    if (typeof kind === 'string' && kind !== '') return kind;
+    const name = (error as { name?: unknown }).name;
+    if (typeof name === 'string' && name !== '') return name;
+  }
+  return '_OTHER';
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Status ERROR, error.type and an exception event; messages are redacted since errors may echo requests. */
+export function recordFailure(span: Span, error: unknown, errorType = errorTypeOf(error)): void {
+  const message = redactSecrets(messageOf(error));
+  span.setAttribute(GeneralAttributes.errorType, errorType);
+  const exception: { name: string; message: string; stack?: string } = { name: error instanceof Error ? error.name : 'Error', message };
+  if (error instanceof Error && error.stack !== undefined) exception.stack = redactSecrets(error.stack);
+  span.recordException(exception);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
