@@ -1,14 +1,10 @@
 // `execute_tool {tool}` spans, through the tool registry's `wrapCall` seam: one span per call, so parallel
 // calls are siblings under the stage that ran them.
 import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
-import type { ToolCall } from '../model/types.js';
-import type { ToolResult } from '../tools/types.js';
+import type { WrapToolCall } from '../tools/registry.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
 import { redactedJson, redactSecrets } from './redact.js';
 import { recordFailure, stageloopTracer } from './span-helpers.js';
-
-/** The registry option: wraps the execution of one call; must call `execute` once and return its result. */
-export type ToolCallWrapper = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
 
 export interface ToolSpanOptions {
   /** Defaults to the global API tracer named `stageloop`. */
@@ -25,7 +21,8 @@ function argumentsValue(text: string): string {
   }
 }
 
-export function toolSpanWrapper(options: ToolSpanOptions = {}): ToolCallWrapper {
+/** A `wrapCall` for ToolRegistry: `registry.with({ wrapCall: toolSpanWrapper() })`. */
+export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
   return (call, execute) => {

@@ -1,9 +1,9 @@
-// A small hand-built agent pipeline (prepare; think, act, observe; summarize) and a ToolBox that calls a
-// wrapCall seam the way the tool registry does, for tracing tests independent of the built-in pipelines.
+// A small hand-built agent pipeline (prepare; think, act, observe; summarize) over the real ToolRegistry, for
+// tracing tests that do not depend on the built-in pipelines.
+import { z } from 'zod';
 import { breakLoop, definePipeline, type Pipeline, type Stage } from '../../src/index.js';
-import type { ToolCall } from '../../src/model/types.js';
-import type { ToolBox, ToolResult } from '../../src/tools/types.js';
-import type { ToolCallWrapper } from '../../src/tracing/tool-spans.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { ToolRegistry, type WrapToolCall } from '../../src/tools/registry.js';
 
 const prepare: Stage = {
   name: 'prepare',
@@ -50,24 +50,18 @@ export function agentPipeline(name = 'test-agent'): Pipeline {
   return definePipeline({ name, setup: [prepare], iteration: [think, act, observe], finalize: [summarize], maxIterations: 5 });
 }
 
-export type ToolImplementation = (call: ToolCall, signal?: AbortSignal) => Promise<ToolResult>;
-
-/** Runs every call in parallel through `wrapCall`, like the registry; never rejects. */
-export function testToolBox(implementation: ToolImplementation, wrapCall?: ToolCallWrapper): ToolBox {
-  return {
-    definitions: () => [],
-    executeAll(calls, signal) {
-      return Promise.all(calls.map((call) => (wrapCall ? wrapCall(call, () => implementation(call, signal)) : implementation(call, signal))));
-    },
-  };
-}
-
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A tool that echoes its arguments after `ms` milliseconds. */
-export function echoTool(ms = 2): ToolImplementation {
-  return async (call) => {
-    await delay(ms);
-    return { ok: true, content: `echo ${call.arguments}`, durationMs: ms };
-  };
+/** What the `lookup` tool does with its query. */
+export type LookupBehaviour = (query: string) => Promise<string> | string;
+
+/** A registry with one `lookup` tool (default: echo after 2 ms), wired to `wrapCall`. */
+export function lookupRegistry(behaviour: LookupBehaviour = async (query) => (await delay(2), `found ${query}`), wrapCall?: WrapToolCall): ToolRegistry {
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Looks a query up and returns what it found.',
+    parameters: z.object({ q: z.string() }),
+    execute: ({ q }) => behaviour(q),
+  });
+  return new ToolRegistry([lookup], wrapCall ? { wrapCall } : {});
 }

@@ -4,7 +4,7 @@ import { runPipeline, ScriptedModel, type ChatModel } from '../../src/index.js';
 import { otelRunTracer } from '../../src/tracing/otel-tracer.js';
 import { traceModel } from '../../src/tracing/traced-model.js';
 import { toolSpanWrapper } from '../../src/tracing/tool-spans.js';
-import { agentPipeline, delay, echoTool, testToolBox, type ToolImplementation } from './fixtures.js';
+import { agentPipeline, delay, lookupRegistry, type LookupBehaviour } from './fixtures.js';
 import { enableAsyncContext, findSpan, makeTracing, singleTree, spanForest, treeLines, type Tracing } from './span-tree.js';
 
 let disableContext: () => void;
@@ -15,14 +15,14 @@ const twoLookups = { toolCalls: [{ name: 'lookup', arguments: '{"q":"a"}' }, { n
 const usage = { inputTokens: 10, outputTokens: 4, cachedInputTokens: 3, reasoningTokens: 0, estimated: false };
 
 /** Runs the test pipeline with all three tracing seams wired to `tracing`. */
-function tracedRun(tracing: Tracing, model: ChatModel, options: { tool?: ToolImplementation; signal?: AbortSignal; pipeline?: string } = {}) {
+function tracedRun(tracing: Tracing, model: ChatModel, options: { tool?: LookupBehaviour; signal?: AbortSignal; pipeline?: string } = {}) {
   const { tracer } = tracing;
   return runPipeline(agentPipeline(options.pipeline), { task: 'look things up' }, {
     signal: options.signal,
     deps: {
       tracer: otelRunTracer({ tracer }),
       model: traceModel(model, { tracer }),
-      tools: testToolBox(options.tool ?? echoTool(), toolSpanWrapper({ tracer })),
+      tools: lookupRegistry(options.tool, toolSpanWrapper({ tracer })),
     },
   });
 }
@@ -131,9 +131,9 @@ describe('otelRunTracer', () => {
   it('traces a cancelled run: the stages that ran, then finalize; the root says cancelled', async () => {
     const tracing = makeTracing();
     const controller = new AbortController();
-    const cancellingTool: ToolImplementation = async (call) => {
+    const cancellingTool: LookupBehaviour = (query) => {
       controller.abort();
-      return { ok: true, content: call.arguments, durationMs: 0 };
+      return query;
     };
     const result = await tracedRun(tracing, new ScriptedModel([twoLookups]), { tool: cancellingTool, signal: controller.signal });
     expect(result.status).toBe('cancelled');
@@ -155,9 +155,9 @@ describe('otelRunTracer', () => {
 
   it('keeps two concurrent runs in two traces, each with only its own spans', async () => {
     const tracing = makeTracing();
-    const slowTool: ToolImplementation = async (call) => {
+    const slowTool: LookupBehaviour = async (query) => {
       await delay(5);
-      return { ok: true, content: call.arguments, durationMs: 5 };
+      return query;
     };
     const modelA = new ScriptedModel([twoLookups, { content: 'a' }], { modelName: 'model-a' });
     const modelB = new ScriptedModel([twoLookups, twoLookups, { content: 'b' }], { modelName: 'model-b' });
@@ -182,9 +182,22 @@ describe('otelRunTracer', () => {
   it('costs nothing visible without an SDK: the global no-op tracer runs the pipeline unchanged', async () => {
     const model = new ScriptedModel([twoLookups, { content: 'done' }]);
     const result = await runPipeline(agentPipeline(), { task: 't' }, {
-      deps: { tracer: otelRunTracer(), model: traceModel(model), tools: testToolBox(echoTool(), toolSpanWrapper()) },
+      deps: { tracer: otelRunTracer(), model: traceModel(model), tools: lookupRegistry(undefined, toolSpanWrapper()) },
     });
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('done');
+  });
+});
+
+describe('toolSpanWrapper', () => {
+  it('sets error.type to the tool error kind and status ERROR when a call fails', async () => {
+    const tracing = makeTracing();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'missing', arguments: '{}' }, { name: 'lookup', arguments: '{"wrong":1}' }] }, { content: 'ok' }]);
+    await tracedRun(tracing, model);
+    const [unknown, invalid] = tracing.spans().filter((span) => span.name.startsWith('execute_tool'));
+    expect(unknown!.name).toBe('execute_tool missing');
+    expect(unknown!.attributes['error.type']).toBe('unknown_tool');
+    expect(unknown!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(invalid!.attributes['error.type']).toBe('invalid_arguments');
   });
 });
