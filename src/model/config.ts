@@ -36,7 +36,7 @@ function checkBaseUrl(value: string, source: string): string {
     throw new ConfigError(`${source} is not a URL: "${value}" (expected something like http://localhost:11434/v1)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${source} must start with http:// or https://, got "${url.protocol}"`);
+    throw new ConfigError(`${source} must start with http:// or https://: "${value}"`);
   }
   return value.replace(/\/+$/, '');
 }

@@ -11,10 +11,11 @@ export interface ErrorContext {
   signal?: AbortSignal;
 }
 
-/** Removes the API key (and anything shaped like an OpenAI secret key) from text shown to people. */
+/** Removes the API key, URL credentials and anything shaped like an OpenAI secret key from text shown to people. */
 export function redactSecrets(text: string, apiKey: string | undefined): string {
   let result = text;
   if (apiKey !== undefined && apiKey.length >= 4) result = result.split(apiKey).join('[redacted]');
+  result = result.replace(/\/\/[^/\s@:]+:[^/\s@]+@/g, '//');
   return result.replace(/\bsk-[A-Za-z0-9_*.-]{6,}/g, 'sk-[redacted]');
 }
 
@@ -47,17 +48,17 @@ const connectionCodes: Record<string, string> = {
 /** Finds a readable reason in the cause chain of a fetch failure (undici nests the socket error). */
 function connectionReason(error: unknown): string {
   let current: unknown = error;
+  let deepest = 'connection failed';
   for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && connectionCodes[code] !== undefined) return connectionCodes[code];
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '' && message !== 'fetch failed' && message !== 'Connection error.') deepest = message;
     const errors = (current as { errors?: unknown }).errors;
-    if (Array.isArray(errors) && errors.length > 0) {
-      current = errors[0];
-      continue;
-    }
-    current = (current as { cause?: unknown }).cause;
+    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
   }
-  return error instanceof Error && error.message !== 'fetch failed' && error.message !== 'Connection error.' ? error.message : 'connection failed';
+  // fetch refuses some ports outright (9, 25, 6000...) without trying to connect.
+  return deepest === 'bad port' ? 'the port is one fetch refuses to use' : deepest;
 }
 
 function serverMessage(error: APIError): string {

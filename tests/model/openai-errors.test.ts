@@ -1,0 +1,173 @@
+// OpenAIChatModel failures: retries, rate limits, timeouts, aborts, bad bodies, and no API key in any message.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OpenAIChatModel, type OpenAIChatModelOptions } from '../../src/model/openai-model.js';
+import { ModelError, type ChatRequest } from '../../src/model/types.js';
+import { startChatServer, type ChatServer } from '../support/chat-server.js';
+
+const secretKey = 'sk-proj-SECRET1234567890abcdef';
+const request: ChatRequest = { purpose: 'think', messages: [{ role: 'user', content: 'hi' }] };
+
+let server: ChatServer;
+beforeEach(async () => {
+  server = await startChatServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function model(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
+  return new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: secretKey, maxRetries: 0, timeoutMs: 2_000, ...options });
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelError> {
+  const outcome = await promise.then(
+    () => new Error('expected the call to fail'),
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(ModelError);
+  const error = outcome as ModelError;
+  expect(error.message).not.toContain(secretKey);
+  expect(error.message).not.toContain('SECRET1234');
+  return error;
+}
+
+describe('OpenAIChatModel errors', () => {
+  it('retries a 429 after its retry-after, then succeeds', async () => {
+    server.fail(429, { headers: { 'retry-after': '0.05' } }).replyWith({ content: 'finally' });
+    const started = Date.now();
+    const response = await model({ maxRetries: 2 }).chat(request);
+    expect(response.content).toBe('finally');
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(server.requests[1]!.headers['x-stainless-retry-count']).toBe('1');
+  });
+
+  it('gives up on a 429 that keeps coming: rate_limited, retryable, status 429', async () => {
+    server.fail(429, { headers: { 'retry-after-ms': '5' }, times: 2, message: 'Rate limit reached' });
+    const error = await failure(model({ maxRetries: 1 }).chat(request));
+    expect(error.kind).toBe('rate_limited');
+    expect(error.retryable).toBe(true);
+    expect(error.status).toBe(429);
+    expect(error.message).toContain('Rate limit reached');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('reports server after a 500 on every one of the configured retries', async () => {
+    server.fail(500, { headers: { 'retry-after-ms': '5' }, times: 4, message: 'boom' });
+    const error = await failure(model({ maxRetries: 3 }).chat(request));
+    expect(error.kind).toBe('server');
+    expect(error.status).toBe(500);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('4 attempts');
+    expect(server.requests).toHaveLength(4);
+    server.assertConsumed();
+  });
+
+  it('reports timeout when the server never answers', async () => {
+    server.hang(2);
+    const started = Date.now();
+    const error = await failure(model({ timeoutMs: 150, maxRetries: 1 }).chat(request));
+    expect(error.kind).toBe('timeout');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('150 ms');
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('returns within 100 ms of an abort while waiting for the answer', async () => {
+    server.hang();
+    const controller = new AbortController();
+    const pending = model({ timeoutMs: 10_000 }).chat(request, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await failure(pending);
+    expect(error.kind).toBe('aborted');
+    expect(error.retryable).toBe(false);
+    expect(Date.now() - abortedAt).toBeLessThan(100);
+  });
+
+  it('returns within 100 ms of an abort while the SDK waits to retry', async () => {
+    server.fail(503, { headers: { 'retry-after': '5' } }).replyWith({ content: 'too late' });
+    const controller = new AbortController();
+    const pending = model({ maxRetries: 1 }).chat(request, controller.signal);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(server.requests).toHaveLength(1);
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await failure(pending);
+    expect(error.kind).toBe('aborted');
+    expect(Date.now() - abortedAt).toBeLessThan(100);
+  });
+
+  it('fails fast with aborted when the signal is already aborted', async () => {
+    const error = await failure(model().chat(request, AbortSignal.abort()));
+    expect(error.kind).toBe('aborted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('reports invalid_response for a body that is not JSON', async () => {
+    server.raw(200, '<html>502 Bad Gateway</html>', { 'content-type': 'text/html' });
+    const error = await failure(model().chat(request));
+    expect(error.kind).toBe('invalid_response');
+    expect(error.message).toContain('not a chat completion');
+  });
+
+  it('reports invalid_response for a JSON content type with a broken body', async () => {
+    server.raw(200, '{"choices": [', { 'content-type': 'application/json' });
+    const error = await failure(model().chat(request));
+    expect(error.kind).toBe('invalid_response');
+    expect(error.message).toContain('not valid JSON');
+  });
+
+  it('reports invalid_response for JSON that is not a completion', async () => {
+    server.raw(200, JSON.stringify({ hello: 'world' }));
+    expect((await failure(model().chat(request))).kind).toBe('invalid_response');
+  });
+
+  it('maps 401 to auth without echoing the key the server quotes back', async () => {
+    server.fail(401, { message: `Incorrect API key provided: ${secretKey}. You can find your API key at ...` });
+    const error = await failure(model().chat(request));
+    expect(error.kind).toBe('auth');
+    expect(error.retryable).toBe(false);
+    expect(error.status).toBe(401);
+    expect(error.message).toContain('Incorrect API key provided');
+  });
+
+  it('maps 400 and 404 to bad_request, not retried', async () => {
+    server.fail(400, { message: 'tool_choice is not supported' }).fail(404, { message: 'model "nope" not found' });
+    const first = await failure(model({ maxRetries: 2 }).chat(request));
+    expect(first.kind).toBe('bad_request');
+    expect(first.status).toBe(400);
+    expect(first.message).toContain('tool_choice is not supported');
+    const second = await failure(model({ maxRetries: 2 }).chat(request));
+    expect(second.kind).toBe('bad_request');
+    expect(second.message).toContain('not found');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('says which address it cannot reach, without the key', async () => {
+    const closed = await startChatServer();
+    const closedUrl = closed.url;
+    await closed.close();
+    const unreachable = new OpenAIChatModel({ baseUrl: closedUrl, model: 'm', apiKey: secretKey, maxRetries: 0 });
+    const error = await failure(unreachable.chat(request));
+    expect(error.kind).toBe('connection');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe(`cannot reach ${closedUrl}: connection refused`);
+  });
+
+  it('explains a port that fetch refuses', async () => {
+    const blocked = new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: secretKey, maxRetries: 0 });
+    const error = await failure(blocked.chat(request));
+    expect(error.kind).toBe('connection');
+    expect(error.message).toBe('cannot reach http://127.0.0.1:9/v1: the port is one fetch refuses to use');
+  });
+
+  it('keeps credentials in the base URL out of messages', async () => {
+    const withUser = new OpenAIChatModel({ baseUrl: 'http://user:hunter2@127.0.0.1:9/v1', model: 'm', apiKey: secretKey, maxRetries: 0 });
+    const error = await failure(withUser.chat(request));
+    expect(error.message).not.toContain('hunter2');
+    expect(error.message).toContain('http://127.0.0.1:9/v1');
+  });
+});

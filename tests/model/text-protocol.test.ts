@@ -1,0 +1,122 @@
+// toolProtocol 'text': tools described in the system prompt, Action lines parsed into tool calls or the answer.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OpenAIChatModel } from '../../src/model/openai-model.js';
+import { parseActions } from '../../src/model/text-tool-protocol.js';
+import { ModelError, type ChatRequest } from '../../src/model/types.js';
+import { startChatServer, type ChatServer } from '../support/chat-server.js';
+
+const calculatorSchema = { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] };
+const request: ChatRequest = {
+  purpose: 'think',
+  messages: [
+    { role: 'system', content: 'You solve arithmetic.' },
+    { role: 'user', content: 'What is 12*12?' },
+  ],
+  tools: [{ name: 'calculator', description: 'Evaluates an arithmetic expression', parameters: calculatorSchema, strict: true }],
+  toolChoice: 'auto',
+};
+
+let server: ChatServer;
+beforeEach(async () => {
+  server = await startChatServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function model(): OpenAIChatModel {
+  let count = 0;
+  return new OpenAIChatModel({ baseUrl: server.url, model: 'plain-model', maxRetries: 0, timeoutMs: 2_000, toolProtocol: 'text', newId: () => `text_${++count}` });
+}
+
+describe("toolProtocol 'text'", () => {
+  it('describes the tools in the system prompt and sends no tools field', async () => {
+    server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
+    await model().chat(request);
+    const body = server.lastBody!;
+    expect(body.tools).toBeUndefined();
+    expect(body.tool_choice).toBeUndefined();
+    const system = body.messages[0]!;
+    expect(system.role).toBe('system');
+    expect(system.content).toContain('You solve arithmetic.');
+    expect(system.content).toContain('Action: {"type":"tool"');
+    expect(system.content).toContain('- calculator: Evaluates an arithmetic expression');
+    expect(system.content).toContain(JSON.stringify(calculatorSchema));
+  });
+
+  it('turns an Action tool line into a tool call with a generated id', async () => {
+    server.replyWith({ content: 'I should compute it.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}' });
+    const response = await model().chat(request);
+    expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }]);
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.content).toBe('I should compute it.');
+  });
+
+  it('turns a finish Action into the answer', async () => {
+    server.replyWith({ content: 'Thought: done.\nAction: {"type":"finish","answer":"12*12 = 144"}' });
+    const response = await model().chat(request);
+    expect(response.content).toBe('12*12 = 144');
+    expect(response.toolCalls).toEqual([]);
+    expect(response.finishReason).toBe('stop');
+  });
+
+  it('renders earlier tool calls as Action lines and tool results as observations', async () => {
+    server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
+    await model().chat({
+      ...request,
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: 'Computing.', toolCalls: [{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }] },
+        { role: 'tool', toolCallId: 'text_1', name: 'calculator', content: '144' },
+      ],
+    });
+    const messages = server.lastBody!.messages;
+    expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(messages[2]!.content).toBe('Computing.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}');
+    expect(messages[3]!.content).toBe('Observation from calculator (call text_1):\n144');
+    expect(messages.some((message) => message.tool_calls !== undefined || message.tool_call_id !== undefined)).toBe(false);
+  });
+
+  it('ignores an Observation the model invented and the answer after it', async () => {
+    server.replyWith({
+      content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"2+2"}}\nObservation: 5\nAction: {"type":"finish","answer":"5"}',
+    });
+    const response = await model().chat(request);
+    expect(response.toolCalls.map((call) => call.arguments)).toEqual(['{"expression":"2+2"}']);
+    expect(response.content).toBe('');
+  });
+
+  it('fails with invalid_response when an Action is not valid JSON', async () => {
+    server.replyWith({ content: "Action: {'type': 'tool', name: calculator}" });
+    const error = (await model().chat(request).catch((caught: unknown) => caught)) as ModelError;
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.kind).toBe('invalid_response');
+  });
+
+  it('takes a reply with no Action line as the plain answer', async () => {
+    server.replyWith({ content: 'It is 144.' });
+    const response = await model().chat(request);
+    expect(response).toMatchObject({ content: 'It is 144.', toolCalls: [], finishReason: 'stop' });
+  });
+
+  it('parses the same when streamed', async () => {
+    server.streamReply({ content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"7+5"}}', splitEvery: 5 });
+    const response = await model().chatStream(request, () => undefined);
+    expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"7+5"}' }]);
+  });
+});
+
+describe('parseActions', () => {
+  it('reads several tool actions and JSON spanning lines, with braces inside strings', () => {
+    const text = 'Action: {"type":"tool","name":"a","args":{"s":"}{"}}\nAction: {\n  "type": "tool",\n  "name": "b",\n  "args": {}\n}';
+    expect(parseActions(text)).toEqual({ kind: 'tools', calls: [{ name: 'a', arguments: '{"s":"}{"}' }, { name: 'b', arguments: '{}' }] });
+  });
+
+  it('keeps a non-string answer as JSON text', () => {
+    expect(parseActions('Action: {"type":"finish","answer":144}')).toEqual({ kind: 'finish', answer: '144' });
+  });
+
+  it('rejects an unknown action type', () => {
+    expect(parseActions('Action: {"type":"search","q":"x"}').kind).toBe('invalid');
+  });
+});
