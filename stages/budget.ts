@@ -1,0 +1,225 @@
+// budget: reads iteration, usage, messages, ctx.deps.model/clock; writes nextTurn.notes, nextTurn.withoutTools and the `budget` slot, arms a time deadline; returns abortRun (budget_iterations | budget_tokens | budget_cost | budget_time).
+import { abortRun, type Signal } from '../src/engine/signal.js';
+import type { Stage, StageContext } from '../src/engine/stage.js';
+import type { RunState } from '../src/engine/state.js';
+import priceData from './data/model-prices.json' with { type: 'json' };
+import { GuardConfigError } from './guard-config-error.js';
+import { lookupModel } from './model-table.js';
+import { conversationTokens, loadTokenCounter, messageTokens } from './token-count.js';
+
+/** USD per million tokens. `cachedInput` defaults to `input`. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+export interface BudgetOptions {
+  /** Reasoning turns (loop iterations); the last one is made without tools. */
+  maxIterations?: number;
+  /** Input + output tokens of the whole run. */
+  maxTokens?: number;
+  /** US dollars, from the price table; an unknown model's price is a configuration error. */
+  maxCostUsd?: number;
+  /** Wall-clock milliseconds from run start; the call in flight is aborted at the deadline. */
+  maxTimeMs?: number;
+  /** Fraction of any budget at which the model is told to finish (default 0.8). */
+  warnAt?: number;
+  /** Prices per model name, added to (and overriding) stages/data/model-prices.json. */
+  prices?: Readonly<Record<string, ModelPrice>>;
+}
+
+export type BudgetKind = 'iterations' | 'tokens' | 'cost' | 'time';
+
+export interface BudgetSlot {
+  startedAt: number;
+  warned: BudgetKind[];
+  /** The budget whose exhaustion granted the one tools-less final turn, and when. */
+  finalTurn: { kind: BudgetKind; iteration: number } | null;
+  spent: { iterations: number; tokens: number; costUsd: number; timeMs: number };
+  /** Our own estimate for turns whose model reported no usage at all. */
+  estimated: { inputTokens: number; outputTokens: number };
+  lastCheck: { reportedTokens: number; messageCount: number; iteration: number };
+}
+
+declare module '../src/engine/state.js' {
+  interface StageSlots {
+    budget: BudgetSlot;
+  }
+}
+
+/** The budget stage; `start` is its optional setup-zone companion that starts the clock before any model call. */
+export interface BudgetStage extends Stage {
+  readonly start: Stage;
+}
+
+const defaultPrices: Readonly<Record<string, ModelPrice>> = priceData.models;
+const kinds: readonly BudgetKind[] = ['iterations', 'tokens', 'cost', 'time'];
+const describe: Record<BudgetKind, string> = { iterations: 'iteration', tokens: 'token', cost: 'cost', time: 'time' };
+
+export function priceFor(modelName: string, prices: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
+  return lookupModel(prices, modelName) ?? lookupModel(defaultPrices, modelName);
+}
+
+/** Cost of a usage in USD; cached input tokens are part of inputTokens and billed at the cached price. */
+export function costUsd(usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number }, price: ModelPrice): number {
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const dollarsPerMillion = (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
+  return dollarsPerMillion / 1_000_000;
+}
+
+export function budget(options: BudgetOptions): BudgetStage {
+  const settings = validate(options);
+  const limits: Partial<Record<BudgetKind, number>> = {
+    iterations: settings.maxIterations,
+    tokens: settings.maxTokens,
+    cost: settings.maxCostUsd,
+    time: settings.maxTimeMs,
+  };
+
+  function start(state: RunState, ctx: StageContext): BudgetSlot {
+    const slot = (state.budget ??= {
+      startedAt: ctx.deps.clock.now(),
+      warned: [],
+      finalTurn: null,
+      spent: { iterations: 0, tokens: 0, costUsd: 0, timeMs: 0 },
+      estimated: { inputTokens: 0, outputTokens: 0 },
+      lastCheck: { reportedTokens: 0, messageCount: 0, iteration: 0 },
+    });
+    if (settings.maxTimeMs !== undefined) {
+      // Re-armed on every check (it replaces itself), so a resumed run gets its deadline back.
+      ctx.setDeadline(slot.startedAt + settings.maxTimeMs, `the time budget of ${settings.maxTimeMs / 1000} s was reached`, 'budget_time');
+    }
+    if (settings.maxCostUsd !== undefined) modelPrice(ctx);
+    return slot;
+  }
+
+  function modelPrice(ctx: StageContext): ModelPrice {
+    const modelName = ctx.deps.model?.modelName;
+    if (modelName === undefined) return { input: 0, output: 0 };
+    const price = priceFor(modelName, settings.prices);
+    if (price === undefined) {
+      throw new GuardConfigError(
+        `budget: no price is known for model "${modelName}", so a cost budget cannot be enforced; give one with budget({ prices: { "${modelName}": { input: 2.5, output: 10 } } }) in USD per million tokens`,
+      );
+    }
+    return price;
+  }
+
+  async function measure(state: RunState, ctx: StageContext, slot: BudgetSlot): Promise<Record<BudgetKind, number>> {
+    if (settings.maxTokens !== undefined || settings.maxCostUsd !== undefined) await estimateUnreported(state, slot);
+    const usage = {
+      inputTokens: state.usage.inputTokens + slot.estimated.inputTokens,
+      outputTokens: state.usage.outputTokens + slot.estimated.outputTokens,
+      cachedInputTokens: state.usage.cachedInputTokens,
+    };
+    slot.spent = {
+      iterations: state.iteration,
+      tokens: usage.inputTokens + usage.outputTokens,
+      costUsd: settings.maxCostUsd === undefined ? 0 : costUsd(usage, modelPrice(ctx)),
+      timeMs: ctx.deps.clock.now() - slot.startedAt,
+    };
+    return { iterations: slot.spent.iterations, tokens: slot.spent.tokens, cost: slot.spent.costUsd, time: slot.spent.timeMs };
+  }
+
+  async function check(state: RunState, ctx: StageContext): Promise<Signal | void> {
+    const slot = start(state, ctx);
+    if (ctx.zone === 'setup') return;
+    const used = await measure(state, ctx, slot);
+    const status = (kind: BudgetKind) => used[kind] / limits[kind]!;
+    const active = kinds.filter((kind) => limits[kind] !== undefined);
+    for (const kind of active) {
+      if (kind === 'time' && status(kind) >= 1) return stop(ctx, kind, 'the time budget is spent');
+    }
+    const exhausted = active.filter((kind) => kind !== 'time' && status(kind) >= 1);
+    if (exhausted.length > 0) {
+      const kind = exhausted[0]!;
+      if (slot.finalTurn !== null && slot.finalTurn.iteration < state.iteration) {
+        return stop(ctx, kind, `the ${describe[kind]} budget is spent and the final tools-less turn did not end the run`);
+      }
+      if (slot.finalTurn === null) {
+        slot.finalTurn = { kind, iteration: state.iteration };
+        state.nextTurn.withoutTools = true;
+        state.nextTurn.notes.push(`The ${describe[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
+        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind] });
+      }
+      return;
+    }
+    for (const kind of active) {
+      const fraction = status(kind);
+      if (fraction < settings.warnAt || slot.warned.includes(kind)) continue;
+      slot.warned.push(kind);
+      state.nextTurn.notes.push(`The ${describe[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
+      ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind], fraction });
+    }
+  }
+
+  function stop(ctx: StageContext, kind: BudgetKind, reason: string): Signal {
+    ctx.emit('budget_stop', { kind, limit: limits[kind] });
+    return abortRun(reason, `budget_${kind}`);
+  }
+
+  return {
+    name: 'budget',
+    execute: check,
+    start: { name: 'budget-start', execute: async (state, ctx) => void start(state, ctx) },
+  };
+}
+
+function spentText(kind: BudgetKind, used: number, limit: number): string {
+  if (kind === 'cost') return `$${used.toFixed(4)} of $${limit}`;
+  if (kind === 'time') return `${Math.round(used / 1000)} s of ${limit / 1000} s`;
+  return `${used} of ${limit}`;
+}
+
+/**
+ * A model that reports no usage leaves state.usage unchanged after its turn: count that turn ourselves with the
+ * tokenizer (what was sent at the last check, and the assistant messages added since).
+ */
+async function estimateUnreported(state: RunState, slot: BudgetSlot): Promise<void> {
+  const reported = state.usage.inputTokens + state.usage.outputTokens;
+  const previous = slot.lastCheck;
+  const turnHappened = previous.iteration > 0 && state.iteration > previous.iteration;
+  if (turnHappened && reported === previous.reportedTokens) {
+    const count = await loadTokenCounter();
+    const rerendered = state.messages.length < previous.messageCount;
+    const sent = rerendered ? state.messages : state.messages.slice(0, previous.messageCount);
+    slot.estimated.inputTokens += conversationTokens(count, sent);
+    for (const message of rerendered ? [] : state.messages.slice(previous.messageCount)) {
+      if (message.role === 'assistant') slot.estimated.outputTokens += messageTokens(count, message);
+    }
+  }
+  slot.lastCheck = { reportedTokens: reported, messageCount: state.messages.length, iteration: state.iteration };
+}
+
+type Settings = Omit<BudgetOptions, 'warnAt'> & { warnAt: number };
+
+function validate(options: BudgetOptions): Settings {
+  const fail = (problem: string): never => {
+    throw new GuardConfigError(`budget: ${problem}`);
+  };
+  if (typeof options !== 'object' || options === null) fail('options must be an object like { maxTokens: 50000 }');
+  const positive = (name: keyof BudgetOptions, whole: boolean) => {
+    const value = options[name];
+    if (value === undefined) return;
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (whole && !Number.isInteger(value))) {
+      fail(`${name} must be a positive ${whole ? 'whole ' : ''}number, got ${JSON.stringify(value)}`);
+    }
+  };
+  positive('maxIterations', true);
+  positive('maxTokens', true);
+  positive('maxCostUsd', false);
+  positive('maxTimeMs', false);
+  const warnAt = options.warnAt ?? 0.8;
+  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) fail(`warnAt must be a fraction above 0 and at most 1, got ${JSON.stringify(warnAt)}`);
+  for (const [model, price] of Object.entries(options.prices ?? {})) {
+    const valid = (value: unknown) => typeof value === 'number' && value >= 0 && Number.isFinite(value);
+    if (!valid(price?.input) || !valid(price?.output) || (price.cachedInput !== undefined && !valid(price.cachedInput))) {
+      fail(`the price of "${model}" must be { input, output, cachedInput? } in USD per million tokens, each a number >= 0`);
+    }
+  }
+  if (kinds.every((kind) => ({ iterations: options.maxIterations, tokens: options.maxTokens, cost: options.maxCostUsd, time: options.maxTimeMs })[kind] === undefined)) {
+    fail('give at least one of maxIterations, maxTokens, maxCostUsd, maxTimeMs');
+  }
+  return { ...options, warnAt };
+}

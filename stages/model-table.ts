@@ -1,0 +1,18 @@
+// Looks a model name up in a per-model data table: exact name first, then the longest entry it extends.
+const separators = new Set(['-', ':', '@']);
+
+/**
+ * `gpt-4o-2024-08-06` finds `gpt-4o`, `llama3.1:8b` finds `llama3.1`, `openai/gpt-4o` finds `gpt-4o`.
+ * A dot is not a separator, so `gpt-4.5-preview` does not fall back to `gpt-4`.
+ */
+export function lookupModel<Value>(table: Readonly<Record<string, Value>>, modelName: string): Value | undefined {
+  const name = modelName.trim().toLowerCase().replace(/^.*\//, '');
+  if (Object.hasOwn(table, name)) return table[name];
+  let best: string | undefined;
+  for (const key of Object.keys(table)) {
+    const lowered = key.toLowerCase();
+    if (lowered === name) return table[key];
+    if (name.startsWith(lowered) && separators.has(name[lowered.length] ?? '') && (best === undefined || key.length > best.length)) best = key;
+  }
+  return best === undefined ? undefined : table[best];
+}
