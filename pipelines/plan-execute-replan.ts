@@ -1,0 +1,28 @@
+// Plan-Execute-Replan: setup [context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize].
+import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
+import { act, context, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
+import type { ActOptions, ContextOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
+
+export interface PlanExecuteReplanPipelineOptions {
+  context?: ContextOptions;
+  plan?: PlanOptions;
+  think?: ThinkOptions;
+  act?: ActOptions;
+  observe?: ObserveOptions;
+  evaluate?: EvaluateOptions;
+  replan?: ReplanOptions;
+  summarize?: SummarizeOptions;
+  /** Iteration cap (default 24). */
+  maxIterations?: number;
+}
+
+export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
+  const maxIterations = options.maxIterations ?? 24;
+  return definePipeline({
+    name: 'plan-execute-replan',
+    setup: [context(options.context), plan(options.plan)],
+    iteration: [think(options.think), act(options.act), observe(options.observe), evaluate(options.evaluate), replan({ maxSteps: options.plan?.maxSteps, ...options.replan })],
+    finalize: [summarize({ maxIterations, ...options.summarize })],
+    maxIterations,
+  });
+}

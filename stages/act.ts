@@ -1,0 +1,63 @@
+// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools; writes turn.results (in call order) and the act slot; returns no signal.
+import type { Stage } from '../src/engine/stage.js';
+import type { ToolCall } from '../src/model/types.js';
+import type { ToolOutcome, ToolResult } from '../src/tools/types.js';
+import { shortText } from './plan-steps.js';
+
+/** Run totals of the tool calls act itself executed (pre-filled results are not counted). */
+export interface ActSlot {
+  executed: number;
+  failed: number;
+}
+
+declare module '../src/engine/state.js' {
+  interface StageSlots {
+    act: ActSlot;
+  }
+}
+
+export interface ActOptions {
+  /** Characters of a tool result shown in the `tool_result` event (default 200). */
+  previewChars?: number;
+}
+
+export function act(options: ActOptions = {}): Stage {
+  const previewChars = options.previewChars ?? 200;
+  return {
+    name: 'act',
+    async execute(state, ctx) {
+      const calls = state.turn.toolCalls;
+      if (calls.length === 0) return;
+      // A guard may have decided some calls already (a refusal): those keep their result and are not run.
+      const decided = new Map<string, ToolOutcome>(state.turn.results.map((outcome) => [outcome.call.id, outcome]));
+      const pending = calls.filter((call) => !decided.has(call.id));
+      for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
+      const tools = ctx.deps.tools;
+      const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
+      const slot = (state.act ??= { executed: 0, failed: 0 });
+      pending.forEach((call, index) => {
+        const result = results[index] ?? missingResult(call);
+        decided.set(call.id, { call, result });
+        slot.executed++;
+        if (!result.ok) slot.failed++;
+        ctx.emit('tool_result', { id: call.id, name: call.name, ...preview(result, previewChars) });
+      });
+      const callIds = new Set(calls.map((call) => call.id));
+      const extra = state.turn.results.filter((outcome) => !callIds.has(outcome.call.id));
+      state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
+    },
+  };
+}
+
+function preview(result: ToolResult, limit: number): Record<string, unknown> {
+  if (result.ok) return { ok: true, result: shortText(result.content, limit), durationMs: Math.round(result.durationMs) };
+  return { ok: false, error: { kind: result.error.kind, message: shortText(result.error.message, limit) }, durationMs: Math.round(result.durationMs) };
+}
+
+function noToolBox(call: ToolCall): ToolResult {
+  return { ok: false, error: { kind: 'unknown_tool', message: `No tools are available in this run, so "${call.name}" cannot be called.`, retryable: false }, durationMs: 0 };
+}
+
+function missingResult(call: ToolCall): ToolResult {
+  return { ok: false, error: { kind: 'failed', message: `The tool box returned no result for "${call.name}".`, retryable: false }, durationMs: 0 };
+}

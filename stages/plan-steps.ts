@@ -1,0 +1,40 @@
+// Helpers shared by the stages that move through a plan (think, replan, summarize); not a stage itself.
+import type { StageContext } from '../src/engine/stage.js';
+import type { RunState } from '../src/engine/state.js';
+import type { ChatModel } from '../src/model/types.js';
+import type { PlanSlot, StepResult } from './plan.js';
+
+/** Index of the step being worked on, or null when the run has no plan (ReAct) or no step in progress. */
+export function activeStep(state: RunState): number | null {
+  const plan = state.plan;
+  if (plan === undefined) return null;
+  return plan.steps[plan.current]?.status === 'in_progress' ? plan.current : null;
+}
+
+/** Ends the current step: its status, its result in the run-wide history, and the events that report it. */
+export function finishStep(state: RunState, ctx: StageContext, outcome: StepResult['outcome'], output: string): void {
+  const plan = state.plan;
+  const step = plan?.steps[plan.current];
+  if (plan === undefined || step === undefined) return;
+  step.status = outcome === 'failed' ? 'failed' : 'completed';
+  plan.results.push({ step: plan.current + 1, description: step.description, outcome, output });
+  ctx.emit('step_finished', { step: plan.current + 1, description: step.description, outcome, result: shortText(output) });
+  ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, reason: `step ${plan.current + 1} ${outcome}` });
+}
+
+/** The plan as event data: a fresh copy, so later edits do not change an event already emitted. */
+export function planView(plan: PlanSlot): Array<{ description: string; status: string }> {
+  return plan.steps.map((step) => ({ description: step.description, status: step.status }));
+}
+
+export function requireModel(ctx: StageContext, stage: string): ChatModel {
+  const model = ctx.deps.model;
+  if (model === undefined) throw new Error(`stage "${stage}" needs a model: pass deps.model to runPipeline`);
+  return model;
+}
+
+/** One line of at most `limit` characters, for events and summaries. */
+export function shortText(text: string, limit = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit - 3)}...` : flat;
+}

@@ -1,0 +1,91 @@
+// Prompt texts and the context renderer. What the model sees is composed from the state, not left to accumulate.
+import type { RunState } from '../src/engine/state.js';
+import type { ChatMessage, ToolDefinition } from '../src/model/types.js';
+import type { PlanSlot, StepResult } from './plan.js';
+import type {} from './context.js';
+
+export const defaultInstructions =
+  'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +
+  'Prefer a tool whenever it gives a more reliable result than reasoning alone (use the calculator for arithmetic). ' +
+  'Call tools only with arguments that match their schema. When you have the answer, reply with it in plain text and call no tool.';
+
+export function renderSystemPrompt(instructions: string, tools: readonly ToolDefinition[], facts: readonly string[]): string {
+  const parts = [instructions];
+  if (tools.length > 0) parts.push(`Tools you can call:\n${tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`);
+  if (facts.length > 0) parts.push(`Facts you can rely on:\n${facts.map((fact) => `- ${fact}`).join('\n')}`);
+  return parts.join('\n\n');
+}
+
+/**
+ * The conversation the next reasoning call starts from: the system prompt, then either the task (no plan) or,
+ * inside a plan, a brief of the goal, the plan, the results so far and the current step.
+ */
+export function renderMessages(state: RunState): ChatMessage[] {
+  const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
+  const plan = state.plan;
+  const user = plan !== undefined && plan.current < plan.steps.length ? stepBrief(state.input.task, plan) : state.input.task;
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: user },
+  ];
+}
+
+export function stepBrief(task: string, plan: PlanSlot): string {
+  const step = plan.steps[plan.current]!;
+  return [
+    `Goal: ${task}`,
+    `Plan:\n${renderPlan(plan)}`,
+    `Results of earlier steps:\n${plan.results.length > 0 ? renderResults(plan.results) : 'none yet'}`,
+    `Current step (${plan.current + 1} of ${plan.steps.length}): ${step.description}`,
+    'Work only on the current step. Use tools when they help. When the step is done, reply with its result in plain text and call no tool.',
+  ].join('\n\n');
+}
+
+export function renderPlan(plan: PlanSlot): string {
+  return plan.steps.map((step, index) => `${index + 1}. [${step.status}] ${step.description}`).join('\n');
+}
+
+export function renderResults(results: readonly StepResult[]): string {
+  return results
+    .map((result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`)
+    .join('\n');
+}
+
+export function plannerInstructions(maxSteps: number, tools: readonly string[]): string {
+  return [
+    'You are the planner. Break the task into an ordered list of concrete steps, each one small enough to do with at most a few tool calls.',
+    `Use between 1 and ${maxSteps} steps. Give every step the status "pending". Do not solve the task yourself.`,
+    tools.length > 0 ? `The executor can use these tools: ${tools.join(', ')}.` : 'The executor has no tools.',
+    'Reply with only JSON of the form {"steps":[{"description":"...","status":"pending"}]}.',
+  ].join('\n');
+}
+
+export const replannerInstructions = [
+  'You are the replanner. A step of the plan has just ended. Decide whether the steps after it still lead to the goal.',
+  'Completed steps cannot be changed; you may only replace the steps that come after the one that just ended.',
+  'Reply with only JSON: {"need_replan": boolean, "reason": "why", "new_steps": ["...", "..."]}.',
+  'When the remaining steps are fine, answer need_replan false and an empty new_steps list.',
+].join('\n');
+
+export const composeInstructions =
+  'You write the final answer to the task from the results of the plan steps below. ' +
+  'Answer the task directly and briefly, using only these results. Do not call tools.';
+
+export const partialInstructions =
+  'The run stopped before the task was finished. Using only the work below, write the best answer you can, ' +
+  'and say plainly what is missing or uncertain. Do not call tools.';
+
+export const truncationHint =
+  'Your previous reply was cut off while writing tool-call arguments, so no tool was run. ' +
+  'Call the tool again with shorter arguments, or fewer calls in one reply.';
+
+export const lastRoundNote =
+  'This is your last round for the current step: do not call tools. Finish the step now from what you already have and reply with its result.';
+
+export function renderNotes(notes: readonly string[]): string {
+  return `Notes from the runtime:\n${notes.map((note) => `- ${note}`).join('\n')}`;
+}
+
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

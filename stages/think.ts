@@ -1,0 +1,154 @@
+// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results and the think slot; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
+import { abortRun, breakLoop } from '../src/engine/signal.js';
+import type { Stage, StageContext } from '../src/engine/stage.js';
+import { addUsage, type RunState } from '../src/engine/state.js';
+import type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import type {} from './observe.js';
+import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
+import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
+
+export interface ThinkSlot {
+  /** Model calls made by think in this run. */
+  calls: number;
+  lastFinishReason: FinishReason | null;
+  /** Re-asks after cut-off tool arguments in the latest turn. */
+  truncationRetries: number;
+  /** The plan step the round count belongs to (null without a plan). */
+  step: number | null;
+  /** Reasoning rounds spent on that step. */
+  stepRounds: number;
+  /** Why think stopped the run, when it did. */
+  stopReason?: string;
+}
+
+declare module '../src/engine/state.js' {
+  interface StageSlots {
+    think: ThinkSlot;
+  }
+}
+
+export interface ThinkOptions {
+  /** Re-asks after a reply whose tool arguments were cut off by the length limit (default 3), then abortRun 'truncation'. */
+  maxTruncationRetries?: number;
+  /** Reasoning rounds per plan step (default 4); the last one must finish the step without tools. */
+  maxStepToolRounds?: number;
+  /** Offer the tools in deps.tools to the model (default true); false makes a tool-less responder. */
+  useTools?: boolean;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export function think(options: ThinkOptions = {}): Stage {
+  const maxTruncationRetries = options.maxTruncationRetries ?? 3;
+  const maxStepToolRounds = options.maxStepToolRounds ?? 4;
+  const useTools = options.useTools ?? true;
+  if (!(maxTruncationRetries >= 0) || !(maxStepToolRounds >= 1)) {
+    throw new RangeError('think: maxTruncationRetries must be >= 0 and maxStepToolRounds >= 1');
+  }
+  const settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'> = {};
+  if (options.temperature !== undefined) settings.temperature = options.temperature;
+  if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
+
+  return {
+    name: 'think',
+    async execute(state, ctx) {
+      const model = requireModel(ctx, 'think');
+      const slot = (state.think ??= { calls: 0, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0 });
+      const step = activeStep(state);
+      if (step !== slot.step) {
+        slot.step = step;
+        slot.stepRounds = 0;
+      }
+      if (step !== null) slot.stepRounds++;
+      const lastRound = step !== null && slot.stepRounds >= maxStepToolRounds;
+
+      if (state.nextTurn.notes.length > 0) {
+        state.messages.push({ role: 'user', content: renderNotes(state.nextTurn.notes) });
+        state.nextTurn.notes = [];
+      }
+      if (lastRound) {
+        state.messages.push({ role: 'user', content: lastRoundNote });
+        ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: maxStepToolRounds });
+      }
+      const tools = useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
+      const offered = tools !== undefined && tools.length > 0;
+      state.nextTurn.withoutTools = false;
+      state.turn = { toolCalls: [], results: [] };
+      slot.truncationRetries = 0;
+
+      let response = await ask(model, state, ctx, slot, settings, offered ? tools : undefined);
+      // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
+      while (offered && response.finishReason === 'length' && response.toolCalls.length > 0) {
+        if (slot.truncationRetries >= maxTruncationRetries) {
+          slot.stopReason = `the model's tool-call arguments were cut off by the length limit ${slot.truncationRetries + 1} times in a row`;
+          return abortRun(slot.stopReason, 'truncation');
+        }
+        slot.truncationRetries++;
+        ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
+        state.messages.push({ role: 'user', content: truncationHint });
+        response = await ask(model, state, ctx, slot, settings, tools);
+      }
+
+      const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
+      if (calls.length > 0 && offered) {
+        state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+        state.turn.toolCalls = calls;
+        return;
+      }
+      if (calls.length > 0) ctx.emit('tool_calls_ignored', { toolCalls: calls.map((call) => call.name), reason: 'no tools were offered in this call' });
+      const text = response.content;
+      if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
+
+      if (step !== null) {
+        // Inside a plan a text reply finishes the current step; a last round that still asks for tools ends it as partial.
+        if (calls.length === 0) finishStep(state, ctx, 'completed', text);
+        else if (lastRound) finishStep(state, ctx, 'partial', partialStepOutput(state, step, maxStepToolRounds, text));
+        else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
+        return;
+      }
+      if (text.trim() === '') {
+        ctx.emit('empty_reply', { finishReason: response.finishReason });
+        return;
+      }
+      state.answer = text;
+      state.partial = false;
+      ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length' });
+      return breakLoop('the model gave its final answer', 'completed');
+    },
+  };
+}
+
+async function ask(
+  model: ChatModel,
+  state: RunState,
+  ctx: StageContext,
+  slot: ThinkSlot,
+  settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>,
+  tools: ToolDefinition[] | undefined,
+): Promise<ChatResponse> {
+  const request: ChatRequest = { messages: [...state.messages], purpose: 'think', ...settings };
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  const response = await model.chat(request, ctx.signal);
+  addUsage(state.usage, response.usage);
+  slot.calls++;
+  slot.lastFinishReason = response.finishReason;
+  ctx.emit('model_reply', {
+    purpose: 'think',
+    finishReason: response.finishReason,
+    text: shortText(response.content),
+    toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
+    usage: { ...response.usage },
+  });
+  return response;
+}
+
+/** A step that ran out of rounds still reports what it had: its latest tool results and any text. */
+function partialStepOutput(state: RunState, step: number, maxRounds: number, text: string): string {
+  const observed = state.observe?.step === step ? state.observe.results : [];
+  const latest = observed.filter((result) => result.ok).slice(-3);
+  const had = latest.map((result) => `${result.tool}: ${result.content}`).join('; ');
+  const parts = [`The step did not finish within ${maxRounds} rounds.`];
+  if (had !== '') parts.push(`Latest tool results: ${had}.`);
+  if (text.trim() !== '') parts.push(text.trim());
+  return parts.join(' ');
+}
