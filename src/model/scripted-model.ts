@@ -25,7 +25,7 @@ export class ScriptedModel implements ChatModel {
 
   async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     const callIndex = this.requests.length;
-    this.requests.push(structuredClone(request));
+    this.requests.push(recordOf(request));
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     if (callIndex >= this.steps.length) {
       throw new Error(
@@ -59,4 +59,12 @@ export class ScriptedModel implements ChatModel {
       throw new Error(`ScriptedModel: ${this.remaining} of ${this.steps.length} scripted step(s) were never used`);
     }
   }
+}
+
+/** A deep copy of the request; a zod schema in responseFormat cannot be cloned and is immutable, so it is shared. */
+function recordOf(request: ChatRequest): ChatRequest {
+  const { responseFormat, ...rest } = request;
+  const copy: ChatRequest = structuredClone(rest);
+  if (responseFormat !== undefined) copy.responseFormat = { name: responseFormat.name, schema: responseFormat.schema };
+  return copy;
 }
