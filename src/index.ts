@@ -45,3 +45,7 @@ export {
 } from './model/types.js';
 export { ScriptedModel, type ScriptedStep, type ScriptedReply } from './model/scripted-model.js';
 export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
+
+// --- Models: the OpenAI-compatible adapter and its configuration (issue 3) ---
+export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
+export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';

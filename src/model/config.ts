@@ -12,9 +12,9 @@ export class ConfigError extends Error {
 /** The model used on api.openai.com when OPENAI_MODEL is not set: cheap, fast and good at tool calling. */
 export const defaultOpenAIModel = 'gpt-4o-mini';
 
-export type Environment = Record<string, string | undefined>;
+export type EnvironmentVariables = Record<string, string | undefined>;
 
-function setting(env: Environment, name: string): string | undefined {
+function setting(env: EnvironmentVariables, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === '' ? undefined : value;
 }
@@ -24,7 +24,7 @@ function isOpenAIHost(baseUrl: string): boolean {
 }
 
 /** True when a real model is configured (a key or a base URL); otherwise the CLI falls back to the offline model. */
-export function isRealModelConfigured(env: Environment = process.env): boolean {
+export function isRealModelConfigured(env: EnvironmentVariables = process.env): boolean {
   return setting(env, 'OPENAI_API_KEY') !== undefined || setting(env, 'OPENAI_BASE_URL') !== undefined;
 }
 
@@ -69,7 +69,7 @@ function checkOverrides(overrides: Partial<OpenAIChatModelOptions>): void {
  * its models differently); temperature left to the server (reasoning models reject anything but their default).
  * Also reads AGENT_TOOL_PROTOCOL (native | text) and AGENT_TOOL_CHOICE (send | omit) for servers that need them.
  */
-export function modelConfigFromEnv(env: Environment = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModelOptions {
+export function modelConfigFromEnv(env: EnvironmentVariables = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModelOptions {
   checkOverrides(overrides);
   const baseUrlSetting = overrides.baseUrl ?? setting(env, 'OPENAI_BASE_URL');
   const apiKey = overrides.apiKey ?? setting(env, 'OPENAI_API_KEY');
@@ -101,6 +101,6 @@ export function modelConfigFromEnv(env: Environment = process.env, overrides: Pa
 }
 
 /** modelConfigFromEnv, then the model itself. Throws ConfigError before any request is made. */
-export function openAIModelFromEnv(env: Environment = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
+export function openAIModelFromEnv(env: EnvironmentVariables = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
   return new OpenAIChatModel(modelConfigFromEnv(env, overrides));
 }
