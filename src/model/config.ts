@@ -13,6 +13,8 @@ export class ConfigError extends Error {
 export const defaultOpenAIModel = 'gpt-4o-mini';
 
 export type EnvironmentVariables = Record<string, string | undefined>;
+/** The same type under its first name (the CLI imports it). */
+export type Environment = EnvironmentVariables;
 
 function setting(env: EnvironmentVariables, name: string): string | undefined {
   const value = env[name]?.trim();
