@@ -49,3 +49,6 @@ export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from 
 // --- Models: the OpenAI-compatible adapter and its configuration (issue 3) ---
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
 export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
+
+// --- The offline model: deterministic rules, no key or network needed (issue 3) ---
+export { OfflineModel, offlineNotice } from './model/offline-model.js';

@@ -1,0 +1,80 @@
+// Text rules the offline model reasons with: finding arithmetic in a sentence and turning a step into an expression.
+
+const numberPattern = /-?\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi;
+
+/** Spelled-out operators become symbols so "5 plus 3" reads like "5 + 3". */
+function symbolise(text: string): string {
+  return text
+    .replace(/\bmultiplied by\b|\btimes\b/gi, ' * ')
+    .replace(/\bdivided by\b/gi, ' / ')
+    .replace(/\bplus\b/gi, ' + ')
+    .replace(/\bminus\b/gi, ' - ')
+    .replace(/(\d)\s*[x×]\s*(?=\d)/g, '$1 * ')
+    .replace(/÷/g, ' / ');
+}
+
+/** The longest run of arithmetic in the text that has an operator between two operands, e.g. "17 * 23 + 4". */
+export function findExpression(text: string): string | undefined {
+  const runs = symbolise(text).match(/[-+*/^%().\d\s]+/g) ?? [];
+  let best: string | undefined;
+  for (const run of runs) {
+    const candidate = balanced(run.trim().replace(/[-+*/^%.\s]+$/, '').replace(/^[+*/^%.\s]+/, '').replace(/\s+/g, ' '));
+    if (!/\d[\d.)\s]*[-+*/^%][\s(]*-?\d/.test(candidate)) continue;
+    if (best === undefined || candidate.length > best.length) best = candidate;
+  }
+  return best;
+}
+
+/** Drops parentheses that open or close nothing, so "(12*12" from a sentence still evaluates. */
+function balanced(text: string): string {
+  let result = text;
+  while (count(result, '(') > count(result, ')')) result = result.replace('(', '');
+  while (count(result, ')') > count(result, '(')) result = result.slice(0, result.lastIndexOf(')')) + result.slice(result.lastIndexOf(')') + 1);
+  return result.trim();
+}
+
+function count(text: string, character: string): number {
+  return text.split(character).length - 1;
+}
+
+/** The last number written in a text (a tool result, a step result), as written. */
+export function lastNumber(text: string): string | undefined {
+  const numbers = text.match(numberPattern);
+  return numbers?.[numbers.length - 1];
+}
+
+const operations: Array<[RegExp, (previous: string, operand: string) => string]> = [
+  [/\b(?:add|plus|increase(?: it)? by)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} + ${operand}`],
+  [/\b(?:subtract|minus|take away|decrease(?: it)? by)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} - ${operand}`],
+  [/\b(?:multiply(?: it| the result)?(?: by)?|times)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} * ${operand}`],
+  [/\bdivide(?: it| the result)?(?: by)?\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} / ${operand}`],
+  [/\b(?:to the power of|raise(?: it)? to)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} ^ ${operand}`],
+];
+
+/**
+ * The expression for one step of a plan: its own arithmetic when it has some ("Compute 12*12"), else an operation
+ * applied to the previous step's result ("add 10" after 144 gives "144 + 10").
+ */
+export function stepExpression(step: string, previous: string | undefined): string | undefined {
+  const own = findExpression(step);
+  if (own !== undefined) return own;
+  if (previous === undefined) return undefined;
+  for (const [pattern, build] of operations) {
+    const match = pattern.exec(step);
+    if (match?.[1] !== undefined) return build(previous, match[1]);
+  }
+  if (/\bsquare root\b/i.test(step)) return `sqrt(${previous})`;
+  if (/\bsquare\b/i.test(step)) return `${previous} ^ 2`;
+  if (/\bdouble\b/i.test(step)) return `${previous} * 2`;
+  if (/\bhalve\b|\bhalf\b/i.test(step)) return `${previous} / 2`;
+  return undefined;
+}
+
+/** Splits a multi-part task ("Compute 12*12, then add 10, then divide by 2") into its parts, in order. */
+export function splitTask(task: string): string[] {
+  const parts = task
+    .split(/(?:[,;]\s*|\s+)(?:and\s+)?then\b\s*|;\s*|\.\s+(?=[A-Z])/i)
+    .map((part) => part.trim().replace(/[.?!]+$/, ''))
+    .filter((part) => part !== '');
+  return parts.map((part) => part.charAt(0).toUpperCase() + part.slice(1));
+}

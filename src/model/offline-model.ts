@@ -1,0 +1,148 @@
+// The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
+import { findExpression, lastNumber, splitTask, stepExpression } from './offline-arithmetic.js';
+import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
+
+/** What the offline model says when a request is outside what its rules understand. */
+export const offlineNotice =
+  'I am the stageloop offline model: a small set of rules that can only work through arithmetic tasks with the calculator tool, ' +
+  'so I cannot answer this properly. To use a real model, set OPENAI_API_KEY (and OPENAI_BASE_URL for another ' +
+  'OpenAI-compatible server, OPENAI_MODEL to choose the model).';
+
+const maxPlanSteps = 8;
+
+type Reply = { content: string; toolCalls?: ToolCall[] } | { structured: unknown };
+
+/**
+ * Reads the request's purpose and messages the way the built-in stages write them: the task or a step brief
+ * ("Current step (2 of 3): ..." after "Result: ..." lines), tool results, and the summary brief. No answer is canned:
+ * every number comes from the calculator tool.
+ */
+export class OfflineModel implements ChatModel {
+  readonly provider = 'offline';
+  readonly modelName = 'stageloop-offline';
+
+  async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    if (signal?.aborted) throw new ModelError('aborted', 'the request was cancelled before the offline model answered', { cause: signal.reason });
+    const reply = this.decide(request);
+    const response: ChatResponse = { content: '', toolCalls: [], finishReason: 'stop', usage: estimateUsage(request, ''), model: this.modelName, latencyMs: 0 };
+    if ('structured' in reply) {
+      const parsed = validate(request.responseFormat, reply.structured);
+      response.content = JSON.stringify(parsed);
+      response.parsed = parsed;
+    } else {
+      response.content = reply.content;
+      response.toolCalls = reply.toolCalls ?? [];
+      if (response.toolCalls.length > 0) response.finishReason = 'tool_calls';
+    }
+    response.usage = estimateUsage(request, response.content + response.toolCalls.map((call) => call.arguments).join(''));
+    return response;
+  }
+
+  private decide(request: ChatRequest): Reply {
+    const brief = firstUserText(request.messages);
+    switch (request.purpose) {
+      case 'plan':
+        return { structured: { steps: splitTask(brief).slice(0, maxPlanSteps).map((description) => ({ description, status: 'pending' })) } };
+      case 'replan':
+        return { structured: { need_replan: false, reason: 'The offline model keeps the plan as it is.', new_steps: [] } };
+      case 'summarize':
+        return { content: summarise(brief) };
+      case 'think':
+        return reason(request, brief);
+      default:
+        if (request.responseFormat !== undefined) {
+          throw new ModelError('invalid_response', `the offline model cannot produce structured output for purpose "${request.purpose}"`);
+        }
+        return { content: offlineNotice };
+    }
+  }
+}
+
+/** The reasoner and the step executor: call the calculator once, then answer from its result. */
+function reason(request: ChatRequest, brief: string): Reply {
+  const result = lastToolResult(request.messages);
+  if (result !== undefined) return { content: answerFrom(result.expression, result.content) };
+  const step = /^Current step \(\d+ of \d+\): (.+)$/m.exec(brief);
+  const previous = step ? lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '') : undefined;
+  const expression = step ? stepExpression(step[1]!, previous) : findExpression(brief);
+  if (expression === undefined) {
+    // A step with no arithmetic of its own carries the previous result forward.
+    if (step && previous !== undefined) return { content: `The result so far is ${previous}.` };
+    return { content: offlineNotice };
+  }
+  if (!(request.tools ?? []).some((tool) => tool.name === 'calculator')) {
+    return { content: `I am the stageloop offline model and I need the calculator tool to compute ${expression}, but it is not available here.` };
+  }
+  const id = `offline_call_${request.messages.length}`;
+  return { content: '', toolCalls: [{ id, name: 'calculator', arguments: JSON.stringify({ expression }) }] };
+}
+
+function answerFrom(expression: string | undefined, content: string): string {
+  if (/^error\b/i.test(content.trim())) return `The calculator could not evaluate ${expression ?? 'the expression'}: ${content.trim()}`;
+  const number = lastNumber(content);
+  if (number === undefined) return content.trim();
+  return expression === undefined ? `The result is ${number}.` : `${expression} = ${number}`;
+}
+
+/** The summarizer: the final answer is the last step's number, shown with the chain that produced it. */
+function summarise(brief: string): string {
+  const results = resultLines(brief);
+  const stoppedEarly = /^Status: stopped early/m.test(brief);
+  const last = results.at(-1);
+  if (stoppedEarly) {
+    const reasonLine = /^Stop reason: (.+)$/m.exec(brief)?.[1] ?? 'the run stopped early';
+    const best = last === undefined ? 'No result was computed before it stopped.' : `The latest result was: ${last}.`;
+    return `This is a partial answer from the offline model: ${reasonLine}. ${best}`;
+  }
+  if (last === undefined) return offlineNotice;
+  const number = lastNumber(last);
+  const chain = results.join('; ');
+  return number === undefined ? chain : `${chain}. The answer is ${number}.`;
+}
+
+function resultLines(text: string): string[] {
+  return [...text.matchAll(/^Result: (.+)$/gm)].map((match) => match[1]!.trim());
+}
+
+function firstUserText(messages: readonly ChatMessage[]): string {
+  return messages.find((message) => message.role === 'user')?.content ?? '';
+}
+
+/** The latest tool result and the expression that was sent for it. */
+function lastToolResult(messages: readonly ChatMessage[]): { content: string; expression?: string } | undefined {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== 'tool') continue;
+    const call = messages
+      .flatMap((candidate) => (candidate.role === 'assistant' ? candidate.toolCalls ?? [] : []))
+      .find((toolCall) => toolCall.id === message.toolCallId);
+    const expression = call === undefined ? undefined : expressionOf(call.arguments);
+    return expression === undefined ? { content: message.content } : { content: message.content, expression };
+  }
+  return undefined;
+}
+
+function expressionOf(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    const expression = typeof value === 'object' && value !== null ? (value as { expression?: unknown }).expression : undefined;
+    return typeof expression === 'string' ? expression : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Honours a zod schema in the request: a reply that does not fit it is an invalid response, as from a real server. */
+function validate(format: ResponseFormat | undefined, value: unknown): unknown {
+  const schema = format?.schema as { safeParse?: (input: unknown) => { success: boolean; data?: unknown; error?: unknown } } | undefined;
+  if (typeof schema?.safeParse !== 'function') return value;
+  const checked = schema.safeParse(value);
+  if (!checked.success) throw new ModelError('invalid_response', `the offline model's reply does not match the schema "${format!.name}"`);
+  return checked.data;
+}
+
+/** About four characters a token; marked as estimated. */
+function estimateUsage(request: ChatRequest, output: string): ChatResponse['usage'] {
+  const input = request.messages.reduce((total, message) => total + message.content.length, 0);
+  return { inputTokens: Math.ceil(input / 4), outputTokens: Math.ceil(output.length / 4), cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
+}
