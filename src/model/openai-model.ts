@@ -5,6 +5,7 @@ import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js'
 import { normaliseFinishReason, readCompletion, toChatParams, type WireSettings, type WireTurn } from './openai-wire.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
+import { RequestGuard } from './request-guard.js';
 import { parseActions } from './text-tool-protocol.js';
 import { estimateUsage, sumUsage } from './usage-estimate.js';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from './types.js';
@@ -149,41 +150,32 @@ export class OpenAIChatModel implements ChatModel {
   /** One HTTP exchange (with the SDK's retries), streamed or not. */
   private async send(request: ChatRequest, settings: WireSettings, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<WireTurn> {
     const params = toChatParams(request, settings);
-    if (onEvent === undefined) {
-      const body: unknown = await raceAbort(this.client.chat.completions.create({ ...params, stream: false }, { signal }), signal);
-      return readCompletion(body, this.errorContext.url, this.newId);
-    }
-    // Our own controller: it also fires when the stream goes silent for longer than the timeout.
-    const controller = new AbortController();
-    const forwardAbort = () => controller.abort();
-    signal?.addEventListener('abort', forwardAbort, { once: true });
-    let silent = false;
-    let idleTimer: NodeJS.Timeout | undefined;
-    const restartIdleTimer = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => ((silent = true), controller.abort()), this.errorContext.timeoutMs);
-    };
+    const guard = new RequestGuard(signal, this.errorContext.timeoutMs);
     try {
+      if (onEvent === undefined) {
+        const response = await guard.wait(this.client.chat.completions.create({ ...params, stream: false }, { signal: guard.signal }).asResponse());
+        guard.restartSilenceTimer();
+        return readCompletion(parseBody(await guard.wait(response.text()), response.headers.get('content-type')), this.errorContext.url, this.newId);
+      }
       const streamParams = { ...params, stream: true as const, ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }) };
-      const stream = await raceAbort(this.client.chat.completions.create(streamParams, { signal: controller.signal }), controller.signal);
+      const stream = await guard.wait(this.client.chat.completions.create(streamParams, { signal: guard.signal }));
       const assembler = new StreamAssembler(onEvent, this.newId);
       const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
-      restartIdleTimer();
-      for (let next = await raceAbort(iterator.next(), controller.signal); !next.done; next = await raceAbort(iterator.next(), controller.signal)) {
-        restartIdleTimer();
+      guard.restartSilenceTimer();
+      for (let next = await guard.wait(iterator.next()); !next.done; next = await guard.wait(iterator.next())) {
+        guard.restartSilenceTimer();
         assembler.add(next.value);
       }
       // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
-      if (controller.signal.aborted) throw new APIUserAbortError();
+      if (guard.signal.aborted) throw new APIUserAbortError();
       return assembler.result();
     } catch (error) {
-      if (silent && !signal?.aborted) {
-        throw new ModelError('timeout', `${this.errorContext.url} stopped streaming: no chunk for ${this.errorContext.timeoutMs} ms`, { cause: error });
+      if (guard.silent) {
+        throw new ModelError('timeout', `${this.errorContext.url} stopped sending: nothing for ${this.errorContext.timeoutMs} ms`, { cause: error });
       }
       throw error;
     } finally {
-      clearTimeout(idleTimer);
-      signal?.removeEventListener('abort', forwardAbort);
+      guard.dispose();
     }
   }
 
@@ -214,16 +206,12 @@ export class OpenAIChatModel implements ChatModel {
   }
 }
 
-/** Settles as soon as the signal aborts, even while the SDK sleeps between retries (it does not watch the signal then). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new APIUserAbortError());
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    );
-  });
+/** Parses a completion body; a server that sends JSON under another content type is forgiven. */
+function parseBody(text: string, contentType: string | null): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (contentType?.includes('json')) throw error;
+    return text;
+  }
 }

@@ -58,11 +58,6 @@ export class StreamAssembler {
     this.onEvent(event);
   }
 
-  /** True once the server has said how the turn ended. */
-  get finished(): boolean {
-    return this.finishReason !== null;
-  }
-
   result(): WireTurn {
     const toolCalls = [...this.calls.entries()]
       .sort(([first], [second]) => first - second)

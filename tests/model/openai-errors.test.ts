@@ -74,6 +74,16 @@ describe('OpenAIChatModel errors', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('reports timeout when the body stops halfway after the headers', async () => {
+    server.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"choices": [');
+    });
+    const error = await failure(model({ timeoutMs: 200 }).chat(request));
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toContain('stopped sending');
+  });
+
   it('returns within 100 ms of an abort while waiting for the answer', async () => {
     server.hang();
     const controller = new AbortController();
