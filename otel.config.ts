@@ -1,0 +1,192 @@
+// The OpenTelemetry SDK set-up: the one application-level file that loads the SDK (library code uses the API only).
+// Used two ways:
+//   - by the CLI: `startTracing('otlp' | 'console', options)` before the run, `session.finish()` after it;
+//   - preloaded into anyone's app: `node --import tsx --import ./otel.config.ts app.ts` starts OTLP export at once
+//     and flushes when the event loop empties (call `shutdownTracing()` yourself before `process.exit()`).
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { BatchSpanProcessor, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Deps } from './src/engine/stage.js';
+import { ConsoleWaterfallExporter } from './src/tracing/console-waterfall.js';
+import { instrumentDeps, traceContentFromEnv } from './src/tracing/instrument.js';
+
+export type TraceMode = 'otlp' | 'console';
+
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+export interface StartTracingOptions {
+  /** Record messages, tool arguments and results (redacted). Default: STAGELOOP_TRACE_CONTENT=true. */
+  recordContent?: boolean;
+  /** Where the console waterfall and the one export warning go. Default: process.stderr. */
+  stderr?: TextOutput;
+  /** OTLP/HTTP base URL. Default: OTEL_EXPORTER_OTLP_ENDPOINT, else http://localhost:4318 (Jaeger). */
+  endpoint?: string;
+  /** Default: OTEL_SERVICE_NAME, else `stageloop`. */
+  serviceName?: string;
+  /** How long one export may take, retries included. Default: OTEL_EXPORTER_OTLP_TIMEOUT, else 3,000 ms. */
+  exportTimeoutMs?: number;
+}
+
+export interface TracingSession {
+  readonly mode: TraceMode;
+  readonly recordContent: boolean;
+  /** Where OTLP spans go (otlp mode). */
+  readonly tracesUrl: string | undefined;
+  /** A copy of `deps` with the run tracer, the traced model and tool-call spans (see instrumentDeps). */
+  instrument<Given extends Partial<Deps>>(deps: Given): Given;
+  /** Flushes and stops the SDK; prints the waterfall in console mode. Bounded in time; never rejects. */
+  finish(): Promise<void>;
+}
+
+const defaultEndpoint = 'http://localhost:4318';
+let current: { session: TracingSession; stop: () => Promise<void> } | undefined;
+
+function tracesUrlFor(endpoint: string | undefined): string {
+  if (endpoint === undefined && process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = endpoint ?? (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || defaultEndpoint);
+  return `${base.replace(/\/+$/, '')}/v1/traces`;
+}
+
+function exportTimeoutFromEnv(): number | undefined {
+  const text = process.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
+  const value = Number(text);
+  return text !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** Passes spans on and reports the first failed export, so a missing collector costs one line, not a crash. */
+class FailureReportingExporter implements SpanExporter {
+  constructor(private readonly inner: SpanExporter, private readonly onFailure: (error: Error | undefined) => void) {}
+
+  export(spans: ReadableSpan[], resultCallback: Parameters<SpanExporter['export']>[1]): void {
+    this.inner.export(spans, (result) => {
+      if (result.code !== 0) this.onFailure(result.error);
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+/** Why an export failed, in a few words (the connection error code when there is one). */
+function describeFailure(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  const code = (error as { code?: unknown }).code;
+  const causeCode = (error.cause as { code?: unknown } | undefined)?.code;
+  const label = [code, causeCode].find((value) => typeof value === 'string');
+  return typeof label === 'string' ? `${label}: ${error.message}` : error.message || error.name;
+}
+
+/**
+ * Starts the SDK (global tracer provider, AsyncLocalStorage context manager) for one mode. A second call while a
+ * session is running returns that session. Never throws for an unreachable collector: that is reported on finish.
+ */
+export function startTracing(mode: TraceMode, options: StartTracingOptions = {}): TracingSession {
+  if (current !== undefined) return current.session;
+  const stderr = options.stderr ?? process.stderr;
+  const recordContent = options.recordContent ?? traceContentFromEnv();
+  const exportTimeoutMs = options.exportTimeoutMs ?? exportTimeoutFromEnv() ?? 3_000;
+  const tracesUrl = mode === 'otlp' ? tracesUrlFor(options.endpoint) : undefined;
+
+  let warned = false;
+  const warnOnce = (error: unknown) => {
+    if (warned) return;
+    warned = true;
+    stderr.write(`stageloop: could not export traces to ${tracesUrl} (${describeFailure(error)}); is Jaeger or a collector listening there? The run itself is unaffected.\n`);
+  };
+
+  const waterfall = mode === 'console' ? new ConsoleWaterfallExporter() : undefined;
+  const spanProcessor = waterfall
+    ? new SimpleSpanProcessor(waterfall)
+    : new BatchSpanProcessor(new FailureReportingExporter(new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: exportTimeoutMs }), warnOnce));
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName ?? (process.env.OTEL_SERVICE_NAME || 'stageloop') }),
+    contextManager: new AsyncLocalStorageContextManager(),
+    spanProcessors: [spanProcessor],
+    // Without these NodeSDK would also start OTLP metric and log exporters from the environment defaults.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [],
+  });
+  sdk.start();
+
+  const stop = async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limitMs = exportTimeoutMs + 1_000;
+    const expired = new Promise<'expired'>((resolveExpired) => {
+      timer = setTimeout(() => resolveExpired('expired'), limitMs);
+      timer.unref();
+    });
+    try {
+      const outcome = await Promise.race([sdk.shutdown().then(() => 'done' as const), expired]);
+      if (outcome === 'expired') warnOnce(new Error(`the export did not finish within ${limitMs} ms`));
+    } catch (error) {
+      warnOnce(error);
+    } finally {
+      clearTimeout(timer);
+      // Unregister the globals so a later startTracing() can register again (the API refuses a second provider).
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
+    if (waterfall) {
+      const text = waterfall.render();
+      if (text !== '') stderr.write(`\n${text}\n`);
+    }
+  };
+
+  const session: TracingSession = {
+    mode,
+    recordContent,
+    tracesUrl,
+    instrument: (deps) => instrumentDeps(deps, { recordContent }),
+    finish: async () => {
+      if (current?.session === session) await shutdownTracing();
+    },
+  };
+  current = { session, stop };
+  return session;
+}
+
+/** Finishes the running session, if any: flush, shut down, print (console). Never rejects. */
+export async function shutdownTracing(): Promise<void> {
+  const running = current;
+  if (running === undefined) return;
+  current = undefined;
+  await running.stop();
+}
+
+/** True when this file was loaded with `node --import ./otel.config.ts` (in the arguments or NODE_OPTIONS). */
+function loadedAsPreload(): boolean {
+  const self = fileURLToPath(import.meta.url);
+  const words = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const preloads: string[] = [];
+  words.forEach((word, index) => {
+    if (word === '--import' || word === '--require' || word === '-r') preloads.push(words[index + 1] ?? '');
+    else if (word.startsWith('--import=')) preloads.push(word.slice('--import='.length));
+  });
+  return preloads.some((target) => {
+    const unquoted = target.replace(/^["']|["']$/g, '');
+    if (unquoted.startsWith('file:')) return unquoted === pathToFileURL(self).href;
+    return resolve(unquoted) === self || resolve(`${unquoted}.ts`) === self;
+  });
+}
+
+if (loadedAsPreload()) {
+  startTracing('otlp');
+  // Flush when the app's event loop empties; `once` because the flush itself schedules more work.
+  process.once('beforeExit', () => void shutdownTracing());
+}

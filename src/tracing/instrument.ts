@@ -1,0 +1,37 @@
+// One call to trace a run's dependencies: the run tracer, the model decorator and the tool-call wrapper.
+import type { Tracer } from '@opentelemetry/api';
+import type { Deps } from '../engine/stage.js';
+import { ToolRegistry, type WrapToolCall } from '../tools/registry.js';
+import { otelRunTracer } from './otel-tracer.js';
+import { traceModel } from './traced-model.js';
+import { toolSpanWrapper } from './tool-spans.js';
+
+export interface TracingOptions {
+  /** Defaults to the global API tracer named `stageloop` (a no-op until an SDK is registered). */
+  tracer?: Tracer;
+  /** Record messages, tool arguments and results (redacted). Off by default. */
+  recordContent?: boolean;
+}
+
+/** STAGELOOP_TRACE_CONTENT=true|1|yes turns content recording on. */
+export function traceContentFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  return /^(true|1|yes|on)$/i.test(env.STAGELOOP_TRACE_CONTENT?.trim() ?? '');
+}
+
+/** Runs our tool span around any wrapper already on the registry, so both keep working. */
+function composeWrappers(outer: WrapToolCall, inner: WrapToolCall | undefined): WrapToolCall {
+  return inner === undefined ? outer : (call, execute) => outer(call, () => inner(call, execute));
+}
+
+/**
+ * Returns a copy of `deps` with tracing on: `tracer` set, `model` wrapped by traceModel, and `tools` (when it is a
+ * ToolRegistry) given a span per call. Another ToolBox is left as is: give it `toolSpanWrapper()` yourself.
+ */
+export function instrumentDeps<Given extends Partial<Deps>>(deps: Given, options: TracingOptions = {}): Given {
+  const instrumented: Given = { ...deps, tracer: otelRunTracer(options) };
+  if (deps.model !== undefined) instrumented.model = traceModel(deps.model, options);
+  if (deps.tools instanceof ToolRegistry) {
+    instrumented.tools = deps.tools.with({ wrapCall: composeWrappers(toolSpanWrapper(options), deps.tools.options.wrapCall) });
+  }
+  return instrumented;
+}
