@@ -58,7 +58,7 @@ function connectionReason(error: unknown): string {
     current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
   }
   // fetch refuses some ports outright (9, 25, 6000...) without trying to connect.
-  return deepest === 'bad port' ? 'the port is one fetch refuses to use' : deepest;
+  return deepest === 'bad port' ? 'connection refused by fetch itself (the port is on its blocked list)' : deepest;
 }
 
 function serverMessage(error: APIError): string {

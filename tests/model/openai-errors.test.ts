@@ -171,7 +171,7 @@ describe('OpenAIChatModel errors', () => {
     const blocked = new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: secretKey, maxRetries: 0 });
     const error = await failure(blocked.chat(request));
     expect(error.kind).toBe('connection');
-    expect(error.message).toBe('cannot reach http://127.0.0.1:9/v1: the port is one fetch refuses to use');
+    expect(error.message).toBe('cannot reach http://127.0.0.1:9/v1: connection refused by fetch itself (the port is on its blocked list)');
   });
 
   it('keeps credentials in the base URL out of messages', async () => {
