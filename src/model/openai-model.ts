@@ -40,7 +40,7 @@ export interface OpenAIChatModelOptions {
   provider?: string;
   /** Extra HTTP headers on every request. */
   headers?: Record<string, string>;
-  /** Ids for tool calls the server sent without one (and for text-protocol calls). Default call_text_1, call_text_2... */
+  /** Ids for text-protocol calls and for tool calls a server sent without one. Default call_local_1, call_local_2... */
   newId?: () => string;
 }
 
@@ -75,7 +75,7 @@ export class OpenAIChatModel implements ChatModel {
     });
     this.errorContext = { url: displayUrl(baseUrl), timeoutMs, maxRetries, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
     let count = 0;
-    this.newId = options.newId ?? (() => `call_text_${++count}`);
+    this.newId = options.newId ?? (() => `call_local_${++count}`);
   }
 
   chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {

@@ -88,6 +88,12 @@ describe('OpenAIChatModel.chat', () => {
     expect('tool_choice' in server.lastBody!).toBe(false);
   });
 
+  it('sends no tools for tool choice "none" when tool_choice cannot be sent', async () => {
+    server.replyWith({ content: 'ok' });
+    await model({ sendToolChoice: false }).chat(ask('hi', { tools: [calculator], toolChoice: 'none' }));
+    expect(server.lastBody!.tools).toBeUndefined();
+  });
+
   it('counts tool calls announced with finish_reason "stop"', async () => {
     server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { finishReason: 'stop' });
     const response = await model().chat(ask('1+1?', { tools: [calculator] }));

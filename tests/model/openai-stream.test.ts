@@ -87,6 +87,22 @@ describe('OpenAIChatModel.chatStream', () => {
     expect(response.toolCalls).toHaveLength(1);
   });
 
+  it('retries a 503 before the stream starts, then streams', async () => {
+    server.fail(503, { headers: { 'retry-after-ms': '5' } }).streamReply({ content: 'second try' });
+    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 1, timeoutMs: 2_000 });
+    const response = await chatModel.chatStream(request, () => undefined);
+    expect(response.content).toBe('second try');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('can leave stream_options out for servers that reject it', async () => {
+    server.streamReply({ content: 'ok', usage: null });
+    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', maxRetries: 0, streamUsage: false });
+    await chatModel.chatStream(request, () => undefined);
+    expect(server.lastBody!.stream).toBe(true);
+    expect('stream_options' in server.lastBody!).toBe(false);
+  });
+
   it('fails with invalid_response on a chunk that is not JSON', async () => {
     server.stream([textChunk('Hel'), '{"choices": [ this is not json']);
     const error = await model().chatStream(request, () => undefined).catch((caught: unknown) => caught);

@@ -278,6 +278,7 @@ export class ChatServer {
       await entry.handler(recorded, response);
     } catch (error) {
       if (!response.headersSent) sendJson(response, 599, { error: { message: `chat-server: handler threw: ${String(error)}` } });
+      else response.destroy();
     }
   }
 }
