@@ -131,7 +131,9 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
       timer.unref();
     });
     try {
-      const outcome = await Promise.race([sdk.shutdown().then(() => 'done' as const), expired]);
+      // Flush first: SimpleSpanProcessor.shutdown() drops exports still waiting for async resource attributes.
+      const flushed = spanProcessor.forceFlush().then(() => sdk.shutdown());
+      const outcome = await Promise.race([flushed.then(() => 'done' as const), expired]);
       if (outcome === 'expired') warnOnce(new Error(`the export did not finish within ${limitMs} ms`));
     } catch (error) {
       warnOnce(error);
