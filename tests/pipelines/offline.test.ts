@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
+import { runPipeline } from '../../src/engine/runner.js';
+import type { RunEvent } from '../../src/engine/stage.js';
+import { OfflineModel, offlineNotice } from '../../src/model/offline-model.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { testCalculator } from '../support/stage-tools.js';
+
+const tools = new ToolRegistry([testCalculator]);
+
+describe('the offline model drives both pipelines end to end', () => {
+  it('ReAct: "What is 17 * 23 + 4?" → calculator → 395', async () => {
+    const events: RunEvent[] = [];
+    const result = await runPipeline(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) } });
+    expect(result).toMatchObject({ status: 'completed', partial: false, iterations: 2 });
+    expect(result.answer).toMatch(/\b395\b/);
+    expect(events.find((event) => event.type === 'tool_call')!.data).toMatchObject({ name: 'calculator', arguments: '{"expression":"17 * 23 + 4"}' });
+    expect(result.usage.estimated).toBe(true);
+  });
+
+  it('Plan-Execute-Replan: a 3-step plan, each step computed from the previous result, → 77', async () => {
+    const events: RunEvent[] = [];
+    const result = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, {
+      deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
+    });
+    expect(result.status).toBe('completed');
+    expect(events.find((event) => event.type === 'plan_created')!.data.steps).toEqual([
+      { description: 'Compute 12*12', status: 'in_progress' },
+      { description: 'Add 10', status: 'pending' },
+      { description: 'Divide by 2', status: 'pending' },
+    ]);
+    expect(events.filter((event) => event.type === 'tool_call').map((event) => event.data.arguments)).toEqual([
+      '{"expression":"12*12"}',
+      '{"expression":"144 + 10"}',
+      '{"expression":"154 / 2"}',
+    ]);
+    expect(result.answer).toMatch(/The answer is 77\.$/);
+    expect(result.state.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
+  });
+
+  it('numbers come from the tool, not from the model: a different calculator result changes the answer', async () => {
+    const result = await runPipeline(reactPipeline(), { task: 'What is 2 + 2?' }, { deps: { model: new OfflineModel(), tools } });
+    expect(result.answer).toBe('2 + 2 = 4');
+  });
+
+  it('says plainly what it is for anything else', async () => {
+    const result = await runPipeline(reactPipeline(), { task: 'Write a poem about autumn' }, { deps: { model: new OfflineModel(), tools } });
+    expect(result.answer).toBe(offlineNotice);
+    expect(offlineNotice).toMatch(/offline model.*OPENAI_API_KEY.*OPENAI_BASE_URL.*OPENAI_MODEL/s);
+  });
+
+  it('stopped early, it writes a partial answer from the work done', async () => {
+    const result = await runPipeline(reactPipeline({ maxIterations: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools } });
+    expect(result).toMatchObject({ status: 'stopped', partial: true });
+    expect(result.answer).toMatch(/partial answer from the offline model: the iteration cap of 1 was reached\. The latest result was: 395/);
+  });
+});
