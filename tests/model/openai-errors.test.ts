@@ -144,6 +144,16 @@ describe('OpenAIChatModel errors', () => {
     expect(error.message).toContain('Incorrect API key provided');
   });
 
+  it('redacts a key of any shape, not only sk- keys', async () => {
+    const localKey = 'vllm-local-token-4711';
+    server.fail(403, { message: `key ${localKey} may not use this model` });
+    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'm', apiKey: localKey, maxRetries: 0 });
+    const error = await failure(chatModel.chat(request));
+    expect(error.kind).toBe('auth');
+    expect(error.message).not.toContain(localKey);
+    expect(error.message).toContain('[redacted]');
+  });
+
   it('maps 400 and 404 to bad_request, not retried', async () => {
     server.fail(400, { message: 'tool_choice is not supported' }).fail(404, { message: 'model "nope" not found' });
     const first = await failure(model({ maxRetries: 2 }).chat(request));

@@ -101,6 +101,12 @@ describe('structured output', () => {
     expect(server.requests[0]!.body.response_format!.json_schema!.schema).toEqual(schema);
   });
 
+  it('parses a streamed reply too', async () => {
+    server.streamReply({ content: '{"steps":["compute 12*12","add 10"]}', splitEvery: 4 });
+    const response = await model().chatStream(planRequest(), () => undefined);
+    expect(response.parsed).toEqual({ steps: ['compute 12*12', 'add 10'] });
+  });
+
   it('does not parse a reply cut off by the length limit', async () => {
     server.replyWith({ content: '{"steps":["comp', finishReason: 'length' });
     const response = await model().chat(planRequest());
