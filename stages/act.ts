@@ -28,22 +28,28 @@ export function act(options: ActOptions = {}): Stage {
     async execute(state, ctx) {
       const calls = state.turn.toolCalls;
       if (calls.length === 0) return;
-      // A guard may have decided some calls already (a refusal): those keep their result and are not run.
-      const decided = new Map<string, ToolOutcome>(state.turn.results.map((outcome) => [outcome.call.id, outcome]));
-      const pending = calls.filter((call) => !decided.has(call.id));
-      for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
       const tools = ctx.deps.tools;
-      const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
       const slot = (state.act ??= { executed: 0, failed: 0 });
-      pending.forEach((call, index) => {
+      const prefilled = state.turn.results;
+      // A guard may have decided some calls already (a refusal): those keep their result and are not run.
+      const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
+      const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
+      for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
+      const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
+      const outcomes: ToolOutcome[] = pending.map((call, index) => {
         const result = results[index] ?? missingResult(call);
-        decided.set(call.id, { call, result });
         slot.executed++;
         if (!result.ok) slot.failed++;
         ctx.emit('tool_result', { id: call.id, name: call.name, ...preview(result, previewChars) });
+        return { call, result };
       });
+      if (decided === undefined) {
+        state.turn.results = outcomes;
+        return;
+      }
+      for (const outcome of outcomes) decided.set(outcome.call.id, outcome);
       const callIds = new Set(calls.map((call) => call.id));
-      const extra = state.turn.results.filter((outcome) => !callIds.has(outcome.call.id));
+      const extra = prefilled.filter((outcome) => !callIds.has(outcome.call.id));
       state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
     },
   };

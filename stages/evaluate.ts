@@ -2,6 +2,7 @@
 import { abortRun } from '../src/engine/signal.js';
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
+import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
 import type {} from './plan.js';
 
@@ -69,7 +70,12 @@ function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfte
     if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress') return ['continue', `step ${state.plan.current + 1} ended`];
     return ['continue', state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn'];
   }
-  const failed = toolCalls.map((call) => ({ call, outcome: results.find((entry) => entry.call.id === call.id) })).filter(({ outcome }) => !succeeded(outcome));
+  const failed: Array<{ call: ToolCall; outcome: ToolOutcome | undefined }> = [];
+  toolCalls.forEach((call, index) => {
+    // act keeps results in call order, so the entry at the same index is almost always the one.
+    const outcome = results[index]?.call.id === call.id ? results[index] : results.find((entry) => entry.call.id === call.id);
+    if (!succeeded(outcome)) failed.push({ call, outcome });
+  });
   if (failed.length === 0) {
     slot.failures = 0;
     const overrun = planOverrun(state, slot);

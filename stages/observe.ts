@@ -36,11 +36,7 @@ export function observe(options: ObserveOptions = {}): Stage {
     async execute(state) {
       const { toolCalls, results } = state.turn;
       if (toolCalls.length === 0 && results.length === 0) return;
-      // Every call gets a reply, as the protocol requires; a result without a matching call is still fed back.
-      const byId = new Map(results.map((outcome) => [outcome.call.id, outcome]));
-      const ordered: ToolOutcome[] = toolCalls.map((call) => byId.get(call.id) ?? notRun(call));
-      const callIds = new Set(toolCalls.map((call) => call.id));
-      for (const outcome of results) if (!callIds.has(outcome.call.id)) ordered.push(outcome);
+      const ordered = inCallOrder(toolCalls, results);
 
       const step = activeStep(state) ?? state.plan?.current ?? null;
       const slot = state.observe?.step === step ? state.observe : (state.observe = { step, results: [] });
@@ -52,6 +48,16 @@ export function observe(options: ObserveOptions = {}): Stage {
       if (slot.results.length > keepResults) slot.results.splice(0, slot.results.length - keepResults);
     },
   };
+}
+
+/** Every call gets a reply, as the protocol requires; a result without a matching call is still fed back. */
+function inCallOrder(toolCalls: readonly ToolCall[], results: readonly ToolOutcome[]): readonly ToolOutcome[] {
+  if (results.length === toolCalls.length && results.every((outcome, index) => outcome.call.id === toolCalls[index]!.id)) return results;
+  const byId = new Map(results.map((outcome) => [outcome.call.id, outcome]));
+  const ordered: ToolOutcome[] = toolCalls.map((call) => byId.get(call.id) ?? notRun(call));
+  const callIds = new Set(toolCalls.map((call) => call.id));
+  for (const outcome of results) if (!callIds.has(outcome.call.id)) ordered.push(outcome);
+  return ordered;
 }
 
 /** What the model reads for a result: the content, or the error with its kind so it can correct the call. */

@@ -35,6 +35,8 @@ export function requireModel(ctx: StageContext, stage: string): ChatModel {
 
 /** One line of at most `limit` characters, for events and summaries. */
 export function shortText(text: string, limit = 200): string {
+  // Fast path for the common short single-line text: no regex, no copy.
+  if (text.length <= limit && text.indexOf('\n') === -1) return text;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit - 3)}...` : flat;
 }

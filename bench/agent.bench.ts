@@ -1,0 +1,113 @@
+// Agent turn cost: a ReAct run through the built-in stages against a hand-written loop doing the same work.
+import { z } from 'zod';
+import { reactPipeline } from '../pipelines/index.js';
+import { runPipeline, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type Pipeline } from '../src/index.js';
+import { defineTool } from '../src/tools/define-tool.js';
+import { ToolRegistry } from '../src/tools/registry.js';
+import { collectGarbage, format, median, peakMemory, timeMs } from './measure.js';
+
+const addArguments = z.object({ a: z.number(), b: z.number() });
+const add = (args: z.infer<typeof addArguments>) => String(args.a + args.b);
+const tools = new ToolRegistry([defineTool({ name: 'add', description: 'Adds two numbers.', parameters: addArguments, execute: add })]);
+const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
+
+/** A model that calls `add` until the conversation has `turns - 1` tool calls, then answers; optionally waits first. */
+function scriptedModel(turns: number, delayMs = 0): ChatModel {
+  return {
+    provider: 'bench',
+    modelName: 'bench',
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      let turn = 0;
+      for (const message of request.messages) if (message.role === 'assistant') turn++;
+      if (turn + 1 >= turns) return { content: 'done', toolCalls: [], finishReason: 'stop', usage, model: 'bench', latencyMs: 0 };
+      const call = { id: `call_${turn}`, name: 'add', arguments: `{"a":${turn},"b":2}` };
+      return { content: '', toolCalls: [call], finishReason: 'tool_calls', usage, model: 'bench', latencyMs: 0 };
+    },
+  };
+}
+
+/** The same work without the engine: ask, validate, call, append, repeat. */
+async function handWrittenLoop(model: ChatModel, task: string, maxTurns: number): Promise<string> {
+  const messages: ChatMessage[] = [{ role: 'system', content: 'You can call add.' }, { role: 'user', content: task }];
+  const definitions = tools.definitions();
+  for (let turn = 0; turn < maxTurns; turn++) {
+    const response = await model.chat({ messages: [...messages], tools: definitions, purpose: 'think' });
+    if (response.toolCalls.length === 0) return response.content;
+    messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+    for (const call of response.toolCalls) {
+      const parsed = addArguments.safeParse(JSON.parse(call.arguments));
+      const content = parsed.success ? add(parsed.data) : `Error: ${parsed.error.message}`;
+      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
+    }
+  }
+  return 'gave up';
+}
+
+async function turnCost(): Promise<void> {
+  const turns = 10;
+  const runs = 2_000;
+  const model = scriptedModel(turns);
+  const pipeline: Pipeline = reactPipeline({ maxIterations: turns });
+  const check = await runPipeline(pipeline, { task: 'add' }, { deps: { model, tools } });
+  if (check.answer !== 'done' || check.iterations !== turns) throw new Error(`bench pipeline misbehaves: ${check.status} after ${check.iterations} turns`);
+  const engineSamples: number[] = [];
+  const loopSamples: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    collectGarbage();
+    const engineMs = await timeMs(async () => {
+      for (let index = 0; index < runs; index++) await runPipeline(pipeline, { task: 'add' }, { deps: { model, tools } });
+    });
+    collectGarbage();
+    const loopMs = await timeMs(async () => {
+      for (let index = 0; index < runs; index++) await handWrittenLoop(model, 'add', turns);
+    });
+    engineSamples.push((engineMs * 1_000) / (runs * turns));
+    loopSamples.push((loopMs * 1_000) / (runs * turns));
+  }
+  const engine = median(engineSamples);
+  const loop = median(loopSamples);
+  console.log(
+    `ReAct turn (10 turns: 9 zod-validated tool calls + answer, instant model, median of 7 x ${format(runs, 0)} runs): ` +
+      `stageloop ${format(engine, 2)} µs, hand-written loop ${format(loop, 2)} µs, ratio ${format(engine / loop, 2)}x (target <= 3x)`,
+  );
+}
+
+async function concurrent(label: string, runs: number, start: () => Promise<unknown>): Promise<{ wallMs: number; retainedKiB: number }> {
+  let retained = 0;
+  const { wallMs, baseHeapBytes } = await peakMemory(async () => {
+    const all = Promise.all(Array.from({ length: runs }, start));
+    // Every run is now parked in its first 10 ms model call: what survives a collection is what a run holds.
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    collectGarbage();
+    retained = process.memoryUsage().heapUsed;
+    await all;
+  });
+  const retainedKiB = (retained - baseHeapBytes) / runs / 1024;
+  console.log(`  ${label}: wall ${format(wallMs, 0)} ms, heap retained per in-flight run ${format(retainedKiB, 2)} KiB`);
+  return { wallMs, retainedKiB };
+}
+
+async function concurrentRuns(): Promise<void> {
+  const runs = 5_000;
+  const turns = 5;
+  const model = scriptedModel(turns, 10);
+  const pipeline = reactPipeline({ maxIterations: turns });
+  console.log(`${format(runs, 0)} concurrent ReAct runs (5 turns, model awaits 10 ms a turn):`);
+  const walls = { engine: [] as number[], loop: [] as number[] };
+  let engineRetained = 0;
+  for (let round = 0; round < 3; round++) {
+    const engine = await concurrent('stageloop', runs, () => runPipeline(pipeline, { task: 'add' }, { deps: { model, tools } }));
+    const loop = await concurrent('hand-written loop', runs, () => handWrittenLoop(model, 'add', turns));
+    walls.engine.push(engine.wallMs);
+    walls.loop.push(loop.wallMs);
+    engineRetained = Math.max(engineRetained, engine.retainedKiB);
+  }
+  const ratio = median(walls.engine) / median(walls.loop);
+  console.log(`  median wall ratio ${format(ratio, 2)}x (target <= 1.5x); stageloop heap per in-flight run at most ${format(engineRetained, 2)} KiB (target <= 10 KiB)`);
+}
+
+export async function run(): Promise<void> {
+  await turnCost();
+  await concurrentRuns();
+}
