@@ -5,7 +5,7 @@ import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
 import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson } from './redact.js';
-import { errorTypeOf, recordFailure, stageloopTracer } from './span-helpers.js';
+import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface OtelRunTracerOptions {
   /** Defaults to `trace.getTracer('stageloop', version)` from the global API (a no-op without an SDK). */
@@ -14,7 +14,7 @@ export interface OtelRunTracerOptions {
   recordContent?: boolean;
 }
 
-/** Runs `body` inside `span` as the active context; ends the span whatever happens. */
+/** Runs `body` in an INTERNAL span; records a throw as ERROR and lets `onResult` label the span. */
 function inSpan<Result>(
   tracer: Tracer,
   name: string,
@@ -22,16 +22,14 @@ function inSpan<Result>(
   body: () => Promise<Result>,
   onResult?: (span: Span, result: Result) => void,
 ): Promise<Result> {
-  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+  return withSpan(tracer, name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       const result = await body();
       if (onResult !== undefined && span.isRecording()) onResult(span, result);
       return result;
     } catch (error) {
-      recordFailure(span, error);
+      if (span.isRecording()) recordFailure(span, error);
       throw error;
-    } finally {
-      span.end();
     }
   });
 }
@@ -67,6 +65,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
   const recordContent = options.recordContent ?? false;
   return {
     run(info, body) {
+      if (tracingIsOff(tracer)) return body();
       const attributes: Attributes = {
         [GenAiAttributes.operationName]: GenAiOperations.invokeAgent,
         [GenAiAttributes.agentName]: info.pipeline,
@@ -88,10 +87,12 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
     },
 
     iteration(info, body) {
+      if (tracingIsOff(tracer)) return body();
       return inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body);
     },
 
     stage(info, body) {
+      if (tracingIsOff(tracer)) return body();
       const attributes: Attributes = {
         [StageloopAttributes.stageName]: info.name,
         [StageloopAttributes.zone]: info.zone,

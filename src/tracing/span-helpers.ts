@@ -1,6 +1,6 @@
 // Small helpers shared by the tracing modules: the default tracer and how failures are recorded.
 import { readFileSync } from 'node:fs';
-import { SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
 import { redactSecrets } from './redact.js';
 
@@ -21,6 +21,19 @@ function packageVersion(): string {
 /** The global API tracer for stageloop: a no-op until an SDK registers a provider. */
 export function stageloopTracer(): Tracer {
   return trace.getTracer(tracerName, packageVersion());
+}
+
+/** The API's no-op provider: what a ProxyTracerProvider delegates to until an SDK registers. */
+const noopTracerProvider = new ProxyTracerProvider().getDelegate();
+
+/**
+ * True when `tracer` is a global API tracer and no SDK is registered, so every span would be a no-op: the
+ * tracing seams then call straight through, and tracing without an SDK costs a few property reads per call.
+ */
+export function tracingIsOff(tracer: Tracer): boolean {
+  if (!(tracer instanceof ProxyTracer)) return false;
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === noopTracerProvider;
 }
 
 /** Low-cardinality error class: a `kind` (ModelError, ToolError) when there is one, else the error's name. */
@@ -46,4 +59,26 @@ export function recordFailure(span: Span, error: unknown, errorType = errorTypeO
   if (error instanceof Error && error.stack !== undefined) exception.stack = redactSecrets(error.stack);
   span.recordException(exception);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/**
+ * Runs `body` with a new span as the active context and ends the span after it. Without an SDK (and no incoming
+ * trace) the span has an invalid context: then `body` runs directly, skipping the context switch, so the API-only
+ * path costs one no-op span. A sampled-out span keeps its valid context and is still propagated.
+ */
+export function withSpan<Result>(
+  tracer: Tracer,
+  name: string,
+  options: SpanOptions,
+  body: (span: Span) => Promise<Result>,
+): Promise<Result> {
+  const span = tracer.startSpan(name, options);
+  if (!isSpanContextValid(span.spanContext())) return body(span);
+  return context.with(trace.setSpan(context.active(), span), async () => {
+    try {
+      return await body(span);
+    } finally {
+      span.end();
+    }
+  });
 }

@@ -4,7 +4,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentel
 import type { WrapToolCall } from '../tools/registry.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
 import { redactedJson, redactSecrets } from './redact.js';
-import { recordFailure, stageloopTracer } from './span-helpers.js';
+import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface ToolSpanOptions {
   /** Defaults to the global API tracer named `stageloop`. */
@@ -26,6 +26,7 @@ export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
   return (call, execute) => {
+    if (tracingIsOff(tracer)) return execute();
     const attributes: Attributes = {
       [GenAiAttributes.operationName]: GenAiOperations.executeTool,
       [GenAiAttributes.toolName]: call.name,
@@ -33,7 +34,7 @@ export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
       [GenAiAttributes.toolCallId]: call.id,
     };
     if (recordContent) attributes[GenAiAttributes.toolCallArguments] = argumentsValue(call.arguments);
-    return tracer.startActiveSpan(SpanNames.tool(call.name), { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    return withSpan(tracer, SpanNames.tool(call.name), { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
         const result = await execute();
         if (!span.isRecording()) return result;
@@ -46,10 +47,8 @@ export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
         return result;
       } catch (error) {
         // A ToolBox never rejects; if a wrapped executor does anyway, keep the evidence and pass it on.
-        recordFailure(span, error);
+        if (span.isRecording()) recordFailure(span, error);
         throw error;
-      } finally {
-        span.end();
       }
     });
   };

@@ -3,7 +3,7 @@ import { SpanKind, type Attributes, type Span, type Tracer } from '@opentelemetr
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall } from '../model/types.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson } from './redact.js';
-import { recordFailure, stageloopTracer } from './span-helpers.js';
+import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface TraceModelOptions {
   /** Defaults to the global API tracer named `stageloop`. */
@@ -91,17 +91,16 @@ export function traceModel(model: ChatModel, options: TraceModelOptions = {}): C
   const recordContent = options.recordContent ?? false;
 
   function traced(request: ChatRequest, streamed: boolean, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
+    if (tracingIsOff(tracer)) return call();
     const spanOptions = { kind: SpanKind.CLIENT, attributes: requestAttributes(model, request, streamed, recordContent) };
-    return tracer.startActiveSpan(SpanNames.chat(model.modelName), spanOptions, async (span: Span) => {
+    return withSpan(tracer, SpanNames.chat(model.modelName), spanOptions, async (span: Span) => {
       try {
         const response = await call();
         if (span.isRecording()) span.setAttributes(responseAttributes(response, recordContent));
         return response;
       } catch (error) {
-        recordFailure(span, error);
+        if (span.isRecording()) recordFailure(span, error);
         throw error;
-      } finally {
-        span.end();
       }
     });
   }
