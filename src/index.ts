@@ -52,3 +52,11 @@ export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigu
 
 // --- The offline model: deterministic rules, no key or network needed (issue 3) ---
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
+
+// --- Tools: defineTool, the registry (the ToolBox port), calculator and web search (issue 4) ---
+export { defineTool, isStrictCompatible, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
+export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
+export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
+export { calculatorTool, type CalculatorTool, type CalculatorOptions } from './tools/calculator.js';
+export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
