@@ -14,8 +14,11 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
-/** What `execute` may return: text is passed on as is, JSON values are serialised, nothing counts as empty. */
-export type ToolOutput = string | JsonValue | undefined;
+/**
+ * What `execute` may return: text is passed on as is, anything else goes through JSON.stringify (so a plain object
+ * typed by an interface works), and undefined or null count as an empty result.
+ */
+export type ToolOutput = string | number | boolean | null | undefined | object;
 
 export interface ToolSpec<Parameters extends ToolParameters> {
   name: string;

@@ -119,12 +119,14 @@ function fromThrown(toolName: string, error: unknown, durationMs: number): ToolR
 }
 
 function fromOutput(toolName: string, output: ToolOutput | void, settings: CallSettings, elapsed: () => number): ToolResult {
-  let text: string;
+  let text: string | undefined;
   try {
     text = typeof output === 'string' ? output : output === undefined || output === null ? '' : JSON.stringify(output);
   } catch (error) {
     return failure('failed', `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`, false, elapsed());
   }
+  // JSON.stringify gives undefined for a function or a symbol.
+  if (text === undefined) return failure('failed', `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`, false, elapsed());
   if (text.trim() === '') return { ok: true, content: EMPTY_RESULT_CONTENT, empty: true, durationMs: elapsed() };
   if (text.length <= settings.maxOutputChars) return { ok: true, content: text, durationMs: elapsed() };
   if (settings.oversizedOutput === 'error') {

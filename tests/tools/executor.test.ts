@@ -160,7 +160,9 @@ describe('output', () => {
     expect(await new ToolRegistry([json]).execute(call('json', {}))).toMatchObject({ ok: true, content: '{"total":3,"items":["a"]}' });
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    const bad = defineTool({ name: 'bad', description: 'd', parameters: z.object({}), execute: () => circular as never });
+    const bad = defineTool({ name: 'bad', description: 'd', parameters: z.object({}), execute: () => circular });
     expect(errorOf(await new ToolRegistry([bad]).execute(call('bad', {}))).kind).toBe('failed');
+    const returnsFunction = defineTool({ name: 'fn', description: 'd', parameters: z.object({}), execute: () => () => 1 });
+    expect(errorOf(await new ToolRegistry([returnsFunction]).execute(call('fn', {})))).toMatchObject({ kind: 'failed', message: expect.stringContaining('function') });
   });
 });
