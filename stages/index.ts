@@ -8,3 +8,4 @@ export { evaluate, type EvaluateOptions, type EvaluateSlot, type Verdict, type V
 export { replan, replanSchema, type ReplanOptions, type ReplanSlot, type ReplanDecision } from './replan.js';
 export { summarize, type SummarizeOptions, type SummarizeSlot, type SummaryPath } from './summarize.js';
 export { renderMessages, renderSystemPrompt, defaultInstructions } from './prompts.js';
+export * from './guards.js';
