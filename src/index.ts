@@ -60,3 +60,12 @@ export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
 export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
 export { calculatorTool, type CalculatorTool, type CalculatorOptions } from './tools/calculator.js';
 export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
+
+// --- Tracing: OpenTelemetry spans through @opentelemetry/api only; the SDK is set up by otel.config.ts (issue 6) ---
+export { otelRunTracer, type OtelRunTracerOptions } from './tracing/otel-tracer.js';
+export { traceModel, type TraceModelOptions } from './tracing/traced-model.js';
+export { toolSpanWrapper, type ToolSpanOptions } from './tracing/tool-spans.js';
+export { instrumentDeps, traceContentFromEnv, type TracingOptions } from './tracing/instrument.js';
+export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from './tracing/console-waterfall.js';
+export { redactSecrets, redactValue, redactedJson } from './tracing/redact.js';
+export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';

@@ -31,7 +31,6 @@ const shownAttributes: Array<[string, string]> = [
   [StageloopAttributes.stopReasonKind, 'stop'],
   [StageloopAttributes.stopReasonStage, 'by'],
   [StageloopAttributes.iterations, 'iterations'],
-  [StageloopAttributes.zone, 'zone'],
   [StageloopAttributes.purpose, 'purpose'],
   [GenAiAttributes.responseModel, 'model'],
   [GenAiAttributes.responseFinishReasons, 'finish'],
