@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OfflineModel, offlineNotice } from '../../src/model/offline-model.js';
+import { calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { testCalculator } from '../support/stage-tools.js';
 
@@ -53,5 +54,19 @@ describe('the offline model drives both pipelines end to end', () => {
     const result = await runPipeline(reactPipeline({ maxIterations: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools } });
     expect(result).toMatchObject({ status: 'stopped', partial: true });
     expect(result.answer).toMatch(/partial answer from the offline model: the iteration cap of 1 was reached\. The latest result was: 395/);
+  });
+});
+
+describe('the offline model with the real mathjs calculator tool (the CLI acceptance path)', () => {
+  const calculator = calculatorTool();
+  const realTools = new ToolRegistry([calculator]);
+  afterAll(() => calculator.close());
+
+  it('ReAct prints 395 and Plan-Execute-Replan prints 77', async () => {
+    const react = await runPipeline(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools: realTools } });
+    expect(react).toMatchObject({ status: 'completed', answer: '17 * 23 + 4 = 395' });
+    const planned = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, { deps: { model: new OfflineModel(), tools: realTools } });
+    expect(planned.state.plan!.steps).toHaveLength(3);
+    expect(planned).toMatchObject({ status: 'completed', answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.' });
   });
 });
