@@ -79,9 +79,11 @@ export class CalculatorWorkerHost {
     }
   }
 
-  /** Stops the worker; a later evaluation starts a new one. */
+  /** Stops the worker, failing what is queued or running; a later evaluation starts a new one. */
   close(): Promise<void> {
     this.#replaceWorker(false);
+    const pending = [...(this.#current ? [this.#current] : []), ...this.#queue.splice(0)];
+    for (const job of pending) this.#settle(job, () => job.reject(new ToolFailure('The calculator was closed.')));
     return Promise.resolve();
   }
 

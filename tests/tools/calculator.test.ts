@@ -73,6 +73,18 @@ describe('calculator', () => {
 });
 
 describe('calculator worker lifecycle', () => {
+  it('close() fails a running calculation at once, and the next call starts a new worker', async () => {
+    const own = calculatorTool();
+    const ownTools = new ToolRegistry([own]);
+    await own.warm();
+    const running = ownTools.execute({ id: 'r', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(2000, 2000), f(x) = x + 1))' }) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await own.close();
+    expect(await running).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('closed') } });
+    expect(await ownTools.execute({ id: 'n', name: 'calculator', arguments: '{"expression":"2 + 2"}' })).toMatchObject({ ok: true, content: 'Expression: 2 + 2\nResult: 4' });
+    await own.close();
+  }, 40_000); // two mathjs loads, slow on a busy machine
+
   it('lets a script exit on its own after a top-level calculation', async () => {
     const fixture = fileURLToPath(new URL('../support/calculator-once.ts', import.meta.url));
     const started = Date.now();
