@@ -87,7 +87,8 @@ function describeFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const causeCode = (error.cause as { code?: unknown } | undefined)?.code;
   const label = [code, causeCode].find((value) => typeof value === 'string');
-  return typeof label === 'string' ? `${label}: ${error.message}` : error.message || error.name;
+  const message = error.message || error.name;
+  return typeof label === 'string' && !message.includes(label) ? `${label}: ${message}` : message;
 }
 
 /**
