@@ -1,0 +1,131 @@
+// Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
+import { parseArgs } from 'node:util';
+import type { GuardFlags } from '../../stages/guards.js';
+
+export type { GuardFlags };
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type TraceMode = 'otlp' | 'console';
+export type InjectionAction = NonNullable<GuardFlags['injection']>;
+
+export interface RunFlags extends GuardFlags {
+  task: string;
+  pipeline: string;
+  model?: string;
+  baseUrl?: string;
+  offline: boolean;
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  trace?: TraceMode;
+  traceContent: boolean;
+}
+
+const guardOptions = {
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  guard: { type: 'string', multiple: true },
+  'loop-limit': { type: 'string' },
+  'context-budget': { type: 'string' },
+} as const;
+
+const runOptions = {
+  ...guardOptions,
+  pipeline: { type: 'string', short: 'p' },
+  model: { type: 'string', short: 'm' },
+  'base-url': { type: 'string' },
+  offline: { type: 'boolean' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean' },
+  trace: { type: 'string' },
+  'trace-content': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Runs node's parser, turning its errors into a message that names the fix. */
+function parse<Parsed>(command: string, read: () => Parsed): Parsed {
+  try {
+    return read();
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '') : String(error);
+    throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
+  }
+}
+
+function injectionAction(values: string[] | undefined): InjectionAction | undefined {
+  let action: InjectionAction | undefined;
+  for (const value of values ?? []) {
+    const [name, mode = 'flag'] = value.split('=', 2);
+    if (name !== 'injection') throw new UsageError(`--guard knows only "injection", got "${name}": use --guard injection[=flag|redact|block]`);
+    if (mode !== 'flag' && mode !== 'redact' && mode !== 'block') {
+      throw new UsageError(`--guard injection=${mode} is not an action: use flag, redact or block`);
+    }
+    action = mode;
+  }
+  return action;
+}
+
+/** Guard flags stay text here: applyGuards (stages/guards.ts) checks them and names the flag in its error. */
+export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
+  const flags: GuardFlags = {};
+  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection'>) => {
+    const value = values[flag];
+    if (typeof value === 'string') flags[key] = value;
+  };
+  copy('max-tokens', 'maxTokens');
+  copy('max-cost', 'maxCostUsd');
+  copy('timeout', 'timeoutSeconds');
+  copy('max-iterations', 'maxIterations');
+  copy('loop-limit', 'loopLimit');
+  copy('context-budget', 'contextBudget');
+  const injection = injectionAction(values.guard as string[] | undefined);
+  if (injection !== undefined) flags.injection = injection;
+  return flags;
+}
+
+export function parseRunFlags(argv: string[]): RunFlags | 'help' {
+  const { values, positionals } = parse('run', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
+  if (positionals.length > 1) {
+    throw new UsageError(`stageloop run takes one task but got ${positionals.length} words: put the task in quotes`);
+  }
+  const task = positionals[0]!.trim();
+  if (task === '') throw new UsageError('the task is empty: stageloop run "What is 17 * 23 + 4?"');
+  const trace = values.trace;
+  if (trace !== undefined && trace !== 'otlp' && trace !== 'console') {
+    throw new UsageError(`--trace must be "otlp" or "console", got "${trace}"`);
+  }
+  if (values.json && values.quiet) throw new UsageError('--json and --quiet cannot be combined: --json already prints only the JSON result');
+  const flags: RunFlags = {
+    ...parseGuardFlags(values),
+    task,
+    pipeline: values.pipeline ?? 'react',
+    offline: values.offline ?? false,
+    json: values.json ?? false,
+    quiet: values.quiet ?? false,
+    verbose: values.verbose ?? false,
+    traceContent: values['trace-content'] ?? false,
+  };
+  if (values.model !== undefined) flags.model = values.model;
+  if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
+  if (trace !== undefined) flags.trace = trace;
+  return flags;
+}
+
+export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boolean }) | 'help' {
+  const options = { ...guardOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parse('pipelines', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
+  return { ...parseGuardFlags(values), json: values.json ?? false };
+}

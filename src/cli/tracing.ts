@@ -1,0 +1,19 @@
+// `--trace otlp|console` for the CLI: starts the SDK from otel.config.ts and instruments the run's deps.
+import type { Deps } from '../engine/stage.js';
+import type { TraceMode } from './args.js';
+
+export interface CliTracing {
+  instrument(deps: Partial<Deps>): Partial<Deps>;
+  /** Flushes spans (otlp) or prints the waterfall (console); bounded in time, never throws. */
+  finish(): Promise<void>;
+}
+
+export async function startCliTracing(mode: TraceMode, options: { recordContent: boolean; stderr: NodeJS.WritableStream }): Promise<CliTracing> {
+  // Loaded only when asked for: the SDK costs start-up time that untraced runs should not pay.
+  const { startTracing } = await import('../../otel.config.js');
+  const session = startTracing(mode, { recordContent: options.recordContent, stderr: options.stderr });
+  return {
+    instrument: (deps) => session.instrument(deps),
+    finish: () => session.finish(),
+  };
+}

@@ -1,0 +1,55 @@
+// Runs the real `stageloop` command in a child process, as a user would, and collects its output.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const cliPath = fileURLToPath(new URL('../../bin/stageloop.js', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a newcomer has: no model or search settings unless a test gives them. */
+export function cleanEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(OPENAI_|AGENT_|SERPAPI_|OTEL_|STAGELOOP_)/.test(key)) env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+export interface StartedCli {
+  child: ChildProcess;
+  /** Resolves when the process exits. */
+  done: Promise<CliRun>;
+  /** Resolves once stderr contains the text. */
+  waitForStderr(text: string | RegExp): Promise<void>;
+}
+
+export function startCli(args: string[], env: Record<string, string> = {}): StartedCli {
+  const child = spawn(process.execPath, [cliPath, ...args], { env: cleanEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<{ pattern: string | RegExp; resolve: () => void }> = [];
+  const matches = (pattern: string | RegExp) => (typeof pattern === 'string' ? stderr.includes(pattern) : pattern.test(stderr));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const waiter of waiters.filter((entry) => matches(entry.pattern))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  const done = new Promise<CliRun>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return {
+    child,
+    done,
+    waitForStderr: (pattern) => (matches(pattern) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
+  };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return startCli(args, env).done;
+}
