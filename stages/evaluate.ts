@@ -1,4 +1,4 @@
-// evaluate (iteration): reads turn, the plan and the iteration; writes the evaluate slot (verdict and reason); returns abortRun 'evaluate_stop' on a stop verdict.
+// evaluate (iteration): reads turn, the plan and the iteration; writes the evaluate slot (verdict and reason) and, on retry, nextTurn.notes; returns abortRun 'evaluate_stop' on a stop verdict.
 import { abortRun } from '../src/engine/signal.js';
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
@@ -88,6 +88,8 @@ function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfte
   if (slot.failures >= stopAfter) return ['stop', `tool calls failed in ${slot.failures} turns in a row (${described}): nothing useful can follow`];
   if (transient && slot.retries < maxRetries) {
     slot.retries++;
+    // The model decides the next move, so the retry is asked of it through the next turn's notes.
+    state.nextTurn.notes.push(`The last tool call failed with a transient error (${described}); you may make the same call again.`);
     return ['retry', `transient failure (${described}): retry ${slot.retries} of ${maxRetries}`];
   }
   if (state.plan !== undefined && (transient || slot.failures > maxRetries)) {

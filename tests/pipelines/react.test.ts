@@ -4,7 +4,7 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { makeIds } from '../support/helpers.js';
-import { testTools } from '../support/stage-tools.js';
+import { flakyTool, testTools } from '../support/stage-tools.js';
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
 
@@ -60,6 +60,15 @@ describe('react pipeline (scripted model)', () => {
     const verdicts = events.filter((event) => event.type === 'verdict').map((event) => event.data.verdict);
     expect(verdicts).toEqual(['continue', 'continue', 'continue']);
     expect(result.state.evaluate!.history[0]!.reason).toMatch(/calculator failed \(invalid_arguments\): the model sees the error/);
+  });
+
+  it('a transient tool error gets a retry verdict and a note asking the model to call again', async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'flaky', arguments: '{}' }] }, { toolCalls: [{ name: 'flaky', arguments: '{}' }] }, { content: 'ok' }]);
+    const result = await runPipeline(reactPipeline(), { task: 'call flaky' }, { deps: { model, tools: testTools(flakyTool(1)) } });
+    expect(result).toMatchObject({ status: 'completed', answer: 'ok' });
+    expect(result.state.evaluate!.history.map((record) => record.verdict)).toEqual(['retry', 'continue', 'continue']);
+    expect(model.requests[1]!.messages.at(-1)).toEqual({ role: 'user', content: expect.stringMatching(/^Notes from the runtime:\n- The last tool call failed with a transient error \(flaky failed \(timeout\)\)/) });
+    expect(result.state.nextTurn.notes).toEqual([]);
   });
 
   it('the iteration cap ends the run early with a partial summary answer', async () => {

@@ -53,6 +53,10 @@ describe('evaluate stage', () => {
       verdicts.push(state.evaluate!.verdict);
     }
     expect(verdicts).toEqual(['retry', 'retry', 'replan']);
+    expect(state.nextTurn.notes).toEqual([
+      'The last tool call failed with a transient error (calculator failed (timeout)); you may make the same call again.',
+      'The last tool call failed with a transient error (calculator failed (timeout)); you may make the same call again.',
+    ]);
     expect(state.evaluate!.reason).toMatch(/step 1 keeps failing \(calculator failed \(timeout\)\)/);
     // A new step starts with fresh counters.
     state.plan!.current = 1;
