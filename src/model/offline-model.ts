@@ -58,27 +58,51 @@ export class OfflineModel implements ChatModel {
   }
 }
 
-/** The reasoner and the step executor: call the calculator once, then answer from its result. */
+/** The step executor and the reasoner: one calculator call per part of the work, then an answer from the results. */
 function reason(request: ChatRequest, brief: string): Reply {
-  const result = lastToolResult(request.messages);
-  if (result !== undefined) return { content: answerFrom(result.expression, result.content) };
+  const results = toolResults(request.messages);
+  const last = results.at(-1);
   const step = /^Current step \(\d+ of \d+\): (.+)$/m.exec(brief);
-  const previous = step ? lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '') : undefined;
-  const expression = step ? stepExpression(step[1]!, previous) : findExpression(brief);
-  if (expression === undefined) {
+  if (step) {
+    if (last !== undefined) return { content: answerFrom(last.expression, last.content) };
+    const previous = lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '');
+    const expression = stepExpression(step[1]!, previous);
     // A step with no arithmetic of its own carries the previous result forward.
-    if (step && previous !== undefined) return { content: `The result so far is ${previous}.` };
-    return { content: offlineNotice };
+    if (expression === undefined) return { content: previous === undefined ? offlineNotice : `The result so far is ${previous}.` };
+    return callCalculator(request, expression);
   }
-  if (!(request.tools ?? []).some((tool) => tool.name === 'calculator')) {
+  // Without a plan the parts of the task ("..., then add 10") are worked through one call at a time.
+  const parts = splitTask(brief);
+  if (last === undefined) {
+    const expression = findExpression(parts[0] ?? brief) ?? findExpression(brief);
+    return expression === undefined ? { content: offlineNotice } : callCalculator(request, expression);
+  }
+  const previous = isError(last.content) ? undefined : lastNumber(last.content);
+  const next = previous === undefined || results.length >= parts.length || !offersCalculator(request) ? undefined : stepExpression(parts[results.length]!, previous);
+  if (next !== undefined) return callCalculator(request, next);
+  if (results.length === 1) return { content: answerFrom(last.expression, last.content) };
+  const chain = results.map((result) => answerFrom(result.expression, result.content)).join('; ');
+  return { content: previous === undefined ? chain : `${chain}. The answer is ${previous}.` };
+}
+
+function callCalculator(request: ChatRequest, expression: string): Reply {
+  if (!offersCalculator(request)) {
     return { content: `I am the stageloop offline model and I need the calculator tool to compute ${expression}, but it is not available here.` };
   }
   const id = `offline_call_${request.messages.length}`;
   return { content: '', toolCalls: [{ id, name: 'calculator', arguments: JSON.stringify({ expression }) }] };
 }
 
+function offersCalculator(request: ChatRequest): boolean {
+  return (request.tools ?? []).some((tool) => tool.name === 'calculator');
+}
+
+function isError(content: string): boolean {
+  return /^error\b/i.test(content.trim());
+}
+
 function answerFrom(expression: string | undefined, content: string): string {
-  if (/^error\b/i.test(content.trim())) return `The calculator could not evaluate ${expression ?? 'the expression'}: ${content.trim()}`;
+  if (isError(content)) return `The calculator could not evaluate ${expression ?? 'the expression'}: ${content.trim()}`;
   const number = lastNumber(content);
   if (number === undefined) return content.trim();
   return expression === undefined ? `The result is ${number}.` : `${expression} = ${number}`;
@@ -108,18 +132,17 @@ function firstUserText(messages: readonly ChatMessage[]): string {
   return messages.find((message) => message.role === 'user')?.content ?? '';
 }
 
-/** The latest tool result and the expression that was sent for it. */
-function lastToolResult(messages: readonly ChatMessage[]): { content: string; expression?: string } | undefined {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index]!;
+/** Every tool result in the conversation, in order, with the expression that was sent for it. */
+function toolResults(messages: readonly ChatMessage[]): Array<{ content: string; expression?: string }> {
+  const expressions = new Map<string, string | undefined>();
+  const results: Array<{ content: string; expression?: string }> = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) expressions.set(call.id, expressionOf(call.arguments));
     if (message.role !== 'tool') continue;
-    const call = messages
-      .flatMap((candidate) => (candidate.role === 'assistant' ? candidate.toolCalls ?? [] : []))
-      .find((toolCall) => toolCall.id === message.toolCallId);
-    const expression = call === undefined ? undefined : expressionOf(call.arguments);
-    return expression === undefined ? { content: message.content } : { content: message.content, expression };
+    const expression = expressions.get(message.toolCallId);
+    results.push(expression === undefined ? { content: message.content } : { content: message.content, expression });
   }
-  return undefined;
+  return results;
 }
 
 function expressionOf(text: string): string | undefined {

@@ -39,6 +39,11 @@ describe('the offline model drives both pipelines end to end', () => {
     expect(result.state.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
   });
 
+  it('ReAct on a multi-part task chains one calculator call per part', async () => {
+    const result = await runPipeline(reactPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, { deps: { model: new OfflineModel(), tools } });
+    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.' });
+  });
+
   it('numbers come from the tool, not from the model: a different calculator result changes the answer', async () => {
     const result = await runPipeline(reactPipeline(), { task: 'What is 2 + 2?' }, { deps: { model: new OfflineModel(), tools } });
     expect(result.answer).toBe('2 + 2 = 4');
