@@ -1,7 +1,7 @@
 // A tiny custom pipeline: the README's example of writing stages by hand.
 import { breakLoop, definePipeline, runPipeline, type Stage } from '../src/index.js';
 
-declare module '../src/engine/state.js' {
+declare module '../src/index.js' {
   interface StageSlots {
     countdown: { remaining: number };
   }
