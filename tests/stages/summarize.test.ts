@@ -91,6 +91,13 @@ describe('summarize stage', () => {
     );
   });
 
+  it("quotes any slot's stopReason, so a guard that stops the run can say why", async () => {
+    const state = makeState();
+    (state as unknown as Record<string, unknown>)['custom-guard'] = { stopReason: 'the token budget of 1,000 is spent' };
+    await summarize().execute(state, makeCtx());
+    expect(state.answer).toMatch(/^I could not finish this task: the token budget of 1,000 is spent\./);
+  });
+
   it('works with no model at all', async () => {
     const state = makeState();
     await summarize().execute(state, makeCtx());
