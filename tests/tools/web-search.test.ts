@@ -63,6 +63,13 @@ describe('web_search', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("caps a server's Retry-After at maxRetryDelayMs", async () => {
+    server.reply(429, { error: 'slow down' }, { 'retry-after': '30' }).reply(200, serpApiResults(sixResults.slice(0, 1)));
+    const started = Date.now();
+    expect(await search({ query: 'x' }, { maxRetryDelayMs: 50 })).toMatchObject({ ok: true });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
   it('gives up on repeated 500s with a retryable error', async () => {
     server.reply(500, { error: 'Internal failure' }).reply(500, { error: 'Internal failure' }).reply(500, { error: 'Internal failure' });
     const error = errorOf(await search({ query: 'broken' }, { retries: 2 }));
@@ -73,6 +80,12 @@ describe('web_search', () => {
   it("turns SerpApi's error payload into a tool error with SerpApi's message", async () => {
     server.reply(200, serpApiError('Unsupported `xx` location - location parameter.'));
     expect(errorOf(await search({ query: 'x', location: 'xx' }))).toMatchObject({ kind: 'failed', message: expect.stringContaining('Unsupported `xx` location') });
+  });
+
+  it("reads SerpApi's message from an HTTP 400 error payload, without retrying", async () => {
+    server.reply(400, serpApiError('Invalid location parameter.'));
+    expect(errorOf(await search({ query: 'x', location: 'nowhere' }))).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('HTTP 400: Invalid location parameter.') });
+    expect(server.requests).toHaveLength(1);
   });
 
   it('keeps the key out of a 401 message even when the server quotes it', async () => {
