@@ -1,5 +1,5 @@
 // The default prompt-injection detector: rules by category, plus hidden markup, invisible characters and encoded payloads.
-import { aiWords, imperativeWords, injectionRules } from './injection-rules.js';
+import { aiWords, imperativeWords, injectionRules, readerFeatures } from './injection-rules.js';
 
 export interface DetectionMatch {
   rule: string;
@@ -44,7 +44,7 @@ export function detectInjection(text: string): Detection {
 function screen(text: string, depth: number): Detection {
   const { visible, positionOf } = withoutInvisible(text);
   const scored: Scored[] = [];
-  for (const match of ruleMatches(visible)) {
+  for (const match of [...ruleMatches(visible), ...readerDirectives(visible)]) {
     const start = positionOf(match.start);
     const end = positionOf(match.end - 1) + 1;
     scored.push({ ...match, start, end, text: text.slice(start, end) });
@@ -98,6 +98,32 @@ function ruleMatches(text: string): Scored[] {
       const mention = isMention(text, start, before);
       found.push({ rule: rule.name, start, end, text: text.slice(start, end), weight: mention ? weight * mentionFactor : weight, mention });
     }
+  }
+  return found;
+}
+
+/** What may stand before a reader that is being addressed: "Hey", "Note to the", "Quick disclaimer for"... */
+const addressWords = /^(?:(?:hey|hi|hello|dear|ok|okay|a|to|for|attention|attn|note|nota|bene|quick|important|urgent|disclaimer|reminder|message|notice|p\.?s\.?|any|all|the|every|whatever|whichever|automated|[(\[/*#-]+)\s*)*(?:[\w-]+)?$/i;
+
+/** Scores each sentence by how many signs of an order to an automated reader it carries (see readerFeatures). */
+function readerDirectives(text: string): Scored[] {
+  const found: Scored[] = [];
+  for (const sentence of text.matchAll(/[^.!?;\n]+[.!?;]?/g)) {
+    const words = sentence[0];
+    const reader = readerFeatures.reader.exec(words);
+    if (reader === null || !readerFeatures.directive.test(words)) continue;
+    let weight = 0.25;
+    if (readerFeatures.deixis.test(words)) weight += 0.25;
+    if (readerFeatures.user.test(words)) weight += 0.2;
+    if (readerFeatures.action.test(words)) weight += 0.2;
+    if (readerFeatures.deceit.test(words)) weight += 0.2;
+    // Addressed: the reader named near the start of the sentence and followed by a colon, dash or comma.
+    const before = words.slice(0, reader.index).trim();
+    if (addressWords.test(before) && /^(?:\s+[\w-]+){0,2}\s*[:—–,]/.test(words.slice(reader.index + reader[0].length))) weight += 0.2;
+    if (weight < 0.5) continue;
+    const start = sentence.index + (words.length - words.trimStart().length);
+    const mention = isMention(text, start + reader.index, text.slice(Math.max(0, start - 60), start));
+    found.push({ rule: 'reader_directive', start, end: sentence.index + words.trimEnd().length, text: words.trim(), weight: Math.min(1, mention ? weight * mentionFactor : weight), mention });
   }
   return found;
 }
