@@ -100,10 +100,10 @@ export function think(options: ThinkOptions = {}): Stage {
       if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
 
       if (step !== null) {
-        // Inside a plan a text reply finishes the current step; a last round that still asks for tools ends it as partial.
-        if (calls.length === 0) finishStep(state, ctx, 'completed', text);
-        else if (lastRound) finishStep(state, ctx, 'partial', partialStepOutput(state, step, maxStepToolRounds, text));
+        // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
+        if (lastRound && (calls.length > 0 || text.trim() === '')) finishStep(state, ctx, 'partial', partialStepOutput(state, step, maxStepToolRounds, text));
         else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
+        else ctx.emit('empty_reply', { finishReason: response.finishReason });
         return;
       }
       if (text.trim() === '') {

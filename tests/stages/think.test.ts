@@ -118,6 +118,19 @@ describe('think stage', () => {
     expect(ctx.events.map((event) => event.type)).toEqual(['model_reply', 'step_finished', 'plan_updated']);
   });
 
+  it('inside a plan an empty reply does not finish the step, except on its last round', async () => {
+    const model = new ScriptedModel([{ content: '' }, { content: '  ' }]);
+    const state = makeState({ messages: start() });
+    const plan = withPlan(state);
+    const stage = think({ maxStepToolRounds: 2 });
+    const ctx = makeCtx({ deps: { model, tools: testTools() } });
+    await stage.execute(state, ctx);
+    expect(plan.steps[0]!.status).toBe('in_progress');
+    expect(ctx.events.map((event) => event.type)).toContain('empty_reply');
+    await stage.execute(state, ctx);
+    expect(plan.results[0]).toMatchObject({ outcome: 'partial', output: 'The step did not finish within 2 rounds.' });
+  });
+
   it('gives each step its own round budget; the last round has no tools and a step that still asks for them is partial', async () => {
     const model = new ScriptedModel([{ toolCalls: [calc('1+1')] }, { toolCalls: [calc('2+2')] }, { toolCalls: [calc('3+3')] }]);
     const state = makeState({ messages: start() });
