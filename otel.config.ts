@@ -113,8 +113,11 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
   const spanProcessor = waterfall
     ? new SimpleSpanProcessor(waterfall)
     : new BatchSpanProcessor(new FailureReportingExporter(new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: exportTimeoutMs }), warnOnce));
+  const serviceName = options.serviceName ?? (process.env.OTEL_SERVICE_NAME || 'stageloop');
   const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName ?? (process.env.OTEL_SERVICE_NAME || 'stageloop') }),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
+    // Also as `serviceName`: NodeSDK merges it last, after the detected resources.
+    serviceName,
     contextManager: new AsyncLocalStorageContextManager(),
     spanProcessors: [spanProcessor],
     // Without these NodeSDK would also start OTLP metric and log exporters from the environment defaults.
