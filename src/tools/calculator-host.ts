@@ -102,7 +102,13 @@ export class CalculatorWorkerHost {
       this.#settle(job, () => job.reject(error));
       return;
     }
-    if (this.#current !== job || this.#live !== live) return;
+    if (this.#current !== job) return; // settled while the worker loaded (aborted, closed)
+    if (this.#live !== live) {
+      // Its worker was replaced meanwhile: start over on the new one rather than leave the job stranded.
+      this.#current = undefined;
+      this.#queue.unshift(job);
+      return void this.#pump();
+    }
     this.#killTimer = setTimeout(() => {
       this.#replaceWorker(true);
       const seconds = this.#options.evaluationTimeoutMs / 1000;
