@@ -40,7 +40,8 @@ export function chooseModel(flags: { offline: boolean; model?: string; baseUrl?:
 /** The calculator always; web search only when a SerpApi key is set, so a model never calls a tool that cannot work. */
 export function defaultTools(env: Environment): ToolRegistry {
   const tools: Tool[] = [calculatorTool()];
-  if (env.SERPAPI_API_KEY?.trim()) tools.push(webSearchTool());
+  const apiKey = env.SERPAPI_API_KEY?.trim();
+  if (apiKey) tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   return new ToolRegistry(tools);
 }
 
