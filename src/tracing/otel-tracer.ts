@@ -4,7 +4,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } fro
 import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
 import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
-import { redactedJson } from './redact.js';
+import { redactedJson, redactSecrets } from './redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface OtelRunTracerOptions {
@@ -39,7 +39,7 @@ function summaryAttributes(result: RunOutcomeSummary): Attributes {
   const attributes: Attributes = {
     [StageloopAttributes.status]: result.status,
     [StageloopAttributes.stopReasonKind]: result.stopReason.kind,
-    [StageloopAttributes.stopReasonMessage]: result.stopReason.message,
+    [StageloopAttributes.stopReasonMessage]: redactSecrets(result.stopReason.message),
     [StageloopAttributes.iterations]: result.iterations,
     [GenAiAttributes.usageInputTokens]: result.usage.inputTokens,
     [GenAiAttributes.usageOutputTokens]: result.usage.outputTokens,
@@ -76,7 +76,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         if (result.status === 'failed') {
           const cause = failureCause(result);
           span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: result.stopReason.message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(result.stopReason.message) });
         }
         const answer = recordContent ? answerOf(result) : null;
         if (answer !== null) {
