@@ -40,7 +40,7 @@ export function act(options: ActOptions = {}): Stage {
         const result = results[index] ?? missingResult(call);
         slot.executed++;
         if (!result.ok) slot.failed++;
-        ctx.emit('tool_result', { id: call.id, name: call.name, ...preview(result, previewChars) });
+        ctx.emit('tool_result', resultEvent(call, result, previewChars));
         return { call, result };
       });
       if (decided === undefined) {
@@ -55,9 +55,10 @@ export function act(options: ActOptions = {}): Stage {
   };
 }
 
-function preview(result: ToolResult, limit: number): Record<string, unknown> {
-  if (result.ok) return { ok: true, result: shortText(result.content, limit), durationMs: Math.round(result.durationMs) };
-  return { ok: false, error: { kind: result.error.kind, message: shortText(result.error.message, limit) }, durationMs: Math.round(result.durationMs) };
+function resultEvent(call: ToolCall, result: ToolResult, limit: number): Record<string, unknown> {
+  const durationMs = Math.round(result.durationMs);
+  if (result.ok) return { id: call.id, name: call.name, ok: true, result: shortText(result.content, limit), durationMs };
+  return { id: call.id, name: call.name, ok: false, error: { kind: result.error.kind, message: shortText(result.error.message, limit) }, durationMs };
 }
 
 function noToolBox(call: ToolCall): ToolResult {

@@ -2,7 +2,7 @@
 import { abortRun, breakLoop } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import type { ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
@@ -76,7 +76,7 @@ export function think(options: ThinkOptions = {}): Stage {
       state.turn = { toolCalls: [], results: [] };
       slot.truncationRetries = 0;
 
-      let response = await ask(model, state, ctx, slot, settings, offered ? tools : undefined);
+      let response = received(state, ctx, slot, await model.chat(requestOf(state, settings, offered ? tools : undefined), ctx.signal));
       // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
       while (offered && response.finishReason === 'length' && response.toolCalls.length > 0) {
         if (slot.truncationRetries >= maxTruncationRetries) {
@@ -86,7 +86,7 @@ export function think(options: ThinkOptions = {}): Stage {
         slot.truncationRetries++;
         ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
         state.messages.push({ role: 'user', content: truncationHint });
-        response = await ask(model, state, ctx, slot, settings, tools);
+        response = received(state, ctx, slot, await model.chat(requestOf(state, settings, tools), ctx.signal));
       }
 
       const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
@@ -118,17 +118,15 @@ export function think(options: ThinkOptions = {}): Stage {
   };
 }
 
-async function ask(
-  model: ChatModel,
-  state: RunState,
-  ctx: StageContext,
-  slot: ThinkSlot,
-  settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>,
-  tools: ToolDefinition[] | undefined,
-): Promise<ChatResponse> {
-  const request: ChatRequest = { messages: [...state.messages], purpose: 'think', ...settings };
+/** The request is exactly state.messages (copied, so a model keeping it sees no later change) and the offered tools. */
+function requestOf(state: RunState, settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>, tools: ToolDefinition[] | undefined): ChatRequest {
+  const request: ChatRequest = { messages: state.messages.slice(), purpose: 'think', ...settings };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
-  const response = await model.chat(request, ctx.signal);
+  return request;
+}
+
+/** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */
+function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response: ChatResponse): ChatResponse {
   addUsage(state.usage, response.usage);
   slot.calls++;
   slot.lastFinishReason = response.finishReason;
