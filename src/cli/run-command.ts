@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { runPipeline, type RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
+import { traceContentFromEnv } from '../tracing/instrument.js';
 import type { RunFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
@@ -20,7 +21,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const tools = defaultTools(env);
   const chatty = !flags.json && !flags.quiet;
   if (chatty) streams.stderr.write(`${choice.notice}\n`);
-  const tracing = flags.trace ? await startCliTracing(flags.trace, { recordContent: flags.traceContent || env.STAGELOOP_TRACE_CONTENT === 'true', stderr: streams.stderr }) : undefined;
+  const tracing = flags.trace ? await startCliTracing(flags.trace, { recordContent: flags.traceContent || traceContentFromEnv(env), stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color: 'isTTY' in streams.stderr && streams.stderr.isTTY === true });
 
