@@ -1,7 +1,8 @@
 // Guards against a real Chat Completions server on 127.0.0.1, through the OpenAI adapter, assembled by applyGuards.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { reactPipeline } from '../../pipelines/index.js';
+import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
+import type { Pipeline } from '../../src/engine/pipeline.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
@@ -27,11 +28,11 @@ const fetchPage = defineTool({
 });
 const calc = (expression: string, id?: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }), ...(id ? { id } : {}) });
 
-async function run(flags: GuardFlags, modelName = 'test-model') {
+async function run(flags: GuardFlags, modelName = 'test-model', pipeline: Pipeline = reactPipeline()) {
   const model = new OpenAIChatModel({ baseUrl: server.url, model: modelName, maxRetries: 0, timeoutMs: 10_000 });
   const events: RunEvent[] = [];
   const started = Date.now();
-  const result = await runPipeline(applyGuards(reactPipeline(), flags, { modelName }), { task: 'What is 17 * 23 + 4?' }, {
+  const result = await runPipeline(applyGuards(pipeline, flags, { modelName }), { task: 'What is 17 * 23 + 4?' }, {
     deps: { model, tools: testTools(fetchPage), onEvent: (event) => events.push(event) },
   });
   return { result, events, elapsedMs: Date.now() - started, bodies: server.requests.map((request) => request.body) };
@@ -77,6 +78,16 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_cost' }, partial: true });
     expect(bodies[3]!.tools).toBeUndefined();
     expect(result.state.budget?.spent.costUsd).toBeCloseTo(4 * 0.0156, 6);
+  });
+
+  it('Plan-Execute-Replan: --max-iterations ends a step that never finishes with a partial answer', async () => {
+    server.replyWith({ content: JSON.stringify({ steps: [{ description: 'Compute 17 * 23 + 4', status: 'pending' }] }) });
+    neverStops(2, { input: 10, output: 5 });
+    const { result, bodies } = await run({ maxIterations: 2 }, 'test-model', planExecuteReplanPipeline());
+    server.assertConsumed();
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_iterations' }, partial: true });
+    expect(bodies[2]!.tools).toBeUndefined();
+    expect(result.answer).toMatch(/^Partial:/);
   });
 
   it('--max-cost with a model of unknown price fails before any request', async () => {
