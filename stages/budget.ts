@@ -55,7 +55,7 @@ export interface BudgetStage extends Stage {
 
 const defaultPrices: Readonly<Record<string, ModelPrice>> = priceData.models;
 const kinds: readonly BudgetKind[] = ['iterations', 'tokens', 'cost', 'time'];
-const describe: Record<BudgetKind, string> = { iterations: 'iteration', tokens: 'token', cost: 'cost', time: 'time' };
+const kindNames: Record<BudgetKind, string> = { iterations: 'iteration', tokens: 'token', cost: 'cost', time: 'time' };
 
 export function priceFor(modelName: string, prices: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
   return lookupModel(prices, modelName) ?? lookupModel(defaultPrices, modelName);
@@ -135,12 +135,12 @@ export function budget(options: BudgetOptions): BudgetStage {
     if (exhausted.length > 0) {
       const kind = exhausted[0]!;
       if (slot.finalTurn !== null && slot.finalTurn.iteration < state.iteration) {
-        return stop(ctx, kind, `the ${describe[kind]} budget is spent and the final tools-less turn did not end the run`);
+        return stop(ctx, kind, `the ${kindNames[kind]} budget is spent and the final tools-less turn did not end the run`);
       }
       if (slot.finalTurn === null) {
         slot.finalTurn = { kind, iteration: state.iteration };
         state.nextTurn.withoutTools = true;
-        state.nextTurn.notes.push(`The ${describe[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
+        state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
         ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind] });
       }
       return;
@@ -149,7 +149,7 @@ export function budget(options: BudgetOptions): BudgetStage {
       const fraction = status(kind);
       if (fraction < settings.warnAt || slot.warned.includes(kind)) continue;
       slot.warned.push(kind);
-      state.nextTurn.notes.push(`The ${describe[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
+      state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
       ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind], fraction });
     }
   }
@@ -218,7 +218,7 @@ function validate(options: BudgetOptions): Settings {
       fail(`the price of "${model}" must be { input, output, cachedInput? } in USD per million tokens, each a number >= 0`);
     }
   }
-  if (kinds.every((kind) => ({ iterations: options.maxIterations, tokens: options.maxTokens, cost: options.maxCostUsd, time: options.maxTimeMs })[kind] === undefined)) {
+  if ([options.maxIterations, options.maxTokens, options.maxCostUsd, options.maxTimeMs].every((limit) => limit === undefined)) {
     fail('give at least one of maxIterations, maxTokens, maxCostUsd, maxTimeMs');
   }
   return { ...options, warnAt };
