@@ -27,6 +27,8 @@ export interface PruneRecord {
   removed: number;
   /** True when even the protected messages exceed the budget. */
   overBudget: boolean;
+  /** Tool calls whose observations were condensed or removed, oldest first. */
+  toolCallIds: string[];
 }
 
 export interface PruneSlot {
@@ -75,7 +77,7 @@ export function prune(options: PruneOptions = {}): Stage {
       if (before <= budget) return;
       const outcome = shrink(state, count, sizes, before - budget);
       const after = fixed + sum(outcome.sizes);
-      const record: PruneRecord = { iteration: state.iteration, budget, tokensBefore: before, tokensAfter: after, condensed: outcome.condensed, removed: outcome.removed, overBudget: after > budget };
+      const record: PruneRecord = { iteration: state.iteration, budget, tokensBefore: before, tokensAfter: after, condensed: outcome.condensed, removed: outcome.removed, overBudget: after > budget, toolCallIds: outcome.toolCallIds };
       slot.condensed += outcome.condensed;
       slot.removed += outcome.removed;
       slot.history.push(record);
@@ -90,11 +92,12 @@ export function prune(options: PruneOptions = {}): Stage {
  * old groups (an assistant message with tool calls and all its tool replies, so the protocol stays valid). System and
  * user messages (system prompt, task, plan, notes) and the latest turn from its tool-call message on are never touched.
  */
-function shrink(state: RunState, count: CountTokens, sizes: number[], excess: number): { sizes: number[]; condensed: number; removed: number } {
+function shrink(state: RunState, count: CountTokens, sizes: number[], excess: number): { sizes: number[]; condensed: number; removed: number; toolCallIds: string[] } {
   const messages = state.messages;
   const latestTurn = findLatestTurn(messages);
   let freed = 0;
   let condensed = 0;
+  const touched = new Set<string>();
   const condense = (index: number, stub: string) => {
     const message = messages[index]!;
     const updated = { ...message, content: stub } as ChatMessage;
@@ -104,6 +107,7 @@ function shrink(state: RunState, count: CountTokens, sizes: number[], excess: nu
     sizes[index] = size;
     messages[index] = updated;
     condensed++;
+    if (message.role === 'tool') touched.add(message.toolCallId);
   };
   for (let index = 0; index < latestTurn && freed < excess; index++) {
     const message = messages[index]!;
@@ -127,10 +131,12 @@ function shrink(state: RunState, count: CountTokens, sizes: number[], excess: nu
     for (const member of group) {
       doomed.add(member);
       freed += sizes[member]!;
+      const removed = messages[member]!;
+      if (removed.role === 'tool') touched.add(removed.toolCallId);
     }
   }
   state.messages = messages.filter((_, index) => !doomed.has(index));
-  return { sizes: sizes.filter((_, index) => !doomed.has(index)), condensed, removed: doomed.size };
+  return { sizes: sizes.filter((_, index) => !doomed.has(index)), condensed, removed: doomed.size, toolCallIds: [...touched] };
 }
 
 /** Index where the latest turn begins: the last assistant message with tool calls (or the end when there is none). */

@@ -54,7 +54,8 @@ describe('prune', () => {
     expect(state.messages).toHaveLength(10);
     expect(pairingIsValid(state.messages)).toBe(true);
     const record = state.prune!.history[0]!;
-    expect(record).toMatchObject({ iteration: 5, budget: 2_500, removed: 0, overBudget: false });
+    expect(record).toMatchObject({ iteration: 5, budget: 2_500, removed: 0, overBudget: false, toolCallIds: expect.arrayContaining(['call_1']) });
+    expect(record.toolCallIds).not.toContain('call_4');
     expect(record.tokensAfter).toBeLessThanOrEqual(2_500);
     expect(record.condensed).toBeGreaterThan(0);
     expect(ctx.events[0]).toMatchObject({ type: 'context_pruned', data: { budget: 2_500 } });
