@@ -12,6 +12,7 @@ export {
   type Usage,
   type Turn,
   type TurnDirectives,
+  type RunOutcome,
 } from './engine/state.js';
 export type { Stage, StageContext, Deps, Zone, Clock, IdGenerator, RunEvent, RunTracer, StageInfo, RunOutcomeSummary } from './engine/stage.js';
 export {

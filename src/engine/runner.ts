@@ -4,16 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
 import { isSignal, type Signal } from './signal.js';
 import type { Deps, RunEvent, Stage, StageContext, Zone } from './stage.js';
-import { createRunState, type RunInput, type RunState, type Usage } from './state.js';
+import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
 
-export type RunStatus = 'completed' | 'stopped' | 'failed' | 'cancelled';
-
-export interface StopReason {
-  kind: string;
-  /** The stage that steered, threw or was running; null when the runner itself stopped the run. */
-  stage: string | null;
-  message: string;
-}
+export type { RunStatus, StopReason };
 
 export interface StageStats {
   zone: Zone;
@@ -91,7 +84,7 @@ class Run {
   private readonly warnings: RunWarning[] = [];
   private steer: { signal: Signal; stage: string } | undefined;
   private breakRequested = false;
-  private ended: StopReason & { status: RunStatus } | undefined;
+  private ended: RunOutcome | undefined;
   private error: RunError | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -138,6 +131,8 @@ class Run {
       this.callerSignal?.removeEventListener('abort', onCallerAbort);
       clearTimeout(this.deadlineTimer);
     }
+    // Finalize stages (a summary, say) learn how the run ended from the state, like everything else.
+    this.state.stop = this.outcome();
     await this.runFinalize();
     const result = this.result();
     this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
@@ -260,11 +255,14 @@ class Run {
     }
   }
 
+  private outcome(): RunOutcome {
+    if (this.ended) return { ...this.ended };
+    if (this.steer) return { status: 'completed', kind: this.steer.signal.kind, stage: this.steer.stage, message: this.steer.signal.reason };
+    return { status: 'completed', kind: 'completed', stage: null, message: 'the run finished' };
+  }
+
   private result(): RunResult {
-    const ended = this.ended ?? (this.steer
-      ? { status: 'completed' as const, kind: this.steer.signal.kind, stage: this.steer.stage, message: this.steer.signal.reason }
-      : { status: 'completed' as const, kind: 'completed', stage: null, message: 'the run finished' });
-    const { status, ...stopReason } = ended;
+    const { status, ...stopReason } = this.outcome();
     const result: RunResult = {
       runId: this.state.runId,
       pipeline: this.pipeline.name,

@@ -40,6 +40,17 @@ export interface TurnDirectives {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface StageSlots {}
 
+export type RunStatus = 'completed' | 'stopped' | 'failed' | 'cancelled';
+
+export interface StopReason {
+  kind: string;
+  /** The stage that steered, threw or was running; null when the runner itself stopped the run. */
+  stage: string | null;
+  message: string;
+}
+
+export type RunOutcome = StopReason & { status: RunStatus };
+
 export interface RunStateCore {
   runId: string;
   pipeline: string;
@@ -53,6 +64,8 @@ export interface RunStateCore {
   usage: Usage;
   turn: Turn;
   nextTurn: TurnDirectives;
+  /** How the run ended; written by the runner just before the finalize zone. */
+  stop?: RunOutcome;
 }
 
 export type RunState = RunStateCore & { [Slot in keyof StageSlots]?: StageSlots[Slot] };

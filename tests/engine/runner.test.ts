@@ -277,3 +277,21 @@ describe('JSON-only state', () => {
     expect(checks.length).toBe(1 + 2 + 1);
   });
 });
+
+describe('how the run ended, as finalize sees it', () => {
+  it('the runner writes state.stop before finalize, and finalize cannot change the result', async () => {
+    let seen: unknown;
+    const meddler: Stage = {
+      name: 'summarize',
+      async execute(state) {
+        seen = structuredClone(state.stop);
+        state.stop = { status: 'completed', kind: 'completed', stage: null, message: 'rewritten' };
+      },
+    };
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => abortRun('token budget spent', 'budget_tokens'))], finalize: [meddler], maxIterations: 3 });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(seen).toEqual({ status: 'stopped', kind: 'budget_tokens', stage: 'think', message: 'token budget spent' });
+    expect(result.status).toBe('stopped');
+    expect(result.stopReason.message).toBe('token budget spent');
+  });
+});
