@@ -99,12 +99,9 @@ async function writeWithModel(state: RunState, ctx: StageContext, options: Summa
 
 function stopReasonOf(state: RunState, maxIterations: number | undefined): string {
   if (state.evaluate?.verdict === 'stop') return state.evaluate.reason;
-  // By convention a stage that ends the run early says why in its own slot, as `stopReason`.
-  for (const [key, slot] of Object.entries(state)) {
-    if (key === 'summarize' || typeof slot !== 'object' || slot === null || Array.isArray(slot)) continue;
-    const reason = (slot as { stopReason?: unknown }).stopReason;
-    if (typeof reason === 'string' && reason !== '') return reason;
-  }
+  // The runner records how the run ended just before finalize, whichever stage (or guard) ended it.
+  const stop = state.stop;
+  if (stop !== undefined && stop.status !== 'completed') return `${stop.message} (${stop.kind}${stop.stage ? `, stage ${stop.stage}` : ''})`;
   if (maxIterations !== undefined && state.iteration >= maxIterations) return `the iteration cap of ${maxIterations} was reached`;
   return 'the run ended before an answer was ready (a budget, a guard, an error or a cancellation)';
 }

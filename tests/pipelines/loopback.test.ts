@@ -61,7 +61,7 @@ describe('react over the loopback server', () => {
     server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'max_iterations' }, partial: true, answer: 'Most likely 395 (not confirmed).' });
     expect(bodies[2]!.tools).toBeUndefined();
-    expect(bodies[2]!.messages[1]!.content).toContain('Stop reason: the iteration cap of 2 was reached');
+    expect(bodies[2]!.messages[1]!.content).toContain('Stop reason: reached the iteration cap of 2 (max_iterations)');
   });
 
   it('truncated tool arguments are retried, then the run aborts with kind truncation', async () => {

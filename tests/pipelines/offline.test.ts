@@ -58,7 +58,7 @@ describe('the offline model drives both pipelines end to end', () => {
   it('stopped early, it writes a partial answer from the work done', async () => {
     const result = await runPipeline(reactPipeline({ maxIterations: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools } });
     expect(result).toMatchObject({ status: 'stopped', partial: true });
-    expect(result.answer).toMatch(/partial answer from the offline model: the iteration cap of 1 was reached\. The latest result was: 395/);
+    expect(result.answer).toMatch(/partial answer from the offline model: reached the iteration cap of 1 \(max_iterations\)\. The latest result was: 395/);
   });
 });
 

@@ -82,7 +82,7 @@ describe('react pipeline (scripted model)', () => {
     expect(result).toMatchObject({ status: 'stopped', partial: true, stopReason: { kind: 'max_iterations' }, answer: 'Partial: 17 * 23 + 4 is 395, not double-checked.' });
     const summary = model.requests[2]!;
     expect(summary.purpose).toBe('summarize');
-    expect(summary.messages[1]!.content).toContain('Stop reason: the iteration cap of 2 was reached');
+    expect(summary.messages[1]!.content).toContain('Stop reason: reached the iteration cap of 2 (max_iterations)');
     expect(summary.messages[1]!.content).toContain('calculator({"expression":"391 + 4"})\nResult: 395');
   });
 

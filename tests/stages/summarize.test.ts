@@ -82,20 +82,21 @@ describe('summarize stage', () => {
       results: [{ step: 1, description: 'Compute 12*12', outcome: 'completed', output: '144' }],
       source: 'planner',
     };
-    state.think = { calls: 4, lastFinishReason: 'length', truncationRetries: 3, step: 1, stepRounds: 1, stopReason: 'arguments were cut off 4 times' };
+    state.think = { calls: 4, lastFinishReason: 'length', truncationRetries: 3, step: 1, stepRounds: 1 };
+    state.stop = { status: 'stopped', kind: 'truncation', stage: 'think', message: 'arguments were cut off 4 times' };
     await summarize().execute(state, makeCtx({ deps: { model } }));
     expect(state.partial).toBe(true);
-    expect(state.summarize).toMatchObject({ path: 'partial_without_model', stopReason: 'arguments were cut off 4 times', modelError: 'the model returned an empty summary' });
+    expect(state.summarize).toMatchObject({ path: 'partial_without_model', stopReason: 'arguments were cut off 4 times (truncation, stage think)', modelError: 'the model returned an empty summary' });
     expect(state.answer).toBe(
-      'I could not finish this task: arguments were cut off 4 times.\n\nWhat was done:\n- Step 1 (completed): Compute 12*12 Result: 144\n\nWhat remains:\n- Add 10',
+      'I could not finish this task: arguments were cut off 4 times (truncation, stage think).\n\nWhat was done:\n- Step 1 (completed): Compute 12*12 Result: 144\n\nWhat remains:\n- Add 10',
     );
   });
 
-  it("quotes any slot's stopReason, so a guard that stops the run can say why", async () => {
+  it('says why the run stopped from state.stop, which the runner writes before finalize', async () => {
     const state = makeState();
-    (state as unknown as Record<string, unknown>)['custom-guard'] = { stopReason: 'the token budget of 1,000 is spent' };
+    state.stop = { status: 'stopped', kind: 'budget_tokens', stage: 'budget', message: 'the token budget of 1,000 is spent' };
     await summarize().execute(state, makeCtx());
-    expect(state.answer).toMatch(/^I could not finish this task: the token budget of 1,000 is spent\./);
+    expect(state.answer).toMatch(/^I could not finish this task: the token budget of 1,000 is spent \(budget_tokens, stage budget\)\./);
   });
 
   it('works with no model at all', async () => {
