@@ -6,17 +6,18 @@ import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { collectGarbage, format, median, peakMemory, timeMs } from './measure.js';
 
-const addArguments = z.object({ a: z.number(), b: z.number() });
-const add = (args: z.infer<typeof addArguments>) => String(args.a + args.b);
+// Strict, as defineTool makes every tool schema; async, as real tools are: both sides do the same work.
+const addArguments = z.strictObject({ a: z.number(), b: z.number() });
+const add = async (args: z.infer<typeof addArguments>) => String(args.a + args.b);
 const tools = new ToolRegistry([defineTool({ name: 'add', description: 'Adds two numbers.', parameters: addArguments, execute: add })]);
 /** The same validation as the hand-written loop behind the ToolBox port: no timeout, abort or output cap per call. */
 const leanTools: ToolBox = {
   definitions: () => tools.definitions(),
-  async executeAll(calls) {
-    return calls.map((call): ToolResult => {
+  executeAll(calls) {
+    return Promise.all(calls.map(async (call): Promise<ToolResult> => {
       const parsed = addArguments.safeParse(JSON.parse(call.arguments));
-      return parsed.success ? { ok: true, content: add(parsed.data), durationMs: 0 } : { ok: false, error: { kind: 'invalid_arguments', message: parsed.error.message, retryable: false }, durationMs: 0 };
-    });
+      return parsed.success ? { ok: true, content: await add(parsed.data), durationMs: 0 } : { ok: false, error: { kind: 'invalid_arguments', message: parsed.error.message, retryable: false }, durationMs: 0 };
+    }));
   },
 };
 const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -47,7 +48,7 @@ async function handWrittenLoop(model: ChatModel, task: string, maxTurns: number)
     messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
     for (const call of response.toolCalls) {
       const parsed = addArguments.safeParse(JSON.parse(call.arguments));
-      const content = parsed.success ? add(parsed.data) : `Error: ${parsed.error.message}`;
+      const content = parsed.success ? await add(parsed.data) : `Error: ${parsed.error.message}`;
       messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
     }
   }
