@@ -1,10 +1,16 @@
 // mapWithConcurrency: runs async work over a list with at most `limit` in flight; results keep the input order.
 
-export async function mapWithConcurrency<Item, Result>(
+export function mapWithConcurrency<Item, Result>(
   items: readonly Item[],
   limit: number,
   work: (item: Item, index: number) => Promise<Result>,
 ): Promise<Result[]> {
+  // Within the limit every item starts at once (the usual turn): no lanes needed.
+  if (items.length <= limit) return Promise.all(items.map(work));
+  return inLanes(items, limit, work);
+}
+
+async function inLanes<Item, Result>(items: readonly Item[], limit: number, work: (item: Item, index: number) => Promise<Result>): Promise<Result[]> {
   const results = new Array<Result>(items.length);
   let next = 0;
   // Each lane takes the next unclaimed index until none is left; JS is single-threaded so `next++` is safe.
@@ -14,6 +20,6 @@ export async function mapWithConcurrency<Item, Result>(
       results[index] = await work(items[index] as Item, index);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
   return results;
 }

@@ -2,7 +2,8 @@
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import type { ToolCall } from '../model/types.js';
-import type { Tool, ToolOutput } from './define-tool.js';
+import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
+import { LazyAbort } from '../engine/lazy-abort.js';
 import { ToolFailure } from './tool-failure.js';
 import type { ToolErrorKind, ToolResult } from './types.js';
 
@@ -30,38 +31,43 @@ export async function executeToolCall(
   signal?: AbortSignal,
 ): Promise<ToolResult> {
   const started = performance.now();
-  const elapsed = () => performance.now() - started;
   try {
     if (!tool) {
       const available = availableNames.length > 0 ? availableNames.join(', ') : '(none)';
-      return failure('unknown_tool', `Unknown tool ${quote(call.name)}. Available tools: ${available}.`, false, elapsed());
+      return failure('unknown_tool', `Unknown tool ${quote(call.name)}. Available tools: ${available}.`, false, performance.now() - started);
     }
-    if (signal?.aborted) return failure('aborted', `Tool "${tool.name}" was not started: the run was cancelled.`, false, elapsed());
+    if (signal?.aborted) return notStarted(tool, started);
 
     const parsed = parseArguments(call.arguments);
     if (!parsed.ok) {
-      return failure('invalid_arguments', `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`, false, elapsed());
+      return failure('invalid_arguments', `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`, false, performance.now() - started);
     }
     const validation = await tool.parameters.safeParseAsync(parsed.value);
     if (!validation.success) {
-      return failure('invalid_arguments', `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`, false, elapsed());
+      return failure('invalid_arguments', `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`, false, performance.now() - started);
     }
+    // The run may have been cancelled while an async check of the arguments ran.
+    if (signal?.aborted) return notStarted(tool, started);
 
     const settled = await runWithDeadline(tool, validation.data, settings.timeoutMs, signal);
     switch (settled.kind) {
       case 'timeout':
-        return failure('timeout', `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`, true, elapsed());
+        return failure('timeout', `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`, true, performance.now() - started);
       case 'aborted':
-        return failure('aborted', `Tool "${tool.name}" was stopped: the run was cancelled.`, false, elapsed());
+        return failure('aborted', `Tool "${tool.name}" was stopped: the run was cancelled.`, false, performance.now() - started);
       case 'thrown':
-        return fromThrown(tool.name, settled.error, elapsed());
+        return fromThrown(tool.name, settled.error, performance.now() - started);
       case 'returned':
-        return fromOutput(tool.name, settled.output, settings, elapsed);
+        return fromOutput(tool.name, settled.output, settings, started);
     }
   } catch (error) {
     // Safety net: nothing above should throw, but the executor's contract is to resolve.
-    return failure('failed', `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`, false, elapsed());
+    return failure('failed', `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`, false, performance.now() - started);
   }
+}
+
+function notStarted(tool: Tool, started: number): ToolResult {
+  return failure('aborted', `Tool "${tool.name}" was not started: the run was cancelled.`, false, performance.now() - started);
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
@@ -82,35 +88,85 @@ type Settled =
   | { kind: 'timeout' }
   | { kind: 'aborted' };
 
-/** Races the tool against its timer and the run's signal; a tool that ignores its signal is abandoned, not awaited. */
-function runWithDeadline(tool: Tool, args: Record<string, unknown>, timeoutMs: number, runSignal: AbortSignal | undefined): Promise<Settled> {
-  const controller = new AbortController();
-  return new Promise<Settled>((resolve) => {
-    let done = false;
-    const settle = (value: Settled) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      runSignal?.removeEventListener('abort', onAbort);
-      resolve(value);
-    };
-    const onAbort = () => {
-      settle({ kind: 'aborted' });
-      controller.abort(runSignal?.reason);
-    };
-    const timer = setTimeout(() => {
-      settle({ kind: 'timeout' });
-      controller.abort(new DOMException(`Tool "${tool.name}" timed out after ${timeoutMs} ms`, 'TimeoutError'));
-    }, timeoutMs);
-    runSignal?.addEventListener('abort', onAbort, { once: true });
-    // Promise.resolve().then also catches a synchronous throw from execute.
-    Promise.resolve()
-      .then(() => tool.execute(args, { signal: controller.signal }))
-      .then(
-        (output) => settle({ kind: 'returned', output }),
-        (error: unknown) => settle({ kind: 'thrown', error }),
+/** What a tool sees: its signal, made on first read (most tools never read it). */
+class CallContext implements ToolContext {
+  readonly #abort: LazyAbort;
+
+  constructor(abort: LazyAbort) {
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+}
+
+/**
+ * Starts the tool; a tool that answers synchronously is done at once. Otherwise races it against its timer and the
+ * run's signal; a tool that ignores its signal is abandoned, not awaited.
+ */
+function runWithDeadline(tool: Tool, args: Record<string, unknown>, timeoutMs: number, runSignal: AbortSignal | undefined): Settled | Promise<Settled> {
+  const abort = new LazyAbort();
+  let output: ReturnType<Tool['execute']>;
+  try {
+    output = tool.execute(args, new CallContext(abort));
+  } catch (error) {
+    return { kind: 'thrown', error };
+  }
+  if (!isPromiseLike(output)) return { kind: 'returned', output };
+  return new Promise<Settled>((resolve) => new PendingCall(tool.name, output, abort, timeoutMs, runSignal, resolve));
+}
+
+/** One asynchronous call in flight: the first of its output, its timer or the run's abort settles it. */
+class PendingCall {
+  #done = false;
+  readonly #timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly toolName: string,
+    output: PromiseLike<ToolOutput | void>,
+    private readonly abort: LazyAbort,
+    private readonly timeoutMs: number,
+    private readonly runSignal: AbortSignal | undefined,
+    private readonly resolve: (settled: Settled) => void,
+  ) {
+    this.#timer = setTimeout(expire, timeoutMs, this);
+    runSignal?.addEventListener('abort', this, { once: true });
+    try {
+      output.then(
+        (value) => this.settle({ kind: 'returned', output: value }),
+        (error: unknown) => this.settle({ kind: 'thrown', error }),
       );
-  });
+    } catch (error) {
+      this.settle({ kind: 'thrown', error });
+    }
+  }
+
+  /** The run's signal aborted (PendingCall is its own listener object: no closure per call). */
+  handleEvent(): void {
+    if (this.settle({ kind: 'aborted' })) this.abort.abort(this.runSignal?.reason);
+  }
+
+  expire(): void {
+    if (this.settle({ kind: 'timeout' })) this.abort.abort(new DOMException(`Tool "${this.toolName}" timed out after ${this.timeoutMs} ms`, 'TimeoutError'));
+  }
+
+  settle(value: Settled): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    clearTimeout(this.#timer);
+    this.runSignal?.removeEventListener('abort', this);
+    this.resolve(value);
+    return true;
+  }
+}
+
+function expire(call: PendingCall): void {
+  call.expire();
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<ToolOutput | void> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function fromThrown(toolName: string, error: unknown, durationMs: number): ToolResult {
@@ -118,28 +174,29 @@ function fromThrown(toolName: string, error: unknown, durationMs: number): ToolR
   return failure('failed', `Tool "${toolName}" failed: ${messageOf(error)}`, false, durationMs);
 }
 
-function fromOutput(toolName: string, output: ToolOutput | void, settings: CallSettings, elapsed: () => number): ToolResult {
+function fromOutput(toolName: string, output: ToolOutput | void, settings: CallSettings, started: number): ToolResult {
   let text: string | undefined;
   try {
     text = typeof output === 'string' ? output : output === undefined || output === null ? '' : JSON.stringify(output);
   } catch (error) {
-    return failure('failed', `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`, false, elapsed());
+    return failure('failed', `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`, false, performance.now() - started);
   }
+  const durationMs = performance.now() - started;
   // JSON.stringify gives undefined for a function or a symbol.
-  if (text === undefined) return failure('failed', `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`, false, elapsed());
-  if (text.trim() === '') return { ok: true, content: EMPTY_RESULT_CONTENT, empty: true, durationMs: elapsed() };
-  if (text.length <= settings.maxOutputChars) return { ok: true, content: text, durationMs: elapsed() };
+  if (text === undefined) return failure('failed', `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`, false, durationMs);
+  if (text.trim() === '') return { ok: true, content: EMPTY_RESULT_CONTENT, empty: true, durationMs };
+  if (text.length <= settings.maxOutputChars) return { ok: true, content: text, durationMs };
   if (settings.oversizedOutput === 'error') {
     return failure(
       'output_too_large',
       `Tool "${toolName}" returned ${text.length} characters, above the limit of ${settings.maxOutputChars}. Ask for less (a narrower request).`,
       false,
-      elapsed(),
+      durationMs,
     );
   }
   const kept = text.slice(0, settings.maxOutputChars);
   const marker = `\n\n[output truncated: showing the first ${kept.length} of ${text.length} characters]`;
-  return { ok: true, content: kept + marker, truncated: true, durationMs: elapsed() };
+  return { ok: true, content: kept + marker, truncated: true, durationMs };
 }
 
 function failure(kind: ToolErrorKind, message: string, retryable: boolean, durationMs: number): ToolResult {

@@ -28,6 +28,9 @@ export class ToolRegistry implements ToolBox {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #options: Readonly<ToolRegistryOptions>;
   readonly #names: readonly string[];
+  /** Settings per tool name, computed once: a call allocates none. */
+  readonly #settings: ReadonlyMap<string, CallSettings>;
+  readonly #unknownToolSettings: CallSettings;
 
   /** Throws ToolDefinitionError on two tools with one name, RangeError on an invalid option. */
   constructor(tools: readonly Tool[], options: ToolRegistryOptions = {}) {
@@ -40,6 +43,8 @@ export class ToolRegistry implements ToolBox {
     this.#tools = byName;
     this.#names = Object.freeze([...byName.keys()]);
     this.#options = Object.freeze({ ...options, timeoutsMs: options.timeoutsMs && Object.freeze({ ...options.timeoutsMs }) });
+    this.#settings = new Map([...byName.values()].map((tool) => [tool.name, settingsFor(tool, this.#options)]));
+    this.#unknownToolSettings = settingsFor(undefined, this.#options);
   }
 
   /** Registered tool names, in registration order. */
@@ -77,33 +82,36 @@ export class ToolRegistry implements ToolBox {
   }
 
   /** Runs one call through `wrapCall`. Never rejects. */
-  async execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
+  execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
     const tool = this.#tools.get(call.name);
-    const run = () => executeToolCall(call, tool, this.#settingsFor(tool), this.#names, signal);
+    const settings = (tool && this.#settings.get(tool.name)) ?? this.#unknownToolSettings;
     const wrap = this.#options.wrapCall;
-    if (!wrap) return run();
-    try {
-      return await wrap(call, run);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
-    }
+    if (!wrap) return executeToolCall(call, tool, settings, this.#names, signal);
+    return wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal));
   }
 
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
     const limit = this.#options.concurrency ?? TOOL_DEFAULTS.concurrency;
     return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal));
   }
+}
 
-  #settingsFor(tool: Tool | undefined): CallSettings {
-    const options = this.#options;
-    const timeoutMs = (tool && options.timeoutsMs?.[tool.name]) ?? tool?.timeoutMs ?? options.defaultTimeoutMs ?? TOOL_DEFAULTS.defaultTimeoutMs;
-    return {
-      timeoutMs,
-      maxOutputChars: options.maxOutputChars ?? TOOL_DEFAULTS.maxOutputChars,
-      oversizedOutput: options.oversizedOutput ?? TOOL_DEFAULTS.oversizedOutput,
-    };
+async function wrapped(wrap: WrapToolCall, call: ToolCall, run: () => Promise<ToolResult>): Promise<ToolResult> {
+  try {
+    return await wrap(call, run);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
   }
+}
+
+function settingsFor(tool: Tool | undefined, options: Readonly<ToolRegistryOptions>): CallSettings {
+  const timeoutMs = (tool && options.timeoutsMs?.[tool.name]) ?? tool?.timeoutMs ?? options.defaultTimeoutMs ?? TOOL_DEFAULTS.defaultTimeoutMs;
+  return Object.freeze({
+    timeoutMs,
+    maxOutputChars: options.maxOutputChars ?? TOOL_DEFAULTS.maxOutputChars,
+    oversizedOutput: options.oversizedOutput ?? TOOL_DEFAULTS.oversizedOutput,
+  });
 }
 
 function checkOptions(options: ToolRegistryOptions): void {

@@ -124,6 +124,58 @@ describe('tool failures', () => {
     expect(toolSawAbort).toBe(true);
   });
 
+  it('gives a tool one signal for the whole call, aborted with a TimeoutError even when read after the timeout', async () => {
+    const seen: AbortSignal[] = [];
+    const late = defineTool({
+      name: 'late',
+      description: 'd',
+      parameters: z.object({}),
+      timeoutMs: 20,
+      async execute(_args, ctx) {
+        seen.push(ctx.signal);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        seen.push(ctx.signal);
+        return 'late';
+      },
+    });
+    expect(errorOf(await new ToolRegistry([late]).execute(call('late', {}))).kind).toBe('timeout');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(seen).toHaveLength(2);
+    expect(seen[1]).toBe(seen[0]);
+    expect(seen[0]!.aborted).toBe(true);
+    expect((seen[0]!.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('aborts the signal of a tool that first reads it after the run was cancelled', async () => {
+    let seen: AbortSignal | undefined;
+    const controller = new AbortController();
+    const late = defineTool({
+      name: 'late',
+      description: 'd',
+      parameters: z.object({}),
+      async execute(_args, ctx) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        seen = ctx.signal;
+        return 'late';
+      },
+    });
+    setTimeout(() => controller.abort(new Error('user cancelled')), 10);
+    expect(errorOf(await new ToolRegistry([late]).execute(call('late', {}), controller.signal)).kind).toBe('aborted');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).message).toBe('user cancelled');
+  });
+
+  it('does not start a tool when the signal aborts while its arguments are validated', async () => {
+    let started = false;
+    const controller = new AbortController();
+    const checked = z.object({ id: z.string().refine(async () => { controller.abort(); return true; }) });
+    const tool = defineTool({ name: 'tool', description: 'd', parameters: checked, execute: () => { started = true; return 'x'; } });
+    const result = await new ToolRegistry([tool]).execute(call('tool', { id: '1' }), controller.signal);
+    expect(errorOf(result).kind).toBe('aborted');
+    expect(started).toBe(false);
+  });
+
   it('does not start a tool when the signal is already aborted', async () => {
     let started = false;
     const tool = defineTool({ name: 'tool', description: 'd', parameters: z.object({}), execute: () => { started = true; return 'x'; } });
