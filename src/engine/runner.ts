@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
+import { LazyAbort } from './lazy-abort.js';
 import { isSignal, type Signal } from './signal.js';
 import type { Deps, RunEvent, Stage, StageContext, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
@@ -78,8 +79,10 @@ export async function runPipeline(pipeline: Pipeline, input: RunInput, options: 
 
 /** One run's private bookkeeping; the pipeline and its stages hold none. */
 class Run {
-  private readonly controller = new AbortController();
-  private readonly ctx: { -readonly [Key in keyof StageContext]: StageContext[Key] };
+  /** Aborted by the caller's signal or a deadline; finalize has its own, with its time limit. */
+  readonly runAbort = new LazyAbort();
+  finalizeAbort: LazyAbort | undefined;
+  private readonly ctx: RunContext;
   private readonly stats: Record<Zone, StageStats[]>;
   private readonly warnings: RunWarning[] = [];
   private steer: { signal: Signal; stage: string } | undefined;
@@ -87,6 +90,7 @@ class Run {
   private ended: RunOutcome | undefined;
   private error: RunError | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  private finalizeExpired: ((value: typeof finalizeExpired) => void) | undefined;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -99,22 +103,14 @@ class Run {
     for (const zone of zones) {
       for (const stage of pipeline[zone]) this.stats[zone].push({ zone, name: stage.name, calls: 0, totalMs: 0 });
     }
-    this.ctx = {
-      signal: this.controller.signal,
-      deps,
-      zone: 'setup',
-      iteration: 0,
-      stage: '',
-      emit: (type, data) => this.emit(type, data ?? {}),
-      setDeadline: (at, reason, kind) => this.setDeadline(at, reason, kind),
-    };
+    this.ctx = new RunContext(this, deps);
   }
 
   async execute(): Promise<RunResult> {
-    const onCallerAbort = () => this.controller.abort(this.callerSignal?.reason);
+    const onCallerAbort = () => this.runAbort.abort(this.callerSignal?.reason);
     if (this.callerSignal?.aborted) onCallerAbort();
     else this.callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-    this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
+    if (this.ctx.observed) this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     try {
       await this.runZone('setup');
       while (this.ended === undefined && !this.breakRequested) {
@@ -135,7 +131,7 @@ class Run {
     this.state.stop = this.outcome();
     await this.runFinalize();
     const result = this.result();
-    this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
+    if (this.ctx.observed) this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
     return result;
   }
 
@@ -143,20 +139,23 @@ class Run {
     this.ctx.zone = zone;
     const stages = this.pipeline[zone];
     const stats = this.stats[zone];
+    // One clock read per stage boundary: a stage's time runs from the previous boundary to its end.
+    let boundary = performance.now();
     for (let index = 0; index < stages.length; index++) {
       const stage = stages[index]!;
-      if (this.controller.signal.aborted) return this.endByAbort(stage.name);
-      const started = performance.now();
+      if (this.runAbort.aborted) return this.endByAbort(stage.name);
       let signal: Signal | void;
       try {
-        signal = await this.dispatch(stage, zone);
+        signal = this.finished(stage, await this.dispatch(stage, zone));
       } catch (error) {
-        if (this.controller.signal.aborted) return this.endByAbort(stage.name);
+        if (this.runAbort.aborted) return this.endByAbort(stage.name);
         this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
         return this.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
       } finally {
+        const now = performance.now();
         stats[index]!.calls++;
-        stats[index]!.totalMs += performance.now() - started;
+        stats[index]!.totalMs += now - boundary;
+        boundary = now;
       }
       if (signal === undefined) continue;
       if (this.steer === undefined) this.steer = { signal, stage: stage.name };
@@ -169,32 +168,33 @@ class Run {
   }
 
   private async runFinalize(): Promise<void> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('finalize time limit reached')), this.finalizeTimeoutMs);
-    const expired = new Promise<typeof finalizeExpired>((resolve) => {
-      controller.signal.addEventListener('abort', () => resolve(finalizeExpired), { once: true });
-    });
-    this.ctx.signal = controller.signal;
+    const finalizeAbort = (this.finalizeAbort = new LazyAbort());
+    const expired = new Promise<typeof finalizeExpired>((resolve) => (this.finalizeExpired = resolve));
+    const timer = setTimeout(expireFinalize, this.finalizeTimeoutMs, this);
     this.ctx.zone = 'finalize';
     const stages = this.pipeline.finalize;
+    let boundary = performance.now();
     try {
       for (let index = 0; index < stages.length; index++) {
         const stage = stages[index]!;
-        if (controller.signal.aborted) {
+        if (finalizeAbort.aborted) {
           this.warnings.push({ stage: stage.name, message: `skipped: the finalize time limit of ${this.finalizeTimeoutMs} ms had passed` });
           continue;
         }
-        const started = performance.now();
         try {
           const outcome = await Promise.race([this.dispatch(stage, 'finalize'), expired]);
           if (outcome === finalizeExpired) {
             this.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.finalizeTimeoutMs} ms` });
+          } else {
+            this.finished(stage, outcome);
           }
         } catch (error) {
           this.warnings.push({ stage: stage.name, message: messageOf(error), cause: error });
         } finally {
+          const now = performance.now();
           this.stats.finalize[index]!.calls++;
-          this.stats.finalize[index]!.totalMs += performance.now() - started;
+          this.stats.finalize[index]!.totalMs += now - boundary;
+          boundary = now;
         }
       }
     } finally {
@@ -202,18 +202,28 @@ class Run {
     }
   }
 
-  private async dispatch(stage: Stage, zone: Zone): Promise<Signal | void> {
+  /** The finalize time limit passed: abort the finalize signal and stop waiting for the stage in flight. */
+  expireFinalize(): void {
+    this.finalizeAbort?.abort(new Error('finalize time limit reached'));
+    this.finalizeExpired?.(finalizeExpired);
+  }
+
+  /** Starts a stage; returns its promise as is, so a dispatch costs no async frame of its own. */
+  private dispatch(stage: Stage, zone: Zone): Promise<Signal | void> {
     this.ctx.stage = stage.name;
-    const observed = this.deps.onEvent !== undefined;
-    if (observed) this.emit('stage_started', {});
+    if (this.ctx.observed) this.emit('stage_started', {});
     const tracer = this.deps.tracer;
-    const signal = tracer
-      ? await tracer.stage({ runId: this.state.runId, name: stage.name, zone, iteration: this.state.iteration }, () => stage.execute(this.state, this.ctx))
-      : await stage.execute(this.state, this.ctx);
+    return tracer
+      ? tracer.stage({ runId: this.state.runId, name: stage.name, zone, iteration: this.state.iteration }, () => stage.execute(this.state, this.ctx))
+      : stage.execute(this.state, this.ctx);
+  }
+
+  /** Checks what a stage returned and reports its end. */
+  private finished(stage: Stage, signal: Signal | void): Signal | void {
     if (signal !== undefined && !isSignal(signal)) {
       throw new TypeError(`stage "${stage.name}" returned something that is not a signal: return nothing, breakLoop() or abortRun()`);
     }
-    if (observed) this.emit('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
+    if (this.ctx.observed) this.emit('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
     return signal;
   }
 
@@ -222,21 +232,21 @@ class Run {
   }
 
   private endByAbort(stage: string): void {
-    const reason: unknown = this.controller.signal.reason;
+    const reason: unknown = this.runAbort.reason;
     if (reason instanceof DeadlineReached) this.end('stopped', reason.kind, reason.stage, reason.message);
     else this.end('cancelled', 'cancelled', stage, 'the run was cancelled by its caller');
   }
 
-  private setDeadline(at: number, reason: string, kind: string): void {
+  setDeadline(at: number, reason: string, kind: string): void {
     const stage = this.ctx.stage;
     clearTimeout(this.deadlineTimer);
-    const fire = () => this.controller.abort(new DeadlineReached(stage, kind, reason));
+    const fire = () => this.runAbort.abort(new DeadlineReached(stage, kind, reason));
     const delay = at - this.deps.clock.now();
     if (delay <= 0) fire();
     else this.deadlineTimer = setTimeout(fire, delay);
   }
 
-  private emit(type: string, data: Record<string, unknown>): void {
+  emit(type: string, data: Record<string, unknown>): void {
     const onEvent = this.deps.onEvent;
     if (onEvent === undefined) return;
     const event: RunEvent = {
@@ -278,6 +288,37 @@ class Run {
     };
     if (this.error) result.error = this.error;
     return result;
+  }
+}
+
+function expireFinalize(run: Run): void {
+  run.expireFinalize();
+}
+
+/** What a stage sees of its run. The signal is read through the run, so it is only made when a stage asks for it. */
+class RunContext implements StageContext {
+  zone: Zone = 'setup';
+  iteration = 0;
+  stage = '';
+  readonly observed: boolean;
+  readonly #run: Run;
+
+  constructor(run: Run, readonly deps: Deps) {
+    this.#run = run;
+    this.observed = deps.onEvent !== undefined;
+  }
+
+  get signal(): AbortSignal {
+    const run = this.#run;
+    return this.zone === 'finalize' && run.finalizeAbort !== undefined ? run.finalizeAbort.signal : run.runAbort.signal;
+  }
+
+  emit(type: string, data?: Record<string, unknown>): void {
+    this.#run.emit(type, data ?? {});
+  }
+
+  setDeadline(at: number, reason: string, kind: string): void {
+    this.#run.setDeadline(at, reason, kind);
   }
 }
 

@@ -70,6 +70,8 @@ export interface StageContext {
   readonly iteration: number;
   /** Name of the stage being run. */
   readonly stage: string;
+  /** True when someone listens to events (deps.onEvent): a stage may skip building event data when it is false. */
+  readonly observed: boolean;
   /** Records an event (progress output, tracing). */
   emit(type: string, data?: Record<string, unknown>): void;
   /**

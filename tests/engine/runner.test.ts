@@ -141,6 +141,13 @@ describe('runPipeline zones', () => {
     expect(result.stopReason.message).toMatch(/returned something that is not a signal/);
   });
 
+  it('a stage whose execute throws synchronously fails the run like one that rejects', async () => {
+    const sync: Stage = { name: 'think', execute: () => { throw new Error('not even async'); } };
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [sync], finalize: [step('summarize')], maxIterations: 5 }), { task: 't' });
+    expect(result).toMatchObject({ status: 'failed', stopReason: { kind: 'error', stage: 'think' }, error: { stage: 'think', message: 'not even async' } });
+    expect(trail(result.state)).toEqual(['summarize#1']);
+  });
+
   it('rejects only invalid arguments', async () => {
     await expect(runPipeline({ name: 'x' } as never, { task: 't' })).rejects.toThrow(/made by definePipeline/);
     const pipeline = definePipeline({ name: 'demo', iteration: [step('think')], maxIterations: 1 });
@@ -201,6 +208,27 @@ describe('cancellation', () => {
     ]);
   });
 
+  it('a stage that first reads ctx.signal after its caller aborted sees it aborted, with the caller reason', async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const late: Stage = { name: 'think', async execute(_state, ctx) { controller.abort(new Error('stop now')); seen = ctx.signal; } };
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [late, step('act')], maxIterations: 5 }), { task: 't' }, { signal: controller.signal });
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).message).toBe('stop now');
+    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'act' });
+  });
+
+  it('a hung finalize stage that reads ctx.signal after the time limit sees it aborted', async () => {
+    let seen: AbortSignal | undefined;
+    const hang: Stage = { name: 'hang', execute: (_state, ctx) => new Promise(() => setTimeout(() => { seen = ctx.signal; }, 40)) };
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang], maxIterations: 5 });
+    const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 10 });
+    expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen?.aborted).toBe(true);
+    expect((seen?.reason as Error).message).toBe('finalize time limit reached');
+  });
+
   it('a deadline set by a stage aborts the call in flight and stops the run with its kind', async () => {
     const guard: Stage = { name: 'time-guard', async execute(_state, ctx) { if (ctx.zone === 'setup') ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time'); } };
     const hang: Stage = {
@@ -224,6 +252,15 @@ describe('events', () => {
       'run_started:-', 'stage_started:think', 'thought:think', 'stage_finished:think', 'run_finished:-',
     ]);
     expect(events[2]).toMatchObject({ zone: 'iteration', iteration: 1, data: { words: 3 } });
+  });
+
+  it('ctx.observed says whether anyone listens, so stages can skip building event data', async () => {
+    const seen: boolean[] = [];
+    const probe: Stage = { name: 'think', async execute(_state, ctx) { seen.push(ctx.observed); return breakLoop('done'); } };
+    const pipeline = definePipeline({ name: 'demo', iteration: [probe], maxIterations: 2 });
+    await runPipeline(pipeline, { task: 't' });
+    await runPipeline(pipeline, { task: 't' }, { deps: { onEvent: () => {} } });
+    expect(seen).toEqual([false, true]);
   });
 });
 

@@ -41,6 +41,8 @@ export function makeCtx(
     zone,
     iteration,
     stage,
+    // Tests read ctx.events, so events are always recorded.
+    observed: true,
     events,
     deadlines,
     emit(type, data = {}) {
