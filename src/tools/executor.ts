@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ToolCall } from '../model/types.js';
 import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../engine/lazy-abort.js';
+import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { ToolFailure } from './tool-failure.js';
 import type { ToolErrorKind, ToolResult } from './types.js';
 
@@ -106,6 +107,7 @@ class CallContext implements ToolContext {
  * run's signal; a tool that ignores its signal is abandoned, not awaited.
  */
 function runWithDeadline(tool: Tool, args: Record<string, unknown>, timeoutMs: number, runSignal: AbortSignal | undefined): Settled | Promise<Settled> {
+  const deadline = performance.now() + timeoutMs;
   const abort = new LazyAbort();
   let output: ReturnType<Tool['execute']>;
   try {
@@ -114,24 +116,26 @@ function runWithDeadline(tool: Tool, args: Record<string, unknown>, timeoutMs: n
     return { kind: 'thrown', error };
   }
   if (!isPromiseLike(output)) return { kind: 'returned', output };
-  return new Promise<Settled>((resolve) => new PendingCall(tool.name, output, abort, timeoutMs, runSignal, resolve));
+  return new Promise<Settled>((resolve) => new PendingCall(tool.name, output, abort, deadline, timeoutMs, runSignal, resolve));
 }
 
-/** One asynchronous call in flight: the first of its output, its timer or the run's abort settles it. */
-class PendingCall {
+/** One asynchronous call in flight: the first of its output, its timeout or the run's abort settles it. */
+class PendingCall extends InFlightCall {
   #done = false;
-  readonly #timer: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly toolName: string,
     output: PromiseLike<ToolOutput | void>,
     private readonly abort: LazyAbort,
+    readonly deadline: number,
     private readonly timeoutMs: number,
-    private readonly runSignal: AbortSignal | undefined,
+    readonly runSignal: AbortSignal | undefined,
     private readonly resolve: (settled: Settled) => void,
   ) {
-    this.#timer = setTimeout(expire, timeoutMs, this);
-    runSignal?.addEventListener('abort', this, { once: true });
+    super();
+    watch(this);
+    // The tool itself may have aborted the run before it returned.
+    if (runSignal?.aborted) this.cancel();
     try {
       output.then(
         (value) => this.settle({ kind: 'returned', output: value }),
@@ -142,8 +146,7 @@ class PendingCall {
     }
   }
 
-  /** The run's signal aborted (PendingCall is its own listener object: no closure per call). */
-  handleEvent(): void {
+  cancel(): void {
     if (this.settle({ kind: 'aborted' })) this.abort.abort(this.runSignal?.reason);
   }
 
@@ -154,15 +157,10 @@ class PendingCall {
   settle(value: Settled): boolean {
     if (this.#done) return false;
     this.#done = true;
-    clearTimeout(this.#timer);
-    this.runSignal?.removeEventListener('abort', this);
+    unwatch(this);
     this.resolve(value);
     return true;
   }
-}
-
-function expire(call: PendingCall): void {
-  call.expire();
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<ToolOutput | void> {
