@@ -34,13 +34,13 @@ export function act(options: ActOptions = {}): Stage {
       // A guard may have decided some calls already (a refusal): those keep their result and are not run.
       const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
       const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
-      for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
+      if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
       const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
       const outcomes: ToolOutcome[] = pending.map((call, index) => {
         const result = results[index] ?? missingResult(call);
         slot.executed++;
         if (!result.ok) slot.failed++;
-        ctx.emit('tool_result', resultEvent(call, result, previewChars));
+        if (ctx.observed) ctx.emit('tool_result', resultEvent(call, result, previewChars));
         return { call, result };
       });
       if (decided === undefined) {

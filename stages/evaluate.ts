@@ -57,7 +57,7 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
       slot.verdict = verdict;
       slot.reason = reason;
       slot.history.push({ iteration: state.iteration, verdict, reason });
-      ctx.emit('verdict', { verdict, reason, step: step === null ? null : step + 1 });
+      if (ctx.observed) ctx.emit('verdict', { verdict, reason, step: step === null ? null : step + 1 });
       if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
     },
   };

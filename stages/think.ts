@@ -130,6 +130,7 @@ function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response:
   addUsage(state.usage, response.usage);
   slot.calls++;
   slot.lastFinishReason = response.finishReason;
+  if (!ctx.observed) return response;
   ctx.emit('model_reply', {
     purpose: 'think',
     finishReason: response.finishReason,

@@ -28,6 +28,7 @@ export class ToolRegistry implements ToolBox {
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #options: Readonly<ToolRegistryOptions>;
   readonly #names: readonly string[];
+  readonly #definitions: readonly ToolDefinition[];
   /** Settings per tool name, computed once: a call allocates none. */
   readonly #settings: ReadonlyMap<string, CallSettings>;
   readonly #unknownToolSettings: CallSettings;
@@ -42,6 +43,7 @@ export class ToolRegistry implements ToolBox {
     checkOptions(options);
     this.#tools = byName;
     this.#names = Object.freeze([...byName.keys()]);
+    this.#definitions = [...byName.values()].map((tool) => tool.definition);
     this.#options = Object.freeze({ ...options, timeoutsMs: options.timeoutsMs && Object.freeze({ ...options.timeoutsMs }) });
     this.#settings = new Map([...byName.values()].map((tool) => [tool.name, settingsFor(tool, this.#options)]));
     this.#unknownToolSettings = settingsFor(undefined, this.#options);
@@ -64,8 +66,9 @@ export class ToolRegistry implements ToolBox {
     return this.#tools.get(name);
   }
 
+  /** A fresh array each time (think asks every turn), so a caller may change it. */
   definitions(): ToolDefinition[] {
-    return [...this.#tools.values()].map((tool) => tool.definition);
+    return this.#definitions.slice();
   }
 
   /** A new registry over the same tools with these options merged over the current ones. */

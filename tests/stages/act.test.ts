@@ -27,6 +27,15 @@ describe('act stage', () => {
     expect(ctx.events[3]!.data).toMatchObject({ id: 'a', ok: true, result: '42' });
   });
 
+  it('builds no events when nobody listens (ctx.observed false), with the same results', async () => {
+    const state = makeState();
+    state.turn = { toolCalls: [call('a', '6 * 7')], results: [] };
+    const ctx = { ...makeCtx({ deps: { tools: testTools() } }), observed: false };
+    await act().execute(state, ctx);
+    expect(state.turn.results[0]!.result).toMatchObject({ ok: true, content: '42' });
+    expect(ctx.events).toEqual([]);
+  });
+
   it('runs only the calls without a pre-filled result, keeps the refusal, and keeps call order', async () => {
     const state = makeState();
     const refused = { call: call('b', '2 + 2'), result: { ok: false as const, error: { kind: 'failed' as const, message: 'refused by a guard', retryable: false }, durationMs: 0 } };

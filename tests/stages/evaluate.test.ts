@@ -22,6 +22,15 @@ function withPlan(state: RunState, steps = 3): void {
 }
 
 describe('evaluate stage', () => {
+  it('records the verdict but builds no event when nobody listens (ctx.observed false)', async () => {
+    const state = makeState();
+    const ctx = { ...makeCtx(), observed: false };
+    turn(state, ok());
+    await evaluate().execute(state, ctx);
+    expect(state.evaluate).toMatchObject({ verdict: 'continue', reason: '1 tool call succeeded' });
+    expect(ctx.events).toEqual([]);
+  });
+
   it('continues when every call succeeded, records the verdict in the state and as an event', async () => {
     const state = makeState();
     const ctx = makeCtx();

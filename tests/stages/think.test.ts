@@ -22,6 +22,16 @@ function withPlan(state: RunState, current = 0): PlanSlot {
 }
 
 describe('think stage', () => {
+  it('builds no model_reply event when nobody listens (ctx.observed false)', async () => {
+    const model = new ScriptedModel([{ toolCalls: [calc('6 * 7')], usage }]);
+    const state = makeState({ messages: start() });
+    const ctx = { ...makeCtx({ deps: { model, tools: testTools() } }), observed: false };
+    await think().execute(state, ctx);
+    expect(state.turn.toolCalls).toHaveLength(1);
+    expect(state.usage.inputTokens).toBe(100);
+    expect(ctx.events.map((event) => event.type)).toEqual([]);
+  });
+
   it('sends exactly state.messages with the tools; a text reply is the answer and breaks the loop as completed', async () => {
     const model = new ScriptedModel([{ content: '42', usage }]);
     const state = makeState({ messages: start() });
