@@ -65,7 +65,18 @@ class DeadlineReached extends Error {
 }
 
 /** Runs a pipeline to the end. Resolves for every outcome; rejects only on invalid arguments. */
-export async function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOptions = {}): Promise<RunResult> {
+export function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOptions = {}): Promise<RunResult> {
+  // Not an async function: a parked run holds one async frame less.
+  try {
+    const run = prepare(pipeline, input, options);
+    const tracer = run.deps.tracer;
+    return tracer ? tracer.run({ runId: run.state.runId, pipeline: pipeline.name }, () => run.execute()) : run.execute();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function prepare(pipeline: Pipeline, input: RunInput, options: RunOptions): Run {
   if (!isPipeline(pipeline)) throw new TypeError('runPipeline: the first argument must be a pipeline made by definePipeline()');
   if (typeof input !== 'object' || input === null || typeof input.task !== 'string') {
     throw new TypeError('runPipeline: input must be an object like { task: "..." }');
@@ -73,8 +84,7 @@ export async function runPipeline(pipeline: Pipeline, input: RunInput, options: 
   const finalizeTimeoutMs = options.finalizeTimeoutMs ?? 10_000;
   if (!(finalizeTimeoutMs > 0)) throw new TypeError('runPipeline: finalizeTimeoutMs must be a positive number of milliseconds');
   const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
-  const run = new Run(pipeline, createRunState(deps.ids.newId(), pipeline.name, input), deps, options.signal, finalizeTimeoutMs);
-  return deps.tracer ? deps.tracer.run({ runId: run.state.runId, pipeline: pipeline.name }, () => run.execute()) : run.execute();
+  return new Run(pipeline, createRunState(deps.ids.newId(), pipeline.name, input), deps, options.signal, finalizeTimeoutMs);
 }
 
 /** One run's private bookkeeping; the pipeline and its stages hold none. */
@@ -95,7 +105,7 @@ class Run {
   constructor(
     private readonly pipeline: Pipeline,
     readonly state: RunState,
-    private readonly deps: Deps,
+    readonly deps: Deps,
     private readonly callerSignal: AbortSignal | undefined,
     private readonly finalizeTimeoutMs: number,
   ) {
@@ -112,16 +122,12 @@ class Run {
     else this.callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     if (this.ctx.observed) this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     try {
-      await this.runZone('setup');
-      while (this.ended === undefined && !this.breakRequested) {
-        if (this.state.iteration >= this.pipeline.maxIterations) {
-          this.end('stopped', 'max_iterations', null, `reached the iteration cap of ${this.pipeline.maxIterations}`);
-          break;
-        }
-        this.ctx.iteration = ++this.state.iteration;
-        const tracer = this.deps.tracer;
-        if (tracer) await tracer.iteration({ runId: this.state.runId, iteration: this.state.iteration }, () => this.runZone('iteration'));
-        else await this.runZone('iteration');
+      await this.runZone('setup', false);
+      const tracer = this.deps.tracer;
+      if (tracer) {
+        while (this.nextIteration()) await tracer.iteration({ runId: this.state.runId, iteration: this.state.iteration }, () => this.runZone('iteration', false));
+      } else if (this.nextIteration()) {
+        await this.runZone('iteration', true);
       }
     } finally {
       this.callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -135,36 +141,50 @@ class Run {
     return result;
   }
 
-  private async runZone(zone: 'setup' | 'iteration'): Promise<void> {
+  /** Starts the next iteration, or says the loop is over (a stage ended it, or the cap is reached). */
+  private nextIteration(): boolean {
+    if (this.ended !== undefined || this.breakRequested) return false;
+    if (this.state.iteration >= this.pipeline.maxIterations) {
+      this.end('stopped', 'max_iterations', null, `reached the iteration cap of ${this.pipeline.maxIterations}`);
+      return false;
+    }
+    this.ctx.iteration = ++this.state.iteration;
+    return true;
+  }
+
+  /** Runs a zone's stages once, or with `wholeLoop` every iteration in this one async frame (no tracer to wrap each). */
+  private async runZone(zone: 'setup' | 'iteration', wholeLoop: boolean): Promise<void> {
     this.ctx.zone = zone;
     const stages = this.pipeline[zone];
     const stats = this.stats[zone];
     // One clock read per stage boundary: a stage's time runs from the previous boundary to its end.
     let boundary = performance.now();
-    for (let index = 0; index < stages.length; index++) {
-      const stage = stages[index]!;
-      if (this.runAbort.aborted) return this.endByAbort(stage.name);
-      let signal: Signal | void;
-      try {
-        signal = this.finished(stage, await this.dispatch(stage, zone));
-      } catch (error) {
+    do {
+      for (let index = 0; index < stages.length; index++) {
+        const stage = stages[index]!;
         if (this.runAbort.aborted) return this.endByAbort(stage.name);
-        this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
-        return this.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
-      } finally {
-        const now = performance.now();
-        stats[index]!.calls++;
-        stats[index]!.totalMs += now - boundary;
-        boundary = now;
+        let signal: Signal | void;
+        try {
+          signal = this.finished(stage, await this.dispatch(stage, zone));
+        } catch (error) {
+          if (this.runAbort.aborted) return this.endByAbort(stage.name);
+          this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
+          return this.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
+        } finally {
+          const now = performance.now();
+          stats[index]!.calls++;
+          stats[index]!.totalMs += now - boundary;
+          boundary = now;
+        }
+        if (signal === undefined) continue;
+        if (this.steer === undefined) this.steer = { signal, stage: stage.name };
+        if (signal.type === 'abort_run') {
+          const first = this.steer.signal;
+          return this.end(first.type === 'abort_run' ? 'stopped' : 'completed', first.kind, this.steer.stage, first.reason);
+        }
+        this.breakRequested = true;
       }
-      if (signal === undefined) continue;
-      if (this.steer === undefined) this.steer = { signal, stage: stage.name };
-      if (signal.type === 'abort_run') {
-        const first = this.steer.signal;
-        return this.end(first.type === 'abort_run' ? 'stopped' : 'completed', first.kind, this.steer.stage, first.reason);
-      }
-      this.breakRequested = true;
-    }
+    } while (wholeLoop && this.nextIteration());
   }
 
   private async runFinalize(): Promise<void> {

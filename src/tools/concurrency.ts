@@ -5,7 +5,8 @@ export function mapWithConcurrency<Item, Result>(
   limit: number,
   work: (item: Item, index: number) => Promise<Result>,
 ): Promise<Result[]> {
-  // Within the limit every item starts at once (the usual turn): no lanes needed.
+  // One item (the usual turn) needs no Promise.all; within the limit every item starts at once, no lanes needed.
+  if (items.length === 1) return work(items[0]!, 0).then(inList);
   if (items.length <= limit) return Promise.all(items.map(work));
   return inLanes(items, limit, work);
 }
@@ -22,4 +23,8 @@ async function inLanes<Item, Result>(items: readonly Item[], limit: number, work
   };
   await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
   return results;
+}
+
+function inList<Result>(result: Result): Result[] {
+  return [result];
 }
