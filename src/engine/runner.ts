@@ -54,7 +54,8 @@ export interface RunOptions {
 }
 
 const systemClock = { now: () => Date.now() };
-const randomIds = { newId: () => randomUUID() };
+// randomUUID's text is a rope of 15 pieces (~450 bytes a run would keep); toLowerCase makes it one flat string.
+const randomIds = { newId: () => randomUUID().toLowerCase() };
 const finalizeExpired = Symbol('finalize-expired');
 
 /** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
