@@ -293,17 +293,17 @@ class Run {
   }
 
   private result(): RunResult {
-    const { status, ...stopReason } = this.outcome();
+    const { status, kind, stage, message } = this.outcome();
     const result: RunResult = {
       runId: this.state.runId,
       pipeline: this.pipeline.name,
       status,
       answer: this.state.answer ?? null,
       partial: this.state.partial ?? false,
-      stopReason,
+      stopReason: { kind, stage, message },
       iterations: this.state.iteration,
       usage: this.state.usage,
-      stages: zones.flatMap((zone) => this.stats[zone]),
+      stages: [...this.stats.setup, ...this.stats.iteration, ...this.stats.finalize],
       state: this.state,
       warnings: this.warnings,
     };
