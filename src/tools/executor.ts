@@ -91,15 +91,21 @@ type Settled =
 
 /** What a tool sees: its signal, made on first read (most tools never read it). */
 class CallContext implements ToolContext {
+  declare readonly signal: AbortSignal;
   readonly #abort: LazyAbort;
 
   constructor(abort: LazyAbort) {
     this.#abort = abort;
+    Object.defineProperty(this, 'signal', CallContext.#signalProperty);
   }
 
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
+  /** An own, enumerable accessor, so `{ ...ctx }` keeps the signal as with a plain object; one shared getter keeps one hidden class. */
+  static readonly #signalProperty: PropertyDescriptor = {
+    enumerable: true,
+    get(this: CallContext) {
+      return this.#abort.signal;
+    },
+  };
 }
 
 /**

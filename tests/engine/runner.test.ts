@@ -254,6 +254,27 @@ describe('events', () => {
     expect(events[2]).toMatchObject({ zone: 'iteration', iteration: 1, data: { words: 3 } });
   });
 
+  it('a stage may destructure or spread its context: signal, emit and setDeadline stay usable', async () => {
+    const events: RunEvent[] = [];
+    let spreadKeys: string[] = [];
+    let spreadSignal: AbortSignal | undefined;
+    const loose: Stage = {
+      name: 'think',
+      async execute(_state, ctx) {
+        const { emit, signal } = ctx;
+        emit('loose', { aborted: signal.aborted });
+        const copy = { ...ctx };
+        spreadKeys = Object.keys(copy);
+        spreadSignal = copy.signal;
+        return breakLoop('done');
+      },
+    };
+    await runPipeline(definePipeline({ name: 'demo', iteration: [loose], maxIterations: 2 }), { task: 't' }, { deps: { onEvent: (event) => events.push(event) } });
+    expect(events.find((event) => event.type === 'loose')?.data).toEqual({ aborted: false });
+    expect(spreadKeys).toEqual(expect.arrayContaining(['signal', 'deps', 'zone', 'iteration', 'stage', 'emit', 'setDeadline']));
+    expect(spreadSignal).toBeInstanceOf(AbortSignal);
+  });
+
   it('ctx.observed says whether anyone listens, so stages can skip building event data', async () => {
     const seen: boolean[] = [];
     const probe: Stage = { name: 'think', async execute(_state, ctx) { seen.push(ctx.observed); return breakLoop('done'); } };

@@ -166,6 +166,24 @@ describe('tool failures', () => {
     expect((seen?.reason as Error).message).toBe('user cancelled');
   });
 
+  it('lets a tool spread or destructure its context, as a plain object', async () => {
+    let spread: { signal?: AbortSignal } = {};
+    const tool = defineTool({
+      name: 'spreads',
+      description: 'd',
+      parameters: z.object({}),
+      timeoutMs: 20,
+      execute: (_args, ctx) => {
+        spread = { ...ctx };
+        const { signal } = ctx;
+        return new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+    });
+    expect(errorOf(await new ToolRegistry([tool]).execute(call('spreads', {}))).kind).toBe('timeout');
+    expect(Object.keys(spread)).toEqual(['signal']);
+    expect(spread.signal?.aborted).toBe(true);
+  });
+
   it('does not start a tool when the signal aborts while its arguments are validated', async () => {
     let started = false;
     const controller = new AbortController();
