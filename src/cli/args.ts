@@ -57,6 +57,9 @@ function parse<Parsed>(command: string, read: () => Parsed): Parsed {
     return read();
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '') : String(error);
+    // node calls a value that starts with "-" ambiguous; say how to write it instead.
+    const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+    if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
     throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
   }
 }

@@ -24,6 +24,8 @@ describe('stageloop basics', () => {
     [['run', '--trace', 'jaeger', 'x'], /--trace must be "otlp" or "console"/],
     [['run', '--guard', 'injection=shout', 'x'], /flag, redact or block/],
     [['dance'], /unknown command "dance"/],
+    [['run', '--max-cost', '-1', 'x'], /--max-cost got a value starting with "-": write it as --max-cost=VALUE/],
+    [['run', '--max-cost=-1', 'x'], /--max-cost must be a positive number of US dollars, got "-1"/],
   ])('usage error %j exits 2 with one clear line', async (args, message) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
