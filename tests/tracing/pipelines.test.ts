@@ -5,7 +5,8 @@ import { runPipeline, ScriptedModel, type ChatModel, type Pipeline } from '../..
 import { OfflineModel } from '../../src/model/offline-model.js';
 import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
-import { calculatorRegistry } from './builtin-tools.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { testCalculator } from '../support/stage-tools.js';
 import { enableAsyncContext, makeTracing, singleTree, spanForest, treeLines, type Tracing } from './span-tree.js';
 
 let disableContext: () => void;
@@ -13,7 +14,7 @@ beforeAll(() => void (disableContext = enableAsyncContext()));
 afterAll(() => disableContext());
 
 function tracedRun(tracing: Tracing, pipeline: Pipeline, model: ChatModel, task: string, signal?: AbortSignal) {
-  return runPipeline(pipeline, { task }, { signal, deps: instrumentDeps({ model, tools: calculatorRegistry() }, { tracer: tracing.tracer }) });
+  return runPipeline(pipeline, { task }, { signal, deps: instrumentDeps({ model, tools: new ToolRegistry([testCalculator]) }, { tracer: tracing.tracer }) });
 }
 
 const usage = { inputTokens: 50, outputTokens: 10, cachedInputTokens: 20, reasoningTokens: 0, estimated: false };
