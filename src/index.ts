@@ -68,5 +68,5 @@ export { traceModel, type TraceModelOptions } from './tracing/traced-model.js';
 export { toolSpanWrapper, type ToolSpanOptions } from './tracing/tool-spans.js';
 export { instrumentDeps, traceContentFromEnv, type TracingOptions } from './tracing/instrument.js';
 export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from './tracing/console-waterfall.js';
-export { redactSecrets, redactValue, redactedJson } from './tracing/redact.js';
+export { redactSecrets, redactValue, redactedJson } from './redact.js';
 export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';

@@ -1,5 +1,6 @@
 // Turns whatever the openai SDK (or fetch, or a bad body) throws into one ModelError whose message has no API key.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { redactSecrets, withoutSecret } from '../redact.js';
 import { ModelError } from './types.js';
 
 export interface ErrorContext {
@@ -11,12 +12,9 @@ export interface ErrorContext {
   signal?: AbortSignal;
 }
 
-/** Removes the API key, URL credentials and anything shaped like an OpenAI secret key from text shown to people. */
-export function redactSecrets(text: string, apiKey: string | undefined): string {
-  let result = text;
-  if (apiKey !== undefined && apiKey.length >= 4) result = result.split(apiKey).join('[redacted]');
-  result = result.replace(/\/\/[^/\s@:]+:[^/\s@]+@/g, '//');
-  return result.replace(/\bsk-[A-Za-z0-9_*.-]{6,}/g, 'sk-[redacted]');
+/** Removes the API key, URL credentials and anything shaped like a secret from text shown to people. */
+export function redactModelSecrets(text: string, apiKey: string | undefined): string {
+  return redactSecrets(withoutSecret(text, apiKey).replace(/\/\/[^/\s@:]+:[^/\s@]+@/g, '//'));
 }
 
 /** The URL as it may be shown: no user name, password or query string. */
@@ -76,7 +74,7 @@ function kindForStatus(status: number): ModelError['kind'] {
 }
 
 export function toModelError(error: unknown, context: ErrorContext): ModelError {
-  const clean = (text: string) => redactSecrets(text, context.apiKey);
+  const clean = (text: string) => redactModelSecrets(text, context.apiKey);
   if (error instanceof ModelError) return new ModelError(error.kind, clean(error.message), { retryable: error.retryable, status: error.status, cause: error.cause });
   const attempts = context.maxRetries + 1;
   if (error instanceof APIUserAbortError || context.signal?.aborted) {

@@ -3,6 +3,7 @@ import ky, { isHTTPError, isTimeoutError } from 'ky';
 import { z } from 'zod';
 import { defineTool, type Tool } from './define-tool.js';
 import { ToolFailure } from './tool-failure.js';
+import { redactSecrets, withoutSecret } from '../redact.js';
 
 export interface WebSearchOptions {
   /** Default: the SERPAPI_API_KEY environment variable, read once when the tool is created (never in a stage). */
@@ -59,7 +60,7 @@ export function webSearchTool(options: WebSearchOptions = {}): Tool<typeof param
     },
   });
   // Any text we build may quote the server or the URL: the key never leaves through a message.
-  const redact = (text: string) => (apiKey ? text.split(apiKey).join('[redacted]') : text);
+  const redact = (text: string) => redactSecrets(withoutSecret(text, apiKey));
 
   return defineTool({
     name: 'web_search',

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../redact.js';
 
 let cachedVersion: string | undefined;
 

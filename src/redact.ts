@@ -1,4 +1,4 @@
-// Redaction for opt-in trace content: API keys and Authorization values never leave the process.
+// Redaction shared by error messages, tool errors and trace content: API keys and Authorization values never leave the process.
 
 const redacted = '[REDACTED]';
 
@@ -45,4 +45,9 @@ export function redactValue(value: unknown): unknown {
 /** JSON text of `value`, redacted: what content attributes hold. */
 export function redactedJson(value: unknown): string {
   return JSON.stringify(redactValue(value)) ?? 'null';
+}
+
+/** Replaces each occurrence of a secret we hold (an API key) with `marker`; short values are left alone. */
+export function withoutSecret(text: string, secret: string | undefined, marker = '[redacted]'): string {
+  return secret !== undefined && secret.length >= 4 ? text.split(secret).join(marker) : text;
 }
