@@ -5,7 +5,7 @@ import type { RunState } from '../src/engine/state.js';
 import priceData from './data/model-prices.json' with { type: 'json' };
 import { GuardConfigError } from './guard-config-error.js';
 import { lookupModel } from './model-table.js';
-import { conversationTokens, loadTokenCounter, messageTokens } from './token-count.js';
+import { conversationTokens, loadTokenCounter, messageTokens } from '../src/model/token-count.js';
 
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {

@@ -5,7 +5,7 @@ import type { ChatMessage } from '../src/model/types.js';
 import windowData from './data/context-windows.json' with { type: 'json' };
 import { GuardConfigError } from './guard-config-error.js';
 import { lookupModel } from './model-table.js';
-import { loadTokenCounter, messageTokens, replyPrimingTokens, type CountTokens } from './token-count.js';
+import { loadTokenCounter, messageTokens, replyPrimingTokens, type CountTokens } from '../src/model/token-count.js';
 
 export interface PruneOptions {
   /** Token budget for each reasoning request; default 80% of the model's context window. */

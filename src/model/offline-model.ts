@@ -1,6 +1,6 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { findExpression, lastNumber, splitTask, stepExpression } from './offline-arithmetic.js';
-import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
+import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
 /** What the offline model says when a request is outside what its rules understand. */
 export const offlineNotice =
@@ -24,7 +24,7 @@ export class OfflineModel implements ChatModel {
   async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
     if (signal?.aborted) throw new ModelError('aborted', 'the request was cancelled before the offline model answered', { cause: signal.reason });
     const reply = this.decide(request);
-    const response: ChatResponse = { content: '', toolCalls: [], finishReason: 'stop', usage: estimateUsage(request, ''), model: this.modelName, latencyMs: 0 };
+    const response: ChatResponse = { content: '', toolCalls: [], finishReason: 'stop', usage: emptyUsage(), model: this.modelName, latencyMs: 0 };
     if ('structured' in reply) {
       const parsed = validate(request.responseFormat, reply.structured);
       response.content = JSON.stringify(parsed);

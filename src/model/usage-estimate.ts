@@ -1,4 +1,5 @@
 // Token usage: read the server's numbers, or estimate them with gpt-tokenizer when the server sent none.
+import { conversationTokens, loadTokenCounter, messageOverheadTokens } from './token-count.js';
 import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from './types.js';
 
 /** The `usage` object of a Chat Completions reply (only the fields we read). */
@@ -20,37 +21,16 @@ export function usageFromServer(usage: ServerUsage): ChatUsage {
   };
 }
 
-type CountTokens = (text: string) => number;
-let tokenizer: Promise<CountTokens> | undefined;
-
-/** gpt-tokenizer costs ~300 ms to load: only servers without usage pay for it, once. */
-function loadTokenizer(): Promise<CountTokens> {
-  tokenizer ??= import('gpt-tokenizer').then(
-    (module) => (text: string) => module.countTokens(text),
-    () => (text: string) => Math.ceil(text.length / 4),
-  );
-  return tokenizer;
-}
-
-/** Per-message framing tokens in the chat format (role markers); a rough constant is enough for an estimate. */
-const messageOverhead = 4;
-
-function messageText(message: ChatMessage): string {
-  if (message.role === 'assistant') return message.content + (message.toolCalls ?? []).map((call) => call.name + call.arguments).join('');
-  return message.content;
-}
-
-/** A rough estimate: the o200k tokenizer over what was sent and received. Marked `estimated: true`. */
+/** An estimate with the o200k tokenizer over what was sent and received. Marked `estimated: true`. */
 export async function estimateUsage(
   sent: { messages: ChatMessage[]; tools?: ToolDefinition[] },
   received: { content: string; toolCalls: ToolCall[] },
 ): Promise<ChatUsage> {
-  const count = await loadTokenizer();
-  let inputTokens = 3;
-  for (const message of sent.messages) inputTokens += messageOverhead + count(messageText(message));
+  const count = await loadTokenCounter();
+  let inputTokens = conversationTokens(count, sent.messages);
   if (sent.tools !== undefined && sent.tools.length > 0) inputTokens += count(JSON.stringify(sent.tools));
   let outputTokens = count(received.content);
-  for (const call of received.toolCalls) outputTokens += messageOverhead + count(call.name + call.arguments);
+  for (const call of received.toolCalls) outputTokens += messageOverheadTokens + count(call.name) + count(call.arguments);
   return { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
 }
 

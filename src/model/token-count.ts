@@ -1,5 +1,5 @@
-// Token counting for guards with gpt-tokenizer (o200k), loaded lazily: importing it costs ~300 ms.
-import type { ChatMessage } from '../src/model/types.js';
+// Token counting with gpt-tokenizer (o200k), loaded lazily: importing it costs ~300 ms.
+import type { ChatMessage } from './types.js';
 
 export type CountTokens = (text: string) => number;
 
