@@ -14,7 +14,7 @@ export {
   type TurnDirectives,
   type RunOutcome,
 } from './engine/state.js';
-export type { Stage, StageContext, Deps, Zone, Clock, IdGenerator, RunEvent, RunTracer, StageInfo, RunOutcomeSummary } from './engine/stage.js';
+export type { Stage, StageReturn, StageContext, Deps, Zone, Clock, IdGenerator, RunEvent, RunTracer, StageInfo, RunOutcomeSummary } from './engine/stage.js';
 export {
   definePipeline,
   insertBefore,

@@ -1,5 +1,6 @@
 // act (iteration): reads turn.toolCalls and turn.results, runs deps.tools; writes turn.results (in call order) and the act slot; returns no signal.
-import type { Stage } from '../src/engine/stage.js';
+import type { Stage, StageContext } from '../src/engine/stage.js';
+import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../src/tools/types.js';
 import { shortText } from './plan-steps.js';
@@ -25,34 +26,38 @@ export function act(options: ActOptions = {}): Stage {
   const previewChars = options.previewChars ?? 200;
   return {
     name: 'act',
-    async execute(state, ctx) {
-      const calls = state.turn.toolCalls;
-      if (calls.length === 0) return;
-      const tools = ctx.deps.tools;
-      const slot = (state.act ??= { executed: 0, failed: 0 });
-      const prefilled = state.turn.results;
-      // A guard may have decided some calls already (a refusal): those keep their result and are not run.
-      const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
-      const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
-      if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
-      const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
-      const outcomes: ToolOutcome[] = pending.map((call, index) => {
-        const result = results[index] ?? missingResult(call);
-        slot.executed++;
-        if (!result.ok) slot.failed++;
-        if (ctx.observed) ctx.emit('tool_result', resultEvent(call, result, previewChars));
-        return { call, result };
-      });
-      if (decided === undefined) {
-        state.turn.results = outcomes;
-        return;
-      }
-      for (const outcome of outcomes) decided.set(outcome.call.id, outcome);
-      const callIds = new Set(calls.map((call) => call.id));
-      const extra = prefilled.filter((outcome) => !callIds.has(outcome.call.id));
-      state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
+    execute(state, ctx) {
+      // A turn without tool calls returns at once, without a promise.
+      return state.turn.toolCalls.length === 0 ? undefined : runCalls(state, ctx, previewChars);
     },
   };
+}
+
+async function runCalls(state: RunState, ctx: StageContext, previewChars: number): Promise<void> {
+  const calls = state.turn.toolCalls;
+  const tools = ctx.deps.tools;
+  const slot = (state.act ??= { executed: 0, failed: 0 });
+  const prefilled = state.turn.results;
+  // A guard may have decided some calls already (a refusal): those keep their result and are not run.
+  const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
+  const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
+  if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
+  const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
+  const outcomes: ToolOutcome[] = pending.map((call, index) => {
+    const result = results[index] ?? missingResult(call);
+    slot.executed++;
+    if (!result.ok) slot.failed++;
+    if (ctx.observed) ctx.emit('tool_result', resultEvent(call, result, previewChars));
+    return { call, result };
+  });
+  if (decided === undefined) {
+    state.turn.results = outcomes;
+    return;
+  }
+  for (const outcome of outcomes) decided.set(outcome.call.id, outcome);
+  const callIds = new Set(calls.map((call) => call.id));
+  const extra = prefilled.filter((outcome) => !callIds.has(outcome.call.id));
+  state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
 }
 
 function resultEvent(call: ToolCall, result: ToolResult, limit: number): Record<string, unknown> {

@@ -1,6 +1,7 @@
 // context (setup): reads input.task, input.options.facts and deps.tools; writes the context slot and messages; returns no signal.
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
+import type { ToolDefinition } from '../src/model/types.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from './prompts.js';
 
 /** Working memory for the run: what the system prompt was rendered from. */
@@ -27,17 +28,31 @@ export interface ContextOptions {
 export function context(options: ContextOptions = {}): Stage {
   const instructions = options.instructions ?? defaultInstructions;
   const pipelineFacts = Object.freeze([...(options.facts ?? [])]);
+  // Runs with the same tool list and no facts of their own share one rendered prompt (strings are immutable).
+  // The definitions are kept by element, so a tool box that changes its list in place is still noticed.
+  let shared: { tools: readonly ToolDefinition[]; systemPrompt: string; names: readonly string[] } | undefined;
   return {
     name: 'context',
-    async execute(state, ctx) {
+    execute(state, ctx) {
       const tools = ctx.deps.tools?.definitions() ?? [];
-      const facts = [...pipelineFacts, ...inputFacts(state)];
-      state.context = { systemPrompt: renderSystemPrompt(instructions, tools, facts), tools: tools.map((tool) => tool.name), facts };
+      const ownFacts = inputFacts(state);
+      const facts = ownFacts.length === 0 ? [...pipelineFacts] : [...pipelineFacts, ...ownFacts];
+      if (ownFacts.length > 0 || shared === undefined || !sameDefinitions(shared.tools, tools)) {
+        const rendered = { tools: [...tools], systemPrompt: renderSystemPrompt(instructions, tools, facts), names: tools.map((tool) => tool.name) };
+        if (ownFacts.length === 0) shared = rendered;
+        state.context = { systemPrompt: rendered.systemPrompt, tools: [...rendered.names], facts };
+      } else {
+        state.context = { systemPrompt: shared.systemPrompt, tools: [...shared.names], facts };
+      }
       state.messages = renderMessages(state);
       state.turn = { toolCalls: [], results: [] };
       ctx.emit('context_rendered', { tools: state.context.tools, facts: facts.length });
     },
   };
+}
+
+function sameDefinitions(kept: readonly ToolDefinition[], current: readonly ToolDefinition[]): boolean {
+  return kept.length === current.length && kept.every((definition, index) => definition === current[index]);
 }
 
 function inputFacts(state: RunState): string[] {

@@ -44,7 +44,7 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
   const stopAfter = options.stopAfterFailures ?? 4;
   return {
     name: 'evaluate',
-    async execute(state, ctx) {
+    execute(state, ctx) {
       const step = state.plan?.current ?? null;
       const previous = state.evaluate;
       const slot: EvaluateSlot =

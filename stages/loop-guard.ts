@@ -68,7 +68,7 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
     throw new GuardConfigError(`loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
   }
 
-  async function guard(state: RunState, ctx: StageContext): Promise<Signal | void> {
+  function guard(state: RunState, ctx: StageContext): Signal | void {
     const slot = (state.loopGuard ??= { calls: {}, refusals: 0, pending: [] });
     slot.pending = [];
     const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));

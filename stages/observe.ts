@@ -33,7 +33,7 @@ export function observe(options: ObserveOptions = {}): Stage {
   const keepResults = options.keepResults ?? 8;
   return {
     name: 'observe',
-    async execute(state) {
+    execute(state) {
       const { toolCalls, results } = state.turn;
       if (toolCalls.length === 0 && results.length === 0) return;
       const ordered = inCallOrder(toolCalls, results);

@@ -33,41 +33,51 @@ export interface SummarizeOptions {
 export function summarize(options: SummarizeOptions = {}): Stage {
   return {
     name: 'summarize',
-    async execute(state, ctx) {
-      const plan = state.plan;
-      const planDone = plan !== undefined && plan.results.length > 0 && plan.steps.every((step) => step.status === 'completed' || step.status === 'failed');
-      if (planDone) {
-        const results = renderResults(plan.results);
-        const written = await writeWithModel(state, ctx, options, composeInstructions, `Task: ${state.input.task}\n\nStep results:\n${results}`);
-        const partial = plan.results.some((result) => result.outcome !== 'completed');
-        if (written.ok) return finish(state, ctx, { path: 'composed' }, written.text, partial);
-        const last = plan.results[plan.results.length - 1]!;
-        return finish(state, ctx, { path: 'composed_without_model', modelError: written.problem }, `${oneLine(last.output)}\n\nSteps:\n${results}`, partial);
-      }
-      if (state.answer !== undefined && state.answer.trim() !== '') {
+    execute(state, ctx) {
+      // The common case, an answer already given, finishes without a promise.
+      if (!planIsDone(state) && state.answer !== undefined && state.answer.trim() !== '') {
         return finish(state, ctx, { path: 'final' }, state.answer, state.partial ?? false);
       }
-      // An early stop: one tool-less call from what the run knows, then a plain summary if even that fails.
-      const stopReason = stopReasonOf(state, options.maxIterations);
-      const done = completedWork(state);
-      const remaining = remainingWork(state);
-      const brief = [
-        `Task: ${state.input.task}`,
-        'Status: stopped early',
-        `Completed work:\n${done.length > 0 ? done.join('\n') : 'none'}`,
-        `Remaining work:\n${remaining.join('\n')}`,
-        `Stop reason: ${stopReason}`,
-      ].join('\n\n');
-      const written = await writeWithModel(state, ctx, options, partialInstructions, brief);
-      if (written.ok) return finish(state, ctx, { path: 'partial', stopReason }, written.text, true);
-      const plain = [
-        `I could not finish this task: ${stopReason}.`,
-        `What was done:\n${done.length > 0 ? done.map((line) => `- ${oneLine(line)}`).join('\n') : '- nothing yet'}`,
-        `What remains:\n${remaining.map((line) => `- ${line}`).join('\n')}`,
-      ].join('\n\n');
-      return finish(state, ctx, { path: 'partial_without_model', stopReason, modelError: written.problem }, plain, true);
+      return writeSummary(state, ctx, options);
     },
   };
+}
+
+function planIsDone(state: RunState): boolean {
+  const plan = state.plan;
+  return plan !== undefined && plan.results.length > 0 && plan.steps.every((step) => step.status === 'completed' || step.status === 'failed');
+}
+
+/** A plan's final answer composed from its step results, or a best-effort answer after an early stop. */
+async function writeSummary(state: RunState, ctx: StageContext, options: SummarizeOptions): Promise<void> {
+  const plan = state.plan;
+  if (plan !== undefined && planIsDone(state)) {
+    const results = renderResults(plan.results);
+    const written = await writeWithModel(state, ctx, options, composeInstructions, `Task: ${state.input.task}\n\nStep results:\n${results}`);
+    const partial = plan.results.some((result) => result.outcome !== 'completed');
+    if (written.ok) return finish(state, ctx, { path: 'composed' }, written.text, partial);
+    const last = plan.results[plan.results.length - 1]!;
+    return finish(state, ctx, { path: 'composed_without_model', modelError: written.problem }, `${oneLine(last.output)}\n\nSteps:\n${results}`, partial);
+  }
+  // An early stop: one tool-less call from what the run knows, then a plain summary if even that fails.
+  const stopReason = stopReasonOf(state, options.maxIterations);
+  const done = completedWork(state);
+  const remaining = remainingWork(state);
+  const brief = [
+    `Task: ${state.input.task}`,
+    'Status: stopped early',
+    `Completed work:\n${done.length > 0 ? done.join('\n') : 'none'}`,
+    `Remaining work:\n${remaining.join('\n')}`,
+    `Stop reason: ${stopReason}`,
+  ].join('\n\n');
+  const written = await writeWithModel(state, ctx, options, partialInstructions, brief);
+  if (written.ok) return finish(state, ctx, { path: 'partial', stopReason }, written.text, true);
+  const plain = [
+    `I could not finish this task: ${stopReason}.`,
+    `What was done:\n${done.length > 0 ? done.map((line) => `- ${oneLine(line)}`).join('\n') : '- nothing yet'}`,
+    `What remains:\n${remaining.map((line) => `- ${line}`).join('\n')}`,
+  ].join('\n\n');
+  return finish(state, ctx, { path: 'partial_without_model', stopReason, modelError: written.problem }, plain, true);
 }
 
 function finish(state: RunState, ctx: StageContext, slot: SummarizeSlot, answer: string, partial: boolean): void {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
 import { LazyAbort } from './lazy-abort.js';
 import { isSignal, type Signal } from './signal.js';
-import type { Deps, RunEvent, Stage, StageContext, Zone } from './stage.js';
+import type { Deps, RunEvent, Stage, StageContext, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
 
 export type { RunStatus, StopReason };
@@ -102,6 +102,8 @@ class Run {
   private error: RunError | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   private finalizeExpired: ((value: typeof finalizeExpired) => void) | undefined;
+  private finalizeExpiry: Promise<typeof finalizeExpired> | undefined;
+  private finalizeTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -118,9 +120,10 @@ class Run {
   }
 
   async execute(): Promise<RunResult> {
-    const onCallerAbort = () => this.runAbort.abort(this.callerSignal?.reason);
-    if (this.callerSignal?.aborted) onCallerAbort();
-    else this.callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    const callerSignal = this.callerSignal;
+    const onCallerAbort = callerSignal === undefined ? undefined : () => this.runAbort.abort(callerSignal.reason);
+    if (callerSignal?.aborted) onCallerAbort?.();
+    else if (onCallerAbort !== undefined) callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
     if (this.ctx.observed) this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     try {
       await this.runZone('setup', false);
@@ -131,7 +134,7 @@ class Run {
         await this.runZone('iteration', true);
       }
     } finally {
-      this.callerSignal?.removeEventListener('abort', onCallerAbort);
+      if (onCallerAbort !== undefined) callerSignal?.removeEventListener('abort', onCallerAbort);
       clearTimeout(this.deadlineTimer);
     }
     // Finalize stages (a summary, say) learn how the run ended from the state, like everything else.
@@ -166,7 +169,8 @@ class Run {
         if (this.runAbort.aborted) return this.endByAbort(stage.name);
         let signal: Signal | void;
         try {
-          signal = this.finished(stage, await this.dispatch(stage, zone));
+          const returned = this.dispatch(stage, zone);
+          signal = this.finished(stage, isThenable(returned) ? await returned : returned);
         } catch (error) {
           if (this.runAbort.aborted) return this.endByAbort(stage.name);
           this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
@@ -190,11 +194,10 @@ class Run {
 
   private async runFinalize(): Promise<void> {
     const finalizeAbort = (this.finalizeAbort = new LazyAbort());
-    const expired = new Promise<typeof finalizeExpired>((resolve) => (this.finalizeExpired = resolve));
-    const timer = setTimeout(expireFinalize, this.finalizeTimeoutMs, this);
     this.ctx.zone = 'finalize';
     const stages = this.pipeline.finalize;
-    let boundary = performance.now();
+    const started = performance.now();
+    let boundary = started;
     try {
       for (let index = 0; index < stages.length; index++) {
         const stage = stages[index]!;
@@ -203,7 +206,8 @@ class Run {
           continue;
         }
         try {
-          const outcome = await Promise.race([this.dispatch(stage, 'finalize'), expired]);
+          const returned = this.dispatch(stage, 'finalize');
+          const outcome = isThenable(returned) ? await Promise.race([returned, this.finalizeLimit(started)]) : returned;
           if (outcome === finalizeExpired) {
             this.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.finalizeTimeoutMs} ms` });
           } else {
@@ -219,8 +223,17 @@ class Run {
         }
       }
     } finally {
-      clearTimeout(timer);
+      clearTimeout(this.finalizeTimer);
     }
+  }
+
+  /** Settles when the finalize time limit (counted from `started`) passes; armed only once a finalize stage waits. */
+  private finalizeLimit(started: number): Promise<typeof finalizeExpired> {
+    if (this.finalizeExpiry === undefined) {
+      this.finalizeExpiry = new Promise<typeof finalizeExpired>((resolve) => (this.finalizeExpired = resolve));
+      this.finalizeTimer = setTimeout(expireFinalize, Math.max(0, this.finalizeTimeoutMs - (performance.now() - started)), this);
+    }
+    return this.finalizeExpiry;
   }
 
   /** The finalize time limit passed: abort the finalize signal and stop waiting for the stage in flight. */
@@ -229,8 +242,8 @@ class Run {
     this.finalizeExpired?.(finalizeExpired);
   }
 
-  /** Starts a stage; returns its promise as is, so a dispatch costs no async frame of its own. */
-  private dispatch(stage: Stage, zone: Zone): Promise<Signal | void> {
+  /** Starts a stage; returns what it returned as is, so a dispatch costs no async frame of its own. */
+  private dispatch(stage: Stage, zone: Zone): StageReturn {
     this.ctx.stage = stage.name;
     if (this.ctx.observed) this.emit('stage_started', {});
     const tracer = this.deps.tracer;
@@ -354,6 +367,12 @@ class RunContext implements StageContext {
       return this.zone === 'finalize' && run.finalizeAbort !== undefined ? run.finalizeAbort.signal : run.runAbort.signal;
     },
   };
+}
+
+/** A promise, native or not, is awaited; a signal or nothing is used at once (signals have no `then`). */
+function isThenable(value: StageReturn): value is Promise<Signal | void> {
+  if (value instanceof Promise) return true;
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function messageOf(error: unknown): string {

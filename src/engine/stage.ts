@@ -39,7 +39,7 @@ export interface StageInfo {
 export interface RunTracer {
   run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result>;
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result>;
-  stage(info: StageInfo & { runId: string }, body: () => Promise<Signal | void>): Promise<Signal | void>;
+  stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn;
 }
 
 /** What a tracer may read from the finished run to label its root span. */
@@ -81,7 +81,13 @@ export interface StageContext {
   setDeadline(at: number, reason: string, kind: string): void;
 }
 
+/**
+ * What `execute` gives back: a signal or nothing, directly or through a promise. A stage with nothing to wait for
+ * may return without a promise, which saves the runner an await per call; `async execute` is always fine.
+ */
+export type StageReturn = Signal | void | Promise<Signal | void>;
+
 export interface Stage {
   readonly name: string;
-  execute(state: RunState, ctx: StageContext): Promise<Signal | void>;
+  execute(state: RunState, ctx: StageContext): StageReturn;
 }

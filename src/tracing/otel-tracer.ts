@@ -19,7 +19,7 @@ function inSpan<Result>(
   tracer: Tracer,
   name: string,
   attributes: Attributes,
-  body: () => Promise<Result>,
+  body: () => Result | Promise<Result>,
   onResult?: (span: Span, result: Result) => void,
 ): Promise<Result> {
   return withSpan(tracer, name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {

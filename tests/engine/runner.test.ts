@@ -148,6 +148,34 @@ describe('runPipeline zones', () => {
     expect(trail(result.state)).toEqual(['summarize#1']);
   });
 
+  it('a stage may return without a promise: its signal steers the run like an awaited one', async () => {
+    let turns = 0;
+    const counter: Stage = { name: 'count', execute: () => (++turns === 3 ? breakLoop('three turns', 'done_counting') : undefined) };
+    const sync: Stage = { name: 'after', execute: (state) => void (state.trail ??= []).push(`after#${state.iteration}`) };
+    const finish: Stage = { name: 'finish', execute: () => abortRun('finalize steers are ignored') };
+    const pipeline = definePipeline({ name: 'sync', iteration: [counter, sync], finalize: [finish], maxIterations: 10 });
+    const result = await runPipeline(pipeline, { task: 't' });
+    expect(result.status).toBe('completed');
+    expect(result.stopReason).toEqual({ kind: 'done_counting', stage: 'count', message: 'three turns' });
+    expect(trail(result.state)).toEqual(['after#1', 'after#2', 'after#3']);
+    expect(result.stages.find((stats) => stats.name === 'finish')?.calls).toBe(1);
+
+    const stop: Stage = { name: 'stop', execute: () => abortRun('no more', 'guard_said_so') };
+    const stopped = await runPipeline(definePipeline({ name: 'sync-abort', iteration: [stop, sync], maxIterations: 10 }), { task: 't' });
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.stopReason).toEqual({ kind: 'guard_said_so', stage: 'stop', message: 'no more' });
+    expect(trail(stopped.state)).toEqual([]);
+  });
+
+  it('a thenable that is not a native promise is awaited', async () => {
+    const thenable: Stage = {
+      name: 'thenable',
+      execute: () => ({ then: (resolve: (signal: Signal) => void) => setTimeout(() => resolve(breakLoop('late answer')), 5) }) as unknown as Promise<Signal>,
+    };
+    const result = await runPipeline(definePipeline({ name: 'thenable', iteration: [thenable], maxIterations: 5 }), { task: 't' });
+    expect(result.stopReason).toEqual({ kind: 'completed', stage: 'thenable', message: 'late answer' });
+  });
+
   it('rejects only invalid arguments', async () => {
     await expect(runPipeline({ name: 'x' } as never, { task: 't' })).rejects.toThrow(/made by definePipeline/);
     const pipeline = definePipeline({ name: 'demo', iteration: [step('think')], maxIterations: 1 });
@@ -206,6 +234,17 @@ describe('cancellation', () => {
       ['hang', 'did not finish within the finalize time limit of 30 ms'],
       ['after', 'skipped: the finalize time limit of 30 ms had passed'],
     ]);
+  });
+
+  it('the finalize time limit counts from the start of finalize, also when earlier finalize stages were synchronous', async () => {
+    const slowSync: Stage = { name: 'slow-sync', execute: () => { const until = performance.now() + 150; while (performance.now() < until); } };
+    const hang: Stage = { name: 'hang', execute: () => new Promise(() => {}) };
+    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [slowSync, hang], maxIterations: 5 });
+    const started = performance.now();
+    const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 200 });
+    // 150 ms of the 200 were spent synchronously, so the hanging stage is cut after about 50 more, not 200.
+    expect(performance.now() - started).toBeLessThan(320);
+    expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
   });
 
   it('a stage that first reads ctx.signal after its caller aborted sees it aborted, with the caller reason', async () => {

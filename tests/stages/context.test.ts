@@ -42,4 +42,39 @@ describe('context stage', () => {
     expect(first.context!.facts).toEqual(['shared fact']);
     expect(second.context!.facts).toEqual(['shared fact', 'only for two']);
   });
+
+  it('runs with the same tools share one rendered prompt; other tools, a changed list or own facts get their own', async () => {
+    const stage = context();
+    const tools = testTools();
+    const first = makeState({ task: 'one' });
+    const second = makeState({ task: 'two' });
+    await stage.execute(first, makeCtx({ deps: { tools } }));
+    await stage.execute(second, makeCtx({ deps: { tools } }));
+    expect(second.context!.systemPrompt).toBe(first.context!.systemPrompt);
+    expect(second.context!.tools).not.toBe(first.context!.tools);
+
+    const fewer = makeState({ task: 'three' });
+    await stage.execute(fewer, makeCtx({ deps: { tools: tools.only(['lookup']) } }));
+    expect(fewer.context!.systemPrompt).not.toContain('- calculator');
+    expect(fewer.context!.tools).toEqual(['lookup']);
+
+    // A tool box that changes its list in place is noticed.
+    const list = [...tools.definitions()];
+    const changing = { definitions: () => list, executeAll: tools.executeAll.bind(tools) };
+    const before = makeState({ task: 'four' });
+    await stage.execute(before, makeCtx({ deps: { tools: changing } }));
+    list.pop();
+    const after = makeState({ task: 'five' });
+    await stage.execute(after, makeCtx({ deps: { tools: changing } }));
+    expect(before.context!.tools).toEqual(['calculator', 'lookup']);
+    expect(after.context!.tools).toEqual(['calculator']);
+
+    const withFacts = makeState({ task: 'six' });
+    withFacts.input.options = { facts: ['only for six'] };
+    await stage.execute(withFacts, makeCtx({ deps: { tools } }));
+    const plain = makeState({ task: 'seven' });
+    await stage.execute(plain, makeCtx({ deps: { tools } }));
+    expect(withFacts.context!.systemPrompt).toContain('only for six');
+    expect(plain.context!.systemPrompt).not.toContain('only for six');
+  });
 });
