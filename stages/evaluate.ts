@@ -70,17 +70,18 @@ function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfte
     if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress') return ['continue', `step ${state.plan.current + 1} ended`];
     return ['continue', state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn'];
   }
-  const failed: Array<{ call: ToolCall; outcome: ToolOutcome | undefined }> = [];
-  toolCalls.forEach((call, index) => {
+  let failed: Array<{ call: ToolCall; outcome: ToolOutcome | undefined }> | undefined;
+  for (let index = 0; index < toolCalls.length; index++) {
+    const call = toolCalls[index]!;
     // act keeps results in call order, so the entry at the same index is almost always the one.
     const outcome = results[index]?.call.id === call.id ? results[index] : results.find((entry) => entry.call.id === call.id);
-    if (!succeeded(outcome)) failed.push({ call, outcome });
-  });
-  if (failed.length === 0) {
+    if (!succeeded(outcome)) (failed ??= []).push({ call, outcome });
+  }
+  if (failed === undefined) {
     slot.failures = 0;
     const overrun = planOverrun(state, slot);
     if (overrun !== undefined) return ['replan', overrun];
-    return ['continue', `${toolCalls.length} tool call${toolCalls.length === 1 ? '' : 's'} succeeded`];
+    return ['continue', toolCalls.length === 1 ? '1 tool call succeeded' : `${toolCalls.length} tool calls succeeded`];
   }
   slot.failures++;
   const described = failed.map(({ call, outcome }) => `${call.name} ${problemOf(outcome)}`).join('; ');

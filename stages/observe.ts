@@ -52,12 +52,17 @@ export function observe(options: ObserveOptions = {}): Stage {
 
 /** Every call gets a reply, as the protocol requires; a result without a matching call is still fed back. */
 function inCallOrder(toolCalls: readonly ToolCall[], results: readonly ToolOutcome[]): readonly ToolOutcome[] {
-  if (results.length === toolCalls.length && results.every((outcome, index) => outcome.call.id === toolCalls[index]!.id)) return results;
+  if (results.length === toolCalls.length && sameOrder(toolCalls, results)) return results;
   const byId = new Map(results.map((outcome) => [outcome.call.id, outcome]));
   const ordered: ToolOutcome[] = toolCalls.map((call) => byId.get(call.id) ?? notRun(call));
   const callIds = new Set(toolCalls.map((call) => call.id));
   for (const outcome of results) if (!callIds.has(outcome.call.id)) ordered.push(outcome);
   return ordered;
+}
+
+function sameOrder(toolCalls: readonly ToolCall[], results: readonly ToolOutcome[]): boolean {
+  for (let index = 0; index < results.length; index++) if (results[index]!.call.id !== toolCalls[index]!.id) return false;
+  return true;
 }
 
 /** What the model reads for a result: the content, or the error with its kind so it can correct the call. */

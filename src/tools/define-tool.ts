@@ -24,6 +24,7 @@ export interface ToolSpec<Parameters extends ToolParameters> {
   name: string;
   /** What the tool does, when to use it, what it returns: the model chooses tools by this text. */
   description: string;
+  /** Checks may be async; keep them free of side effects (the first call of a tool with an async check runs its sync checks twice). */
   parameters: Parameters;
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
   /** This tool's timeout; the registry's default (30 s) applies when absent, a registry per-tool setting wins. */

@@ -23,8 +23,9 @@ const MAX_ERROR_MESSAGE_CHARS = 2_000;
 /**
  * Runs one call of `tool` (undefined when the name is not registered). Resolves for every outcome, including a tool
  * that throws synchronously, hangs, ignores its signal or returns something that cannot be serialised.
+ * Not an async function: a call that needs no waiting (a sync schema and tool) costs no async frame.
  */
-export async function executeToolCall(
+export function executeToolCall(
   call: ToolCall,
   tool: Tool | undefined,
   settings: CallSettings,
@@ -35,40 +36,86 @@ export async function executeToolCall(
   try {
     if (!tool) {
       const available = availableNames.length > 0 ? availableNames.join(', ') : '(none)';
-      return failure('unknown_tool', `Unknown tool ${quote(call.name)}. Available tools: ${available}.`, false, performance.now() - started);
+      return Promise.resolve(failure('unknown_tool', `Unknown tool ${quote(call.name)}. Available tools: ${available}.`, false, performance.now() - started));
     }
-    if (signal?.aborted) return notStarted(tool, started);
+    if (signal?.aborted) return Promise.resolve(notStarted(tool, started));
 
     const parsed = parseArguments(call.arguments);
     if (!parsed.ok) {
-      return failure('invalid_arguments', `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`, false, performance.now() - started);
+      const message = `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`;
+      return Promise.resolve(failure('invalid_arguments', message, false, performance.now() - started));
     }
-    const validation = await tool.parameters.safeParseAsync(parsed.value);
-    if (!validation.success) {
-      return failure('invalid_arguments', `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`, false, performance.now() - started);
+    const checked = validate(tool, parsed.value);
+    if (checked instanceof Promise) {
+      // An async check may reject (it threw): that is reported like any failure, never thrown.
+      return checked.then((validation) => runValidated(call, tool, validation, settings, started, signal)).catch((error: unknown) => unexpected(call, error, started));
     }
-    // The run may have been cancelled while an async check of the arguments ran.
-    if (signal?.aborted) return notStarted(tool, started);
-
-    const settled = await runWithDeadline(tool, validation.data, settings.timeoutMs, signal);
-    switch (settled.kind) {
-      case 'timeout':
-        return failure('timeout', `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`, true, performance.now() - started);
-      case 'aborted':
-        return failure('aborted', `Tool "${tool.name}" was stopped: the run was cancelled.`, false, performance.now() - started);
-      case 'thrown':
-        return fromThrown(tool.name, settled.error, performance.now() - started);
-      case 'returned':
-        return fromOutput(tool.name, settled.output, settings, started);
-    }
+    const outcome = runValidated(call, tool, checked, settings, started, signal);
+    return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
   } catch (error) {
-    // Safety net: nothing above should throw, but the executor's contract is to resolve.
-    return failure('failed', `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`, false, performance.now() - started);
+    return Promise.resolve(unexpected(call, error, started));
+  }
+}
+
+/** Safety net: nothing should throw, but the executor's contract is to resolve. */
+function unexpected(call: ToolCall, error: unknown, started: number): ToolResult {
+  return failure('failed', `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`, false, performance.now() - started);
+}
+
+type Validation = ReturnType<Tool['parameters']['safeParse']>;
+
+function runValidated(call: ToolCall, tool: Tool, validation: Validation, settings: CallSettings, started: number, signal: AbortSignal | undefined): ToolResult | Promise<ToolResult> {
+  if (!validation.success) {
+    return failure('invalid_arguments', `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`, false, performance.now() - started);
+  }
+  // The run may have been cancelled while an async check of the arguments ran.
+  if (signal?.aborted) return notStarted(tool, started);
+  const settled = runWithDeadline(tool, validation.data, settings.timeoutMs, signal);
+  return settled instanceof Promise ? settled.then((value) => resultOf(value, call, tool, settings, started)) : resultOf(settled, call, tool, settings, started);
+}
+
+function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSettings, started: number): ToolResult {
+  try {
+    return describeSettled(settled, tool, settings, started);
+  } catch (error) {
+    return unexpected(call, error, started);
+  }
+}
+
+function describeSettled(settled: Settled, tool: Tool, settings: CallSettings, started: number): ToolResult {
+  switch (settled.kind) {
+    case 'timeout':
+      return failure('timeout', `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`, true, performance.now() - started);
+    case 'aborted':
+      return failure('aborted', `Tool "${tool.name}" was stopped: the run was cancelled.`, false, performance.now() - started);
+    case 'thrown':
+      return fromThrown(tool.name, settled.error, performance.now() - started);
+    case 'returned':
+      return fromOutput(tool.name, settled.output, settings, started);
   }
 }
 
 function notStarted(tool: Tool, started: number): ToolResult {
   return failure('aborted', `Tool "${tool.name}" was not started: the run was cancelled.`, false, performance.now() - started);
+}
+
+/** Tools whose parameters turned out to have asynchronous checks: validated with safeParseAsync from then on. */
+const asyncParameters = new WeakSet<Tool>();
+
+/**
+ * The synchronous parse first (an await less per call); a schema with an async check makes it throw, and is then
+ * parsed asynchronously, now and from then on. That first call runs the schema's synchronous checks twice.
+ */
+function validate(tool: Tool, value: unknown): Validation | Promise<Validation> {
+  if (!asyncParameters.has(tool)) {
+    try {
+      return tool.parameters.safeParse(value);
+    } catch (error) {
+      if (!(error instanceof z.core.$ZodAsyncError)) throw error;
+      asyncParameters.add(tool);
+    }
+  }
+  return tool.parameters.safeParseAsync(value);
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };

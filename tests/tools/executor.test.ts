@@ -184,6 +184,24 @@ describe('tool failures', () => {
     expect(spread.signal?.aborted).toBe(true);
   });
 
+  it('validates a schema with an asynchronous check, on the first call and on later ones', async () => {
+    let asyncChecks = 0;
+    const reserved = defineTool({
+      name: 'reserve',
+      description: 'Reserves a free seat.',
+      parameters: z.object({ seat: z.string().refine(async (seat) => (asyncChecks++, seat !== 'taken'), 'that seat is taken') }),
+      execute: (args) => `reserved ${args.seat}`,
+    });
+    const tools = new ToolRegistry([reserved]);
+    expect(await tools.execute(call('reserve', { seat: '12A' }))).toMatchObject({ ok: true, content: 'reserved 12A' });
+    const refused = errorOf(await tools.execute(call('reserve', { seat: 'taken' })));
+    expect(refused.kind).toBe('invalid_arguments');
+    expect(refused.message).toContain('that seat is taken');
+    expect(errorOf(await tools.execute(call('reserve', { seat: 7 }))).kind).toBe('invalid_arguments');
+    // The first call found the check asynchronous (it ran twice then); later calls run it once.
+    expect(asyncChecks).toBe(3);
+  });
+
   it('does not start a tool when the signal aborts while its arguments are validated', async () => {
     let started = false;
     const controller = new AbortController();
