@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
 import { LazyAbort } from './lazy-abort.js';
 import { isSignal, type Signal } from './signal.js';
-import type { Deps, RunEvent, Stage, StageContext, StageReturn, Zone } from './stage.js';
+import type { Deps, RunEvent, RunTracer, Stage, StageContext, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
 
 export type { RunStatus, StopReason };
@@ -70,7 +70,7 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOpt
   // Not an async function: a parked run holds one async frame less.
   try {
     const run = prepare(pipeline, input, options);
-    const tracer = run.deps.tracer;
+    const tracer = run.tracer;
     return tracer ? tracer.run({ runId: run.state.runId, pipeline: pipeline.name }, () => run.execute()) : run.execute();
   } catch (error) {
     return Promise.reject(error);
@@ -93,6 +93,8 @@ class Run {
   /** Aborted by the caller's signal or a deadline; finalize has its own, with its time limit. */
   readonly runAbort = new LazyAbort();
   finalizeAbort: LazyAbort | undefined;
+  /** The run's tracer, unless it says at the start that it records nothing: then the run takes the untraced path. */
+  readonly tracer: RunTracer | undefined;
   private readonly ctx: RunContext;
   private readonly stats: Record<Zone, StageStats[]>;
   private readonly warnings: RunWarning[] = [];
@@ -117,6 +119,7 @@ class Run {
       for (const stage of pipeline[zone]) this.stats[zone].push({ zone, name: stage.name, calls: 0, totalMs: 0 });
     }
     this.ctx = new RunContext(this, deps);
+    this.tracer = tracerEnabled(deps.tracer) ? deps.tracer : undefined;
   }
 
   async execute(): Promise<RunResult> {
@@ -127,7 +130,7 @@ class Run {
     if (this.ctx.observed) this.emit('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     try {
       await this.runZone('setup', false);
-      const tracer = this.deps.tracer;
+      const tracer = this.tracer;
       if (tracer) {
         while (this.nextIteration()) await tracer.iteration({ runId: this.state.runId, iteration: this.state.iteration }, () => this.runZone('iteration', false));
       } else if (this.nextIteration()) {
@@ -246,7 +249,7 @@ class Run {
   private dispatch(stage: Stage, zone: Zone): StageReturn {
     this.ctx.stage = stage.name;
     if (this.ctx.observed) this.emit('stage_started', {});
-    const tracer = this.deps.tracer;
+    const tracer = this.tracer;
     return tracer
       ? tracer.stage({ runId: this.state.runId, name: stage.name, zone, iteration: this.state.iteration }, () => stage.execute(this.state, this.ctx))
       : stage.execute(this.state, this.ctx);
@@ -367,6 +370,16 @@ class RunContext implements StageContext {
       return this.zone === 'finalize' && run.finalizeAbort !== undefined ? run.finalizeAbort.signal : run.runAbort.signal;
     },
   };
+}
+
+/** A tracer is used unless its `enabled()` says false; one that throws there is used, so no trace is lost silently. */
+function tracerEnabled(tracer: RunTracer | undefined): boolean {
+  if (tracer === undefined) return false;
+  try {
+    return tracer.enabled?.() !== false;
+  } catch {
+    return true;
+  }
 }
 
 /** A promise, native or not, is awaited; a signal or nothing is used at once (signals have no `then`). */

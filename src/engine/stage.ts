@@ -34,9 +34,11 @@ export interface StageInfo {
 
 /**
  * Wraps a run, its iterations and its stages so a tracer can open a span around each and make it the active
- * context for the model and tool calls inside. Each method must call `body` exactly once and return its result.
+ * context for the model and tool calls inside. Each wrapping method must call `body` exactly once and return its result.
  */
 export interface RunTracer {
+  /** Asked once when a run starts: false means nothing would be recorded, and the run is not wrapped at all. */
+  enabled?(): boolean;
   run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result>;
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result>;
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn;

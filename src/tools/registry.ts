@@ -99,13 +99,18 @@ export class ToolRegistry implements ToolBox {
   }
 }
 
-async function wrapped(wrap: WrapToolCall, call: ToolCall, run: () => Promise<ToolResult>): Promise<ToolResult> {
+/** A wrapper that throws or rejects gives a failed result, as the executor would; not async, to save a frame per call. */
+function wrapped(wrap: WrapToolCall, call: ToolCall, run: () => Promise<ToolResult>): Promise<ToolResult> {
   try {
-    return await wrap(call, run);
+    return Promise.resolve(wrap(call, run)).catch(wrapperFailed);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
+    return Promise.resolve(wrapperFailed(error));
   }
+}
+
+function wrapperFailed(error: unknown): ToolResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
 }
 
 function settingsFor(tool: Tool | undefined, options: Readonly<ToolRegistryOptions>): CallSettings {

@@ -64,6 +64,8 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
   return {
+    enabled: () => !tracingIsOff(tracer),
+
     run(info, body) {
       if (tracingIsOff(tracer)) return body();
       const attributes: Attributes = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { definePipeline, insertAfter, stageNames } from '../../src/engine/pipeline.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
-import type { RunEvent, Stage } from '../../src/engine/stage.js';
+import type { RunEvent, RunTracer, Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 
 declare module '../../src/engine/state.js' {
@@ -372,6 +372,37 @@ describe('JSON-only state', () => {
     for (const name of stageNames(pipeline)) pipeline = insertAfter(pipeline, name, checker(`check-after-${name}`));
     await runPipeline(pipeline, { task: 't' });
     expect(checks.length).toBe(1 + 2 + 1);
+  });
+});
+
+describe('the tracer seam', () => {
+  function countingTracer(enabled: (() => boolean) | undefined): { tracer: RunTracer; wrapped: string[] } {
+    const wrapped: string[] = [];
+    const tracer: RunTracer = {
+      run: (_info, body) => (wrapped.push('run'), body()),
+      iteration: (info, body) => (wrapped.push(`iteration ${info.iteration}`), body()),
+      stage: (info, body) => (wrapped.push(`stage ${info.name}`), body()),
+    };
+    if (enabled !== undefined) tracer.enabled = enabled;
+    return { tracer, wrapped };
+  }
+  const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [step('summarize')], maxIterations: 3 });
+
+  it('wraps the run, each iteration and each stage when the tracer is enabled or does not say', async () => {
+    for (const enabled of [undefined, () => true, () => { throw new Error('broken check'); }]) {
+      const { tracer, wrapped } = countingTracer(enabled);
+      const result = await runPipeline(pipeline, { task: 't' }, { deps: { tracer } });
+      expect(result.status).toBe('completed');
+      expect(wrapped).toEqual(['run', 'iteration 1', 'stage think', 'stage summarize']);
+    }
+  });
+
+  it('does not wrap anything when the tracer says at the start that it is disabled', async () => {
+    const { tracer, wrapped } = countingTracer(() => false);
+    const result = await runPipeline(pipeline, { task: 't' }, { deps: { tracer } });
+    expect(result.status).toBe('completed');
+    expect(trail(result.state)).toEqual(['think#1', 'summarize#1']);
+    expect(wrapped).toEqual([]);
   });
 });
 

@@ -60,5 +60,7 @@ describe('ToolRegistry', () => {
   it('a wrapCall that throws still yields a result', async () => {
     const registry = new ToolRegistry([named('a')], { wrapCall: async () => { throw new Error('tracer broke'); } });
     expect(await registry.execute(call('a'))).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('tracer broke') } });
+    const throwsAtOnce = new ToolRegistry([named('a')], { wrapCall: () => { throw new Error('threw before any promise'); } });
+    expect(await throwsAtOnce.execute(call('a'))).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('threw before any promise') } });
   });
 });

@@ -187,6 +187,12 @@ describe('otelRunTracer', () => {
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('done');
   });
+
+  it('says it is disabled without an SDK (the runner then takes the untraced path) and enabled with a tracer of an SDK', () => {
+    const tracing = makeTracing();
+    expect(otelRunTracer().enabled?.()).toBe(false);
+    expect(otelRunTracer({ tracer: tracing.tracer }).enabled?.()).toBe(true);
+  });
 });
 
 describe('toolSpanWrapper', () => {
