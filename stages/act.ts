@@ -42,7 +42,7 @@ async function runCalls(state: RunState, ctx: StageContext, previewChars: number
   const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
   const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
   if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
-  const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signal) : pending.map(noToolBox);
+  const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signalIfAbortable) : pending.map(noToolBox);
   const outcomes: ToolOutcome[] = pending.map((call, index) => {
     const result = results[index] ?? missingResult(call);
     slot.executed++;

@@ -36,13 +36,13 @@ export function context(options: ContextOptions = {}): Stage {
     execute(state, ctx) {
       const tools = ctx.deps.tools?.definitions() ?? [];
       const ownFacts = inputFacts(state);
-      const facts = ownFacts.length === 0 ? [...pipelineFacts] : [...pipelineFacts, ...ownFacts];
+      const facts = pipelineFacts.concat(ownFacts);
       if (ownFacts.length > 0 || shared === undefined || !sameDefinitions(shared.tools, tools)) {
         const rendered = { tools: [...tools], systemPrompt: renderSystemPrompt(instructions, tools, facts), names: tools.map((tool) => tool.name) };
         if (ownFacts.length === 0) shared = rendered;
-        state.context = { systemPrompt: rendered.systemPrompt, tools: [...rendered.names], facts };
+        state.context = { systemPrompt: rendered.systemPrompt, tools: rendered.names.slice(), facts };
       } else {
-        state.context = { systemPrompt: shared.systemPrompt, tools: [...shared.names], facts };
+        state.context = { systemPrompt: shared.systemPrompt, tools: shared.names.slice(), facts };
       }
       state.messages = renderMessages(state);
       state.turn = { toolCalls: [], results: [] };

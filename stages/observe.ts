@@ -40,7 +40,8 @@ export function observe(options: ObserveOptions = {}): Stage {
 
       const step = activeStep(state) ?? state.plan?.current ?? null;
       const slot = state.observe?.step === step ? state.observe : (state.observe = { step, results: [] });
-      for (const { call, result } of ordered) {
+      for (let index = 0; index < ordered.length; index++) {
+        const { call, result } = ordered[index]!;
         const content = toolMessageContent(result);
         state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
         slot.results.push({ tool: call.name, arguments: call.arguments, ok: result.ok, content: shortText(content, 500) });

@@ -106,7 +106,7 @@ type PlannerReply = { ok: true; response: Awaited<ReturnType<ChatModel['chat']>>
 /** One planner call; a reply the adapter itself could not validate counts as invalid output, other errors propagate. */
 async function callPlanner(model: ChatModel, state: RunState, ctx: StageContext, request: ChatRequest): Promise<PlannerReply> {
   try {
-    const response = await model.chat(request, ctx.signal);
+    const response = await model.chat(request, ctx.signalIfAbortable);
     addUsage(state.usage, response.usage);
     return { ok: true, response };
   } catch (error) {

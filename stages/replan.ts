@@ -124,7 +124,7 @@ async function consult(model: ChatModel, state: RunState, ctx: StageContext, pla
         purpose: 'replan',
         ...temperatureOf(options),
       },
-      ctx.signal,
+      ctx.signalIfAbortable,
     );
     addUsage(state.usage, response.usage);
     return parseStructured(response, replanSchema);

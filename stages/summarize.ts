@@ -98,7 +98,7 @@ async function writeWithModel(state: RunState, ctx: StageContext, options: Summa
     { role: 'user', content: brief },
   ];
   try {
-    const response = await model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, ctx.signal);
+    const response = await model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, ctx.signalIfAbortable);
     addUsage(state.usage, response.usage);
     const text = response.content.trim();
     return text === '' ? { ok: false, problem: 'the model returned an empty summary' } : { ok: true, text };

@@ -76,7 +76,7 @@ export function think(options: ThinkOptions = {}): Stage {
       state.turn = { toolCalls: [], results: [] };
       slot.truncationRetries = 0;
 
-      let response = received(state, ctx, slot, await model.chat(requestOf(state, settings, offered ? tools : undefined), ctx.signal));
+      let response = received(state, ctx, slot, await model.chat(requestOf(state, settings, offered ? tools : undefined), ctx.signalIfAbortable));
       // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
       while (offered && response.finishReason === 'length' && response.toolCalls.length > 0) {
         if (slot.truncationRetries >= maxTruncationRetries) {
@@ -86,7 +86,7 @@ export function think(options: ThinkOptions = {}): Stage {
         slot.truncationRetries++;
         ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
         state.messages.push({ role: 'user', content: truncationHint });
-        response = received(state, ctx, slot, await model.chat(requestOf(state, settings, tools), ctx.signal));
+        response = received(state, ctx, slot, await model.chat(requestOf(state, settings, tools), ctx.signalIfAbortable));
       }
 
       const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));

@@ -1,6 +1,6 @@
 // The runner: dispatches the three zones of a pipeline over one RunState. Everything else is a stage.
 import { performance } from 'node:perf_hooks';
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
 import { LazyAbort } from './lazy-abort.js';
 import { isSignal, type Signal } from './signal.js';
@@ -54,8 +54,19 @@ export interface RunOptions {
 }
 
 const systemClock = { now: () => Date.now() };
-// randomUUID's text is a rope of 15 pieces (~450 bytes a run would keep); toLowerCase makes it one flat string.
-const randomIds = { newId: () => randomUUID().toLowerCase() };
+/** Run ids: 128 random bits as 32 hex digits, cut from a pool filled 256 ids at a time (one flat string each). */
+const idPool = Buffer.allocUnsafe(16 * 256);
+let idOffset = idPool.length;
+const randomIds = {
+  newId(): string {
+    if (idOffset === idPool.length) {
+      randomFillSync(idPool);
+      idOffset = 0;
+    }
+    idOffset += 16;
+    return idPool.toString('hex', idOffset - 16, idOffset);
+  },
+};
 const finalizeExpired = Symbol('finalize-expired');
 
 /** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
@@ -103,6 +114,7 @@ class Run {
   private ended: RunOutcome | undefined;
   private error: RunError | undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  private deadlineSet = false;
   private finalizeExpired: ((value: typeof finalizeExpired) => void) | undefined;
   private finalizeExpiry: Promise<typeof finalizeExpired> | undefined;
   private finalizeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -115,8 +127,11 @@ class Run {
     private readonly finalizeTimeoutMs: number,
   ) {
     this.stats = { setup: [], iteration: [], finalize: [] };
-    for (const zone of zones) {
-      for (const stage of pipeline[zone]) this.stats[zone].push({ zone, name: stage.name, calls: 0, totalMs: 0 });
+    // Index loops and concat below, not for-of and spreads: those allocate an iterator result per step until optimised.
+    for (let zoneIndex = 0; zoneIndex < zones.length; zoneIndex++) {
+      const zone = zones[zoneIndex]!;
+      const stages = pipeline[zone];
+      for (let index = 0; index < stages.length; index++) this.stats[zone].push({ zone, name: stages[index]!.name, calls: 0, totalMs: 0 });
     }
     this.ctx = new RunContext(this, deps);
     this.tracer = tracerEnabled(deps.tracer) ? deps.tracer : undefined;
@@ -274,7 +289,13 @@ class Run {
     else this.end('cancelled', 'cancelled', stage, 'the run was cancelled by its caller');
   }
 
+  /** True once anything can abort the run: a caller's signal, a deadline, or an abort that already happened. */
+  get abortable(): boolean {
+    return this.callerSignal !== undefined || this.deadlineSet || this.runAbort.aborted;
+  }
+
   setDeadline(at: number, reason: string, kind: string): void {
+    this.deadlineSet = true;
     const stage = this.ctx.stage;
     clearTimeout(this.deadlineTimer);
     const fire = () => this.runAbort.abort(new DeadlineReached(stage, kind, reason));
@@ -319,7 +340,7 @@ class Run {
       stopReason: { kind, stage, message },
       iterations: this.state.iteration,
       usage: this.state.usage,
-      stages: [...this.stats.setup, ...this.stats.iteration, ...this.stats.finalize],
+      stages: this.stats.setup.concat(this.stats.iteration, this.stats.finalize),
       state: this.state,
       warnings: this.warnings,
     };
@@ -342,6 +363,7 @@ class RunContext implements StageContext {
   stage = '';
   readonly observed: boolean;
   declare readonly signal: AbortSignal;
+  declare readonly signalIfAbortable: AbortSignal | undefined;
   readonly #run: Run;
 
   constructor(run: Run, readonly deps: Deps) {
@@ -352,6 +374,7 @@ class RunContext implements StageContext {
     this.emit = this.emit.bind(this);
     this.setDeadline = this.setDeadline.bind(this);
     Object.defineProperty(this, 'signal', RunContext.#signalProperty);
+    Object.defineProperty(this, 'signalIfAbortable', RunContext.#signalIfAbortableProperty);
   }
 
   emit(type: string, data?: Record<string, unknown>): void {
@@ -368,6 +391,14 @@ class RunContext implements StageContext {
     get(this: RunContext) {
       const run = this.#run;
       return this.zone === 'finalize' && run.finalizeAbort !== undefined ? run.finalizeAbort.signal : run.runAbort.signal;
+    },
+  };
+
+  static readonly #signalIfAbortableProperty: PropertyDescriptor = {
+    enumerable: true,
+    get(this: RunContext) {
+      // Finalize always has its time limit.
+      return this.zone === 'finalize' || this.#run.abortable ? this.signal : undefined;
     },
   };
 }

@@ -268,6 +268,28 @@ describe('cancellation', () => {
     expect((seen?.reason as Error).message).toBe('finalize time limit reached');
   });
 
+  it('signalIfAbortable is the run signal only when something can abort the run; in finalize it always is', async () => {
+    const seen: Array<[string, boolean | undefined]> = [];
+    const look = (name: string): Stage => ({
+      name,
+      execute(_state, ctx) {
+        const signal = ctx.signalIfAbortable;
+        seen.push([`${ctx.zone}:${name}`, signal === undefined ? undefined : signal === ctx.signal]);
+      },
+    });
+    const setsDeadline: Stage = { name: 'deadline', execute: (_state, ctx) => ctx.setDeadline(ctx.deps.clock.now() + 60_000, 'time', 'budget_time') };
+    const plain = definePipeline({ name: 'plain', setup: [look('before')], iteration: [look('think'), step('stop', () => breakLoop('ok'))], finalize: [look('summarize')], maxIterations: 3 });
+    await runPipeline(plain, { task: 't' });
+    expect(seen.splice(0)).toEqual([['setup:before', undefined], ['iteration:think', undefined], ['finalize:summarize', true]]);
+
+    await runPipeline(plain, { task: 't' }, { signal: new AbortController().signal });
+    expect(seen.splice(0)).toEqual([['setup:before', true], ['iteration:think', true], ['finalize:summarize', true]]);
+
+    const withDeadline = insertAfter(plain, 'before', setsDeadline);
+    await runPipeline(withDeadline, { task: 't' });
+    expect(seen.splice(0)).toEqual([['setup:before', undefined], ['iteration:think', true], ['finalize:summarize', true]]);
+  });
+
   it('a deadline set by a stage aborts the call in flight and stops the run with its kind', async () => {
     const guard: Stage = { name: 'time-guard', async execute(_state, ctx) { if (ctx.zone === 'setup') ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time'); } };
     const hang: Stage = {
@@ -372,6 +394,16 @@ describe('JSON-only state', () => {
     for (const name of stageNames(pipeline)) pipeline = insertAfter(pipeline, name, checker(`check-after-${name}`));
     await runPipeline(pipeline, { task: 't' });
     expect(checks.length).toBe(1 + 2 + 1);
+  });
+});
+
+describe('run ids', () => {
+  it('are 32 random hex digits by default, distinct across runs (past the 256 ids a random pool holds)', async () => {
+    const pipeline = definePipeline({ name: 'ids', iteration: [step('stop', () => breakLoop('ok'))], maxIterations: 1 });
+    const results = await Promise.all(Array.from({ length: 700 }, () => runPipeline(pipeline, { task: 't' })));
+    const ids = results.map((result) => result.runId);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
 

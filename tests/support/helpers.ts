@@ -35,8 +35,11 @@ export function makeCtx(
   const zone = options.zone ?? 'iteration';
   const iteration = options.iteration ?? 1;
   const stage = options.stage ?? 'test-stage';
+  const signal = options.signal ?? new AbortController().signal;
   return {
-    signal: options.signal ?? new AbortController().signal,
+    signal,
+    // A test that gives a signal wants it used; without one nothing can abort the stage.
+    signalIfAbortable: options.signal,
     deps,
     zone,
     iteration,
