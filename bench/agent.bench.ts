@@ -64,24 +64,26 @@ async function turnCost(): Promise<void> {
   if (check.answer !== 'done' || check.iterations !== turns) throw new Error(`bench pipeline misbehaves: ${check.status} after ${check.iterations} turns`);
   const samples = { engine: [] as number[], lean: [] as number[], loop: [] as number[] };
   const perTurn = (ms: number) => (ms * 1_000) / (runs * turns);
-  for (let round = 0; round < 7; round++) {
-    collectGarbage();
-    samples.engine.push(perTurn(await timeMs(async () => {
-      for (let index = 0; index < runs; index++) await runPipeline(pipeline, { task: 'add' }, { deps: { model, tools } });
-    })));
-    collectGarbage();
-    samples.lean.push(perTurn(await timeMs(async () => {
-      for (let index = 0; index < runs; index++) await runPipeline(pipeline, { task: 'add' }, { deps: { model, tools: leanTools } });
-    })));
-    collectGarbage();
-    samples.loop.push(perTurn(await timeMs(async () => {
-      for (let index = 0; index < runs; index++) await handWrittenLoop(model, 'add', turns);
-    })));
+  const bodies: Record<keyof typeof samples, () => Promise<unknown>> = {
+    engine: () => runPipeline(pipeline, { task: 'add' }, { deps: { model, tools } }),
+    lean: () => runPipeline(pipeline, { task: 'add' }, { deps: { model, tools: leanTools } }),
+    loop: () => handWrittenLoop(model, 'add', turns),
+  };
+  const order = ['engine', 'lean', 'loop'] as const;
+  // 9 rounds, the order rotating so each contender runs first, second and third equally often (the position matters).
+  for (let round = 0; round < 9; round++) {
+    for (let slot = 0; slot < order.length; slot++) {
+      const key = order[(round + slot) % order.length]!;
+      collectGarbage();
+      samples[key].push(perTurn(await timeMs(async () => {
+        for (let index = 0; index < runs; index++) await bodies[key]();
+      })));
+    }
   }
   // On a shared machine the best round is the closest to the intrinsic cost; the median shows the noise.
   const [engine, lean, loop] = [Math.min(...samples.engine), Math.min(...samples.lean), Math.min(...samples.loop)];
   const medians = `medians ${[samples.loop, samples.engine, samples.lean].map((values) => format(median(values), 2)).join(' / ')} µs`;
-  console.log(`ReAct turn (10 turns: 9 zod-validated tool calls + answer, instant model, best of 7 rounds x ${format(runs, 0)} runs; ${medians}):`);
+  console.log(`ReAct turn (10 turns: 9 zod-validated tool calls + answer, instant model, best of 9 rounds x ${format(runs, 0)} runs; ${medians}):`);
   console.log(`  hand-written loop ${format(loop, 2)} µs`);
   console.log(`  stageloop with ToolRegistry ${format(engine, 2)} µs, ratio ${format(engine / loop, 2)}x (target <= 3x)`);
   console.log(`  stageloop with a lean ToolBox (same validation as the loop) ${format(lean, 2)} µs, ratio ${format(lean / loop, 2)}x`);

@@ -70,8 +70,7 @@ function runValidated(call: ToolCall, tool: Tool, validation: Validation, settin
   }
   // The run may have been cancelled while an async check of the arguments ran.
   if (signal?.aborted) return notStarted(tool, started);
-  const settled = runWithDeadline(tool, validation.data, settings.timeoutMs, signal);
-  return settled instanceof Promise ? settled.then((value) => resultOf(value, call, tool, settings, started)) : resultOf(settled, call, tool, settings, started);
+  return runWithDeadline(call, tool, validation.data, settings, started, signal);
 }
 
 function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSettings, started: number): ToolResult {
@@ -159,17 +158,24 @@ class CallContext implements ToolContext {
  * Starts the tool; a tool that answers synchronously is done at once. Otherwise races it against its timer and the
  * run's signal; a tool that ignores its signal is abandoned, not awaited.
  */
-function runWithDeadline(tool: Tool, args: Record<string, unknown>, timeoutMs: number, runSignal: AbortSignal | undefined): Settled | Promise<Settled> {
-  const deadline = performance.now() + timeoutMs;
+function runWithDeadline(
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  settings: CallSettings,
+  started: number,
+  runSignal: AbortSignal | undefined,
+): ToolResult | Promise<ToolResult> {
+  const deadline = performance.now() + settings.timeoutMs;
   const abort = new LazyAbort();
   let output: ReturnType<Tool['execute']>;
   try {
     output = tool.execute(args, new CallContext(abort));
   } catch (error) {
-    return { kind: 'thrown', error };
+    return resultOf({ kind: 'thrown', error }, call, tool, settings, started);
   }
-  if (!isPromiseLike(output)) return { kind: 'returned', output };
-  return new Promise<Settled>((resolve) => new PendingCall(tool.name, output, abort, deadline, timeoutMs, runSignal, resolve));
+  if (!isPromiseLike(output)) return resultOf({ kind: 'returned', output }, call, tool, settings, started);
+  return new Promise<ToolResult>((resolve) => new PendingCall(call, tool, settings, started, output, abort, deadline, runSignal, resolve));
 }
 
 /** One asynchronous call in flight: the first of its output, its timeout or the run's abort settles it. */
@@ -177,13 +183,15 @@ class PendingCall extends InFlightCall {
   #done = false;
 
   constructor(
-    private readonly toolName: string,
+    private readonly call: ToolCall,
+    private readonly tool: Tool,
+    private readonly settings: CallSettings,
+    private readonly started: number,
     output: PromiseLike<ToolOutput | void>,
     private readonly abort: LazyAbort,
     readonly deadline: number,
-    private readonly timeoutMs: number,
     readonly runSignal: AbortSignal | undefined,
-    private readonly resolve: (settled: Settled) => void,
+    private readonly resolve: (result: ToolResult) => void,
   ) {
     super();
     watch(this);
@@ -204,14 +212,16 @@ class PendingCall extends InFlightCall {
   }
 
   expire(): void {
-    if (this.settle({ kind: 'timeout' })) this.abort.abort(new DOMException(`Tool "${this.toolName}" timed out after ${this.timeoutMs} ms`, 'TimeoutError'));
+    if (this.settle({ kind: 'timeout' })) {
+      this.abort.abort(new DOMException(`Tool "${this.tool.name}" timed out after ${this.settings.timeoutMs} ms`, 'TimeoutError'));
+    }
   }
 
   settle(value: Settled): boolean {
     if (this.#done) return false;
     this.#done = true;
     unwatch(this);
-    this.resolve(value);
+    this.resolve(resultOf(value, this.call, this.tool, this.settings, this.started));
     return true;
   }
 }

@@ -30,7 +30,8 @@ export function watch(call: InFlightCall): void {
   last = call;
   count++;
   if (call.deadline < timerAt) arm(call.deadline);
-  else timer?.ref();
+  // Only the first call in flight needs the timer to keep the process alive again (see unwatch).
+  else if (count === 1) timer?.ref();
   const signal = call.runSignal;
   if (signal !== undefined && !listenedSignals.has(signal)) {
     listenedSignals.add(signal);
