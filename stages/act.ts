@@ -33,16 +33,22 @@ export function act(options: ActOptions = {}): Stage {
   };
 }
 
-async function runCalls(state: RunState, ctx: StageContext, previewChars: number): Promise<void> {
+function runCalls(state: RunState, ctx: StageContext, previewChars: number): Promise<void> | void {
   const calls = state.turn.toolCalls;
   const tools = ctx.deps.tools;
-  const slot = (state.act ??= { executed: 0, failed: 0 });
   const prefilled = state.turn.results;
   // A guard may have decided some calls already (a refusal): those keep their result and are not run.
   const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
   const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
   if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
-  const results: ToolResult[] = pending.length === 0 ? [] : tools ? await tools.executeAll(pending, ctx.signalIfAbortable) : pending.map(noToolBox);
+  if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
+  // A continuation rather than an async function: one promise a turn instead of an async frame.
+  return tools.executeAll(pending, ctx.signalIfAbortable).then((results) => record(state, ctx, pending, results, decided, previewChars));
+}
+
+/** Stores the outcomes in call order, after any the guards decided. */
+function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[], results: readonly ToolResult[], decided: Map<string, ToolOutcome> | undefined, previewChars: number): void {
+  const slot = (state.act ??= { executed: 0, failed: 0 });
   const outcomes: ToolOutcome[] = pending.map((call, index) => {
     const result = results[index] ?? missingResult(call);
     slot.executed++;
@@ -54,9 +60,10 @@ async function runCalls(state: RunState, ctx: StageContext, previewChars: number
     state.turn.results = outcomes;
     return;
   }
+  const calls = state.turn.toolCalls;
   for (const outcome of outcomes) decided.set(outcome.call.id, outcome);
   const callIds = new Set(calls.map((call) => call.id));
-  const extra = prefilled.filter((outcome) => !callIds.has(outcome.call.id));
+  const extra = state.turn.results.filter((outcome) => !callIds.has(outcome.call.id));
   state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
 }
 

@@ -46,7 +46,10 @@ export function observe(options: ObserveOptions = {}): Stage {
         state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
         slot.results.push({ tool: call.name, arguments: call.arguments, ok: result.ok, content: shortText(content, 500) });
       }
-      if (slot.results.length > keepResults) slot.results.splice(0, slot.results.length - keepResults);
+      const excess = slot.results.length - keepResults;
+      // One over the limit (the usual turn) is a shift, which allocates nothing; splice makes an array of the removed.
+      if (excess === 1) slot.results.shift();
+      else if (excess > 1) slot.results.splice(0, excess);
     },
   };
 }

@@ -166,7 +166,8 @@ function runWithDeadline(
   started: number,
   runSignal: AbortSignal | undefined,
 ): ToolResult | Promise<ToolResult> {
-  const deadline = performance.now() + settings.timeoutMs;
+  // The time limit covers the whole call from its start: validation is part of it.
+  const deadline = started + settings.timeoutMs;
   const abort = new LazyAbort();
   let output: ReturnType<Tool['execute']>;
   try {
