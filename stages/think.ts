@@ -1,8 +1,8 @@
 // think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results and the think slot; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
-import { abortRun, breakLoop } from '../src/engine/signal.js';
+import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
@@ -48,74 +48,107 @@ export function think(options: ThinkOptions = {}): Stage {
   const settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'> = {};
   if (options.temperature !== undefined) settings.temperature = options.temperature;
   if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
+  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings });
 
   return {
     name: 'think',
-    async execute(state, ctx) {
+    execute(state, ctx) {
       const model = requireModel(ctx, 'think');
-      const slot = (state.think ??= { calls: 0, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0 });
-      const step = activeStep(state);
-      if (step !== slot.step) {
-        slot.step = step;
-        slot.stepRounds = 0;
-      }
-      if (step !== null) slot.stepRounds++;
-      const lastRound = step !== null && slot.stepRounds >= maxStepToolRounds;
-
-      if (state.nextTurn.notes.length > 0) {
-        state.messages.push({ role: 'user', content: renderNotes(state.nextTurn.notes) });
-        state.nextTurn.notes = [];
-      }
-      if (lastRound) {
-        state.messages.push({ role: 'user', content: lastRoundNote });
-        ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: maxStepToolRounds });
-      }
-      const tools = useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
-      const offered = tools !== undefined && tools.length > 0;
-      state.nextTurn.withoutTools = false;
-      state.turn = { toolCalls: [], results: [] };
-      slot.truncationRetries = 0;
-
-      let response = received(state, ctx, slot, await model.chat(requestOf(state, settings, offered ? tools : undefined), ctx.signalIfAbortable));
-      // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
-      while (offered && response.finishReason === 'length' && response.toolCalls.length > 0) {
-        if (slot.truncationRetries >= maxTruncationRetries) {
-          slot.stopReason = `the model's tool-call arguments were cut off by the length limit ${slot.truncationRetries + 1} times in a row`;
-          return abortRun(slot.stopReason, 'truncation');
-        }
-        slot.truncationRetries++;
-        ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
-        state.messages.push({ role: 'user', content: truncationHint });
-        response = received(state, ctx, slot, await model.chat(requestOf(state, settings, tools), ctx.signalIfAbortable));
-      }
-
-      const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
-      if (calls.length > 0 && offered) {
-        state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
-        state.turn.toolCalls = calls;
-        return;
-      }
-      if (calls.length > 0) ctx.emit('tool_calls_ignored', { toolCalls: calls.map((call) => call.name), reason: 'no tools were offered in this call' });
-      const text = response.content;
-      if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
-
-      if (step !== null) {
-        // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
-        if (lastRound && (calls.length > 0 || text.trim() === '')) finishStep(state, ctx, 'partial', partialStepOutput(state, step, maxStepToolRounds, text));
-        else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
-        else ctx.emit('empty_reply', { finishReason: response.finishReason });
-        return;
-      }
-      if (text.trim() === '') {
-        ctx.emit('empty_reply', { finishReason: response.finishReason });
-        return;
-      }
-      state.answer = text;
-      state.partial = false;
-      ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length' });
-      return breakLoop('the model gave its final answer', 'completed');
+      return ask(state, ctx, model, startTurn(state, ctx, config), config);
     },
   };
+}
+
+interface ThinkConfig {
+  readonly maxTruncationRetries: number;
+  readonly maxStepToolRounds: number;
+  readonly useTools: boolean;
+  readonly settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>;
+}
+
+/** What one turn decided before asking: the plan step, whether it is the step's last round, the tools offered. */
+interface ThinkTurn {
+  readonly slot: ThinkSlot;
+  readonly step: number | null;
+  readonly lastRound: boolean;
+  readonly tools: ToolDefinition[] | undefined;
+}
+
+function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
+  const slot = (state.think ??= { calls: 0, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0 });
+  const step = activeStep(state);
+  if (step !== slot.step) {
+    slot.step = step;
+    slot.stepRounds = 0;
+  }
+  if (step !== null) slot.stepRounds++;
+  const lastRound = step !== null && slot.stepRounds >= config.maxStepToolRounds;
+
+  if (state.nextTurn.notes.length > 0) {
+    state.messages.push({ role: 'user', content: renderNotes(state.nextTurn.notes) });
+    state.nextTurn.notes = [];
+  }
+  if (lastRound) {
+    state.messages.push({ role: 'user', content: lastRoundNote });
+    ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: config.maxStepToolRounds });
+  }
+  const tools = config.useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
+  state.nextTurn.withoutTools = false;
+  state.turn = { toolCalls: [], results: [] };
+  slot.truncationRetries = 0;
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined };
+}
+
+/** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
+function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
+  // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
+  return Promise.resolve(model.chat(requestOf(state, config.settings, turn.tools), ctx.signalIfAbortable)).then((response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)));
+}
+
+function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void | Promise<Signal | void> {
+  const slot = turn.slot;
+  // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
+  if (turn.tools !== undefined && response.finishReason === 'length' && response.toolCalls.length > 0) {
+    if (slot.truncationRetries >= config.maxTruncationRetries) {
+      slot.stopReason = `the model's tool-call arguments were cut off by the length limit ${slot.truncationRetries + 1} times in a row`;
+      return abortRun(slot.stopReason, 'truncation');
+    }
+    slot.truncationRetries++;
+    ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: config.maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
+    state.messages.push({ role: 'user', content: truncationHint });
+    return ask(state, ctx, model, turn, config);
+  }
+  return concluded(state, ctx, turn, config, response);
+}
+
+/** Records the reply: tool calls to run, a finished plan step, or the final answer. */
+function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
+  const { step, lastRound } = turn;
+  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
+  if (calls.length > 0 && turn.tools !== undefined) {
+    state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+    state.turn.toolCalls = calls;
+    return;
+  }
+  if (calls.length > 0) ctx.emit('tool_calls_ignored', { toolCalls: calls.map((call) => call.name), reason: 'no tools were offered in this call' });
+  const text = response.content;
+  if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
+
+  if (step !== null) {
+    // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
+    if (lastRound && (calls.length > 0 || text.trim() === '')) finishStep(state, ctx, 'partial', partialStepOutput(state, step, config.maxStepToolRounds, text));
+    else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
+    else ctx.emit('empty_reply', { finishReason: response.finishReason });
+    return;
+  }
+  if (text.trim() === '') {
+    ctx.emit('empty_reply', { finishReason: response.finishReason });
+    return;
+  }
+  state.answer = text;
+  state.partial = false;
+  ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length' });
+  return breakLoop('the model gave its final answer', 'completed');
 }
 
 /** The request is exactly state.messages (copied, so a model keeping it sees no later change) and the offered tools. */
