@@ -107,7 +107,7 @@ class Run {
   /** The run's tracer, unless it says at the start that it records nothing: then the run takes the untraced path. */
   readonly tracer: RunTracer | undefined;
   private readonly ctx: RunContext;
-  private readonly stats: Record<Zone, StageStats[]>;
+  private readonly timings: number[];
   private readonly warnings: RunWarning[] = [];
   private steer: { signal: Signal; stage: string } | undefined;
   private breakRequested = false;
@@ -126,13 +126,7 @@ class Run {
     private readonly callerSignal: AbortSignal | undefined,
     private readonly finalizeTimeoutMs: number,
   ) {
-    this.stats = { setup: [], iteration: [], finalize: [] };
-    // Index loops and concat below, not for-of and spreads: those allocate an iterator result per step until optimised.
-    for (let zoneIndex = 0; zoneIndex < zones.length; zoneIndex++) {
-      const zone = zones[zoneIndex]!;
-      const stages = pipeline[zone];
-      for (let index = 0; index < stages.length; index++) this.stats[zone].push({ zone, name: stages[index]!.name, calls: 0, totalMs: 0 });
-    }
+    this.timings = new Array<number>(2 * (pipeline.setup.length + pipeline.iteration.length + pipeline.finalize.length)).fill(0);
     this.ctx = new RunContext(this, deps);
     this.tracer = tracerEnabled(deps.tracer) ? deps.tracer : undefined;
   }
@@ -178,7 +172,8 @@ class Run {
   private async runZone(zone: 'setup' | 'iteration', wholeLoop: boolean): Promise<void> {
     this.ctx.zone = zone;
     const stages = this.pipeline[zone];
-    const stats = this.stats[zone];
+    const timings = this.timings;
+    const first = zone === 'setup' ? 0 : 2 * this.pipeline.setup.length;
     // One clock read per stage boundary: a stage's time runs from the previous boundary to its end.
     let boundary = performance.now();
     do {
@@ -195,8 +190,8 @@ class Run {
           return this.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
         } finally {
           const now = performance.now();
-          stats[index]!.calls++;
-          stats[index]!.totalMs += now - boundary;
+          timings[first + 2 * index]! += 1;
+          timings[first + 2 * index + 1]! += now - boundary;
           boundary = now;
         }
         if (signal === undefined) continue;
@@ -235,8 +230,9 @@ class Run {
           this.warnings.push({ stage: stage.name, message: messageOf(error), cause: error });
         } finally {
           const now = performance.now();
-          this.stats.finalize[index]!.calls++;
-          this.stats.finalize[index]!.totalMs += now - boundary;
+          const slot = 2 * (this.pipeline.setup.length + this.pipeline.iteration.length + index);
+          this.timings[slot]! += 1;
+          this.timings[slot + 1]! += now - boundary;
           boundary = now;
         }
       }
@@ -329,6 +325,19 @@ class Run {
     return { status: 'completed', kind: 'completed', stage: null, message: 'the run finished' };
   }
 
+  private stageStats(): StageStats[] {
+    const stats: StageStats[] = [];
+    for (let zoneIndex = 0; zoneIndex < zones.length; zoneIndex++) {
+      const zone = zones[zoneIndex]!;
+      const stages = this.pipeline[zone];
+      for (let index = 0; index < stages.length; index++) {
+        const slot = 2 * stats.length;
+        stats.push({ zone, name: stages[index]!.name, calls: this.timings[slot]!, totalMs: this.timings[slot + 1]! });
+      }
+    }
+    return stats;
+  }
+
   private result(): RunResult {
     const { status, kind, stage, message } = this.outcome();
     const result: RunResult = {
@@ -340,7 +349,7 @@ class Run {
       stopReason: { kind, stage, message },
       iterations: this.state.iteration,
       usage: this.state.usage,
-      stages: this.stats.setup.concat(this.stats.iteration, this.stats.finalize),
+      stages: this.stageStats(),
       state: this.state,
       warnings: this.warnings,
     };
