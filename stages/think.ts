@@ -153,8 +153,11 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
 
 /** The request is exactly state.messages (copied, so a model keeping it sees no later change) and the offered tools. */
 function requestOf(state: RunState, settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>, tools: ToolDefinition[] | undefined): ChatRequest {
-  const request: ChatRequest = { messages: state.messages.slice(), purpose: 'think', ...settings };
+  const request: ChatRequest = { messages: state.messages.slice(), purpose: 'think' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
+  // Assigned, not spread: a spread in a literal is a runtime call on every turn.
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   return request;
 }
 
