@@ -43,7 +43,8 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
   if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
   // A continuation rather than an async function: one promise a turn instead of an async frame.
-  return tools.executeAll(pending, ctx.signalIfAbortable).then((results) => record(state, ctx, pending, results, decided, previewChars));
+  // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
+  return Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable)).then((results) => record(state, ctx, pending, results, decided, previewChars));
 }
 
 /** Stores the outcomes in call order, after any the guards decided. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { act } from '../../stages/act.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import type { ToolCall } from '../../src/model/types.js';
+import type { ToolBox } from '../../src/tools/types.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
 
@@ -34,6 +35,20 @@ describe('act stage', () => {
     await act().execute(state, ctx);
     expect(state.turn.results[0]!.result).toMatchObject({ ok: true, content: '42' });
     expect(ctx.events).toEqual([]);
+  });
+
+  it('returns at once when the turn has no tool calls, and awaits a tool box that answers with another thenable', async () => {
+    const idle = makeState();
+    expect(act().execute(idle, makeCtx({ deps: { tools: testTools() } }))).toBeUndefined();
+
+    const state = makeState();
+    state.turn = { toolCalls: [call('a', '1 + 1')], results: [] };
+    const lateBox = {
+      definitions: () => [],
+      executeAll: () => ({ then: (resolve: (results: unknown[]) => void) => setTimeout(() => resolve([{ ok: true, content: 'late', durationMs: 1 }]), 5) }),
+    } as unknown as ToolBox;
+    await act().execute(state, makeCtx({ deps: { tools: lateBox } }));
+    expect(state.turn.results[0]!.result).toMatchObject({ ok: true, content: 'late' });
   });
 
   it('runs only the calls without a pre-filled result, keeps the refusal, and keeps call order', async () => {
