@@ -1,6 +1,6 @@
-// The stageloop command as a user meets it: real processes, the offline model, and a loopback model server.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startChatServer, type ChatServer } from '../support/chat-server.js';
+// The stageloop command as a user meets it: real processes, the offline model, and a loopback model loopback.server.
+import { describe, expect, it } from 'vitest';
+import { useLoopbackServer } from '../support/loopback-model.js';
 import { runCli, startCli } from '../support/run-cli.js';
 
 const noStackTrace = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
@@ -96,25 +96,19 @@ describe('stageloop run with the offline model', () => {
 });
 
 describe('stageloop run against an OpenAI-compatible server', () => {
-  let server: ChatServer;
-  beforeEach(async () => {
-    server = await startChatServer();
-  });
-  afterEach(async () => {
-    await server.close();
-  });
-  const env = () => ({ OPENAI_BASE_URL: server.url, OPENAI_MODEL: 'test-model' });
+  const loopback = useLoopbackServer();
+  const env = () => ({ OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model' });
 
   it('runs ReAct with a tool call and prints the answer', async () => {
-    server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"6*7"}' }]);
-    server.replyWith({ content: 'The answer is 42.' });
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"6*7"}' }]);
+    loopback.server.replyWith({ content: 'The answer is 42.' });
     const result = await runCli(['run', 'What is six times seven?'], env());
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe('The answer is 42.');
     expect(result.stderr).toMatch(/using model test-model at 127\.0\.0\.1/);
-    const toolMessage = server.requests[1]!.body.messages.find((message) => message.role === 'tool');
+    const toolMessage = loopback.server.requests[1]!.body.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toMatch(/Result: 42/);
-    server.assertConsumed();
+    loopback.server.assertConsumed();
   });
 
   it('an unreachable server fails with one clear line and exit 1', async () => {
@@ -125,8 +119,8 @@ describe('stageloop run against an OpenAI-compatible server', () => {
   });
 
   it('the iteration cap stops the run (exit 3) with a partial answer', async () => {
-    server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { times: 2 });
-    server.replyWith({ content: 'Best effort: 1+1 is 2, but I did not finish.' });
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { times: 2 });
+    loopback.server.replyWith({ content: 'Best effort: 1+1 is 2, but I did not finish.' });
     const result = await runCli(['run', '--json', '--max-iterations', '2', 'Keep adding'], env());
     expect(result.code).toBe(3);
     const output = JSON.parse(result.stdout) as { status: string; partial: boolean; answer: string; stopReason: { kind: string } };
@@ -136,7 +130,7 @@ describe('stageloop run against an OpenAI-compatible server', () => {
   });
 
   it('Ctrl-C during a model call cancels the run, runs finalize and exits 130', async () => {
-    server.hang();
+    loopback.server.hang();
     const cli = startCli(['run', 'Take your time'], env());
     await cli.waitForStderr(/\[1\] think/);
     await new Promise((resolve) => setTimeout(resolve, 150));

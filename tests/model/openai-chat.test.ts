@@ -1,8 +1,8 @@
 // OpenAIChatModel, non-streamed: what it sends, what it reads back, usage with and without the server's numbers.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import type { ChatRequest, ToolDefinition } from '../../src/model/types.js';
-import { startChatServer, type ChatServer } from '../support/chat-server.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
 
 const calculator: ToolDefinition = {
   name: 'calculator',
@@ -15,21 +15,13 @@ function ask(text: string, extra: Partial<ChatRequest> = {}): ChatRequest {
   return { purpose: 'think', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: text }], ...extra };
 }
 
-let server: ChatServer;
-beforeEach(async () => {
-  server = await startChatServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const loopback = useLoopbackServer({ apiKey: 'sk-test-secret-0001' });
 
-function model(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test-secret-0001', maxRetries: 0, timeoutMs: 2_000, ...options });
-}
+const model = (options: Partial<OpenAIChatModelOptions> = {}) => loopback.model(options);
 
 describe('OpenAIChatModel.chat', () => {
   it('returns the content, the model name, usage and latency', async () => {
-    server.replyWith({ content: 'Paris', model: 'test-model-2024', usage: { input: 21, output: 2 } });
+    loopback.server.replyWith({ content: 'Paris', model: 'test-model-2024', usage: { input: 21, output: 2 } });
     const response = await model().chat(ask('Capital of France?'));
     expect(response.content).toBe('Paris');
     expect(response.toolCalls).toEqual([]);
@@ -37,7 +29,7 @@ describe('OpenAIChatModel.chat', () => {
     expect(response.model).toBe('test-model-2024');
     expect(response.usage).toEqual({ inputTokens: 21, outputTokens: 2, cachedInputTokens: 0, reasoningTokens: 0, estimated: false });
     expect(response.latencyMs).toBeGreaterThanOrEqual(0);
-    const request = server.requests[0]!;
+    const request = loopback.server.requests[0]!;
     expect(request.path).toBe('/v1/chat/completions');
     expect(request.headers.authorization).toBe('Bearer sk-test-secret-0001');
     expect(request.body.model).toBe('test-model');
@@ -48,13 +40,13 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('reads cached input and reasoning tokens', async () => {
-    server.replyWith({ content: 'ok', usage: { input: 1200, output: 40, cached: 1024, reasoning: 16 } });
+    loopback.server.replyWith({ content: 'ok', usage: { input: 1200, output: 40, cached: 1024, reasoning: 16 } });
     const response = await model().chat(ask('hi'));
     expect(response.usage).toEqual({ inputTokens: 1200, outputTokens: 40, cachedInputTokens: 1024, reasoningTokens: 16, estimated: false });
   });
 
   it('estimates usage when the server sends none, and says so', async () => {
-    server.replyWith({ content: 'The answer is forty-two, as everybody knows.', usage: null });
+    loopback.server.replyWith({ content: 'The answer is forty-two, as everybody knows.', usage: null });
     const response = await model().chat(ask('What is the answer to everything? Please explain at some length.'));
     expect(response.usage.estimated).toBe(true);
     expect(response.usage.inputTokens).toBeGreaterThan(10);
@@ -63,11 +55,11 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('sends tools, tool choice, temperature and the output cap, and reads tool calls', async () => {
-    server.replyWithToolCalls([{ id: 'call_abc', name: 'calculator', arguments: '{"expression":"2+2"}' }]);
+    loopback.server.replyWithToolCalls([{ id: 'call_abc', name: 'calculator', arguments: '{"expression":"2+2"}' }]);
     const response = await model({ temperature: 0.3 }).chat(ask('2+2?', { tools: [calculator], toolChoice: { name: 'calculator' }, maxOutputTokens: 64 }));
     expect(response.toolCalls).toEqual([{ id: 'call_abc', name: 'calculator', arguments: '{"expression":"2+2"}' }]);
     expect(response.finishReason).toBe('tool_calls');
-    const body = server.lastBody!;
+    const body = loopback.server.lastBody!;
     expect(body.tools).toEqual([{ type: 'function', function: { name: 'calculator', description: calculator.description, parameters: calculator.parameters, strict: true } }]);
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'calculator' } });
     expect(body.temperature).toBe(0.3);
@@ -76,33 +68,33 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('a request temperature wins over the model default', async () => {
-    server.replyWith({ content: 'ok' });
+    loopback.server.replyWith({ content: 'ok' });
     await model({ temperature: 0.9 }).chat(ask('hi', { temperature: 0 }));
-    expect(server.lastBody!.temperature).toBe(0);
+    expect(loopback.server.lastBody!.temperature).toBe(0);
   });
 
   it('leaves tool_choice out when asked (Ollama rejects it)', async () => {
-    server.replyWith({ content: 'ok' });
+    loopback.server.replyWith({ content: 'ok' });
     await model({ sendToolChoice: false }).chat(ask('hi', { tools: [calculator], toolChoice: 'required' }));
-    expect(server.lastBody!.tools).toHaveLength(1);
-    expect('tool_choice' in server.lastBody!).toBe(false);
+    expect(loopback.server.lastBody!.tools).toHaveLength(1);
+    expect('tool_choice' in loopback.server.lastBody!).toBe(false);
   });
 
   it('sends no tools for tool choice "none" when tool_choice cannot be sent', async () => {
-    server.replyWith({ content: 'ok' });
+    loopback.server.replyWith({ content: 'ok' });
     await model({ sendToolChoice: false }).chat(ask('hi', { tools: [calculator], toolChoice: 'none' }));
-    expect(server.lastBody!.tools).toBeUndefined();
+    expect(loopback.server.lastBody!.tools).toBeUndefined();
   });
 
   it('counts tool calls announced with finish_reason "stop"', async () => {
-    server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { finishReason: 'stop' });
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { finishReason: 'stop' });
     const response = await model().chat(ask('1+1?', { tools: [calculator] }));
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls.map((call) => call.name)).toEqual(['calculator']);
   });
 
   it('gives tool calls without an id one of our own', async () => {
-    server.raw(200, JSON.stringify({
+    loopback.server.raw(200, JSON.stringify({
       model: 'm',
       choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{}' } }] } }],
     }));
@@ -112,7 +104,7 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('sends the conversation with tool calls and tool results in protocol form', async () => {
-    server.replyWith({ content: '4' });
+    loopback.server.replyWith({ content: '4' });
     await model().chat({
       purpose: 'think',
       messages: [
@@ -121,7 +113,7 @@ describe('OpenAIChatModel.chat', () => {
         { role: 'tool', toolCallId: 'call_1', name: 'calculator', content: '4' },
       ],
     });
-    expect(server.lastBody!.messages).toEqual([
+    expect(loopback.server.lastBody!.messages).toEqual([
       { role: 'user', content: '2+2?' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '4' },
@@ -129,7 +121,7 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('maps content_filter and unknown finish reasons', async () => {
-    server.replyWith({ content: '', finishReason: 'content_filter' }).replyWith({ content: 'x', finishReason: 'something_new' });
+    loopback.server.replyWith({ content: '', finishReason: 'content_filter' }).replyWith({ content: 'x', finishReason: 'something_new' });
     expect((await model().chat(ask('a'))).finishReason).toBe('content_filter');
     expect((await model().chat(ask('b'))).finishReason).toBe('other');
   });
@@ -137,7 +129,7 @@ describe('OpenAIChatModel.chat', () => {
   it('names its provider and endpoint', () => {
     const local = model();
     expect(local.provider).toBe('openai_compatible');
-    expect(local.endpoint).toEqual({ address: '127.0.0.1', port: Number(new URL(server.url).port) });
+    expect(local.endpoint).toEqual({ address: '127.0.0.1', port: Number(new URL(loopback.server.url).port) });
     const openai = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-x' });
     expect(openai.provider).toBe('openai');
     expect(openai.endpoint).toEqual({ address: 'api.openai.com', port: 443 });
@@ -145,10 +137,10 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('uses max_completion_tokens on OpenAI itself', async () => {
-    server.replyWith({ content: 'ok' });
+    loopback.server.replyWith({ content: 'ok' });
     // A provider named "openai" behaves as OpenAI does, whatever the host: lets us check the field locally.
     await model({ provider: 'openai' }).chat(ask('hi', { maxOutputTokens: 10 }));
-    expect(server.lastBody!.max_completion_tokens).toBe(10);
-    expect(server.lastBody!.max_tokens).toBeUndefined();
+    expect(loopback.server.lastBody!.max_completion_tokens).toBe(10);
+    expect(loopback.server.lastBody!.max_tokens).toBeUndefined();
   });
 });

@@ -1,23 +1,16 @@
 // OpenAIChatModel failures: retries, rate limits, timeouts, aborts, bad bodies, and no API key in any message.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import { ModelError, type ChatRequest } from '../../src/model/types.js';
-import { startChatServer, type ChatServer } from '../support/chat-server.js';
+import { startChatServer } from '../support/chat-server.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
 
 const secretKey = 'sk-proj-SECRET1234567890abcdef';
 const request: ChatRequest = { purpose: 'think', messages: [{ role: 'user', content: 'hi' }] };
 
-let server: ChatServer;
-beforeEach(async () => {
-  server = await startChatServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const loopback = useLoopbackServer({ apiKey: secretKey });
 
-function model(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: secretKey, maxRetries: 0, timeoutMs: 2_000, ...options });
-}
+const model = (options: Partial<OpenAIChatModelOptions> = {}) => loopback.model(options);
 
 async function failure(promise: Promise<unknown>): Promise<ModelError> {
   const outcome = await promise.then(
@@ -33,49 +26,49 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 
 describe('OpenAIChatModel errors', () => {
   it('retries a 429 after its retry-after, then succeeds', async () => {
-    server.fail(429, { headers: { 'retry-after': '0.05' } }).replyWith({ content: 'finally' });
+    loopback.server.fail(429, { headers: { 'retry-after': '0.05' } }).replyWith({ content: 'finally' });
     const started = Date.now();
     const response = await model({ maxRetries: 2 }).chat(request);
     expect(response.content).toBe('finally');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
-    expect(server.requests[1]!.headers['x-stainless-retry-count']).toBe('1');
+    expect(loopback.server.requests[1]!.headers['x-stainless-retry-count']).toBe('1');
   });
 
   it('gives up on a 429 that keeps coming: rate_limited, retryable, status 429', async () => {
-    server.fail(429, { headers: { 'retry-after-ms': '5' }, times: 2, message: 'Rate limit reached' });
+    loopback.server.fail(429, { headers: { 'retry-after-ms': '5' }, times: 2, message: 'Rate limit reached' });
     const error = await failure(model({ maxRetries: 1 }).chat(request));
     expect(error.kind).toBe('rate_limited');
     expect(error.retryable).toBe(true);
     expect(error.status).toBe(429);
     expect(error.message).toContain('Rate limit reached');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
   });
 
   it('reports server after a 500 on every one of the configured retries', async () => {
-    server.fail(500, { headers: { 'retry-after-ms': '5' }, times: 4, message: 'boom' });
+    loopback.server.fail(500, { headers: { 'retry-after-ms': '5' }, times: 4, message: 'boom' });
     const error = await failure(model({ maxRetries: 3 }).chat(request));
     expect(error.kind).toBe('server');
     expect(error.status).toBe(500);
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('4 attempts');
-    expect(server.requests).toHaveLength(4);
-    server.assertConsumed();
+    expect(loopback.server.requests).toHaveLength(4);
+    loopback.server.assertConsumed();
   });
 
   it('reports timeout when the server never answers', async () => {
-    server.hang(2);
+    loopback.server.hang(2);
     const started = Date.now();
     const error = await failure(model({ timeoutMs: 150, maxRetries: 1 }).chat(request));
     expect(error.kind).toBe('timeout');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('150 ms');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('reports timeout when the body stops halfway after the headers', async () => {
-    server.handle((_request, response) => {
+    loopback.server.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"choices": [');
     });
@@ -85,7 +78,7 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('returns within 100 ms of an abort while waiting for the answer', async () => {
-    server.hang();
+    loopback.server.hang();
     const controller = new AbortController();
     const pending = model({ timeoutMs: 10_000 }).chat(request, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -98,11 +91,11 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('returns within 100 ms of an abort while the SDK waits to retry', async () => {
-    server.fail(503, { headers: { 'retry-after': '5' } }).replyWith({ content: 'too late' });
+    loopback.server.fail(503, { headers: { 'retry-after': '5' } }).replyWith({ content: 'too late' });
     const controller = new AbortController();
     const pending = model({ maxRetries: 1 }).chat(request, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(server.requests).toHaveLength(1);
+    expect(loopback.server.requests).toHaveLength(1);
     const abortedAt = Date.now();
     controller.abort();
     const error = await failure(pending);
@@ -113,30 +106,30 @@ describe('OpenAIChatModel errors', () => {
   it('fails fast with aborted when the signal is already aborted', async () => {
     const error = await failure(model().chat(request, AbortSignal.abort()));
     expect(error.kind).toBe('aborted');
-    expect(server.requests).toHaveLength(0);
+    expect(loopback.server.requests).toHaveLength(0);
   });
 
   it('reports invalid_response for a body that is not JSON', async () => {
-    server.raw(200, '<html>502 Bad Gateway</html>', { 'content-type': 'text/html' });
+    loopback.server.raw(200, '<html>502 Bad Gateway</html>', { 'content-type': 'text/html' });
     const error = await failure(model().chat(request));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('not a chat completion');
   });
 
   it('reports invalid_response for a JSON content type with a broken body', async () => {
-    server.raw(200, '{"choices": [', { 'content-type': 'application/json' });
+    loopback.server.raw(200, '{"choices": [', { 'content-type': 'application/json' });
     const error = await failure(model().chat(request));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('not valid JSON');
   });
 
   it('reports invalid_response for JSON that is not a completion', async () => {
-    server.raw(200, JSON.stringify({ hello: 'world' }));
+    loopback.server.raw(200, JSON.stringify({ hello: 'world' }));
     expect((await failure(model().chat(request))).kind).toBe('invalid_response');
   });
 
   it('maps 401 to auth without echoing the key the server quotes back', async () => {
-    server.fail(401, { message: `Incorrect API key provided: ${secretKey}. You can find your API key at ...` });
+    loopback.server.fail(401, { message: `Incorrect API key provided: ${secretKey}. You can find your API key at ...` });
     const error = await failure(model().chat(request));
     expect(error.kind).toBe('auth');
     expect(error.retryable).toBe(false);
@@ -146,8 +139,8 @@ describe('OpenAIChatModel errors', () => {
 
   it('redacts a key of any shape, not only sk- keys', async () => {
     const localKey = 'vllm-local-token-4711';
-    server.fail(403, { message: `key ${localKey} may not use this model` });
-    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'm', apiKey: localKey, maxRetries: 0 });
+    loopback.server.fail(403, { message: `key ${localKey} may not use this model` });
+    const chatModel = new OpenAIChatModel({ baseUrl: loopback.server.url, model: 'm', apiKey: localKey, maxRetries: 0 });
     const error = await failure(chatModel.chat(request));
     expect(error.kind).toBe('auth');
     expect(error.message).not.toContain(localKey);
@@ -155,7 +148,7 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('maps 400 and 404 to bad_request, not retried', async () => {
-    server.fail(400, { message: 'tool_choice is not supported' }).fail(404, { message: 'model "nope" not found' });
+    loopback.server.fail(400, { message: 'tool_choice is not supported' }).fail(404, { message: 'model "nope" not found' });
     const first = await failure(model({ maxRetries: 2 }).chat(request));
     expect(first.kind).toBe('bad_request');
     expect(first.status).toBe(400);
@@ -163,7 +156,7 @@ describe('OpenAIChatModel errors', () => {
     const second = await failure(model({ maxRetries: 2 }).chat(request));
     expect(second.kind).toBe('bad_request');
     expect(second.message).toContain('not found');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
   });
 
   it('says which address it cannot reach, without the key', async () => {

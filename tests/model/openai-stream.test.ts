@@ -1,8 +1,9 @@
 // OpenAIChatModel.chatStream: text and tool-call fragments assembled from SSE chunks, progress events, usage, failures.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { ModelError, type ChatRequest, type ChatStreamEvent } from '../../src/model/types.js';
-import { finishChunk, startChatServer, textChunk, toolCallChunk, usageChunk, type ChatServer } from '../support/chat-server.js';
+import { finishChunk, textChunk, toolCallChunk, usageChunk } from '../support/chat-server.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
 
 const request: ChatRequest = {
   purpose: 'think',
@@ -10,17 +11,9 @@ const request: ChatRequest = {
   tools: [{ name: 'calculator', description: 'arithmetic', parameters: { type: 'object', properties: { expression: { type: 'string' } } }, strict: false }],
 };
 
-let server: ChatServer;
-beforeEach(async () => {
-  server = await startChatServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const loopback = useLoopbackServer({ apiKey: 'sk-test' });
 
-function model(options: { timeoutMs?: number } = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0, timeoutMs: options.timeoutMs ?? 2_000 });
-}
+const model = (options: { timeoutMs?: number } = {}) => loopback.model(options);
 
 async function streamed(chatModel = model()): Promise<{ events: ChatStreamEvent[]; response: Awaited<ReturnType<OpenAIChatModel['chat']>> }> {
   const events: ChatStreamEvent[] = [];
@@ -30,18 +23,18 @@ async function streamed(chatModel = model()): Promise<{ events: ChatStreamEvent[
 
 describe('OpenAIChatModel.chatStream', () => {
   it('assembles text, reports each piece, and asks for usage', async () => {
-    server.streamReply({ content: 'Hello there, world', splitEvery: 4, usage: { input: 30, output: 5, cached: 10 } });
+    loopback.server.streamReply({ content: 'Hello there, world', splitEvery: 4, usage: { input: 30, output: 5, cached: 10 } });
     const { events, response } = await streamed();
     expect(response.content).toBe('Hello there, world');
     expect(response.finishReason).toBe('stop');
     expect(response.usage).toEqual({ inputTokens: 30, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 0, estimated: false });
     expect(events.filter((event) => event.type === 'text').map((event) => (event.type === 'text' ? event.delta : ''))).toEqual(['Hell', 'o th', 'ere,', ' wor', 'ld']);
-    expect(server.lastBody!.stream).toBe(true);
-    expect(server.lastBody!.stream_options).toEqual({ include_usage: true });
+    expect(loopback.server.lastBody!.stream).toBe(true);
+    expect(loopback.server.lastBody!.stream_options).toEqual({ include_usage: true });
   });
 
   it('joins tool-call arguments split across chunks', async () => {
-    server.stream([
+    loopback.server.stream([
       toolCallChunk(0, { id: 'call_a', name: 'calculator', arguments: '' }),
       toolCallChunk(0, { arguments: '{"expr' }),
       toolCallChunk(0, { arguments: 'ession":' }),
@@ -58,7 +51,7 @@ describe('OpenAIChatModel.chatStream', () => {
   });
 
   it('keeps two parallel tool calls apart, even interleaved', async () => {
-    server.stream([
+    loopback.server.stream([
       toolCallChunk(0, { id: 'call_1', name: 'calculator', arguments: '{"expression":' }),
       toolCallChunk(1, { id: 'call_2', name: 'calculator', arguments: '{"expression":' }),
       toolCallChunk(1, { arguments: '"7+5"}' }),
@@ -73,7 +66,7 @@ describe('OpenAIChatModel.chatStream', () => {
   });
 
   it('estimates usage when the stream carries none', async () => {
-    server.stream([textChunk('Twelve times twelve is one hundred forty-four.'), finishChunk('stop')]);
+    loopback.server.stream([textChunk('Twelve times twelve is one hundred forty-four.'), finishChunk('stop')]);
     const { response } = await streamed();
     expect(response.usage.estimated).toBe(true);
     expect(response.usage.outputTokens).toBeGreaterThan(5);
@@ -81,44 +74,44 @@ describe('OpenAIChatModel.chatStream', () => {
   });
 
   it('treats tool calls streamed with finish_reason "stop" as tool calls', async () => {
-    server.streamReply({ toolCalls: [{ name: 'calculator', arguments: '{"expression":"1+1"}' }], finishReason: 'stop' });
+    loopback.server.streamReply({ toolCalls: [{ name: 'calculator', arguments: '{"expression":"1+1"}' }], finishReason: 'stop' });
     const { response } = await streamed();
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls).toHaveLength(1);
   });
 
   it('retries a 503 before the stream starts, then streams', async () => {
-    server.fail(503, { headers: { 'retry-after-ms': '5' } }).streamReply({ content: 'second try' });
-    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 1, timeoutMs: 2_000 });
+    loopback.server.fail(503, { headers: { 'retry-after-ms': '5' } }).streamReply({ content: 'second try' });
+    const chatModel = loopback.model({ maxRetries: 1 });
     const response = await chatModel.chatStream(request, () => undefined);
     expect(response.content).toBe('second try');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
   });
 
   it('can leave stream_options out for servers that reject it', async () => {
-    server.streamReply({ content: 'ok', usage: null });
-    const chatModel = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', maxRetries: 0, streamUsage: false });
+    loopback.server.streamReply({ content: 'ok', usage: null });
+    const chatModel = new OpenAIChatModel({ baseUrl: loopback.server.url, model: 'test-model', maxRetries: 0, streamUsage: false });
     await chatModel.chatStream(request, () => undefined);
-    expect(server.lastBody!.stream).toBe(true);
-    expect('stream_options' in server.lastBody!).toBe(false);
+    expect(loopback.server.lastBody!.stream).toBe(true);
+    expect('stream_options' in loopback.server.lastBody!).toBe(false);
   });
 
   it('fails with invalid_response on a chunk that is not JSON', async () => {
-    server.stream([textChunk('Hel'), '{"choices": [ this is not json']);
+    loopback.server.stream([textChunk('Hel'), '{"choices": [ this is not json']);
     const error = await model().chatStream(request, () => undefined).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).kind).toBe('invalid_response');
   });
 
   it('fails with server when the stream carries an error object', async () => {
-    server.stream([textChunk('Hel'), { error: { message: 'model overloaded' } }]);
+    loopback.server.stream([textChunk('Hel'), { error: { message: 'model overloaded' } }]);
     const error = (await model().chatStream(request, () => undefined).catch((caught: unknown) => caught)) as ModelError;
     expect(error.kind).toBe('server');
     expect(error.message).toContain('model overloaded');
   });
 
   it('times out when the stream goes silent', async () => {
-    server.stream([textChunk('Hel')], { hang: true });
+    loopback.server.stream([textChunk('Hel')], { hang: true });
     const started = Date.now();
     const error = (await model({ timeoutMs: 300 }).chatStream(request, () => undefined).catch((caught: unknown) => caught)) as ModelError;
     expect(error).toBeInstanceOf(ModelError);
@@ -127,7 +120,7 @@ describe('OpenAIChatModel.chatStream', () => {
   });
 
   it('returns within 100 ms of an abort in the middle of a stream', async () => {
-    server.stream([textChunk('Hel')], { hang: true });
+    loopback.server.stream([textChunk('Hel')], { hang: true });
     const controller = new AbortController();
     let abortedAt = 0;
     const pending = model({ timeoutMs: 10_000 }).chatStream(request, (event) => {

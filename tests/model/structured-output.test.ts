@@ -1,10 +1,10 @@
 // Structured output: response_format json_schema, the JSON-in-content fallback, and the one repair attempt.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { OpenAIChatModel, type OpenAIChatModelOptions } from '../../src/model/openai-model.js';
+import type { OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import { stripCodeFences } from '../../src/model/structured-output.js';
 import { ModelError, type ChatRequest } from '../../src/model/types.js';
-import { startChatServer, type ChatServer } from '../support/chat-server.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
 
 const Plan = z.strictObject({ steps: z.array(z.string()).min(1) });
 
@@ -19,24 +19,16 @@ function planRequest(schema: ChatRequest['responseFormat'] = { name: 'plan', sch
   };
 }
 
-let server: ChatServer;
-beforeEach(async () => {
-  server = await startChatServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const loopback = useLoopbackServer({ apiKey: 'sk-test' });
 
-function model(options: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0, timeoutMs: 2_000, ...options });
-}
+const model = (options: Partial<OpenAIChatModelOptions> = {}) => loopback.model(options);
 
 describe('structured output', () => {
   it('sends response_format json_schema from the zod schema and parses the reply', async () => {
-    server.replyWith({ content: '{"steps":["compute 12*12","add 10"]}' });
+    loopback.server.replyWith({ content: '{"steps":["compute 12*12","add 10"]}' });
     const response = await model().chat(planRequest());
     expect(response.parsed).toEqual({ steps: ['compute 12*12', 'add 10'] });
-    const format = server.lastBody!.response_format!;
+    const format = loopback.server.lastBody!.response_format!;
     expect(format.type).toBe('json_schema');
     expect(format.json_schema!.name).toBe('plan');
     expect(format.json_schema!.strict).toBe(true);
@@ -44,16 +36,16 @@ describe('structured output', () => {
   });
 
   it('sends strict false for a schema strict mode cannot take', async () => {
-    server.replyWith({ content: '{"steps":["a"]}' });
+    loopback.server.replyWith({ content: '{"steps":["a"]}' });
     await model().chat(planRequest({ name: 'loose', schema: z.object({ steps: z.array(z.string()), note: z.string().optional() }) }));
-    expect(server.lastBody!.response_format!.json_schema!.strict).toBe(false);
+    expect(loopback.server.lastBody!.response_format!.json_schema!.strict).toBe(false);
   });
 
   it('prompt mode asks for JSON in the system prompt, strips fences and validates', async () => {
-    server.replyWith({ content: 'Here you go:\n```json\n{"steps":["compute 12*12"]}\n```' });
+    loopback.server.replyWith({ content: 'Here you go:\n```json\n{"steps":["compute 12*12"]}\n```' });
     const response = await model({ structuredOutput: 'prompt' }).chat(planRequest());
     expect(response.parsed).toEqual({ steps: ['compute 12*12'] });
-    const body = server.lastBody!;
+    const body = loopback.server.lastBody!;
     expect(body.response_format).toBeUndefined();
     expect(body.messages[0]!.content).toContain('You plan.');
     expect(body.messages[0]!.content).toContain('JSON schema named "plan"');
@@ -61,12 +53,12 @@ describe('structured output', () => {
   });
 
   it('repairs once, showing the model the validation error', async () => {
-    server.replyWith({ content: '{"steps": []}', usage: { input: 100, output: 5 } }).replyWith({ content: '{"steps":["compute 12*12"]}', usage: { input: 150, output: 9 } });
+    loopback.server.replyWith({ content: '{"steps": []}', usage: { input: 100, output: 5 } }).replyWith({ content: '{"steps":["compute 12*12"]}', usage: { input: 150, output: 9 } });
     const response = await model({ structuredOutput: 'prompt' }).chat(planRequest());
     expect(response.parsed).toEqual({ steps: ['compute 12*12'] });
     expect(response.content).toBe('{"steps":["compute 12*12"]}');
     expect(response.usage).toMatchObject({ inputTokens: 250, outputTokens: 14 });
-    const repair = server.requests[1]!.body.messages;
+    const repair = loopback.server.requests[1]!.body.messages;
     expect(repair.at(-2)).toEqual({ role: 'assistant', content: '{"steps": []}' });
     expect(repair.at(-1)!.role).toBe('user');
     expect(repair.at(-1)!.content).toContain('does not match the schema');
@@ -74,45 +66,45 @@ describe('structured output', () => {
   });
 
   it('fails with invalid_response when the repair is still invalid', async () => {
-    server.replyWith({ content: 'not json at all' }).replyWith({ content: '{"steps": "one"}' });
+    loopback.server.replyWith({ content: 'not json at all' }).replyWith({ content: '{"steps": "one"}' });
     const error = (await model({ structuredOutput: 'prompt' }).chat(planRequest()).catch((caught: unknown) => caught)) as ModelError;
     expect(error).toBeInstanceOf(ModelError);
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('after one repair attempt');
-    expect(server.requests).toHaveLength(2);
+    expect(loopback.server.requests).toHaveLength(2);
   });
 
   it('falls back to prompt mode after a 400 to response_format, and stays there', async () => {
-    server
+    loopback.server
       .fail(400, { message: "response_format 'json_schema' is not supported" })
       .replyWith({ content: '{"steps":["a"]}' })
       .replyWith({ content: '{"steps":["b"]}' });
     const chatModel = model();
     expect((await chatModel.chat(planRequest())).parsed).toEqual({ steps: ['a'] });
     expect((await chatModel.chat(planRequest())).parsed).toEqual({ steps: ['b'] });
-    expect(server.requests.map((request) => request.body.response_format?.type ?? 'prompt')).toEqual(['json_schema', 'prompt', 'prompt']);
+    expect(loopback.server.requests.map((request) => request.body.response_format?.type ?? 'prompt')).toEqual(['json_schema', 'prompt', 'prompt']);
   });
 
   it('validates against a plain JSON schema too', async () => {
     const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
-    server.replyWith({ content: '{"total":"many"}' }).replyWith({ content: '{"total":154}' });
+    loopback.server.replyWith({ content: '{"total":"many"}' }).replyWith({ content: '{"total":154}' });
     const response = await model().chat(planRequest({ name: 'total', schema }));
     expect(response.parsed).toEqual({ total: 154 });
-    expect(server.requests[0]!.body.response_format!.json_schema!.schema).toEqual(schema);
+    expect(loopback.server.requests[0]!.body.response_format!.json_schema!.schema).toEqual(schema);
   });
 
   it('parses a streamed reply too', async () => {
-    server.streamReply({ content: '{"steps":["compute 12*12","add 10"]}', splitEvery: 4 });
+    loopback.server.streamReply({ content: '{"steps":["compute 12*12","add 10"]}', splitEvery: 4 });
     const response = await model().chatStream(planRequest(), () => undefined);
     expect(response.parsed).toEqual({ steps: ['compute 12*12', 'add 10'] });
   });
 
   it('does not parse a reply cut off by the length limit', async () => {
-    server.replyWith({ content: '{"steps":["comp', finishReason: 'length' });
+    loopback.server.replyWith({ content: '{"steps":["comp', finishReason: 'length' });
     const response = await model().chat(planRequest());
     expect(response.finishReason).toBe('length');
     expect(response.parsed).toBeUndefined();
-    expect(server.requests).toHaveLength(1);
+    expect(loopback.server.requests).toHaveLength(1);
   });
 });
 

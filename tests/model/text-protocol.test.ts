@@ -1,9 +1,9 @@
 // toolProtocol 'text': tools described in the system prompt, Action lines parsed into tool calls or the answer.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { parseActions } from '../../src/model/text-tool-protocol.js';
 import { ModelError, type ChatRequest } from '../../src/model/types.js';
-import { startChatServer, type ChatServer } from '../support/chat-server.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
 
 const calculatorSchema = { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] };
 const request: ChatRequest = {
@@ -16,24 +16,18 @@ const request: ChatRequest = {
   toolChoice: 'auto',
 };
 
-let server: ChatServer;
-beforeEach(async () => {
-  server = await startChatServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const loopback = useLoopbackServer({ model: 'plain-model', toolProtocol: 'text' });
 
 function model(): OpenAIChatModel {
   let count = 0;
-  return new OpenAIChatModel({ baseUrl: server.url, model: 'plain-model', maxRetries: 0, timeoutMs: 2_000, toolProtocol: 'text', newId: () => `text_${++count}` });
+  return loopback.model({ newId: () => `text_${++count}` });
 }
 
 describe("toolProtocol 'text'", () => {
   it('describes the tools in the system prompt and sends no tools field', async () => {
-    server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
+    loopback.server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
     await model().chat(request);
-    const body = server.lastBody!;
+    const body = loopback.server.lastBody!;
     expect(body.tools).toBeUndefined();
     expect(body.tool_choice).toBeUndefined();
     const system = body.messages[0]!;
@@ -45,7 +39,7 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('turns an Action tool line into a tool call with a generated id', async () => {
-    server.replyWith({ content: 'I should compute it.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}' });
+    loopback.server.replyWith({ content: 'I should compute it.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}' });
     const response = await model().chat(request);
     expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }]);
     expect(response.finishReason).toBe('tool_calls');
@@ -53,7 +47,7 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('turns a finish Action into the answer', async () => {
-    server.replyWith({ content: 'Thought: done.\nAction: {"type":"finish","answer":"12*12 = 144"}' });
+    loopback.server.replyWith({ content: 'Thought: done.\nAction: {"type":"finish","answer":"12*12 = 144"}' });
     const response = await model().chat(request);
     expect(response.content).toBe('12*12 = 144');
     expect(response.toolCalls).toEqual([]);
@@ -61,7 +55,7 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('renders earlier tool calls as Action lines and tool results as observations', async () => {
-    server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
+    loopback.server.replyWith({ content: 'Action: {"type":"finish","answer":"144"}' });
     await model().chat({
       ...request,
       messages: [
@@ -70,7 +64,7 @@ describe("toolProtocol 'text'", () => {
         { role: 'tool', toolCallId: 'text_1', name: 'calculator', content: '144' },
       ],
     });
-    const messages = server.lastBody!.messages;
+    const messages = loopback.server.lastBody!.messages;
     expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(messages[2]!.content).toBe('Computing.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}');
     expect(messages[3]!.content).toBe('Observation from calculator (call text_1):\n144');
@@ -78,7 +72,7 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('ignores an Observation the model invented and the answer after it', async () => {
-    server.replyWith({
+    loopback.server.replyWith({
       content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"2+2"}}\nObservation: 5\nAction: {"type":"finish","answer":"5"}',
     });
     const response = await model().chat(request);
@@ -87,20 +81,20 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('fails with invalid_response when an Action is not valid JSON', async () => {
-    server.replyWith({ content: "Action: {'type': 'tool', name: calculator}" });
+    loopback.server.replyWith({ content: "Action: {'type': 'tool', name: calculator}" });
     const error = (await model().chat(request).catch((caught: unknown) => caught)) as ModelError;
     expect(error).toBeInstanceOf(ModelError);
     expect(error.kind).toBe('invalid_response');
   });
 
   it('takes a reply with no Action line as the plain answer', async () => {
-    server.replyWith({ content: 'It is 144.' });
+    loopback.server.replyWith({ content: 'It is 144.' });
     const response = await model().chat(request);
     expect(response).toMatchObject({ content: 'It is 144.', toolCalls: [], finishReason: 'stop' });
   });
 
   it('parses the same when streamed', async () => {
-    server.streamReply({ content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"7+5"}}', splitEvery: 5 });
+    loopback.server.streamReply({ content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"7+5"}}', splitEvery: 5 });
     const response = await model().chatStream(request, () => undefined);
     expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"7+5"}' }]);
   });

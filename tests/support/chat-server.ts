@@ -16,7 +16,8 @@
 //   server.handle((request, response) => ...)                   anything else, with node:http objects
 // `times` (default 1) repeats an entry. A request with nothing queued gets 418 "chat-server: unexpected request #n".
 // Recorded: server.requests[] ({ method, path, headers, body, rawBody }), server.lastBody, server.remaining;
-// server.assertConsumed() throws when queued entries were never used. Always `await server.close()` (afterEach).
+// server.assertConsumed() throws when queued entries were never used. Always `await server.close()` (afterEach), or let
+// useLoopbackServer() (tests/support/loopback-model.ts) start and close one per test.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
