@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { randomFillSync } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
 import { LazyAbort } from './lazy-abort.js';
+import { isPromiseLike } from './promise-like.js';
 import { isSignal, type Signal } from './signal.js';
 import type { Deps, RunEvent, RunTracer, Stage, StageContext, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
@@ -183,7 +184,7 @@ class Run {
         let signal: Signal | void;
         try {
           const returned = this.dispatch(stage, zone);
-          signal = this.finished(stage, isThenable(returned) ? await returned : returned);
+          signal = this.finished(stage, isPromiseLike(returned) ? await returned : returned);
         } catch (error) {
           if (this.runAbort.aborted) return this.endByAbort(stage.name);
           this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
@@ -220,7 +221,7 @@ class Run {
         }
         try {
           const returned = this.dispatch(stage, 'finalize');
-          const outcome = isThenable(returned) ? await Promise.race([returned, this.finalizeLimit(started)]) : returned;
+          const outcome = isPromiseLike(returned) ? await Promise.race([returned, this.finalizeLimit(started)]) : returned;
           if (outcome === finalizeExpired) {
             this.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.finalizeTimeoutMs} ms` });
           } else {
@@ -420,12 +421,6 @@ function tracerEnabled(tracer: RunTracer | undefined): boolean {
   } catch {
     return true;
   }
-}
-
-/** A promise, native or not, is awaited; a signal or nothing is used at once (signals have no `then`). */
-function isThenable(value: StageReturn): value is Promise<Signal | void> {
-  if (value instanceof Promise) return true;
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function messageOf(error: unknown): string {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ToolCall } from '../model/types.js';
 import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../engine/lazy-abort.js';
+import { isPromiseLike } from '../engine/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { ToolFailure } from './tool-failure.js';
 import type { ToolErrorKind, ToolResult } from './types.js';
@@ -225,10 +226,6 @@ class PendingCall extends InFlightCall {
     this.resolve(resultOf(value, this.call, this.tool, this.settings, this.started));
     return true;
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<ToolOutput | void> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function fromThrown(toolName: string, error: unknown, durationMs: number): ToolResult {

@@ -1,0 +1,7 @@
+// One test for "is this something to await": a native promise first (the common case, and the cheapest check),
+// then any object or function with a `then` method, as `await` itself would treat it.
+
+export function isPromiseLike<Value>(value: Value | PromiseLike<Value>): value is PromiseLike<Value> {
+  if (value instanceof Promise) return true;
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
