@@ -7,6 +7,7 @@ import type {} from './think.js';
 import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
+import { messageOf } from '../src/error-message.js';
 
 export type SummaryPath = 'final' | 'composed' | 'composed_without_model' | 'partial' | 'partial_without_model';
 
@@ -103,7 +104,7 @@ async function writeWithModel(state: RunState, ctx: StageContext, options: Summa
     const text = response.content.trim();
     return text === '' ? { ok: false, problem: 'the model returned an empty summary' } : { ok: true, text };
   } catch (error) {
-    return { ok: false, problem: error instanceof Error ? error.message : String(error) };
+    return { ok: false, problem: messageOf(error) };
   }
 }
 

@@ -4,6 +4,7 @@ import { zones } from '../engine/pipeline.js';
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { buildPipeline, pipelineNames } from './assemble.js';
 import { runCommand, type CliStreams } from './run-command.js';
+import { messageOf } from '../error-message.js';
 
 const usage = `Usage: stageloop <command> [options]
 
@@ -98,7 +99,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
     const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError'].includes(error.name);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     streams.stderr.write(`stageloop: ${message}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);
     return isUserError ? 2 : 1;

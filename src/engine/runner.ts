@@ -7,6 +7,7 @@ import { isPromiseLike } from './promise-like.js';
 import { isSignal, type Signal } from './signal.js';
 import type { Deps, RunEvent, RunTracer, Stage, StageContext, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
+import { messageOf } from '../error-message.js';
 
 export type { RunStatus, StopReason };
 
@@ -423,6 +424,3 @@ function tracerEnabled(tracer: RunTracer | undefined): boolean {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

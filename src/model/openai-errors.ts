@@ -2,6 +2,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { redactSecrets, withoutSecret } from '../redact.js';
 import { ModelError } from './types.js';
+import { messageOf } from '../error-message.js';
 
 export interface ErrorContext {
   /** The base URL without credentials, for messages like "cannot reach http://127.0.0.1:9/v1". */
@@ -100,6 +101,6 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
   if (error instanceof SyntaxError) {
     return new ModelError('invalid_response', `${context.url} sent a body that is not valid JSON`, { cause: error });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new ModelError('invalid_response', clean(`unexpected failure talking to ${context.url}: ${message}`), { cause: error });
 }

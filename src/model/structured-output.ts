@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../engine/json.js';
 import type { ResponseFormat } from './types.js';
+import { messageOf } from '../error-message.js';
 
 function isZodSchema(schema: ResponseFormat['schema']): schema is z.ZodType {
   return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
@@ -62,7 +63,7 @@ export function parseStructuredContent(content: string, format: ResponseFormat):
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problem: `the reply is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, problem: `the reply is not valid JSON (${messageOf(error)})` };
   }
   const validator = validatorOf(format);
   if (validator === undefined) return { ok: true, value };

@@ -8,6 +8,7 @@ import { isPromiseLike } from '../engine/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { ToolFailure } from './tool-failure.js';
 import type { ToolErrorKind, ToolResult } from './types.js';
+import { messageOf } from '../error-message.js';
 
 export interface CallSettings {
   timeoutMs: number;
@@ -263,14 +264,6 @@ function failure(kind: ToolErrorKind, message: string, retryable: boolean, durat
   return { ok: false, error: { kind, message: bounded, retryable }, durationMs };
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  try {
-    return typeof error === 'string' ? error : JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
 
 /** Model-written names are quoted and bounded before they go into a message. */
 function quote(name: string): string {

@@ -4,6 +4,7 @@ import { mapWithConcurrency } from './concurrency.js';
 import { ToolDefinitionError, type Tool } from './define-tool.js';
 import { executeToolCall, type CallSettings } from './executor.js';
 import type { ToolBox, ToolResult } from './types.js';
+import { messageOf } from '../error-message.js';
 
 /** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
 export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
@@ -109,7 +110,7 @@ function wrapped(wrap: WrapToolCall, call: ToolCall, run: () => Promise<ToolResu
 }
 
 function wrapperFailed(error: unknown): ToolResult {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
 }
 

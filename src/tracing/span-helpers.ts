@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
 import { redactSecrets } from '../redact.js';
+import { messageOf } from '../error-message.js';
 
 let cachedVersion: string | undefined;
 
@@ -47,9 +48,6 @@ export function errorTypeOf(error: unknown): string {
   return '_OTHER';
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Status ERROR, error.type and an exception event; messages are redacted since errors may echo requests. */
 export function recordFailure(span: Span, error: unknown, errorType = errorTypeOf(error)): void {

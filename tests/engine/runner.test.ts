@@ -141,6 +141,13 @@ describe('runPipeline zones', () => {
     expect(result.stopReason.message).toMatch(/returned something that is not a signal/);
   });
 
+  it('a stage that throws something other than an Error still gets a readable message', async () => {
+    const odd: Stage = { name: 'think', execute: () => Promise.reject({ code: 'E42', detail: 'quota' }) };
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [odd], maxIterations: 5 }), { task: 't' });
+    expect(result.error?.message).toBe('{"code":"E42","detail":"quota"}');
+    expect(result.stopReason.message).toBe('stage "think" failed: {"code":"E42","detail":"quota"}');
+  });
+
   it('a stage whose execute throws synchronously fails the run like one that rejects', async () => {
     const sync: Stage = { name: 'think', execute: () => { throw new Error('not even async'); } };
     const result = await runPipeline(definePipeline({ name: 'demo', iteration: [sync], finalize: [step('summarize')], maxIterations: 5 }), { task: 't' });
