@@ -1,6 +1,6 @@
 // The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
-export type { JsonValue, JsonObject, JsonPrimitive } from './engine/json.js';
+export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
 export {
   createRunState,
   addUsage,
@@ -68,5 +68,5 @@ export { traceModel, type TraceModelOptions } from './tracing/traced-model.js';
 export { toolSpanWrapper, type ToolSpanOptions } from './tracing/tool-spans.js';
 export { instrumentDeps, traceContentFromEnv, type TracingOptions } from './tracing/instrument.js';
 export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from './tracing/console-waterfall.js';
-export { redactSecrets, redactValue, redactedJson } from './redact.js';
+export { redactSecrets, redactValue, redactedJson } from './common/redact.js';
 export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';

@@ -7,7 +7,7 @@ import type {} from './think.js';
 import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
-import { messageOf } from '../src/error-message.js';
+import { messageOf } from '../src/common/error-message.js';
 
 export type SummaryPath = 'final' | 'composed' | 'composed_without_model' | 'partial' | 'partial_without_model';
 

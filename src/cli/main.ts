@@ -4,7 +4,7 @@ import { zones } from '../engine/pipeline.js';
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { buildPipeline, pipelineNames } from './assemble.js';
 import { runCommand, type CliStreams } from './run-command.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 const usage = `Usage: stageloop <command> [options]
 

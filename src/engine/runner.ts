@@ -2,12 +2,12 @@
 import { performance } from 'node:perf_hooks';
 import { randomFillSync } from 'node:crypto';
 import { isPipeline, zones, type Pipeline } from './pipeline.js';
-import { LazyAbort } from './lazy-abort.js';
-import { isPromiseLike } from './promise-like.js';
+import { LazyAbort } from '../common/lazy-abort.js';
+import { isPromiseLike } from '../common/promise-like.js';
 import { isSignal, type Signal } from './signal.js';
 import type { Deps, RunEvent, RunTracer, Stage, StageContext, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunOutcome, type RunState, type RunStatus, type StopReason, type Usage } from './state.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 export type { RunStatus, StopReason };
 

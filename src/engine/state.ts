@@ -1,5 +1,5 @@
 // RunState: all per-run data, plain JSON only, with one slot per stage that owns it.
-import type { JsonObject } from './json.js';
+import type { JsonObject } from '../common/json.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
 import type { ToolOutcome } from '../tools/types.js';
 

@@ -1,8 +1,8 @@
 // Turns whatever the openai SDK (or fetch, or a bad body) throws into one ModelError whose message has no API key.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { redactSecrets, withoutSecret } from '../redact.js';
+import { redactSecrets, withoutSecret } from '../common/redact.js';
 import { ModelError } from './types.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 export interface ErrorContext {
   /** The base URL without credentials, for messages like "cannot reach http://127.0.0.1:9/v1". */

@@ -1,8 +1,8 @@
 // Structured output: the JSON schema to send, the instructions for servers without json_schema, and local validation.
 import { z } from 'zod';
-import type { JsonObject } from '../engine/json.js';
+import type { JsonObject } from '../common/json.js';
 import type { ResponseFormat } from './types.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 function isZodSchema(schema: ResponseFormat['schema']): schema is z.ZodType {
   return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';

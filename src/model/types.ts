@@ -1,6 +1,6 @@
 // The ChatModel port: stages reach a model only through this shape (ctx.deps.model).
 import type { z } from 'zod';
-import type { JsonObject } from '../engine/json.js';
+import type { JsonObject } from '../common/json.js';
 
 /** One tool call the model asked for; `arguments` is the raw text the model wrote. */
 export interface ToolCall {

@@ -1,6 +1,6 @@
 // defineTool: a tool declared with a zod object schema; its JSON schema for the model is computed once, here.
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../engine/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ToolDefinition } from '../model/types.js';
 
 /** Tool names the Chat Completions API accepts. */

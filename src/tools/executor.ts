@@ -3,12 +3,12 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import type { ToolCall } from '../model/types.js';
 import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
-import { LazyAbort } from '../engine/lazy-abort.js';
-import { isPromiseLike } from '../engine/promise-like.js';
+import { LazyAbort } from '../common/lazy-abort.js';
+import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { ToolFailure } from './tool-failure.js';
 import type { ToolErrorKind, ToolResult } from './types.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 export interface CallSettings {
   timeoutMs: number;

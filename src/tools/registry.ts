@@ -4,7 +4,7 @@ import { mapWithConcurrency } from './concurrency.js';
 import { ToolDefinitionError, type Tool } from './define-tool.js';
 import { executeToolCall, type CallSettings } from './executor.js';
 import type { ToolBox, ToolResult } from './types.js';
-import { messageOf } from '../error-message.js';
+import { messageOf } from '../common/error-message.js';
 
 /** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
 export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;

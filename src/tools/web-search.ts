@@ -3,7 +3,7 @@ import ky, { isHTTPError, isTimeoutError } from 'ky';
 import { z } from 'zod';
 import { defineTool, type Tool } from './define-tool.js';
 import { ToolFailure } from './tool-failure.js';
-import { redactSecrets, withoutSecret } from '../redact.js';
+import { redactSecrets, withoutSecret } from '../common/redact.js';
 
 export interface WebSearchOptions {
   /** Default: the SERPAPI_API_KEY environment variable, read once when the tool is created (never in a stage). */

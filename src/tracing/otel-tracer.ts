@@ -4,7 +4,7 @@ import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } fro
 import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
 import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
-import { redactedJson, redactSecrets } from '../redact.js';
+import { redactedJson, redactSecrets } from '../common/redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface OtelRunTracerOptions {

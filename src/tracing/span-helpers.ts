@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
-import { redactSecrets } from '../redact.js';
-import { messageOf } from '../error-message.js';
+import { redactSecrets } from '../common/redact.js';
+import { messageOf } from '../common/error-message.js';
 
 let cachedVersion: string | undefined;
 

@@ -3,7 +3,7 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
 import type { WrapToolCall } from '../tools/registry.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
-import { redactedJson, redactSecrets } from '../redact.js';
+import { redactedJson, redactSecrets } from '../common/redact.js';
 import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface ToolSpanOptions {

@@ -2,7 +2,7 @@
 import { SpanKind, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall } from '../model/types.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
-import { redactedJson } from '../redact.js';
+import { redactedJson } from '../common/redact.js';
 import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
 
 export interface TraceModelOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactedJson, redactSecrets, redactValue } from '../../src/redact.js';
+import { redactedJson, redactSecrets, redactValue } from '../../src/common/redact.js';
 
 describe('redactSecrets', () => {
   it.each([

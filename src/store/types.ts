@@ -1,0 +1,178 @@
+// The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
+import type { JsonObject, JsonValue } from '../common/json.js';
+
+/** `running` also covers a run whose process died: its owner's lease tells whether anyone still holds it. */
+export type StoredRunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
+
+/** What is known when a run starts. */
+export interface RunHeader {
+  runId: string;
+  pipeline: string;
+  /** A hash of the pipeline's stage lists and limits: resume refuses another pipeline unless forced. */
+  fingerprint: string;
+  /** The stageloop version that recorded the run. */
+  version: string;
+  /** The RunInput, as JSON. */
+  input: JsonObject;
+  /** Run options that resume and replay need again (finalize limit, CLI settings); never secrets. */
+  options: JsonObject;
+  createdAt: number;
+}
+
+/** Who holds a run: a random id per process, its pid and host (a dead pid on this host frees the run at once). */
+export interface Owner {
+  id: string;
+  pid: number;
+  host: string;
+}
+
+/** The right to write to a run: every write names the epoch it was granted, and a newer claim makes it stale. */
+export interface Claim {
+  runId: string;
+  epoch: number;
+  owner: Owner;
+}
+
+export interface RunOutcomeRecord {
+  status: Exclude<StoredRunStatus, 'running'>;
+  answer: string | null;
+  partial: boolean;
+  stopReason: { kind: string; stage: string | null; message: string };
+  iterations: number;
+  /** Input plus output tokens. */
+  tokens: number;
+  /** The whole RunResult minus its state, as JSON, for `show`. */
+  result: JsonObject;
+}
+
+export interface RunSummary extends RunHeader {
+  status: StoredRunStatus;
+  updatedAt: number;
+  epoch: number;
+  /** The owner of the current epoch, and until when its lease holds (ms since epoch); null once released. */
+  owner: Owner | null;
+  leaseUntil: number | null;
+  /** seq of the last journal entry (0 when none). */
+  head: number;
+  iterations: number;
+  tokens: number;
+  answer: string | null;
+  outcome: RunOutcomeRecord | null;
+}
+
+/**
+ * What the journal records. `model` and `tool` hold a call and its outcome, `clock` and `id` a value drawn through
+ * deps, `stage` a stage boundary (its signal and the state hash after it), `decision` a person's decision.
+ */
+export type JournalKind = 'model' | 'tool' | 'clock' | 'id' | 'stage' | 'decision' | 'event';
+
+export interface JournalEntry {
+  /** 1, 2, 3...: contiguous per run; a write whose first seq is not head + 1 is refused. */
+  seq: number;
+  kind: JournalKind;
+  zone: 'setup' | 'iteration' | 'finalize';
+  iteration: number;
+  stage: string | null;
+  at: number;
+  data: JsonValue;
+}
+
+/** Where the runner stands at a stage boundary: enough to continue from exactly there. */
+export interface RunPosition {
+  zone: 'setup' | 'iteration' | 'finalize';
+  iteration: number;
+  /** Index of the next stage to run in that zone's list. */
+  nextStage: number;
+  /** The first steering signal so far, and the stage that gave it. */
+  steer: { type: 'break_loop' | 'abort_run'; kind: string; reason: string; stage: string } | null;
+  breakRequested: boolean;
+  /** Set once the run's end is decided (before finalize). */
+  ended: { status: string; kind: string; stage: string | null; message: string } | null;
+}
+
+export interface Checkpoint {
+  /** The journal seq this checkpoint follows: entries after it are what happened since. */
+  seq: number;
+  position: RunPosition;
+  state: JsonObject;
+  /** A hash of the state's JSON, so resume and replay can tell whether they reached the same state. */
+  stateHash: string;
+  at: number;
+}
+
+export interface ClaimOptions {
+  /** Take the run even if another live owner holds it (its later writes are then refused). */
+  force?: boolean;
+  /** How long the lease lasts from now, in ms. */
+  leaseMs?: number;
+}
+
+export interface AppendOptions {
+  /** A checkpoint written in the same transaction, after the entries. */
+  checkpoint?: Checkpoint;
+  /** Renews the owner's lease for this long from now, in ms. */
+  leaseMs?: number;
+}
+
+/**
+ * The port. Every method that writes takes a Claim and fails with StaleClaimError when the run's epoch has moved on,
+ * so a stalled old owner can never merge its writes into a newer owner's run. Writes are atomic.
+ */
+export interface RunStore {
+  /** Records a new run and grants epoch 1. Fails with RunExistsError if the id is taken. */
+  create(header: RunHeader, owner: Owner, leaseMs: number): Promise<Claim>;
+  /**
+   * Increments the epoch in one transaction and makes `owner` the holder. Fails with RunBusyError while another owner
+   * holds a live lease (unless forced), with RunNotFoundError for an unknown id.
+   */
+  claim(runId: string, owner: Owner, options?: ClaimOptions): Promise<{ claim: Claim; run: RunSummary }>;
+  /** Appends journal entries (first seq must be head + 1) and optionally a checkpoint; renews the lease. */
+  append(claim: Claim, entries: JournalEntry[], options?: AppendOptions): Promise<void>;
+  /** Renews the lease without writing anything else. */
+  heartbeat(claim: Claim, leaseMs: number): Promise<void>;
+  /** Records how the run ended and releases it. */
+  finish(claim: Claim, outcome: RunOutcomeRecord): Promise<void>;
+  /** Gives the run up without ending it (an interrupted run waiting for a person). */
+  release(claim: Claim, status: StoredRunStatus): Promise<void>;
+  get(runId: string): Promise<RunSummary | undefined>;
+  /** Newest first. */
+  list(filter?: { status?: StoredRunStatus; limit?: number }): Promise<RunSummary[]>;
+  /** Journal entries with seq > afterSeq (default 0), in order. */
+  journal(runId: string, afterSeq?: number): Promise<JournalEntry[]>;
+  latestCheckpoint(runId: string): Promise<Checkpoint | undefined>;
+  close(): Promise<void>;
+}
+
+export class StoreError extends Error {
+  override readonly name: string = 'StoreError';
+}
+export class RunNotFoundError extends StoreError {
+  override readonly name = 'RunNotFoundError';
+  constructor(readonly runId: string) {
+    super(`no run with id ${runId} in this store: list runs with "stageloop runs"`);
+  }
+}
+export class RunExistsError extends StoreError {
+  override readonly name = 'RunExistsError';
+  constructor(readonly runId: string) {
+    super(`a run with id ${runId} already exists in this store`);
+  }
+}
+export class RunBusyError extends StoreError {
+  override readonly name = 'RunBusyError';
+  constructor(readonly runId: string, readonly holder: Owner) {
+    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it, or pass --force`);
+  }
+}
+export class StaleClaimError extends StoreError {
+  override readonly name = 'StaleClaimError';
+  constructor(readonly runId: string, readonly epoch: number, readonly currentEpoch: number) {
+    super(`run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`);
+  }
+}
+export class SequenceError extends StoreError {
+  override readonly name = 'SequenceError';
+  constructor(readonly runId: string, readonly expected: number, readonly got: number) {
+    super(`journal of run ${runId}: expected seq ${expected}, got ${got}`);
+  }
+}
