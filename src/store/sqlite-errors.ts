@@ -43,5 +43,3 @@ export function storeFailure(file: string, error: unknown, busyTimeoutMs: number
   }
   return new StoreError(text, { cause: error });
 }
-
-export { damaged as damagedStoreFix };

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { damagedStoreFix, storeFailure } from './sqlite-errors.js';
+import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
 
 /** migrations[n] takes a store from schema n to n + 1; a new store runs them all. Never edit a shipped one. */
@@ -28,8 +28,6 @@ export const migrations: readonly string[] = [
    CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);`,
 ];
 export const schemaVersion = migrations.length;
-
-const ourTables = ['checkpoints', 'journal', 'runs'];
 
 export interface OpenOptions {
   durability: 'process' | 'power';
@@ -61,9 +59,6 @@ function migrate(database: Database.Database, file: string): void {
   const tables = (database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
   if (version === 0 && tables.length > 0) {
     throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
-  }
-  if (version > 0 && !ourTables.every((name) => tables.includes(name))) {
-    throw new StoreError(`${file} says store schema ${version} but lacks its tables (it has: ${tables.join(', ') || 'none'}): ${damagedStoreFix}`);
   }
   database
     .transaction(() => {
