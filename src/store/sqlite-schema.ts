@@ -1,8 +1,9 @@
 // Opening a SQLite store: the pragmas, the schema version (refuse newer, migrate older), and retries while another
 // process is creating the same file.
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
 
@@ -33,6 +34,10 @@ export interface OpenOptions {
   durability: 'process' | 'power';
   busyTimeoutMs: number;
 }
+
+// Loaded on first open: the native module costs ~8 ms, which a run without a SQLite store should not pay.
+const require = createRequire(import.meta.url);
+let sqlite: typeof Database | undefined;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -75,7 +80,8 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
   let database: Database.Database | undefined;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    database = new Database(file, { timeout: options.busyTimeoutMs });
+    sqlite ??= require('better-sqlite3') as typeof Database;
+    database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;
     retryBusy(() => opened.pragma('journal_mode = WAL'), options.busyTimeoutMs);
     opened.pragma(`synchronous = ${options.durability === 'power' ? 'FULL' : 'NORMAL'}`);
