@@ -108,6 +108,7 @@ function succeeded(outcome: ToolOutcome | undefined): boolean {
 function problemOf(outcome: ToolOutcome | undefined): string {
   if (outcome === undefined) return 'was not run';
   if (outcome.result.ok) return 'returned nothing';
+  if (outcome.result.error.kind === 'refused') return 'was refused by a guard';
   return `failed (${outcome.result.error.kind})`;
 }
 

@@ -151,7 +151,7 @@ describe('loop guard', () => {
     const { result, bodies } = await run({ loopLimit: 3 });
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'loop_detected', stage: 'loop-guard' }, partial: true });
-    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(failed\): Not run: you already called calculator with these same arguments 2 times/) });
+    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(refused\): Not run: you already called calculator with these same arguments 2 times/) });
     expect(result.state.act?.executed).toBe(2);
   });
 });
