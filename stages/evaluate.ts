@@ -4,7 +4,7 @@ import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
-import type {} from './plan.js';
+import type {} from './plan-slot.js';
 
 export type Verdict = 'continue' | 'retry' | 'replan' | 'stop';
 
