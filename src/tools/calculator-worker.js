@@ -6,6 +6,8 @@
  * Runs as a child process (forked with --max-old-space-size): runaway work is stopped from outside by the host's kill
  * timer, and running out of memory ends this process only.
  */
+import { createRequire } from 'node:module';
+
 const send = (message) => process.send?.(message);
 // The host went away: nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
@@ -17,9 +19,12 @@ const DISABLED = ['import', 'createUnit', 'reviver', 'evaluate', 'parse', 'simpl
 const SHADOWED = ['config', 'typed'];
 const MAX_SHOWN_ENTRIES = 10_000;
 
-/** Loaded once per worker, when the worker starts (the worker itself is spawned on first use). */
-const mathReady = import('mathjs').then(({ create, all }) => {
-  const math = create(all);
+/**
+ * Loaded once per worker, when the worker starts. mathjs's single-file build loads about four times faster than its
+ * ESM graph of hundreds of files, with the same API; its default instance belongs to this process alone.
+ */
+const mathReady = Promise.resolve().then(() => {
+  const math = createRequire(import.meta.url)('mathjs/lib/browser/math.js');
   const parse = math.parse;
   const format = math.format;
   const size = math.size;
