@@ -99,10 +99,14 @@ export class CalculatorWorkerHost {
 
   /** Stops the worker, failing what is queued or running; a later evaluation starts a new one. */
   close(): Promise<void> {
+    const child = this.#live?.child;
     this.#replaceWorker(false);
     const pending = [...(this.#current ? [this.#current] : []), ...this.#queue.splice(0)];
     for (const job of pending) this.#settle(job, () => job.reject(new ToolFailure('The calculator was closed.')));
-    return Promise.resolve();
+    // Resolves once the process is gone, so a CLI that exits next leaves nothing behind.
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    child.ref(); // an idle worker is unreferenced: without this the process could end before the exit arrives
+    return new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
   async #pump(): Promise<void> {

@@ -29,7 +29,7 @@ const calculatorParameters = (maxLength: number) =>
 export type CalculatorTool = Tool<ReturnType<typeof calculatorParameters>> & {
   /** Starts the worker and loads mathjs now (about a second), e.g. at application start. */
   warm(): Promise<void>;
-  /** Stops the worker process (an idle one never keeps this process alive, so this is optional). */
+  /** Stops the worker process and resolves once it is gone (an idle one never keeps this process alive, so this is optional). */
   close(): Promise<void>;
 };
 

@@ -44,4 +44,13 @@ describe('calculator process replacement', () => {
     expect(await host.evaluate('2 + 2', signal)).toBe('4');
     expect(host.workerProcessId).toBe(replacement);
   }, 20_000);
+
+  it('close() resolves once the worker process is gone', async () => {
+    const host = newHost();
+    await host.warm();
+    const pid = host.workerProcessId!;
+    await host.close();
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(host.workerProcessId).toBeUndefined();
+  });
 });
