@@ -29,7 +29,7 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}):
   return { packages, code, files };
 }
 
-const heavy = ['openai', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer'];
+const heavy = ['openai', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
 
 describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
