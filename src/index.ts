@@ -1,4 +1,4 @@
-// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines'.
+// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
 export {
@@ -44,7 +44,6 @@ export {
   type FinishReason,
   type ModelErrorKind,
 } from './model/types.js';
-export { ScriptedModel, type ScriptedStep, type ScriptedReply } from './model/scripted-model.js';
 export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
 
 // --- Models: the OpenAI-compatible adapter and its configuration (issue 3) ---
