@@ -1,9 +1,11 @@
 // mcpTools against real MCP servers (child processes): listing, local validation, results, errors, crashes, pools.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpServerError, McpServerPool, mcpTools, mcpToolOrigin, loadMcpTools, prefixedToolName, contentText } from '../../src/tools/mcp/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
-import { everythingStdioServer, newLogFile, readLog, startEverythingSse, startHttpTestServer, stdioTestServer, waitForLog, type RunningServer } from '../support/mcp-servers.js';
+import { everythingStdioServer, repositoryRoot, newLogFile, readLog, startEverythingSse, startHttpTestServer, stdioTestServer, waitForLog, type RunningServer } from '../support/mcp-servers.js';
 
 const pool = new McpServerPool();
 const running: RunningServer[] = [];
@@ -89,6 +91,14 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     expect(starts).toHaveLength(1);
     await pool.closeAll();
     await expect.poll(() => isAlive(starts[0]!.pid)).toBe(false);
+  });
+
+  it('a process that exits without closing its servers still stops them (the process pool exit hook)', async () => {
+    const log = newLogFile();
+    const probe = spawnSync(process.execPath, ['--import', 'tsx', join(repositoryRoot, 'tests/support/mcp-exit-probe.ts'), log], { cwd: repositoryRoot, encoding: 'utf8', timeout: 15_000 });
+    expect(probe.status, probe.stderr).toBe(0);
+    const started = readLog(log).find((entry) => entry.event === 'started')!;
+    await expect.poll(() => isAlive(started.pid), { timeout: 5_000 }).toBe(false);
   });
 
   it('a server that cannot start is one McpServerError naming it; the same name for two servers is refused', async () => {

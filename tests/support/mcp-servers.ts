@@ -42,8 +42,8 @@ export async function waitForLog(file: string, matches: (entry: LogEntry) => boo
 }
 
 /** The SDK test server over stdio, started by whoever connects to it. */
-export function stdioTestServer(logFile: string, name = 'test'): McpServer {
-  return { name, command: process.execPath, args: ['--import', 'tsx', testServerScript], env: { MCP_TEST_LOG: logFile }, cwd: repositoryRoot };
+export function stdioTestServer(logFile: string, name = 'test', extraArgs: string[] = []): McpServer {
+  return { name, command: process.execPath, args: ['--import', 'tsx', testServerScript, ...extraArgs], env: { MCP_TEST_LOG: logFile }, cwd: repositoryRoot };
 }
 
 export function everythingStdioServer(name = 'everything'): McpServer {

@@ -102,4 +102,6 @@ async function serveHttp(): Promise<void> {
 
 if (process.argv.includes('--http')) await serveHttp();
 else await makeServer().connect(new StdioServerTransport());
+// `--linger` keeps the process alive after stdin closes, like servers holding other handles: only a signal ends it.
+if (process.argv.includes('--linger')) setInterval(() => undefined, 60_000);
 log({ event: 'started' });
