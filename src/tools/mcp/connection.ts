@@ -4,7 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { messageOf } from '../../common/error-message.js';
-import { redactSecrets } from '../../common/redact.js';
+import { redactSecrets, withoutSecret } from '../../common/redact.js';
 import { describeTransport, isHttpServer, McpServerError, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
 
 const CLIENT_INFO = { name: 'stageloop', version: '0.1.0' };
@@ -68,7 +68,16 @@ export class McpConnection {
 
   /** The last lines the server wrote to stderr, redacted: why it may have failed. */
   get stderrTail(): string {
-    return redactSecrets(this.#stderrTail.trim());
+    return this.scrub(this.#stderrTail.trim());
+  }
+
+  /** Text without the values of this server's env and headers (they hold its secrets) and without secret-looking values. */
+  scrub(text: string): string {
+    const spec = this.server;
+    const values = Object.values(isHttpServer(spec) ? (spec.headers ?? {}) : (spec.env ?? {}));
+    let result = text;
+    for (const value of values) result = withoutSecret(result, value);
+    return redactSecrets(result);
   }
 
   async #connect(): Promise<Client> {
@@ -83,7 +92,7 @@ export class McpConnection {
     } catch (error) {
       const tail = this.stderrTail;
       const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
-      throw new McpServerError(`Cannot start MCP server "${server.name}" (${describeTransport(server)}): ${redactSecrets(messageOf(error))}${detail}`, { cause: error });
+      throw new McpServerError(`Cannot start MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
     }
   }
 

@@ -4,7 +4,6 @@ import { ErrorCode, McpError, type Tool as ListedTool } from '@modelcontextproto
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { messageOf } from '../../common/error-message.js';
-import { redactSecrets } from '../../common/redact.js';
 import type { Tool } from '../define-tool.js';
 import { ToolFailure } from '../tool-failure.js';
 import type { McpConnection } from './connection.js';
@@ -51,7 +50,7 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
     throw new McpServerError(`MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`);
   }
   const connection = (options.pool ?? processMcpPool).connection(server, options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {});
-  const listed = await listTools(await connection.client(), server.name);
+  const listed = await listTools(await connection.client(), connection);
   const kept = listed.filter(keeper(server.name, listed, options.filter));
   const validator = options.validator ?? new AjvJsonSchemaValidator();
   const seen = new Map<string, string>();
@@ -77,7 +76,7 @@ export async function loadMcpTools(servers: readonly McpServer[], options: McpTo
   return lists.flat();
 }
 
-async function listTools(client: Client, serverName: string): Promise<ListedTool[]> {
+async function listTools(client: Client, connection: McpConnection): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
@@ -85,7 +84,7 @@ async function listTools(client: Client, serverName: string): Promise<ListedTool
     try {
       listed = await client.listTools(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      throw new McpServerError(`MCP server "${serverName}" could not list its tools: ${redactSecrets(messageOf(error))}`, { cause: error });
+      throw new McpServerError(`MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`, { cause: error });
     }
     tools.push(...listed.tools);
     cursor = listed.nextCursor;
@@ -138,15 +137,14 @@ async function callTool(connection: McpConnection, toolName: string, args: Recor
     // The signal makes the SDK send notifications/cancelled when our timeout passes or the run is cancelled.
     result = await client.callTool({ name: toolName, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_OFF });
   } catch (error) {
-    throw callFailure(server, error);
+    throw callFailure(server, connection.scrub(messageOf(error)), error);
   }
   const text = 'content' in result && Array.isArray(result.content) ? contentText(result as Parameters<typeof contentText>[0]) : JSON.stringify(result.toolResult ?? null);
-  if (result.isError === true) throw new ToolFailure(`the MCP server "${server}" reported an error: ${text || '(no message)'}`);
+  if (result.isError === true) throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
   return text;
 }
 
-function callFailure(server: string, error: unknown): ToolFailure {
-  const message = redactSecrets(messageOf(error));
+function callFailure(server: string, message: string, error: unknown): ToolFailure {
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
     return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); it is started again on the next call`, { retryable: true, cause: error });
   }

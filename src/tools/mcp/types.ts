@@ -1,4 +1,5 @@
 // What an MCP server is to stageloop: a name (the tool-name prefix) and how to reach it (a command or a URL).
+import { redactSecrets } from '../../common/redact.js';
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
 export interface McpStdioServer {
@@ -45,7 +46,7 @@ export class McpServerError extends Error {
 
 export function describeTransport(server: McpServerSpec): string {
   if (isHttpServer(server)) return `http: ${withoutCredentials(server.url)}`;
-  return `stdio: ${[server.command, ...(server.args ?? [])].join(' ')}`;
+  return `stdio: ${redactSecrets([server.command, ...(server.args ?? [])].join(' '))}`;
 }
 
 /** A URL without user:password and query string, which may carry tokens. */
