@@ -70,3 +70,31 @@ export { instrumentDeps, traceContentFromEnv, type TracingOptions } from './trac
 export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from './tracing/console-waterfall.js';
 export { redactSecrets, redactValue, redactedJson } from './common/redact.js';
 export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';
+
+// --- MCP tools and fallback models (issue 17) ---
+export {
+  mcpTools,
+  loadMcpTools,
+  mcpToolOrigin,
+  McpServerPool,
+  processMcpPool,
+  closeMcpServers,
+  McpServerError,
+  prefixedToolName,
+  type McpToolsOptions,
+  type McpToolInfo,
+  type McpServer,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpHttpServer,
+  type McpToolOrigin,
+} from './tools/mcp/index.js';
+export {
+  fallbackModel,
+  DEFAULT_FALLBACK_KINDS,
+  type FallbackModelOptions,
+  type FallbackChatModel,
+  type FallbackChatResponse,
+  type FallbackEvent,
+  type AnsweredBy,
+} from './model/fallback-model.js';
