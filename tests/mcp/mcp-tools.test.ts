@@ -121,6 +121,24 @@ describe('mcpTools over HTTP and from a published server', () => {
     expect(mcpToolOrigin(tools[0]!)?.transport).toBe(`http: ${server.url}`);
   });
 
+  it('an HTTP server killed mid-call (Streamable HTTP, and old SSE) gives a typed tool error at once, not a wait for the timeout', async () => {
+    const log = newLogFile();
+    const http = await startHttpTestServer(log);
+    const sse = await startEverythingSse();
+    running.push(http, sse);
+    const tools = await loadMcpTools([{ name: 'web', url: http.url }, { name: 'legacy', url: sse.url }], { pool, filter: (tool) => tool.name === 'slow' || tool.name === 'trigger-long-running-operation' });
+    const registry = new ToolRegistry(tools, { defaultTimeoutMs: 15_000 });
+    const streamable = registry.execute(call('web__slow', { ms: 20_000 }));
+    const legacy = registry.execute(call('legacy__trigger-long-running-operation', { duration: 10, steps: 2 }));
+    await waitForLog(log, (entry) => entry.event === 'call');
+    http.child.kill('SIGKILL');
+    sse.child.kill('SIGKILL');
+    for (const result of await Promise.all([streamable, legacy])) {
+      expect(result).toMatchObject({ ok: false, error: { kind: 'failed', retryable: true, message: expect.stringContaining('closed the connection during the call') } });
+      expect(result.durationMs).toBeLessThan(10_000);
+    }
+  });
+
   it('server-everything over stdio, and over its old SSE transport through the fallback', async () => {
     const sse = await startEverythingSse();
     running.push(sse);

@@ -9,6 +9,8 @@ import { describeTransport, isHttpServer, McpServerError, type McpHttpServer, ty
 
 const CLIENT_INFO = { name: 'stageloop', version: '0.1.0' };
 const STDERR_TAIL_CHARS = 2_000;
+/** Transport errors after which an HTTP connection cannot deliver the answers still owed. */
+const STREAM_LOST = /SSE stream disconnected|Maximum reconnection attempts|Failed to reconnect|SSE error/i;
 
 export interface McpConnectionOptions {
   /** How long starting a server and the MCP handshake may take. Default 30,000 ms. */
@@ -84,15 +86,24 @@ export class McpConnection {
     const server = this.server;
     try {
       const client = isHttpServer(server) ? await this.#connectHttp(server) : await this.#connectStdio(server);
+      // Set by client() before this resolves: a later reconnect's promise must not be cleared by this client's end.
+      const mine = this.#client;
       client.onclose = () => {
         // The next call reconnects; calls in flight were rejected by the SDK with ConnectionClosed.
-        if (this.#client && !this.#closed) this.#client = undefined;
+        if (this.#client === mine) this.#client = undefined;
       };
+      if (isHttpServer(server)) {
+        // A dropped HTTP stream leaves its requests waiting forever (no resumption without a server event store):
+        // closing rejects them at once, and the next call reconnects.
+        client.onerror = (error) => {
+          if (STREAM_LOST.test(error.message)) void client.close().catch(() => undefined);
+        };
+      }
       return client;
     } catch (error) {
       const tail = this.stderrTail;
       const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
-      throw new McpServerError(`Cannot start MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
+      throw new McpServerError(`Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
     }
   }
 

@@ -146,7 +146,7 @@ async function callTool(connection: McpConnection, toolName: string, args: Recor
 
 function callFailure(server: string, message: string, error: unknown): ToolFailure {
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); it is started again on the next call`, { retryable: true, cause: error });
+    return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`, { retryable: true, cause: error });
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
   if (error instanceof McpError) {
