@@ -71,6 +71,34 @@ export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type Wat
 export { redactSecrets, redactValue, redactedJson } from './common/redact.js';
 export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';
 
+// --- durable runs (issue 13): the RunStore port, its memory and SQLite adapters, where the CLI keeps its store ---
+export {
+  StoreError,
+  RunNotFoundError,
+  RunExistsError,
+  RunBusyError,
+  RunFinishedError,
+  StaleClaimError,
+  SequenceError,
+  type RunStore,
+  type RunHeader,
+  type RunSummary,
+  type RunOutcomeRecord,
+  type StoredRunStatus,
+  type Owner,
+  type Claim,
+  type ClaimOptions,
+  type AppendOptions,
+  type JournalEntry,
+  type JournalKind,
+  type Checkpoint,
+  type RunPosition,
+} from './store/types.js';
+export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
+export { sqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
+export type { StoreClock } from './store/run-store.js';
+export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from './store/location.js';
+
 // --- MCP tools and fallback models (issue 17) ---
 export {
   mcpTools,

@@ -108,10 +108,12 @@ export interface ClaimOptions {
 }
 
 export interface AppendOptions {
-  /** A checkpoint written in the same transaction, after the entries. */
+  /** A checkpoint written in the same transaction, after the entries; its seq must be the journal's new head. */
   checkpoint?: Checkpoint;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
+  /** The run's progress so far, for `stageloop runs` while it is still running (a checkpoint sets iterations too). */
+  progress?: { iterations: number; tokens: number };
 }
 
 /**
@@ -122,8 +124,10 @@ export interface RunStore {
   /** Records a new run and grants epoch 1. Fails with RunExistsError if the id is taken. */
   create(header: RunHeader, owner: Owner, leaseMs: number): Promise<Claim>;
   /**
-   * Increments the epoch in one transaction and makes `owner` the holder. Fails with RunBusyError while another owner
-   * holds a live lease (unless forced), with RunNotFoundError for an unknown id.
+   * Increments the epoch in one transaction and makes `owner` the holder (status `running` again). Fails with
+   * RunBusyError while another owner holds a live lease (unless forced), RunNotFoundError for an unknown id, and
+   * RunFinishedError for a run that already ended `completed` or `stopped` (its record is never reopened).
+   * A lease is live while it has not expired and its owner is on another host or its pid is alive on this one.
    */
   claim(runId: string, owner: Owner, options?: ClaimOptions): Promise<{ claim: Claim; run: RunSummary }>;
   /** Appends journal entries (first seq must be head + 1) and optionally a checkpoint; renews the lease. */
@@ -140,6 +144,8 @@ export interface RunStore {
   /** Journal entries with seq > afterSeq (default 0), in order. */
   journal(runId: string, afterSeq?: number): Promise<JournalEntry[]>;
   latestCheckpoint(runId: string): Promise<Checkpoint | undefined>;
+  /** Every checkpoint of the run, oldest first (a later checkpoint at the same seq replaces the earlier one). */
+  checkpoints(runId: string): Promise<Checkpoint[]>;
   close(): Promise<void>;
 }
 
@@ -166,8 +172,18 @@ export class RunBusyError extends StoreError {
 }
 export class StaleClaimError extends StoreError {
   override readonly name = 'StaleClaimError';
-  constructor(readonly runId: string, readonly epoch: number, readonly currentEpoch: number) {
-    super(`run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`);
+  constructor(readonly runId: string, readonly epoch: number, readonly currentEpoch: number, released = false) {
+    super(
+      released
+        ? `run ${runId} was already finished or released at epoch ${epoch}; a later write with that claim was refused`
+        : `run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`,
+    );
+  }
+}
+export class RunFinishedError extends StoreError {
+  override readonly name = 'RunFinishedError';
+  constructor(readonly runId: string, readonly status: StoredRunStatus) {
+    super(`run ${runId} already ended (${status}): there is nothing to resume; see it with "stageloop show ${runId}"`);
   }
 }
 export class SequenceError extends StoreError {

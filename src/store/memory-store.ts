@@ -1,0 +1,67 @@
+// memoryStore(): the RunStore in this process's memory, for tests and for runs that need no durability. Rows hold
+// JSON text, so what a caller stores or reads back is always a copy.
+import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
+import type { CheckpointRow, EntryRow, RunRow } from './rows.js';
+import type { RunStore } from './types.js';
+
+export interface MemoryStoreOptions {
+  /** The clock leases are measured against (default: Date). */
+  clock?: StoreClock;
+}
+
+interface MemoryRun {
+  row: RunRow;
+  journal: EntryRow[];
+  /** Ordered by seq; a later checkpoint at the same seq replaces the earlier one. */
+  checkpoints: CheckpointRow[];
+}
+
+export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
+  const runs = new Map<string, MemoryRun>();
+  let lastId = 0;
+  const stored = (row: RunRow): MemoryRun => runs.get(row.runId)!;
+
+  const tables: RunTables = {
+    name: 'the memory store',
+    // One thread and no await inside a body: a body runs alone, and it validates before it changes anything.
+    write: (body) => body(),
+    read: (body) => body(),
+    findRun(runId) {
+      const run = runs.get(runId);
+      return run && { ...run.row };
+    },
+    nextRunId: () => ++lastId,
+    insertRun(row) {
+      runs.set(row.runId, { row: { ...row }, journal: [], checkpoints: [] });
+    },
+    saveRun(row) {
+      stored(row).row = { ...row };
+    },
+    insertEntries(row, entries) {
+      stored(row).journal.push(...entries);
+    },
+    putCheckpoint(row, checkpoint) {
+      const list = stored(row).checkpoints;
+      if (list.at(-1)?.seq === checkpoint.seq) list[list.length - 1] = checkpoint;
+      else list.push(checkpoint);
+    },
+    listRuns(status, limit) {
+      const rows: RunRow[] = [];
+      for (const run of runs.values()) if (status === undefined || run.row.status === status) rows.push({ ...run.row });
+      rows.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
+      return limit === -1 ? rows : rows.slice(0, limit);
+    },
+    journal(row, afterSeq) {
+      // seq n sits at index n - 1: contiguity is enforced on every append.
+      return stored(row).journal.slice(Math.max(0, afterSeq));
+    },
+    checkpoints(row, latestOnly) {
+      const list = stored(row).checkpoints;
+      return latestOnly ? list.slice(-1) : [...list];
+    },
+    close() {
+      runs.clear();
+    },
+  };
+  return createRunStore(tables, options.clock);
+}

@@ -1,0 +1,202 @@
+// The RunStore rules, written once over a small table interface: epoch fencing, leases, journal contiguity and
+// atomic writes. memory-store.ts and sqlite-store.ts only say where the rows live.
+import { hostname } from 'node:os';
+import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow } from './rows.js';
+import {
+  RunBusyError,
+  RunExistsError,
+  RunFinishedError,
+  RunNotFoundError,
+  SequenceError,
+  StaleClaimError,
+  StoreError,
+  type Claim,
+  type Owner,
+  type RunStore,
+  type StoredRunStatus,
+} from './types.js';
+
+/** Where the rows live. `write` runs its body as one atomic transaction that excludes other writers. */
+export interface RunTables {
+  /** Names the store in messages: its file, or "the memory store". */
+  readonly name: string;
+  write<Result>(body: () => Result): Result;
+  read<Result>(body: () => Result): Result;
+  findRun(runId: string): RunRow | undefined;
+  nextRunId(): number;
+  insertRun(row: RunRow): void;
+  saveRun(row: RunRow): void;
+  insertEntries(row: RunRow, entries: EntryRow[]): void;
+  putCheckpoint(row: RunRow, checkpoint: CheckpointRow): void;
+  listRuns(status: StoredRunStatus | undefined, limit: number): RunRow[];
+  journal(row: RunRow, afterSeq: number): EntryRow[];
+  checkpoints(row: RunRow, latestOnly: boolean): CheckpointRow[];
+  close(): void;
+}
+
+export interface StoreClock {
+  now(): number;
+}
+
+const thisHost = hostname();
+
+/** Whether a process with this pid exists on this host (EPERM: it exists but belongs to someone else). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A lease binds others while it has not expired and its holder is elsewhere or still alive here. */
+function holdsLiveLease(row: RunRow, claimant: Owner, now: number): boolean {
+  const holder = ownerOf(row);
+  if (holder === null || row.leaseUntil === null || holder.id === claimant.id || row.leaseUntil <= now) return false;
+  return holder.host !== thisHost || pidAlive(holder.pid);
+}
+
+function checkFence(row: RunRow, claim: Claim): void {
+  if (row.epoch !== claim.epoch) throw new StaleClaimError(row.runId, claim.epoch, row.epoch);
+  if (row.ownerId !== claim.owner.id) throw new StaleClaimError(row.runId, claim.epoch, row.epoch, true);
+}
+
+function checkPositive(what: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StoreError(`${what} must be a number of ms >= 0, got ${String(value)}`);
+}
+
+export function createRunStore(tables: RunTables, clock: StoreClock = Date): RunStore {
+  let closed = false;
+  const ready = (): void => {
+    if (closed) throw new StoreError(`${tables.name} is closed: open the store again`);
+  };
+  const mustFind = (runId: string): RunRow => {
+    const row = tables.findRun(runId);
+    if (row === undefined) throw new RunNotFoundError(runId);
+    return row;
+  };
+  /** One fenced write: the claim's epoch is checked in the same transaction that writes. */
+  const fenced = (claim: Claim, body: (row: RunRow, now: number) => void): void => {
+    ready();
+    tables.write(() => {
+      const row = mustFind(claim.runId);
+      checkFence(row, claim);
+      const now = clock.now();
+      body(row, now);
+      row.updatedAt = now;
+      tables.saveRun(row);
+    });
+  };
+  const releaseRow = (row: RunRow, status: StoredRunStatus): void => {
+    row.status = status;
+    row.leaseUntil = null;
+    Object.assign(row, ownerColumns(null));
+  };
+
+  return {
+    async create(header, owner, leaseMs) {
+      ready();
+      checkPositive('leaseMs', leaseMs);
+      return tables.write(() => {
+        if (tables.findRun(header.runId) !== undefined) throw new RunExistsError(header.runId);
+        tables.insertRun(newRunRow(tables.nextRunId(), header, owner, clock.now(), leaseMs));
+        return { runId: header.runId, epoch: 1, owner: { ...owner } };
+      });
+    },
+
+    async claim(runId, owner, options = {}) {
+      ready();
+      checkPositive('leaseMs', options.leaseMs);
+      return tables.write(() => {
+        const row = mustFind(runId);
+        if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(runId, row.status);
+        const now = clock.now();
+        const holder = ownerOf(row);
+        if (holder !== null && !options.force && holdsLiveLease(row, owner, now)) throw new RunBusyError(runId, holder);
+        row.epoch += 1;
+        Object.assign(row, ownerColumns(owner));
+        row.leaseUntil = now + (options.leaseMs ?? 30_000);
+        row.status = 'running';
+        row.updatedAt = now;
+        tables.saveRun(row);
+        return { claim: { runId, epoch: row.epoch, owner: { ...owner } }, run: toSummary(row) };
+      });
+    },
+
+    async append(claim, entries, options = {}) {
+      const entryRows = entries.map((entry) => toEntryRow(claim.runId, entry));
+      const checkpointRow = options.checkpoint && toCheckpointRow(claim.runId, options.checkpoint);
+      fenced(claim, (row, now) => {
+        entryRows.forEach((entry, index) => {
+          if (entry.seq !== row.head + 1 + index) throw new SequenceError(row.runId, row.head + 1 + index, entry.seq);
+        });
+        const head = row.head + entryRows.length;
+        if (checkpointRow && checkpointRow.seq !== head) throw new SequenceError(row.runId, head, checkpointRow.seq);
+        if (entryRows.length > 0) tables.insertEntries(row, entryRows);
+        if (checkpointRow) tables.putCheckpoint(row, checkpointRow);
+        row.head = head;
+        if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
+        if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
+        if (options.leaseMs !== undefined) row.leaseUntil = now + options.leaseMs;
+      });
+    },
+
+    async heartbeat(claim, leaseMs) {
+      checkPositive('leaseMs', leaseMs);
+      fenced(claim, (row, now) => {
+        row.leaseUntil = now + leaseMs;
+      });
+    },
+
+    async finish(claim, outcome) {
+      const outcomeText = jsonText(`the outcome of run ${claim.runId}`, outcome);
+      fenced(claim, (row) => {
+        releaseRow(row, outcome.status);
+        row.answer = outcome.answer;
+        row.iterations = outcome.iterations;
+        row.tokens = outcome.tokens;
+        row.outcome = outcomeText;
+      });
+    },
+
+    async release(claim, status) {
+      fenced(claim, (row) => releaseRow(row, status));
+    },
+
+    async get(runId) {
+      ready();
+      const row = tables.read(() => tables.findRun(runId));
+      return row && toSummary(row);
+    },
+
+    async list(filter = {}) {
+      ready();
+      const limit = filter.limit ?? -1;
+      if (!Number.isInteger(limit) || limit < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(filter.limit)}`);
+      return tables.read(() => tables.listRuns(filter.status, limit)).map(toSummary);
+    },
+
+    async journal(runId, afterSeq = 0) {
+      ready();
+      return tables.read(() => tables.journal(mustFind(runId), afterSeq)).map(toEntry);
+    },
+
+    async latestCheckpoint(runId) {
+      ready();
+      const [latest] = tables.read(() => tables.checkpoints(mustFind(runId), true));
+      return latest && toCheckpoint(latest);
+    },
+
+    async checkpoints(runId) {
+      ready();
+      return tables.read(() => tables.checkpoints(mustFind(runId), false)).map(toCheckpoint);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      tables.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// What went wrong with a SQLite store, as one StoreError line that names the file, the reason and the fix.
+import { openSync, closeSync, statfsSync } from 'node:fs';
+import { messageOf } from '../common/error-message.js';
+import { StoreError } from './types.js';
+
+const damaged = 'move it away (the next run then starts a new store) or pass another --store path';
+
+/** Why the file cannot be written, asked of the file system itself (as root, only the kernel's refusal tells). */
+function whyUnwritable(file: string): string {
+  try {
+    if (statfsSync(file).bavail === 0) return 'the disk is full';
+    closeSync(openSync(file, 'r+'));
+    return 'the disk refused the write';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'the file was removed';
+    if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') return `the file is read-only (${code})`;
+    return messageOf(error);
+  }
+}
+
+export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StoreError {
+  if (error instanceof StoreError) return error;
+  const code = String((error as { code?: unknown }).code ?? '');
+  const message = messageOf(error);
+  let text: string;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    text = `store ${file} is locked by another process (waited ${busyTimeoutMs} ms): try again once it is done`;
+  } else if (code === 'SQLITE_FULL') {
+    text = `store ${file}: the disk is full: free some space, then resume the run`;
+  } else if (code.startsWith('SQLITE_READONLY')) {
+    text = `store ${file} cannot be written: ${whyUnwritable(file)} (${message}): make it writable, then resume the run`;
+  } else if (code.startsWith('SQLITE_IOERR')) {
+    text = `store ${file} cannot be written: ${whyUnwritable(file)} (${message}): fix that, then resume the run`;
+  } else if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    text = `${file} is not a stageloop store or is damaged (${message}): ${damaged}`;
+  } else if (code.startsWith('SQLITE_CANTOPEN')) {
+    text = `cannot open store ${file} (${message}): check the path and its permissions`;
+  } else if (/no such (table|column)/.test(message)) {
+    text = `${file} does not have the tables of a stageloop store (${message}): ${damaged}`;
+  } else {
+    text = `store ${file}: ${message}`;
+  }
+  return new StoreError(text, { cause: error });
+}

@@ -1,0 +1,94 @@
+// Opening a SQLite store: the pragmas, the schema version (refuse newer, migrate older), and retries while another
+// process is creating the same file.
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+import { storeFailure } from './sqlite-errors.js';
+import { StoreError } from './types.js';
+
+/** migrations[n] takes a store from schema n to n + 1; a new store runs them all. Never edit a shipped one. */
+export const migrations: readonly string[] = [
+  // 1: runs, their journals and checkpoints (JSON as text).
+  `CREATE TABLE runs (
+     id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, pipeline TEXT NOT NULL, fingerprint TEXT NOT NULL,
+     version TEXT NOT NULL, input TEXT NOT NULL, options TEXT NOT NULL, created_at INTEGER NOT NULL,
+     status TEXT NOT NULL, updated_at INTEGER NOT NULL, epoch INTEGER NOT NULL, owner_id TEXT, owner_pid INTEGER,
+     owner_host TEXT, lease_until INTEGER, head INTEGER NOT NULL, iterations INTEGER NOT NULL,
+     tokens INTEGER NOT NULL, answer TEXT, outcome TEXT);
+   CREATE TABLE journal (
+     run INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, kind TEXT NOT NULL, zone TEXT NOT NULL,
+     iteration INTEGER NOT NULL, stage TEXT, at INTEGER NOT NULL, data TEXT NOT NULL,
+     PRIMARY KEY (run, seq)) WITHOUT ROWID;
+   CREATE TABLE checkpoints (
+     run INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, position TEXT NOT NULL, state TEXT NOT NULL,
+     state_hash TEXT NOT NULL, at INTEGER NOT NULL,
+     PRIMARY KEY (run, seq)) WITHOUT ROWID;`,
+  // 2: `stageloop runs` lists newest first, by status or not, without a scan and sort.
+  `CREATE INDEX runs_by_time ON runs (created_at DESC, id DESC);
+   CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);`,
+];
+export const schemaVersion = migrations.length;
+
+export interface OpenOptions {
+  durability: 'process' | 'power';
+  busyTimeoutMs: number;
+}
+
+// Loaded on first open: the native module costs ~8 ms, which a run without a SQLite store should not pay.
+const require = createRequire(import.meta.url);
+let sqlite: typeof Database | undefined;
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Runs `step`, again while SQLite answers BUSY: the WAL switch and the first schema write can race another creator. */
+function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      const code = String((error as { code?: unknown }).code ?? '');
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5 + Math.random() * 20);
+    }
+  }
+}
+
+function migrate(database: Database.Database, file: string): void {
+  const version = database.pragma('user_version', { simple: true }) as number;
+  if (version > schemaVersion) {
+    throw new StoreError(`${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+  }
+  if (version === schemaVersion) return;
+  const tables = (database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
+  if (version === 0 && tables.length > 0) {
+    throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
+  }
+  database
+    .transaction(() => {
+      // Another process may have created or migrated the schema while this one waited for the write lock.
+      const current = database.pragma('user_version', { simple: true }) as number;
+      for (let step = current; step < schemaVersion; step++) database.exec(migrations[step]!);
+      database.pragma(`user_version = ${schemaVersion}`);
+    })
+    .immediate();
+}
+
+/** Opens (or creates) the store file, ready for the statements of schema `schemaVersion`. */
+export function openDatabase(file: string, options: OpenOptions): Database.Database {
+  let database: Database.Database | undefined;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    sqlite ??= require('better-sqlite3') as typeof Database;
+    database = new sqlite(file, { timeout: options.busyTimeoutMs });
+    const opened = database;
+    retryBusy(() => opened.pragma('journal_mode = WAL'), options.busyTimeoutMs);
+    opened.pragma(`synchronous = ${options.durability === 'power' ? 'FULL' : 'NORMAL'}`);
+    retryBusy(() => migrate(opened, file), options.busyTimeoutMs);
+    return opened;
+  } catch (error) {
+    database?.close();
+    throw storeFailure(file, error, options.busyTimeoutMs);
+  }
+}

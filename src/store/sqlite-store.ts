@@ -1,0 +1,110 @@
+// sqliteStore(path): the RunStore in one SQLite file (WAL, busy timeout, synchronous NORMAL or FULL), shared safely
+// by processes on this host; every write is one IMMEDIATE transaction that checks the claim's epoch.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
+import { openDatabase } from './sqlite-schema.js';
+import { storeFailure } from './sqlite-errors.js';
+import type { CheckpointRow, EntryRow, RunRow } from './rows.js';
+import { StoreError, type RunStore } from './types.js';
+
+export interface SqliteStoreOptions {
+  /** 'process' (default): synchronous=NORMAL, survives a crash of the process; 'power': FULL, survives power loss. */
+  durability?: 'process' | 'power';
+  /** How long a write waits for another process's transaction, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** The clock leases are measured against (default: Date). */
+  clock?: StoreClock;
+}
+
+const runColumns = `id, run_id AS runId, pipeline, fingerprint, version, input, options, created_at AS createdAt, status,
+  updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid, owner_host AS ownerHost,
+  lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
+const entryColumns = 'seq, kind, zone, iteration, stage, at, data';
+const checkpointColumns = 'seq, position, state, state_hash AS stateHash, at';
+
+export function sqliteStore(path: string, options: SqliteStoreOptions = {}): RunStore {
+  const file = resolve(path);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StoreError(`busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
+  const database = openDatabase(file, { durability: options.durability ?? 'process', busyTimeoutMs });
+  const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
+  let statements;
+  try {
+    statements = {
+      findRun: database.prepare<[string], RunRow>(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
+      nextRunId: database.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM runs').pluck(),
+      insertRun: database.prepare<[RunRow]>(
+        `INSERT INTO runs (id, run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, owner_id,
+           owner_pid, owner_host, lease_until, head, iterations, tokens, answer, outcome)
+         VALUES (@id, @runId, @pipeline, @fingerprint, @version, @input, @options, @createdAt, @status, @updatedAt, @epoch, @ownerId,
+           @ownerPid, @ownerHost, @leaseUntil, @head, @iterations, @tokens, @answer, @outcome)`,
+      ),
+      saveRun: database.prepare<[RunRow]>(
+        `UPDATE runs SET status = @status, updated_at = @updatedAt, epoch = @epoch, owner_id = @ownerId, owner_pid = @ownerPid,
+           owner_host = @ownerHost, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens,
+           answer = @answer, outcome = @outcome WHERE id = @id`,
+      ),
+      insertEntry: database.prepare<[number, number, string, string, number, string | null, number, string]>(
+        `INSERT INTO journal (run, ${entryColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      putCheckpoint: database.prepare<[number, number, string, string, string, number]>(
+        'INSERT OR REPLACE INTO checkpoints (run, seq, position, state, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      listAll: database.prepare<[number], RunRow>(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
+      listByStatus: database.prepare<[string, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
+      journal: database.prepare<[number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE run = ? AND seq > ? ORDER BY seq`),
+      checkpoints: database.prepare<[number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE run = ? ORDER BY seq`),
+      latestCheckpoint: database.prepare<[number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE run = ? ORDER BY seq DESC LIMIT 1`),
+    };
+  } catch (error) {
+    database.close();
+    throw failure(error);
+  }
+  const prepared = statements;
+  // Made once: better-sqlite3 wraps a function; .immediate takes the write lock up front, so a read-then-write body
+  // never meets a newer snapshot half way.
+  const transaction = database.transaction((body: () => unknown) => body());
+  const opened = statSync(file);
+
+  /** SQLite in WAL mode goes on writing to a removed file, and those writes would vanish with the process. */
+  const checkInPlace = (): void => {
+    const now = statSync(file, { throwIfNoEntry: false });
+    if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
+      throw new StoreError(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+    }
+  };
+
+  const tables: RunTables = {
+    name: `store ${file}`,
+    write<Result>(body: () => Result): Result {
+      try {
+        checkInPlace();
+        return transaction.immediate(body) as Result;
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+    read<Result>(body: () => Result): Result {
+      try {
+        return body();
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+    findRun: (runId) => prepared.findRun.get(runId),
+    nextRunId: () => prepared.nextRunId.get() ?? 1,
+    insertRun: (row) => void prepared.insertRun.run(row),
+    saveRun: (row) => void prepared.saveRun.run(row),
+    insertEntries(row, entries) {
+      for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
+    },
+    putCheckpoint: (row, checkpoint) =>
+      void prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at),
+    listRuns: (status, limit) => (status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit)),
+    journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq),
+    checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id) : prepared.checkpoints.all(row.id)),
+    close: () => database.close(),
+  };
+  return createRunStore(tables, options.clock);
+}

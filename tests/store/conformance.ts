@@ -1,0 +1,253 @@
+// The one RunStore conformance suite: every adapter runs it through its own factory.
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  RunBusyError,
+  RunExistsError,
+  RunFinishedError,
+  RunNotFoundError,
+  SequenceError,
+  StaleClaimError,
+  StoreError,
+  type Checkpoint,
+  type JournalEntry,
+  type Owner,
+  type RunHeader,
+  type RunOutcomeRecord,
+  type RunStore,
+} from '../../src/store/types.js';
+import type { StoreClock } from '../../src/store/run-store.js';
+
+export type StoreFactory = (clock: StoreClock) => RunStore | Promise<RunStore>;
+
+export function header(runId: string, overrides: Partial<RunHeader> = {}): RunHeader {
+  return { runId, pipeline: 'react', fingerprint: 'f1', version: '0.1.0', input: { task: `task of ${runId}` }, options: { finalizeLimitMs: 10_000 }, createdAt: 1_000, ...overrides };
+}
+
+export function entry(seq: number, data: JournalEntry['data'] = { seq }): JournalEntry {
+  return { seq, kind: 'model', zone: 'iteration', iteration: 1, stage: 'think', at: 2_000 + seq, data };
+}
+
+export function checkpoint(seq: number, state: Checkpoint['state'] = { iteration: 2 }): Checkpoint {
+  return { seq, position: { zone: 'iteration', iteration: 2, nextStage: 1, steer: null, breakRequested: false, ended: null }, state, stateHash: `hash-${seq}`, at: 3_000 + seq };
+}
+
+export function outcome(overrides: Partial<RunOutcomeRecord> = {}): RunOutcomeRecord {
+  return { status: 'completed', answer: '42', partial: false, stopReason: { kind: 'completed', stage: 'finish', message: 'done' }, iterations: 3, tokens: 120, result: { runId: 'r' }, ...overrides };
+}
+
+/** A pid that no process has any more: a child that already exited (and was reaped). */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  return child.pid;
+}
+
+const here = hostname();
+export const liveOwner = (id: string): Owner => ({ id, pid: process.pid, host: here });
+
+export function storeConformance(name: string, factory: StoreFactory): void {
+  describe(`${name}: RunStore conformance`, () => {
+    let now = 10_000;
+    const clock: StoreClock = { now: () => now };
+    const opened: RunStore[] = [];
+    const open = async () => {
+      const store = await factory(clock);
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      now = 10_000;
+    });
+    const alice = liveOwner('alice');
+    const bob = liveOwner('bob');
+
+    it('creates a run with epoch 1 held by its creator, and refuses a taken id', async () => {
+      const store = await open();
+      const claim = await store.create(header('r1'), alice, 5_000);
+      expect(claim).toEqual({ runId: 'r1', epoch: 1, owner: alice });
+      const run = await store.get('r1');
+      expect(run).toMatchObject({ ...header('r1'), status: 'running', epoch: 1, owner: alice, leaseUntil: 15_000, head: 0, iterations: 0, tokens: 0, answer: null, outcome: null, updatedAt: 10_000 });
+      await expect(store.create(header('r1'), bob, 5_000)).rejects.toBeInstanceOf(RunExistsError);
+      expect(await store.get('nope')).toBeUndefined();
+    });
+
+    it('appends contiguous journal entries with a checkpoint, and reads them back after a seq', async () => {
+      const store = await open();
+      const claim = await store.create(header('r1'), alice, 5_000);
+      await store.append(claim, [entry(1), entry(2)]);
+      await store.append(claim, [entry(3)], { checkpoint: checkpoint(3), progress: { iterations: 2, tokens: 77 } });
+      expect((await store.journal('r1')).map((item) => item.seq)).toEqual([1, 2, 3]);
+      expect(await store.journal('r1', 1)).toEqual([entry(2), entry(3)]);
+      expect(await store.journal('r1', 3)).toEqual([]);
+      expect(await store.latestCheckpoint('r1')).toEqual(checkpoint(3));
+      expect(await store.get('r1')).toMatchObject({ head: 3, iterations: 2, tokens: 77 });
+      await store.append(claim, [], { checkpoint: checkpoint(3, { iteration: 3 }) });
+      await store.append(claim, [entry(4)], { checkpoint: checkpoint(4, { iteration: 4 }) });
+      expect((await store.checkpoints('r1')).map((item) => [item.seq, item.state])).toEqual([[3, { iteration: 3 }], [4, { iteration: 4 }]]);
+      expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 4 });
+    });
+
+    it('refuses a first seq other than head + 1, a gap, or a checkpoint off the new head, and writes nothing then', async () => {
+      const store = await open();
+      const claim = await store.create(header('r1'), alice, 5_000);
+      await expect(store.append(claim, [entry(2)])).rejects.toThrow(new SequenceError('r1', 1, 2));
+      await store.append(claim, [entry(1)]);
+      await expect(store.append(claim, [entry(1)])).rejects.toBeInstanceOf(SequenceError);
+      await expect(store.append(claim, [entry(2), entry(4)])).rejects.toThrow('expected seq 3, got 4');
+      await expect(store.append(claim, [entry(2)], { checkpoint: checkpoint(1) })).rejects.toBeInstanceOf(SequenceError);
+      expect((await store.journal('r1')).map((item) => item.seq)).toEqual([1]);
+      expect(await store.latestCheckpoint('r1')).toBeUndefined();
+      expect((await store.get('r1'))?.head).toBe(1);
+    });
+
+    it('fences a stale owner: after a newer claim every write of the old one is refused, never merged', async () => {
+      const store = await open();
+      const old = await store.create(header('r1'), { ...alice, pid: deadPid() }, 60_000);
+      await store.append(old, [entry(1)]);
+      const { claim: fresh, run } = await store.claim('r1', bob);
+      expect(fresh.epoch).toBe(2);
+      expect(run).toMatchObject({ epoch: 2, owner: bob, status: 'running', head: 1 });
+      await store.append(fresh, [entry(2, 'new owner')]);
+      const stale = new StaleClaimError('r1', 1, 2);
+      await expect(store.append(old, [entry(3, 'old owner')])).rejects.toThrow(stale);
+      await expect(store.append(old, [entry(2, 'old owner')], { checkpoint: checkpoint(2) })).rejects.toBeInstanceOf(StaleClaimError);
+      await expect(store.heartbeat(old, 1_000)).rejects.toBeInstanceOf(StaleClaimError);
+      await expect(store.finish(old, outcome())).rejects.toBeInstanceOf(StaleClaimError);
+      await expect(store.release(old, 'interrupted')).rejects.toBeInstanceOf(StaleClaimError);
+      expect((await store.journal('r1')).map((item) => item.data)).toEqual([{ seq: 1 }, 'new owner']);
+      expect(await store.get('r1')).toMatchObject({ status: 'running', epoch: 2, owner: bob, head: 2 });
+      await expect(store.append({ ...fresh, owner: alice }, [entry(3)])).rejects.toBeInstanceOf(StaleClaimError);
+    });
+
+    it('refuses a claim while a live owner on this host holds the lease, and names that owner', async () => {
+      const store = await open();
+      await store.create(header('r1'), alice, 5_000);
+      const refusal = store.claim('r1', bob);
+      await expect(refusal).rejects.toBeInstanceOf(RunBusyError);
+      await expect(refusal).rejects.toThrow(`run r1 is being resumed by another process (pid ${process.pid} on ${here})`);
+      expect((await store.get('r1'))?.epoch).toBe(1);
+    });
+
+    it('frees a run at once when its owner pid on this host is dead, even with time left on the lease', async () => {
+      const store = await open();
+      await store.create(header('r1'), { id: 'ghost', pid: deadPid(), host: here }, 3_600_000);
+      const { claim } = await store.claim('r1', bob, { leaseMs: 1_000 });
+      expect(claim.epoch).toBe(2);
+      expect((await store.get('r1'))?.leaseUntil).toBe(11_000);
+    });
+
+    it('holds a run for an owner on another host until its lease expires; heartbeats and appends renew it', async () => {
+      const store = await open();
+      const remote = await store.create(header('r1'), { id: 'far', pid: deadPid(), host: 'elsewhere' }, 5_000);
+      now += 4_000;
+      await store.heartbeat(remote, 5_000);
+      now += 4_000;
+      await expect(store.claim('r1', bob)).rejects.toBeInstanceOf(RunBusyError);
+      await store.append(remote, [entry(1)], { leaseMs: 5_000 });
+      now += 4_999;
+      await expect(store.claim('r1', bob)).rejects.toBeInstanceOf(RunBusyError);
+      now += 1;
+      expect((await store.claim('r1', bob)).claim.epoch).toBe(2);
+    });
+
+    it('holds a run for a live local owner only until its lease expires (a stopped process keeps its pid)', async () => {
+      const store = await open();
+      await store.create(header('r1'), alice, 5_000);
+      now += 5_000;
+      expect((await store.claim('r1', bob)).claim).toMatchObject({ epoch: 2, owner: bob });
+    });
+
+    it('takes a busy run with force, and lets the holder claim its own run again', async () => {
+      const store = await open();
+      const first = await store.create(header('r1'), alice, 60_000);
+      expect((await store.claim('r1', alice)).claim.epoch).toBe(2);
+      await expect(store.append(first, [entry(1)])).rejects.toBeInstanceOf(StaleClaimError);
+      const forced = await store.claim('r1', bob, { force: true });
+      expect(forced.claim.epoch).toBe(3);
+      expect(forced.run.owner).toEqual(bob);
+    });
+
+    it('finishes a run: outcome recorded, owner released, the claim spent, a completed run never reopened', async () => {
+      const store = await open();
+      const claim = await store.create(header('r1'), alice, 5_000);
+      now += 10;
+      await store.finish(claim, outcome());
+      expect(await store.get('r1')).toMatchObject({ status: 'completed', owner: null, leaseUntil: null, answer: '42', iterations: 3, tokens: 120, outcome: outcome(), updatedAt: 10_010 });
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow('was already finished or released at epoch 1');
+      await expect(store.claim('r1', bob)).rejects.toThrow(new RunFinishedError('r1', 'completed'));
+      await store.create(header('r2'), alice, 5_000).then((second) => store.finish(second, outcome({ status: 'stopped' })));
+      await expect(store.claim('r2', bob, { force: true })).rejects.toBeInstanceOf(RunFinishedError);
+    });
+
+    it('reopens a failed, cancelled or released run for a new owner without force', async () => {
+      const store = await open();
+      for (const [runId, end] of [['failed', 'failed'], ['cancelled', 'cancelled'], ['released', 'interrupted']] as const) {
+        const claim = await store.create(header(runId), alice, 60_000);
+        if (runId === 'released') await store.release(claim, end);
+        else await store.finish(claim, outcome({ status: end, answer: null }));
+        expect((await store.get(runId))?.status).toBe(end);
+        await expect(store.heartbeat(claim, 1_000)).rejects.toBeInstanceOf(StaleClaimError);
+        const { claim: next, run } = await store.claim(runId, bob);
+        expect([next.epoch, run.status, run.owner]).toEqual([2, 'running', bob]);
+      }
+    });
+
+    it('lists runs newest first, by status, up to a limit', async () => {
+      const store = await open();
+      const claims = [];
+      for (const [runId, createdAt] of [['a', 1], ['b', 3], ['c', 2], ['d', 3]] as const) claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
+      await store.finish(claims[2]!, outcome());
+      await store.release(claims[0]!, 'interrupted');
+      expect((await store.list()).map((run) => run.runId)).toEqual(['d', 'b', 'c', 'a']);
+      expect((await store.list({ limit: 2 })).map((run) => run.runId)).toEqual(['d', 'b']);
+      expect((await store.list({ status: 'running' })).map((run) => run.runId)).toEqual(['d', 'b']);
+      expect((await store.list({ status: 'completed' })).map((run) => [run.runId, run.answer])).toEqual([['c', '42']]);
+      expect(await store.list({ status: 'failed' })).toEqual([]);
+      expect(await store.list({ limit: 0 })).toEqual([]);
+      await expect(store.list({ limit: -3 })).rejects.toThrow('list limit must be a whole number >= 0, got -3');
+    });
+
+    it('keeps copies: later changes to what was stored or read back change nothing stored', async () => {
+      const store = await open();
+      const input = header('r1', { input: { task: 'original', nested: { list: [1] } } });
+      const claim = await store.create(input, alice, 5_000);
+      (input.input.nested as { list: number[] }).list.push(2);
+      const data = { text: 'model said', calls: [{ id: 'c1' }] };
+      const state = { iteration: 2, messages: [{ role: 'user', content: 'hi' }] };
+      await store.append(claim, [entry(1, data)], { checkpoint: checkpoint(1, state) });
+      data.calls.push({ id: 'c2' });
+      state.messages.push({ role: 'assistant', content: 'changed' });
+      claim.owner.id = 'mallory';
+      const [read] = await store.journal('r1');
+      (read!.data as typeof data).calls.length = 0;
+      const saved = await store.latestCheckpoint('r1');
+      saved!.state.iteration = 99;
+      (await store.get('r1'))!.input.task = 'changed';
+      expect((await store.get('r1'))?.input).toEqual({ task: 'original', nested: { list: [1] } });
+      expect((await store.journal('r1'))[0]?.data).toEqual({ text: 'model said', calls: [{ id: 'c1' }] });
+      expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 2, messages: [{ role: 'user', content: 'hi' }] });
+      expect((await store.get('r1'))?.owner?.id).toBe('alice');
+    });
+
+    it('names an unknown run, a closed store and a non-JSON value in one line each', async () => {
+      const store = await open();
+      await expect(store.claim('ghost', bob)).rejects.toThrow(new RunNotFoundError('ghost'));
+      await expect(store.journal('ghost')).rejects.toBeInstanceOf(RunNotFoundError);
+      await expect(store.latestCheckpoint('ghost')).rejects.toBeInstanceOf(RunNotFoundError);
+      await expect(store.append({ runId: 'ghost', epoch: 1, owner: bob }, [entry(1)])).rejects.toBeInstanceOf(RunNotFoundError);
+      const claim = await store.create(header('r1'), alice, 5_000);
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      await expect(store.append(claim, [entry(1, cyclic as never)])).rejects.toThrow(/^journal entry 1 of run r1 is not JSON/);
+      await expect(store.heartbeat(claim, -1)).rejects.toThrow('leaseMs must be a number of ms >= 0, got -1');
+      expect((await store.get('r1'))?.head).toBe(0);
+      await store.close();
+      const closed = store.get('r1');
+      await expect(closed).rejects.toBeInstanceOf(StoreError);
+      await expect(closed).rejects.toThrow('is closed');
+      await store.close();
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { memoryStore } from '../../src/store/memory-store.js';
+import { storeConformance } from './conformance.js';
+
+storeConformance('memoryStore', (clock) => memoryStore({ clock }));

@@ -1,0 +1,80 @@
+// sqliteStore across real processes: racing claims (and creators), a stalled owner that wakes up late, a killed writer.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { makeOwner } from '../../src/store/location.js';
+import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { RunBusyError } from '../../src/store/types.js';
+import { deadPid, entry, header } from './conformance.js';
+import { startWorker, type Worker } from './worker-client.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'stageloop-processes-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+const workers: Worker[] = [];
+const start = () => {
+  const worker = startWorker();
+  workers.push(worker);
+  return worker;
+};
+afterEach(() => {
+  for (const worker of workers.splice(0)) worker.stop();
+});
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('sqliteStore with several processes', () => {
+  it('creates one new file from two processes at once, and exactly one of two racing claims wins each run', async () => {
+    const file = join(directory, 'race', 'stageloop.db');
+    const [first, second] = [start(), start()];
+    const opened = await Promise.all([first, second].map((worker) => worker.send({ op: 'open', file })));
+    expect(opened).toEqual([{ ok: true }, { ok: true }]);
+    const store = sqliteStore(file);
+    const runs = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    for (const runId of runs) await store.create(header(runId), { id: 'gone', pid: deadPid(), host: makeOwner().host }, 60_000);
+    for (const runId of runs) {
+      const answers = await Promise.all([first, second].map((worker) => worker.send({ op: 'claim', runId, leaseMs: 60_000 })));
+      const winners = answers.filter((answer) => answer.ok);
+      const losers = answers.filter((answer) => !answer.ok);
+      expect(winners).toEqual([{ ok: true, epoch: 2 }]);
+      expect(losers).toEqual([{ ok: false, name: 'RunBusyError', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
+    }
+    expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
+    await store.close();
+  });
+
+  it('refuses the late write of a SIGSTOPped owner whose lease expired and whose run was claimed meanwhile', async () => {
+    const file = join(directory, 'stalled', 'stageloop.db');
+    const stalled = start();
+    await stalled.send({ op: 'open', file });
+    expect(await stalled.send({ op: 'create', runId: 'r1', leaseMs: 2_000 })).toEqual({ ok: true, epoch: 1 });
+    expect(await stalled.send({ op: 'append', runId: 'r1', seq: 1, data: 'before the stall' })).toMatchObject({ ok: true });
+    process.kill(stalled.pid, 'SIGSTOP');
+    const store = sqliteStore(file);
+    const successor = makeOwner();
+    // Its pid is alive, so only the lease's end frees the run.
+    await expect(store.claim('r1', successor)).rejects.toBeInstanceOf(RunBusyError);
+    await sleep((await store.get('r1'))!.leaseUntil! - Date.now() + 50);
+    const { claim } = await store.claim('r1', successor);
+    expect(claim.epoch).toBe(2);
+    await store.append(claim, [entry(2, 'successor')]);
+    stalled.write({ op: 'append', runId: 'r1', seq: 2, data: 'late write' });
+    process.kill(stalled.pid, 'SIGCONT');
+    expect(await stalled.next()).toEqual({ ok: false, name: 'StaleClaimError', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
+    expect((await store.journal('r1')).map((item) => item.data)).toEqual(['before the stall', 'successor']);
+    await store.close();
+  });
+
+  it('keeps every acknowledged write of a SIGKILLed owner, and frees its run at once', async () => {
+    const file = join(directory, 'killed', 'stageloop.db');
+    const doomed = start();
+    await doomed.send({ op: 'open', file });
+    await doomed.send({ op: 'create', runId: 'r1', leaseMs: 3_600_000 });
+    for (let seq = 1; seq <= 20; seq++) expect(await doomed.send({ op: 'append', runId: 'r1', seq, data: `entry ${seq}` })).toMatchObject({ ok: true });
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    const store = sqliteStore(file);
+    expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    expect((await store.claim('r1', makeOwner())).claim.epoch).toBe(2);
+    await store.close();
+  });
+});

@@ -1,0 +1,164 @@
+// sqliteStore: the shared conformance suite, then what only a file has: schema versions, damage, removal, locks.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrations, schemaVersion } from '../../src/store/sqlite-schema.js';
+import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { StoreError } from '../../src/store/types.js';
+import { checkpoint, entry, header, liveOwner, storeConformance } from './conformance.js';
+
+const directory = mkdtempSync(join(tmpdir(), 'stageloop-store-'));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+let count = 0;
+
+storeConformance('sqliteStore', (clock) => sqliteStore(join(directory, `conformance-${++count}`, 'stageloop.db'), { clock }));
+
+const owner = liveOwner('alice');
+const fresh = (name: string) => join(directory, name, 'nested', 'stageloop.db');
+
+/** Runs `body` on a raw connection, as another program (or an older stageloop) would. */
+function raw(file: string, body: (database: Database.Database) => void): void {
+  const database = new Database(file);
+  try {
+    body(database);
+  } finally {
+    database.close();
+  }
+}
+
+function openFailure(file: string): StoreError {
+  try {
+    sqliteStore(file).close();
+  } catch (error) {
+    if (error instanceof StoreError) return error;
+    throw error;
+  }
+  throw new Error(`${file} opened`);
+}
+
+describe('sqliteStore files', () => {
+  it('creates the directory, and keeps everything across close and reopen', async () => {
+    const file = fresh('reopen');
+    const store = sqliteStore(file);
+    const claim = await store.create(header('r1'), owner, 5_000);
+    await store.append(claim, [entry(1)], { checkpoint: checkpoint(1) });
+    await store.close();
+    expect(existsSync(file)).toBe(true);
+    const again = sqliteStore(file, { durability: 'power' });
+    expect(await again.journal('r1')).toEqual([entry(1)]);
+    expect(await again.latestCheckpoint('r1')).toEqual(checkpoint(1));
+    await again.close();
+  });
+
+  it('refuses a store written by a newer stageloop in one line, and leaves it as it was', async () => {
+    const file = fresh('newer');
+    const store = sqliteStore(file);
+    await store.create(header('r1'), owner, 5_000);
+    await store.close();
+    raw(file, (database) => database.pragma('user_version = 99'));
+    expect(openFailure(file).message).toBe(`${file} was written by a newer stageloop (store schema 99; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+    raw(file, (database) => {
+      expect(database.pragma('user_version', { simple: true })).toBe(99);
+      expect(database.prepare('SELECT run_id FROM runs').pluck().all()).toEqual(['r1']);
+    });
+  });
+
+  it('migrates a store of an older schema, keeping its runs', async () => {
+    const file = fresh('older');
+    mkdirSync(dirname(file), { recursive: true });
+    raw(file, (database) => {
+      database.exec(migrations[0]!);
+      database.pragma('user_version = 1');
+      database
+        .prepare(`INSERT INTO runs VALUES (1, 'old', 'react', 'f', '0.0.1', '{"task":"t"}', '{}', 5, 'interrupted', 6, 1, NULL, NULL, NULL, NULL, 0, 2, 30, NULL, NULL)`)
+        .run();
+    });
+    const store = sqliteStore(file);
+    expect(await store.list({ status: 'interrupted' })).toMatchObject([{ runId: 'old', input: { task: 't' }, iterations: 2, tokens: 30 }]);
+    expect((await store.claim('old', owner)).claim.epoch).toBe(2);
+    await store.close();
+    raw(file, (database) => {
+      expect(database.pragma('user_version', { simple: true })).toBe(schemaVersion);
+      expect(database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'runs_by_%' ORDER BY name").pluck().all()).toEqual(['runs_by_status', 'runs_by_time']);
+    });
+  });
+
+  it('names a file that is not a database, a truncated store, another program database and a store missing its tables', async () => {
+    const garbage = fresh('garbage');
+    mkdirSync(dirname(garbage), { recursive: true });
+    const text = 'these are my notes, not a database\n'.repeat(200);
+    writeFileSync(garbage, text);
+    expect(openFailure(garbage).message).toBe(`${garbage} is not a stageloop store or is damaged (file is not a database): move it away (the next run then starts a new store) or pass another --store path`);
+    expect(readFileSync(garbage, 'utf8')).toBe(text);
+
+    const truncated = fresh('truncated');
+    const store = sqliteStore(truncated);
+    for (let index = 0; index < 40; index++) {
+      const claim = await store.create(header(`r${index}`, { input: { task: 'x'.repeat(3_000) } }), owner, 5_000);
+      await store.append(claim, [entry(1, 'y'.repeat(3_000))]);
+    }
+    await store.close();
+    truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
+    expect(openFailure(truncated).message).toMatch(new RegExp(`^${truncated} is not a stageloop store or is damaged \\(database disk image is malformed\\): move it away`));
+
+    const foreign = fresh('foreign');
+    mkdirSync(dirname(foreign), { recursive: true });
+    raw(foreign, (database) => database.exec('CREATE TABLE invoices (id INTEGER); CREATE TABLE customers (id INTEGER)'));
+    expect(openFailure(foreign).message).toBe(`${foreign} is a SQLite database but not a stageloop store (its tables: customers, invoices): pass another --store path`);
+
+    const gutted = fresh('gutted');
+    sqliteStore(gutted).close();
+    raw(gutted, (database) => database.exec('DROP TABLE checkpoints'));
+    expect(openFailure(gutted).message).toBe(`${gutted} does not have the tables of a stageloop store (no such table: checkpoints): move it away (the next run then starts a new store) or pass another --store path`);
+    raw(gutted, (database) => expect(database.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(0));
+  });
+
+  it('fails a write with a StoreError naming the reason when the file is removed under a live store', async () => {
+    const file = fresh('removed');
+    const store = sqliteStore(file);
+    const claim = await store.create(header('r1'), owner, 5_000);
+    rmSync(file);
+    const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1) });
+    await expect(write).rejects.toBeInstanceOf(StoreError);
+    await expect(write).rejects.toThrow(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+    await store.close();
+  });
+
+  it('fails a write with a StoreError naming the reason when the file is made read-only under a live store', async (context) => {
+    const file = fresh('read-only');
+    const store = sqliteStore(file);
+    const claim = await store.create(header('r1'), owner, 5_000);
+    const files = [file, `${file}-wal`];
+    // Root (as here) writes through chmod, and an open descriptor ignores it anyway: only the immutable flag binds both.
+    if (spawnSync('chattr', ['+i', ...files]).status !== 0) context.skip('chattr +i is not available on this file system');
+    try {
+      const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1, { big: 'z'.repeat(50_000) }) });
+      await expect(write).rejects.toBeInstanceOf(StoreError);
+      await expect(write).rejects.toThrow(`store ${file} cannot be written: the file is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
+    } finally {
+      spawnSync('chattr', ['-i', ...files]);
+    }
+    await store.append(claim, [entry(1)]);
+    expect((await store.get('r1'))?.head).toBe(1);
+    await store.close();
+  });
+
+  it('fails a write with a StoreError naming the lock when another connection holds the database past the busy timeout', async () => {
+    const file = fresh('locked');
+    const store = sqliteStore(file, { busyTimeoutMs: 50 });
+    const claim = await store.create(header('r1'), owner, 5_000);
+    const holder = new Database(file);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow(`store ${file} is locked by another process (waited 50 ms): try again once it is done`);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    await store.append(claim, [entry(1)]);
+    await store.close();
+  });
+});
