@@ -93,6 +93,15 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     await expect.poll(() => isAlive(starts[0]!.pid)).toBe(false);
   });
 
+  it('two tools given one name are an error at start, within a server and across servers', async () => {
+    const log = newLogFile();
+    await expect(mcpTools(stdioTestServer(log, 'test', ['--alias', 'echo.x', '--alias', 'echo_x']), { pool })).rejects.toThrow(
+      'MCP server "test": tools "echo.x" and "echo_x" both become "test__echo_x"; keep one with the filter option',
+    );
+    const servers = [stdioTestServer(log, 'a', ['--alias', 'b__echo']), stdioTestServer(log, 'a__b')];
+    await expect(loadMcpTools(servers, { pool, filter: (tool) => tool.name.endsWith('echo') })).rejects.toThrow('Tool name "a__b__echo" comes from MCP servers "a" and "a__b"; rename one server');
+  });
+
   it('a process that exits without closing its servers still stops them (the process pool exit hook)', async () => {
     const log = newLogFile();
     const probe = spawnSync(process.execPath, ['--import', 'tsx', join(repositoryRoot, 'tests/support/mcp-exit-probe.ts'), log], { cwd: repositoryRoot, encoding: 'utf8', timeout: 15_000 });

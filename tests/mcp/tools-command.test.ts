@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { parseToolsFlags, toolsCommand, type ToolListing } from '../../src/cli/tools-command.js';
 import { CONFIG_FILE_NAME } from '../../src/cli/mcp-config.js';
 import { testCalculator } from '../support/stage-tools.js';
@@ -17,14 +19,14 @@ function capture() {
   return { stream, text: () => text };
 }
 
-async function runTools(argv: string[], config: unknown, env: Record<string, string> = {}) {
+async function runTools(argv: string[], config: unknown, env: Record<string, string> = {}, builtIn: Tool[] = [testCalculator]) {
   const cwd = mkdtempSync(join(tmpdir(), 'stageloop-tools-'));
   writeFileSync(join(cwd, CONFIG_FILE_NAME), JSON.stringify(config));
   const stdout = capture();
   const stderr = capture();
   const flags = parseToolsFlags(argv);
   if (flags === 'help') throw new Error('unexpected help');
-  const code = await toolsCommand(flags, { builtIn: [testCalculator], env, cwd, streams: { stdout: stdout.stream, stderr: stderr.stream } });
+  const code = await toolsCommand(flags, { builtIn, env, cwd, streams: { stdout: stdout.stream, stderr: stderr.stream } });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -50,6 +52,13 @@ describe('stageloop tools', () => {
     expect(listing.find((tool) => tool.name === 'test__slow')).toMatchObject({ origin: { kind: 'mcp', server: 'test', tool: 'slow' } });
     expect(stderr).toMatch(/^stageloop: Cannot start MCP server "broken" \(stdio: .*\): .*starting with \[redacted\]\)\n$/);
     expect(stderr).not.toContain(secret);
+  });
+
+  it('a server tool named like a built-in one is reported: a run would refuse it', async () => {
+    const clash = defineTool({ name: 'test__echo', description: 'A built-in tool with an unlucky name.', parameters: z.object({}), execute: () => 'x' });
+    const { code, stderr } = await runTools(['--json'], { mcpServers: { test: testServer } }, {}, [clash]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^stageloop: two tools are named "test__echo" \(built-in and mcp test \(stdio: .*\)\); rename a server or filter its tools\n$/);
   });
 
   it('flags: --help, and an unknown flag is a usage error', () => {

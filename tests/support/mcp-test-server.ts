@@ -1,7 +1,7 @@
 // A small MCP server written with the SDK, for tests: stdio by default, Streamable HTTP with `--http` (it then prints
 // `{"url": ...}` as its first stdout line). Run with `node --import tsx tests/support/mcp-test-server.ts [--http]`.
 // Tools: echo, slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
-// picture (text and an image), whoami (the request's x-test-token header). When MCP_TEST_LOG names a file, every
+// picture (text and an image), whoami (the request's x-test-token header), and `--alias NAME` copies of echo. When MCP_TEST_LOG names a file, every
 // call, finish and cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +34,10 @@ const tools = [
   { name: 'picture', description: 'Returns a caption and a tiny image.', inputSchema: { type: 'object', properties: {} } },
   { name: 'whoami', description: 'Returns the x-test-token header of the HTTP request.', inputSchema: { type: 'object', properties: {} } },
 ];
+
+// `--alias NAME` (repeatable) adds a copy of echo under NAME, for name-collision tests.
+const aliases = process.argv.flatMap((argument, index) => (argument === '--alias' ? [process.argv[index + 1]!] : []));
+for (const alias of aliases) tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
 
 function text(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }] };
@@ -73,6 +77,7 @@ function makeServer(): Server {
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:
+        if (aliases.includes(name)) return text(String(args.text));
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}`);
     }
   });
