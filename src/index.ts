@@ -92,6 +92,7 @@ export {
   type JournalEntry,
   type JournalKind,
   type Checkpoint,
+  type CheckpointText,
   type RunPosition,
 } from './store/types.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';

@@ -100,6 +100,9 @@ export interface Checkpoint {
   at: number;
 }
 
+/** A checkpoint whose state is already JSON text (the text its hash was taken of): the store keeps that text as is. */
+export type CheckpointText = Omit<Checkpoint, 'state'> & { stateJson: string };
+
 export interface ClaimOptions {
   /** Take the run even if another live owner holds it (its later writes are then refused). */
   force?: boolean;
@@ -109,7 +112,7 @@ export interface ClaimOptions {
 
 export interface AppendOptions {
   /** A checkpoint written in the same transaction, after the entries; its seq must be the journal's new head. */
-  checkpoint?: Checkpoint;
+  checkpoint?: Checkpoint | CheckpointText;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
   /** The run's progress so far, for `stageloop runs` while it is still running (a checkpoint sets iterations too). */

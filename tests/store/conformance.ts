@@ -87,6 +87,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.append(claim, [entry(4)], { checkpoint: checkpoint(4, { iteration: 4 }) });
       expect((await store.checkpoints('r1')).map((item) => [item.seq, item.state])).toEqual([[3, { iteration: 3 }], [4, { iteration: 4 }]]);
       expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 4 });
+      const { state, ...rest } = checkpoint(5, { iteration: 5, note: 'as text' });
+      await store.append(claim, [entry(5)], { checkpoint: { ...rest, stateJson: JSON.stringify(state) } });
+      expect(await store.latestCheckpoint('r1')).toEqual(checkpoint(5, { iteration: 5, note: 'as text' }));
     });
 
     it('refuses a first seq other than head + 1, a gap, or a checkpoint off the new head, and writes nothing then', async () => {
