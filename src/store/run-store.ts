@@ -50,10 +50,9 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** A lease binds others while it has not expired and its holder is elsewhere or still alive here. */
-function holdsLiveLease(row: RunRow, claimant: Owner, now: number): boolean {
-  const holder = ownerOf(row);
-  if (holder === null || row.leaseUntil === null || holder.id === claimant.id || row.leaseUntil <= now) return false;
+/** A lease binds others while it has not expired and its holder is on another host or still alive on this one. */
+export function leaseIsLive(holder: Owner | null, leaseUntil: number | null, now: number): boolean {
+  if (holder === null || leaseUntil === null || leaseUntil <= now) return false;
   return holder.host !== thisHost || pidAlive(holder.pid);
 }
 
@@ -113,7 +112,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
         if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(runId, row.status);
         const now = clock.now();
         const holder = ownerOf(row);
-        if (holder !== null && !options.force && holdsLiveLease(row, owner, now)) throw new RunBusyError(runId, holder);
+        if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now)) throw new RunBusyError(runId, holder);
         row.epoch += 1;
         Object.assign(row, ownerColumns(owner));
         row.leaseUntil = now + (options.leaseMs ?? 30_000);
