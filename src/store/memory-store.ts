@@ -40,10 +40,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
     insertEntries(row, entries) {
       stored(row).journal.push(...entries);
     },
-    putCheckpoint(row, checkpoint) {
-      const list = stored(row).checkpoints;
-      if (list.at(-1)?.seq === checkpoint.seq) list[list.length - 1] = checkpoint;
-      else list.push(checkpoint);
+    putCheckpoint(row, checkpoint, dropEarlier) {
+      const run = stored(row);
+      if (dropEarlier) run.checkpoints = [checkpoint];
+      else if (run.checkpoints.at(-1)?.seq === checkpoint.seq) run.checkpoints[run.checkpoints.length - 1] = checkpoint;
+      else run.checkpoints.push(checkpoint);
     },
     listRuns(status, limit) {
       const rows: RunRow[] = [];

@@ -27,7 +27,8 @@ export interface RunTables {
   insertRun(row: RunRow): void;
   saveRun(row: RunRow): void;
   insertEntries(row: RunRow, entries: EntryRow[]): void;
-  putCheckpoint(row: RunRow, checkpoint: CheckpointRow): void;
+  /** Adds (or, at the same seq, replaces) a checkpoint; `dropEarlier` deletes the run's older ones with it. */
+  putCheckpoint(row: RunRow, checkpoint: CheckpointRow, dropEarlier: boolean): void;
   listRuns(status: StoredRunStatus | undefined, limit: number): RunRow[];
   journal(row: RunRow, afterSeq: number): EntryRow[];
   checkpoints(row: RunRow, latestOnly: boolean): CheckpointRow[];
@@ -42,6 +43,8 @@ const thisHost = hostname();
 
 /** Whether a process with this pid exists on this host (EPERM: it exists but belongs to someone else). */
 export function pidAlive(pid: number): boolean {
+  // 0 and negative pids name process groups to kill(): never a sign that this owner lives.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -133,7 +136,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
         const head = row.head + entryRows.length;
         if (checkpointRow && checkpointRow.seq !== head) throw new SequenceError(row.runId, head, checkpointRow.seq);
         if (entryRows.length > 0) tables.insertEntries(row, entryRows);
-        if (checkpointRow) tables.putCheckpoint(row, checkpointRow);
+        if (checkpointRow) tables.putCheckpoint(row, checkpointRow, options.dropEarlierCheckpoints === true);
         row.head = head;
         if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
         if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);

@@ -51,6 +51,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
       putCheckpoint: database.prepare<[number, number, string, string, string, number]>(
         'INSERT OR REPLACE INTO checkpoints (run, seq, position, state, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      dropCheckpoints: database.prepare<[number, number]>('DELETE FROM checkpoints WHERE run = ? AND seq < ?'),
       listAll: database.prepare<[number], RunRow>(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
       listByStatus: database.prepare<[string, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
       journal: database.prepare<[number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE run = ? AND seq > ? ORDER BY seq`),
@@ -99,8 +100,10 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     insertEntries(row, entries) {
       for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
     },
-    putCheckpoint: (row, checkpoint) =>
-      void prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at),
+    putCheckpoint(row, checkpoint, dropEarlier) {
+      if (dropEarlier) prepared.dropCheckpoints.run(row.id, checkpoint.seq);
+      prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at);
+    },
     listRuns: (status, limit) => (status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit)),
     journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq),
     checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id) : prepared.checkpoints.all(row.id)),

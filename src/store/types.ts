@@ -106,7 +106,7 @@ export type CheckpointText = Omit<Checkpoint, 'state'> & { stateJson: string };
 export interface ClaimOptions {
   /** Take the run even if another live owner holds it (its later writes are then refused). */
   force?: boolean;
-  /** How long the lease lasts from now, in ms. */
+  /** How long the lease lasts from now, in ms (default 30 s). */
   leaseMs?: number;
 }
 
@@ -115,6 +115,8 @@ export interface AppendOptions {
   checkpoint?: Checkpoint | CheckpointText;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
+  /** Deletes the run's earlier checkpoints in the same transaction, so full-state checkpoints do not pile up. */
+  dropEarlierCheckpoints?: boolean;
   /** The run's progress so far, for `stageloop runs` while it is still running (a checkpoint sets iterations too). */
   progress?: { iterations: number; tokens: number };
 }
