@@ -23,7 +23,7 @@ afterEach(() => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('sqliteStore with several processes', () => {
-  it('creates one new file from two processes at once, and exactly one of two racing claims wins each run', async () => {
+  it('lets exactly one of two processes win each claim they race for, on a store they created together', async () => {
     const file = join(directory, 'race', 'stageloop.db');
     const [first, second] = [start(), start()];
     const opened = await Promise.all([first, second].map((worker) => worker.send({ op: 'open', file })));
@@ -39,6 +39,16 @@ describe('sqliteStore with several processes', () => {
       expect(losers).toEqual([{ ok: false, name: 'RunBusyError', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
     }
     expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
+    await store.close();
+  });
+
+  it('creates each new store from four processes at once without an error', async () => {
+    const creators = [start(), start(), start(), start()];
+    const files = Array.from({ length: 40 }, (_, index) => join(directory, `created-${index}`, 'stageloop.db'));
+    const answers = await Promise.all(creators.map((worker) => worker.send({ op: 'openEach', files })));
+    expect(answers).toEqual(creators.map(() => ({ ok: true })));
+    const store = sqliteStore(files[39]!);
+    expect(await store.list()).toEqual([]);
     await store.close();
   });
 
