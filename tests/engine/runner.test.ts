@@ -222,7 +222,8 @@ describe('cancellation', () => {
     });
     const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
     expect(trail(result.state)).toEqual(['think#1', 'summarize#1']);
-    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'act' });
+    // The stage that was running when the cancel came is the one named, not the next one the runner skipped.
+    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'think' });
   });
 
   it('an already aborted signal runs only finalize', async () => {
@@ -261,7 +262,7 @@ describe('cancellation', () => {
     const result = await runPipeline(definePipeline({ name: 'demo', iteration: [late, step('act')], maxIterations: 5 }), { task: 't' }, { signal: controller.signal });
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('stop now');
-    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'act' });
+    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'think', message: 'the run was cancelled by its caller: stop now' });
   });
 
   it('a hung finalize stage that reads ctx.signal after the time limit sees it aborted', async () => {

@@ -1,0 +1,65 @@
+// What runPipeline resolves with, built once when the run is over.
+import type { Pipeline } from './pipeline.js';
+import { stageStats, type StageStats } from './stage-timings.js';
+import type { Zone } from './stage.js';
+import type { RunOutcome, RunState, RunStatus, StopReason, Usage } from './state.js';
+
+export interface RunError {
+  stage: string;
+  zone: Zone;
+  iteration: number;
+  message: string;
+  cause: unknown;
+}
+
+/** A finalize problem: kept on the result, never replacing the run's own status. */
+export interface RunWarning {
+  stage: string;
+  message: string;
+  cause?: unknown;
+}
+
+export interface RunResult {
+  runId: string;
+  pipeline: string;
+  status: RunStatus;
+  answer: string | null;
+  /** True when the run did not complete, or a stage marked its answer as a best effort. */
+  partial: boolean;
+  stopReason: StopReason;
+  iterations: number;
+  usage: Usage;
+  stages: StageStats[];
+  state: RunState;
+  error?: RunError;
+  warnings: RunWarning[];
+}
+
+export interface ResultParts {
+  pipeline: Pipeline;
+  /** The state as the result keeps it: a copy when a stage left running might still write to the live one. */
+  state: RunState;
+  outcome: RunOutcome;
+  timings: readonly number[];
+  warnings: RunWarning[];
+  error: RunError | undefined;
+}
+
+export function buildResult({ pipeline, state, outcome, timings, warnings, error }: ResultParts): RunResult {
+  const { status, kind, stage, message } = outcome;
+  const result: RunResult = {
+    runId: state.runId,
+    pipeline: pipeline.name,
+    status,
+    answer: state.answer ?? null,
+    partial: status !== 'completed' || state.partial === true,
+    stopReason: { kind, stage, message },
+    iterations: state.iteration,
+    usage: state.usage,
+    stages: stageStats(pipeline, timings),
+    state,
+    warnings,
+  };
+  if (error) result.error = error;
+  return result;
+}
