@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
 
@@ -85,7 +86,11 @@ function migrate(database: Database.Database, file: string): void {
 export function openDatabase(file: string, options: OpenOptions): Database.Database {
   let database: Database.Database | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): pass another --store path`);
+    }
     sqlite ??= require('better-sqlite3') as typeof Database;
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;

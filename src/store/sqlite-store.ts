@@ -27,7 +27,9 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const file = resolve(path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
   if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StoreError(`busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
-  const database = openDatabase(file, { durability: options.durability ?? 'process', busyTimeoutMs });
+  const durability = options.durability ?? 'process';
+  if (durability !== 'process' && durability !== 'power') throw new StoreError(`durability must be "process" or "power", got "${String(durability)}"`);
+  const database = openDatabase(file, { durability, busyTimeoutMs });
   const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
   let statements;
   try {

@@ -135,7 +135,10 @@ export interface RunStore {
    * A lease is live while it has not expired and its owner is on another host or its pid is alive on this one.
    */
   claim(runId: string, owner: Owner, options?: ClaimOptions): Promise<{ claim: Claim; run: RunSummary }>;
-  /** Appends journal entries (first seq must be head + 1) and optionally a checkpoint; renews the lease. */
+  /**
+   * Appends journal entries (first seq head + 1, contiguous) and optionally a checkpoint, in one transaction; renews
+   * the lease when `leaseMs` is given (a long model call needs heartbeats meanwhile, or another process may take over).
+   */
   append(claim: Claim, entries: JournalEntry[], options?: AppendOptions): Promise<void>;
   /** Renews the lease without writing anything else. */
   heartbeat(claim: Claim, leaseMs: number): Promise<void>;

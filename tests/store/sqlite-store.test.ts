@@ -53,6 +53,14 @@ describe('sqliteStore files', () => {
     await again.close();
   });
 
+  it('names a bad option, and a store path it cannot create', () => {
+    expect(() => sqliteStore(fresh('options'), { durability: 'disk' as 'power' })).toThrow('durability must be "process" or "power", got "disk"');
+    expect(() => sqliteStore(fresh('options'), { busyTimeoutMs: -5 })).toThrow('busyTimeoutMs must be a whole number of ms >= 0, got -5');
+    const blocker = join(directory, 'a-file');
+    writeFileSync(blocker, 'in the way');
+    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(`cannot create the directory of store ${blocker}/stageloop.db (EEXIST: file already exists, mkdir '${blocker}'): pass another --store path`);
+  });
+
   it('refuses a store written by a newer stageloop in one line, and leaves it as it was', async () => {
     const file = fresh('newer');
     const store = sqliteStore(file);
