@@ -1,6 +1,6 @@
 // sqliteStore(path): the RunStore in one SQLite file (WAL, busy timeout, synchronous NORMAL or FULL), shared safely
 // by processes on this host; every write is one IMMEDIATE transaction that checks the claim's epoch.
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
 import { openDatabase } from './sqlite-schema.js';
@@ -70,11 +70,19 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const transaction = database.transaction((body: () => unknown) => body());
   const opened = statSync(file);
 
-  /** SQLite in WAL mode goes on writing to a removed file, and those writes would vanish with the process. */
+  /**
+   * SQLite in WAL mode goes on writing to a removed file (those writes would vanish with the process) and through
+   * an open descriptor to a file made read-only since: ask the file system before each write transaction.
+   */
   const checkInPlace = (): void => {
     const now = statSync(file, { throwIfNoEntry: false });
     if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
       throw new StoreError(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+    }
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (error) {
+      throw new StoreError(`store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`);
     }
   };
 

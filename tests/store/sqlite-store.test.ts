@@ -135,19 +135,26 @@ describe('sqliteStore files', () => {
     await store.close();
   });
 
-  it('fails a write with a StoreError naming the reason when the file is made read-only under a live store', async (context) => {
+  it('fails a write with a StoreError naming the reason when the file or its WAL is made read-only under a live store', async (context) => {
     const file = fresh('read-only');
     const store = sqliteStore(file);
     const claim = await store.create(header('r1'), owner, 5_000);
-    const files = [file, `${file}-wal`];
-    // Root (as here) writes through chmod, and an open descriptor ignores it anyway: only the immutable flag binds both.
-    if (spawnSync('chattr', ['+i', ...files]).status !== 0) context.skip('chattr +i is not available on this file system');
+    // Root (as here) writes through chmod, and an open descriptor ignores it anyway: the immutable flag binds both.
+    const immutable = (flag: '+i' | '-i', path: string) => spawnSync('chattr', [flag, path]).status === 0;
+    if (!immutable('+i', file)) context.skip('chattr +i is not available on this file system');
+    try {
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow(`store ${file} was made read-only (EPERM): make it writable, then resume the run`);
+    } finally {
+      immutable('-i', file);
+    }
+    // Only the WAL, where SQLite writes first: SQLite's own I/O error, with what the file system says.
+    immutable('+i', `${file}-wal`);
     try {
       const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1, { big: 'z'.repeat(50_000) }) });
       await expect(write).rejects.toBeInstanceOf(StoreError);
-      await expect(write).rejects.toThrow(`store ${file} cannot be written: the file is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
+      await expect(write).rejects.toThrow(`store ${file} cannot be written: ${file}-wal is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
     } finally {
-      spawnSync('chattr', ['-i', ...files]);
+      immutable('-i', `${file}-wal`);
     }
     await store.append(claim, [entry(1)]);
     expect((await store.get('r1'))?.head).toBe(1);
