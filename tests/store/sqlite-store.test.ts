@@ -161,6 +161,33 @@ describe('sqliteStore files', () => {
     await store.close();
   });
 
+  it('fails a write with a StoreError naming a full disk, keeping every write before it', async (context) => {
+    const mountPoint = mkdtempSync(join(tmpdir(), 'stageloop-full-'));
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint]).status !== 0) {
+      rmSync(mountPoint, { recursive: true, force: true });
+      context.skip('cannot mount a small tmpfs here (needs root)');
+    }
+    const file = join(mountPoint, 'stageloop.db');
+    const store = sqliteStore(file);
+    try {
+      const claim = await store.create(header('r1'), owner, 5_000);
+      let seq = 0;
+      let failure: unknown;
+      while (failure === undefined && seq < 100) {
+        await store.append(claim, [entry(seq + 1)], { checkpoint: checkpoint(seq + 1, { filler: `${seq}`.repeat(20_000) }) }).then(() => seq++, (error: unknown) => (failure = error));
+      }
+      expect(failure).toBeInstanceOf(StoreError);
+      expect((failure as Error).message).toBe(`store ${file}: the disk is full: free some space, then resume the run`);
+      expect(seq).toBeGreaterThan(0);
+      expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: seq }, (_, index) => index + 1));
+      expect((await store.latestCheckpoint('r1'))?.seq).toBe(seq);
+    } finally {
+      await store.close();
+      spawnSync('umount', [mountPoint]);
+      rmSync(mountPoint, { recursive: true, force: true });
+    }
+  });
+
   it('fails a write with a StoreError naming the lock when another connection holds the database past the busy timeout', async () => {
     const file = fresh('locked');
     const store = sqliteStore(file, { busyTimeoutMs: 50 });
