@@ -75,9 +75,9 @@ async function singleWrites(): Promise<void> {
       cells.push(await perWrite(make, count, (store, claim, seq) => store.append(claim, [entryAt(seq, 'stage', { stage: 'think' })], { checkpoint: checkpointAt(seq, state) })));
     }
     // What the store itself adds when the recorder hands over the text it hashed.
-    const { state, ...rest } = checkpointAt(0, stateOf(20 * 1_024));
-    const stateJson = JSON.stringify(state);
-    cells.push(await perWrite(make, 200, (store, claim, seq) => store.append(claim, [entryAt(seq, 'stage', { stage: 'think' })], { checkpoint: { ...rest, seq, stateJson } })));
+    const given = checkpointAt(0, stateOf(20 * 1_024));
+    const stateJson = JSON.stringify(given.state);
+    cells.push(await perWrite(make, 200, (store, claim, seq) => store.append(claim, [entryAt(seq, 'stage', { stage: 'think' })], { checkpoint: { ...given, seq, stateJson } })));
     console.log(`| ${name} | ${cells.join(' | ')} |`);
   }
 }

@@ -27,7 +27,7 @@ export {
   type Pipeline,
   type PipelineDefinition,
 } from './engine/pipeline.js';
-export { runPipeline, type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
+export { type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
 export {
   ModelError,
   emptyUsage,
@@ -92,10 +92,16 @@ export {
   type JournalEntry,
   type JournalKind,
   type Checkpoint,
-  type CheckpointText,
   type RunPosition,
 } from './store/types.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
 export type { StoreClock } from './store/run-store.js';
 export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from './store/location.js';
+
+// --- Durable runs: recorded with a store, resumed after a crash or cancel, replayed offline (issue 13) ---
+export { runPipeline, resumeRun, PipelineMismatchError, type DurableRunOptions, type RecordOptions, type ResumeOptions } from './durable/durable-run.js';
+export { replayRun, type ReplayOptions, type ReplayReport } from './durable/replay.js';
+export { listRuns, loadRun, type LoadedRun } from './durable/inspect.js';
+export type { Divergence, DivergenceKind } from './durable/divergence.js';
+export type { RunSeam, RunStart, RunCursor } from './engine/run-seam.js';

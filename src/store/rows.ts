@@ -2,7 +2,7 @@
 // conversions between them and the port's types.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
-import { StoreError, type Checkpoint, type CheckpointText, type JournalEntry, type Owner, type RunHeader, type RunOutcomeRecord, type RunPosition, type RunSummary, type StoredRunStatus } from './types.js';
+import { StoreError, type Checkpoint, type JournalEntry, type Owner, type RunHeader, type RunOutcomeRecord, type RunPosition, type RunSummary, type StoredRunStatus } from './types.js';
 
 export interface RunRow {
   /** Insertion order: breaks ties between runs created in the same millisecond. */
@@ -117,10 +117,10 @@ export function toEntry(row: EntryRow): JournalEntry {
   return { seq: row.seq, kind: row.kind, zone: row.zone, iteration: row.iteration, stage: row.stage, at: row.at, data: JSON.parse(row.data) as JsonValue };
 }
 
-export function toCheckpointRow(runId: string, checkpoint: Checkpoint | CheckpointText): CheckpointRow {
+export function toCheckpointRow(runId: string, checkpoint: Checkpoint): CheckpointRow {
   const what = `the checkpoint at seq ${checkpoint.seq} of run ${runId}`;
-  // Text given is kept as is: the recorder made it to hash it, and stringifying the state again would double the cost.
-  const state = 'stateJson' in checkpoint ? checkpoint.stateJson : jsonText(what, checkpoint.state);
+  // Text given is kept as is: the writer made it to hash the state, and stringifying it again would double the cost.
+  const state = checkpoint.stateJson ?? jsonText(what, checkpoint.state);
   return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state, stateHash: checkpoint.stateHash, at: checkpoint.at };
 }
 

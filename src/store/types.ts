@@ -1,5 +1,6 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { RunPosition } from '../engine/run-seam.js';
 
 /** `running` also covers a run whose process died: its owner's lease tells whether anyone still holds it. */
 export type StoredRunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
@@ -77,31 +78,20 @@ export interface JournalEntry {
   data: JsonValue;
 }
 
-/** Where the runner stands at a stage boundary: enough to continue from exactly there. */
-export interface RunPosition {
-  zone: 'setup' | 'iteration' | 'finalize';
-  iteration: number;
-  /** Index of the next stage to run in that zone's list. */
-  nextStage: number;
-  /** The first steering signal so far, and the stage that gave it. */
-  steer: { type: 'break_loop' | 'abort_run'; kind: string; reason: string; stage: string } | null;
-  breakRequested: boolean;
-  /** Set once the run's end is decided (before finalize). */
-  ended: { status: string; kind: string; stage: string | null; message: string } | null;
-}
+/** Where the runner stands at a stage boundary (the engine's own type, so a checkpoint resumes exactly there). */
+export type { RunPosition } from '../engine/run-seam.js';
 
 export interface Checkpoint {
   /** The journal seq this checkpoint follows: entries after it are what happened since. */
   seq: number;
   position: RunPosition;
   state: JsonObject;
+  /** The state's JSON text when the writer has made it already (it hashed it): stored as is, not made again. */
+  stateJson?: string;
   /** A hash of the state's JSON, so resume and replay can tell whether they reached the same state. */
   stateHash: string;
   at: number;
 }
-
-/** A checkpoint whose state is already JSON text (the text its hash was taken of): the store keeps that text as is. */
-export type CheckpointText = Omit<Checkpoint, 'state'> & { stateJson: string };
 
 export interface ClaimOptions {
   /** Take the run even if another live owner holds it (its later writes are then refused). */
@@ -112,7 +102,7 @@ export interface ClaimOptions {
 
 export interface AppendOptions {
   /** A checkpoint written in the same transaction, after the entries; its seq must be the journal's new head. */
-  checkpoint?: Checkpoint | CheckpointText;
+  checkpoint?: Checkpoint;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
   /** Deletes the run's earlier checkpoints in the same transaction, so full-state checkpoints do not pile up. */
