@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
 import { openDatabase } from './sqlite-schema.js';
 import { storeFailure } from './sqlite-errors.js';
-import type { CheckpointRow, EntryRow, RunRow } from './rows.js';
+import type { CheckpointRow, EntryRow, RunRow, WritableRow } from './rows.js';
 import { StoreError, type RunStore } from './types.js';
 
 export interface SqliteStoreOptions {
@@ -17,9 +17,9 @@ export interface SqliteStoreOptions {
   clock?: StoreClock;
 }
 
-const runColumns = `id, run_id AS runId, pipeline, fingerprint, version, input, options, created_at AS createdAt, status,
-  updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid, owner_host AS ownerHost,
-  lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
+const writableColumns = `id, run_id AS runId, status, updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid,
+  owner_host AS ownerHost, lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
+const runColumns = `${writableColumns}, pipeline, fingerprint, version, input, options, created_at AS createdAt`;
 const entryColumns = 'seq, kind, zone, iteration, stage, at, data';
 const checkpointColumns = 'seq, position, state, state_hash AS stateHash, at';
 
@@ -35,6 +35,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   try {
     statements = {
       findRun: database.prepare<[string], RunRow>(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
+      findWritable: database.prepare<[string], WritableRow>(`SELECT ${writableColumns} FROM runs WHERE run_id = ?`),
       nextRunId: database.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM runs').pluck(),
       insertRun: database.prepare<[RunRow]>(
         `INSERT INTO runs (id, run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, owner_id,
@@ -42,10 +43,13 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
          VALUES (@id, @runId, @pipeline, @fingerprint, @version, @input, @options, @createdAt, @status, @updatedAt, @epoch, @ownerId,
            @ownerPid, @ownerHost, @leaseUntil, @head, @iterations, @tokens, @answer, @outcome)`,
       ),
-      saveRun: database.prepare<[RunRow]>(
+      saveRun: database.prepare<[WritableRow]>(
         `UPDATE runs SET status = @status, updated_at = @updatedAt, epoch = @epoch, owner_id = @ownerId, owner_pid = @ownerPid,
            owner_host = @ownerHost, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens,
            answer = @answer, outcome = @outcome WHERE id = @id`,
+      ),
+      saveProgress: database.prepare<[WritableRow]>(
+        'UPDATE runs SET updated_at = @updatedAt, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens WHERE id = @id',
       ),
       insertEntry: database.prepare<[number, number, string, string, number, string | null, number, string]>(
         `INSERT INTO journal (run, ${entryColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -104,9 +108,11 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
       }
     },
     findRun: (runId) => prepared.findRun.get(runId),
+    findWritable: (runId) => prepared.findWritable.get(runId),
     nextRunId: () => prepared.nextRunId.get() ?? 1,
     insertRun: (row) => void prepared.insertRun.run(row),
     saveRun: (row) => void prepared.saveRun.run(row),
+    saveProgress: (row) => void prepared.saveProgress.run(row),
     insertEntries(row, entries) {
       for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
     },
