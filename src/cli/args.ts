@@ -25,6 +25,9 @@ export interface RunFlags extends GuardFlags {
   verbose: boolean;
   trace?: TraceMode;
   traceContent: boolean;
+  /** Where the run is recorded (--store), unless --no-store. */
+  store?: string;
+  noStore: boolean;
 }
 
 const guardOptions = {
@@ -49,6 +52,8 @@ const runOptions = {
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
   'trace-content': { type: 'boolean' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -120,7 +125,10 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
     quiet: values.quiet ?? false,
     verbose: values.verbose ?? false,
     traceContent: values['trace-content'] ?? false,
+    noStore: values['no-store'] ?? false,
   };
+  if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
+  if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
