@@ -16,6 +16,7 @@ Commands:
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -40,6 +41,12 @@ Limits and guards:
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse a tool call repeated N times with the same arguments
   --context-budget TOKENS  prune old tool observations to keep each request under TOKENS
+
+Tools and models:
+  --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
+  --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
+  --fallback-model NAME    a model on the same server to move to when the model fails (rate limit, 5xx, timeout);
+                           repeatable; other servers go in the config file's "fallback" list
 
 Recording:
   --store PATH             record the run in this SQLite file (default $STAGELOOP_HOME/stageloop.db, else
@@ -112,6 +119,14 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'tools') {
+      const { parseToolsFlags, toolsCommand, toolsUsage } = await import('./tools-command.js');
+      const flags = parseToolsFlags(rest);
+      if (flags === 'help') return void streams.stdout.write(`${toolsUsage}\n`), 0;
+      const { defaultTools } = await import('./assemble.js');
+      const builtIn = await defaultTools(env);
+      return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
+    }
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
@@ -134,7 +149,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);

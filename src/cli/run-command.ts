@@ -7,7 +7,7 @@ import type { Environment } from '../model/config.js';
 import type { RunStore } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { GuardFlags, RunFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools, type ModelChoice } from './assemble.js';
+import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
 import { openCliStore } from './store-location.js';
@@ -50,15 +50,20 @@ export interface ShowFlags {
 
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const choice = await chooseModel(flags, env);
+  const config = await cliConfig(flags, env);
+  const choice = await withFallbacks(await chooseModel(flags, env), flags.fallbackModels, config, env, flags.baseUrl);
   const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
-  const tools = await defaultTools(env, calculatorHost);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
-  const { runPipeline } = await import('../durable/durable-run.js');
-  const record = { cli: cliSettings(flags) as unknown as JsonObject };
-  return attendedRun(flags, env, streams, { choice, tools, recording }, (deps, signal) =>
-    runPipeline(pipeline, { task: flags.task }, { deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
-  );
+  try {
+    const tools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+    const { runPipeline } = await import('../durable/durable-run.js');
+    const record = { cli: cliSettings(flags) as unknown as JsonObject };
+    return await attendedRun(flags, env, streams, { choice, tools, recording }, (deps, signal) =>
+      runPipeline(pipeline, { task: flags.task }, { deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
+    );
+  } finally {
+    if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
+  }
 }
 
 export interface RunParts {
