@@ -12,7 +12,7 @@ afterEach(() => folder && rmSync(folder, { recursive: true, force: true }));
 /** A config file in the shape Claude Desktop uses, naming the SDK test server over stdio. */
 function configWithTestServer(logFile: string): string {
   folder = mkdtempSync(join(tmpdir(), 'stageloop-mcp-cli-'));
-  const server = stdioTestServer(logFile, 'files');
+  const server = stdioTestServer(logFile, 'files') as { command: string; args?: string[]; env?: Record<string, string> };
   const file = join(folder, 'stageloop.config.json');
   writeFileSync(file, JSON.stringify({ mcpServers: { files: { command: server.command, args: server.args, env: server.env } } }));
   return file;
