@@ -60,7 +60,7 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
     tarballFiles: packed!.files.map((file) => file.path),
     node: (args, env = {}) =>
       new Promise((resolve) => {
-        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, out, err) =>
+        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 170_000 }, (error, out, err) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
         );
       }),
