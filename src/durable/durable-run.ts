@@ -109,7 +109,7 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
     await store.release(claim, endedAs).catch(() => undefined);
     throw error;
   }
-  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs });
+  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs }, {}, start.position);
   const recorded = run.options as { finalizeTimeoutMs?: JsonValue; abandonAfterMs?: JsonValue };
   const limits: RunOptions = {};
   if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;

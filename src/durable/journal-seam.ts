@@ -25,6 +25,8 @@ export class JournalSeam implements RunSeam {
     private readonly pipeline: Pipeline,
     private readonly writer: JournalWriter | undefined,
     private readonly ports: PortOptions = {},
+    /** Where a resume starts: the engine does not set the stage context's iteration when that is in finalize. */
+    private readonly resumedAt?: RunPosition,
   ) {
     if (writer !== undefined) {
       // Renews the lease while a long model call records nothing; a stopped process stops renewing it.
@@ -34,7 +36,10 @@ export class JournalSeam implements RunSeam {
   }
 
   wrapDeps(deps: Deps, cursor: RunCursor): Deps {
-    return journaledDeps(deps, cursor, this.journal, this.ports);
+    const resumedAt = this.resumedAt;
+    // Finalize's calls belong to the run's last iteration, as in a run that was never interrupted.
+    const seen = resumedAt?.zone === 'finalize' ? inIteration(cursor, resumedAt.iteration) : cursor;
+    return journaledDeps(deps, seen, this.journal, this.ports);
   }
 
   boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {
@@ -96,6 +101,18 @@ export class JournalSeam implements RunSeam {
     }
     return undefined;
   }
+}
+
+function inIteration(cursor: RunCursor, iteration: number): RunCursor {
+  return {
+    get zone() {
+      return cursor.zone;
+    },
+    iteration,
+    get stage() {
+      return cursor.stage;
+    },
+  };
 }
 
 /** The result as the store keeps it: JSON, without the state (checkpoints hold it) or thrown causes. */
