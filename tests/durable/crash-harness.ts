@@ -109,13 +109,6 @@ export function spawnChild(script: string, config: ChildConfig): Child {
   return handle;
 }
 
-/** Timing fields differ between any two live runs (they measure this machine, not the run): dropped before comparing. */
-const timingKeys = new Set(['durationMs', 'latencyMs', 'totalMs']);
-
-export function withoutTimings(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value), (key, field: unknown) => (timingKeys.has(key) ? undefined : field));
-}
-
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
