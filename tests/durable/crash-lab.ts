@@ -20,10 +20,10 @@ interface Mode {
   paddingBytes: number;
 }
 export const modes = {
-  // Five tool turns, then a final answer: completed; summarize keeps the answer without a model call.
-  answer: { toolTurns: 5, maxIterations: 10, paddingBytes: 0 },
+  // Eight tool turns, then a final answer: completed; summarize keeps the answer without a model call.
+  answer: { toolTurns: 8, maxIterations: 10, paddingBytes: 0 },
   // Never answers: stopped at the cap, and summarize asks the model for a summary (a model call in finalize).
-  cap: { toolTurns: 1_000, maxIterations: 5, paddingBytes: 0 },
+  cap: { toolTurns: 1_000, maxIterations: 7, paddingBytes: 0 },
   // A 300 KB state: checkpoints only after setup, on entering finalize and at the end, each a long write.
   padded: { toolTurns: 4, maxIterations: 10, paddingBytes: 300_000 },
 } satisfies Record<string, Mode>;
