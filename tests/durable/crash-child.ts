@@ -33,6 +33,8 @@ export interface ChildConfig {
   waitForGo?: boolean;
   /** Extra bytes in the run's input options: a bigger state makes each checkpoint write take longer. */
   paddingBytes?: number;
+  /** Stop this process (SIGSTOP to itself) inside this tool call, after its side effect: a stalled owner, exactly there. */
+  pauseAtStep?: number;
 }
 
 /** Exit codes the parent reads. */
@@ -48,6 +50,7 @@ const sideEffect = defineTool({
   async execute({ step, expression }) {
     appendFileSync(config.sideLog, `${config.attempt}\t${step}\t${JSON.stringify({ step, expression })}\n`);
     mark(`tool ${step}`);
+    if (step === config.pauseAtStep) process.kill(process.pid, 'SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, config.toolDelayMs));
     return String(expression.split('+').reduce((sum, term) => sum + Number(term), 0));
   },

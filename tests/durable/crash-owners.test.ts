@@ -8,6 +8,11 @@ import { delay } from './crash-harness.js';
 import { openLab, resultOf, type Lab } from './crash-lab.js';
 import { expectRecovered, lastAcknowledged } from './crash-recovery.js';
 
+/** The state letter Linux shows for a process: T while it is stopped. */
+function processState(pid: number): string {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').charAt(0);
+}
+
 let lab: Lab;
 beforeAll(async () => {
   lab = await openLab();
@@ -19,7 +24,8 @@ describe.concurrent('owners of one run', () => {
     const setup = await lab.setUp('two-resumers', 'answer');
     try {
       const first = lab.launch(setup, 'start', 1);
-      first.onLine((line) => line === 'tool 2' && setTimeout(() => first.kill('SIGKILL'), 5));
+      // Killed early, so the winner has most of the run still to do when the loser claims.
+      first.onLine((line) => line === 'tool 1' && setTimeout(() => first.kill('SIGKILL'), 5));
       expect((await first.exited).signal).toBe('SIGKILL');
       const journalAfter = await setup.store.journal(setup.config.runId);
 
@@ -45,10 +51,11 @@ describe.concurrent('owners of one run', () => {
     const setup = await lab.setUp('paused-owner', 'answer');
     const leaseMs = 400;
     try {
-      const old = lab.launch(setup, 'start', 1, { leaseMs });
-      // Paused inside tool call 2: its side effect is done, its result not yet recorded.
-      old.onLine((line) => line === 'tool 2' && old.kill('SIGSTOP'));
+      // It stops itself inside tool call 2: its side effect is done, its result not yet recorded.
+      const old = lab.launch(setup, 'start', 1, { leaseMs, pauseAtStep: 2 });
       await old.waitForLine((line) => line === 'tool 2');
+      for (let tries = 0; tries < 100 && processState(old.process.pid!) !== 'T'; tries++) await delay(10);
+      expect(processState(old.process.pid!)).toBe('T');
       const journalAtPause = await setup.store.journal(setup.config.runId);
       // A paused process renews nothing: wait until its lease has run out (the process is alive, so only time frees it).
       for (let tries = 0; tries < 100 && ((await setup.store.get(setup.config.runId))?.leaseUntil ?? 0) >= Date.now(); tries++) await delay(20);

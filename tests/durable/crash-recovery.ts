@@ -81,6 +81,16 @@ export async function expectRecovered(store: RunStore, runId: string, maxIterati
     expect(journal.slice(0, interruption.journalAfter.length)).toEqual(interruption.journalAfter);
   }
 
+  // No checkpoint is torn or stray, kills inside their writes included: each follows the stage end it was taken at.
+  const checkpoints = await store.checkpoints(runId);
+  expect(checkpoints.map((saved) => saved.seq)).toEqual([...new Set(checkpoints.map((saved) => saved.seq))].sort((left, right) => left - right));
+  for (const saved of checkpoints) {
+    const entry = journal[saved.seq - 1];
+    expect(entry?.kind).toBe('stage');
+    expect((entry?.data as { hash?: string }).hash).toBe(saved.stateHash);
+    expect(stateDigest(saved.state).hash).toBe(saved.stateHash);
+  }
+
   expectToolsRanOnce(sideLog, recordedSteps(journal), interruptions);
 
   const replay = await replayRun(store, runId, { pipeline: reactPipeline({ maxIterations }) });
