@@ -1,4 +1,4 @@
-// The process the crash test kills: starts (or resumes) one recorded ReAct run against the parent's loopback model,
+// The process the crash test kills: starts (or resumes) one recorded run (ReAct or Plan-Execute-Replan) against the parent's loopback model,
 // with a tool whose every execution appends a line to a side-effect log, and prints markers the parent aims at.
 //
 //   node --import tsx tests/durable/crash-child.ts '<ChildConfig as JSON>'
@@ -8,7 +8,6 @@
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { reactPipeline } from '../../pipelines/react.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
@@ -16,6 +15,7 @@ import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { StoreError, type RunStore } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { crashPipeline, type CrashPipeline } from './crash-pipelines.js';
 
 export interface ChildConfig {
   db: string;
@@ -26,6 +26,7 @@ export interface ChildConfig {
   sideLog: string;
   /** Written into each side-effect line, so the parent knows which process executed a call. */
   attempt: number;
+  pipeline: CrashPipeline;
   maxIterations: number;
   toolDelayMs: number;
   leaseMs?: number;
@@ -79,7 +80,7 @@ async function main(): Promise<number> {
       if (event.type === 'stage_started') mark(`stage ${event.zone} ${event.iteration} ${event.stage}`);
     },
   };
-  const pipeline = reactPipeline({ maxIterations: config.maxIterations });
+  const pipeline = crashPipeline(config.pipeline, config.maxIterations);
   if (config.waitForGo === true) {
     mark('ready');
     await new Promise<void>((resolve) => createInterface({ input: process.stdin }).once('line', () => resolve()));

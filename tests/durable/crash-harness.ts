@@ -30,27 +30,43 @@ export interface ScriptedModel {
 }
 
 /**
- * Answers from the request alone, so every process (and the uninterrupted reference) gets the same replies: a tool
- * call numbered after the tool results so far until `toolTurns` are in, then a final answer; a tool-less request
- * (the early-stop summary) gets a summary. Each reply waits `delayMs`, so kills can land during the call.
+ * Answers from the request alone, so every process (and the uninterrupted reference) gets the same replies. ReAct: a
+ * tool call numbered after the tool results so far until `toolTurns` are in, then a final answer; a tool-less request
+ * (the early-stop summary) gets a summary. Plan-Execute-Replan: a plan of three parts, one tool call per part (numbered
+ * by the part its brief names) then the part's result, a replanner that keeps the plan. Each reply waits `delayMs`.
  */
 export async function startScriptedModel(toolTurns: number, delayMs: number): Promise<ScriptedModel> {
   const server = await startChatServer();
   const model: ScriptedModel = { server, onRequest: undefined, close: () => server.close() };
   server.handle(async (request, response) => {
-    const toolResults = request.body.messages.filter((message) => message.role === 'tool').length;
-    model.onRequest?.({ toolResults, summary: request.body.tools === undefined });
+    const body = request.body;
+    const toolResults = body.messages.filter((message) => message.role === 'tool').length;
+    const part = body.messages.map((message) => /Current step \((\d+) of \d+\)/.exec(message.content ?? '')?.[1]).find(Boolean);
+    const format = body.response_format?.json_schema?.name;
+    model.onRequest?.({ toolResults, summary: body.tools === undefined && part === undefined && format === undefined });
     await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const step = toolResults + 1;
-    let reply: ReplyOptions;
-    if (request.body.tools === undefined) reply = { content: `summary: ${toolResults} steps done` };
-    else if (toolResults < toolTurns) reply = { toolCalls: [{ id: `call_${step}`, name: 'calculator', arguments: JSON.stringify({ step, expression: `${step} + ${step * 10}` }) }] };
-    else reply = { content: `done: ${toolResults} steps` };
+    const reply = format !== undefined ? structuredReply(format) : part !== undefined ? partReply(Number(part), toolResults, body.tools !== undefined) : reactReply(toolResults, toolTurns, body.tools !== undefined);
     if (response.destroyed) return;
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(completionBody({ ...reply, usage: { input: 10 + toolResults, output: 5 } })));
   }, Number.MAX_SAFE_INTEGER);
   return model;
+}
+
+const addition = (step: number): ReplyOptions => ({ toolCalls: [{ id: `call_${step}`, name: 'calculator', arguments: JSON.stringify({ step, expression: `${step} + ${step * 10}` }) }] });
+
+function reactReply(toolResults: number, toolTurns: number, withTools: boolean): ReplyOptions {
+  if (!withTools) return { content: `summary: ${toolResults} steps done` };
+  return toolResults < toolTurns ? addition(toolResults + 1) : { content: `done: ${toolResults} steps` };
+}
+
+function partReply(part: number, toolResults: number, withTools: boolean): ReplyOptions {
+  return withTools && toolResults === 0 ? addition(part) : { content: `part ${part} adds up to ${part * 11}` };
+}
+
+function structuredReply(format: string): ReplyOptions {
+  if (format === 'plan') return { content: JSON.stringify({ steps: [1, 2, 3].map((part) => ({ description: `Add the numbers of part ${part}`, status: 'pending' })) }) };
+  return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
 }
 
 /**

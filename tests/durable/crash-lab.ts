@@ -8,12 +8,15 @@ import { sqliteStore } from '../../src/store/sqlite-store.js';
 import type { RunStore } from '../../src/store/types.js';
 import type { ChildConfig } from './crash-child.js';
 import { buildChild, spawnChild, startScriptedModel, type Child, type ScriptedModel } from './crash-harness.js';
+import type { CrashPipeline } from './crash-pipelines.js';
 import type { Reference } from './crash-recovery.js';
 
 export const modelDelayMs = 40;
 export const toolDelayMs = 30;
 
 interface Mode {
+  pipeline: CrashPipeline;
+  /** ReAct: tool turns before the final answer. */
   toolTurns: number;
   maxIterations: number;
   /** Bytes added to the state so that each checkpoint write takes a few ms (a bigger window to kill inside). */
@@ -21,11 +24,13 @@ interface Mode {
 }
 export const modes = {
   // Eight tool turns, then a final answer: completed; summarize keeps the answer without a model call.
-  answer: { toolTurns: 8, maxIterations: 10, paddingBytes: 0 },
+  answer: { pipeline: 'react', toolTurns: 8, maxIterations: 10, paddingBytes: 0 },
   // Never answers: stopped at the cap, and summarize asks the model for a summary (a model call in finalize).
-  cap: { toolTurns: 1_000, maxIterations: 7, paddingBytes: 0 },
+  cap: { pipeline: 'react', toolTurns: 1_000, maxIterations: 7, paddingBytes: 0 },
   // A 300 KB state: checkpoints only after setup, on entering finalize and at the end, each a long write.
-  padded: { toolTurns: 4, maxIterations: 10, paddingBytes: 300_000 },
+  padded: { pipeline: 'react', toolTurns: 4, maxIterations: 10, paddingBytes: 300_000 },
+  // A plan of three steps, a tool call and a result each, a replanner that keeps the plan, and a composed summary.
+  planned: { pipeline: 'plan-execute-replan', toolTurns: 0, maxIterations: 10, paddingBytes: 0 },
 } satisfies Record<string, Mode>;
 export type ModeName = keyof typeof modes;
 
@@ -55,7 +60,7 @@ export async function openLab(): Promise<Lab> {
       const mode: Mode = modes[modeName];
       const model = await startScriptedModel(mode.toolTurns, modelDelayMs);
       const db = join(folder, `${name}.db`);
-      const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
+      const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), pipeline: mode.pipeline, maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
       // The parent reads the same file the children write (WAL: readers never block the writer).
       return { mode: modeName, model, store: sqliteStore(db), config };
     },

@@ -41,7 +41,7 @@ describe.concurrent('owners of one run', () => {
       expect(loser.lines.filter((line) => line.startsWith('appended ') || line.startsWith('tool '))).toEqual([]);
 
       const interruptions = [{ attempt: 1, journalAfter, acknowledged: lastAcknowledged(first.lines) }];
-      await expectRecovered(setup.store, setup.config.runId, setup.config.maxIterations, setup.config.sideLog, await lab.reference('answer'), interruptions, resultOf(winner));
+      await expectRecovered(setup.store, setup.config, await lab.reference('answer'), interruptions, resultOf(winner));
     } finally {
       await lab.tearDown(setup);
     }
@@ -87,7 +87,7 @@ describe.concurrent('owners of one run', () => {
       expect(stepTwo.map((line) => line.split('\t')[0])).toEqual(['1', '2']);
 
       const interruptions = [{ attempt: 1, journalAfter: journalAtPause, acknowledged: lastAcknowledged(old.lines) }];
-      await expectRecovered(setup.store, setup.config.runId, setup.config.maxIterations, setup.config.sideLog, await lab.reference('answer'), interruptions, resultOf(taker));
+      await expectRecovered(setup.store, setup.config, await lab.reference('answer'), interruptions, resultOf(taker));
     } finally {
       await lab.tearDown(setup);
     }

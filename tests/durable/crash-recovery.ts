@@ -2,12 +2,13 @@
 // (but for one in flight per kill), the journal is contiguous and lost nothing, and the run replays identically.
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { reactPipeline } from '../../pipelines/react.js';
 import { effectiveJournal } from '../../src/durable/effective-journal.js';
 import { replayRun } from '../../src/durable/replay.js';
 import type { RunResult } from '../../src/engine/runner.js';
 import type { JournalEntry, RunStore } from '../../src/store/types.js';
 import { stateDigest } from '../../src/durable/hashing.js';
+import type { ChildConfig } from './crash-child.js';
+import { crashPipeline } from './crash-pipelines.js';
 
 /** What an uninterrupted run ended with, the yardstick of every recovered one. */
 export interface Reference {
@@ -58,7 +59,9 @@ function recordedSteps(journal: readonly JournalEntry[]): number[] {
     .flatMap((entry) => ((entry.data as { calls: Array<{ arguments: string }> }).calls ?? []).map((call) => (JSON.parse(call.arguments) as { step: number }).step));
 }
 
-export async function expectRecovered(store: RunStore, runId: string, maxIterations: number, sideLog: string, reference: Reference, interruptions: readonly Interruption[], finalResult: RunResult | undefined): Promise<void> {
+type RunConfig = Pick<ChildConfig, 'runId' | 'pipeline' | 'maxIterations' | 'sideLog'>;
+
+export async function expectRecovered(store: RunStore, { runId, pipeline, maxIterations, sideLog }: RunConfig, reference: Reference, interruptions: readonly Interruption[], finalResult: RunResult | undefined): Promise<void> {
   const run = await store.get(runId);
   expect(run?.status).toBe(reference.result.status);
   expect(comparable(run!.outcome!.result as unknown as RunResult)).toEqual(comparable(reference.result));
@@ -93,7 +96,7 @@ export async function expectRecovered(store: RunStore, runId: string, maxIterati
 
   expectToolsRanOnce(sideLog, recordedSteps(journal), interruptions);
 
-  const replay = await replayRun(store, runId, { pipeline: reactPipeline({ maxIterations }) });
+  const replay = await replayRun(store, runId, { pipeline: crashPipeline(pipeline, maxIterations) });
   expect(replay.divergence).toBeUndefined();
   expect(replay.identical).toBe(true);
   expect(replay.replayed.stateHash).toBe(replay.recorded.stateHash);

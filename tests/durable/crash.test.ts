@@ -51,8 +51,8 @@ function arm(child: Child, setup: Setup, plan: KillPlan, random: ReturnType<type
       if (seen + 1 === plan.nth) aimed.checkpointSeq = Number(line.slice('checkpoint '.length));
       at(0);
     }
-    // In finalize: during the summary's model call when the run stopped early, else in summarize's quick pass.
-    if (plan.aim === 'finalize' && line.startsWith('stage finalize')) at(setup.mode === 'cap' ? random.between(0, modelDelayMs) : 0);
+    // In finalize: during the summary's model call (a capped ReAct run, a plan's composed answer), else in its quick pass.
+    if (plan.aim === 'finalize' && line.startsWith('stage finalize')) at(setup.mode === 'cap' || setup.mode === 'planned' ? random.between(0, modelDelayMs) : 0);
   });
   return aimed;
 }
@@ -86,14 +86,15 @@ async function crashUntilDone(setup: Setup, plans: readonly KillPlan[], random: 
   throw new Error('the run was still not done after its last planned kill');
 }
 
-/** Each aim appears in turn, with a random nth; finalize comes last (nothing else is left to aim at after it). */
+/** The aims in turn from a random one, each with a random nth, and last a kill in finalize (nothing is left after it). */
 function killPlans(random: ReturnType<typeof seededRandom>, count: number, aims: readonly Aim[]): KillPlan[] {
-  const plans = Array.from({ length: count }, (_unused, index) => aims[(random.between(0, aims.length - 1) + index) % aims.length]!).map((aim) => ({
+  const first = random.between(0, aims.length - 1);
+  const plans = Array.from({ length: count - 1 }, (_unused, index) => aims[(first + index) % aims.length]!).map((aim) => ({
     aim,
     // The first checkpoint of a resumed padded run may be its last: aim at that one.
     nth: aim === 'checkpoint' ? 1 : random.between(1, 2),
   }));
-  return plans.sort((left, right) => Number(left.aim === 'finalize') - Number(right.aim === 'finalize'));
+  return [...plans, { aim: 'finalize', nth: 1 }];
 }
 
 beforeAll(async () => {
@@ -102,9 +103,10 @@ beforeAll(async () => {
 afterAll(() => lab?.dispose());
 
 const scenarios: Array<{ name: string; mode: ModeName; kills: number; aims: Aim[] }> = [
-  ...[1, 2, 3, 4].map((index) => ({ name: `answer-${index}`, mode: 'answer' as const, kills: 6, aims: ['model', 'tool', 'stage', 'checkpoint', 'finalize'] as Aim[] })),
-  ...[1, 2, 3].map((index) => ({ name: `cap-${index}`, mode: 'cap' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint', 'finalize'] as Aim[] })),
-  ...[1, 2].map((index) => ({ name: `padded-${index}`, mode: 'padded' as const, kills: 3, aims: ['checkpoint', 'checkpoint', 'tool', 'finalize'] as Aim[] })),
+  ...[1, 2, 3, 4].map((index) => ({ name: `answer-${index}`, mode: 'answer' as const, kills: 6, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
+  ...[1, 2, 3].map((index) => ({ name: `cap-${index}`, mode: 'cap' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
+  ...[1, 2].map((index) => ({ name: `padded-${index}`, mode: 'padded' as const, kills: 3, aims: ['checkpoint', 'checkpoint', 'tool'] as Aim[] })),
+  ...[1, 2].map((index) => ({ name: `planned-${index}`, mode: 'planned' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
 ];
 
 describe.concurrent(`a run SIGKILLed at random points (CRASH_SEED=${seed})`, () => {
@@ -117,7 +119,7 @@ describe.concurrent(`a run SIGKILLed at random points (CRASH_SEED=${seed})`, () 
         const plans = killPlans(random, scenario.kills, scenario.aims);
         planned += plans.length;
         const { interruptions, finalResult } = await crashUntilDone(setup, plans, random);
-        await expectRecovered(setup.store, setup.config.runId, setup.config.maxIterations, setup.config.sideLog, await lab.reference(scenario.mode), interruptions, finalResult);
+        await expectRecovered(setup.store, setup.config, await lab.reference(scenario.mode), interruptions, finalResult);
       } finally {
         await lab.tearDown(setup);
       }
@@ -141,7 +143,7 @@ describe('a run killed in finalize', () => {
       expect((await resumed.exited).code).toBe(0);
       const summaryCall = (await setup.store.journal(setup.config.runId)).filter((entry) => entry.kind === 'model' && entry.zone === 'finalize');
       expect(summaryCall.map((entry) => entry.iteration)).toEqual([modes.cap.maxIterations]);
-      await expectRecovered(setup.store, setup.config.runId, setup.config.maxIterations, setup.config.sideLog, await lab.reference('cap'), interruptions, resultOf(resumed));
+      await expectRecovered(setup.store, setup.config, await lab.reference('cap'), interruptions, resultOf(resumed));
     } finally {
       await lab.tearDown(setup);
     }
