@@ -10,7 +10,7 @@ import { expectRecovered, lastAcknowledged, type Interruption } from './crash-re
 
 const seed = Number(process.env.CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
-type Aim = 'model' | 'tool' | 'stage' | 'checkpoint' | 'finalize';
+type Aim = 'model' | 'tool' | 'stage' | 'checkpoint' | 'finalize' | 'anywhere';
 interface KillPlan {
   aim: Aim;
   /** Kill at the nth such point of the attempt. */
@@ -39,6 +39,8 @@ function arm(child: Child, setup: Setup, plan: KillPlan, random: ReturnType<type
     if (waitMs === 0) child.kill('SIGKILL');
     else setTimeout(() => child.kill('SIGKILL'), waitMs);
   };
+  // Anywhere: a random time after the start, which can also land in loading, opening the store, claiming or catching up.
+  if (plan.aim === 'anywhere') setTimeout(() => child.kill('SIGKILL'), random.between(300, 1_500));
   // During a model call: the request has arrived and its reply waits modelDelayMs.
   if (plan.aim === 'model') setup.model.onRequest = () => at(random.between(1, modelDelayMs - 10));
   child.onLine((line) => {
@@ -103,8 +105,8 @@ beforeAll(async () => {
 afterAll(() => lab?.dispose());
 
 const scenarios: Array<{ name: string; mode: ModeName; kills: number; aims: Aim[] }> = [
-  ...[1, 2, 3, 4].map((index) => ({ name: `answer-${index}`, mode: 'answer' as const, kills: 6, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
-  ...[1, 2, 3].map((index) => ({ name: `cap-${index}`, mode: 'cap' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
+  ...[1, 2, 3, 4].map((index) => ({ name: `answer-${index}`, mode: 'answer' as const, kills: 6, aims: ['model', 'tool', 'stage', 'checkpoint', 'anywhere'] as Aim[] })),
+  ...[1, 2, 3].map((index) => ({ name: `cap-${index}`, mode: 'cap' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint', 'anywhere'] as Aim[] })),
   ...[1, 2].map((index) => ({ name: `padded-${index}`, mode: 'padded' as const, kills: 3, aims: ['checkpoint', 'checkpoint', 'tool'] as Aim[] })),
   ...[1, 2].map((index) => ({ name: `planned-${index}`, mode: 'planned' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
 ];
@@ -152,7 +154,7 @@ describe('a run killed in finalize', () => {
 
 describe('over the whole file', () => {
   it('killed at least 30 times, resumes included, at each kind of point', () => {
-    const byAim = Object.fromEntries((['model', 'tool', 'stage', 'checkpoint', 'finalize'] as const).map((aim) => [aim, kills.filter((kill) => kill.aim === aim).length]));
+    const byAim = Object.fromEntries((['model', 'tool', 'stage', 'checkpoint', 'finalize', 'anywhere'] as const).map((aim) => [aim, kills.filter((kill) => kill.aim === aim).length]));
     const atCheckpoints = kills.filter((kill) => kill.checkpointCommitted !== undefined);
     const beforeCommit = atCheckpoints.filter((kill) => kill.checkpointCommitted === false).length;
     console.log(`CRASH_SEED=${seed}: ${kills.length} kills of ${planned + 1} planned (${kills.filter((kill) => kill.resumed).length} of resumed processes) by aim ${JSON.stringify(byAim)}, missed ${JSON.stringify(missed)}; ${beforeCommit} of ${atCheckpoints.length} checkpoint kills landed before the write committed`);
