@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { effectiveJournal } from '../../src/durable/effective-journal.js';
+import { stateDigest } from '../../src/durable/hashing.js';
 import { replayRun } from '../../src/durable/replay.js';
 import type { RunResult } from '../../src/engine/runner.js';
 import type { JournalEntry, RunStore } from '../../src/store/types.js';
-import { stateDigest } from '../../src/durable/hashing.js';
 import type { ChildConfig } from './crash-child.js';
 import { crashPipeline } from './crash-pipelines.js';
 
