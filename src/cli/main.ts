@@ -1,16 +1,22 @@
 // The stageloop command line. The CLI is the one place in src/ that assembles stages and pipelines.
+// Only flag parsing loads up front: the engine, stages and tools load when a command needs them (--help stays instant).
 import { readFileSync } from 'node:fs';
-import { zones } from '../engine/pipeline.js';
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
-import { buildPipeline, pipelineNames } from './assemble.js';
-import { runCommand, type CliStreams } from './run-command.js';
+import { environmentHelp } from './environment.js';
+import type { CliStreams } from './run-command.js';
+import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../common/error-message.js';
 
 const usage = `Usage: stageloop <command> [options]
 
 Commands:
-  run [options] "TASK"   run an agent on a task
+  run [options] "TASK"   run an agent on a task (recorded in ./.stageloop/stageloop.db unless --no-store)
+  runs [--json]          list the recorded runs, newest first
+  show RUN [--json]      a recorded run's timeline: stages, model and tool calls, how it ended
+  resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
+  replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -18,7 +24,7 @@ Options:
 
 With no OPENAI_API_KEY and no OPENAI_BASE_URL, stageloop uses its built-in offline model.`;
 
-const runUsage = `Usage: stageloop run [options] "TASK"
+const runUsage = (pipelineNames: string[]) => `Usage: stageloop run [options] "TASK"
 
 Model:
   --pipeline, -p NAME      ${pipelineNames.join(' | ')} (default react)
@@ -36,6 +42,17 @@ Limits and guards:
   --loop-limit N           refuse a tool call repeated N times with the same arguments
   --context-budget TOKENS  prune old tool observations to keep each request under TOKENS
 
+Tools and models:
+  --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
+  --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
+  --fallback-model NAME    a model on the same server to move to when the model fails (rate limit, 5xx, timeout);
+                           repeatable; other servers go in the config file's "fallback" list
+
+Recording:
+  --store PATH             record the run in this SQLite file (default $STAGELOOP_HOME/stageloop.db, else
+                           ./.stageloop/stageloop.db); the run id is printed at the start
+  --no-store               do not record the run
+
 Output:
   --json                   print exactly one JSON object on stdout
   --quiet, -q              print only the answer
@@ -45,19 +62,34 @@ Output:
   --trace-content          record messages and tool arguments in spans (also STAGELOOP_TRACE_CONTENT=true)
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
-Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, AGENT_TEMPERATURE, SERPAPI_API_KEY (enables web_search).`;
 
+Environment (flags win over it):
+${environmentHelp()}`;
+
+/** The package's version; package.json is two folders up from src/cli, three from dist/src/cli. */
 export function version(): string {
-  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return packageJson.version;
+  for (const relative of ['../../package.json', '../../../package.json']) {
+    const packageJson = JSON.parse(readTextOrEmpty(new URL(relative, import.meta.url)) || '{}') as { name?: string; version?: string };
+    if (packageJson.name === 'stageloop' && packageJson.version !== undefined) return packageJson.version;
+  }
+  throw new Error('cannot find the package.json of stageloop');
 }
 
-function pipelinesCommand(argv: string[], streams: CliStreams): number {
+function readTextOrEmpty(url: URL): string {
+  try {
+    return readFileSync(url, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<number> {
   const flags = parsePipelinesFlags(argv);
   if (flags === 'help') {
     streams.stdout.write('Usage: stageloop pipelines [--json] [guard flags of "stageloop run"]\n');
     return 0;
   }
+  const [{ zones }, { buildPipeline, pipelineNames }] = await Promise.all([import('../engine/pipeline.js'), import('./assemble.js')]);
   const listing = pipelineNames.map((name) => {
     const pipeline = buildPipeline(name, flags);
     const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));
@@ -86,22 +118,109 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       streams.stdout.write(`${version()}\n`);
       return 0;
     }
-    if (command === 'pipelines') return pipelinesCommand(rest, streams);
+    if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'tools') {
+      const { parseToolsFlags, toolsCommand, toolsUsage } = await import('./tools-command.js');
+      const flags = parseToolsFlags(rest);
+      if (flags === 'help') return void streams.stdout.write(`${toolsUsage}\n`), 0;
+      const { defaultTools } = await import('./assemble.js');
+      const builtIn = await defaultTools(env);
+      return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
+    }
+    if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
-        streams.stdout.write(`${runUsage}\n`);
+        const { pipelineNames } = await import('./assemble.js');
+        streams.stdout.write(`${runUsage(pipelineNames)}\n`);
         return 0;
       }
-      return await runCommand(flags, env, streams);
+      // The calculator's process starts first and loads mathjs while this one loads the engine, stages and model.
+      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+      const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+      calculatorHost.warm().catch(() => {}); // a load failure shows on the first calculation
+      try {
+        const { runCommand } = await import('./run-command.js');
+        return await runCommand(flags, env, streams, calculatorHost);
+      } finally {
+        await calculatorHost.close();
+      }
     }
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError'].includes(error.name);
     const message = messageOf(error);
-    streams.stderr.write(`stageloop: ${message}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);
     return isUserError ? 2 : 1;
   }
+}
+
+/** The commands that read or continue recorded runs; each takes --store PATH. */
+async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv: string[], streams: CliStreams, env: NodeJS.ProcessEnv): Promise<number> {
+  const { takeStoreFlag, openCliStore } = await import('./store-location.js');
+  const { store: path, rest } = takeStoreFlag(argv);
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (command === 'show') {
+    const { parseShowFlags, showCommand, showUsage } = await import('./show-command.js');
+    const flags = parseShowFlags(rest);
+    if (flags === 'help') return void streams.stdout.write(`${showUsage}\n`), 0;
+    const { store } = await openCliStore(path, env);
+    try {
+      const { loadRun } = await import('../durable/inspect.js');
+      return showCommand(await loadRun(store, flags.runId), flags.json, streams);
+    } finally {
+      await store.close();
+    }
+  }
+  if (wantsHelp && command !== 'runs') {
+    const { resumeUsage, replayUsage } = await import('./resume-command.js');
+    streams.stdout.write(`${command === 'resume' ? resumeUsage : replayUsage}\n`);
+    return 0;
+  }
+  const opened = await openCliStore(path, env);
+  if (command === 'runs') {
+    const { runsCommand } = await import('./runs-command.js');
+    try {
+      return await runsCommand(rest, streams, opened.store);
+    } finally {
+      await opened.store.close();
+    }
+  }
+  if (command === 'replay') {
+    const { replayCommand } = await import('./resume-command.js');
+    return replayCommand(rest, streams, opened.store);
+  }
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  try {
+    const { resumeCommand } = await import('./resume-command.js');
+    return await resumeCommand(rest, env, streams, opened, calculatorHost);
+  } finally {
+    await calculatorHost.close();
+    await opened.store.close().catch(() => undefined);
+  }
+}
+
+/** The bin's entry: runs the CLI, then exits once stdout and stderr are flushed, whatever timers are still pending. */
+export async function runAndExit(argv: string[]): Promise<never> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
+  const code = await main(argv);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // A referenced timer left by a dependency (an SDK's retry sleep) must not keep a finished CLI alive.
+  process.exit(code);
+}
+
+/** A reader that went away (`stageloop pipelines | head -1`) ends our output, not the run: no EPIPE trace, same exit code. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || !stream.writable) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }
