@@ -112,7 +112,7 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
     throw error;
   }
   const hashEvery = (run.options as { hashEvery?: unknown }).hashEvery === 'stage' ? 'stage' : 'iteration';
-  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs }, {}, hashEvery, start.position);
+  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs }, {}, hashEvery);
   const recorded = run.options as { finalizeTimeoutMs?: JsonValue; abandonAfterMs?: JsonValue };
   const limits: RunOptions = {};
   if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;

@@ -31,8 +31,6 @@ export class JournalSeam implements RunSeam {
     private readonly writer: JournalWriter | undefined,
     private readonly ports: PortOptions = {},
     private readonly hashEvery: HashEvery = 'iteration',
-    /** Where a resume starts: the engine does not set the stage context's iteration when that is in finalize. */
-    private readonly resumedAt?: RunPosition,
   ) {
     if (writer !== undefined) {
       // Renews the lease while a long model call records nothing; a stopped process stops renewing it.
@@ -42,10 +40,7 @@ export class JournalSeam implements RunSeam {
   }
 
   wrapDeps(deps: Deps, cursor: RunCursor): Deps {
-    const resumedAt = this.resumedAt;
-    // Finalize's calls belong to the run's last iteration, as in a run that was never interrupted.
-    const seen = resumedAt?.zone === 'finalize' ? inIteration(cursor, resumedAt.iteration) : cursor;
-    return journaledDeps(deps, seen, this.journal, this.ports);
+    return journaledDeps(deps, cursor, this.journal, this.ports);
   }
 
   boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {
@@ -115,18 +110,6 @@ export class JournalSeam implements RunSeam {
     }
     return undefined;
   }
-}
-
-function inIteration(cursor: RunCursor, iteration: number): RunCursor {
-  return {
-    get zone() {
-      return cursor.zone;
-    },
-    iteration,
-    get stage() {
-      return cursor.stage;
-    },
-  };
 }
 
 /** The result as the store keeps it: JSON, without the state (checkpoints hold it) or thrown causes. */
