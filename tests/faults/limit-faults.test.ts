@@ -1,6 +1,6 @@
 // Fault matrix, limits and guards: each budget (soft and hard), the bare iteration cap, the loop and injection guards,
 // and hostile calculator input, through whole runs against a real Chat Completions server on 127.0.0.1.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import { definePipeline, type Pipeline } from '../../src/engine/pipeline.js';
 import { calculatorTool } from '../../src/tools/calculator.js';
@@ -71,6 +71,9 @@ describe('fault matrix: limits and guards', () => {
 
 describe('fault matrix: hostile calculator input', () => {
   const calculator = calculatorTool({ evaluationTimeoutMs: 1_000 });
+  // Loading mathjs (again, after a kill) is not what is bounded here: the evaluation and the run around it are.
+  beforeAll(() => calculator.warm(), 20_000);
+  beforeEach(() => calculator.warm(), 20_000);
   afterAll(() => calculator.close());
   it.each([
     ['a 10^10-entry matrix', 'zeros(100000, 100000)'],
@@ -83,6 +86,6 @@ describe('fault matrix: hostile calculator input', () => {
   ])('%s: an error result, the model answers, the run completes', async (_name, expression) => {
     loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: JSON.stringify({ expression }), id: 'c1' }]).replyWith({ content: 'That expression could not be evaluated.' });
     const tools = new ToolRegistry([calculator]);
-    await runCase(reactPipeline(), 'Compute this.', { deps: { model: loopback.model(), tools } }, { status: 'completed', kind: 'completed', answer: /could not be evaluated/, boundMs: 8_000 });
+    await runCase(reactPipeline(), 'Compute this.', { deps: { model: loopback.model(), tools } }, { status: 'completed', kind: 'completed', answer: /could not be evaluated/, boundMs: 6_000 });
   });
 });

@@ -23,6 +23,8 @@ interface Row {
   expected: Expected;
   /** Requests the server must have seen (a summary call that must not be made, say). */
   requests?: number;
+  /** The caller cancels the run this many ms after it starts. */
+  cancelAfterMs?: number;
 }
 
 const cutBody = (server: ChatServer) =>
@@ -46,6 +48,7 @@ const rows: Row[] = [
   { name: '503 with retry-after 0.05 then an answer', arrange: (server) => server.fail(503, { headers: { 'retry-after': '0.05' } }).replyWith({ content: '395' }), model: { maxRetries: 1 }, expected: completed(/^395$/) },
   { name: '502 without retry-after: the backoff, then an answer', arrange: (server) => server.fail(502).replyWith({ content: '395' }), model: { maxRetries: 1 }, expected: completed(/^395$/) },
   { name: '429 retry-after 40 is cut to the cap', arrange: (server) => server.fail(429, { headers: { 'retry-after': '40' } }).replyWith({ content: '395' }), model: { maxRetries: 1, maxRetryAfterMs: 100 }, expected: completed(/^395$/, 2_000) },
+  { name: 'a cancel during a 40 s retry-after wait', arrange: (server) => server.fail(429, { headers: { 'retry-after': '40' }, times: 3 }), model: { maxRetries: 2, maxRetryAfterMs: 60_000 }, cancelAfterMs: 150, expected: { status: 'cancelled', kind: 'cancelled', stage: 'think', answer: /^I could not finish this task/, boundMs: 500 }, requests: 1 },
   { name: '429 that keeps coming', arrange: (server) => server.fail(429, { times: 3, headers: { 'retry-after-ms': '5' }, message: 'slow down' }), model: { maxRetries: 2 }, expected: failed(/429 after 3 attempts: slow down/), requests: 4 },
   { name: '429 as an HTTP date in retry-after', arrange: (server) => server.fail(429, { headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() } }).replyWith({ content: '395' }), model: { maxRetries: 1, maxRetryAfterMs: 50 }, expected: completed(/^395$/) },
   { name: '408 then an answer', arrange: (server) => server.fail(408).replyWith({ content: '395' }), model: { maxRetries: 1, maxRetryAfterMs: 50 }, expected: completed(/^395$/) },
@@ -84,7 +87,8 @@ describe('fault matrix: the model', () => {
     const adapter = loopback.model({ maxRetries: 0, timeoutMs: 2_000, ...row.model });
     const model = row.stream ? streamed(adapter) : adapter;
     const pipeline = row.guards ? applyGuards(reactPipeline(), row.guards, { modelName: 'test-model' }) : reactPipeline();
-    await runCase(pipeline, 'What is 17 * 23 + 4?', { deps: { model, tools: testTools() } }, row.expected);
+    const signal = row.cancelAfterMs === undefined ? {} : { signal: AbortSignal.timeout(row.cancelAfterMs) };
+    await runCase(pipeline, 'What is 17 * 23 + 4?', { deps: { model, tools: testTools() }, ...signal }, row.expected);
     if (row.requests !== undefined) expect(loopback.server.requests).toHaveLength(row.requests);
   });
 });
