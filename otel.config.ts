@@ -1,8 +1,9 @@
 // The OpenTelemetry SDK set-up: the one application-level file that loads the SDK (library code uses the API only).
 // Used two ways:
 //   - by the CLI: `startTracing('otlp' | 'console', options)` before the run, `session.finish()` after it;
-//   - preloaded into anyone's app: `node --import tsx --import ./otel.config.ts app.ts` starts OTLP export at once
-//     and flushes when the event loop empties (call `shutdownTracing()` yourself before `process.exit()`).
+//   - preloaded into anyone's app: `node --import stageloop/otel app.js` (in this repository
+//     `node --import tsx --import ./otel.config.ts app.ts`) starts OTLP export at once and flushes when the event loop
+//     empties (call `shutdownTracing()` yourself before `process.exit()`).
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { context, propagation, trace } from '@opentelemetry/api';
@@ -187,8 +188,20 @@ function loadedAsPreload(): boolean {
   return preloads.some((target) => {
     const unquoted = target.replace(/^["']|["']$/g, '');
     if (unquoted.startsWith('file:')) return unquoted === pathToFileURL(self).href;
+    if (isBareSpecifier(unquoted)) return resolvesToSelf(unquoted);
     return resolve(unquoted) === self || resolve(`${unquoted}.ts`) === self;
   });
+}
+
+const isBareSpecifier = (specifier: string) => !/^(\.{1,2}\/|\/|[a-zA-Z]:[\\/])/.test(specifier) && specifier !== '.' && specifier !== '..';
+
+/** `--import stageloop/otel`: the package resolves its own name (self-reference) to this file when installed. */
+function resolvesToSelf(specifier: string): boolean {
+  try {
+    return import.meta.resolve(specifier) === import.meta.url;
+  } catch {
+    return false;
+  }
 }
 
 if (loadedAsPreload()) {

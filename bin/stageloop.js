@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI straight from source through tsx, so it works right after `npm ci`.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+// Runs the compiled CLI from dist/ (built by `npm run build`, which `npm ci` and `npm pack` run): no TypeScript loader.
+let cli;
+try {
+  cli = await import('../dist/src/cli/main.js');
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('main.js')) throw error;
+  process.stderr.write('stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n');
+  process.exit(1);
+}
+await cli.runAndExit(process.argv.slice(2));

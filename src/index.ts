@@ -1,4 +1,4 @@
-// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines'.
+// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
 export {
@@ -27,7 +27,7 @@ export {
   type Pipeline,
   type PipelineDefinition,
 } from './engine/pipeline.js';
-export { runPipeline, type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
+export { type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
 export {
   ModelError,
   emptyUsage,
@@ -44,7 +44,6 @@ export {
   type FinishReason,
   type ModelErrorKind,
 } from './model/types.js';
-export { ScriptedModel, type ScriptedStep, type ScriptedReply } from './model/scripted-model.js';
 export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
 
 // --- Models: the OpenAI-compatible adapter and its configuration (issue 3) ---
@@ -98,3 +97,38 @@ export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
 export type { StoreClock } from './store/run-store.js';
 export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from './store/location.js';
+
+// --- Durable runs: recorded with a store, resumed after a crash or cancel, replayed offline (issue 13) ---
+export { runPipeline, resumeRun, PipelineMismatchError, type DurableRunOptions, type RecordOptions, type ResumeOptions } from './durable/durable-run.js';
+export { replayRun, type ReplayOptions, type ReplayReport } from './durable/replay.js';
+export { listRuns, loadRun, type LoadedRun } from './durable/inspect.js';
+export type { Divergence, DivergenceKind } from './durable/divergence.js';
+export type { RunSeam, RunStart, RunCursor } from './engine/run-seam.js';
+
+// --- MCP tools and fallback models (issue 17) ---
+export {
+  mcpTools,
+  loadMcpTools,
+  mcpToolOrigin,
+  McpServerPool,
+  processMcpPool,
+  closeMcpServers,
+  McpServerError,
+  prefixedToolName,
+  type McpToolsOptions,
+  type McpToolInfo,
+  type McpServer,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpHttpServer,
+  type McpToolOrigin,
+} from './tools/mcp/index.js';
+export {
+  fallbackModel,
+  DEFAULT_FALLBACK_KINDS,
+  type FallbackModelOptions,
+  type FallbackChatModel,
+  type FallbackChatResponse,
+  type FallbackEvent,
+  type AnsweredBy,
+} from './model/fallback-model.js';

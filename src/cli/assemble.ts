@@ -1,13 +1,13 @@
 // Assembles what a CLI run needs: the model, the tools, the pipeline with its guards. The one place that joins
-// src/, stages/ and pipelines/.
+// src/, stages/ and pipelines/. The model server modules load only when a server is used, so offline runs skip them.
 import type { Pipeline } from '../engine/pipeline.js';
-import { ConfigError, isRealModelConfigured, openAIModelFromEnv, type Environment } from '../model/config.js';
+import type { Environment } from '../model/config.js';
 import { OfflineModel } from '../model/offline-model.js';
 import type { ChatModel } from '../model/types.js';
 import { calculatorTool } from '../tools/calculator.js';
+import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { webSearchTool } from '../tools/web-search.js';
 import { builtInPipelines } from '../../pipelines/index.js';
 import { applyGuards } from '../../stages/guards.js';
 import { UsageError, type GuardFlags } from './args.js';
@@ -19,29 +19,54 @@ export interface ModelChoice {
   offline: boolean;
 }
 
+const setting = (env: Environment, name: string): string | undefined => env[name]?.trim() || undefined;
+const agentSettings = ['AGENT_TEMPERATURE', 'AGENT_TOOL_PROTOCOL', 'AGENT_TOOL_CHOICE'];
+
+/** The AGENT_* settings are checked by the adapter's own rules even when the offline model ignores them, so a typo fails now. */
+async function checkAgentSettings(env: Environment): Promise<void> {
+  const given = Object.fromEntries(agentSettings.flatMap((name) => (setting(env, name) === undefined ? [] : [[name, env[name]]])));
+  if (Object.keys(given).length === 0) return;
+  const { modelConfigFromEnv } = await import('../model/config.js');
+  modelConfigFromEnv(given, { baseUrl: 'http://127.0.0.1/v1', model: 'offline' });
+}
+
+/** A --base-url other than OpenAI's needs a model name; say which flag gives it (an invalid URL is reported by the config). */
+function requireModelName(flags: { model?: string; baseUrl?: string }, env: Environment): void {
+  if (flags.baseUrl === undefined || flags.model !== undefined || setting(env, 'OPENAI_MODEL') !== undefined) return;
+  if (!URL.canParse(flags.baseUrl) || new URL(flags.baseUrl).hostname === 'api.openai.com') return;
+  throw new UsageError(`--base-url ${flags.baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`);
+}
+
 /** `--offline`, or no key and no base URL: the offline model. Flags win over environment variables. */
-export function chooseModel(flags: { offline: boolean; model?: string; baseUrl?: string }, env: Environment): ModelChoice {
-  const wantsServer = flags.baseUrl !== undefined || (!flags.offline && isRealModelConfigured(env));
+export async function chooseModel(flags: { offline: boolean; model?: string; baseUrl?: string }, env: Environment): Promise<ModelChoice> {
+  const configured = setting(env, 'OPENAI_API_KEY') !== undefined || setting(env, 'OPENAI_BASE_URL') !== undefined;
+  const wantsServer = flags.baseUrl !== undefined || (!flags.offline && configured);
   if (flags.offline || !wantsServer) {
     if (flags.model !== undefined) {
-      throw new ConfigError(`--model ${flags.model} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
+      throw new UsageError(`--model ${flags.model} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
     }
+    await checkAgentSettings(env);
     const reason = flags.offline ? '--offline' : 'no OPENAI_API_KEY or OPENAI_BASE_URL set';
     return { model: new OfflineModel(), notice: `using the offline model stageloop-offline (${reason}); it only does arithmetic`, offline: true };
   }
+  requireModelName(flags, env);
   const overrides: { baseUrl?: string; model?: string } = {};
   if (flags.baseUrl !== undefined) overrides.baseUrl = flags.baseUrl;
   if (flags.model !== undefined) overrides.model = flags.model;
+  const { openAIModelFromEnv } = await import('../model/config.js');
   const model = openAIModelFromEnv(env, overrides);
   const where = model.endpoint ? ` at ${model.endpoint.address}:${model.endpoint.port}` : '';
   return { model, notice: `using model ${model.modelName}${where}`, offline: false };
 }
 
-/** The calculator always; web search only when a SerpApi key is set, so a model never calls a tool that cannot work. */
-export function defaultTools(env: Environment): ToolRegistry {
-  const tools: Tool[] = [calculatorTool()];
-  const apiKey = env.SERPAPI_API_KEY?.trim();
-  if (apiKey) tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
+/** The calculator (on the given worker process) always; web search only when a SerpApi key is set, so a model never calls a tool that cannot work. */
+export async function defaultTools(env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<ToolRegistry> {
+  const tools: Tool[] = [calculatorTool({}, calculatorHost)];
+  const apiKey = setting(env, 'SERPAPI_API_KEY');
+  if (apiKey) {
+    const { webSearchTool } = await import('../tools/web-search.js');
+    tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
+  }
   return new ToolRegistry(tools);
 }
 

@@ -1,9 +1,10 @@
 // The stageloop command line. The CLI is the one place in src/ that assembles stages and pipelines.
+// Only flag parsing loads up front: the engine, stages and tools load when a command needs them (--help stays instant).
 import { readFileSync } from 'node:fs';
-import { zones } from '../engine/pipeline.js';
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
-import { buildPipeline, pipelineNames } from './assemble.js';
-import { runCommand, type CliStreams } from './run-command.js';
+import { environmentHelp } from './environment.js';
+import type { CliStreams } from './run-command.js';
+import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../common/error-message.js';
 
 const usage = `Usage: stageloop <command> [options]
@@ -18,7 +19,7 @@ Options:
 
 With no OPENAI_API_KEY and no OPENAI_BASE_URL, stageloop uses its built-in offline model.`;
 
-const runUsage = `Usage: stageloop run [options] "TASK"
+const runUsage = (pipelineNames: string[]) => `Usage: stageloop run [options] "TASK"
 
 Model:
   --pipeline, -p NAME      ${pipelineNames.join(' | ')} (default react)
@@ -45,19 +46,34 @@ Output:
   --trace-content          record messages and tool arguments in spans (also STAGELOOP_TRACE_CONTENT=true)
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
-Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, AGENT_TEMPERATURE, SERPAPI_API_KEY (enables web_search).`;
 
+Environment (flags win over it):
+${environmentHelp()}`;
+
+/** The package's version; package.json is two folders up from src/cli, three from dist/src/cli. */
 export function version(): string {
-  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return packageJson.version;
+  for (const relative of ['../../package.json', '../../../package.json']) {
+    const packageJson = JSON.parse(readTextOrEmpty(new URL(relative, import.meta.url)) || '{}') as { name?: string; version?: string };
+    if (packageJson.name === 'stageloop' && packageJson.version !== undefined) return packageJson.version;
+  }
+  throw new Error('cannot find the package.json of stageloop');
 }
 
-function pipelinesCommand(argv: string[], streams: CliStreams): number {
+function readTextOrEmpty(url: URL): string {
+  try {
+    return readFileSync(url, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<number> {
   const flags = parsePipelinesFlags(argv);
   if (flags === 'help') {
     streams.stdout.write('Usage: stageloop pipelines [--json] [guard flags of "stageloop run"]\n');
     return 0;
   }
+  const [{ zones }, { buildPipeline, pipelineNames }] = await Promise.all([import('../engine/pipeline.js'), import('./assemble.js')]);
   const listing = pipelineNames.map((name) => {
     const pipeline = buildPipeline(name, flags);
     const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));
@@ -86,22 +102,54 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       streams.stdout.write(`${version()}\n`);
       return 0;
     }
-    if (command === 'pipelines') return pipelinesCommand(rest, streams);
+    if (command === 'pipelines') return await pipelinesCommand(rest, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
-        streams.stdout.write(`${runUsage}\n`);
+        const { pipelineNames } = await import('./assemble.js');
+        streams.stdout.write(`${runUsage(pipelineNames)}\n`);
         return 0;
       }
-      return await runCommand(flags, env, streams);
+      // The calculator's process starts first and loads mathjs while this one loads the engine, stages and model.
+      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+      const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+      calculatorHost.warm().catch(() => {}); // a load failure shows on the first calculation
+      try {
+        const { runCommand } = await import('./run-command.js');
+        return await runCommand(flags, env, streams, calculatorHost);
+      } finally {
+        await calculatorHost.close();
+      }
     }
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
     const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError'].includes(error.name);
     const message = messageOf(error);
-    streams.stderr.write(`stageloop: ${message}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);
     return isUserError ? 2 : 1;
   }
+}
+
+/** The bin's entry: runs the CLI, then exits once stdout and stderr are flushed, whatever timers are still pending. */
+export async function runAndExit(argv: string[]): Promise<never> {
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
+  const code = await main(argv);
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // A referenced timer left by a dependency (an SDK's retry sleep) must not keep a finished CLI alive.
+  process.exit(code);
+}
+
+/** A reader that went away (`stageloop pipelines | head -1`) ends our output, not the run: no EPIPE trace, same exit code. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || !stream.writable) return Promise.resolve();
+  return new Promise((resolve) => stream.write('', () => resolve()));
 }

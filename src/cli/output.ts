@@ -14,8 +14,10 @@ export interface JsonOutput {
   partial: boolean;
   stopReason: RunResult['stopReason'];
   iterations: number;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimated: boolean };
   plan?: PlanView[];
+  /** Problems of finalize stages, which never change the status. */
+  warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
 }
 
@@ -38,8 +40,15 @@ export function jsonOutput(result: RunResult): JsonOutput {
     partial: result.partial,
     stopReason: result.stopReason,
     iterations: result.iterations,
-    usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, cachedInputTokens: result.usage.cachedInputTokens },
+    usage: {
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
+      cachedInputTokens: result.usage.cachedInputTokens,
+      reasoningTokens: result.usage.reasoningTokens,
+      estimated: result.usage.estimated,
+    },
     stages: result.stages.map((stage) => ({ zone: stage.zone, name: stage.name, calls: stage.calls, totalMs: Math.round(stage.totalMs * 100) / 100 })),
+    warnings: result.warnings.map((warning) => ({ stage: warning.stage, message: warning.message })),
   };
   const plan = planOf(result);
   if (plan !== undefined) output.plan = plan;
@@ -61,9 +70,10 @@ export function humanSummary(result: RunResult, wallMs: number): string {
   const { stopReason, usage } = result;
   const estimated = usage.estimated ? ' (estimated)' : '';
   const cached = usage.cachedInputTokens > 0 ? `, ${usage.cachedInputTokens} cached` : '';
+  const reasoning = usage.reasoningTokens > 0 ? `, ${usage.reasoningTokens} reasoning` : '';
   const lines = [
     `status: ${result.status}${result.partial ? ' (partial answer)' : ''} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
-    `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${estimated} · time: ${milliseconds(wallMs)}`,
+    `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${reasoning}${estimated} · time: ${milliseconds(wallMs)}`,
     `stages: ${result.stages.filter((stage) => stage.calls > 0).map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`).join(' · ')}`,
   ];
   for (const warning of result.warnings) lines.push(`warning: finalize stage ${warning.stage}: ${warning.message}`);

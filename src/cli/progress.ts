@@ -1,5 +1,6 @@
 // Live progress on stderr, rendered from run events: stages, the plan and its statuses, tool calls, verdicts, replans.
 import type { RunEvent } from '../engine/stage.js';
+import { terminalSafe } from './terminal-text.js';
 
 interface PlanStepView {
   description: string;
@@ -22,17 +23,18 @@ function planLines(steps: unknown): string[] {
 
 /** Returns an onEvent handler writing one or a few lines per interesting event. */
 export function progressPrinter(stream: NodeJS.WritableStream, options: { color?: boolean } = {}): (event: RunEvent) => void {
-  const dim = (value: string) => (options.color ? `\u001b[2m${value}\u001b[22m` : value);
-  const write = (line: string) => stream.write(`${line}\n`);
+  // Every line carries text a model, tool or server wrote: cleaned first, then styled by us.
+  const write = (line: string) => stream.write(`${terminalSafe(line)}\n`);
+  const writeDim = (line: string) => stream.write(options.color ? `\u001b[2m${terminalSafe(line)}\u001b[22m\n` : `${terminalSafe(line)}\n`);
   return (event) => {
     const data = event.data as Record<string, unknown>;
     switch (event.type) {
       case 'stage_started':
         // Stages that only move data would drown the interesting lines; their work shows as tool calls and results.
-        if (!quietStages.has(event.stage ?? '')) write(dim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`));
+        if (!quietStages.has(event.stage ?? '')) writeDim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`);
         return;
       case 'stage_finished':
-        if (data.signal) write(dim(`  ${event.stage} → ${data.signal === 'break_loop' ? 'ends the loop' : 'stops the run'} (${String(data.kind)}): ${text(data.reason)}`));
+        if (data.signal) writeDim(`  ${event.stage} → ${data.signal === 'break_loop' ? 'ends the loop' : 'stops the run'} (${String(data.kind)}): ${text(data.reason)}`);
         return;
       case 'plan_created':
         write(`  plan (${String(data.source)}):`);

@@ -3,11 +3,12 @@ import { performance } from 'node:perf_hooks';
 import { runPipeline, type RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
-import { traceContentFromEnv } from '../tracing/instrument.js';
+import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { RunFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
 export interface CliStreams {
@@ -15,15 +16,17 @@ export interface CliStreams {
   stderr: NodeJS.WritableStream;
 }
 
-export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams): Promise<number> {
-  const choice = chooseModel(flags, env);
+/** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
+export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
+  const choice = await chooseModel(flags, env);
   const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
-  const tools = defaultTools(env);
+  const tools = await defaultTools(env, calculatorHost);
   const chatty = !flags.json && !flags.quiet;
-  if (chatty) streams.stderr.write(`${choice.notice}\n`);
-  const tracing = flags.trace ? await startCliTracing(flags.trace, { recordContent: flags.traceContent || traceContentFromEnv(env), stderr: streams.stderr }) : undefined;
+  if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
+  const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
-  if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color: 'isTTY' in streams.stderr && streams.stderr.isTTY === true });
+  const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
+  if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -43,17 +46,22 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   }
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
-
-  if (flags.json) {
-    streams.stdout.write(`${JSON.stringify(jsonOutput(result))}\n`);
-  } else {
-    if (result.answer !== null) streams.stdout.write(`${result.answer}\n`);
-    if (chatty) streams.stderr.write(`\n${humanSummary(result, wallMs)}\n`);
-  }
-  if (result.error && !flags.json) {
-    const cause = result.error.cause;
-    streams.stderr.write(`stageloop: ${result.error.message}\n`);
-    if (flags.verbose && cause instanceof Error && cause.stack) streams.stderr.write(`${cause.stack}\n`);
-  }
+  printResult(result, flags, streams, wallMs);
   return exitCodeOf(result.status);
+}
+
+/** --json: one object, raw text JSON-escaped. Otherwise the answer on stdout, cleaned of control sequences; a failed quiet run prints none. */
+function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wallMs: number): void {
+  if (flags.json) {
+    streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
+    return;
+  }
+  const failedQuietly = flags.quiet && result.status === 'failed';
+  if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
+  if (!flags.quiet) streams.stderr.write(`\n${terminalSafe(humanSummary(result, wallMs))}\n`);
+  if (result.error) {
+    const cause = result.error.cause;
+    streams.stderr.write(`stageloop: ${terminalSafe(result.error.message)}\n`);
+    if (flags.verbose && cause instanceof Error && cause.stack) streams.stderr.write(`${terminalSafe(cause.stack)}\n`);
+  }
 }

@@ -1,5 +1,6 @@
 // `--trace otlp|console` for the CLI: starts the SDK from otel.config.ts and instruments the run's deps.
 import type { Deps } from '../engine/stage.js';
+import type { Environment } from '../model/config.js';
 import type { TraceMode } from './args.js';
 
 export interface CliTracing {
@@ -8,10 +9,14 @@ export interface CliTracing {
   finish(): Promise<void>;
 }
 
-export async function startCliTracing(mode: TraceMode, options: { recordContent: boolean; stderr: NodeJS.WritableStream }): Promise<CliTracing> {
-  // Loaded only when asked for: the SDK costs start-up time that untraced runs should not pay.
-  const { startTracing } = await import('../../otel.config.js');
-  const session = startTracing(mode, { recordContent: options.recordContent, stderr: options.stderr });
+export async function startCliTracing(
+  mode: TraceMode,
+  options: { traceContentFlag: boolean; env: Environment; stderr: NodeJS.WritableStream },
+): Promise<CliTracing> {
+  // Loaded only when asked for: the SDK and even the OTel API cost start-up time that untraced runs should not pay.
+  const [{ startTracing }, { traceContentFromEnv }] = await Promise.all([import('../../otel.config.js'), import('../tracing/instrument.js')]);
+  const recordContent = options.traceContentFlag || traceContentFromEnv(options.env);
+  const session = startTracing(mode, { recordContent, stderr: options.stderr });
   return {
     instrument: (deps) => session.instrument(deps),
     finish: () => session.finish(),

@@ -26,7 +26,10 @@ export class RunAbort {
 
   constructor(
     private readonly callerSignal: AbortSignal | undefined,
+    /** The clock stages read: a deadline's `at` is on it. */
     private readonly clock: Clock,
+    /** The real clock, for how long the grace has run. */
+    private readonly realClock: Clock,
     private readonly currentStage: () => string,
     /** How long a stage may take to notice the abort before the runner stops waiting for it. */
     readonly graceMs: number,
@@ -49,7 +52,7 @@ export class RunAbort {
   fire(reason: unknown): void {
     if (this.controller.aborted) return;
     this.stageAtAbort = this.currentStage();
-    this.abortedAt = this.clock.now();
+    this.abortedAt = this.realClock.now();
     this.controller.abort(reason);
     if (this.giveUp !== undefined) this.graceTimer = setTimeout(this.giveUp, this.graceMs, gaveUp);
   }
@@ -69,7 +72,7 @@ export class RunAbort {
     if (this.givenUp === undefined) {
       this.givenUp = new Promise<typeof gaveUp>((resolve) => (this.giveUp = resolve));
       if (this.controller.aborted) {
-        const left = Math.max(0, this.graceMs - (this.clock.now() - this.abortedAt));
+        const left = Math.max(0, this.graceMs - (this.realClock.now() - this.abortedAt));
         this.graceTimer = setTimeout(this.giveUp!, left, gaveUp);
       }
     }

@@ -52,6 +52,7 @@ class Run implements ContextHost, FinalizeHost {
   private error: RunError | undefined;
   /** A stage the run stopped waiting for: it may still write to the live state. */
   private leftRunning = false;
+  private readonly eventClock: Deps['clock'];
 
   constructor(readonly pipeline: Pipeline, readonly state: RunState, deps: Deps, options: RunOptions, private readonly checked: CheckedOptions) {
     this.timings = newTimings(pipeline);
@@ -60,7 +61,9 @@ class Run implements ContextHost, FinalizeHost {
     if (options.seam) this.seam = new SeamCaller(options.seam, state, this.outcome, this.warnings);
     const wrapped = options.seam?.wrapDeps?.(deps, liveCursor(() => this.ctx)) ?? deps;
     this.ctx = new RunContext(this, wrapped);
-    this.abort = new RunAbort(options.signal, wrapped.clock, () => this.ctx.stage, checked.abandonAfterMs);
+    // Deadlines are set from the clock stages read (so a replay sees the same); grace and event times use the real one.
+    this.abort = new RunAbort(options.signal, wrapped.clock, deps.clock, () => this.ctx.stage, checked.abandonAfterMs);
+    this.eventClock = deps.clock;
     this.tracer = runTracer(wrapped.tracer);
   }
 
@@ -201,6 +204,6 @@ class Run implements ContextHost, FinalizeHost {
 
   emit(type: string, data: Record<string, unknown>): void {
     const onEvent = this.ctx.deps.onEvent;
-    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.state.runId, zone: this.ctx.zone, stage: this.ctx.stage, iteration: this.state.iteration, at: this.ctx.deps.clock.now() }, data);
+    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.state.runId, zone: this.ctx.zone, stage: this.ctx.stage, iteration: this.state.iteration, at: this.eventClock.now() }, data);
   }
 }

@@ -1,5 +1,6 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { RunPosition } from '../engine/run-seam.js';
 
 /** `running` also covers a run whose process died: its owner's lease tells whether anyone still holds it. */
 export type StoredRunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
@@ -77,24 +78,16 @@ export interface JournalEntry {
   data: JsonValue;
 }
 
-/** Where the runner stands at a stage boundary: enough to continue from exactly there. */
-export interface RunPosition {
-  zone: 'setup' | 'iteration' | 'finalize';
-  iteration: number;
-  /** Index of the next stage to run in that zone's list. */
-  nextStage: number;
-  /** The first steering signal so far, and the stage that gave it. */
-  steer: { type: 'break_loop' | 'abort_run'; kind: string; reason: string; stage: string } | null;
-  breakRequested: boolean;
-  /** Set once the run's end is decided (before finalize). */
-  ended: { status: string; kind: string; stage: string | null; message: string } | null;
-}
+/** Where the runner stands at a stage boundary (the engine's own type, so a checkpoint resumes exactly there). */
+export type { RunPosition } from '../engine/run-seam.js';
 
 export interface Checkpoint {
   /** The journal seq this checkpoint follows: entries after it are what happened since. */
   seq: number;
   position: RunPosition;
   state: JsonObject;
+  /** The state's JSON text when the writer has made it already (it hashed it): stored as is, not made again. */
+  stateJson?: string;
   /** A hash of the state's JSON, so resume and replay can tell whether they reached the same state. */
   stateHash: string;
   at: number;
@@ -103,7 +96,7 @@ export interface Checkpoint {
 export interface ClaimOptions {
   /** Take the run even if another live owner holds it (its later writes are then refused). */
   force?: boolean;
-  /** How long the lease lasts from now, in ms. */
+  /** How long the lease lasts from now, in ms (default 30 s). */
   leaseMs?: number;
 }
 
@@ -112,6 +105,8 @@ export interface AppendOptions {
   checkpoint?: Checkpoint;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
+  /** Deletes the run's earlier checkpoints in the same transaction, so full-state checkpoints do not pile up. */
+  dropEarlierCheckpoints?: boolean;
   /** The run's progress so far, for `stageloop runs` while it is still running (a checkpoint sets iterations too). */
   progress?: { iterations: number; tokens: number };
 }
@@ -130,7 +125,10 @@ export interface RunStore {
    * A lease is live while it has not expired and its owner is on another host or its pid is alive on this one.
    */
   claim(runId: string, owner: Owner, options?: ClaimOptions): Promise<{ claim: Claim; run: RunSummary }>;
-  /** Appends journal entries (first seq must be head + 1) and optionally a checkpoint; renews the lease. */
+  /**
+   * Appends journal entries (first seq head + 1, contiguous) and optionally a checkpoint, in one transaction; renews
+   * the lease when `leaseMs` is given (a long model call needs heartbeats meanwhile, or another process may take over).
+   */
   append(claim: Claim, entries: JournalEntry[], options?: AppendOptions): Promise<void>;
   /** Renews the lease without writing anything else. */
   heartbeat(claim: Claim, leaseMs: number): Promise<void>;

@@ -15,6 +15,14 @@ export interface CalculatorHostOptions {
   maxResultChars: number;
 }
 
+/** The limits calculatorTool() uses unless told otherwise. */
+export const defaultCalculatorLimits: Readonly<CalculatorHostOptions> = Object.freeze({
+  evaluationTimeoutMs: 2_000,
+  memoryLimitMb: 128,
+  maxNodes: 300,
+  maxResultChars: 4_000,
+});
+
 interface Job {
   id: number;
   expression: string;
@@ -47,7 +55,17 @@ export class CalculatorWorkerHost {
   #nextId = 1;
 
   constructor(options: CalculatorHostOptions) {
-    this.#options = options;
+    this.#options = Object.freeze({ ...options });
+  }
+
+  /** The limits this host enforces on every evaluation. */
+  get limits(): Readonly<CalculatorHostOptions> {
+    return this.#options;
+  }
+
+  /** The pid of the worker process that serves the next job, if one is started: a killed worker's replacement shows here at once. */
+  get workerProcessId(): number | undefined {
+    return this.#live?.child.pid;
   }
 
   /** Resolves the formatted result; rejects with ToolFailure (math error, timeout, out of memory) or the signal's reason. */
@@ -81,10 +99,14 @@ export class CalculatorWorkerHost {
 
   /** Stops the worker, failing what is queued or running; a later evaluation starts a new one. */
   close(): Promise<void> {
+    const child = this.#live?.child;
     this.#replaceWorker(false);
     const pending = [...(this.#current ? [this.#current] : []), ...this.#queue.splice(0)];
     for (const job of pending) this.#settle(job, () => job.reject(new ToolFailure('The calculator was closed.')));
-    return Promise.resolve();
+    // Resolves once the process is gone, so a CLI that exits next leaves nothing behind.
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    child.ref(); // an idle worker is unreferenced: without this the process could end before the exit arrives
+    return new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
   async #pump(): Promise<void> {

@@ -1,6 +1,6 @@
 // calculatorTool: the `calculator` tool, mathjs evaluated in a separate worker process with size, time and memory limits.
 import { z } from 'zod';
-import { CalculatorWorkerHost } from './calculator-host.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits, type CalculatorHostOptions } from './calculator-host.js';
 import { defineTool, type Tool } from './define-tool.js';
 import { ToolFailure } from './tool-failure.js';
 
@@ -29,18 +29,26 @@ const calculatorParameters = (maxLength: number) =>
 export type CalculatorTool = Tool<ReturnType<typeof calculatorParameters>> & {
   /** Starts the worker and loads mathjs now (about a second), e.g. at application start. */
   warm(): Promise<void>;
-  /** Stops the worker process (an idle one never keeps this process alive, so this is optional). */
+  /** Stops the worker process and resolves once it is gone (an idle one never keeps this process alive, so this is optional). */
   close(): Promise<void>;
 };
 
-export function calculatorTool(options: CalculatorOptions = {}): CalculatorTool {
+/** The limits of a calculator with these options: the defaults where an option is not given. */
+export function calculatorLimits(options: CalculatorOptions = {}): CalculatorHostOptions {
+  return {
+    evaluationTimeoutMs: options.evaluationTimeoutMs ?? defaultCalculatorLimits.evaluationTimeoutMs,
+    memoryLimitMb: options.memoryLimitMb ?? defaultCalculatorLimits.memoryLimitMb,
+    maxNodes: options.maxNodes ?? defaultCalculatorLimits.maxNodes,
+    maxResultChars: options.maxResultChars ?? defaultCalculatorLimits.maxResultChars,
+  };
+}
+
+/**
+ * The calculator tool. `host` is the worker process it evaluates in: by default a new one with the limits of
+ * `options`; the CLI passes one it started (with the same limits) before loading the rest of the engine.
+ */
+export function calculatorTool(options: CalculatorOptions = {}, host = new CalculatorWorkerHost(calculatorLimits(options))): CalculatorTool {
   const maxExpressionLength = options.maxExpressionLength ?? 1_000;
-  const host = new CalculatorWorkerHost({
-    evaluationTimeoutMs: options.evaluationTimeoutMs ?? 2_000,
-    memoryLimitMb: options.memoryLimitMb ?? 128,
-    maxNodes: options.maxNodes ?? 300,
-    maxResultChars: options.maxResultChars ?? 4_000,
-  });
   const tool = defineTool({
     name: 'calculator',
     description:

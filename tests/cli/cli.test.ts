@@ -69,7 +69,7 @@ describe('stageloop run with the offline model', () => {
     const result = await runCli(['run', '--json', '--pipeline', 'plan-execute-replan', 'Compute 12*12, then add 10, then divide by 2']);
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage'].sort());
+    expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
     expect(output).toMatchObject({ pipeline: 'plan-execute-replan', status: 'completed', partial: false, stopReason: { kind: 'completed' } });
     expect(output.plan).toHaveLength(3);
     expect(String(output.answer)).toContain('77');

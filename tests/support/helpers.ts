@@ -1,12 +1,9 @@
-// makeState() / makeCtx(): a complete state and context so a one-stage test is three lines.
-import { createRunState, type RunInput, type RunState } from '../../src/engine/state.js';
+// makeState() / makeCtx(): a complete state and context so a one-stage test is three lines. makeState, makeClock and
+// makeIds are stageloop/testing's own; prefer its runStage(), which runs a stage with the real runner's context.
+import { makeClock, makeIds, makeState } from '../../src/testing/index.js';
 import type { Deps, RunEvent, StageContext, Zone } from '../../src/engine/stage.js';
 
-export function makeState(overrides: Partial<RunState> & { task?: string } = {}): RunState {
-  const { task, ...rest } = overrides;
-  const input: RunInput = { task: task ?? 'test task' };
-  return Object.assign(createRunState('run-test', 'test', input), rest);
-}
+export { makeClock, makeIds, makeState };
 
 export interface TestContext extends StageContext {
   /** Events recorded through ctx.emit. */
@@ -15,17 +12,10 @@ export interface TestContext extends StageContext {
   readonly deadlines: Array<{ at: number; reason: string; kind: string }>;
 }
 
-/** A fixed clock that tests may advance. */
-export function makeClock(start = 1_700_000_000_000): { now(): number; advance(ms: number): void } {
-  let current = start;
-  return { now: () => current, advance: (ms: number) => void (current += ms) };
-}
-
-export function makeIds(prefix = 'id'): { newId(): string } {
-  let count = 0;
-  return { newId: () => `${prefix}-${++count}` };
-}
-
+/**
+ * A hand-built context for calling `stage.execute(state, ctx)` directly, kept for tests that read `ctx.deadlines`.
+ * It follows the real context's rules: finalize always has a signal (its time limit), other zones only when given one.
+ */
 export function makeCtx(
   options: { deps?: Partial<Deps>; zone?: Zone; iteration?: number; stage?: string; signal?: AbortSignal } = {},
 ): TestContext {
@@ -38,8 +28,7 @@ export function makeCtx(
   const signal = options.signal ?? new AbortController().signal;
   return {
     signal,
-    // A test that gives a signal wants it used; without one nothing can abort the stage.
-    signalIfAbortable: options.signal,
+    signalIfAbortable: zone === 'finalize' ? signal : options.signal,
     deps,
     zone,
     iteration,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { runPipeline, ScriptedModel, type ChatModel } from '../../src/index.js';
+import { runPipeline, type ChatModel } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { otelRunTracer } from '../../src/tracing/otel-tracer.js';
 import { traceModel } from '../../src/tracing/traced-model.js';
 import { toolSpanWrapper } from '../../src/tracing/tool-spans.js';

@@ -1,7 +1,8 @@
 // Span trees of the built-in pipelines, with real stages, a real ToolRegistry and the scripted or offline model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { runPipeline, ScriptedModel, type ChatModel, type Pipeline } from '../../src/index.js';
+import { runPipeline, type ChatModel, type Pipeline } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { OfflineModel } from '../../src/model/offline-model.js';
 import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';

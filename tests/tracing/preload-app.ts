@@ -1,6 +1,7 @@
 // A user's app, for the preload tests: `node --import tsx --import ./otel.config.ts tests/tracing/preload-app.ts`.
 // It knows nothing of the SDK: it traces through the global API that otel.config.ts registered.
-import { runPipeline, ScriptedModel } from '../../src/index.js';
+import { runPipeline } from '../../src/index.js';
+import { ScriptedModel } from '../../src/testing/index.js';
 import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { agentPipeline, lookupRegistry } from './fixtures.js';
 

@@ -1,0 +1,126 @@
+// Recorded runs: runPipeline with a store records the run as it goes; resumeRun continues one from its last
+// checkpoint, serving every call the journal already holds, so nothing that completed runs twice.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import { packageVersion } from '../common/version.js';
+import { randomIds, systemClock } from '../engine/defaults.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { RunPosition } from '../engine/run-seam.js';
+import { runPipeline as runUnrecorded, type RunOptions, type RunResult } from '../engine/runner.js';
+import type { Deps } from '../engine/stage.js';
+import { createRunState, type RunInput, type RunState } from '../engine/state.js';
+import { makeOwner } from '../store/location.js';
+import { StoreError, type JournalEntry, type RunStore } from '../store/types.js';
+import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-journal.js';
+import { pipelineFingerprint } from './hashing.js';
+import { definitionsJson } from './journal-codec.js';
+import { JournalSeam } from './journal-seam.js';
+import { RunJournal } from './run-journal.js';
+
+export interface RecordOptions {
+  /** Where the run is recorded; without one the run lives only in memory, as before. */
+  store?: RunStore;
+  /** How long a claim holds without renewal, in ms (default 30,000): a stalled owner loses the run after it. */
+  leaseMs?: number;
+  /** JSON the caller wants kept with the run (the CLI keeps its settings, to rebuild the pipeline on resume). */
+  record?: JsonObject;
+}
+
+export type DurableRunOptions = Omit<RunOptions, 'seam' | 'start'> & RecordOptions;
+
+export interface ResumeOptions extends Omit<RunOptions, 'seam' | 'start'> {
+  pipeline: Pipeline;
+  /** Resume although the pipeline's shape differs from the recorded one. */
+  force?: boolean;
+  /** Take the run although another live process holds it (its later writes are then refused). */
+  takeOver?: boolean;
+  leaseMs?: number;
+}
+
+export class PipelineMismatchError extends StoreError {
+  override readonly name = 'PipelineMismatchError';
+  constructor(readonly runId: string, recorded: string, given: string) {
+    super(`run ${runId} was recorded with pipeline "${recorded}" of another shape than "${given}" has now; pass --force to resume it anyway`);
+  }
+}
+
+const defaultLeaseMs = 30_000;
+const freshStart: RunPosition = { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null };
+
+/** Runs a pipeline; with `store`, records it so it can be resumed, shown and replayed. Resolves for every outcome. */
+export function runPipeline(pipeline: Pipeline, input: RunInput, options: DurableRunOptions = {}): Promise<RunResult> {
+  // Without a store this is the engine's own call: no copy of the options, nothing added to the run.
+  if (options.store === undefined) return runUnrecorded(pipeline, input, options);
+  const { store, leaseMs = defaultLeaseMs, record, ...runOptions } = options;
+  return recordRun(store, pipeline, input, runOptions, leaseMs, record ?? {});
+}
+
+async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject): Promise<RunResult> {
+  const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
+  if (typeof input !== 'object' || input === null || typeof input.task !== 'string') return runUnrecorded(pipeline, input, options);
+  const state = createRunState(deps.ids.newId(), pipeline.name, input);
+  const header = {
+    runId: state.runId,
+    pipeline: pipeline.name,
+    fingerprint: pipelineFingerprint(pipeline),
+    version: packageVersion(),
+    input: state.input as unknown as JsonObject,
+    options: { ...record, ...runSettings(options, deps) },
+    createdAt: Date.now(),
+  };
+  const claim = await store.create(header, makeOwner(), leaseMs);
+  const journal = new RunJournal('record', [], 0, 0, { store, claim, leaseMs });
+  const seam = new JournalSeam(journal, pipeline, { store, claim, leaseMs });
+  return runUnrecorded(pipeline, input, { ...options, deps, seam, start: { state, position: freshStart } });
+}
+
+/** What replay needs again: limits, the tool list and the model's name (never its key or address). */
+function runSettings(options: RunOptions, deps: Deps): JsonObject {
+  const settings: JsonObject = { tools: definitionsJson(deps.tools?.definitions() ?? []) };
+  if (options.finalizeTimeoutMs !== undefined) settings.finalizeTimeoutMs = options.finalizeTimeoutMs;
+  if (options.abandonAfterMs !== undefined) settings.abandonAfterMs = options.abandonAfterMs;
+  if (deps.model !== undefined) settings.model = { provider: deps.model.provider, name: deps.model.modelName };
+  return settings;
+}
+
+/**
+ * Continues a run whose process died, or that was cancelled or failed, from its last checkpoint. Rejects with a
+ * StoreError subclass when it cannot: unknown run, already ended, held by another process, or another pipeline.
+ */
+export async function resumeRun(store: RunStore, runId: string, options: ResumeOptions): Promise<RunResult> {
+  const { pipeline, force = false, takeOver = false, leaseMs = defaultLeaseMs, ...runOptions } = options;
+  // How the run ended before this claim (claiming makes it running again) decides where serving stops.
+  const endedAs = (await store.get(runId))?.status ?? 'running';
+  const { claim, run } = await store.claim(runId, makeOwner(), { force: takeOver, leaseMs });
+  let start: { state: RunState; position: RunPosition; journal: RunJournal };
+  try {
+    if (!force && run.fingerprint !== pipelineFingerprint(pipeline)) throw new PipelineMismatchError(runId, run.pipeline, pipeline.name);
+    const entries = await store.journal(runId);
+    const effective = effectiveJournal(entries);
+    const cut = resumeCut(effective, endedAs);
+    const lastServable = cut > 0 ? effective[cut - 1]!.seq : 0;
+    const checkpoint = usableCheckpoints(entries, await store.checkpoints(runId)).filter((candidate) => candidate.seq <= lastServable).pop();
+    const from = checkpoint?.seq ?? 0;
+    const served = effective.slice(0, cut).filter((entry) => entry.seq > from);
+    const journal = new RunJournal('resume', served, run.head, from, { store, claim, leaseMs });
+    primeMessages(journal, effective, from);
+    const state = (checkpoint?.state as unknown as RunState | undefined) ?? createRunState(runId, run.pipeline, run.input as unknown as RunInput);
+    start = { state, position: checkpoint?.position ?? freshStart, journal };
+  } catch (error) {
+    await store.release(claim, endedAs).catch(() => undefined);
+    throw error;
+  }
+  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs });
+  const recorded = run.options as { finalizeTimeoutMs?: JsonValue; abandonAfterMs?: JsonValue };
+  const limits: RunOptions = {};
+  if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;
+  if (typeof recorded.abandonAfterMs === 'number') limits.abandonAfterMs = recorded.abandonAfterMs;
+  return runUnrecorded(pipeline, run.input as unknown as RunInput, { ...limits, ...runOptions, seam, start: { state: start.state, position: start.position } });
+}
+
+/** Requests are stored as a difference from the one before: replay that part of the journal into the log. */
+export function primeMessages(journal: RunJournal, effective: readonly JournalEntry[], through: number): void {
+  for (const entry of effective) {
+    if (entry.seq > through) break;
+    if (entry.kind === 'model') journal.messages.expand((entry.data as JsonObject).request as JsonObject);
+  }
+}

@@ -1,0 +1,58 @@
+// A run resumed after a cancel or a divergence leaves entries behind; this is the journal as the run actually went.
+import type { Checkpoint, JournalEntry } from '../store/types.js';
+
+interface Marker {
+  seq: number;
+  servedThrough: number;
+}
+
+function markers(entries: readonly JournalEntry[]): Marker[] {
+  const found: Marker[] = [];
+  for (const entry of entries) {
+    const data = entry.data as { type?: unknown; servedThrough?: unknown } | null;
+    if (entry.kind === 'event' && data?.type === 'resumed' && typeof data.servedThrough === 'number') found.push({ seq: entry.seq, servedThrough: data.servedThrough });
+  }
+  return found;
+}
+
+/** The entries the run went through, in order: at each resume, what came after the served part is dropped. */
+export function effectiveJournal(entries: readonly JournalEntry[]): JournalEntry[] {
+  let effective: JournalEntry[] = [];
+  for (const entry of entries) {
+    const data = entry.data as { type?: unknown; servedThrough?: unknown } | null;
+    if (entry.kind === 'event' && data?.type === 'resumed' && typeof data.servedThrough === 'number') {
+      const servedThrough = data.servedThrough;
+      effective = effective.filter((kept) => kept.seq <= servedThrough);
+    } else if (entry.kind !== 'event') {
+      effective.push(entry);
+    }
+  }
+  return effective;
+}
+
+/** Checkpoints that belong to the run as it went (not to a part a resume left behind). */
+export function usableCheckpoints(entries: readonly JournalEntry[], checkpoints: readonly Checkpoint[]): Checkpoint[] {
+  const stale = markers(entries);
+  return checkpoints.filter((checkpoint) => !stale.some((marker) => checkpoint.seq > marker.servedThrough && checkpoint.seq < marker.seq));
+}
+
+/**
+ * Where a resume stops serving and goes live. After a crash: nowhere (everything recorded is served). After a cancel:
+ * at the first call the cancel cut short, or at the start of finalize. After a failure: at the start of the stage
+ * that failed, so it runs again.
+ */
+export function resumeCut(effective: readonly JournalEntry[], status: string): number {
+  if (status !== 'cancelled' && status !== 'failed') return effective.length;
+  const finalizeAt = effective.findIndex((entry) => entry.kind === 'stage' && entry.stage === null);
+  const end = finalizeAt < 0 ? effective.length : finalizeAt;
+  if (status === 'failed') {
+    let lastStage = end - 1;
+    while (lastStage >= 0 && effective[lastStage]!.kind !== 'stage') lastStage--;
+    return lastStage + 1;
+  }
+  for (let index = 0; index < end; index++) {
+    const data = effective[index]!.data as { abort?: unknown } | null;
+    if (data !== null && typeof data === 'object' && data.abort !== undefined) return index;
+  }
+  return end;
+}

@@ -1,0 +1,72 @@
+// How port calls become journal data and back: model requests and replies, tool calls and results, errors.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import { messageOf } from '../common/error-message.js';
+import { ModelError, type ChatRequest, type ChatResponse, type ModelErrorKind } from '../model/types.js';
+import type { ToolCall, ToolDefinition } from '../model/types.js';
+import type { ToolResult } from '../tools/types.js';
+import { hashText } from './hashing.js';
+
+/** A request as JSON: a zod response schema is kept by name only (it is code, not data). */
+export function requestJson(request: ChatRequest): JsonObject {
+  const json: JsonObject = { purpose: request.purpose, messages: request.messages as unknown as JsonValue };
+  if (request.tools !== undefined) json.tools = request.tools.map((tool) => tool.name);
+  if (request.toolChoice !== undefined) json.toolChoice = request.toolChoice as JsonValue;
+  if (request.responseFormat !== undefined) json.responseFormat = request.responseFormat.name;
+  if (request.temperature !== undefined) json.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) json.maxOutputTokens = request.maxOutputTokens;
+  return json;
+}
+
+/** The request's hash and each message's JSON text (made once: the journal's compression reuses them). */
+export function requestHash(json: JsonObject): { hash: string; texts: string[] } {
+  const { messages, ...rest } = json;
+  const texts = (messages as JsonValue[]).map((message) => JSON.stringify(message));
+  return { hash: hashText(`${JSON.stringify(rest)}\n${texts.join('\n')}`), texts };
+}
+
+export interface RecordedError {
+  name: string;
+  message: string;
+  kind?: string;
+  retryable?: boolean;
+  status?: number;
+}
+
+export function errorJson(error: unknown): RecordedError {
+  if (error instanceof ModelError) {
+    const json: RecordedError = { name: 'ModelError', message: error.message, kind: error.kind, retryable: error.retryable };
+    if (error.status !== undefined) json.status = error.status;
+    return json;
+  }
+  return { name: error instanceof Error ? error.name : 'Error', message: messageOf(error) };
+}
+
+/** The error a recorded call threw, made again: a ModelError stays one, with its kind. */
+export function errorFromJson(json: RecordedError): Error {
+  if (json.name === 'ModelError' && json.kind !== undefined) {
+    const options: { retryable?: boolean; status?: number } = {};
+    if (json.retryable !== undefined) options.retryable = json.retryable;
+    if (json.status !== undefined) options.status = json.status;
+    return new ModelError(json.kind as ModelErrorKind, json.message, options);
+  }
+  const error = new Error(json.message);
+  error.name = json.name;
+  return error;
+}
+
+export function toolCallsJson(calls: readonly ToolCall[]): JsonValue {
+  return calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
+}
+
+export function definitionsJson(definitions: readonly ToolDefinition[]): JsonValue {
+  return JSON.parse(JSON.stringify(definitions)) as JsonValue;
+}
+
+/** Whether a recorded call ended because the run was cancelled: on resume it runs again rather than being served. */
+export function wasAborted(data: JsonValue): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
+  const error = data.error as { kind?: unknown } | undefined;
+  if (error?.kind === 'aborted') return true;
+  const results = data.results;
+  return Array.isArray(results) && results.some((result) => (result as { error?: { kind?: unknown } } | null)?.error?.kind === 'aborted');
+}

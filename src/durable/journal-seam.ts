@@ -1,0 +1,126 @@
+// The durability seam: at every stage boundary it records the stage's end (signal, state hash), takes a checkpoint
+// when one is due, serves the recording while catching up or replaying, and at the end records the outcome.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { RunCursor, RunPosition, RunSeam } from '../engine/run-seam.js';
+import type { RunResult } from '../engine/run-result.js';
+import type { Signal } from '../engine/signal.js';
+import type { Deps } from '../engine/stage.js';
+import type { RunState } from '../engine/state.js';
+import type { RunOutcomeRecord } from '../store/types.js';
+import { place, shortDiff } from './divergence.js';
+import { stateDigest } from './hashing.js';
+import { journaledDeps, type PortOptions } from './journaled-ports.js';
+import type { JournalWriter, RunJournal } from './run-journal.js';
+
+/** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
+const checkpointBytesPerIteration = 8192;
+
+/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration`: only
+ * at the end of each zone pass (cheaper: a stage costs one JSON text of the state less). */
+export type HashEvery = 'stage' | 'iteration';
+
+export class JournalSeam implements RunSeam {
+  private sinceCheckpoint = 0;
+  private stateBytes = 0;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly journal: RunJournal,
+    private readonly pipeline: Pipeline,
+    private readonly writer: JournalWriter | undefined,
+    private readonly ports: PortOptions = {},
+    private readonly hashEvery: HashEvery = 'iteration',
+  ) {
+    if (writer !== undefined) {
+      // Renews the lease while a long model call records nothing; a stopped process stops renewing it.
+      this.heartbeat = setInterval(() => void writer.store.heartbeat(writer.claim, writer.leaseMs).catch(() => undefined), Math.max(50, writer.leaseMs / 3));
+      this.heartbeat.unref();
+    }
+  }
+
+  wrapDeps(deps: Deps, cursor: RunCursor): Deps {
+    return journaledDeps(deps, cursor, this.journal, this.ports);
+  }
+
+  boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {
+    const journal = this.journal;
+    journal.check();
+    const where = { zone: position.zone, iteration: position.iteration, stage };
+    const passEnd = stage === null || position.nextStage >= this.pipeline[position.zone].length;
+    // A replay hashes wherever the recording did; a live run where its setting says.
+    const recordedHash = !journal.isLive && typeof (journal.peek()?.data as { hash?: unknown } | undefined)?.hash === 'string';
+    const digest = passEnd || recordedHash || this.hashEvery === 'stage' ? stateDigest(state) : undefined;
+    if (digest !== undefined) this.stateBytes = digest.text.length;
+    const signalJson: JsonValue = signal ? { type: signal.type, kind: signal.kind, reason: signal.reason } : null;
+    const served = journal.serve('stage', where, (entry) => {
+      const data = entry.data as JsonObject;
+      if (JSON.stringify(data.signal ?? null) !== JSON.stringify(signalJson)) {
+        return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(data.signal ?? null, signalJson)}`, recorded: data.signal ?? null, replayed: signalJson };
+      }
+      if (data.hash === undefined || digest === undefined || data.hash === digest.hash) return undefined;
+      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digest.hash };
+    });
+    if (served !== undefined) return this.afterServed(position);
+    const data: JsonObject = { signal: signalJson };
+    if (digest !== undefined) data.hash = digest.hash;
+    if (stage === null) data.ended = position.ended as unknown as JsonValue;
+    journal.record('stage', where, data);
+    if (digest === undefined || !this.checkpointDue(position, stage)) return undefined;
+    const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
+    const checkpoint = { position, state: state as unknown as JsonObject, stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
+    return journal.flush(checkpoint, progress).then(() => journal.check());
+  }
+
+  async finished(result: RunResult): Promise<void> {
+    clearInterval(this.heartbeat);
+    const writer = this.writer;
+    if (writer === undefined) return;
+    this.journal.check();
+    await this.journal.flush();
+    this.journal.check();
+    await writer.store.finish(writer.claim, outcomeRecord(result));
+  }
+
+  /** A checkpoint after setup, at the end of an iteration when enough has changed, on entering finalize and at its end. */
+  private checkpointDue(position: RunPosition, stage: string | null): boolean {
+    if (stage === null) return true;
+    const length = this.pipeline[position.zone].length;
+    if (position.nextStage < length) return false;
+    if (position.zone !== 'iteration') return true;
+    this.sinceCheckpoint += 1;
+    if (this.sinceCheckpoint * checkpointBytesPerIteration < this.stateBytes) return false;
+    this.sinceCheckpoint = 0;
+    return true;
+  }
+
+  /** A replay aborts where the recorded run was cancelled or hit a deadline between two stages. */
+  private afterServed(position: RunPosition): undefined {
+    const next = this.journal.peek();
+    if (next?.kind !== 'stage' || next.stage !== null || position.ended !== null) return undefined;
+    const ended = (next.data as { ended?: RunPosition['ended'] }).ended;
+    if (ended === undefined || ended === null) return undefined;
+    if (ended.status === 'cancelled') {
+      const prefix = 'the run was cancelled by its caller: ';
+      this.ports.onRecordedAbort?.({ cancel: ended.message.startsWith(prefix) ? ended.message.slice(prefix.length) : null });
+    } else if (ended.status === 'stopped' && ended.kind !== 'max_iterations' && position.steer?.type !== 'abort_run') {
+      this.ports.onRecordedAbort?.({ deadline: { stage: ended.stage ?? '', kind: ended.kind, message: ended.message } });
+    }
+    return undefined;
+  }
+}
+
+/** The result as the store keeps it: JSON, without the state (checkpoints hold it) or thrown causes. */
+export function outcomeRecord(result: RunResult): RunOutcomeRecord {
+  const { state: _state, ...rest } = result;
+  const json = JSON.parse(JSON.stringify(rest, (key, value: unknown) => (key === 'cause' ? undefined : value))) as JsonObject;
+  return {
+    status: result.status,
+    answer: result.answer,
+    partial: result.partial,
+    stopReason: result.stopReason,
+    iterations: result.iterations,
+    tokens: result.usage.inputTokens + result.usage.outputTokens,
+    result: json,
+  };
+}

@@ -1,0 +1,145 @@
+// The ports a recorded run uses: each model call, tool batch, clock read and id goes through the journal, which
+// serves it from the recording (resume, replay) or makes it live and records it.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import { isErrorNamed, messageOf } from '../common/error-message.js';
+import { DeadlineReached } from '../engine/run-abort.js';
+import type { RunCursor } from '../engine/run-seam.js';
+import type { Deps } from '../engine/stage.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall, ToolDefinition } from '../model/types.js';
+import type { ToolBox, ToolResult } from '../tools/types.js';
+import { shortDiff, place } from './divergence.js';
+import { errorFromJson, errorJson, requestHash, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
+import type { RunJournal } from './run-journal.js';
+
+/** Why the run was aborted when a call failed, so a replay can abort at the same point. */
+export type RecordedAbort = { deadline: { stage: string; kind: string; message: string } } | { cancel: string | null };
+
+export interface PortOptions {
+  /** Replay: the tool list as recorded, when no real ToolBox is given. */
+  definitions?: ToolDefinition[];
+  /** Replay: called when a served call was ended by an abort, before its error is thrown. */
+  onRecordedAbort?: (abort: RecordedAbort) => void;
+}
+
+export function journaledDeps(deps: Deps, cursor: RunCursor, journal: RunJournal, options: PortOptions = {}): Deps {
+  const wrapped: Deps = { ...deps, clock: journaledClock(deps, cursor, journal), ids: journaledIds(deps, cursor, journal) };
+  if (deps.model !== undefined || journal.mode === 'replay') wrapped.model = new JournaledModel(deps.model, cursor, journal, options);
+  if (deps.tools !== undefined || journal.mode === 'replay') wrapped.tools = journaledTools(deps.tools, cursor, journal, options);
+  return wrapped;
+}
+
+function journaledClock(deps: Deps, cursor: RunCursor, journal: RunJournal): Deps['clock'] {
+  return {
+    now() {
+      const served = journal.serve('clock', cursor);
+      if (served !== undefined) return served.data as number;
+      const value = deps.clock.now();
+      journal.record('clock', cursor, value);
+      return value;
+    },
+  };
+}
+
+function journaledIds(deps: Deps, cursor: RunCursor, journal: RunJournal): Deps['ids'] {
+  return {
+    newId() {
+      const served = journal.serve('id', cursor);
+      if (served !== undefined) return served.data as string;
+      const value = deps.ids.newId();
+      journal.record('id', cursor, value);
+      return value;
+    },
+  };
+}
+
+class JournaledModel implements ChatModel {
+  readonly provider: string;
+  readonly modelName: string;
+  readonly endpoint?: { address: string; port: number };
+
+  constructor(private readonly model: ChatModel | undefined, private readonly cursor: RunCursor, private readonly journal: RunJournal, private readonly options: PortOptions) {
+    this.provider = model?.provider ?? 'replay';
+    this.modelName = model?.modelName ?? 'recorded';
+    if (model?.endpoint !== undefined) this.endpoint = model.endpoint;
+  }
+
+  chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
+    return this.call(request, signal, (model) => model.chat(request, signal));
+  }
+
+  chatStream(request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal): Promise<ChatResponse> {
+    return this.call(request, signal, (model) => (model.chatStream ? model.chatStream(request, onEvent, signal) : model.chat(request, signal)), onEvent);
+  }
+
+  private async call(request: ChatRequest, signal: AbortSignal | undefined, live: (model: ChatModel) => Promise<ChatResponse>, onEvent?: (event: ChatStreamEvent) => void): Promise<ChatResponse> {
+    const json = requestJson(request);
+    const journal = this.journal;
+    const { hash, texts } = requestHash(json);
+    const served = journal.serve('model', this.cursor, (entry) => {
+      const data = entry.data as JsonObject;
+      if (data.hash === hash) return undefined;
+      const recorded = journal.messages.preview(data.request as JsonObject);
+      return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'model_request', message: `the model request in ${place(entry)} differs: ${shortDiff(recorded, json)}`, recorded, replayed: json };
+    });
+    if (served !== undefined) {
+      const data = served.data as JsonObject;
+      journal.messages.expand(data.request as JsonObject);
+      if (data.error !== undefined) throw this.recordedFailure(data);
+      const response = data.response as unknown as ChatResponse;
+      if (onEvent !== undefined && response.content !== '') onEvent({ type: 'text', delta: response.content });
+      return response;
+    }
+    if (this.model === undefined) throw new Error('no model is configured for this run');
+    const stored = journal.messages.compress(json, texts);
+    try {
+      const response = await live(this.model);
+      journal.record('model', this.cursor, { hash, request: stored, response: response as unknown as JsonValue });
+      await journal.flush();
+      return response;
+    } catch (error) {
+      journal.record('model', this.cursor, withAbort({ hash, request: stored, error: errorJson(error) as unknown as JsonValue }, signal));
+      await journal.flush();
+      throw error;
+    }
+  }
+
+  private recordedFailure(data: JsonObject): Error {
+    if (data.abort !== undefined) this.options.onRecordedAbort?.(data.abort as unknown as RecordedAbort);
+    return errorFromJson(data.error as unknown as RecordedError);
+  }
+}
+
+function journaledTools(tools: ToolBox | undefined, cursor: RunCursor, journal: RunJournal, options: PortOptions): ToolBox {
+  return {
+    definitions: () => tools?.definitions() ?? options.definitions ?? [],
+    async executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
+      const callsJson = toolCallsJson(calls);
+      const served = journal.serve('tool', cursor, (entry) => {
+        const recorded = (entry.data as JsonObject).calls ?? null;
+        if (JSON.stringify(recorded) === JSON.stringify(callsJson)) return undefined;
+        return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'tool_call', message: `the tool calls in ${place(entry)} differ: ${shortDiff(recorded, callsJson)}`, recorded, replayed: callsJson };
+      });
+      if (served !== undefined) {
+        const data = served.data as JsonObject;
+        if (data.abort !== undefined) options.onRecordedAbort?.(data.abort as unknown as RecordedAbort);
+        return data.results as unknown as ToolResult[];
+      }
+      if (tools === undefined) throw new Error('no tools are configured for this run');
+      const results = await tools.executeAll(calls, signal);
+      journal.record('tool', cursor, withAbort({ calls: callsJson, results: results as unknown as JsonValue }, signal));
+      await journal.flush();
+      return results;
+    },
+  };
+}
+
+function withAbort(data: JsonObject, signal: AbortSignal | undefined): JsonObject {
+  if (signal?.aborted !== true) return data;
+  return { ...data, abort: abortOf(signal.reason) as unknown as JsonValue };
+}
+
+export function abortOf(reason: unknown): RecordedAbort {
+  if (reason instanceof DeadlineReached) return { deadline: { stage: reason.stage, kind: reason.kind, message: reason.message } };
+  const text = messageOf(reason);
+  return { cancel: isErrorNamed(reason, 'AbortError') && text === 'This operation was aborted' ? null : text };
+}

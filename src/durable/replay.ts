@@ -1,0 +1,84 @@
+// Replay: runs a recorded run again with every model and tool call served from its journal (no network, no tool
+// side effects), and says whether it went the same way or where it first went another.
+import type { JsonObject } from '../common/json.js';
+import { DeadlineReached } from '../engine/run-abort.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import { runPipeline as runUnrecorded, type RunResult } from '../engine/runner.js';
+import type { Deps } from '../engine/stage.js';
+import { createRunState, type RunInput } from '../engine/state.js';
+import type { ToolDefinition } from '../model/types.js';
+import { RunNotFoundError, type RunStore, type RunSummary } from '../store/types.js';
+import { place, type Divergence } from './divergence.js';
+import { effectiveJournal } from './effective-journal.js';
+import { stateDigest } from './hashing.js';
+import { JournalSeam } from './journal-seam.js';
+import type { RecordedAbort } from './journaled-ports.js';
+import { RunJournal } from './run-journal.js';
+
+export interface ReplayOptions {
+  /** The pipeline to replay with: the recorded one, or a changed one to see whether it still does the same. */
+  pipeline: Pipeline;
+  /** Real ports are never called; a ToolBox given here only supplies the tool list (else the recorded one is used). */
+  deps?: Partial<Omit<Deps, 'model'>>;
+}
+
+export interface ReplayReport {
+  runId: string;
+  identical: boolean;
+  /** The first place the replay went another way, when it did. */
+  divergence?: Divergence;
+  /** The replayed run's result. */
+  result: RunResult;
+  recorded: { status: string | null; stateHash: string | null };
+  replayed: { status: string; stateHash: string };
+}
+
+export async function replayRun(store: RunStore, runId: string, options: ReplayOptions): Promise<ReplayReport> {
+  const run = await store.get(runId);
+  if (run === undefined) throw new RunNotFoundError(runId);
+  const entries = effectiveJournal(await store.journal(runId));
+  const journal = new RunJournal('replay', entries, 0, 0, undefined);
+  const controller = new AbortController();
+  const settings = run.options as { tools?: unknown; finalizeTimeoutMs?: unknown; abandonAfterMs?: unknown };
+  const seam = new JournalSeam(journal, options.pipeline, undefined, {
+    definitions: Array.isArray(settings.tools) ? (settings.tools as unknown as ToolDefinition[]) : [],
+    onRecordedAbort: (abort) => controller.abort(abortReason(abort)),
+  });
+  const input = run.input as unknown as RunInput;
+  const result = await runUnrecorded(options.pipeline, input, {
+    deps: { ...options.deps, tracer: undefined, onEvent: undefined },
+    signal: controller.signal,
+    seam,
+    start: { state: createRunState(runId, run.pipeline, input), position: { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null } },
+    ...(typeof settings.finalizeTimeoutMs === 'number' ? { finalizeTimeoutMs: settings.finalizeTimeoutMs } : {}),
+    ...(typeof settings.abandonAfterMs === 'number' ? { abandonAfterMs: settings.abandonAfterMs } : {}),
+  });
+  const replayedHash = stateDigest(result.state).hash;
+  const lastStage = [...entries].reverse().find((entry) => entry.kind === 'stage');
+  const recordedHash = ((lastStage?.data as JsonObject | undefined)?.hash as string | undefined) ?? null;
+  let divergence = journal.divergence;
+  const left = journal.peek();
+  if (divergence === undefined && left !== undefined) {
+    divergence = { zone: left.zone, iteration: left.iteration, stage: left.stage, what: 'missing_call', message: `the replay ended where the recording goes on with ${left.kind === 'stage' ? 'the end of' : `a ${left.kind} call in`} ${place(left)}`, recorded: left.data, replayed: null };
+  }
+  const report: ReplayReport = {
+    runId,
+    identical: divergence === undefined && replayedHash === recordedHash && sameOutcome(run, result),
+    result,
+    recorded: { status: run.outcome?.status ?? null, stateHash: recordedHash },
+    replayed: { status: result.status, stateHash: replayedHash },
+  };
+  if (divergence !== undefined) report.divergence = divergence;
+  return report;
+}
+
+function sameOutcome(run: RunSummary, result: RunResult): boolean {
+  const outcome = run.outcome;
+  if (outcome === null) return true;
+  return outcome.status === result.status && outcome.answer === result.answer && outcome.stopReason.kind === result.stopReason.kind;
+}
+
+function abortReason(abort: RecordedAbort): unknown {
+  if ('deadline' in abort) return new DeadlineReached(abort.deadline.stage, abort.deadline.kind, abort.deadline.message);
+  return abort.cancel === null ? undefined : new Error(abort.cancel);
+}

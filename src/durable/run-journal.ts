@@ -1,0 +1,149 @@
+// One run's journal while it runs: serves recorded entries (resume's catch-up, replay), records new ones, and
+// writes them to the store in order. A write that fails is kept and reported at the next stage boundary.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { RunCursor } from '../engine/run-seam.js';
+import type { Checkpoint, Claim, JournalEntry, JournalKind, RunStore } from '../store/types.js';
+import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
+
+export type JournalMode = 'record' | 'resume' | 'replay';
+
+export interface JournalWriter {
+  store: RunStore;
+  claim: Claim;
+  leaseMs: number;
+}
+
+type Where = RunCursor | { zone: 'setup' | 'iteration' | 'finalize'; iteration: number; stage: string | null };
+
+export class RunJournal {
+  private index = 0;
+  private live: boolean;
+  private pending: JournalEntry[] = [];
+  private writing: Promise<void> = Promise.resolve();
+  private broken: unknown;
+  private lastServed: number;
+  /** A resume writes one marker before its first new entry: entries after `servedThrough` were left behind. */
+  private markerDue: boolean;
+  divergence: Divergence | undefined;
+  readonly messages = new MessageLog();
+
+  constructor(
+    readonly mode: JournalMode,
+    private readonly served: readonly JournalEntry[],
+    /** The store's head: new entries follow it. */
+    private head: number,
+    /** Where served entries start: the checkpoint the run continues from. */
+    startSeq: number,
+    private readonly writer: JournalWriter | undefined,
+  ) {
+    this.live = mode === 'record';
+    this.lastServed = startSeq;
+    this.markerDue = mode === 'resume';
+  }
+
+  /** The next recorded entry of this kind at this place, while catching up or replaying; undefined once live. */
+  serve(kind: JournalKind, where: Where, check?: (entry: JournalEntry) => Divergence | undefined): JournalEntry | undefined {
+    if (this.live) return undefined;
+    const entry = this.served[this.index];
+    if (entry === undefined || entry.kind !== kind || entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage !== where.stage) {
+      return this.diverge(mismatch(kind, where, entry), entry === undefined);
+    }
+    const difference = check?.(entry);
+    if (difference !== undefined) return this.diverge(difference, false);
+    this.index += 1;
+    this.lastServed = entry.seq;
+    return entry;
+  }
+
+  /** The entry after the last one served, without taking it. */
+  peek(): JournalEntry | undefined {
+    return this.live ? undefined : this.served[this.index];
+  }
+
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  record(kind: JournalKind, where: Where, data: JsonValue): void {
+    if (this.writer === undefined) return;
+    if (this.markerDue) {
+      this.markerDue = false;
+      this.push('event', where, { type: 'resumed', epoch: this.writer.claim.epoch, servedThrough: this.lastServed });
+    }
+    this.push(kind, where, data);
+  }
+
+  get lastSeq(): number {
+    return this.head;
+  }
+
+  /** Writes what is pending (and a checkpoint at the new head); never rejects: a failure is kept for `check()`. */
+  flush(checkpoint?: Omit<Checkpoint, 'seq'>, progress?: { iterations: number; tokens: number }): Promise<void> {
+    const writer = this.writer;
+    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && checkpoint === undefined)) return this.writing;
+    const entries = this.pending;
+    this.pending = [];
+    const options = { leaseMs: writer.leaseMs, ...(checkpoint ? { checkpoint: { ...checkpoint, seq: this.head } } : {}), ...(progress ? { progress } : {}) };
+    this.writing = this.writing.then(() => writer.store.append(writer.claim, entries, options)).catch((error: unknown) => {
+      this.broken ??= error;
+    });
+    return this.writing;
+  }
+
+  /** Throws the store's failure, if a write failed: the run must not go on without durability. */
+  check(): void {
+    if (this.broken !== undefined) throw this.broken;
+  }
+
+  private push(kind: JournalKind, where: Where, data: JsonValue): void {
+    this.head += 1;
+    this.pending.push({ seq: this.head, kind, zone: where.zone, iteration: where.iteration, stage: where.stage, at: Date.now(), data });
+  }
+
+  private diverge(divergence: Divergence, recordingEnded: boolean): undefined {
+    if (this.mode === 'replay') {
+      this.divergence ??= divergence;
+      throw new ReplayDiverged(divergence);
+    }
+    // A resume whose catch-up ran out, or found the code doing something else, goes on live from here.
+    if (!recordingEnded) this.divergence ??= divergence;
+    this.live = true;
+    return undefined;
+  }
+}
+
+/**
+ * Model requests repeat the conversation so far: each is stored as how many messages it shares with the previous
+ * one plus the new ones, so a long run's journal grows with the conversation, not with its square.
+ */
+export class MessageLog {
+  private texts: string[] = [];
+  private full: JsonValue[] = [];
+
+  /** `texts`: each message's JSON text, when the caller has made them already. */
+  compress(request: JsonObject, texts?: string[]): JsonObject {
+    const messages = (request.messages ?? []) as JsonValue[];
+    texts ??= messages.map((message) => JSON.stringify(message));
+    let prefix = 0;
+    while (prefix < texts.length && prefix < this.texts.length && texts[prefix] === this.texts[prefix]) prefix++;
+    this.texts = texts;
+    this.full = messages;
+    return { ...request, messages: messages.slice(prefix), prefix };
+  }
+
+  /** The whole request of a stored one, in journal order. */
+  expand(stored: JsonObject): JsonObject {
+    const whole = this.preview(stored);
+    const messages = whole.messages as JsonValue[];
+    this.full = messages;
+    this.texts = messages.map((message) => JSON.stringify(message));
+    return whole;
+  }
+
+  /** The whole request, without moving on (for showing a divergence). */
+  preview(stored: JsonObject): JsonObject {
+    const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
+    const { prefix: _prefix, ...rest } = stored;
+    return { ...rest, messages: this.full.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
+  }
+}

@@ -1,0 +1,4 @@
+// stageloop/testing: what a test of your own stages, tools and pipelines needs; test doubles live here, not in 'stageloop'.
+export { ScriptedModel, type ScriptedStep, type ScriptedReply } from '../model/scripted-model.js';
+export { makeState, makeClock, makeIds } from './state.js';
+export { runStage, type RunStageOptions, type StageRun } from './run-stage.js';

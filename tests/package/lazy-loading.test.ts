@@ -1,0 +1,62 @@
+// What a process pays for: the CLI and the main entry load the OpenAI SDK, the OTel SDK and mathjs only when used.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnvironment, cliPath } from '../support/run-cli.js';
+
+const recorder = fileURLToPath(new URL('./module-log.mjs', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+let directory: string;
+let runs = 0;
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'stageloop-modules-'));
+});
+afterAll(() => rm(directory, { recursive: true, force: true }));
+
+/** The packages (node_modules/NAME) a process loaded as ES modules, and whether it loaded any module at all of ours. */
+async function packagesLoaded(args: string[], env: Record<string, string> = {}): Promise<{ packages: Set<string>; code: number; files: string[] }> {
+  const logPath = join(directory, `modules-${++runs}.log`);
+  const code = await new Promise<number>((resolve) => {
+    execFile(process.execPath, ['--import', recorder, ...args], { cwd: repositoryRoot, env: cleanEnvironment({ MODULE_LOG: logPath, ...env }) }, (error) =>
+      resolve(error ? Number(error.code ?? 1) : 0),
+    );
+  });
+  const files = (await readFile(logPath, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  const packages = new Set(files.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+  return { packages, code, files };
+}
+
+const heavy = ['openai', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
+
+describe('lazy loading', () => {
+  it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
+    const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', 'What is 17 * 23 + 4?']);
+    expect(code).toBe(0);
+    expect(files.some((url) => url.endsWith('/dist/src/cli/main.js'))).toBe(true);
+    for (const name of [...heavy, '@opentelemetry/api']) expect(packages, name).not.toContain(name);
+  });
+
+  it('--help loads nothing but the flag parser: no zod, no stages', async () => {
+    const { packages, code, files } = await packagesLoaded([cliPath, '--help']);
+    expect(code).toBe(0);
+    expect([...packages]).toEqual([]);
+    expect(files.some((url) => url.includes('/dist/stages/'))).toBe(false);
+  });
+
+  it('--trace console loads the OTel SDK, only then', async () => {
+    const { packages, code } = await packagesLoaded([cliPath, 'run', '-q', '--trace', 'console', 'What is 2 + 2?']);
+    expect(code).toBe(0);
+    expect(packages).toContain('@opentelemetry/sdk-node');
+    expect(packages).not.toContain('openai');
+  });
+
+  it("import 'stageloop' loads no OTel SDK or exporter, no mathjs and no TS loader", async () => {
+    const { packages, code } = await packagesLoaded(['--input-type=module', '-e', "await import('stageloop'); await import('stageloop/stages'); await import('stageloop/pipelines')"]);
+    expect(code).toBe(0);
+    expect(packages).toContain('zod');
+    for (const name of heavy.filter((name) => name !== 'openai')) expect(packages, name).not.toContain(name);
+  });
+});
