@@ -1,7 +1,7 @@
 // Fault matrix, the model: HTTP errors with and without retry-after, hangs, resets, malformed, partial and huge bodies
 // and streams, from a real Chat Completions server on 127.0.0.1 through the real adapter and a whole ReAct run.
 import { describe, it } from 'vitest';
-import { reactPipeline } from '../../pipelines/index.js';
+import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import type { OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import { applyGuards, type GuardFlags } from '../../stages/guards.js';
 import { completionBody, replyChunks, textChunk, type ChatServer } from '../support/chat-server.js';
@@ -25,6 +25,8 @@ interface Row {
   requests?: number;
   /** The caller cancels the run this many ms after it starts. */
   cancelAfterMs?: number;
+  /** Plan-Execute-Replan instead of ReAct. */
+  planned?: boolean;
 }
 
 const cutBody = (server: ChatServer) =>
@@ -53,6 +55,7 @@ const rows: Row[] = [
   { name: '429 as an HTTP date in retry-after', arrange: (server) => server.fail(429, { headers: { 'retry-after': new Date(Date.now() + 60_000).toUTCString() } }).replyWith({ content: '395' }), model: { maxRetries: 1, maxRetryAfterMs: 50 }, expected: completed(/^395$/) },
   { name: '408 then an answer', arrange: (server) => server.fail(408).replyWith({ content: '395' }), model: { maxRetries: 1, maxRetryAfterMs: 50 }, expected: completed(/^395$/) },
   { name: '401: no summary call after auth', arrange: (server) => server.fail(401, { message: 'bad key' }).replyWith({ content: 'must not be asked' }), expected: failed(/401: bad key/), requests: 1 },
+  { name: 'the planner gets a 401: no summary call either', planned: true, arrange: (server) => server.fail(401, { message: 'bad key' }).replyWith({ content: 'must not be asked' }), expected: { status: 'failed', kind: 'error', stage: 'plan', message: /401: bad key/, boundMs: 3_000 }, requests: 1 },
   { name: '403: no summary call after auth', arrange: (server) => server.fail(403).replyWith({ content: 'must not be asked' }), expected: failed(/403/), requests: 1 },
   { name: '400 bad request', arrange: (server) => server.fail(400, { message: 'tool_choice unsupported' }), expected: failed(/400: tool_choice unsupported/) },
   { name: '404 unknown model', arrange: (server) => server.fail(404, { message: 'no such model' }), expected: failed(/404/) },
@@ -86,7 +89,8 @@ describe('fault matrix: the model', () => {
     row.arrange(loopback.server);
     const adapter = loopback.model({ maxRetries: 0, timeoutMs: 2_000, ...row.model });
     const model = row.stream ? streamed(adapter) : adapter;
-    const pipeline = row.guards ? applyGuards(reactPipeline(), row.guards, { modelName: 'test-model' }) : reactPipeline();
+    const base = row.planned ? planExecuteReplanPipeline() : reactPipeline();
+    const pipeline = row.guards ? applyGuards(base, row.guards, { modelName: 'test-model' }) : base;
     const signal = row.cancelAfterMs === undefined ? {} : { signal: AbortSignal.timeout(row.cancelAfterMs) };
     await runCase(pipeline, 'What is 17 * 23 + 4?', { deps: { model, tools: testTools() }, ...signal }, row.expected);
     if (row.requests !== undefined) expect(loopback.server.requests).toHaveLength(row.requests);
