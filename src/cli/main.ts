@@ -37,6 +37,8 @@ Limits and guards:
   --max-tokens N           token budget (input + output)
   --max-cost USD           cost budget, from the model price table
   --timeout SECONDS        time budget; the call in flight is cut off at the deadline
+  --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
+                           call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse a tool call repeated N times with the same arguments
