@@ -145,6 +145,9 @@ describe('stageloop/otel preloaded into an app', () => {
       expect(output.code).toBe(0);
       const spans = await receiver.waitFor((received) => received.some((span) => span.name === 'invoke_agent react'), 10_000);
       expect(spans.map((span) => span.name)).toEqual(expect.arrayContaining(['invoke_agent react', 'execute_tool calculator']));
+      // The installed dist/ finds its own package.json: the tracer is versioned, not 0.0.0.
+      const { version } = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+      expect(new Set(spans.map((span) => span.scope.version))).toEqual(new Set([version]));
     } finally {
       await receiver.close();
     }
