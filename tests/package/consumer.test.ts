@@ -41,7 +41,7 @@ const strictConsumer = `
 import { definePipeline, runPipeline, breakLoop, type Stage, type RunResult } from 'stageloop';
 import { think, budget, type ThinkOptions } from 'stageloop/stages';
 import { reactPipeline, type ReactPipelineOptions } from 'stageloop/pipelines';
-import { ScriptedModel, runStage, makeState, type StageRun } from 'stageloop/testing';
+import { ScriptedModel, runStage, makeState, stageContext, type StageRun, type TestStageContext } from 'stageloop/testing';
 import { startTracing, type TracingSession } from 'stageloop/otel';
 
 declare module 'stageloop' {
@@ -60,8 +60,9 @@ const options: ThinkOptions & ReactPipelineOptions = { maxTruncationRetries: 1 }
 const pipeline = definePipeline({ name: 'demo', setup: [budget({ maxIterations: 3 }).start], iteration: [countdown, think(options)], maxIterations: 3 });
 const result: Promise<RunResult> = runPipeline(reactPipeline(options), { task: 'x' }, { deps: { model: new ScriptedModel([]) } });
 const run: Promise<StageRun> = runStage(countdown, makeState());
+const context: TestStageContext = stageContext({ zone: 'finalize' });
 const session: (mode: 'console') => TracingSession = (mode) => startTracing(mode);
-export { pipeline, result, run, session };
+export { pipeline, result, run, context, session };
 `;
 
 describe('the packed package in a fresh project', () => {
