@@ -1,4 +1,5 @@
 // Injection screening: detection and false-positive rates of the default detector on the labelled corpus, and its speed.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { detectInjection } from '../stages/injection-detector.js';
 import { format, median } from './measure.js';
@@ -28,8 +29,47 @@ export async function run(): Promise<void> {
   }
   const averageLength = corpus.samples.reduce((sum, sample) => sum + sample.text.length, 0) / corpus.samples.length;
   console.log(`screening time: ${format(median(perText), 0)} µs per text (median of 5 passes; texts average ${format(averageLength, 0)} characters)`);
+  hostile();
   const page = 'Plain paragraph about gardening and the weather this week, with nothing unusual in it. '.repeat(600);
   const started = performance.now();
   detectInjection(page);
   console.log(`a ${format(page.length / 1024, 0)} KiB page: ${format(performance.now() - started)} ms`);
+}
+
+/** 16,000 characters (the default tool-output cap) of the contents that used to backtrack, and 64,000 to show it is linear. */
+function hostileTexts(length: number): Record<string, string> {
+  const fill = (unit: string) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+  return {
+    'base64 run': randomBytes(length).toString('base64').slice(0, length),
+    'one letter': fill('a'),
+    'hex run': randomBytes(length).toString('hex').slice(0, length),
+    'dots': fill('.'),
+    'url escapes': fill('%41'),
+    'unclosed comments': fill('<!--'),
+    'hidden openings': fill('<div style="display:none">'),
+    'tag characters': fill(String.fromCodePoint(0xe0041)),
+    'zero-width': fill('a\u200b'),
+    'repeated override': fill('ignore previous instructions '),
+    'quoted overrides': fill('"ignore previous instructions" '),
+    'discussed quotes': fill('Attackers use "ignore previous instructions" as a payload; '),
+    'prose': fill('The assistant should read this page and the quick brown fox jumps over the lazy dog. '),
+  };
+}
+
+function hostile(): void {
+  for (const length of [16_000, 64_000]) {
+    const rows: string[] = [];
+    let worst = 0;
+    for (const [name, text] of Object.entries(hostileTexts(length))) {
+      const times: number[] = [];
+      for (let repeat = 0; repeat < 7; repeat++) {
+        const started = performance.now();
+        detectInjection(text);
+        times.push(performance.now() - started);
+      }
+      worst = Math.max(worst, median(times));
+      rows.push(`${name} ${format(median(times), 2)}`);
+    }
+    console.log(`hostile contents of ${format(length, 0)} characters, ms (median of 7): ${rows.join(', ')}; worst ${format(worst, 2)} ms`);
+  }
 }

@@ -1,6 +1,8 @@
 // Plan-Execute-Replan: setup [context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize].
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import { act, context, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
+import type { z } from 'zod';
+import { withOutput } from '../stages/final-output.js';
 import type { ActOptions, ContextOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
 export interface PlanExecuteReplanPipelineOptions {
@@ -14,6 +16,8 @@ export interface PlanExecuteReplanPipelineOptions {
   summarize?: SummarizeOptions;
   /** Iteration cap (default 24). */
   maxIterations?: number;
+  /** The final answer also as JSON matching this schema (outputOf(result, schema)); one that cannot match stops the run with invalid_output. */
+  outputSchema?: z.ZodType;
 }
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
@@ -21,7 +25,7 @@ export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOpti
   return definePipeline({
     name: 'plan-execute-replan',
     setup: [context(options.context), plan(options.plan)],
-    iteration: [think(options.think), act(options.act), observe(options.observe), evaluate(options.evaluate), replan({ maxSteps: options.plan?.maxSteps, ...options.replan })],
+    iteration: [think(options.think), act(options.act), observe(options.observe), evaluate(options.evaluate), withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema)],
     finalize: [summarize({ maxIterations, ...options.summarize })],
     maxIterations,
   });

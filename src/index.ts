@@ -104,3 +104,31 @@ export { replayRun, type ReplayOptions, type ReplayReport } from './durable/repl
 export { listRuns, loadRun, type LoadedRun } from './durable/inspect.js';
 export type { Divergence, DivergenceKind } from './durable/divergence.js';
 export type { RunSeam, RunStart, RunCursor } from './engine/run-seam.js';
+
+// --- MCP tools and fallback models (issue 17) ---
+export {
+  mcpTools,
+  loadMcpTools,
+  mcpToolOrigin,
+  McpServerPool,
+  processMcpPool,
+  closeMcpServers,
+  McpServerError,
+  prefixedToolName,
+  type McpToolsOptions,
+  type McpToolInfo,
+  type McpServer,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpHttpServer,
+  type McpToolOrigin,
+} from './tools/mcp/index.js';
+export {
+  fallbackModel,
+  DEFAULT_FALLBACK_KINDS,
+  type FallbackModelOptions,
+  type FallbackChatModel,
+  type FallbackChatResponse,
+  type FallbackEvent,
+  type AnsweredBy,
+} from './model/fallback-model.js';

@@ -1,4 +1,4 @@
-// budget: reads iteration, usage, messages, ctx.deps.model/clock; writes nextTurn.notes, nextTurn.withoutTools and the `budget` slot, arms a time deadline; returns abortRun (budget_iterations | budget_tokens | budget_cost | budget_time).
+// budget: reads iteration, usage, messages, ctx.deps.model/clock; writes nextTurn.notes, nextTurn.withoutTools, nextTurn.limit and the `budget` slot, arms a time deadline; returns abortRun (budget_iterations | budget_tokens | budget_cost | budget_time).
 import { abortRun, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
@@ -6,6 +6,7 @@ import priceData from './data/model-prices.json' with { type: 'json' };
 import { GuardConfigError } from './guard-config-error.js';
 import { lookupModel } from './model-table.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../src/model/token-count.js';
+import type {} from './turn-limit.js';
 
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
@@ -27,7 +28,15 @@ export interface BudgetOptions {
   warnAt?: number;
   /** Prices per model name, added to (and overriding) stages/data/model-prices.json. */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * 'soft' (default): a spent token or cost budget grants one tools-less final turn. 'hard': the run stops before a
+   * model call whose estimated tokens (its input counted locally plus the largest output of any earlier turn) would
+   * cross the token or cost limit, and a spent budget grants no final turn.
+   */
+  mode?: BudgetMode;
 }
+
+export type BudgetMode = 'soft' | 'hard';
 
 export type BudgetKind = 'iterations' | 'tokens' | 'cost' | 'time';
 
@@ -40,6 +49,8 @@ export interface BudgetSlot {
   /** Our own estimate for turns whose model reported no usage at all. */
   estimated: { inputTokens: number; outputTokens: number };
   lastCheck: { reportedTokens: number; messageCount: number; iteration: number };
+  /** Output tokens counted at the last check and the most one turn has produced (hard mode's output estimate). */
+  output?: { total: number; largestTurn: number };
 }
 
 declare module '../src/engine/state.js' {
@@ -113,6 +124,9 @@ export function budget(options: BudgetOptions): BudgetStage {
       outputTokens: state.usage.outputTokens + slot.estimated.outputTokens,
       cachedInputTokens: state.usage.cachedInputTokens,
     };
+    const output = (slot.output ??= { total: 0, largestTurn: 0 });
+    output.largestTurn = Math.max(output.largestTurn, usage.outputTokens - output.total);
+    output.total = usage.outputTokens;
     slot.spent = {
       iterations: state.iteration,
       tokens: usage.inputTokens + usage.outputTokens,
@@ -132,6 +146,12 @@ export function budget(options: BudgetOptions): BudgetStage {
       if (kind === 'time' && status(kind) >= 1) return stop(ctx, kind, 'the time budget is spent');
     }
     const exhausted = active.filter((kind) => kind !== 'time' && status(kind) >= 1);
+    if (settings.mode === 'hard') {
+      const spent = exhausted.find((kind) => kind !== 'iterations');
+      if (spent !== undefined) return stop(ctx, spent, `the ${kindNames[spent]} budget is spent (hard mode: no final turn)`);
+      const crossing = await nextCallCrosses(state, ctx, slot, used);
+      if (crossing !== undefined) return crossing;
+    }
     if (exhausted.length > 0) {
       const kind = exhausted[0]!;
       if (slot.finalTurn !== null && slot.finalTurn.iteration < state.iteration) {
@@ -140,6 +160,7 @@ export function budget(options: BudgetOptions): BudgetStage {
       if (slot.finalTurn === null) {
         slot.finalTurn = { kind, iteration: state.iteration };
         state.nextTurn.withoutTools = true;
+        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent` };
         state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
         ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind] });
       }
@@ -154,6 +175,21 @@ export function budget(options: BudgetOptions): BudgetStage {
     }
   }
 
+  /** Hard mode: the next call's input counted locally, its output guessed as the largest so far. */
+  async function nextCallCrosses(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>): Promise<Signal | undefined> {
+    if (limits.tokens === undefined && limits.cost === undefined) return undefined;
+    const count = await loadTokenCounter();
+    const next = { inputTokens: conversationTokens(count, state.messages), outputTokens: slot.output?.largestTurn ?? 0, cachedInputTokens: 0 };
+    const tokens = next.inputTokens + next.outputTokens;
+    if (limits.tokens !== undefined && used.tokens + tokens > limits.tokens) {
+      return stop(ctx, 'tokens', `the next model call (about ${tokens} tokens) would cross the token budget of ${limits.tokens} (hard mode)`);
+    }
+    if (limits.cost !== undefined && used.cost + costUsd(next, modelPrice(ctx)) > limits.cost) {
+      return stop(ctx, 'cost', `the next model call (about ${tokens} tokens) would cross the cost budget of $${limits.cost} (hard mode)`);
+    }
+    return undefined;
+  }
+
   function stop(ctx: StageContext, kind: BudgetKind, reason: string): Signal {
     ctx.emit('budget_stop', { kind, limit: limits[kind] });
     return abortRun(reason, `budget_${kind}`);
@@ -164,6 +200,12 @@ export function budget(options: BudgetOptions): BudgetStage {
     execute: check,
     start: { name: 'budget-start', execute: async (state, ctx) => void start(state, ctx) },
   };
+}
+
+function spentLimit(kind: BudgetKind, limit: number): string {
+  if (kind === 'cost') return `$${limit}`;
+  if (kind === 'time') return `${limit / 1000} s`;
+  return kind === 'tokens' ? `${limit} tokens` : `${limit} iterations`;
 }
 
 function spentText(kind: BudgetKind, used: number, limit: number): string {
@@ -211,6 +253,7 @@ function validate(options: BudgetOptions): Settings {
   positive('maxCostUsd', false);
   positive('maxTimeMs', false);
   const warnAt = options.warnAt ?? 0.8;
+  if (options.mode !== undefined && options.mode !== 'soft' && options.mode !== 'hard') fail(`mode must be "soft" or "hard", got ${JSON.stringify(options.mode)}`);
   if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) fail(`warnAt must be a fraction above 0 and at most 1, got ${JSON.stringify(warnAt)}`);
   for (const [model, price] of Object.entries(options.prices ?? {})) {
     const valid = (value: unknown) => typeof value === 'number' && value >= 0 && Number.isFinite(value);

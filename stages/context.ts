@@ -2,21 +2,10 @@
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolDefinition } from '../src/model/types.js';
+import type {} from './context-slot.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from './prompts.js';
 
-/** Working memory for the run: what the system prompt was rendered from. */
-export interface ContextSlot {
-  systemPrompt: string;
-  tools: string[];
-  /** Durable facts given with the stage options or the run input (`input.options.facts`). */
-  facts: string[];
-}
-
-declare module '../src/engine/state.js' {
-  interface StageSlots {
-    context: ContextSlot;
-  }
-}
+export type { ContextSlot } from './context-slot.js';
 
 export interface ContextOptions {
   /** Replaces the default instructions at the top of the system prompt. */

@@ -4,7 +4,7 @@ import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
-import type {} from './plan.js';
+import type {} from './plan-slot.js';
 
 export type Verdict = 'continue' | 'retry' | 'replan' | 'stop';
 
@@ -108,6 +108,7 @@ function succeeded(outcome: ToolOutcome | undefined): boolean {
 function problemOf(outcome: ToolOutcome | undefined): string {
   if (outcome === undefined) return 'was not run';
   if (outcome.result.ok) return 'returned nothing';
+  if (outcome.result.error.kind === 'refused') return 'was refused by a guard';
   return `failed (${outcome.result.error.kind})`;
 }
 

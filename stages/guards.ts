@@ -39,6 +39,8 @@ export interface GuardFlags {
   loopLimit?: number | string;
   /** --context-budget TOKENS: prune each request to this many tokens. */
   contextBudget?: number | string;
+  /** --budget-mode soft|hard: hard stops before a model call that would cross --max-tokens or --max-cost. */
+  budgetMode?: string;
 }
 
 /** What applyGuards can check at assembly time instead of on the first run. */
@@ -61,6 +63,10 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   const maxIterations = wholeNumber(flags.maxIterations, '--max-iterations', 1, 'a positive whole number');
   const loopLimit = wholeNumber(flags.loopLimit, '--loop-limit', 2, 'a whole number of at least 2 (the first call always runs)');
   const contextBudget = wholeNumber(flags.contextBudget, '--context-budget', 1, 'a positive whole number of tokens');
+  const budgetMode = flags.budgetMode;
+  if (budgetMode !== undefined && budgetMode !== 'soft' && budgetMode !== 'hard') {
+    throw new GuardConfigError(`--budget-mode must be "soft" or "hard", got ${JSON.stringify(budgetMode)}`);
+  }
   const injection = flags.injection;
   if (injection !== undefined && !['flag', 'redact', 'block'].includes(injection)) {
     throw new GuardConfigError(`--guard injection=${String(injection)} is not an action: use flag, redact or block`);
@@ -84,7 +90,11 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   if (timeoutSeconds !== undefined) budgetOptions.maxTimeMs = timeoutSeconds * 1000;
   if (maxIterations !== undefined) budgetOptions.maxIterations = maxIterations;
   if (environment.prices !== undefined) budgetOptions.prices = environment.prices;
-  if (Object.keys(budgetOptions).some((key) => key !== 'prices')) {
+  if (budgetMode === 'hard' && maxTokens === undefined && maxCostUsd === undefined) {
+    throw new GuardConfigError('--budget-mode hard needs --max-tokens or --max-cost: it decides before each model call whether that call would cross them');
+  }
+  if (budgetMode !== undefined) budgetOptions.mode = budgetMode;
+  if (Object.keys(budgetOptions).some((key) => key !== 'prices' && key !== 'mode')) {
     const guard = budget(budgetOptions);
     setupFront.push(guard.start);
     beforeThink.push(guard);

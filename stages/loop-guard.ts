@@ -125,5 +125,5 @@ function refusalReason(entry: LoopGuardEntry, limit: number): string | undefined
 }
 
 function refusal(call: ToolCall, message: string): ToolOutcome {
-  return { call, result: { ok: false, error: { kind: 'failed', message, retryable: false }, durationMs: 0 } };
+  return { call, result: { ok: false, error: { kind: 'refused', message, retryable: false }, durationMs: 0 } };
 }

@@ -1,8 +1,8 @@
-// Helpers shared by the stages that move through a plan (think, replan, summarize); not a stage itself.
+// Every change to the plan slot (start, finish a step, replace later steps, move on), and helpers the plan stages share; not a stage itself.
 import type { StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ChatModel } from '../src/model/types.js';
-import type { PlanSlot, StepResult } from './plan.js';
+import type { PlanSlot, PlanStep, StepResult } from './plan-slot.js';
 
 /** Index of the step being worked on, or null when the run has no plan (ReAct) or no step in progress. */
 export function activeStep(state: RunState): number | null {
@@ -20,6 +20,26 @@ export function finishStep(state: RunState, ctx: StageContext, outcome: StepResu
   plan.results.push({ step: plan.current + 1, description: step.description, outcome, output });
   ctx.emit('step_finished', { step: plan.current + 1, description: step.description, outcome, result: shortText(output) });
   ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, reason: `step ${plan.current + 1} ${outcome}` });
+}
+
+/** A new plan, started at its first step (whatever statuses the planner gave). */
+export function startPlan(state: RunState, steps: PlanStep[], source: PlanSlot['source']): PlanSlot {
+  steps[0]!.status = 'in_progress';
+  state.plan = { steps, current: 0, results: [], source };
+  return state.plan;
+}
+
+/** Replaces the steps after `afterStep` (completed work is never rewritten). */
+export function replaceStepsAfter(plan: PlanSlot, afterStep: number, descriptions: readonly string[]): void {
+  plan.steps = [...plan.steps.slice(0, afterStep), ...descriptions.map((description) => ({ description, status: 'pending' as const }))];
+}
+
+/** Moves to step `index` and starts it; undefined when the plan has no such step (every step is done). */
+export function advanceTo(plan: PlanSlot, index: number): PlanStep | undefined {
+  plan.current = index;
+  const next = plan.steps[index];
+  if (next !== undefined) next.status = 'in_progress';
+  return next;
 }
 
 /** The plan as event data: a fresh copy, so later edits do not change an event already emitted. */

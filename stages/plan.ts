@@ -3,42 +3,12 @@ import { z } from 'zod';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage, ChatModel, ChatRequest } from '../src/model/types.js';
-import { planView, requireModel } from './plan-steps.js';
+import { stepStatuses, type PlanSlot, type PlanStep } from './plan-slot.js';
+import { planView, requireModel, startPlan } from './plan-steps.js';
 import { plannerInstructions, renderMessages } from './prompts.js';
 import { parseStructured } from './structured-output.js';
 
-export const stepStatuses = ['pending', 'in_progress', 'completed', 'failed'] as const;
-export type StepStatus = (typeof stepStatuses)[number];
-
-export interface PlanStep {
-  description: string;
-  status: StepStatus;
-}
-
-/** What a finished step produced; only this enters the run-wide history, never the step's tool traffic. */
-export interface StepResult {
-  /** 1-based step number. */
-  step: number;
-  description: string;
-  /** `partial`: the step ran out of tool rounds and reports what it had. */
-  outcome: 'completed' | 'partial' | 'failed';
-  output: string;
-}
-
-export interface PlanSlot {
-  steps: PlanStep[];
-  /** Index of the step being worked on; equals steps.length once every step is done. */
-  current: number;
-  results: StepResult[];
-  /** Where the plan came from: the planner's first answer, its repaired answer, or the one-step fallback. */
-  source: 'planner' | 'repaired' | 'fallback';
-}
-
-declare module '../src/engine/state.js' {
-  interface StageSlots {
-    plan: PlanSlot;
-  }
-}
+export { stepStatuses, type StepStatus, type PlanStep, type StepResult, type PlanSlot } from './plan-slot.js';
 
 export interface PlanOptions {
   /** Most steps a plan may have (default 8). */
@@ -91,12 +61,10 @@ export function plan(options: PlanOptions = {}): Stage {
         steps = [{ description: state.input.task, status: 'pending' }];
         ctx.emit('plan_fallback', { reason: `the planner gave no valid plan after one repair attempt (${parsed.problem}); using the task as a single step` });
       }
-      // The planner's statuses are ignored: a new plan starts at its first step.
-      steps[0]!.status = 'in_progress';
-      state.plan = { steps, current: 0, results: [], source };
+      const created = startPlan(state, steps, source);
       state.messages = renderMessages(state);
       state.turn = { toolCalls: [], results: [] };
-      ctx.emit('plan_created', { source, steps: planView(state.plan) });
+      ctx.emit('plan_created', { source, steps: planView(created) });
     },
   };
 }

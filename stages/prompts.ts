@@ -1,8 +1,8 @@
 // Prompt texts and the context renderer. What the model sees is composed from the state, not left to accumulate.
 import type { RunState } from '../src/engine/state.js';
 import type { ChatMessage, ToolDefinition } from '../src/model/types.js';
-import type { PlanSlot, StepResult } from './plan.js';
-import type {} from './context.js';
+import type { PlanSlot, StepResult } from './plan-slot.js';
+import type {} from './context-slot.js';
 
 export const defaultInstructions =
   'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +

@@ -6,8 +6,9 @@ import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatModel } from '../src/model/types.js';
 import type {} from './evaluate.js';
 import type {} from './observe.js';
-import { isInvalidResponse, temperatureOf, type PlanSlot } from './plan.js';
-import { finishStep, planView, requireModel } from './plan-steps.js';
+import type { PlanSlot } from './plan-slot.js';
+import { isInvalidResponse, temperatureOf } from './plan.js';
+import { advanceTo, finishStep, planView, replaceStepsAfter, requireModel } from './plan-steps.js';
 import { renderMessages, renderPlan, renderResults, replannerInstructions } from './prompts.js';
 import { parseStructured } from './structured-output.js';
 
@@ -77,7 +78,7 @@ export function replan(options: ReplanOptions = {}): Stage {
           decision = { afterStep, needReplan: applied, applied, reason: answer.value.reason };
           if (applied) {
             // Only the steps after the one that just ended change; completed work is never rewritten.
-            plan.steps = [...plan.steps.slice(0, afterStep), ...newSteps.map((description) => ({ description, status: 'pending' as const }))];
+            replaceStepsAfter(plan, afterStep, newSteps);
             slot.count++;
           }
         }
@@ -85,14 +86,12 @@ export function replan(options: ReplanOptions = {}): Stage {
       slot.decisions.push(decision);
       ctx.emit('replan_decision', { ...decision, replans: slot.count, maxReplans, newSteps: decision.applied ? plan.steps.slice(afterStep).map((next) => next.description) : [] });
 
-      plan.current = afterStep;
       state.turn = { toolCalls: [], results: [] };
-      const next = plan.steps[plan.current];
+      const next = advanceTo(plan, afterStep);
       if (next === undefined) {
         ctx.emit('plan_updated', { steps: planView(plan), current: null, reason: 'every step is done' });
         return breakLoop('every plan step is done', 'completed');
       }
-      next.status = 'in_progress';
       // A step boundary: the next reasoning call starts from a fresh brief, not from the last step's tool traffic.
       state.messages = renderMessages(state);
       ctx.emit('step_started', { step: plan.current + 1, description: next.description });

@@ -1,4 +1,4 @@
-// summarize (finalize): reads answer, the plan, messages and the think/evaluate slots; writes answer, partial, usage and the summarize slot; returns no signal.
+// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate slots; writes answer, partial, usage and the summarize slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage } from '../src/model/types.js';
@@ -15,7 +15,7 @@ export interface SummarizeSlot {
   path: SummaryPath;
   /** Why the run stopped early, as given to the summary (early-stop paths only). */
   stopReason?: string;
-  /** Why the model could not write the summary, when it could not. */
+  /** Why the model could not write the summary, when it could not (or why it was not asked). */
   modelError?: string;
 }
 
@@ -29,19 +29,49 @@ export interface SummarizeOptions {
   /** The pipeline's iteration cap, so an early stop caused by it can be named in the summary. */
   maxIterations?: number;
   temperature?: number;
+  /** Ask the model for the summary after a cancel too (default false: the partial summary is built from the state). */
+  modelAfterCancel?: boolean;
+  /** The summary call's own deadline in ms (default 5,000, inside the runner's 10 s finalize limit). */
+  timeoutMs?: number;
 }
 
+interface SummarizeSettings extends SummarizeOptions {
+  readonly timeoutMs: number;
+}
+
+/** Stops after which no summary call is made: the budget it would spend is spent, or its time is. */
+const spentBudgets = new Set(['budget_tokens', 'budget_cost', 'budget_time']);
+/** A model that has just failed like this will not write a summary either. */
+const deadModel = new Set(['connection', 'auth']);
+
 export function summarize(options: SummarizeOptions = {}): Stage {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  if (!(timeoutMs > 0)) throw new RangeError(`summarize: timeoutMs must be a positive number of ms, got ${timeoutMs}`);
+  const settings: SummarizeSettings = Object.freeze({ ...options, timeoutMs });
   return {
     name: 'summarize',
     execute(state, ctx) {
       // The common case, an answer already given, finishes without a promise.
       if (!planIsDone(state) && state.answer !== undefined && state.answer.trim() !== '') {
-        return finish(state, ctx, { path: 'final' }, state.answer, state.partial ?? false);
+        return finish(state, ctx, { path: 'final' }, state.answer, (state.partial ?? false) || stoppedEarly(state));
       }
-      return writeSummary(state, ctx, options);
+      return writeSummary(state, ctx, settings);
     },
   };
+}
+
+function stoppedEarly(state: RunState): boolean {
+  return state.stop !== undefined && state.stop.status !== 'completed';
+}
+
+/** Why no summary call should be made, or undefined when one may be. */
+function noCallReason(state: RunState, settings: SummarizeSettings): string | undefined {
+  const stop = state.stop;
+  if (stop?.kind === 'cancelled' && settings.modelAfterCancel !== true) return 'not asked: the run was cancelled';
+  if (stop !== undefined && spentBudgets.has(stop.kind)) return `not asked: ${stop.kind} is spent`;
+  const failure = state.think?.modelError;
+  if (failure !== undefined && failure.iteration === state.iteration && deadModel.has(failure.kind)) return `not asked: the model just failed (${failure.kind})`;
+  return undefined;
 }
 
 function planIsDone(state: RunState): boolean {
@@ -50,15 +80,17 @@ function planIsDone(state: RunState): boolean {
 }
 
 /** A plan's final answer composed from its step results, or a best-effort answer after an early stop. */
-async function writeSummary(state: RunState, ctx: StageContext, options: SummarizeOptions): Promise<void> {
+function writeSummary(state: RunState, ctx: StageContext, options: SummarizeSettings): void | Promise<void> {
   const plan = state.plan;
   if (plan !== undefined && planIsDone(state)) {
     const results = renderResults(plan.results);
-    const written = await writeWithModel(state, ctx, options, composeInstructions, `Task: ${state.input.task}\n\nStep results:\n${results}`);
-    const partial = plan.results.some((result) => result.outcome !== 'completed');
-    if (written.ok) return finish(state, ctx, { path: 'composed' }, written.text, partial);
+    const partial = plan.results.some((result) => result.outcome !== 'completed') || stoppedEarly(state);
     const last = plan.results[plan.results.length - 1]!;
-    return finish(state, ctx, { path: 'composed_without_model', modelError: written.problem }, `${oneLine(last.output)}\n\nSteps:\n${results}`, partial);
+    const composed = (written: Written) =>
+      written.ok
+        ? finish(state, ctx, { path: 'composed' }, written.text, partial)
+        : finish(state, ctx, { path: 'composed_without_model', modelError: written.problem }, `${oneLine(last.output)}\n\nSteps:\n${results}`, partial);
+    return settle(writeWithModel(state, ctx, options, composeInstructions, `Task: ${state.input.task}\n\nStep results:\n${results}`), composed);
   }
   // An early stop: one tool-less call from what the run knows, then a plain summary if even that fails.
   const stopReason = stopReasonOf(state, options.maxIterations);
@@ -71,14 +103,20 @@ async function writeSummary(state: RunState, ctx: StageContext, options: Summari
     `Remaining work:\n${remaining.join('\n')}`,
     `Stop reason: ${stopReason}`,
   ].join('\n\n');
-  const written = await writeWithModel(state, ctx, options, partialInstructions, brief);
-  if (written.ok) return finish(state, ctx, { path: 'partial', stopReason }, written.text, true);
-  const plain = [
-    `I could not finish this task: ${stopReason}.`,
-    `What was done:\n${done.length > 0 ? done.map((line) => `- ${oneLine(line)}`).join('\n') : '- nothing yet'}`,
-    `What remains:\n${remaining.map((line) => `- ${line}`).join('\n')}`,
-  ].join('\n\n');
-  return finish(state, ctx, { path: 'partial_without_model', stopReason, modelError: written.problem }, plain, true);
+  return settle(writeWithModel(state, ctx, options, partialInstructions, brief), (written) => {
+    if (written.ok) return finish(state, ctx, { path: 'partial', stopReason }, written.text, true);
+    const plain = [
+      `I could not finish this task: ${stopReason}.`,
+      `What was done:\n${done.length > 0 ? done.map((line) => `- ${oneLine(line)}`).join('\n') : '- nothing yet'}`,
+      `What remains:\n${remaining.map((line) => `- ${line}`).join('\n')}`,
+    ].join('\n\n');
+    return finish(state, ctx, { path: 'partial_without_model', stopReason, modelError: written.problem }, plain, true);
+  });
+}
+
+/** Applies `then` at once when no call was made, so a summary built from the state needs no promise. */
+function settle(written: Written | Promise<Written>, then: (written: Written) => void): void | Promise<void> {
+  return written instanceof Promise ? written.then(then) : then(written);
 }
 
 function finish(state: RunState, ctx: StageContext, slot: SummarizeSlot, answer: string, partial: boolean): void {
@@ -90,22 +128,40 @@ function finish(state: RunState, ctx: StageContext, slot: SummarizeSlot, answer:
 
 type Written = { ok: true; text: string } | { ok: false; problem: string };
 
-/** One call with no tools; any failure (or an empty reply) is reported, never thrown, so a summary always follows. */
-async function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeOptions, instructions: string, brief: string): Promise<Written> {
+/** One call with no tools and its own deadline; any failure (or an empty reply) is reported, never thrown. */
+function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSettings, instructions: string, brief: string): Written | Promise<Written> {
   const model = ctx.deps.model;
   if (model === undefined) return { ok: false, problem: 'no model in deps' };
+  const skipped = noCallReason(state, options);
+  if (skipped !== undefined) return { ok: false, problem: skipped };
   const messages: ChatMessage[] = [
     { role: 'system', content: instructions },
     { role: 'user', content: brief },
   ];
-  try {
-    const response = await model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, ctx.signalIfAbortable);
-    addUsage(state.usage, response.usage);
-    const text = response.content.trim();
-    return text === '' ? { ok: false, problem: 'the model returned an empty summary' } : { ok: true, text };
-  } catch (error) {
-    return { ok: false, problem: messageOf(error) };
-  }
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = ctx.signalIfAbortable === undefined ? deadline : AbortSignal.any([ctx.signalIfAbortable, deadline]);
+  const asked = Promise.resolve().then(() => model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, signal));
+  return raceSignal(asked, signal).then(
+    (response) => {
+      addUsage(state.usage, response.usage);
+      const text = typeof response.content === 'string' ? response.content.trim() : '';
+      return text === '' ? { ok: false, problem: 'the model returned an empty summary' } : { ok: true, text };
+    },
+    (error: unknown) => ({ ok: false, problem: deadline.aborted ? `the summary call passed its own deadline of ${options.timeoutMs} ms` : messageOf(error) }),
+  );
+}
+
+/** Settles when the signal aborts even if the model ignores it, so the fallback is written inside the finalize limit. */
+function raceSignal<Value>(promise: Promise<Value>, signal: AbortSignal): Promise<Value> {
+  return new Promise<Value>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
 }
 
 function stopReasonOf(state: RunState, maxIterations: number | undefined): string {

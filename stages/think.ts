@@ -2,8 +2,9 @@
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ToolCall, type ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
+import type { TurnLimit } from './turn-limit.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
 
@@ -19,6 +20,8 @@ export interface ThinkSlot {
   stepRounds: number;
   /** Why think stopped the run, when it did. */
   stopReason?: string;
+  /** The kind of the latest model failure and its iteration (summarize makes no call after connection or auth). */
+  modelError?: { kind: string; iteration: number };
 }
 
 declare module '../src/engine/state.js' {
@@ -72,6 +75,8 @@ interface ThinkTurn {
   readonly step: number | null;
   readonly lastRound: boolean;
   readonly tools: ToolDefinition[] | undefined;
+  /** The spent limit that made this turn tool-less: its answer stops the run under that limit's kind. */
+  readonly limit: TurnLimit | undefined;
 }
 
 function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
@@ -93,16 +98,24 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
     ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: config.maxStepToolRounds });
   }
   const tools = config.useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
+  const limit = state.nextTurn.limit;
   state.nextTurn.withoutTools = false;
+  if (limit !== undefined) delete state.nextTurn.limit;
   state.turn = { toolCalls: [], results: [] };
   slot.truncationRetries = 0;
-  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined };
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit };
 }
 
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
 function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
-  return Promise.resolve(model.chat(requestOf(state, config.settings, turn.tools), ctx.signalIfAbortable)).then((response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)));
+  return Promise.resolve(model.chat(requestOf(state, config.settings, turn.tools), ctx.signalIfAbortable)).then(
+    (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
+    (error: unknown) => {
+      if (error instanceof ModelError) turn.slot.modelError = { kind: error.kind, iteration: state.iteration };
+      throw error;
+    },
+  );
 }
 
 function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void | Promise<Signal | void> {
@@ -146,8 +159,10 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
     return;
   }
   state.answer = text;
-  state.partial = false;
-  ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length' });
+  // An answer forced by a spent limit is the answer, but the run still reports the limit that ended it.
+  state.partial = turn.limit !== undefined;
+  ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length', ...(turn.limit ? { limit: turn.limit.kind } : {}) });
+  if (turn.limit !== undefined) return abortRun(`${turn.limit.reason}; the model answered in its final tool-less turn`, turn.limit.kind);
   return breakLoop('the model gave its final answer', 'completed');
 }
 

@@ -35,6 +35,7 @@ const guardOptions = {
   guard: { type: 'string', multiple: true },
   'loop-limit': { type: 'string' },
   'context-budget': { type: 'string' },
+  'budget-mode': { type: 'string' },
 } as const;
 
 const runOptions = {
@@ -90,6 +91,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   copy('max-iterations', 'maxIterations');
   copy('loop-limit', 'loopLimit');
   copy('context-budget', 'contextBudget');
+  copy('budget-mode', 'budgetMode');
   const injection = injectionAction(values.guard as string[] | undefined);
   if (injection !== undefined) flags.injection = injection;
   return flags;

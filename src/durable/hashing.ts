@@ -1,9 +1,9 @@
 // Hashes that tell whether two runs reached the same place: a pipeline's shape and a state's JSON.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { zones, type Pipeline } from '../engine/pipeline.js';
 
 export function hashText(text: string): string {
-  return createHash('sha1').update(text).digest('hex');
+  return hash('sha1', text);
 }
 
 /** The pipeline's name, stage lists and iteration cap: what resume compares against the recording. */

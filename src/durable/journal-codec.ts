@@ -17,8 +17,11 @@ export function requestJson(request: ChatRequest): JsonObject {
   return json;
 }
 
-export function requestHash(json: JsonObject): string {
-  return hashText(JSON.stringify(json));
+/** The request's hash and each message's JSON text (made once: the journal's compression reuses them). */
+export function requestHash(json: JsonObject): { hash: string; texts: string[] } {
+  const { messages, ...rest } = json;
+  const texts = (messages as JsonValue[]).map((message) => JSON.stringify(message));
+  return { hash: hashText(`${JSON.stringify(rest)}\n${texts.join('\n')}`), texts };
 }
 
 export interface RecordedError {
@@ -51,16 +54,8 @@ export function errorFromJson(json: RecordedError): Error {
   return error;
 }
 
-export function responseJson(response: ChatResponse): JsonObject {
-  return JSON.parse(JSON.stringify(response)) as JsonObject;
-}
-
 export function toolCallsJson(calls: readonly ToolCall[]): JsonValue {
   return calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
-}
-
-export function toolResultsJson(results: readonly ToolResult[]): JsonValue {
-  return JSON.parse(JSON.stringify(results)) as JsonValue;
 }
 
 export function definitionsJson(definitions: readonly ToolDefinition[]): JsonValue {

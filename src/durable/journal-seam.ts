@@ -16,8 +16,13 @@ import type { JournalWriter, RunJournal } from './run-journal.js';
 /** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
 const checkpointBytesPerIteration = 8192;
 
+/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration`: only
+ * at the end of each zone pass (cheaper: a stage costs one JSON text of the state less). */
+export type HashEvery = 'stage' | 'iteration';
+
 export class JournalSeam implements RunSeam {
   private sinceCheckpoint = 0;
+  private stateBytes = 0;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -25,6 +30,7 @@ export class JournalSeam implements RunSeam {
     private readonly pipeline: Pipeline,
     private readonly writer: JournalWriter | undefined,
     private readonly ports: PortOptions = {},
+    private readonly hashEvery: HashEvery = 'iteration',
   ) {
     if (writer !== undefined) {
       // Renews the lease while a long model call records nothing; a stopped process stops renewing it.
@@ -41,23 +47,29 @@ export class JournalSeam implements RunSeam {
     const journal = this.journal;
     journal.check();
     const where = { zone: position.zone, iteration: position.iteration, stage };
-    const digest = stateDigest(state);
+    const passEnd = stage === null || position.nextStage >= this.pipeline[position.zone].length;
+    // A replay hashes wherever the recording did; a live run where its setting says.
+    const recordedHash = !journal.isLive && typeof (journal.peek()?.data as { hash?: unknown } | undefined)?.hash === 'string';
+    const digest = passEnd || recordedHash || this.hashEvery === 'stage' ? stateDigest(state) : undefined;
+    if (digest !== undefined) this.stateBytes = digest.text.length;
     const signalJson: JsonValue = signal ? { type: signal.type, kind: signal.kind, reason: signal.reason } : null;
     const served = journal.serve('stage', where, (entry) => {
       const data = entry.data as JsonObject;
       if (JSON.stringify(data.signal ?? null) !== JSON.stringify(signalJson)) {
         return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(data.signal ?? null, signalJson)}`, recorded: data.signal ?? null, replayed: signalJson };
       }
-      if (data.hash === digest.hash) return undefined;
-      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash ?? null, replayed: digest.hash };
+      if (data.hash === undefined || digest === undefined || data.hash === digest.hash) return undefined;
+      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digest.hash };
     });
     if (served !== undefined) return this.afterServed(position);
-    const data: JsonObject = { signal: signalJson, hash: digest.hash };
+    const data: JsonObject = { signal: signalJson };
+    if (digest !== undefined) data.hash = digest.hash;
     if (stage === null) data.ended = position.ended as unknown as JsonValue;
     journal.record('stage', where, data);
-    if (!this.checkpointDue(position, stage, digest.text.length)) return undefined;
+    if (digest === undefined || !this.checkpointDue(position, stage)) return undefined;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
-    return journal.flush({ position, state: state as unknown as JsonObject, stateHash: digest.hash, at: Date.now() }, progress).then(() => journal.check());
+    const checkpoint = { position, state: state as unknown as JsonObject, stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
+    return journal.flush(checkpoint, progress).then(() => journal.check());
   }
 
   async finished(result: RunResult): Promise<void> {
@@ -71,13 +83,13 @@ export class JournalSeam implements RunSeam {
   }
 
   /** A checkpoint after setup, at the end of an iteration when enough has changed, on entering finalize and at its end. */
-  private checkpointDue(position: RunPosition, stage: string | null, stateBytes: number): boolean {
+  private checkpointDue(position: RunPosition, stage: string | null): boolean {
     if (stage === null) return true;
     const length = this.pipeline[position.zone].length;
     if (position.nextStage < length) return false;
     if (position.zone !== 'iteration') return true;
     this.sinceCheckpoint += 1;
-    if (this.sinceCheckpoint * checkpointBytesPerIteration < stateBytes) return false;
+    if (this.sinceCheckpoint * checkpointBytesPerIteration < this.stateBytes) return false;
     this.sinceCheckpoint = 0;
     return true;
   }

@@ -8,7 +8,7 @@ import type { Deps } from '../engine/stage.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall, ToolDefinition } from '../model/types.js';
 import type { ToolBox, ToolResult } from '../tools/types.js';
 import { shortDiff, place } from './divergence.js';
-import { errorFromJson, errorJson, requestHash, requestJson, responseJson, toolCallsJson, toolResultsJson, type RecordedError } from './journal-codec.js';
+import { errorFromJson, errorJson, requestHash, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
 import type { RunJournal } from './run-journal.js';
 
 /** Why the run was aborted when a call failed, so a replay can abort at the same point. */
@@ -73,8 +73,8 @@ class JournaledModel implements ChatModel {
 
   private async call(request: ChatRequest, signal: AbortSignal | undefined, live: (model: ChatModel) => Promise<ChatResponse>, onEvent?: (event: ChatStreamEvent) => void): Promise<ChatResponse> {
     const json = requestJson(request);
-    const hash = requestHash(json);
     const journal = this.journal;
+    const { hash, texts } = requestHash(json);
     const served = journal.serve('model', this.cursor, (entry) => {
       const data = entry.data as JsonObject;
       if (data.hash === hash) return undefined;
@@ -90,10 +90,10 @@ class JournaledModel implements ChatModel {
       return response;
     }
     if (this.model === undefined) throw new Error('no model is configured for this run');
-    const stored = journal.messages.compress(json);
+    const stored = journal.messages.compress(json, texts);
     try {
       const response = await live(this.model);
-      journal.record('model', this.cursor, { hash, request: stored, response: responseJson(response) });
+      journal.record('model', this.cursor, { hash, request: stored, response: response as unknown as JsonValue });
       await journal.flush();
       return response;
     } catch (error) {
@@ -126,7 +126,7 @@ function journaledTools(tools: ToolBox | undefined, cursor: RunCursor, journal: 
       }
       if (tools === undefined) throw new Error('no tools are configured for this run');
       const results = await tools.executeAll(calls, signal);
-      journal.record('tool', cursor, withAbort({ calls: callsJson, results: toolResultsJson(results) }, signal));
+      journal.record('tool', cursor, withAbort({ calls: callsJson, results: results as unknown as JsonValue }, signal));
       await journal.flush();
       return results;
     },

@@ -120,9 +120,10 @@ export class MessageLog {
   private texts: string[] = [];
   private full: JsonValue[] = [];
 
-  compress(request: JsonObject): JsonObject {
+  /** `texts`: each message's JSON text, when the caller has made them already. */
+  compress(request: JsonObject, texts?: string[]): JsonObject {
     const messages = (request.messages ?? []) as JsonValue[];
-    const texts = messages.map((message) => JSON.stringify(message));
+    texts ??= messages.map((message) => JSON.stringify(message));
     let prefix = 0;
     while (prefix < texts.length && prefix < this.texts.length && texts[prefix] === this.texts[prefix]) prefix++;
     this.texts = texts;

@@ -1,6 +1,7 @@
 // Turns whatever the openai SDK (or fetch, or a bad body) throws into one ModelError whose message has no API key.
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { redactSecrets, withoutSecret } from '../common/redact.js';
+import { loadedOpenAISdk } from './openai-sdk.js';
+import { RequestAborted } from './request-guard.js';
 import { ModelError } from './types.js';
 import { messageOf } from '../common/error-message.js';
 
@@ -40,6 +41,8 @@ const connectionCodes: Record<string, string> = {
   ENETUNREACH: 'network unreachable',
   ETIMEDOUT: 'connection timed out',
   UND_ERR_SOCKET: 'connection closed by the server',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_CLOSED: 'connection closed by the server',
   CERT_HAS_EXPIRED: 'TLS certificate has expired',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
 };
@@ -60,7 +63,19 @@ function connectionReason(error: unknown): string {
   return deepest === 'bad port' ? 'connection refused by fetch itself (the port is on its blocked list)' : deepest;
 }
 
-function serverMessage(error: APIError): string {
+/** A socket that closed or reset after the answer began (undici says "terminated"): a lost connection, worth a retry. */
+function lostMidBody(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && connectionCodes[code] !== undefined) return true;
+    if ((current as { message?: unknown }).message === 'terminated') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+function serverMessage(error: { error?: unknown; message: string }): string {
   const body = error.error as { message?: unknown } | undefined;
   const text = typeof body?.message === 'string' ? body.message : error.message;
   return text.replace(/^\d{3}\s+/, '').trim() || 'no details';
@@ -78,9 +93,12 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
   const clean = (text: string) => redactModelSecrets(text, context.apiKey);
   if (error instanceof ModelError) return new ModelError(error.kind, clean(error.message), { retryable: error.retryable, status: error.status, cause: error.cause });
   const attempts = context.maxRetries + 1;
-  if (error instanceof APIUserAbortError || context.signal?.aborted) {
+  const sdk = loadedOpenAISdk();
+  if (error instanceof RequestAborted || (sdk !== undefined && error instanceof sdk.APIUserAbortError) || context.signal?.aborted) {
     return new ModelError('aborted', `request to ${context.url} was aborted`, { retryable: false, cause: error });
   }
+  if (sdk === undefined) return otherFailure(error, context);
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('timeout', `no reply from ${context.url} within ${context.timeoutMs} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`, { cause: error });
   }
@@ -97,6 +115,15 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
     const suffix = kind === 'rate_limited' && retryAfter ? ` (retry after ${retryAfter} s)` : '';
     const tried = kind === 'rate_limited' || kind === 'server' ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
     return new ModelError(kind, clean(`${context.url} answered ${error.status}${tried}: ${serverMessage(error)}${suffix}`), { status: error.status, cause: error });
+  }
+  return otherFailure(error, context);
+}
+
+/** Failures that are not the SDK's own: a body cut off mid-way, a body that is not JSON, anything else. */
+function otherFailure(error: unknown, context: ErrorContext): ModelError {
+  const clean = (text: string) => redactModelSecrets(text, context.apiKey);
+  if (lostMidBody(error)) {
+    return new ModelError('connection', clean(`lost the connection to ${context.url} in the middle of its answer: ${connectionReason(error)}`), { cause: error });
   }
   if (error instanceof SyntaxError) {
     return new ModelError('invalid_response', `${context.url} sent a body that is not valid JSON`, { cause: error });

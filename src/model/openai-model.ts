@@ -1,11 +1,13 @@
 // OpenAIChatModel: the ChatModel port over any OpenAI-compatible Chat Completions server (OpenAI, vLLM, Ollama, llama.cpp).
-import OpenAI, { APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js';
+import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
+import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
 import { normaliseFinishReason, readCompletion, toChatParams, type WireSettings, type WireTurn } from './openai-wire.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
-import { RequestGuard } from './request-guard.js';
+import { RequestAborted, RequestGuard } from './request-guard.js';
 import { parseActions } from './text-tool-protocol.js';
 import { estimateUsage, sumUsage } from './usage-estimate.js';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from './types.js';
@@ -21,8 +23,10 @@ export interface OpenAIChatModelOptions {
   apiKey?: string;
   /** Used when a request has no temperature of its own. */
   temperature?: number;
-  /** Retries the SDK makes on 408/409/429/5xx and connection failures (default 2); it honours retry-after. */
+  /** Retries on 408/409/429/5xx, timeouts and lost connections (default 2), after retry-after or a backoff. */
   maxRetries?: number;
+  /** The longest retry-after honoured, in ms (default 10,000): a server asking for longer waits this long. */
+  maxRetryAfterMs?: number;
   /** Per attempt: time to the response headers, and the longest silence between streamed chunks (default 60 000). */
   timeoutMs?: number;
   /** 'text' for models without native tool calling: tools go in the system prompt and calls come back as Action lines. */
@@ -48,8 +52,10 @@ export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
   readonly modelName: string;
   readonly endpoint: { address: string; port: number };
-  private readonly client: OpenAI;
+  private client: OpenAI | undefined;
   private readonly options: OpenAIChatModelOptions;
+  private readonly maxRetries: number;
+  private readonly maxRetryAfterMs: number;
   private readonly errorContext: ErrorContext;
   private readonly newId: () => string;
   /** Set once the server has rejected response_format: later structured calls use the prompt fallback at once. */
@@ -65,14 +71,8 @@ export class OpenAIChatModel implements ChatModel {
     this.endpoint = { address: url.hostname, port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
     const timeoutMs = Math.max(1, Math.round(options.timeoutMs ?? 60_000));
     const maxRetries = options.maxRetries ?? 2;
-    this.client = new OpenAI({
-      apiKey: options.apiKey || 'no-key',
-      baseURL: baseUrl,
-      maxRetries,
-      timeout: timeoutMs,
-      logLevel: 'off',
-      ...(options.headers ? { defaultHeaders: options.headers } : {}),
-    });
+    this.maxRetries = maxRetries;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? defaultMaxRetryAfterMs;
     this.errorContext = { url: displayUrl(baseUrl), timeoutMs, maxRetries, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
     let count = 0;
     this.newId = options.newId ?? (() => `call_local_${++count}`);
@@ -103,13 +103,13 @@ export class OpenAIChatModel implements ChatModel {
     try {
       let turn: WireTurn;
       try {
-        turn = await this.send(request, this.settings(), signal, onEvent);
+        turn = await this.sendWithRetries(request, signal, onEvent);
       } catch (error) {
         // A server without response_format answers 400: retry once asking for JSON in the prompt instead.
         const mapped = toModelError(error, { ...this.errorContext, signal });
         if (mapped.kind !== 'bad_request' || request.responseFormat === undefined || this.options.structuredOutput !== undefined || this.jsonSchemaRejected) throw mapped;
         this.jsonSchemaRejected = true;
-        turn = await this.send(request, this.settings(), signal, onEvent);
+        turn = await this.sendWithRetries(request, signal, onEvent);
       }
       const response = await this.toResponse(request, turn);
       if (request.responseFormat !== undefined && response.finishReason !== 'length' && response.toolCalls.length === 0) {
@@ -136,7 +136,7 @@ export class OpenAIChatModel implements ChatModel {
     };
     delete repairRequest.tools;
     delete repairRequest.toolChoice;
-    const repaired = await this.toResponse(repairRequest, await this.send(repairRequest, this.settings(), signal, undefined));
+    const repaired = await this.toResponse(repairRequest, await this.sendWithRetries(repairRequest, signal, undefined));
     const second = parseStructuredContent(repaired.content, format);
     response.usage = sumUsage(response.usage, repaired.usage);
     if (!second.ok) {
@@ -147,19 +147,54 @@ export class OpenAIChatModel implements ChatModel {
     response.parsed = second.value;
   }
 
-  /** One HTTP exchange (with the SDK's retries), streamed or not. */
-  private async send(request: ChatRequest, settings: WireSettings, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<WireTurn> {
+  /**
+   * The exchange with our own retries (the SDK makes none): the wait between attempts is cancelled by the signal at
+   * once. A stream is retried only before it delivered anything.
+   */
+  private async sendWithRetries(request: ChatRequest, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<WireTurn> {
+    const client = (this.client ??= await this.newClient());
+    for (let attempt = 0; ; attempt++) {
+      let delivered = false;
+      const forward = onEvent && ((event: ChatStreamEvent) => ((delivered = true), onEvent(event)));
+      try {
+        return await this.send(client, request, this.settings(), signal, forward, attempt);
+      } catch (error) {
+        const mapped = toModelError(error, { ...this.errorContext, signal });
+        if (attempt >= this.maxRetries || delivered || !shouldRetry(mapped)) throw mapped;
+        const sdk = loadedOpenAISdk();
+        const headers = sdk !== undefined && error instanceof sdk.APIError ? error.headers : undefined;
+        await cancellableWait(retryDelayMs(headers, attempt, this.maxRetryAfterMs), signal, this.errorContext.url);
+      }
+    }
+  }
+
+  private async newClient(): Promise<OpenAI> {
+    const sdk = await loadOpenAISdk();
+    const options = this.options;
+    return new sdk.OpenAI({
+      apiKey: options.apiKey || 'no-key',
+      baseURL: options.baseUrl ?? defaultOpenAIBaseUrl,
+      maxRetries: 0,
+      timeout: this.errorContext.timeoutMs,
+      logLevel: 'off',
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    });
+  }
+
+  /** One HTTP exchange, streamed or not. */
+  private async send(client: OpenAI, request: ChatRequest, settings: WireSettings, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined, attempt: number): Promise<WireTurn> {
     const params = toChatParams(request, settings);
     const guard = new RequestGuard(signal, this.errorContext.timeoutMs);
+    const options = { signal: guard.signal, headers: { 'x-stainless-retry-count': String(attempt) } };
     try {
       if (onEvent === undefined) {
-        const response = await guard.wait(this.client.chat.completions.create({ ...params, stream: false }, { signal: guard.signal }).asResponse());
+        const response = await guard.wait(client.chat.completions.create({ ...params, stream: false }, options).asResponse());
         guard.restartSilenceTimer();
         return readCompletion(parseBody(await guard.wait(response.text()), response.headers.get('content-type')), this.errorContext.url, this.newId);
       }
       const streamParams = { ...params, stream: true as const, ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }) };
-      const stream = await guard.wait(this.client.chat.completions.create(streamParams, { signal: guard.signal }));
-      const assembler = new StreamAssembler(onEvent, this.newId);
+      const stream = await guard.wait(client.chat.completions.create(streamParams, options));
+      const assembler = new StreamAssembler(onEvent, this.newId, this.errorContext.url);
       const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
       guard.restartSilenceTimer();
       for (let next = await guard.wait(iterator.next()); !next.done; next = await guard.wait(iterator.next())) {
@@ -167,7 +202,7 @@ export class OpenAIChatModel implements ChatModel {
         assembler.add(next.value);
       }
       // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
-      if (guard.signal.aborted) throw new APIUserAbortError();
+      if (guard.signal.aborted) throw new RequestAborted();
       return assembler.result();
     } catch (error) {
       if (guard.silent) {

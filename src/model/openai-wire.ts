@@ -121,17 +121,32 @@ export function readCompletion(body: unknown, url: string, newId: () => string):
     const shape = typeof body === 'string' ? 'text instead of JSON' : 'JSON without choices[0].message';
     throw new ModelError('invalid_response', `${url} sent ${shape}: not a chat completion`, { retryable: false });
   }
-  const toolCalls = (choice.message.tool_calls ?? []).map((call) => ({
-    id: call.id || newId(),
-    name: call.function?.name ?? call.custom?.name ?? '',
-    arguments: call.function?.arguments ?? call.custom?.input ?? '',
+  const rawCalls = choice.message.tool_calls ?? [];
+  if (!Array.isArray(rawCalls)) throw notText(url, 'message.tool_calls', rawCalls);
+  const toolCalls = rawCalls.map((call) => ({
+    id: typeof call?.id === 'string' && call.id !== '' ? call.id : newId(),
+    name: textOf(call?.function?.name ?? call?.custom?.name, url, 'a tool call name'),
+    arguments: textOf(call?.function?.arguments ?? call?.custom?.input, url, 'tool call arguments'),
   }));
   const turn: WireTurn = {
-    content: choice.message.content ?? choice.message.refusal ?? '',
+    content: textOf(choice.message.content ?? choice.message.refusal, url, 'message.content'),
     toolCalls,
-    finishReason: choice.finish_reason ?? null,
+    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
   };
-  if (completion?.usage) turn.usage = usageFromServer(completion.usage);
+  const usage = completion?.usage ? usageFromServer(completion.usage) : undefined;
+  if (usage !== undefined) turn.usage = usage;
   if (typeof completion?.model === 'string') turn.model = completion.model;
   return turn;
+}
+
+/** A text field of a reply: missing is empty; anything but a string is an invalid reply, never coerced. */
+export function textOf(value: unknown, url: string, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw notText(url, field, value);
+  return value;
+}
+
+function notText(url: string, field: string, value: unknown): ModelError {
+  const type = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  return new ModelError('invalid_response', `${url} sent ${type} as ${field}, where text was expected`, { retryable: false });
 }

@@ -1,11 +1,18 @@
 // Abort and silence handling around one SDK call: the caller's signal wins at once, and a body that stops arriving times out.
-import { APIUserAbortError } from 'openai';
+
+/** What a guarded wait rejects with when its signal aborts (no SDK import, so the SDK can load lazily). */
+export class RequestAborted extends Error {
+  constructor() {
+    super('the request was aborted');
+    this.name = 'RequestAborted';
+  }
+}
 
 /** Settles as soon as the signal aborts, even while the SDK sleeps between retries (it does not watch the signal then). */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new APIUserAbortError());
+    const onAbort = () => reject(new RequestAborted());
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     promise.then(

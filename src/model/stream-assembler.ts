@@ -1,7 +1,7 @@
 // Builds one model turn from streamed chunks: text pieces, tool-call fragments by index, the finish reason and usage.
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { usageFromServer } from './usage-estimate.js';
-import type { WireTurn } from './openai-wire.js';
+import { textOf, type WireTurn } from './openai-wire.js';
 import type { ChatStreamEvent } from './types.js';
 
 interface PartialCall {
@@ -20,17 +20,18 @@ export class StreamAssembler {
   constructor(
     private readonly onEvent: (event: ChatStreamEvent) => void,
     private readonly newId: () => string,
+    private readonly url = 'the server',
   ) {}
 
   add(chunk: ChatCompletionChunk): void {
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
     // With include_usage the last chunk has no choices, only usage; some servers put usage on every chunk.
-    if (chunk.usage) this.usage = usageFromServer(chunk.usage);
+    if (chunk.usage) this.usage = usageFromServer(chunk.usage) ?? this.usage;
     const choice = chunk.choices?.[0];
     if (choice === undefined) return;
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     const delta = choice.delta ?? {};
-    const text = delta.content ?? delta.refusal;
+    const text = textOf(delta.content ?? delta.refusal, this.url, 'a streamed content delta');
     if (text) {
       this.content += text;
       this.onEvent({ type: 'text', delta: text });
@@ -48,9 +49,9 @@ export class StreamAssembler {
     }
     if (fragment.id) call.id = fragment.id;
     // Names arrive whole in the first fragment on OpenAI, but some servers repeat them: do not double them.
-    const name = fragment.function?.name;
+    const name = textOf(fragment.function?.name, this.url, 'a streamed tool call name');
     if (name && !call.name.endsWith(name)) call.name += name;
-    const argumentsDelta = fragment.function?.arguments ?? '';
+    const argumentsDelta = textOf(fragment.function?.arguments, this.url, 'streamed tool call arguments');
     call.arguments += argumentsDelta;
     const event: ChatStreamEvent = { type: 'tool_call', index, argumentsDelta };
     if (fragment.id) event.id = fragment.id;

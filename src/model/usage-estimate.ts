@@ -10,15 +10,28 @@ export interface ServerUsage {
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
 }
 
-/** Converts server usage; cachedInputTokens is the part of inputTokens the server served from its cache. */
-export function usageFromServer(usage: ServerUsage): ChatUsage {
+/**
+ * Converts server usage; cachedInputTokens is the part of inputTokens the server served from its cache. Counts that
+ * are not whole numbers >= 0 (a string, a negative, NaN) make the usage unreported (undefined), so it is estimated.
+ */
+export function usageFromServer(usage: ServerUsage): ChatUsage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const inputTokens = count(usage.prompt_tokens);
+  const outputTokens = count(usage.completion_tokens);
+  if (inputTokens === undefined || outputTokens === undefined) return undefined;
   return {
-    inputTokens: usage.prompt_tokens ?? 0,
-    outputTokens: usage.completion_tokens ?? 0,
-    cachedInputTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    reasoningTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    inputTokens,
+    outputTokens,
+    cachedInputTokens: Math.min(count(usage.prompt_tokens_details?.cached_tokens) ?? 0, inputTokens),
+    reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens) ?? 0,
     estimated: false,
   };
+}
+
+/** A token count as reported: missing is 0; anything but a whole number >= 0 is undefined (not a count). */
+function count(value: unknown): number | undefined {
+  if (value === undefined || value === null) return 0;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 /** An estimate with the o200k tokenizer over what was sent and received. Marked `estimated: true`. */

@@ -119,7 +119,7 @@ export function toEntry(row: EntryRow): JournalEntry {
 
 export function toCheckpointRow(runId: string, checkpoint: Checkpoint): CheckpointRow {
   const what = `the checkpoint at seq ${checkpoint.seq} of run ${runId}`;
-  return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state: jsonText(what, checkpoint.state), stateHash: checkpoint.stateHash, at: checkpoint.at };
+  return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state: checkpoint.stateJson ?? jsonText(what, checkpoint.state), stateHash: checkpoint.stateHash, at: checkpoint.at };
 }
 
 export function toCheckpoint(row: CheckpointRow): Checkpoint {

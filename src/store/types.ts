@@ -86,6 +86,8 @@ export interface Checkpoint {
   seq: number;
   position: RunPosition;
   state: JsonObject;
+  /** The state's JSON text when the writer has made it already (it hashed it): stored as is, not made again. */
+  stateJson?: string;
   /** A hash of the state's JSON, so resume and replay can tell whether they reached the same state. */
   stateHash: string;
   at: number;

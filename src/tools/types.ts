@@ -1,7 +1,8 @@
 // The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
 import type { ToolCall, ToolDefinition } from '../model/types.js';
 
-export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large';
+/** `refused`: a guard (loop guard, later approval) decided the call must not run; the tool itself never saw it. */
+export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused';
 
 export interface ToolError {
   kind: ToolErrorKind;

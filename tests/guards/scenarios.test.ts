@@ -33,9 +33,9 @@ async function run(flags: GuardFlags, modelName = 'test-model', pipeline: Pipeli
 }
 
 /** A model that never stops calling tools (a new expression each turn, even when no tools are offered). */
-function neverStops(turns: number, usage: { input: number; output: number }): void {
+function neverStops(turns: number, usage: { input: number; output: number }, summary = true): void {
   for (let turn = 1; turn <= turns; turn++) loopback.server.replyWithToolCalls([calc(`${turn} + 1`, `call_${turn}`)], { usage });
-  loopback.server.replyWith({ content: 'Partial: I computed a few sums but never reached 17 * 23 + 4.', usage });
+  if (summary) loopback.server.replyWith({ content: 'Partial: I computed a few sums but never reached 17 * 23 + 4.', usage });
 }
 
 const noteIn = (body: { messages: Array<{ role: string; content?: string | null }> }, pattern: RegExp) =>
@@ -54,11 +54,13 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['budget_exhausted', 'tool_calls_ignored', 'budget_stop']));
   });
 
-  it('--max-tokens: warned at 80%, then one tools-less turn, then budget_tokens', async () => {
-    neverStops(4, { input: 100, output: 10 });
+  it('--max-tokens: warned at 80%, then one tools-less turn, then budget_tokens and no summary call', async () => {
+    neverStops(4, { input: 100, output: 10 }, false);
     const { result, bodies } = await run({ maxTokens: 250 });
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens' }, partial: true });
+    expect(result.answer).toMatch(/^I could not finish this task: the token budget is spent/);
+    expect(result.usage.inputTokens + result.usage.outputTokens).toBe(440);
     expect(noteIn(bodies[2]!, /token budget is 88% spent \(220 of 250\)/)).toBe(true);
     expect(bodies[2]!.tools).toBeDefined();
     expect(bodies[3]!.tools).toBeUndefined();
@@ -66,7 +68,7 @@ describe('budgets: a model that never stops calling tools still ends with a part
   });
 
   it('--max-cost: priced from the table for gpt-4o-mini, then budget_cost', async () => {
-    neverStops(4, { input: 100_000, output: 1_000 });
+    neverStops(4, { input: 100_000, output: 1_000 }, false);
     const { result, bodies } = await run({ maxCostUsd: 0.04 }, 'gpt-4o-mini');
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_cost' }, partial: true });
@@ -89,13 +91,56 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(loopback.server.requests).toHaveLength(0);
   });
 
-  it('--timeout: a model that hangs is cut off within a second of the deadline; finalize still summarises', async () => {
+  it('--timeout: a model that hangs is cut off within a second of the deadline; finalize summarises from the state', async () => {
     loopback.server.hang();
-    loopback.server.replyWith({ content: 'Partial: the model did not answer in time.' });
     const { result, elapsedMs } = await run({ timeoutSeconds: 1 });
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_time' }, partial: true, answer: 'Partial: the model did not answer in time.' });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_time' }, partial: true, answer: expect.stringMatching(/^I could not finish this task: the time budget of 1 s was reached/) });
+    expect(loopback.server.requests).toHaveLength(1);
     expect(elapsedMs).toBeGreaterThanOrEqual(950);
     expect(elapsedMs).toBeLessThan(2_000);
+  });
+});
+
+describe('a forced final answer still reports the limit that forced it', () => {
+  const answerAfter = (turns: number, usage: { input: number; output: number }) => {
+    for (let turn = 1; turn <= turns; turn++) loopback.server.replyWithToolCalls([calc(`${turn} + 1`, `call_${turn}`)], { usage });
+    loopback.server.replyWith({ content: 'Best guess: 395.', usage });
+  };
+
+  it('--max-tokens: the answer of the tools-less turn is kept, the run is stopped with budget_tokens', async () => {
+    answerAfter(3, { input: 100, output: 10 });
+    const { result, bodies } = await run({ maxTokens: 250 });
+    loopback.server.assertConsumed();
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens', stage: 'think' }, partial: true, answer: 'Best guess: 395.' });
+    expect(bodies[3]!.tools).toBeUndefined();
+  });
+
+  it('--max-iterations: the answer of the last turn is kept, the run is stopped with budget_iterations', async () => {
+    answerAfter(2, { input: 10, output: 5 });
+    const { result } = await run({ maxIterations: 3 });
+    loopback.server.assertConsumed();
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_iterations' }, partial: true, answer: 'Best guess: 395.', iterations: 3 });
+  });
+
+  it('an answer given before any limit is spent is a completed run', async () => {
+    answerAfter(1, { input: 10, output: 5 });
+    const { result } = await run({ maxTokens: 10_000, maxIterations: 5 });
+    expect(result).toMatchObject({ status: 'completed', stopReason: { kind: 'completed' }, partial: false, answer: 'Best guess: 395.' });
+  });
+
+  it('--budget-mode hard stops before the call that would cross --max-tokens: the run never spends past it', async () => {
+    neverStops(4, { input: 100, output: 10 }, false);
+    const { result } = await run({ maxTokens: 250, budgetMode: 'hard' });
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens', stage: 'budget' }, partial: true });
+    expect(result.stopReason.message).toMatch(/the next model call \(about \d+ tokens\) would cross the token budget of 250 \(hard mode\)/);
+    expect(result.usage.inputTokens + result.usage.outputTokens).toBeLessThanOrEqual(250);
+    expect(loopback.server.requests.length).toBeGreaterThanOrEqual(1);
+    expect(loopback.server.requests.every((request) => request.body.tools !== undefined)).toBe(true);
+  });
+
+  it('--budget-mode needs a token or cost budget and a known mode', () => {
+    expect(() => applyGuards(reactPipeline(), { budgetMode: 'hard', maxIterations: 3 })).toThrow(/--budget-mode hard needs --max-tokens or --max-cost/);
+    expect(() => applyGuards(reactPipeline(), { budgetMode: 'strict', maxTokens: 3 })).toThrow(/--budget-mode must be "soft" or "hard", got "strict"/);
   });
 });
 
@@ -106,7 +151,7 @@ describe('loop guard', () => {
     const { result, bodies } = await run({ loopLimit: 3 });
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'loop_detected', stage: 'loop-guard' }, partial: true });
-    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(failed\): Not run: you already called calculator with these same arguments 2 times/) });
+    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(refused\): Not run: you already called calculator with these same arguments 2 times/) });
     expect(result.state.act?.executed).toBe(2);
   });
 });

@@ -48,7 +48,7 @@ describe('loopGuard', () => {
     expect(state.turn.results).toHaveLength(1);
     const refused = state.turn.results[0]!;
     expect(refused.call.arguments).toBe('{"q":"weather"}');
-    expect(refused.result).toMatchObject({ ok: false, error: { kind: 'failed', retryable: false } });
+    expect(refused.result).toMatchObject({ ok: false, error: { kind: 'refused', retryable: false } });
     expect(refused.result.ok ? '' : refused.result.error.message).toMatch(/already called search with these same arguments 2 times.*Change your approach/);
     expect(ctx.events.map((event) => event.type)).toEqual(['loop_refused']);
     act(state);

@@ -105,4 +105,68 @@ describe('summarize stage', () => {
     expect(state.answer).toMatch(/^I could not finish this task: the run ended before an answer was ready.*\n\nWhat was done:\n- nothing yet/s);
     expect(state.partial).toBe(true);
   });
+
+  describe('after an early stop', () => {
+    const stopped = (kind: string, status: 'stopped' | 'cancelled' | 'failed' = 'stopped') =>
+      makeState({ task: 'What is 17 * 23 + 4?', iteration: 2, stop: { status, kind, stage: 'think', message: `ended by ${kind}` } });
+
+    it('after a cancel builds the partial summary from the state: no model call, answer not empty, partial', () => {
+      const model = new ScriptedModel([]);
+      const state = stopped('cancelled', 'cancelled');
+      const returned = summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
+      expect(returned).toBeUndefined();
+      expect(model.requests).toHaveLength(0);
+      expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'not asked: the run was cancelled' } });
+      expect(state.answer).toMatch(/^I could not finish this task: ended by cancelled/);
+    });
+
+    it('modelAfterCancel turns the model summary back on after a cancel', async () => {
+      const model = new ScriptedModel([{ content: 'Probably 395.' }]);
+      const state = stopped('cancelled', 'cancelled');
+      await summarize({ modelAfterCancel: true }).execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
+      expect(state).toMatchObject({ answer: 'Probably 395.', partial: true, summarize: { path: 'partial' } });
+    });
+
+    it.each(['budget_tokens', 'budget_cost', 'budget_time'])('makes no call after %s: that budget is spent', (kind) => {
+      const model = new ScriptedModel([]);
+      const state = stopped(kind);
+      summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
+      expect(model.requests).toHaveLength(0);
+      expect(state.summarize?.modelError).toBe(`not asked: ${kind} is spent`);
+    });
+
+    it.each(['connection', 'auth'])('makes no call right after the model failed with %s', (kind) => {
+      const model = new ScriptedModel([]);
+      const state = stopped('error', 'failed');
+      state.think = { calls: 1, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0, modelError: { kind, iteration: 2 } };
+      summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
+      expect(model.requests).toHaveLength(0);
+      expect(state).toMatchObject({ partial: true, summarize: { modelError: `not asked: the model just failed (${kind})` } });
+    });
+
+    it('still asks after a server error (the model may answer the next call)', async () => {
+      const model = new ScriptedModel([{ content: 'Probably 395.' }]);
+      const state = stopped('error', 'failed');
+      state.think = { calls: 1, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0, modelError: { kind: 'server', iteration: 2 } };
+      await summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
+      expect(state.summarize?.path).toBe('partial');
+    });
+
+    it('the summary call has its own deadline: a model that ignores its signal is given up on', async () => {
+      const never = { provider: 'test', modelName: 'never', chat: () => new Promise<never>(() => {}) };
+      const state = stopped('max_iterations');
+      const started = Date.now();
+      await summarize({ timeoutMs: 150 }).execute(state, makeCtx({ deps: { model: never }, zone: 'finalize', signal: new AbortController().signal }));
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'the summary call passed its own deadline of 150 ms' } });
+    });
+
+    it('an answer the run already had is kept but marked partial when the run did not complete', () => {
+      const state = stopped('loop_detected');
+      state.answer = '395';
+      state.partial = false;
+      summarize().execute(state, makeCtx({ zone: 'finalize' }));
+      expect(state).toMatchObject({ answer: '395', partial: true, summarize: { path: 'final' } });
+    });
+  });
 });

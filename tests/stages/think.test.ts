@@ -3,7 +3,7 @@ import { think } from '../../stages/think.js';
 import type { PlanSlot } from '../../stages/plan.js';
 import type { RunState } from '../../src/engine/state.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
-import type { ChatMessage } from '../../src/model/types.js';
+import { ModelError, type ChatMessage } from '../../src/model/types.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
 
@@ -104,6 +104,17 @@ describe('think stage', () => {
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Notes from the runtime:\n- the token budget is 90% spent' });
     expect(state.messages.slice(0, -1)).toEqual(request.messages);
     expect(state.nextTurn).toEqual({ notes: [], withoutTools: false });
+  });
+
+  it('an answer in a turn forced tool-less by a spent limit stops the run under that limit, partial, answer kept', async () => {
+    const model = new ScriptedModel([{ content: 'best effort: 42' }, new ModelError('connection', 'cannot reach')]);
+    const state = makeState({ messages: start(), nextTurn: { notes: [], withoutTools: true, limit: { kind: 'budget_tokens', reason: 'the token budget of 250 tokens was spent' } } });
+    const signal = await think().execute(state, makeCtx({ deps: { model, tools: testTools() } }));
+    expect(signal).toEqual({ type: 'abort_run', kind: 'budget_tokens', reason: 'the token budget of 250 tokens was spent; the model answered in its final tool-less turn' });
+    expect(state).toMatchObject({ answer: 'best effort: 42', partial: true });
+    expect(state.nextTurn.limit).toBeUndefined();
+    await expect(think().execute(state, makeCtx({ deps: { model, tools: testTools() }, iteration: 2 }))).rejects.toThrow('cannot reach');
+    expect(state.think?.modelError).toEqual({ kind: 'connection', iteration: state.iteration });
   });
 
   it('with useTools false offers no tools and ignores tool calls it did not offer', async () => {

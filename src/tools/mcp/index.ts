@@ -1,0 +1,17 @@
+// MCP tools: the servers' tools as stageloop Tools (mcpTools), the process pool that starts each server once.
+export { mcpTools, loadMcpTools, mcpToolOrigin, type McpToolsOptions, type McpToolInfo } from './mcp-tools.js';
+export { McpServerPool, processMcpPool, closeMcpServers } from './pool.js';
+export { McpConnection, type McpConnectionOptions } from './connection.js';
+export { prefixedToolName } from './names.js';
+export { contentText } from './content.js';
+export {
+  McpServerError,
+  MCP_SERVER_NAME_PATTERN,
+  describeTransport,
+  isHttpServer,
+  type McpServer,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpHttpServer,
+  type McpToolOrigin,
+} from './types.js';

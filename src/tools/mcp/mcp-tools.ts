@@ -1,0 +1,166 @@
+// mcpTools: the tools of an MCP server as stageloop Tools, which go into a ToolRegistry like any other.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { messageOf } from '../../common/error-message.js';
+import type { Tool } from '../define-tool.js';
+import { ToolFailure } from '../tool-failure.js';
+import type { McpConnection } from './connection.js';
+import { contentText } from './content.js';
+import { prefixedToolName } from './names.js';
+import { processMcpPool, type McpServerPool } from './pool.js';
+import { argumentsSchema, modelSchema } from './schema.js';
+import { describeTransport, MCP_SERVER_NAME_PATTERN, McpServerError, type McpServer, type McpToolOrigin } from './types.js';
+
+/** What a filter sees of a listed tool. */
+export interface McpToolInfo {
+  server: string;
+  /** The name on the server, before prefixing. */
+  name: string;
+  description?: string;
+}
+
+export interface McpToolsOptions {
+  /** Keep only some tools: their names on the server (each must exist), or a predicate. */
+  filter?: readonly string[] | ((tool: McpToolInfo) => boolean);
+  /** Timeout of each call of these tools; the registry's default applies when absent. */
+  timeoutMs?: number;
+  /** How long starting the server and the handshake may take. Default 30,000 ms. */
+  connectTimeoutMs?: number;
+  /** Where servers are kept; default the process pool (`closeMcpServers()` closes it). */
+  pool?: McpServerPool;
+  /** Checks arguments against the server's schema before a call; default ajv through the SDK. */
+  validator?: jsonSchemaValidator;
+}
+
+// Our executor's timer and signal bound each call; the SDK's own 60 s default must not fire first.
+const SDK_TIMEOUT_OFF = 2_147_483_647;
+const MAX_LIST_PAGES = 100;
+const origins = new WeakMap<Tool, McpToolOrigin>();
+
+/** Where an MCP tool came from; undefined for any other tool. */
+export function mcpToolOrigin(tool: Tool): McpToolOrigin | undefined {
+  return origins.get(tool);
+}
+
+/** Starts (or reuses) the server and lists its tools. Throws McpServerError when it cannot, or on a name collision. */
+export async function mcpTools(server: McpServer, options: McpToolsOptions = {}): Promise<Tool[]> {
+  if (!MCP_SERVER_NAME_PATTERN.test(server.name)) {
+    throw new McpServerError(`MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`);
+  }
+  const connection = (options.pool ?? processMcpPool).connection(server, options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {});
+  const listed = await listTools(await connection.client(), connection);
+  const kept = listed.filter(keeper(server.name, listed, options.filter));
+  const validator = options.validator ?? new AjvJsonSchemaValidator();
+  const seen = new Map<string, string>();
+  return kept.map((entry) => {
+    const name = prefixedToolName(server.name, entry.name);
+    const earlier = seen.get(name);
+    if (earlier !== undefined) throw new McpServerError(`MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`);
+    seen.set(name, entry.name);
+    return mcpTool(connection, entry, name, validator, options.timeoutMs);
+  });
+}
+
+/** The tools of several servers, started in parallel; two tools given one name is an error naming both servers. */
+export async function loadMcpTools(servers: readonly McpServer[], options: McpToolsOptions = {}): Promise<Tool[]> {
+  const lists = await Promise.all(servers.map((server) => mcpTools(server, options)));
+  const byName = new Map<string, McpToolOrigin>();
+  for (const tool of lists.flat()) {
+    const origin = origins.get(tool)!;
+    const earlier = byName.get(tool.name);
+    if (earlier) throw new McpServerError(`Tool name "${tool.name}" comes from MCP servers "${earlier.server}" and "${origin.server}"; rename one server`);
+    byName.set(tool.name, origin);
+  }
+  return lists.flat();
+}
+
+async function listTools(client: Client, connection: McpConnection): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+    let listed: Awaited<ReturnType<Client['listTools']>>;
+    try {
+      listed = await client.listTools(cursor === undefined ? undefined : { cursor });
+    } catch (error) {
+      throw new McpServerError(`MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`, { cause: error });
+    }
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
+
+function keeper(serverName: string, listed: readonly ListedTool[], filter: McpToolsOptions['filter']): (tool: ListedTool) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return (tool) => filter({ server: serverName, name: tool.name, ...(tool.description ? { description: tool.description } : {}) });
+  const names = new Set(listed.map((tool) => tool.name));
+  const missing = filter.filter((name) => !names.has(name));
+  if (missing.length > 0) {
+    throw new McpServerError(`MCP server "${serverName}" has no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} (its tools: ${[...names].join(', ') || 'none'})`);
+  }
+  const wanted = new Set(filter);
+  return (tool) => wanted.has(tool.name);
+}
+
+function mcpTool(connection: McpConnection, listed: ListedTool, name: string, validator: jsonSchemaValidator, timeoutMs: number | undefined): Tool {
+  const server = connection.server.name;
+  const description = (listed.description ?? listed.title ?? '').trim() || `The tool "${listed.name}" of the MCP server "${server}".`;
+  const schema = modelSchema(listed.inputSchema);
+  // Not strict: servers write schemas for themselves, and strict mode rejects many of their keywords.
+  const definition = deepFreeze({ name, description, parameters: schema, strict: false });
+  const tool: Tool = {
+    name,
+    description,
+    parameters: argumentsSchema(schema, validator),
+    definition,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    execute: (args, context) => callTool(connection, listed.name, args, context.signal),
+  };
+  Object.freeze(tool);
+  origins.set(tool, { server, tool: listed.name, transport: describeTransport(connection.server) });
+  return tool;
+}
+
+async function callTool(connection: McpConnection, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  const server = connection.server.name;
+  let client: Client;
+  try {
+    client = await connection.client();
+  } catch (error) {
+    throw new ToolFailure(messageOf(error), { retryable: true, cause: error });
+  }
+  let result: Awaited<ReturnType<Client['callTool']>>;
+  try {
+    // The signal makes the SDK send notifications/cancelled when our timeout passes or the run is cancelled.
+    result = await client.callTool({ name: toolName, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_OFF });
+  } catch (error) {
+    throw callFailure(server, connection.scrub(messageOf(error)), error);
+  }
+  const text = 'content' in result && Array.isArray(result.content) ? contentText(result as Parameters<typeof contentText>[0]) : JSON.stringify(result.toolResult ?? null);
+  if (result.isError === true) throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
+  return text;
+}
+
+function callFailure(server: string, message: string, error: unknown): ToolFailure {
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`, { retryable: true, cause: error });
+  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
+  if (error instanceof McpError) {
+    // The SDK prefixes "MCP error CODE: " on each side of the wire.
+    const text = message.replace(/^(MCP error -?\d+: )+/, '');
+    return new ToolFailure(`the MCP server "${server}" answered with error ${error.code}: ${text}`, { cause: error });
+  }
+  return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, { retryable: true, cause: error });
+}
+
+function deepFreeze<Value>(value: Value): Value {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,63 @@
+// What an MCP server is to stageloop: a name (the tool-name prefix) and how to reach it (a command or a URL).
+import { redactSecrets } from '../../common/redact.js';
+
+/** A server started as a child process speaking MCP over stdin/stdout. */
+export interface McpStdioServer {
+  command: string;
+  args?: readonly string[];
+  /** Variables for the server, added to the SDK's safe subset of ours (PATH, HOME...): give every secret it needs here. */
+  env?: Readonly<Record<string, string>>;
+  cwd?: string;
+}
+
+/** A server reached over Streamable HTTP; an old server that only speaks SSE is tried next. */
+export interface McpHttpServer {
+  url: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export type McpServerSpec = McpStdioServer | McpHttpServer;
+
+/** `name` prefixes the server's tool names (`files__read_file`): letters, digits, _ and -, at most 32. */
+export type McpServer = McpServerSpec & { name: string };
+
+export const MCP_SERVER_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,32}$/;
+
+export function isHttpServer(server: McpServerSpec): server is McpHttpServer {
+  return 'url' in server && typeof server.url === 'string';
+}
+
+/** Where a tool came from, for `stageloop tools` and error messages. */
+export interface McpToolOrigin {
+  server: string;
+  /** The tool's own name on the server (before prefixing). */
+  tool: string;
+  /** `stdio: command args` or `http: url` (never headers or env: they may hold secrets). */
+  transport: string;
+}
+
+/** A server that cannot be started, reached or listed, or whose tools cannot be offered (a name collision). */
+export class McpServerError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'McpServerError';
+  }
+}
+
+export function describeTransport(server: McpServerSpec): string {
+  if (isHttpServer(server)) return `http: ${withoutCredentials(server.url)}`;
+  return `stdio: ${redactSecrets([server.command, ...(server.args ?? [])].join(' '))}`;
+}
+
+/** A URL without user:password and query string, which may carry tokens. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\?.*$/, '');
+  }
+}

@@ -1,0 +1,112 @@
+// A small MCP server written with the SDK, for tests: stdio by default, Streamable HTTP with `--http` (it then prints
+// `{"url": ...}` as its first stdout line). Run with `node --import tsx tests/support/mcp-test-server.ts [--http]`.
+// Tools: echo, slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
+// picture (text and an image), whoami (the request's x-test-token header), and `--alias NAME` copies of echo. When MCP_TEST_LOG names a file, every
+// call, finish and cancellation is appended to it as one JSON line, with the server's pid.
+import { appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+const logFile = process.env.MCP_TEST_LOG;
+
+function log(event: Record<string, unknown>): void {
+  if (logFile) appendFileSync(logFile, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
+}
+
+const tools = [
+  {
+    name: 'echo',
+    description: 'Returns its text.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'], additionalProperties: false },
+  },
+  {
+    name: 'slow',
+    description: 'Waits ms milliseconds, then says so.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 60000 } }, required: ['ms'] },
+  },
+  { name: 'fail', description: 'Always answers with a JSON-RPC error.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'error_result', description: 'Always returns a result with isError: true.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'picture', description: 'Returns a caption and a tiny image.', inputSchema: { type: 'object', properties: {} } },
+  { name: 'whoami', description: 'Returns the x-test-token header of the HTTP request.', inputSchema: { type: 'object', properties: {} } },
+];
+
+// `--alias NAME` (repeatable) adds a copy of echo under NAME, for name-collision tests.
+const aliases = process.argv.flatMap((argument, index) => (argument === '--alias' ? [process.argv[index + 1]!] : []));
+for (const alias of aliases) tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: 'text', text: value }] };
+}
+
+function waitFor(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(true), ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve(false);
+    }, { once: true });
+  });
+}
+
+function makeServer(): Server {
+  const server = new Server({ name: 'stageloop-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const args = request.params.arguments ?? {};
+    const name = request.params.name;
+    log({ event: 'call', tool: name, arguments: args });
+    switch (name) {
+      case 'echo':
+        return text(String(args.text));
+      case 'slow': {
+        const finished = await waitFor(Number(args.ms), extra.signal);
+        log({ event: finished ? 'finished' : 'cancelled', tool: name, reason: finished ? undefined : String(extra.signal.reason) });
+        return text(`waited ${String(args.ms)} ms`);
+      }
+      case 'fail':
+        throw new McpError(ErrorCode.InternalError, 'the disk is on fire');
+      case 'error_result':
+        return { content: [{ type: 'text', text: 'no such record: 42' }], isError: true };
+      case 'picture':
+        return { content: [{ type: 'text', text: 'a red dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] };
+      case 'whoami':
+        return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
+      default:
+        if (aliases.includes(name)) return text(String(args.text));
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}`);
+    }
+  });
+  return server;
+}
+
+async function serveHttp(): Promise<void> {
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer(async (request: IncomingMessage, response) => {
+    const sessionId = request.headers['mcp-session-id'];
+    let transport = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
+    if (!transport) {
+      const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id): void => void transports.set(id, created),
+      });
+      created.onclose = () => created.sessionId && transports.delete(created.sessionId);
+      transport = created;
+      await makeServer().connect(created);
+    }
+    await transport.handleRequest(request, response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp` })}\n`);
+}
+
+if (process.argv.includes('--http')) await serveHttp();
+else await makeServer().connect(new StdioServerTransport());
+// `--linger` keeps the process alive after stdin closes, like servers holding other handles: only a signal ends it.
+if (process.argv.includes('--linger')) setInterval(() => undefined, 60_000);
+log({ event: 'started' });
