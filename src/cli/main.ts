@@ -5,7 +5,7 @@ import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../common/error-message.js';
-import { packageVersion } from '../common/package-version.js';
+import { packageVersion } from '../common/version.js';
 
 const usage = `Usage: stageloop <command> [options]
 

@@ -3,7 +3,7 @@ import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStat
 import { GeneralAttributes, tracerName } from './attributes.js';
 import { redactSecrets } from '../common/redact.js';
 import { messageOf } from '../common/error-message.js';
-import { packageVersion } from '../common/package-version.js';
+import { packageVersion } from '../common/version.js';
 
 /** The global API tracer for stageloop: a no-op until an SDK registers a provider. */
 export function stageloopTracer(): Tracer {
