@@ -21,6 +21,8 @@ export class RunJournal {
   private pending: JournalEntry[] = [];
   private writing: Promise<void> = Promise.resolve();
   private broken: unknown;
+  /** A checkpoint waiting for the next write: it costs no transaction of its own. */
+  private held: { checkpoint: Checkpoint; progress: { iterations: number; tokens: number } } | undefined;
   private lastServed: number;
   /** A resume writes one marker before its first new entry: entries after `servedThrough` were left behind. */
   private markerDue: boolean;
@@ -77,13 +79,24 @@ export class RunJournal {
     return this.head;
   }
 
-  /** Writes what is pending (and a checkpoint at the new head); never rejects: a failure is kept for `check()`. */
-  flush(checkpoint?: Omit<Checkpoint, 'seq'>, progress?: { iterations: number; tokens: number }): Promise<void> {
+  /**
+   * Keeps a checkpoint at the current head for the next write (a completed call flushes at once), so a turn costs
+   * its calls' transactions and no more; a checkpoint lost to a crash only means a resume serves more of the journal.
+   */
+  hold(checkpoint: Omit<Checkpoint, 'seq'>, progress: { iterations: number; tokens: number }): void {
+    if (this.writer === undefined) return;
+    this.held = { checkpoint: { ...checkpoint, seq: this.head }, progress };
+  }
+
+  /** Writes what is pending (with a held checkpoint); never rejects: a failure is kept for `check()`. */
+  flush(): Promise<void> {
     const writer = this.writer;
-    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && checkpoint === undefined)) return this.writing;
+    const held = this.held;
+    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && held === undefined)) return this.writing;
     const entries = this.pending;
     this.pending = [];
-    const options = { leaseMs: writer.leaseMs, ...(checkpoint ? { checkpoint: { ...checkpoint, seq: this.head } } : {}), ...(progress ? { progress } : {}) };
+    this.held = undefined;
+    const options = { leaseMs: writer.leaseMs, ...(held ? { checkpoint: held.checkpoint, progress: held.progress } : {}) };
     this.writing = this.writing.then(() => writer.store.append(writer.claim, entries, options)).catch((error: unknown) => {
       this.broken ??= error;
     });
