@@ -29,7 +29,7 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}):
   return { packages, code, files };
 }
 
-const heavy = ['openai', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
+const heavy = ['openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
 
 describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
@@ -60,7 +60,7 @@ describe('lazy loading', () => {
     expect(packages).not.toContain('openai');
   });
 
-  it("import 'stageloop' loads no OpenAI SDK, no OTel SDK or exporter, no mathjs and no TS loader", async () => {
+  it("import 'stageloop' loads no OpenAI SDK, no MCP SDK, no OTel SDK or exporter, no mathjs and no TS loader", async () => {
     const { packages, code } = await packagesLoaded(['--input-type=module', '-e', "await import('stageloop'); await import('stageloop/stages'); await import('stageloop/pipelines')"]);
     expect(code).toBe(0);
     expect(packages).toContain('zod');

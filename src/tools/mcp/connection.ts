@@ -1,8 +1,7 @@
 // One client per MCP server: connected on first use, reconnected after the server went away, closed once.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { loadSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import { redactSecrets, withoutSecret } from '../../common/redact.js';
 import { describeTransport, isHttpServer, McpServerError, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
@@ -108,6 +107,7 @@ export class McpConnection {
   }
 
   async #connectStdio(server: McpStdioServer): Promise<Client> {
+    const { Client, StdioClientTransport } = await loadSdk();
     const transport = new StdioClientTransport({
       command: server.command,
       ...(server.args ? { args: [...server.args] } : {}),
@@ -126,6 +126,7 @@ export class McpConnection {
   }
 
   async #connectHttp(server: McpHttpServer): Promise<Client> {
+    const { Client, SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = await loadSdk();
     const url = new URL(server.url);
     const requestInit: RequestInit = { headers: { ...server.headers } };
     const client = new Client(CLIENT_INFO);

@@ -1,8 +1,8 @@
 // mcpTools: the tools of an MCP server as stageloop Tools, which go into a ToolRegistry like any other.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { loadSdk, loadedSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';
 import { ToolFailure } from '../tool-failure.js';
@@ -52,7 +52,7 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
   const connection = (options.pool ?? processMcpPool).connection(server, options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {});
   const listed = await listTools(await connection.client(), connection);
   const kept = listed.filter(keeper(server.name, listed, options.filter));
-  const validator = options.validator ?? new AjvJsonSchemaValidator();
+  const validator = options.validator ?? new (await loadSdk()).AjvJsonSchemaValidator();
   const seen = new Map<string, string>();
   return kept.map((entry) => {
     const name = prefixedToolName(server.name, entry.name);
@@ -145,6 +145,10 @@ async function callTool(connection: McpConnection, toolName: string, args: Recor
 }
 
 function callFailure(server: string, message: string, error: unknown): ToolFailure {
+  // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an McpError.
+  const sdk = loadedSdk;
+  if (sdk === undefined) return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, { retryable: true, cause: error });
+  const { McpError, ErrorCode } = sdk;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
     return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`, { retryable: true, cause: error });
   }

@@ -1,0 +1,47 @@
+// The MCP SDK, loaded when the first server starts: importing stageloop does not load its client, transports and
+// validator (~200 files).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+
+export interface McpSdk {
+  Client: typeof Client;
+  SSEClientTransport: typeof SSEClientTransport;
+  StdioClientTransport: typeof StdioClientTransport;
+  StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof StreamableHTTPError;
+  McpError: typeof McpError;
+  ErrorCode: typeof ErrorCode;
+  AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator;
+}
+
+let loading: Promise<McpSdk> | undefined;
+/** Set once loaded: code that runs only after a server was reached may read it synchronously. */
+export let loadedSdk: McpSdk | undefined;
+
+export function loadSdk(): Promise<McpSdk> {
+  loading ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv'),
+  ]).then(([client, sse, stdio, http, types, ajv]) => {
+    loadedSdk = {
+      Client: client.Client,
+      SSEClientTransport: sse.SSEClientTransport,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      StreamableHTTPError: http.StreamableHTTPError,
+      McpError: types.McpError,
+      ErrorCode: types.ErrorCode,
+      AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
+    };
+    return loadedSdk;
+  });
+  return loading;
+}
