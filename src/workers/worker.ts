@@ -82,7 +82,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
       throw error instanceof RunJobError ? new UnrecoverableError(error.message) : error;
     }
     const onEvent = (event: RunEvent) => void job.updateProgress(progressOf(event)).catch(() => undefined);
-    return processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent });
+    try {
+      return await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent });
+    } catch (error) {
+      // Said here: BullMQ will not report this job's failure, since the lock went to the new owner.
+      if (error instanceof RunTakenOverError) log(`job ${job.id}: ${error.message}`);
+      throw error;
+    }
   };
   const worker = new Worker(options.queue ?? defaultQueueName, processor, {
     connection,
@@ -95,8 +101,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
   // Connection trouble is an outage (said once); anything else (a lock lost to another worker) is one line each.
   worker.on('error', (error) => (isConnectionError(error) ? outage.lost(error) : log(`worker: ${messageOf(error)}`)));
   worker.on('failed', (job, error) => {
-    if (error instanceof RunTakenOverError) return log(`job ${job?.id ?? '?'}: ${error.message}`);
-    log(`job ${job?.id ?? '?'} failed: ${messageOf(error)}`);
+    if (!(error instanceof RunTakenOverError)) log(`job ${job?.id ?? '?'} failed: ${messageOf(error)}`);
   });
   await worker.waitUntilReady();
   return {
