@@ -57,6 +57,7 @@ function resultOf(run: { runId: string; status: string; answer: string | null; i
   return { runId: run.runId, status: run.status, answer: run.answer, iterations: run.iterations, tokens: run.tokens, resumed };
 }
 
+const ended = (run: RunSummary | undefined): boolean => run?.status === 'completed' || run?.status === 'stopped';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A lease held by a paused (or just-dead remote) worker runs out by itself: wait for it, a bounded number of times. */
@@ -74,8 +75,6 @@ async function resumeWhenFree(store: RunStore, runId: string, prepared: Prepared
     }
   }
 }
-
-const ended = (run: RunSummary | undefined): boolean => run?.status === 'completed' || run?.status === 'stopped';
 
 /** Runs or resumes the job's run to its end and returns its summary; rejects when it could not be recorded. */
 export async function processRun(job: RunJobData, options: ProcessRunOptions): Promise<RunJobResult> {
