@@ -112,7 +112,10 @@ describe.runIf(runRedisTests)('workers: bad input', () => {
       await proxy.cut();
       // Submitted during the outage: the worker cannot take it until Redis is back.
       await enqueueRun(queue, { task: 'later task', runId: 'later-run' });
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Under load the worker may take a moment to notice: wait for its line (bounded), then check what it said.
+      const noticeBy = Date.now() + 10_000;
+      while (!worker.output().includes('lost Redis') && Date.now() < noticeBy) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 500));
       expect(worker.output()).toMatch(/lost Redis at redis:\/\/127\.0\.0\.1:\d+ \(ECONN\w+\): not taking jobs, retrying; runs in flight go on once it is back/);
       expect(await queue.getJobState('later-run')).toBe('waiting');
       await proxy.open();
