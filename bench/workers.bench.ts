@@ -1,0 +1,73 @@
+// Workers on BullMQ: runs per second with 2 worker processes x concurrency 8 against a loopback model answering in
+// 50 ms (each run: 3 tool calls then an answer, so 4 model calls), and the failover time after a SIGKILL (kill to the
+// run's next claim by another worker), min/median/max over 10 kills, at the default lock 5 s and stall check 1 s.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { redisStore } from '../src/store/redis-store.js';
+import { enqueueRun } from '../src/workers/run-job.js';
+import { startChatServer } from '../tests/support/chat-server.js';
+import { serveAgentModel, startWorkerProcess, type WorkerProcess } from '../tests/workers/fleet.js';
+import { startRedis } from '../tests/workers/redis-server.js';
+import { median } from './measure.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function run(): Promise<void> {
+  const [redis, server] = await Promise.all([startRedis(), startChatServer()]);
+  serveAgentModel(server, 50);
+  const directory = mkdtempSync(join(tmpdir(), 'stageloop-bench-workers-'));
+  const logFile = join(directory, 'effects.log');
+  writeFileSync(logFile, '');
+  const store = redisStore(redis.url);
+  const queue = new Queue('stageloop-runs', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+  const live: WorkerProcess[] = [];
+  const spawnWorker = async (extra: Record<string, string> = {}) => {
+    const worker = await startWorkerProcess({ REDIS_URL: redis.url, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '8', LOCK_MS: '5000', STALL_MS: '1000', ...extra });
+    live.push(worker);
+    return worker;
+  };
+  const kill = async (worker: WorkerProcess) => {
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    live.splice(live.indexOf(worker), 1);
+  };
+  try {
+    await Promise.all([spawnWorker(), spawnWorker()]);
+    const total = 200;
+    const started = performance.now();
+    for (let index = 0; index < total; index += 1) await enqueueRun(queue, { task: `throughput ${index}`, runId: `throughput-${index}` });
+    while ((await store.list({ status: 'completed' })).length < total) await sleep(20);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`);
+
+    const failovers: number[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      const runId = `failover-${round}`;
+      await enqueueRun(queue, { task: `failover ${round}`, runId });
+      let holder: WorkerProcess | undefined;
+      while (holder === undefined) {
+        const run = await store.get(runId);
+        holder = live.find((worker) => worker.child.pid === run?.owner?.pid && (run?.head ?? 0) >= 2);
+        await sleep(10);
+      }
+      const epoch = (await store.get(runId))!.epoch;
+      await kill(holder);
+      const killedAt = performance.now();
+      while (((await store.get(runId))?.epoch ?? 0) <= epoch) await sleep(10);
+      failovers.push(performance.now() - killedAt);
+      while ((await store.get(runId))?.status !== 'completed') await sleep(20);
+      await spawnWorker();
+    }
+    const sorted = [...failovers].sort((a, b) => a - b);
+    console.log(`failover after SIGKILL (lock 5000 ms, stall check 1000 ms), kill to the next claim, 10 kills: min ${sorted[0]!.toFixed(0)} ms, median ${median(sorted).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
+  } finally {
+    for (const worker of [...live]) await kill(worker);
+    await queue.close();
+    await store.close();
+    await Promise.all([redis.stop(), server.close()]);
+    rmSync(directory, { recursive: true, force: true });
+  }
+}

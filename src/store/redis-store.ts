@@ -1,0 +1,239 @@
+// redisStore(url): the RunStore on Redis, reachable from every worker. Per run a hash (header, epoch, head, owner),
+// a list for the journal and one for checkpoints, all under the `{runId}` hash tag so a cluster keeps a run on one
+// slot; every write is one Lua script that checks the epoch (and head) and writes in the same step.
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { JsonObject } from '../common/json.js';
+import { jsonText, toCheckpointRow, toEntryRow } from './rows.js';
+import { appendScript, claimScript, createScript, fencedSetScript, runScript } from './redis-scripts.js';
+import { checkRedisUrl, connectRedis, type RedisConnectOptions } from './redis-connection.js';
+import { pidAlive, type StoreClock } from './run-store.js';
+import {
+  RunBusyError,
+  RunExistsError,
+  RunFinishedError,
+  RunNotFoundError,
+  SequenceError,
+  StaleClaimError,
+  StoreError,
+  type Checkpoint,
+  type Claim,
+  type JournalEntry,
+  type Owner,
+  type RunOutcomeRecord,
+  type RunStore,
+  type RunSummary,
+  type StoredRunStatus,
+} from './types.js';
+
+export interface RedisStoreOptions extends RedisConnectOptions {
+  /** The clock leases are measured against (default: Date). */
+  clock?: StoreClock;
+  /** Prefix of every key (default "stageloop"), so several stores can share one Redis. */
+  prefix?: string;
+}
+
+const thisHost = hostname();
+const ownerFields = ['ownerId', 'ownerPid', 'ownerHost', 'leaseUntil'];
+
+/** A JSON object text with one member given as JSON text already (the state, an entry's data): never parsed again. */
+function withRawMember(head: object, name: string, rawJson: string): string {
+  return `${JSON.stringify(head).slice(0, -1)},${JSON.stringify(name)}:${rawJson}}`;
+}
+
+function summaryOf(fields: Record<string, string>): RunSummary {
+  const number = (name: string): number => Number(fields[name] ?? 0);
+  const orNull = (name: string): string | null => fields[name] ?? null;
+  const owner: Owner | null = fields.ownerId === undefined ? null : { id: fields.ownerId, pid: number('ownerPid'), host: fields.ownerHost ?? '' };
+  return {
+    runId: fields.runId!,
+    pipeline: fields.pipeline!,
+    fingerprint: fields.fingerprint!,
+    version: fields.version!,
+    input: JSON.parse(fields.input!) as JsonObject,
+    options: JSON.parse(fields.options!) as JsonObject,
+    createdAt: number('createdAt'),
+    status: fields.status as StoredRunStatus,
+    updatedAt: number('updatedAt'),
+    epoch: number('epoch'),
+    owner,
+    leaseUntil: fields.leaseUntil === undefined ? null : number('leaseUntil'),
+    head: number('head'),
+    iterations: number('iterations'),
+    tokens: number('tokens'),
+    answer: orNull('answer'),
+    outcome: fields.outcome === undefined ? null : (JSON.parse(fields.outcome) as RunOutcomeRecord),
+  };
+}
+
+function checkLease(what: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StoreError(`${what} must be a number of ms >= 0, got ${String(value)}`);
+}
+
+/** Opens the Redis store at `connection` (a redis:// URL, or a client the caller owns and closes). */
+export function redisStore(connection: string | Redis, options: RedisStoreOptions = {}): RunStore {
+  const clock = options.clock ?? Date;
+  const prefix = options.prefix ?? 'stageloop';
+  const owned = typeof connection === 'string';
+  const name = `the Redis store at ${owned ? checkRedisUrl(connection) : 'the given connection'}`;
+  const client = owned ? connectRedis(connection, options) : Promise.resolve(connection);
+  client.catch(() => undefined);
+  let loaded: Redis | undefined;
+  /** The client, once ioredis has loaded (ready() first, so a closed store never reconnects). */
+  const connected = async (): Promise<Redis> => {
+    ready();
+    return (loaded ??= await client);
+  };
+  const runKey = (runId: string) => `${prefix}:{${runId}}:run`;
+  const journalKey = (runId: string) => `${prefix}:{${runId}}:journal`;
+  const checkpointsKey = (runId: string) => `${prefix}:{${runId}}:checkpoints`;
+  const indexKey = `${prefix}:runs`;
+  let closed = false;
+  const ready = (): void => {
+    if (closed) throw new StoreError(`${name} is closed: open the store again`);
+  };
+
+  /** Turns a script's refusal into the port's error. */
+  const refusal = (runId: string, epoch: number, reply: string[]): void => {
+    const [status, first, second, third] = reply;
+    if (status === 'ok') return;
+    if (status === 'missing') throw new RunNotFoundError(runId);
+    if (status === 'stale') throw new StaleClaimError(runId, epoch, Number(first), second === '1');
+    if (status === 'seq') throw new SequenceError(runId, Number(first), Number(second));
+    if (status === 'finished') throw new RunFinishedError(runId, first as StoredRunStatus);
+    if (status === 'busy') throw new RunBusyError(runId, { id: first!, pid: Number(second), host: third ?? '' });
+    throw new StoreError(`${name} answered an unknown reply "${String(status)}" for run ${runId}`);
+  };
+  /** A fenced change of run fields (heartbeat, finish, release); undefined values are deleted. */
+  const fencedSet = async (claim: Claim, values: Record<string, string | number | null>, remove: string[] = []): Promise<void> => {
+    const redis = await connected();
+    const set = Object.entries({ ...values, updatedAt: clock.now() }).filter(([, value]) => value !== null);
+    const unset = [...remove, ...Object.entries(values).filter(([, value]) => value === null).map(([field]) => field)];
+    const args = [String(claim.epoch), claim.owner.id, String(set.length), ...set.flat().map(String), ...unset];
+    refusal(claim.runId, claim.epoch, await runScript(redis, fencedSetScript, [runKey(claim.runId)], args));
+  };
+  const readCheckpoints = async (runId: string, from: number): Promise<Checkpoint[]> => {
+    const redis = await connected();
+    const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(checkpointsKey(runId), from, -1).exec()) as [[null, number], [null, string[]]];
+    if (exists === 0) throw new RunNotFoundError(runId);
+    return texts.map((text) => JSON.parse(text) as Checkpoint);
+  };
+
+  return {
+    async create(header, owner, leaseMs) {
+      const redis = await connected();
+      checkLease('leaseMs', leaseMs);
+      const input = jsonText(`the input of run ${header.runId}`, header.input);
+      const runOptions = jsonText(`the options of run ${header.runId}`, header.options);
+      const id = await redis.incr(`${indexKey}:next`);
+      const now = clock.now();
+      const fields = { id, runId: header.runId, pipeline: header.pipeline, fingerprint: header.fingerprint, version: header.version, input, options: runOptions, createdAt: header.createdAt, status: 'running', updatedAt: now, epoch: 1, ownerId: owner.id, ownerPid: owner.pid, ownerHost: owner.host, leaseUntil: now + leaseMs, head: 0, iterations: 0, tokens: 0 };
+      const [status] = await runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String));
+      if (status === 'exists') throw new RunExistsError(header.runId);
+      // Apart from the run's slot: listed after it exists (a run is never listed before its record).
+      await redis.zadd(indexKey, header.createdAt, `${String(id).padStart(15, '0')}:${header.runId}`);
+      return { runId: header.runId, epoch: 1, owner: { ...owner } };
+    },
+
+    async claim(runId, owner, claimOptions = {}) {
+      const redis = await connected();
+      checkLease('leaseMs', claimOptions.leaseMs);
+      const [holderId, holderPid, holderHost] = await redis.hmget(runKey(runId), 'ownerId', 'ownerPid', 'ownerHost');
+      // A dead pid on this host frees the run at once; Lua cannot ask the kernel, so the dead holder is named to it.
+      const deadHolder = holderId != null && holderHost === thisHost && !pidAlive(Number(holderPid)) ? holderId : '';
+      const now = clock.now();
+      const args = [owner.id, owner.pid, owner.host, now, now + (claimOptions.leaseMs ?? 30_000), claimOptions.force ? '1' : '0', deadHolder];
+      const reply = await runScript(redis, claimScript, [runKey(runId)], args);
+      refusal(runId, 0, reply);
+      const run = await this.get(runId);
+      if (run === undefined) throw new RunNotFoundError(runId);
+      return { claim: { runId, epoch: Number(reply[1]), owner: { ...owner } }, run: { ...run, epoch: Number(reply[1]) } };
+    },
+
+    async append(claim, entries, appendOptions = {}) {
+      const redis = await connected();
+      const texts = entries.flatMap((entry) => {
+        const { data, ...head } = toEntryRow(claim.runId, entry);
+        return [String(entry.seq), withRawMember(head, 'data', data)];
+      });
+      const checkpoint = appendOptions.checkpoint;
+      let checkpointText = '';
+      if (checkpoint !== undefined) {
+        const { state, position, ...head } = toCheckpointRow(claim.runId, checkpoint);
+        checkpointText = withRawMember({ ...head, position: JSON.parse(position) as JsonObject }, 'state', state);
+      }
+      const progress = appendOptions.progress;
+      const iterations = progress?.iterations ?? checkpoint?.position.iteration;
+      const now = clock.now();
+      const args = [String(claim.epoch), claim.owner.id, String(now), appendOptions.leaseMs === undefined ? '' : String(now + appendOptions.leaseMs), iterations === undefined ? '' : String(iterations), progress === undefined ? '' : String(progress.tokens), checkpoint === undefined ? '' : String(checkpoint.seq), checkpointText, appendOptions.dropEarlierCheckpoints ? '1' : '0', String(entries.length), ...texts];
+      refusal(claim.runId, claim.epoch, await runScript(redis, appendScript, [runKey(claim.runId), journalKey(claim.runId), checkpointsKey(claim.runId)], args));
+    },
+
+    async heartbeat(claim, leaseMs) {
+      checkLease('leaseMs', leaseMs);
+      await fencedSet(claim, { leaseUntil: clock.now() + leaseMs });
+    },
+
+    async finish(claim, outcome) {
+      const outcomeText = jsonText(`the outcome of run ${claim.runId}`, outcome);
+      await fencedSet(claim, { status: outcome.status, answer: outcome.answer, iterations: outcome.iterations, tokens: outcome.tokens, outcome: outcomeText }, ownerFields);
+    },
+
+    async release(claim, status) {
+      await fencedSet(claim, { status }, ownerFields);
+    },
+
+    async get(runId) {
+      const redis = await connected();
+      const fields = await redis.hgetall(runKey(runId));
+      return fields.runId === undefined ? undefined : summaryOf(fields);
+    },
+
+    async list(filter = {}) {
+      const redis = await connected();
+      const limit = filter.limit ?? -1;
+      if (!Number.isInteger(limit) || limit < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(filter.limit)}`);
+      if (limit === 0) return [];
+      const runs: RunSummary[] = [];
+      // Newest first in pages; a status filter reads on until the limit is met.
+      const page = filter.status === undefined && limit > 0 ? limit : 200;
+      for (let start = 0; limit === -1 || runs.length < limit; start += page) {
+        const members = await redis.zrevrange(indexKey, start, start + page - 1);
+        if (members.length === 0) break;
+        const pipeline = redis.pipeline();
+        for (const member of members) pipeline.hgetall(runKey(member.slice(member.indexOf(':') + 1)));
+        for (const [, fields] of (await pipeline.exec()) ?? []) {
+          const summary = (fields as Record<string, string>).runId === undefined ? undefined : summaryOf(fields as Record<string, string>);
+          if (summary !== undefined && (filter.status === undefined || summary.status === filter.status)) runs.push(summary);
+        }
+      }
+      return limit === -1 ? runs : runs.slice(0, limit);
+    },
+
+    async journal(runId, afterSeq = 0) {
+      const redis = await connected();
+      // seq n sits at index n - 1: contiguity is enforced on every append.
+      const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(journalKey(runId), Math.max(0, afterSeq), -1).exec()) as [[null, number], [null, string[]]];
+      if (exists === 0) throw new RunNotFoundError(runId);
+      return texts.map((text) => JSON.parse(text) as JournalEntry);
+    },
+
+    async latestCheckpoint(runId) {
+      ready();
+      return (await readCheckpoints(runId, -1))[0];
+    },
+
+    async checkpoints(runId) {
+      ready();
+      return readCheckpoints(runId, 0);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (!owned) return;
+      const redis = await client.catch(() => undefined);
+      await redis?.quit().catch(() => redis.disconnect());
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// What the worker tests share: a deterministic loopback model (three tool calls, then an answer built from their
+// results), a tool whose side effect is a line in a log file, and worker child processes to kill and pause.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { completionBody, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
+
+export const stepsPerRun = 3;
+
+/** The answer a run of `task` gets when nothing goes wrong. */
+export function expectedAnswer(task: string): string {
+  return `done ${task}: ${Array.from({ length: stepsPerRun }, (_, index) => `step ${index + 1} of ${task}`).join(', ')}`;
+}
+
+/** The model as a function of the conversation: the same conversation always gets the same reply, from any worker. */
+export function serveAgentModel(server: ChatServer, delayMs: number): void {
+  server.handle(async (request, response) => {
+    const body = request.body as ChatRequestBody;
+    const task = body.messages.find((message) => message.role === 'user')?.content ?? '';
+    const results = body.messages.filter((message) => message.role === 'tool').map((message) => message.content ?? '');
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const reply =
+      results.length < stepsPerRun
+        ? { toolCalls: [{ id: `call-${results.length + 1}`, name: 'record', arguments: JSON.stringify({ task, step: results.length + 1 }) }] }
+        : { content: `done ${task}: ${results.join(', ')}` };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionBody(reply)));
+  }, Number.POSITIVE_INFINITY);
+}
+
+/** `record`: appends "pid task step" to the log (the side effect that must not happen twice), after `delayMs`. */
+export function recordTools(logFile: string, delayMs: number): ToolRegistry {
+  const record = defineTool({
+    name: 'record',
+    description: 'Records that a step of a task is done.',
+    parameters: z.object({ task: z.string(), step: z.number().int() }),
+    async execute({ task, step }) {
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      appendFileSync(logFile, `${process.pid} ${JSON.stringify(task)} ${step}\n`);
+      return `step ${step} of ${task}`;
+    },
+  });
+  return new ToolRegistry([record]);
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
+
+/** A worker in its own process (`node --import tsx worker-process.ts`), ready once it says so. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 20_000;
+  while (!output.includes('worker ready')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return { child, output: () => output, exited };
+}
