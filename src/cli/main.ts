@@ -16,6 +16,9 @@ Commands:
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
+  submit --redis URL "TASK"
+                         queue a run, print its id and follow it (run options, --detach, --id ID)
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
 
 Options:
@@ -112,6 +115,8 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       const builtIn = await defaultTools(env);
       return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
     }
+    if (command === 'worker') return await (await import('./worker-command.js')).workerCommand(rest, env, streams);
+    if (command === 'submit') return await (await import('./submit-command.js')).submitCommand(rest, streams);
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'run') {
       const flags = parseRunFlags(rest);

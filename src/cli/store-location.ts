@@ -26,7 +26,12 @@ export function takeStoreFlag(argv: readonly string[]): { store?: string; rest: 
 
 /** Opens the store the CLI uses (SQLite loads only here, when a command records or reads runs). */
 export async function openCliStore(path: string | undefined, env: Environment): Promise<{ store: RunStore; file: string }> {
-  const { openStore, storePath } = await import('../store/location.js');
   const location = { env, ...(path !== undefined ? { path } : {}) };
+  // --store redis://HOST:PORT opens the Redis store the workers share; anything else is a SQLite file.
+  if (path !== undefined && /^rediss?:\/\//.test(path)) {
+    const { openStoreAt } = await import('../store/redis-location.js');
+    return { store: openStoreAt(location), file: path.replace(/\/\/[^@/]*@/, '//') };
+  }
+  const { openStore, storePath } = await import('../store/location.js');
   return { store: openStore(location), file: storePath(location) };
 }
