@@ -53,7 +53,11 @@ for index = 0, count - 1 do
   if seq ~= head + 1 + index then return {'seq', tostring(head + 1 + index), tostring(seq)} end
 end
 local newHead = head + count
-if ARGV[7] ~= '' and tonumber(ARGV[7]) ~= newHead then return {'seq', tostring(newHead), ARGV[7]} end
+-- A checkpoint follows an entry of this write (a writer may hold one until its next write), or the head when it writes none.
+if ARGV[7] ~= '' then
+  local at = tonumber(ARGV[7])
+  if at > newHead or at < math.min(head + 1, newHead) then return {'seq', tostring(newHead), ARGV[7]} end
+end
 for index = 0, count - 1 do redis.call('RPUSH', KEYS[2], ARGV[12 + index * 2]) end
 if ARGV[7] ~= '' then
   if ARGV[9] == '1' then redis.call('DEL', KEYS[3]) end
