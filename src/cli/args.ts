@@ -25,6 +25,9 @@ export interface RunFlags extends GuardFlags {
   verbose: boolean;
   trace?: TraceMode;
   traceContent: boolean;
+  /** --session NAME and --user ID: the run is a turn of that conversation. */
+  session?: string;
+  user?: string;
 }
 
 const guardOptions = {
@@ -49,6 +52,8 @@ const runOptions = {
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
   'trace-content': { type: 'boolean' },
+  session: { type: 'string' },
+  user: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -124,6 +129,8 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
+  if (values.session !== undefined) flags.session = values.session;
+  if (values.user !== undefined) flags.user = values.user;
   return flags;
 }
 
