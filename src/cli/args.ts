@@ -141,3 +141,10 @@ export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boole
   if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
   return { ...parseGuardFlags(values), json: values.json ?? false };
 }
+
+/** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */
+export function parseChatFlags(argv: string[]): RunFlags | 'help' {
+  const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+  if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
+  return parseRunFlags([...argv, '--', 'chat']);
+}

@@ -12,6 +12,9 @@ const usage = `Usage: stageloop <command> [options]
 Commands:
   run [options] "TASK"   run an agent on a task
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
+  facts [list|set|delete] --session NAME
+                         the durable facts of a session
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -44,6 +47,10 @@ Output:
   --trace otlp|console     export spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318),
                            or print the span tree after the run
   --trace-content          record messages and tool arguments in spans (also STAGELOOP_TRACE_CONTENT=true)
+
+Sessions:
+  --session NAME           this run is a turn of session NAME: earlier turns, its summary and facts are in context
+  --user ID                whose session it is (default "default"); two users' sessions never meet
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
 
@@ -103,6 +110,8 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
+    if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
