@@ -97,7 +97,7 @@ async function compactIfNeeded(
   if (next === undefined) {
     // No model, or it failed: the extractive summary loses no turn either.
     used = 'extractive';
-    next = extractiveSummary(summary, folded, budget * 2);
+    next = extractiveSummary(summary, folded, budget * 4);
   }
   await store.compact(scope, folded.map((turn) => turn.seq), next);
   const tokensAfter = count(renderHistory(next, remaining));

@@ -61,7 +61,7 @@ function argumentsText(text: string): string {
 /** Without a model call: one line per folded turn after the earlier summary, the oldest lines dropped past `maxChars`. */
 export function extractiveSummary(summary: string, folded: readonly TurnRecord[], maxChars: number): string {
   const lines = summary === '' ? [] : summary.split('\n');
-  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 200)} Answer: ${clip(turn.answer, 300)}`);
+  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 120)} Answer: ${clip(turn.answer, 160)}`);
   while (lines.length > 1 && lines.join('\n').length > maxChars) lines.shift();
   return lines.join('\n');
 }
