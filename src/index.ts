@@ -132,3 +132,24 @@ export {
   type FallbackEvent,
   type AnsweredBy,
 } from './model/fallback-model.js';
+
+// --- sessions and memory (issue 16) ---
+export {
+  SessionError,
+  SessionNameError,
+  SessionNotFoundError,
+  checkName,
+  checkFact,
+  sessionScope,
+  defaultUser,
+  type SessionStore,
+  type SessionScope,
+  type SessionHistory,
+  type TurnRecord,
+  type NewTurn,
+  type Fact,
+} from './sessions/types.js';
+export { memorySessions } from './sessions/memory-sessions.js';
+export { sqliteSessions, type SqliteSessionsOptions } from './sessions/sqlite-sessions.js';
+export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from './sessions/session-store.js';
+export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';
