@@ -102,7 +102,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   return flags;
 }
 
-export function parseRunFlags(argv: string[]): RunFlags | 'help' {
+export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
   const { values, positionals } = parse('run', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
   if (values.help) return 'help';
   if (positionals.length === 0) throw new UsageError('stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
@@ -129,6 +129,7 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
+  if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
   if (values.session !== undefined) flags.session = values.session;
   if (values.user !== undefined) flags.user = values.user;
   return flags;
@@ -146,5 +147,5 @@ export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boole
 export function parseChatFlags(argv: string[]): RunFlags | 'help' {
   const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
   if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
-  return parseRunFlags([...argv, '--', 'chat']);
+  return parseRunFlags([...argv, '--', 'chat'], 'chat');
 }

@@ -50,6 +50,9 @@ export class OfflineModel implements ChatModel {
         return { content: summarise(brief) };
       case 'think':
         return reason(request, brief);
+      case 'compact':
+        // Its notice must never become a session's summary: the memory stage then folds turns extractively.
+        throw new ModelError('invalid_response', 'the offline model does not write conversation summaries (memory falls back to the extractive summary)');
       default:
         if (request.responseFormat !== undefined) {
           throw new ModelError('invalid_response', `the offline model cannot produce structured output for purpose "${request.purpose}"`);

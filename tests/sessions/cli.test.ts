@@ -38,6 +38,12 @@ describe('stageloop run --session (offline)', () => {
     expect(existsSync(join(home, 'stageloop.db'))).toBe(false);
   });
 
+  it('--user without --session is a usage error', async () => {
+    const result = await cli(['run', '--user', 'bob', 'What is 1 + 1?']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('stageloop: --user names whose session a run is a turn of: add --session NAME');
+  });
+
   it('a corrupted history row: one warning line, the turn still answers, the row is kept', async () => {
     await cli(['run', '-q', '--session', 's1', 'What is 12 * 12?']);
     await cli(['run', '-q', '--session', 's1', 'What is 2 * 3?']);

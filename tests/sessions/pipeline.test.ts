@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
+import { OfflineModel } from '../../src/model/offline-model.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { selectFacts } from '../../src/sessions/fact-selection.js';
 import { memorySessions } from '../../src/sessions/memory-sessions.js';
@@ -67,6 +68,16 @@ describe('pipelines with a session', () => {
     expect(model.requests).toHaveLength(3);
     expect(stored.turns.map((turn) => turn.seq)).toEqual([3]);
     expect(stored.summary.split('\n').map((line) => line.slice(0, 24))).toEqual(['- Turn 1: one? Answer: f', '- Turn 2: two? Answer: s']);
+  });
+
+  it('the offline model writes no summary: memory folds extractively and says why', async () => {
+    const sessions = memorySessions();
+    const pipeline = reactPipeline({ session: { memory: { budgetTokens: 60 } } });
+    const model = new ScriptedModel([{ content: long('first') }, { content: long('second') }]);
+    await runPipeline(pipeline, { task: 'one?', session: 's' }, { deps: { model, sessions } });
+    const second = await runPipeline(pipeline, { task: 'two?', session: 's' }, { deps: { model: new OfflineModel(), sessions } });
+    expect(second.state.memory?.compaction).toMatchObject({ summarizer: 'extractive', modelError: expect.stringContaining('does not write conversation summaries') });
+    expect((await sessions.load({ user: 'default', session: 's' })).summary).toMatch(/^- Turn 1: one\? Answer: first/);
   });
 
   it('a cancelled turn is not kept, and the session is', async () => {
