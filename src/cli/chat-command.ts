@@ -8,7 +8,10 @@ import { sessionScope, type SessionScope } from '../sessions/types.js';
 import { parseChatFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { progressPrinter } from './progress.js';
-import type { CliStreams } from './run-command.js';
+import { cliSettings, type CliStreams } from './run-command.js';
+import { openCliStore } from './store-location.js';
+import type { JsonObject } from '../common/json.js';
+import type { RunStore } from '../store/types.js';
 import { openSession, sessionWarnings, withRemember, type OpenedSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
 
@@ -23,7 +26,8 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
     return 0;
   }
   const choice = await chooseModel(flags, env);
-  const opened = await openSession({ session: flags.session ?? freshName(), ...(flags.user ? { user: flags.user } : {}) }, env);
+  const opened = await openSession({ session: flags.session ?? freshName(), ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
+  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
@@ -33,14 +37,21 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
     const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
     const deps: Partial<Deps> = { model: choice.model, tools, sessions: opened.sessions, onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })) };
     streams.stderr.write(`${terminalSafe(choice.notice)}\n${help}\n`);
-    return await converse(opened, deps, pipeline, streams, input);
+    const record = { store: recording?.store, record: { cli: cliSettings(flags) as unknown as JsonObject } };
+    return await converse(opened, deps, pipeline, streams, input, record);
   } finally {
     opened.close();
+    await recording?.store.close().catch(() => undefined);
     await calculatorHost.close();
   }
 }
 
-async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: ReturnType<typeof buildPipeline>, streams: CliStreams, input: NodeJS.ReadableStream): Promise<number> {
+interface Recording {
+  store: RunStore | undefined;
+  record: JsonObject;
+}
+
+async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: ReturnType<typeof buildPipeline>, streams: CliStreams, input: NodeJS.ReadableStream, recording: Recording): Promise<number> {
   const { runPipeline } = await import('../durable/durable-run.js');
   const terminal = 'isTTY' in input && input.isTTY === true;
   const lines = createInterface({ input, output: streams.stdout, terminal });
@@ -82,7 +93,7 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Re
         turn = new AbortController();
         let result: RunResult;
         try {
-          result = await runPipeline(pipeline, { task, session: scope.session, user: scope.user }, { deps, signal: turn.signal, store: opened.runs });
+          result = await runPipeline(pipeline, { task, session: scope.session, user: scope.user }, { deps, signal: turn.signal, ...(recording.store ? { store: recording.store, record: recording.record } : {}) });
         } finally {
           turn = undefined;
         }

@@ -16,7 +16,7 @@ export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY
 export async function factsCommand(argv: string[], env: Environment, streams: CliStreams): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop facts --help" for the options`);
   }
@@ -30,7 +30,7 @@ export async function factsCommand(argv: string[], env: Environment, streams: Cl
   if (arity[action] === undefined) throw new UsageError(`stageloop facts knows list, set and delete, got "${action}"`);
   if (rest.length !== arity[action]) throw new UsageError(`stageloop facts ${action} takes ${arity[action]} argument(s), got ${rest.length}: ${factsUsage.split('\n')[0]}`);
   if (values.session === undefined) throw new UsageError(`stageloop facts ${action} needs --session NAME`);
-  const opened = await openSession({ session: values.session, ...(values.user ? { user: values.user } : {}) }, env);
+  const opened = await openSession({ session: values.session, ...(values.user ? { user: values.user } : {}) }, env, values.store);
   try {
     const { sessions, scope } = opened;
     const where = `session "${scope.session}" of user "${scope.user}"`;

@@ -1,10 +1,9 @@
-// What a CLI run with --session adds: the session store (the runs' SQLite file), the recorded-run store, the
-// remember tool, and a one-line warning for a history row that cannot be read.
-import type { RunEvent } from '../engine/stage.js';
+// What a CLI run with --session adds: the session store (the runs' SQLite file), the remember tool, and a
+// one-line warning for a history row that cannot be read.
+import type { Deps, RunEvent } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
 import type { SessionScope, SessionStore } from '../sessions/types.js';
 import { sessionScope } from '../sessions/types.js';
-import type { RunStore } from '../store/types.js';
 import { rememberTool } from '../tools/remember.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { terminalSafe } from './terminal-text.js';
@@ -12,24 +11,22 @@ import { terminalSafe } from './terminal-text.js';
 export interface OpenedSession {
   scope: SessionScope;
   sessions: SessionStore;
-  /** Every turn is a recorded run in the same file. */
-  runs: RunStore;
   file: string;
   close(): void;
 }
 
-/** Checks the names first (a bad one never creates a file), then opens the store at $STAGELOOP_HOME or ./.stageloop. */
-export async function openSession(flags: { session: string; user?: string }, env: Environment): Promise<OpenedSession> {
+/** Checks the names first (a bad one never creates a file), then opens the store file the runs use (--store, else $STAGELOOP_HOME or ./.stageloop). */
+export async function openSession(flags: { session: string; user?: string }, env: Environment, path?: string): Promise<OpenedSession> {
   const scope = sessionScope(flags.session, flags.user);
-  const [{ storePath }, { sqliteStore }, { sqliteSessions }] = await Promise.all([
-    import('../store/location.js'),
-    import('../store/sqlite-store.js'),
-    import('../sessions/sqlite-sessions.js'),
-  ]);
-  const file = storePath({ env });
+  const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../store/location.js'), import('../sessions/sqlite-sessions.js')]);
+  const file = storePath({ env, ...(path !== undefined ? { path } : {}) });
   const sessions = sqliteSessions(file);
-  const runs = sqliteStore(file);
-  return { scope, sessions, runs, file, close: () => (sessions.close(), runs.close()) };
+  return { scope, sessions, file, close: () => sessions.close() };
+}
+
+/** The run's deps with the session store, and unreadable-row warnings printed even when progress is not. */
+export function sessionDeps(deps: Partial<Deps>, opened: OpenedSession, stderr: NodeJS.WritableStream): Partial<Deps> {
+  return { ...deps, sessions: opened.sessions, onEvent: sessionWarnings(stderr, deps.onEvent) };
 }
 
 /** Unreadable history rows as one warning line each (the row stays); every other event goes on to `next`. */
