@@ -1,9 +1,9 @@
-// Plan-Execute-Replan: setup [context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize].
+// Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session).
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { act, context, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
+import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
 import { withOutput } from '../stages/final-output.js';
-import type { ActOptions, ContextOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
+import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
 export interface PlanExecuteReplanPipelineOptions {
   context?: ContextOptions;
@@ -18,15 +18,17 @@ export interface PlanExecuteReplanPipelineOptions {
   maxIterations?: number;
   /** The final answer also as JSON matching this schema (outputOf(result, schema)); one that cannot match stops the run with invalid_output. */
   outputSchema?: z.ZodType;
+  /** A run with a session (input.session): history first in setup, memory last in finalize. */
+  session?: { memory?: MemoryOptions };
 }
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 24;
   return definePipeline({
     name: 'plan-execute-replan',
-    setup: [context(options.context), plan(options.plan)],
+    setup: [...(options.session ? [history()] : []), context(options.context), plan(options.plan)],
     iteration: [think(options.think), act(options.act), observe(options.observe), evaluate(options.evaluate), withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema)],
-    finalize: [summarize({ maxIterations, ...options.summarize })],
+    finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });
 }

@@ -1,9 +1,9 @@
-// ReAct: setup [context] · iteration [think, act, observe, evaluate] · finalize [summarize].
+// ReAct: setup [history?, context] · iteration [think, act, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session).
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { act, context, evaluate, observe, summarize, think } from '../stages/index.js';
+import { act, context, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
 import { withOutput } from '../stages/final-output.js';
 import type { z } from 'zod';
-import type { ActOptions, ContextOptions, EvaluateOptions, ObserveOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
+import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
 export interface ReactPipelineOptions {
   context?: ContextOptions;
@@ -16,15 +16,17 @@ export interface ReactPipelineOptions {
   maxIterations?: number;
   /** The final answer also as JSON matching this schema (outputOf(result, schema)); one that cannot match stops the run with invalid_output. */
   outputSchema?: z.ZodType;
+  /** A run with a session (input.session): history first in setup, memory last in finalize. */
+  session?: { memory?: MemoryOptions };
 }
 
 export function reactPipeline(options: ReactPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 10;
   return definePipeline({
     name: 'react',
-    setup: [context(options.context)],
+    setup: [...(options.session ? [history()] : []), context(options.context)],
     iteration: [withOutput(think(options.think), options.outputSchema), act(options.act), observe(options.observe), evaluate(options.evaluate)],
-    finalize: [summarize({ maxIterations, ...options.summarize })],
+    finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });
 }

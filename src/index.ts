@@ -140,3 +140,24 @@ export { openStoreAt } from './store/redis-location.js';
 export { startWorker, type WorkerOptions, type RunWorker } from './workers/worker.js';
 export { enqueueRun, parseRunJob, defaultQueueName, RunJobError, type RunJobData, type EnqueueInput, type EnqueueOptions } from './workers/run-job.js';
 export { processRun, RunTakenOverError, type PreparedRun, type PrepareRun, type RunJobResult, type ProcessRunOptions } from './workers/process-run.js';
+
+// --- sessions and memory (issue 16) ---
+export {
+  SessionError,
+  SessionNameError,
+  SessionNotFoundError,
+  checkName,
+  checkFact,
+  sessionScope,
+  defaultUser,
+  type SessionStore,
+  type SessionScope,
+  type SessionHistory,
+  type TurnRecord,
+  type NewTurn,
+  type Fact,
+} from './sessions/types.js';
+export { memorySessions } from './sessions/memory-sessions.js';
+export { sqliteSessions, type SqliteSessionsOptions } from './sessions/sqlite-sessions.js';
+export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from './sessions/session-store.js';
+export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';

@@ -1,9 +1,12 @@
-// context (setup): reads input.task, input.options.facts and deps.tools; writes the context slot and messages; returns no signal.
+// context (setup): reads input.task, input.options.facts, the history slot and deps.tools; writes the context slot and messages; returns no signal.
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolDefinition } from '../src/model/types.js';
 import type {} from './context-slot.js';
+import type {} from './history.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from './prompts.js';
+import { selectFacts } from '../src/sessions/fact-selection.js';
+import { renderHistory } from '../src/sessions/render.js';
 
 export type { ContextSlot } from './context-slot.js';
 
@@ -12,30 +15,48 @@ export interface ContextOptions {
   instructions?: string;
   /** Facts every run of this pipeline may rely on. */
   facts?: readonly string[];
+  /** Tokens the session's durable facts may take in the prompt (default 1,000); past it the most relevant are chosen. */
+  factBudgetTokens?: number;
 }
 
 export function context(options: ContextOptions = {}): Stage {
   const instructions = options.instructions ?? defaultInstructions;
   const pipelineFacts = Object.freeze([...(options.facts ?? [])]);
+  const factBudget = options.factBudgetTokens ?? 1_000;
+  if (!(Number.isInteger(factBudget) && factBudget >= 0)) throw new RangeError(`context: factBudgetTokens must be a whole number, 0 or more, got ${factBudget}`);
   // Runs with the same tool list and no facts of their own share one rendered prompt (strings are immutable).
   // The definitions are kept by element, so a tool box that changes its list in place is still noticed.
   let shared: { tools: readonly ToolDefinition[]; systemPrompt: string; names: readonly string[] } | undefined;
+  const render = (state: RunState, tools: readonly ToolDefinition[], facts: string[], section: string) => {
+    state.context = { systemPrompt: renderSystemPrompt(instructions, tools, facts) + (section === '' ? '' : `\n\n${section}`), tools: tools.map((tool) => tool.name), facts };
+  };
+  const finish = (state: RunState, emit: (type: string, data: Record<string, unknown>) => void, sessionFacts: number) => {
+    state.messages = renderMessages(state);
+    state.turn = { toolCalls: [], results: [] };
+    emit('context_rendered', { tools: state.context!.tools, facts: state.context!.facts.length, ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}) });
+  };
   return {
     name: 'context',
     execute(state, ctx) {
       const tools = ctx.deps.tools?.definitions() ?? [];
       const ownFacts = inputFacts(state);
       const facts = pipelineFacts.concat(ownFacts);
+      const session = state.history;
+      if (session !== undefined) {
+        const section = renderHistory(session.summary, session.turns);
+        // Only a session with more fact text than the budget pays for the tokenizer.
+        return selectFacts(session.facts, state.input.task, factBudget).then((chosen) => {
+          render(state, tools, facts.concat(chosen), section);
+          finish(state, (type, data) => ctx.emit(type, data), chosen.length);
+        });
+      }
       if (ownFacts.length > 0 || shared === undefined || !sameDefinitions(shared.tools, tools)) {
-        const rendered = { tools: [...tools], systemPrompt: renderSystemPrompt(instructions, tools, facts), names: tools.map((tool) => tool.name) };
-        if (ownFacts.length === 0) shared = rendered;
-        state.context = { systemPrompt: rendered.systemPrompt, tools: rendered.names.slice(), facts };
+        render(state, tools, facts, '');
+        if (ownFacts.length === 0) shared = { tools: [...tools], systemPrompt: state.context!.systemPrompt, names: state.context!.tools.slice() };
       } else {
         state.context = { systemPrompt: shared.systemPrompt, tools: shared.names.slice(), facts };
       }
-      state.messages = renderMessages(state);
-      state.turn = { toolCalls: [], results: [] };
-      ctx.emit('context_rendered', { tools: state.context.tools, facts: facts.length });
+      finish(state, (type, data) => ctx.emit(type, data), 0);
     },
   };
 }

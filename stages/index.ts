@@ -9,3 +9,5 @@ export { replan, replanSchema, type ReplanOptions, type ReplanSlot, type ReplanD
 export { summarize, type SummarizeOptions, type SummarizeSlot, type SummaryPath } from './summarize.js';
 export { renderMessages, renderSystemPrompt, defaultInstructions } from './prompts.js';
 export * from './guards.js';
+export { history, type HistorySlot } from './history.js';
+export { memory, type MemoryOptions, type MemorySlot } from './memory.js';

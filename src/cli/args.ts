@@ -33,6 +33,9 @@ export interface RunFlags extends GuardFlags {
   mcp: string[];
   /** --fallback-model NAME: models on the same server to move to when the first fails. */
   fallbackModels: string[];
+  /** --session NAME and --user ID: the run is a turn of that conversation. */
+  session?: string;
+  user?: string;
 }
 
 const guardOptions = {
@@ -62,6 +65,8 @@ const runOptions = {
   'mcp-config': { type: 'string' },
   mcp: { type: 'string', multiple: true },
   'fallback-model': { type: 'string', multiple: true },
+  session: { type: 'string' },
+  user: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -110,7 +115,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   return flags;
 }
 
-export function parseRunFlags(argv: string[]): RunFlags | 'help' {
+export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
   const { values, positionals } = parse('run', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
   if (values.help) return 'help';
   if (positionals.length === 0) throw new UsageError('stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
@@ -143,6 +148,9 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
+  if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
+  if (values.session !== undefined) flags.session = values.session;
+  if (values.user !== undefined) flags.user = values.user;
   return flags;
 }
 
@@ -152,4 +160,11 @@ export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boole
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
   return { ...parseGuardFlags(values), json: values.json ?? false };
+}
+
+/** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */
+export function parseChatFlags(argv: string[]): RunFlags | 'help' {
+  const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+  if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
+  return parseRunFlags([...argv, '--', 'chat'], 'chat');
 }

@@ -10,7 +10,7 @@ import { calculatorTool } from '../tools/calculator.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
-import { builtInPipelines } from '../../pipelines/index.js';
+import { builtInPipelines, type BuiltInPipelineOptions } from '../../pipelines/index.js';
 import { applyGuards } from '../../stages/guards.js';
 import { UsageError, type GuardFlags } from './args.js';
 import type { StageloopConfig } from './mcp-config.js';
@@ -76,10 +76,10 @@ export async function defaultTools(env: Environment, calculatorHost?: Calculator
 export const pipelineNames = Object.keys(builtInPipelines);
 
 /** A built-in pipeline with the guards the flags ask for; --max-iterations is a budget, so applyGuards handles it. */
-export function buildPipeline(name: string, flags: GuardFlags, modelName?: string): Pipeline {
+export function buildPipeline(name: string, flags: GuardFlags, modelName?: string, options?: BuiltInPipelineOptions): Pipeline {
   const factory = builtInPipelines[name];
   if (factory === undefined) throw new UsageError(`unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
-  return applyGuards(factory(), flags, modelName === undefined ? {} : { modelName });
+  return applyGuards(factory(options), flags, modelName === undefined ? {} : { modelName });
 }
 
 export interface McpFlags {

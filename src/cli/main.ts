@@ -20,6 +20,9 @@ Commands:
   submit --redis URL "TASK"
                          queue a run, print its id and follow it (run options, --detach, --id ID)
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
+  chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
+  facts [list|set|delete] --session NAME
+                         the durable facts of a session
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -65,6 +68,10 @@ Output:
   --trace otlp|console     export spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318),
                            or print the span tree after the run
   --trace-content          record messages and tool arguments in spans (also STAGELOOP_TRACE_CONTENT=true)
+
+Sessions:
+  --session NAME           this run is a turn of session NAME: earlier turns, its summary and facts are in context
+  --user ID                whose session it is (default "default"); two users' sessions never meet
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
 
@@ -118,6 +125,8 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'worker') return await (await import('./worker-command.js')).workerCommand(rest, env, streams);
     if (command === 'submit') return await (await import('./submit-command.js')).submitCommand(rest, streams);
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
+    if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
+    if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
@@ -139,7 +148,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);

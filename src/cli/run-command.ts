@@ -11,6 +11,7 @@ import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, with
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
 import { openCliStore } from './store-location.js';
+import { openSession, sessionDeps, withRemember } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
@@ -52,16 +53,22 @@ export interface ShowFlags {
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
   const config = await cliConfig(flags, env);
   const choice = await withFallbacks(await chooseModel(flags, env), flags.fallbackModels, config, env, flags.baseUrl);
-  const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
+  // A session: history and memory join the pipeline, remember the tools; its turns live in the store file.
+  const opened = flags.session === undefined ? undefined : await openSession({ session: flags.session, ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
+  const session = opened && { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
+  const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName, session && { session });
   try {
-    const tools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
+    const baseTools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
+    const tools = opened ? withRemember(baseTools) : baseTools;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
     const { runPipeline } = await import('../durable/durable-run.js');
     const record = { cli: cliSettings(flags) as unknown as JsonObject };
+    const input = opened ? { task: flags.task, session: opened.scope.session, user: opened.scope.user } : { task: flags.task };
     return await attendedRun(flags, env, streams, { choice, tools, recording }, (deps, signal) =>
-      runPipeline(pipeline, { task: flags.task }, { deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
+      runPipeline(pipeline, input, { deps: opened ? sessionDeps(deps, opened, streams.stderr) : deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
     );
   } finally {
+    opened?.close();
     if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
   }
 }

@@ -7,6 +7,10 @@ export interface RunInput {
   task: string;
   /** Free-form, JSON-only options a stage may read (for example a tool allow-list). */
   options?: JsonObject;
+  /** The conversation this run is a turn of (the history and memory stages read it), scoped by `user`. */
+  session?: string;
+  /** The user or tenant a session belongs to (default "default"). */
+  user?: string;
 }
 
 export interface Usage {
@@ -85,6 +89,8 @@ export function createRunState(runId: string, pipeline: string, input: RunInput)
     turn: { toolCalls: [], results: [] },
     nextTurn: { notes: [], withoutTools: false },
   };
+  if (input.session !== undefined) state.input.session = input.session;
+  if (input.user !== undefined) state.input.user = input.user;
   return state;
 }
 

@@ -43,12 +43,14 @@ export function lastNumber(text: string): string | undefined {
   return numbers?.[numbers.length - 1];
 }
 
+// "it", "that" or "the result" name the previous result (of a step, or of the session's latest answer).
+const previousWord = '(?: it| that| this| the result| the answer)?';
 const operations: Array<[RegExp, (previous: string, operand: string) => string]> = [
-  [/\b(?:add|plus|increase(?: it)? by)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} + ${operand}`],
-  [/\b(?:subtract|minus|take away|decrease(?: it)? by)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} - ${operand}`],
-  [/\b(?:multiply(?: it| the result)?(?: by)?|times)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} * ${operand}`],
-  [/\bdivide(?: it| the result)?(?: by)?\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} / ${operand}`],
-  [/\b(?:to the power of|raise(?: it)? to)\s+(-?\d+(?:\.\d+)?)/i, (previous, operand) => `${previous} ^ ${operand}`],
+  [new RegExp(`\\b(?:add|plus|increase${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} + ${operand}`],
+  [new RegExp(`\\b(?:subtract|minus|take away|decrease${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} - ${operand}`],
+  [new RegExp(`\\b(?:multiply${previousWord}(?: by)?|times)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} * ${operand}`],
+  [new RegExp(`\\bdivide${previousWord}(?: by)?\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} / ${operand}`],
+  [new RegExp(`\\b(?:to the power of|raise${previousWord} to)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} ^ ${operand}`],
 ];
 
 /**

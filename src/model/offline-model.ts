@@ -1,5 +1,6 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { findExpression, lastNumber, splitTask, stepExpression } from './offline-arithmetic.js';
+import { latestAnswer } from '../sessions/render.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
 /** What the offline model says when a request is outside what its rules understand. */
@@ -49,6 +50,9 @@ export class OfflineModel implements ChatModel {
         return { content: summarise(brief) };
       case 'think':
         return reason(request, brief);
+      case 'compact':
+        // Its notice must never become a session's summary: the memory stage then folds turns extractively.
+        throw new ModelError('invalid_response', 'the offline model does not write conversation summaries (memory falls back to the extractive summary)');
       default:
         if (request.responseFormat !== undefined) {
           throw new ModelError('invalid_response', `the offline model cannot produce structured output for purpose "${request.purpose}"`);
@@ -65,7 +69,7 @@ function reason(request: ChatRequest, brief: string): Reply {
   const step = /^Current step \(\d+ of \d+\): (.+)$/m.exec(brief);
   if (step) {
     if (last !== undefined) return { content: answerFrom(last.expression, last.content) };
-    const previous = lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '');
+    const previous = lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '') ?? sessionAnswer(request.messages);
     const expression = stepExpression(step[1]!, previous);
     // A step with no arithmetic of its own carries the previous result forward.
     if (expression === undefined) return { content: previous === undefined ? offlineNotice : `The result so far is ${previous}.` };
@@ -74,7 +78,8 @@ function reason(request: ChatRequest, brief: string): Reply {
   // Without a plan the parts of the task ("..., then add 10") are worked through one call at a time.
   const parts = splitTask(brief);
   if (last === undefined) {
-    const expression = findExpression(parts[0] ?? brief) ?? findExpression(brief);
+    // "Add 10 to that": an operation with no arithmetic of its own applies to the session's latest answer.
+    const expression = findExpression(parts[0] ?? brief) ?? findExpression(brief) ?? stepExpression(parts[0] ?? brief, sessionAnswer(request.messages));
     return expression === undefined ? { content: offlineNotice } : callCalculator(request, expression);
   }
   const previous = isError(last.content) ? undefined : lastNumber(last.content);
@@ -122,6 +127,13 @@ function summarise(brief: string): string {
   const number = lastNumber(last);
   const chain = results.join('; ');
   return number === undefined ? chain : `${chain}. The answer is ${number}.`;
+}
+
+/** The number in the latest answer of the session's history, which the context stage puts in the system prompt. */
+function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
+  const system = messages.find((message) => message.role === 'system')?.content;
+  const answer = system === undefined ? undefined : latestAnswer(system);
+  return answer === undefined ? undefined : lastNumber(answer);
 }
 
 function resultLines(text: string): string[] {

@@ -1,0 +1,77 @@
+// How a session reaches the model: the history section of the system prompt, the short account of a turn's tool
+// results, and the extractive summary used when no model call should be made.
+import type { Fact, TurnRecord } from './types.js';
+
+export const historyHeading = 'Conversation so far in this session (oldest first):';
+export const summaryLabel = 'Summary of earlier turns:';
+const maxToolLines = 5;
+const maxToolLine = 160;
+
+function clip(text: string, limit: number): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+}
+
+/** The lines of one turn; "Turn N answer:" is how a reader (the offline model too) finds the latest answer. */
+export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools'>): string[] {
+  const lines = [`Turn ${turn.seq} task: ${clip(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${clip(turn.answer, 2_000)}`];
+  if (turn.tools.length > 0) lines.push(`Turn ${turn.seq} relied on: ${turn.tools.join('; ')}`);
+  return lines;
+}
+
+/** The history section, or '' for a session with nothing in it yet. */
+export function renderHistory(summary: string, turns: readonly Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools'>[]): string {
+  if (summary === '' && turns.length === 0) return '';
+  const parts = [historyHeading];
+  if (summary !== '') parts.push(`${summaryLabel}\n${summary}`);
+  for (const turn of turns) parts.push(turnLines(turn).join('\n'));
+  return parts.join('\n');
+}
+
+export function renderFacts(facts: readonly Pick<Fact, 'key' | 'value'>[]): string[] {
+  return facts.map((fact) => `${fact.key}: ${fact.value}`);
+}
+
+/** The latest answer in a text holding a history section (after its heading), or undefined. */
+export function latestAnswer(text: string): string | undefined {
+  const start = text.indexOf(historyHeading);
+  if (start === -1) return undefined;
+  const answers = [...text.slice(start).matchAll(/\banswer: (.+)$/gim)];
+  return answers.at(-1)?.[1];
+}
+
+/** "calculator(12 * 12) → 144" for the run's last tool results (the observe stage keeps them), at most five, each clipped. */
+export function toolAccount(results: readonly { tool: string; arguments: string; ok: boolean; content: string }[]): string[] {
+  return results.slice(-maxToolLines).map((result) => clip(`${result.tool}(${argumentsText(result.arguments)}) → ${result.ok ? '' : 'failed: '}${result.content}`, maxToolLine));
+}
+
+function argumentsText(text: string): string {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const entries = Object.values(value as Record<string, unknown>);
+      if (entries.length === 1 && typeof entries[0] === 'string') return entries[0];
+    }
+  } catch {
+    // Arguments that are not JSON are shown as written.
+  }
+  return text;
+}
+
+/** Without a model call: one line per folded turn after the earlier summary, the oldest lines dropped past `maxChars`. */
+export function extractiveSummary(summary: string, folded: readonly TurnRecord[], maxChars: number): string {
+  const lines = summary === '' ? [] : summary.split('\n');
+  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 120)} Answer: ${clip(turn.answer, 160)}`);
+  while (lines.length > 1 && lines.join('\n').length > maxChars) lines.shift();
+  return lines.join('\n');
+}
+
+export const compactionInstructions =
+  'You keep the memory of a conversation. Merge the earlier summary and the turns below into one short summary ' +
+  'that keeps every result, number, name, decision and preference a later turn may need, latest values last. ' +
+  'Reply with the summary only, as plain text lines.';
+
+/** The request text for a model's summary of the folded turns. */
+export function compactionBrief(summary: string, folded: readonly TurnRecord[]): string {
+  return renderHistory(summary, folded);
+}

@@ -1,0 +1,152 @@
+// The SessionStore rules, written once over a small table interface: names checked, rows read defensively (a row
+// that cannot be read is reported and kept, never dropped), compaction all or nothing.
+import { messageOf } from '../common/error-message.js';
+import { checkFact, checkName, SessionError, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
+
+/** A turn row as stored: tools as JSON text; anything may be wrong with a row someone edited by hand. */
+export interface TurnRow {
+  seq: number;
+  runId: unknown;
+  task: unknown;
+  answer: unknown;
+  tools: unknown;
+  at: unknown;
+}
+
+export interface FactRow {
+  key: unknown;
+  value: unknown;
+  sourceRun: unknown;
+  updated: unknown;
+}
+
+/** Where the rows live. `write` runs its body as one atomic transaction. */
+export interface SessionTables {
+  readonly name: string;
+  write<Result>(body: () => Result): Result;
+  read<Result>(body: () => Result): Result;
+  /** The session's summary, or undefined when the session has no row. */
+  summary(scope: SessionScope): string | undefined;
+  ensureSession(scope: SessionScope, at: number): void;
+  setSummary(scope: SessionScope, summary: string, at: number): void;
+  turns(scope: SessionScope): TurnRow[];
+  insertTurn(scope: SessionScope, row: TurnRecord & { toolsText: string }): void;
+  deleteTurn(scope: SessionScope, seq: number): void;
+  facts(scope: SessionScope): FactRow[];
+  putFact(scope: SessionScope, fact: Fact): void;
+  /** The number of facts removed (0 or 1). */
+  removeFact(scope: SessionScope, key: string): number;
+  close(): void;
+}
+
+function checked(scope: SessionScope): SessionScope {
+  return { user: checkName('user', scope.user), session: checkName('session', scope.session) };
+}
+
+function label(scope: SessionScope): string {
+  return `session "${scope.session}" of user "${scope.user}"`;
+}
+
+function readTurn(row: TurnRow): TurnRecord | string {
+  let tools: unknown;
+  try {
+    tools = typeof row.tools === 'string' ? JSON.parse(row.tools) : undefined;
+  } catch (error) {
+    return `turn ${row.seq}: its tool account is not JSON (${messageOf(error)})`;
+  }
+  if (!Array.isArray(tools) || !tools.every((entry) => typeof entry === 'string')) return `turn ${row.seq}: its tool account is not a list of text`;
+  if (typeof row.task !== 'string' || typeof row.answer !== 'string') return `turn ${row.seq}: its task or answer is not text`;
+  if (typeof row.runId !== 'string' || typeof row.at !== 'number') return `turn ${row.seq}: its run id or time is missing`;
+  return { seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: tools as string[], at: row.at };
+}
+
+function readFact(row: FactRow): Fact | string {
+  if (typeof row.key !== 'string' || typeof row.value !== 'string' || typeof row.sourceRun !== 'string' || typeof row.updated !== 'number') {
+    return `fact ${JSON.stringify(String(row.key))}: a column is not of its type`;
+  }
+  return { key: row.key, value: row.value, sourceRun: row.sourceRun, updated: row.updated };
+}
+
+/** Reads rows, collecting one line per unreadable row instead of failing the whole load. */
+function readAll<Row, Value>(rows: Row[], read: (row: Row) => Value | string, where: string, problems: string[]): Value[] {
+  const values: Value[] = [];
+  for (const row of rows) {
+    const value = read(row);
+    if (typeof value === 'string') problems.push(`${where}: ${value}; the row is kept as it is (fix or delete it in the store)`);
+    else values.push(value);
+  }
+  return values;
+}
+
+function byKey(facts: Fact[]): Fact[] {
+  return facts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+export function createSessionStore(tables: SessionTables, clock: { now(): number } = Date): SessionStore {
+  // Promises over synchronous tables: a body runs alone, so each call is atomic.
+  const run = <Result>(body: () => Result): Promise<Result> => {
+    try {
+      return Promise.resolve(body());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return {
+    name: tables.name,
+    exists: (scope) => run(() => tables.read(() => tables.summary(checked(scope)) !== undefined)),
+    load: (scope) =>
+      run(() => {
+        const owned = checked(scope);
+        return tables.read((): SessionHistory => {
+          const problems: string[] = [];
+          const where = `${label(owned)} in ${tables.name}`;
+          const turns = readAll(tables.turns(owned), readTurn, where, problems);
+          const facts = byKey(readAll(tables.facts(owned), readFact, where, problems));
+          return { summary: tables.summary(owned) ?? '', turns, facts, problems };
+        });
+      }),
+    appendTurn: (scope, turn: NewTurn) =>
+      run(() => {
+        const owned = checked(scope);
+        return tables.write(() => {
+          tables.ensureSession(owned, turn.at);
+          const last = tables.turns(owned).at(-1)?.seq ?? 0;
+          const record: TurnRecord = { seq: last + 1, ...turn, tools: [...turn.tools] };
+          tables.insertTurn(owned, { ...record, toolsText: JSON.stringify(record.tools) });
+          return record;
+        });
+      }),
+    compact: (scope, foldedSeqs, summary) =>
+      run(() => {
+        const owned = checked(scope);
+        tables.write(() => {
+          const present = new Set(tables.turns(owned).map((row) => row.seq));
+          const missing = foldedSeqs.filter((seq) => !present.has(seq));
+          // Another process compacted first: keep its summary rather than fold the same turns twice.
+          if (missing.length > 0) throw new SessionError(`${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
+          for (const seq of foldedSeqs) tables.deleteTurn(owned, seq);
+          tables.setSummary(owned, summary, clock.now());
+        });
+      }),
+    listFacts: (scope) =>
+      run(() => {
+        const owned = checked(scope);
+        return tables.read(() => byKey(readAll(tables.facts(owned), readFact, `${label(owned)} in ${tables.name}`, [])));
+      }),
+    setFact: (scope, fact) =>
+      run(() => {
+        const owned = checked(scope);
+        const { key, value } = checkFact(fact.key, fact.value);
+        tables.write(() => {
+          tables.ensureSession(owned, fact.updated);
+          tables.putFact(owned, { ...fact, key, value });
+        });
+      }),
+    deleteFact: (scope, key) =>
+      run(() => {
+        const owned = checked(scope);
+        return tables.write(() => tables.removeFact(owned, key.trim()) > 0);
+      }),
+    close: () => tables.close(),
+  };
+}

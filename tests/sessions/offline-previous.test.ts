@@ -1,0 +1,36 @@
+// The offline model's previous-answer handling: "that", "it", "the result" are the session's latest answer.
+import { describe, expect, it } from 'vitest';
+import { OfflineModel, offlineNotice } from '../../src/model/offline-model.js';
+import { renderHistory } from '../../src/sessions/render.js';
+
+const calculator = { name: 'calculator', description: 'arithmetic', parameters: {}, strict: false };
+const turns = [
+  { seq: 1, task: 'What is 12 * 12?', answer: '12 * 12 = 144', tools: [] },
+  { seq: 2, task: 'Add 10 to that', answer: '144 + 10 = 154', tools: ['calculator(144 + 10) → 154'] },
+];
+
+async function firstCall(task: string, history: string): Promise<string> {
+  const reply = await new OfflineModel().chat({
+    purpose: 'think',
+    tools: [calculator],
+    messages: [{ role: 'system', content: `Instructions.\n\n${history}` }, { role: 'user', content: task }],
+  });
+  return reply.toolCalls[0] ? (JSON.parse(reply.toolCalls[0].arguments) as { expression: string }).expression : reply.content;
+}
+
+describe('offline model with a session history', () => {
+  it.each([
+    ['Add 10 to that', '154 + 10'],
+    ['divide it by 7', '154 / 7'],
+    ['multiply the result by 2', '154 * 2'],
+    ['Subtract 4 from that', '154 - 4'],
+    ['What is 2 + 2?', '2 + 2'],
+  ])('%s → %s', async (task, expression) => {
+    expect(await firstCall(task, renderHistory('', turns))).toBe(expression);
+  });
+
+  it('reads the summary when the latest answer is there, and gives its notice with no history', async () => {
+    expect(await firstCall('double it', renderHistory('- Turn 1: What is 6 * 7? Answer: 6 * 7 = 42', []))).toBe('42 * 2');
+    expect(await firstCall('Add 10 to that', '')).toBe(offlineNotice);
+  });
+});

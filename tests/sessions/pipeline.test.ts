@@ -1,0 +1,122 @@
+// Sessions through whole pipelines in this process: compaction at the budget (a loopback model's summary, and the
+// extractive one with no call), fact selection past the budget, and two users' rendered context.
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from '../../src/engine/runner.js';
+import type { RunEvent } from '../../src/engine/stage.js';
+import { OfflineModel } from '../../src/model/offline-model.js';
+import { ScriptedModel } from '../../src/model/scripted-model.js';
+import { selectFacts } from '../../src/sessions/fact-selection.js';
+import { memorySessions } from '../../src/sessions/memory-sessions.js';
+import { compactionInstructions } from '../../src/sessions/render.js';
+import type { SessionStore } from '../../src/sessions/types.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
+import { useLoopbackServer } from '../support/loopback-model.js';
+
+const long = (topic: string) => `${topic}: ${'a fairly long sentence that fills the history with words '.repeat(4)}`;
+
+describe('pipelines with a session', () => {
+  const loopback = useLoopbackServer();
+
+  it('adds history and memory as list entries only when a session is given', () => {
+    expect(reactPipeline().setup.map((stage) => stage.name)).toEqual(['context']);
+    const withSession = reactPipeline({ session: {} });
+    expect(withSession.setup.map((stage) => stage.name)).toEqual(['history', 'context']);
+    expect(withSession.finalize.map((stage) => stage.name)).toEqual(['summarize', 'memory']);
+    expect(planExecuteReplanPipeline({ session: {} }).setup.map((stage) => stage.name)).toEqual(['history', 'context', 'plan']);
+  });
+
+  it('past the budget the oldest turns are folded by one model call in finalize; the next turn answers from the summary', async () => {
+    const sessions = memorySessions();
+    const pipeline = reactPipeline({ session: { memory: { budgetTokens: 120 } } });
+    const events: RunEvent[] = [];
+    const deps = { model: loopback.model(), tools: new ToolRegistry([]), sessions, onEvent: (event: RunEvent) => events.push(event) };
+    const input = (task: string) => ({ task, session: 'trip', user: 'ada' });
+    loopback.server.replyWith({ content: long('Lisbon is the destination') });
+    await runPipeline(pipeline, input('Where am I going?'), { deps });
+    expect(events.some((event) => event.type === 'session_compacted')).toBe(false);
+    loopback.server.replyWith({ content: long('You leave on Friday') });
+    loopback.server.replyWith({ content: 'The trip goes to Lisbon.' });
+    const second = await runPipeline(pipeline, input('When do I leave?'), { deps });
+    const compaction = loopback.server.requests[2]!.body.messages;
+    expect(compaction[0]!.content).toBe(compactionInstructions);
+    expect(compaction[1]!.content).toContain('Turn 1 task: Where am I going?');
+    expect(compaction[1]!.content).not.toContain('Turn 2');
+    expect(second.state.memory?.compaction).toMatchObject({ folded: [1], summarizer: 'model' });
+    expect(second.state.memory!.compaction!.tokensBefore).toBeGreaterThan(120);
+    expect(events.find((event) => event.type === 'session_compacted')?.data).toMatchObject({ folded: 1, kept: 1, summarizer: 'model' });
+    const stored = await sessions.load({ user: 'ada', session: 'trip' });
+    expect(stored.summary).toBe('The trip goes to Lisbon.');
+    expect(stored.turns.map((turn) => turn.seq)).toEqual([2]);
+    loopback.server.replyWith({ content: 'You are going to Lisbon.' });
+    const third = await runPipeline(pipeline, input('Remind me where I am going.'), { deps });
+    const system = loopback.server.requests[3]!.body.messages[0]!.content ?? '';
+    expect(system).toContain('Summary of earlier turns:\nThe trip goes to Lisbon.');
+    expect(system).toContain('Turn 2 task: When do I leave?');
+    expect(system).not.toContain('Turn 1 task');
+    expect(third.answer).toBe('You are going to Lisbon.');
+    loopback.server.assertConsumed();
+  });
+
+  it('the extractive summarizer folds whole turns with no model call (a scripted model fails on an extra one)', async () => {
+    const sessions = memorySessions();
+    const pipeline = reactPipeline({ session: { memory: { budgetTokens: 120, summarizer: 'extractive' } } });
+    const model = new ScriptedModel([{ content: long('first') }, { content: long('second') }, { content: long('third') }]);
+    const deps = { model, tools: new ToolRegistry([]), sessions };
+    for (const task of ['one?', 'two?', 'three?']) await runPipeline(pipeline, { task, session: 's' }, { deps });
+    const stored = await sessions.load({ user: 'default', session: 's' });
+    expect(model.requests).toHaveLength(3);
+    expect(stored.turns.map((turn) => turn.seq)).toEqual([3]);
+    expect(stored.summary.split('\n').map((line) => line.slice(0, 24))).toEqual(['- Turn 1: one? Answer: f', '- Turn 2: two? Answer: s']);
+  });
+
+  it('the offline model writes no summary: memory folds extractively and says why', async () => {
+    const sessions = memorySessions();
+    const pipeline = reactPipeline({ session: { memory: { budgetTokens: 60 } } });
+    const model = new ScriptedModel([{ content: long('first') }, { content: long('second') }]);
+    await runPipeline(pipeline, { task: 'one?', session: 's' }, { deps: { model, sessions } });
+    const second = await runPipeline(pipeline, { task: 'two?', session: 's' }, { deps: { model: new OfflineModel(), sessions } });
+    expect(second.state.memory?.compaction).toMatchObject({ summarizer: 'extractive', modelError: expect.stringContaining('does not write conversation summaries') });
+    expect((await sessions.load({ user: 'default', session: 's' })).summary).toMatch(/^- Turn 1: one\? Answer: first/);
+  });
+
+  it('a cancelled turn is not kept, and the session is', async () => {
+    const sessions = memorySessions();
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    const result = await runPipeline(reactPipeline({ session: {} }), { task: 'x', session: 's' }, { deps: { model: new ScriptedModel([]), sessions }, signal: controller.signal });
+    expect(result.status).toBe('cancelled');
+    expect((await sessions.load({ user: 'default', session: 's' })).turns).toEqual([]);
+  });
+
+  it('two users with the same session name: each one’s context shows only their own turns and facts', async () => {
+    const sessions: SessionStore = memorySessions();
+    await sessions.appendTurn({ user: 'ann', session: 'notes' }, { runId: 'r', task: 'ann task', answer: 'ann answer', tools: [], at: 1 });
+    await sessions.setFact({ user: 'ann', session: 'notes' }, { key: 'pin', value: '1234', sourceRun: 'r', updated: 1 });
+    await sessions.setFact({ user: 'ben', session: 'notes' }, { key: 'colour', value: 'green', sourceRun: 'r', updated: 1 });
+    const model = new ScriptedModel([{ content: 'ok' }, { content: 'ok' }]);
+    const pipeline = reactPipeline({ session: {} });
+    await runPipeline(pipeline, { task: 'hi', session: 'notes', user: 'ben' }, { deps: { model, sessions } });
+    await runPipeline(pipeline, { task: 'hi', session: 'notes', user: 'ann' }, { deps: { model, sessions } });
+    const [ben, ann] = model.requests.map((request) => request.messages[0]!.content);
+    expect(ben).toContain('- colour: green');
+    expect(ben).not.toMatch(/ann|1234/);
+    expect(ann).toContain('- pin: 1234');
+    expect(ann).toContain('Turn 1 answer: ann answer');
+    expect(ann).not.toContain('green');
+  });
+});
+
+describe('selectFacts', () => {
+  const fact = (key: string, value: string, updated: number) => ({ key, value, sourceRun: 'r', updated });
+
+  it('all facts while they fit; past the budget the ones sharing words with the task, then the newest', async () => {
+    const facts = [fact('city', 'Lisbon', 1), fact('unit', 'centimetres for every length', 2), fact('pet', 'a cat called Tom', 3), fact('tea', 'green, no sugar', 4)];
+    expect(await selectFacts(facts, 'anything', 1_000)).toHaveLength(4);
+    // Room for about one fact: the one sharing "length" and "unit" with the task wins over newer ones.
+    expect(await selectFacts(facts, 'What length unit should I use?', 10)).toEqual(['unit: centimetres for every length']);
+    // No shared words: the newest that fit, shown in key order.
+    expect(await selectFacts(facts, 'Anything else?', 16)).toEqual(['pet: a cat called Tom', 'tea: green, no sugar']);
+    expect(await selectFacts(facts, 'nothing shared', 0)).toEqual([]);
+  });
+});
