@@ -1,7 +1,7 @@
 // What the API shows of a run: its summary, the timeline (as `stageloop show` has it), and the plan, verdicts and
 // replan decisions from its latest checkpoint.
 import type { JsonObject, JsonValue } from '../common/json.js';
-import { loadRun } from '../durable/inspect.js';
+import { loadRun, type LoadedRun } from '../durable/inspect.js';
 import type { RunStore, RunSummary } from '../store/types.js';
 import { timelineOf, type TimelineItem } from '../cli/show-command.js';
 
@@ -31,7 +31,10 @@ export interface RunView {
 const shownSlots = ['plan', 'evaluate', 'replan'] as const;
 
 export async function runViewOf(store: RunStore, runId: string): Promise<RunView> {
-  const loaded = await loadRun(store, runId);
+  return viewOfLoaded(await loadRun(store, runId));
+}
+
+export function viewOfLoaded(loaded: LoadedRun): RunView {
   const checkpoint = loaded.checkpoints.at(-1);
   const state: JsonObject = checkpoint?.state ?? {};
   const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null])) as RunView['slots'];
