@@ -20,7 +20,7 @@ export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { dep
 interface HostedRun {
   log: RunEventLog;
   controller: AbortController;
-  done: Promise<RunResult | undefined>;
+  done: Promise<RunResult | undefined> | undefined;
 }
 
 /** Logs of finished runs kept for late readers of their stream; older ones are dropped first. */
@@ -42,6 +42,8 @@ export class RunHost {
     const log = new RunEventLog();
     const controller = new AbortController();
     const given = assembly.deps.onEvent;
+    // Made before the run starts: a run may report its first event synchronously.
+    const hosted: HostedRun = { log, controller, done: undefined };
     let announce: (runId: string) => void = () => {};
     let refuse: (error: unknown) => void = () => {};
     const runId = new Promise<string>((resolve, reject) => {
@@ -73,7 +75,7 @@ export class RunHost {
         return undefined;
       },
     );
-    const hosted: HostedRun = { log, controller, done };
+    hosted.done = done;
     void done.finally(() => {
       log.end();
       if (known !== undefined) this.#retire(known);
