@@ -132,3 +132,9 @@ export {
   type FallbackEvent,
   type AnsweredBy,
 } from './model/fallback-model.js';
+// serve (issue 18)
+export { serverApp, type ServerAppOptions, type PipelineInfo, type DecisionsAdapter } from './server/app.js';
+export { RunHost, type RunAssembly, type RunStarter } from './server/run-host.js';
+export { RunEventLog, type SequencedEvent } from './server/event-log.js';
+export { listen, checkBind, isLoopback, ServeConfigError, type ListeningServer } from './server/listen.js';
+export { standaloneRunPage } from './server/console/pages.js';
