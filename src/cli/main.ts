@@ -1,11 +1,11 @@
 // The stageloop command line. The CLI is the one place in src/ that assembles stages and pipelines.
 // Only flag parsing loads up front: the engine, stages and tools load when a command needs them (--help stays instant).
-import { readFileSync } from 'node:fs';
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../common/error-message.js';
+import { packageVersion } from '../common/version.js';
 
 const usage = `Usage: stageloop <command> [options]
 
@@ -38,6 +38,8 @@ Limits and guards:
   --max-tokens N           token budget (input + output)
   --max-cost USD           cost budget, from the model price table
   --timeout SECONDS        time budget; the call in flight is cut off at the deadline
+  --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
+                           call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse a tool call repeated N times with the same arguments
@@ -66,23 +68,6 @@ Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancell
 
 Environment (flags win over it):
 ${environmentHelp()}`;
-
-/** The package's version; package.json is two folders up from src/cli, three from dist/src/cli. */
-export function version(): string {
-  for (const relative of ['../../package.json', '../../../package.json']) {
-    const packageJson = JSON.parse(readTextOrEmpty(new URL(relative, import.meta.url)) || '{}') as { name?: string; version?: string };
-    if (packageJson.name === 'stageloop' && packageJson.version !== undefined) return packageJson.version;
-  }
-  throw new Error('cannot find the package.json of stageloop');
-}
-
-function readTextOrEmpty(url: URL): string {
-  try {
-    return readFileSync(url, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<number> {
   const flags = parsePipelinesFlags(argv);
@@ -116,7 +101,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === '-v' || command === '--version') {
-      streams.stdout.write(`${version()}\n`);
+      streams.stdout.write(`${packageVersion()}\n`);
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
@@ -154,7 +139,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'ServeConfigError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
-    if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);
+    if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
     return isUserError ? 2 : 1;
   }
 }

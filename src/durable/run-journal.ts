@@ -127,36 +127,34 @@ export class RunJournal {
 
 /**
  * Model requests repeat the conversation so far: each is stored as how many messages it shares with the previous
- * one plus the new ones, so a long run's journal grows with the conversation, not with its square.
+ * one plus the new ones, so a long run's journal grows with the conversation, not with its square. Shared means the
+ * very same message objects: a stage replaces a message to change it, never edits it in place (prune does so), so
+ * recording a request costs no JSON text of the conversation.
  */
 export class MessageLog {
-  private texts: string[] = [];
-  private full: JsonValue[] = [];
+  /** The previous request's messages: the live objects while recording, their copies when read back. */
+  private previous: readonly JsonValue[] = [];
 
-  /** `texts`: each message's JSON text, when the caller has made them already. */
-  compress(request: JsonObject, texts?: string[]): JsonObject {
+  compress(request: JsonObject): JsonObject {
     const messages = (request.messages ?? []) as JsonValue[];
-    texts ??= messages.map((message) => JSON.stringify(message));
+    const previous = this.previous;
     let prefix = 0;
-    while (prefix < texts.length && prefix < this.texts.length && texts[prefix] === this.texts[prefix]) prefix++;
-    this.texts = texts;
-    this.full = messages;
+    while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
+    this.previous = messages;
     return { ...request, messages: messages.slice(prefix), prefix };
   }
 
   /** The whole request of a stored one, in journal order. */
   expand(stored: JsonObject): JsonObject {
     const whole = this.preview(stored);
-    const messages = whole.messages as JsonValue[];
-    this.full = messages;
-    this.texts = messages.map((message) => JSON.stringify(message));
+    this.previous = whole.messages as JsonValue[];
     return whole;
   }
 
-  /** The whole request, without moving on (for showing a divergence). */
+  /** The whole request, without moving on (to compare it, or to show a divergence). */
   preview(stored: JsonObject): JsonObject {
     const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
     const { prefix: _prefix, ...rest } = stored;
-    return { ...rest, messages: this.full.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
+    return { ...rest, messages: this.previous.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
   }
 }

@@ -15,7 +15,7 @@ export interface ConsumerProject {
   /** Paths inside the tarball, e.g. `dist/src/index.js`. */
   tarballFiles: string[];
   /** Runs `node ...args` in the project; never rejects, so a test can assert on a failure. */
-  node(args: string[], env?: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }>;
+  node(args: string[], env?: Record<string, string>, timeoutMs?: number): Promise<{ code: number; stdout: string; stderr: string }>;
   remove(): Promise<void>;
 }
 
@@ -58,9 +58,9 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
   return {
     directory,
     tarballFiles: packed!.files.map((file) => file.path),
-    node: (args, env = {}) =>
+    node: (args, env = {}, timeoutMs = 60_000) =>
       new Promise((resolve) => {
-        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, out, err) =>
+        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs }, (error, out, err) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
         );
       }),
