@@ -3,23 +3,19 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { startTestServe, type TestServe } from '../server/serve-support.js';
+import { loopbackModelEnv, useServes } from '../server/serve-support.js';
 import { artifacts, openBrowser, skipBrowser } from './browser-support.js';
 
 const loopback = useLoopbackServer();
-let serve: TestServe | undefined;
-afterEach(async () => {
-  await serve?.close();
-  serve = undefined;
-});
+const serves = useServes();
 
 describe.skipIf(skipBrowser)('the web console', () => {
   it('starts a run from the form, shows it completing with its answer and waterfall, then lists it', async () => {
     loopback.server.replyWith({ content: 'Seven, and here is why.', usage: { input: 20, output: 6 } });
-    serve = await startTestServe({ OPENAI_BASE_URL: loopback.server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
     const browser = await openBrowser();
     try {
       const page = await browser.context.newPage();
@@ -46,9 +42,9 @@ describe.skipIf(skipBrowser)('the web console', () => {
 
   it('`stageloop show RUN --html` is one page that draws the same waterfall from a file, with no server', async () => {
     loopback.server.replyWith({ content: 'Done </script><b>not markup</b>' });
-    serve = await startTestServe({ OPENAI_BASE_URL: loopback.server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
     const { runId } = (await (await serve.call('/v1/runs', { method: 'POST', body: JSON.stringify({ task: 'html please' }) })).json()) as { runId: string };
-    await expect.poll(async () => ((await (await serve!.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } }).run.status, { timeout: 15_000 }).toBe('completed');
+    await expect.poll(async () => ((await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } }).run.status, { timeout: 15_000 }).toBe('completed');
     let html = '';
     const code = await main(['show', runId, '--html', '--store', serve.storeFile], { stdout: { write: (text: string) => ((html += text), true) } as NodeJS.WritableStream, stderr: process.stderr }, {});
     expect(code).toBe(0);

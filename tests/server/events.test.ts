@@ -1,22 +1,17 @@
 // GET /v1/runs/:id/events: a reader whose connection drops reconnects with Last-Event-ID and misses nothing.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { jsonPost, readEvents, startTestServe, waitFor, type TestServe } from './serve-support.js';
+import { jsonPost, readEvents, useServes, loopbackModelEnv, waitFor } from './serve-support.js';
 
 const loopback = useLoopbackServer();
-let serve: TestServe | undefined;
-afterEach(async () => {
-  await serve?.close();
-  serve = undefined;
-});
-
-const modelEnv = () => ({ OPENAI_BASE_URL: loopback.server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+const serves = useServes();
+const modelEnv = () => loopbackModelEnv(loopback.server.url);
 
 describe('run events over SSE', () => {
   it('resumes after a dropped connection with exactly the events after Last-Event-ID', async () => {
     // The first model call hangs, so the run is live while the reader drops and comes back.
     loopback.server.hang();
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'slow one' }))).json()) as { runId: string };
     const firstPart = await readEvents(await serve.call(`/v1/runs/${runId}/events`), (_event, all) => all.length === 2);
     expect(firstPart.map((event) => event.id)).toEqual(['1', '2']);
@@ -32,7 +27,7 @@ describe('run events over SSE', () => {
 
   it('?after=N works like Last-Event-ID (for readers that cannot set headers)', async () => {
     loopback.server.replyWith({ content: 'ok' });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const started = await serve.call('/v1/runs', jsonPost({ task: 'quick' }, { accept: 'text/event-stream' }));
     const all = (await readEvents(started)).filter((event) => event.id !== undefined);
     const runId = JSON.parse(all[0]!.data).runId as string;
@@ -42,13 +37,13 @@ describe('run events over SSE', () => {
 
   it('a run this server did not start gets its stored status and the end', async () => {
     loopback.server.replyWith({ content: 'ok' });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'quick' }))).json()) as { runId: string };
-    await waitFor(async () => ((await (await serve!.call(`/v1/runs/${runId}`)).json()) as { live: boolean; run: { status: string } }).run.status === 'completed' || undefined, 'completion');
+    await waitFor(async () => ((await (await serve.call(`/v1/runs/${runId}`)).json()) as { live: boolean; run: { status: string } }).run.status === 'completed' || undefined, 'completion');
     const file = serve.storeFile;
     await serve.running.stop();
-    serve = await startTestServe(modelEnv(), { store: file });
-    const events = await readEvents(await serve.call(`/v1/runs/${runId}/events`));
+    const restarted = await serves.start(modelEnv(), { store: file });
+    const events = await readEvents(await restarted.call(`/v1/runs/${runId}/events`));
     expect(events.map((event) => event.event)).toEqual(['stored', 'end']);
     expect(JSON.parse(events[0]!.data)).toEqual({ runId, status: 'completed', live: false });
   });

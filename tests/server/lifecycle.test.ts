@@ -1,22 +1,17 @@
 // The API's whole lifecycle against a real server on a loopback port: start, watch, inspect, cancel, a failing run.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { jsonPost, readEvents, startTestServe, waitForStatus, type TestServe } from './serve-support.js';
+import { jsonPost, readEvents, useServes, loopbackModelEnv, waitForStatus } from './serve-support.js';
 
 const loopback = useLoopbackServer();
-let serve: TestServe | undefined;
-afterEach(async () => {
-  await serve?.close();
-  serve = undefined;
-});
-
-const modelEnv = () => ({ OPENAI_BASE_URL: loopback.server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+const serves = useServes();
+const modelEnv = () => loopbackModelEnv(loopback.server.url);
 
 describe('stageloop serve: runs over HTTP', () => {
   it('starts a run (201 with its id), lists it, and shows its result and timeline', async () => {
     loopback.server.replyWith({ content: 'The answer is 4.', usage: { input: 11, output: 5 } });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const started = await serve.call('/v1/runs', jsonPost({ task: 'what is 2 + 2?' }));
     expect(started.status).toBe(201);
     const { runId } = (await started.json()) as { runId: string };
@@ -32,7 +27,7 @@ describe('stageloop serve: runs over HTTP', () => {
 
   it('is an ordinary recorded run: `stageloop show` reads it from the same store', async () => {
     loopback.server.replyWith({ content: 'Paris.' });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'capital of France?' }))).json()) as { runId: string };
     await waitForStatus(serve, runId, ['completed']);
     let stdout = '';
@@ -44,7 +39,7 @@ describe('stageloop serve: runs over HTTP', () => {
 
   it('with Accept: text/event-stream the start answers with the run\'s events, ids 1, 2, 3..., then an end event', async () => {
     loopback.server.replyWith({ content: 'Done.' });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const response = await serve.call('/v1/runs', jsonPost({ task: 'say done', pipeline: 'react' }, { accept: 'text/event-stream' }));
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = await readEvents(response);
@@ -58,7 +53,7 @@ describe('stageloop serve: runs over HTTP', () => {
 
   it('cancels a running run (202), which ends cancelled; cancelling it again is a 409', async () => {
     loopback.server.hang();
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'wait forever' }))).json()) as { runId: string };
     const cancelled = await serve.call(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(202);
@@ -71,7 +66,7 @@ describe('stageloop serve: runs over HTTP', () => {
   it('survives a run that fails: the run is recorded failed and the next one completes', async () => {
     // The model refuses the first call; nothing more is queued until the run has failed, so its later calls fail too.
     loopback.server.fail(400, { message: 'bad request from the model server' });
-    serve = await startTestServe(modelEnv());
+    const serve = await serves.start(modelEnv());
     const first = (await (await serve.call('/v1/runs', jsonPost({ task: 'first' }))).json()) as { runId: string };
     await waitForStatus(serve, first.runId, ['failed']);
     loopback.server.replyWith({ content: 'Fine now.' });
@@ -83,7 +78,7 @@ describe('stageloop serve: runs over HTTP', () => {
   });
 
   it('lists the built-in pipelines with their stages', async () => {
-    serve = await startTestServe({});
+    const serve = await serves.start({});
     const body = (await (await serve.call('/v1/pipelines')).json()) as { pipelines: Array<{ name: string; iteration: string[] }>; default: string };
     expect(body.default).toBe('react');
     expect(body.pipelines.map((pipeline) => pipeline.name)).toEqual(expect.arrayContaining(['react']));
@@ -91,7 +86,7 @@ describe('stageloop serve: runs over HTTP', () => {
   });
 
   it('runs with the offline model when no model server is configured, as the CLI does', async () => {
-    serve = await startTestServe({});
+    const serve = await serves.start({});
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'what is 6 * 7?', options: { maxIterations: 4 } }))).json()) as { runId: string };
     const view = (await waitForStatus(serve, runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
     expect(view.run.outcome.answer).toContain('42');

@@ -1,4 +1,5 @@
 // A real `stageloop serve` (startServe) on a free loopback port with a store of its own, and an SSE reader over fetch.
+import { afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,4 +87,22 @@ export function waitForStatus(serve: TestServe, runId: string, statuses: string[
     const body = (await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } } & Record<string, unknown>;
     return statuses.includes(body.run.status) ? body : undefined;
   }, `run ${runId} to be ${statuses.join(' or ')}`);
+}
+
+/** The settings that point a serve's model at a loopback chat server. */
+export const loopbackModelEnv = (url: string): Record<string, string> => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+
+/** Call at the top of a test file: `serves.start()` starts a serve that is closed after the test. */
+export function useServes(): { start(env?: Record<string, string>, flags?: Partial<ServeFlags>): Promise<TestServe> } {
+  const started: TestServe[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((serve) => serve.close()));
+  });
+  return {
+    async start(env, flags) {
+      const serve = await startTestServe(env, flags);
+      started.push(serve);
+      return serve;
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { cleanEnvironment } from '../support/run-cli.js';
-import { jsonPost, waitFor } from './serve-support.js';
+import { jsonPost, loopbackModelEnv, waitFor } from './serve-support.js';
 
 const loopback = useLoopbackServer();
 const script = fileURLToPath(new URL('./serve-process.ts', import.meta.url));
@@ -18,7 +18,7 @@ describe('stageloop serve and SIGTERM', () => {
     loopback.server.hang();
     const folder = mkdtempSync(join(tmpdir(), 'stageloop-serve-term-'));
     const storeFile = join(folder, 'runs.db');
-    const env = cleanEnvironment({ OPENAI_BASE_URL: loopback.server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+    const env = cleanEnvironment(loopbackModelEnv(loopback.server.url));
     const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', '--store', storeFile], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
