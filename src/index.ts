@@ -161,3 +161,10 @@ export { memorySessions } from './sessions/memory-sessions.js';
 export { sqliteSessions, type SqliteSessionsOptions } from './sessions/sqlite-sessions.js';
 export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from './sessions/session-store.js';
 export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';
+
+// serve (issue 18)
+export { serverApp, type ServerAppOptions, type PipelineInfo, type DecisionsAdapter } from './server/app.js';
+export { RunHost, type RunAssembly, type RunStarter } from './server/run-host.js';
+export { RunEventLog, type SequencedEvent } from './server/event-log.js';
+export { listen, checkBind, isLoopback, ServeConfigError, type ListeningServer } from './server/listen.js';
+export { standaloneRunPage } from './server/console/pages.js';

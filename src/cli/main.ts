@@ -15,6 +15,7 @@ Commands:
   show RUN [--json]      a recorded run's timeline: stages, model and tool calls, how it ended
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
+  serve [--port 8787]    the HTTP API and the web console over the recorded runs
   pipelines [--json]     list the built-in pipelines with their three zones and stages
   worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
   submit --redis URL "TASK"
@@ -127,6 +128,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
     if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
+    if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
@@ -148,7 +150,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
@@ -168,7 +170,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
     const { store } = await openCliStore(path, env);
     try {
       const { loadRun } = await import('../durable/inspect.js');
-      return showCommand(await loadRun(store, flags.runId), flags.json, streams);
+      return await showCommand(await loadRun(store, flags.runId), flags, streams);
     } finally {
       await store.close();
     }

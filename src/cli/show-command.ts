@@ -7,12 +7,12 @@ import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
-export const showUsage = 'Usage: stageloop show RUN [--json] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.';
+export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
-export function parseShowFlags(argv: string[]): { runId: string; json: boolean } | 'help' {
+export function parseShowFlags(argv: string[]): { runId: string; json: boolean; html: boolean } | 'help' {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, html: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop show --help"`);
   }
@@ -20,7 +20,8 @@ export function parseShowFlags(argv: string[]): { runId: string; json: boolean }
   const [runId, extra] = parsed.positionals;
   if (runId === undefined) throw new UsageError('stageloop show needs a run id: list them with "stageloop runs"');
   if (extra !== undefined) throw new UsageError(`stageloop show takes one run id, got also "${extra}"`);
-  return { runId, json: parsed.values.json ?? false };
+  if (parsed.values.json && parsed.values.html) throw new UsageError('stageloop show takes --json or --html, not both');
+  return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false };
 }
 
 /** One timeline line per journal entry worth showing, in order. */
@@ -89,8 +90,14 @@ function where(item: TimelineItem): string {
   return item.zone === 'setup' ? '[setup]' : '[finalize]';
 }
 
-export function showCommand(loaded: LoadedRun, json: boolean, streams: CliStreams): number {
+export async function showCommand(loaded: LoadedRun, output: boolean | { json: boolean; html?: boolean }, streams: CliStreams): Promise<number> {
   const { run } = loaded;
+  const { json, html = false } = typeof output === 'boolean' ? { json: output } : output;
+  if (html) {
+    const [{ standaloneRunPage }, { viewOfLoaded }] = await Promise.all([import('../server/console/pages.js'), import('../server/run-view.js')]);
+    streams.stdout.write(standaloneRunPage(viewOfLoaded(loaded)));
+    return 0;
+  }
   const timeline = timelineOf(loaded);
   if (json) {
     const { checkpoints: _checkpoints, journal: _journal, ...rest } = loaded;

@@ -1,0 +1,136 @@
+// The HTTP API and the console on Hono: /v1/* answers JSON (or SSE), / serves the console. Every error is JSON.
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { messageOf } from '../common/error-message.js';
+import { RunNotFoundError, type RunStore } from '../store/types.js';
+import { bearerToken } from './auth.js';
+import { consoleRoutes } from './console/routes.js';
+import { HttpError, sendError } from './errors.js';
+import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
+import type { RunAssembly, RunHost } from './run-host.js';
+import { listItemOf, runViewOf } from './run-view.js';
+import { streamEvents, streamStoredStatus } from './sse.js';
+
+export interface PipelineInfo {
+  name: string;
+  maxIterations: number;
+  setup: string[];
+  iteration: string[];
+  finalize: string[];
+}
+
+/** Sends people's decisions to an interrupted run (approvals); absent until the engine has them. */
+export type DecisionsAdapter = (runId: string, decisions: DecisionsBody['decisions']) => Promise<void>;
+
+export interface ServerAppOptions {
+  store: RunStore;
+  host: RunHost;
+  pipelines: readonly PipelineInfo[];
+  defaultPipeline: string;
+  /** Builds a run's pipeline and deps from a request (the application's job: src/server knows no stages). */
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+  decide?: DecisionsAdapter;
+  token?: string;
+  /** Largest request body, in bytes (default 1 MiB). */
+  bodyLimitBytes?: number;
+}
+
+export function serverApp(options: ServerAppOptions): Hono {
+  const { store, host } = options;
+  const app = new Hono();
+  const limit = bodyLimit({
+    maxSize: options.bodyLimitBytes ?? 1024 * 1024,
+    onError: (context) => sendError(context, 413, 'body_too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
+  });
+  app.onError((error, context) => {
+    if (error instanceof HttpError) return sendError(context, error.status, error.code, error.message);
+    if (error instanceof RunNotFoundError) return sendError(context, 404, 'run_not_found', messageOf(error));
+    return sendError(context, 500, 'internal', messageOf(error));
+  });
+  app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
+  if (options.token !== undefined) app.use('/v1/*', bearerToken(options.token));
+
+  app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));
+  app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));
+
+  app.post('/v1/runs', limit, async (context) => {
+    const body = parseWith(startRunSchema, await jsonBody(context));
+    const pipeline = body.pipeline ?? options.defaultPipeline;
+    if (!options.pipelines.some((known) => known.name === pipeline)) {
+      throw new HttpError(400, 'invalid_request', `pipeline: unknown pipeline "${pipeline}": choose one of ${options.pipelines.map((known) => known.name).join(', ')}`);
+    }
+    if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and takes no new runs');
+    const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
+    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session };
+    const runId = await host.start(assembly, input);
+    if (wantsEvents(context)) return streamEvents(context, runId, host.log(runId)!, 0);
+    return context.json({ runId }, 201, { Location: `/v1/runs/${runId}` });
+  });
+
+  app.get('/v1/runs', async (context) => {
+    const query = parseWith(listQuerySchema, context.req.query());
+    const runs = await store.list(query);
+    return context.json({ runs: runs.map(listItemOf) });
+  });
+
+  app.get('/v1/runs/:id', async (context) => {
+    const runId = context.req.param('id');
+    const view = await runViewOf(store, runId);
+    return context.json({ ...view, live: host.isActive(runId), lastSeq: host.log(runId)?.lastSeq ?? 0 });
+  });
+
+  app.get('/v1/runs/:id/events', async (context) => {
+    const runId = context.req.param('id');
+    const afterSeq = afterSeqOf(context.req.header('last-event-id'), context.req.query('after'));
+    const log = host.log(runId);
+    if (log !== undefined) return streamEvents(context, runId, log, afterSeq);
+    const run = await store.get(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    return streamStoredStatus(context, runId, run.status);
+  });
+
+  app.post('/v1/runs/:id/cancel', limit, async (context) => {
+    const runId = context.req.param('id');
+    const run = await store.get(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    if (!host.cancel(runId, 'cancelled over HTTP')) {
+      throw new HttpError(409, 'run_not_running', `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`);
+    }
+    return context.json({ runId, status: 'cancelling' }, 202);
+  });
+
+  app.post('/v1/runs/:id/decisions', limit, async (context) => {
+    const runId = context.req.param('id');
+    const body = parseWith(decisionsSchema, await jsonBody(context));
+    const run = await store.get(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    if (run.status !== 'interrupted') throw new HttpError(409, 'not_waiting', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
+    if (options.decide === undefined) throw new HttpError(501, 'approvals_unavailable', 'this server cannot resume interrupted runs with decisions yet');
+    await options.decide(runId, body.decisions);
+    return context.json({ runId, status: 'resuming' }, 202);
+  });
+
+  app.route('/', consoleRoutes());
+  return app;
+}
+
+async function jsonBody(context: Context): Promise<unknown> {
+  try {
+    return await context.req.json();
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'the request body is not JSON: send Content-Type: application/json and a JSON object');
+  }
+}
+
+function wantsEvents(context: Context): boolean {
+  return (context.req.header('accept') ?? '').includes('text/event-stream');
+}
+
+/** A pipeline or guard setting the application refuses is the caller's to fix: 400 with its one line. */
+async function assembleOrExplain(assemble: () => Promise<RunAssembly>): Promise<RunAssembly> {
+  try {
+    return await assemble();
+  } catch (error) {
+    throw new HttpError(400, 'invalid_run', messageOf(error));
+  }
+}

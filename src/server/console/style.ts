@@ -1,0 +1,30 @@
+// The console's stylesheet (a string module: tsc emits it into dist/, so the package needs no asset copy step).
+export const consoleStyle = `
+:root { color-scheme: light dark; --line: #8884; --muted: #888; --accent: #2f6fde; font: 14px/1.45 system-ui, sans-serif; }
+body { margin: 0; padding: 0 12px 40px; max-width: 1100px; margin-inline: auto; }
+header { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: baseline; padding: 12px 0; border-bottom: 1px solid var(--line); }
+header h1 { font-size: 18px; margin: 0; } header a { color: inherit; }
+section { margin-top: 16px; } h2 { font-size: 15px; margin: 16px 0 8px; }
+form { display: grid; gap: 8px; grid-template-columns: 1fr auto auto; align-items: start; }
+textarea { min-height: 2.6em; resize: vertical; font: inherit; padding: 6px; }
+select, button, input { font: inherit; padding: 6px 10px; }
+button { cursor: pointer; border: 1px solid var(--line); border-radius: 6px; background: var(--accent); color: #fff; }
+button.reject { background: #c33; }
+table { width: 100%; border-collapse: collapse; } td, th { text-align: left; padding: 6px 4px; border-bottom: 1px solid var(--line); vertical-align: top; }
+tr.run-row { cursor: pointer; } tr.run-row:hover { background: #8881; }
+.status { font-weight: 600; } .status-completed { color: #2a8a3a; } .status-failed { color: #c33; } .status-running { color: var(--accent); }
+.status-interrupted { color: #c80; } .muted { color: var(--muted); }
+.task { overflow-wrap: anywhere; }
+.waterfall { display: grid; grid-template-columns: minmax(120px, 30%) 1fr; gap: 2px 8px; font-size: 13px; }
+.waterfall .label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.waterfall .label.call { padding-left: 16px; color: var(--muted); }
+.waterfall .zone { grid-column: 1 / -1; font-weight: 600; margin-top: 6px; }
+.waterfall .track { position: relative; height: 16px; background: #8881; border-radius: 3px; }
+.waterfall .bar { position: absolute; top: 2px; bottom: 2px; min-width: 2px; border-radius: 2px; background: var(--accent); }
+.waterfall .bar.model { background: #9b59b6; } .waterfall .bar.tool { background: #e67e22; } .waterfall .bar.steer { background: #c33; }
+.plan li { margin: 2px 0; } .step-completed { color: #2a8a3a; } .step-failed { color: #c33; } .step-in_progress { color: var(--accent); }
+pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; border: 1px solid var(--line); border-radius: 6px; }
+.facts { display: flex; flex-wrap: wrap; gap: 4px 16px; }
+.error { color: #c33; }
+@media (max-width: 600px) { form { grid-template-columns: 1fr; } .waterfall { grid-template-columns: 1fr; } .hide-narrow { display: none; } }
+`;

@@ -1,0 +1,22 @@
+// Every error the server answers is JSON `{ error: { code, message } }`: one line a person can act on, never a stack.
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(readonly status: ContentfulStatusCode, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+export function errorBody(code: string, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+export function sendError(context: Context, status: ContentfulStatusCode, code: string, message: string): Response {
+  return context.json(errorBody(code, message), status);
+}

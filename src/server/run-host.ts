@@ -1,0 +1,113 @@
+// The runs this server started: each one's abort controller, its event log, and the promise of its result.
+import type { JsonObject } from '../common/json.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { RunResult } from '../engine/runner.js';
+import type { Deps, RunEvent } from '../engine/stage.js';
+import type { RunInput } from '../engine/state.js';
+import { RunEventLog } from './event-log.js';
+
+/** What one run needs, built by the application (the CLI assembles pipelines, models and tools; src/server cannot). */
+export interface RunAssembly {
+  pipeline: Pipeline;
+  deps: Partial<Deps>;
+  /** JSON kept with the run so `stageloop resume` can rebuild it. */
+  record?: JsonObject;
+}
+
+/** Starts a recorded run (durable runPipeline with the server's store) and resolves with its result. */
+export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
+
+interface HostedRun {
+  log: RunEventLog;
+  controller: AbortController;
+  done: Promise<RunResult | undefined> | undefined;
+}
+
+/** Logs of finished runs kept for late readers of their stream; older ones are dropped first. */
+const keptFinishedLogs = 500;
+
+export class RunHost {
+  readonly #runs = new Map<string, HostedRun>();
+  readonly #finished: string[] = [];
+  #accepting = true;
+
+  constructor(private readonly startRun: RunStarter) {}
+
+  get accepting(): boolean {
+    return this.#accepting;
+  }
+
+  /** Starts the run and resolves with its id once it has one (its first event), or with the result when it ends before. */
+  start(assembly: RunAssembly, input: RunInput): Promise<string> {
+    const log = new RunEventLog();
+    const controller = new AbortController();
+    const given = assembly.deps.onEvent;
+    // Made before the run starts: a run may report its first event synchronously.
+    const hosted: HostedRun = { log, controller, done: undefined };
+    let announce: (runId: string) => void = () => {};
+    let refuse: (error: unknown) => void = () => {};
+    const runId = new Promise<string>((resolve, reject) => {
+      announce = resolve;
+      refuse = reject;
+    });
+    let known: string | undefined;
+    const onEvent = (event: RunEvent) => {
+      if (known === undefined) {
+        known = event.runId;
+        this.#runs.set(known, hosted);
+        announce(known);
+      }
+      log.append(event);
+      given?.(event);
+    };
+    const done = this.startRun(assembly, input, { deps: { ...assembly.deps, onEvent }, signal: controller.signal }).then(
+      (result) => {
+        if (known === undefined) {
+          known = result.runId;
+          this.#runs.set(known, hosted);
+          announce(known);
+        }
+        return result;
+      },
+      // A run that throws (a store that failed at start) must not take the server down; its id was never given out.
+      (error: unknown) => {
+        refuse(error);
+        return undefined;
+      },
+    );
+    hosted.done = done;
+    void done.finally(() => {
+      log.end();
+      if (known !== undefined) this.#retire(known);
+    });
+    return runId;
+  }
+
+  log(runId: string): RunEventLog | undefined {
+    return this.#runs.get(runId)?.log;
+  }
+
+  isActive(runId: string): boolean {
+    const hosted = this.#runs.get(runId);
+    return hosted !== undefined && !hosted.log.ended;
+  }
+
+  cancel(runId: string, reason: string): boolean {
+    if (!this.isActive(runId)) return false;
+    this.#runs.get(runId)!.controller.abort(new Error(reason));
+    return true;
+  }
+
+  /** Stops taking runs, asks every running one to stop (it reaches a checkpoint and is recorded as cancelled), waits for them. */
+  async drain(reason: string): Promise<void> {
+    this.#accepting = false;
+    const running = [...this.#runs.values()].filter((hosted) => !hosted.log.ended);
+    for (const hosted of running) hosted.controller.abort(new Error(reason));
+    await Promise.all(running.map((hosted) => hosted.done));
+  }
+
+  #retire(runId: string): void {
+    this.#finished.push(runId);
+    while (this.#finished.length > keptFinishedLogs) this.#runs.delete(this.#finished.shift()!);
+  }
+}
