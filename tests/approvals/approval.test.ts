@@ -159,17 +159,20 @@ describe('resuming with decisions', () => {
     const tools = loggedCalculator(log, true);
     const pipeline = () => withApproval(planExecuteReplanPipeline(), { registry: tools });
     loopback.server
-      .replyWith({ content: JSON.stringify({ steps: ['add the numbers'] }) })
+      .replyWith({ content: JSON.stringify({ steps: [{ description: 'add the numbers', status: 'pending' }] }) })
       .replyWithToolCalls([sum('3 + 4')])
-      .replyWith({ content: 'seven' })
-      .replyWith({ content: JSON.stringify({ decision: 'finish', answer: 'seven' }) });
+      .replyWith({ content: '7' })
+      .replyWith({ content: '{"need_replan":false,"reason":"on track","new_steps":[]}' })
+      .replyWith({ content: 'The answer is 7.' });
     const paused = await runPipeline(pipeline(), { task: 'add 3 and 4' }, { store, deps: { model: loopback.model(), tools } });
     expect(paused.status).toBe('interrupted');
-    expect(paused.state.plan?.steps[0]?.status).toBe('running');
+    expect(paused.state.plan?.steps[0]?.status).toBe('in_progress');
     const done = await resumeRun(store, paused.runId, { pipeline: pipeline(), deps: { model: loopback.model(), tools }, decisions: { call_1: { approve: true } } });
     expect(log).toEqual(['3 + 4']);
-    expect(done.status).toBe('completed');
-    expect(loopback.server.requests.filter((request) => JSON.stringify(request.body).includes('add the numbers')).length).toBeGreaterThan(0);
+    expect(done).toMatchObject({ status: 'completed', answer: 'The answer is 7.' });
+    expect(done.state.plan?.results.map((entry) => [entry.step, entry.outcome, entry.output])).toEqual([[1, 'completed', '7']]);
+    // the plan call and the step's tool-asking call were made once each
+    expect(loopback.server.requests).toHaveLength(5);
   });
 });
 
