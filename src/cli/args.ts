@@ -25,6 +25,12 @@ export interface RunFlags extends GuardFlags {
   verbose: boolean;
   trace?: TraceMode;
   traceContent: boolean;
+  /** --approve-tools NAME,... / --approve-all-tools: these calls wait for a person (docs/approvals.md). */
+  approveTools?: string[] | 'all';
+  /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
+  askOnLimit: boolean;
+  /** --store PATH: where a run that may pause is recorded. */
+  store?: string;
 }
 
 const guardOptions = {
@@ -49,6 +55,10 @@ const runOptions = {
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
   'trace-content': { type: 'boolean' },
+  'approve-tools': { type: 'string' },
+  'approve-all-tools': { type: 'boolean' },
+  'ask-on-limit': { type: 'boolean' },
+  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -120,7 +130,11 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
     quiet: values.quiet ?? false,
     verbose: values.verbose ?? false,
     traceContent: values['trace-content'] ?? false,
+    askOnLimit: values['ask-on-limit'] ?? false,
   };
+  const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
+  if (approveTools !== undefined) flags.approveTools = approveTools;
+  if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
@@ -133,4 +147,13 @@ export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boole
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
   return { ...parseGuardFlags(values), json: values.json ?? false };
+}
+
+function approvalFlags(names: string | undefined, all: boolean | undefined): string[] | 'all' | undefined {
+  if (all && names !== undefined) throw new UsageError('--approve-tools and --approve-all-tools cannot be combined: --approve-all-tools already covers every tool');
+  if (all) return 'all';
+  if (names === undefined) return undefined;
+  const list = names.split(',').map((name) => name.trim());
+  if (list.some((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name))) throw new UsageError(`--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`);
+  return list;
 }

@@ -12,6 +12,10 @@ const usage = `Usage: stageloop <command> [options]
 Commands:
   run [options] "TASK"   run an agent on a task
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  approve RUN [ID...]    approve the calls a paused run waits for (see docs/approvals.md)
+  reject RUN ID --message "..."
+                         reject one of them; the model reads the message
+  resume RUN             continue a paused run, asking at the terminal
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -45,7 +49,14 @@ Output:
                            or print the span tree after the run
   --trace-content          record messages and tool arguments in spans (also STAGELOOP_TRACE_CONTENT=true)
 
-Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
+Approval:
+  --approve-tools NAME,... calls to these tools wait for a person: asked at a terminal, else the run pauses (exit 4)
+  --approve-all-tools      every tool call waits for a person
+  --ask-on-limit           a spent budget asks at a terminal: extend it, finish now, or stop
+  --store PATH             where a run that may pause is recorded (default $STAGELOOP_HOME or ./.stageloop)
+
+Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error,
+4 interrupted: waiting for approval (continue with stageloop approve / reject / resume).
 
 Environment (flags win over it):
 ${environmentHelp()}`;
@@ -90,6 +101,9 @@ async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<nu
   return 0;
 }
 
+/** A run that cannot be continued as asked: the user's to fix, like a usage mistake. */
+const storeUserErrors = ['DecisionError', 'RunNotFoundError', 'RunBusyError', 'RunFinishedError', 'PipelineMismatchError'];
+
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[], streams: CliStreams = { stdout: process.stdout, stderr: process.stderr }, env = process.env): Promise<number> {
   const [command, ...rest] = argv;
@@ -103,6 +117,10 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'approve' || command === 'reject' || command === 'resume') {
+      const { decideCommand } = await import('./approve-command.js');
+      return await decideCommand(command, rest, env, streams);
+    }
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
@@ -124,7 +142,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', ...storeUserErrors].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);

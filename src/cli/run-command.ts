@@ -10,6 +10,8 @@ import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { CliRunSettings } from './approvals.js';
 
 export interface CliStreams {
   stdout: NodeJS.WritableStream;
@@ -19,14 +21,17 @@ export interface CliStreams {
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
   const choice = await chooseModel(flags, env);
-  const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
   const tools = await defaultTools(env, calculatorHost);
+  const approvals = flags.approveTools !== undefined || flags.askOnLimit ? await import('./approvals.js') : undefined;
+  const settings = approvals && runSettings(flags);
+  const pipeline = approvals && settings ? approvals.withApprovals(buildPipeline(flags.pipeline, flags, choice.model.modelName), settings, tools) : buildPipeline(flags.pipeline, flags, choice.model.modelName);
   const chatty = !flags.json && !flags.quiet;
   if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
+  if (approvals && settings) approvals.attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -40,18 +45,40 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const started = performance.now();
   let result: RunResult;
   try {
-    result = await runPipeline(pipeline, { task: flags.task }, { deps, signal: controller.signal });
+    result = settings === undefined ? await runPipeline(pipeline, { task: flags.task }, { deps, signal: controller.signal }) : await recordedRun(pipeline, flags, settings, deps, controller.signal, env);
   } finally {
     process.off('SIGINT', onInterrupt);
   }
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
   printResult(result, flags, streams, wallMs);
+  if (result.status === 'interrupted' && approvals) streams.stderr.write(`${approvals.pausedNotice(result)}\n`);
   return exitCodeOf(result.status);
 }
 
+/** A run that may pause is recorded, so `stageloop approve` can continue it in another process. */
+async function recordedRun(pipeline: Pipeline, flags: RunFlags, settings: CliRunSettings, deps: Partial<Deps>, signal: AbortSignal, env: Environment): Promise<RunResult> {
+  const [{ runPipeline: runRecorded }, { openStore }, { settingsRecord }] = await Promise.all([import('../durable/durable-run.js'), import('../store/location.js'), import('./approvals.js')]);
+  const store = openStore({ ...(flags.store === undefined ? {} : { path: flags.store }), env });
+  try {
+    return await runRecorded(pipeline, { task: flags.task }, { store, deps, signal, record: settingsRecord(settings) });
+  } finally {
+    await store.close();
+  }
+}
+
+function runSettings(flags: RunFlags): CliRunSettings {
+  const { maxTokens, maxCostUsd, timeoutSeconds, maxIterations, injection, loopLimit, contextBudget, budgetMode } = flags;
+  const guards = Object.fromEntries(Object.entries({ maxTokens, maxCostUsd, timeoutSeconds, maxIterations, injection, loopLimit, contextBudget, budgetMode }).filter(([, value]) => value !== undefined));
+  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, askOnLimit: flags.askOnLimit, offline: flags.offline };
+  if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
+  if (flags.model !== undefined) settings.model = flags.model;
+  if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
+  return settings;
+}
+
 /** --json: one object, raw text JSON-escaped. Otherwise the answer on stdout, cleaned of control sequences; a failed quiet run prints none. */
-function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wallMs: number): void {
+export function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wallMs: number): void {
   if (flags.json) {
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;
