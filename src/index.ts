@@ -132,3 +132,16 @@ export {
   type FallbackEvent,
   type AnsweredBy,
 } from './model/fallback-model.js';
+
+// --- approvals (issue 15): pause for a person's decision, resume with it; the approval stage is in stageloop/stages ---
+export { interruptRun, type PendingDecision } from './engine/signal.js';
+export {
+  DecisionError,
+  parseDecision,
+  type ApprovalRequest,
+  type Decision,
+  type LimitRequest,
+  type LimitDecision,
+  type LimitKind,
+} from './durable/decisions.js';
+export type { NeedsApproval } from './tools/define-tool.js';

@@ -9,3 +9,4 @@ export { replan, replanSchema, type ReplanOptions, type ReplanSlot, type ReplanD
 export { summarize, type SummarizeOptions, type SummarizeSlot, type SummaryPath } from './summarize.js';
 export { renderMessages, renderSystemPrompt, defaultInstructions } from './prompts.js';
 export * from './guards.js';
+export { approval, withApproval, type ApprovalOptions, type ApprovalSlot, type ApprovalRecord } from './approval.js';

@@ -63,7 +63,7 @@ describe('stageloop approve / reject in a new process', () => {
     expect(toolMessages()).toEqual(['Expression: 40 + 2\nResult: 42']);
   });
 
-  it('bad input: one line, exit 2, the stored run unchanged', async () => {
+  it('bad input: one line, exit 2, the stored run unchanged', { timeout: 90_000 }, async () => {
     const runId = await pausedRun();
     const before = await storedRun(runId);
     const badFile = join(folder, 'decisions.json');
