@@ -30,7 +30,12 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
-  if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
+  if (chatty) {
+    // Tracing's own listener (span events) keeps working beside the progress view.
+    const traced = deps.onEvent;
+    const printer = progressPrinter(streams.stderr, { color });
+    deps.onEvent = traced === undefined ? printer : (event) => (traced(event), printer(event));
+  }
   if (approvals && settings) approvals.attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
 
   const controller = new AbortController();
