@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { CalculatorWorkerHost, defaultCalculatorLimits } from '../dist/src/tools/calculator-host.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../src/tools/calculator-host.js';
 import { median } from './measure.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));

@@ -1,35 +1,14 @@
 // The CLI's side of approvals: the settings a paused run keeps to be rebuilt, the terminal prompts that decide live,
 // and what is printed when a run pauses.
 import { createInterface } from 'node:readline/promises';
-import type { JsonObject } from '../common/json.js';
 import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../durable/decisions.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { withApproval } from '../../stages/approval.js';
-import type { GuardFlags } from './args.js';
+import type { CliRunSettings } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
-
-/** What `stageloop run` keeps with a recorded run so approve / reject / resume can build the same run again. */
-export interface CliRunSettings {
-  pipeline: string;
-  guards: GuardFlags;
-  approveTools?: string[] | 'all';
-  askOnLimit: boolean;
-  offline: boolean;
-  model?: string;
-  baseUrl?: string;
-}
-
-export function settingsRecord(settings: CliRunSettings): JsonObject {
-  return { cli: JSON.parse(JSON.stringify(settings)) as JsonObject };
-}
-
-export function settingsOf(options: JsonObject): CliRunSettings | undefined {
-  const cli = options.cli;
-  return typeof cli === 'object' && cli !== null && !Array.isArray(cli) && typeof cli.pipeline === 'string' ? (cli as unknown as CliRunSettings) : undefined;
-}
 
 export function withApprovals(pipeline: Pipeline, settings: CliRunSettings, tools: ToolRegistry): Pipeline {
   return settings.approveTools === undefined ? pipeline : withApproval(pipeline, { tools: settings.approveTools, registry: tools });
@@ -44,7 +23,7 @@ export interface Terminal {
 export function attachDeciders(deps: Partial<Deps>, settings: CliRunSettings, terminal: Terminal): void {
   if (terminal.input.isTTY !== true) return;
   if (settings.approveTools !== undefined) deps.approve = (request) => askApproval(terminal, request);
-  if (settings.askOnLimit) deps.onLimit = (request) => askLimit(terminal, request);
+  if (settings.askOnLimit === true) deps.onLimit = (request) => askLimit(terminal, request);
 }
 
 async function ask(terminal: Terminal, question: string): Promise<string> {

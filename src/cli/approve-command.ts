@@ -9,21 +9,21 @@ import type { Environment } from '../model/config.js';
 import { openStore } from '../store/location.js';
 import { RunNotFoundError } from '../store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
-import { UsageError, type RunFlags } from './args.js';
-import { attachDeciders, pausedNotice, settingsOf, withApprovals } from './approvals.js';
+import { UsageError } from './args.js';
+import { attachDeciders, pausedNotice, withApprovals } from './approvals.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
-import { printResult, type CliStreams } from './run-command.js';
+import { printResult, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
 
-export type DecideCommand = 'approve' | 'reject' | 'resume';
+export type DecideCommand = 'approve' | 'reject';
 
 export const decideUsage = `Usage:
   stageloop approve RUN [ID...] [--arguments JSON]   approve the pending calls (all of them when no ID is given);
                                                      --arguments runs the one ID with these arguments instead
   stageloop reject RUN ID --message "..."            reject a call; the model reads the message
-  stageloop resume RUN [--decisions FILE]            continue: asks at the terminal, or takes decisions from a JSON
-                                                     file like {"call_1": {"approve": true}}; without either it pauses again
+  stageloop approve RUN --decisions FILE             the decisions of a JSON file like {"call_1": {"approve": true}}
+  stageloop resume RUN                               continue, asking at the terminal (without one it pauses again)
 Options: --store PATH, --json, --quiet, --verbose`;
 
 const options = {
@@ -56,7 +56,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
   try {
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
-    const settings = settingsOf(run.options);
+    const settings = (run.options as { cli?: CliRunSettings }).cli;
     if (settings === undefined) throw new UsageError(`run ${runId} was not started by "stageloop run", so the CLI cannot rebuild it: resume it with resumeRun() in code`);
     const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
     const decisions = decisionsFor(command, ids, pending, values);
@@ -66,9 +66,9 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
     const pipeline = withApprovals(buildPipeline(settings.pipeline, settings.guards, choice.model.modelName), settings, tools);
     const deps: Partial<Deps> = { model: choice.model, tools };
     if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
-    if (command === 'resume' && decisions === undefined) attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
+    if (decisions === undefined) attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
     const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });
-    const shown = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false } as RunFlags;
+    const shown: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
     printResult(result, shown, streams, 0);
     if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
     return exitCodeOf(result.status);
@@ -80,9 +80,9 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
 /** The decisions a command line gives, checked here for its shape; resumeRun checks them against the run. */
 function decisionsFor(command: DecideCommand, ids: string[], pending: string[], values: { arguments?: string; message?: string; decisions?: string }): Record<string, Decision> | undefined {
   if (new Set(ids).size !== ids.length) throw new DecisionError(`a call id is given twice: each call takes one decision`);
-  if (command === 'resume') {
-    if (ids.length > 0) throw new UsageError('stageloop resume takes only the run id: decide calls with approve / reject or --decisions FILE');
-    return values.decisions === undefined ? undefined : decisionFile(values.decisions);
+  if (values.decisions !== undefined) {
+    if (ids.length > 0) throw new UsageError('--decisions FILE decides the calls itself: give only the run id');
+    return decisionFile(values.decisions);
   }
   if (command === 'reject') {
     if (ids.length !== 1) throw new UsageError('stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"');

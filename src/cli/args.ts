@@ -25,12 +25,18 @@ export interface RunFlags extends GuardFlags {
   verbose: boolean;
   trace?: TraceMode;
   traceContent: boolean;
+  /** Where the run is recorded (--store), unless --no-store. */
+  store?: string;
+  noStore: boolean;
+  /** MCP servers: --mcp-config FILE (else stageloop.config.json here) and --mcp NAME=COMMAND. */
+  mcpConfig?: string;
+  mcp: string[];
+  /** --fallback-model NAME: models on the same server to move to when the first fails. */
+  fallbackModels: string[];
   /** --approve-tools NAME,... / --approve-all-tools: these calls wait for a person (docs/approvals.md). */
   approveTools?: string[] | 'all';
   /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
   askOnLimit: boolean;
-  /** --store PATH: where a run that may pause is recorded. */
-  store?: string;
 }
 
 const guardOptions = {
@@ -55,10 +61,14 @@ const runOptions = {
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
   'trace-content': { type: 'boolean' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  'mcp-config': { type: 'string' },
+  mcp: { type: 'string', multiple: true },
+  'fallback-model': { type: 'string', multiple: true },
   'approve-tools': { type: 'string' },
   'approve-all-tools': { type: 'boolean' },
   'ask-on-limit': { type: 'boolean' },
-  store: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -130,10 +140,15 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
     quiet: values.quiet ?? false,
     verbose: values.verbose ?? false,
     traceContent: values['trace-content'] ?? false,
+    noStore: values['no-store'] ?? false,
+    mcp: values.mcp ?? [],
+    fallbackModels: values['fallback-model'] ?? [],
     askOnLimit: values['ask-on-limit'] ?? false,
   };
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;
+  if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
+  if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];

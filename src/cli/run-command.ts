@@ -1,43 +1,113 @@
-// `stageloop run`: assembles a run, shows progress, prints the answer and exits with a code that says how it ended.
+// `stageloop run`: assembles a run, records it, shows progress, prints the answer and exits with a code that says how it ended.
 import { performance } from 'node:perf_hooks';
-import { runPipeline, type RunResult } from '../engine/runner.js';
+import type { JsonObject } from '../common/json.js';
+import type { RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
+import type { RunStore } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import type { RunFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import type { GuardFlags, RunFlags } from './args.js';
+import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
+import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
-import type { Pipeline } from '../engine/pipeline.js';
-import type { CliRunSettings } from './approvals.js';
 
 export interface CliStreams {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
 
+/** What a recorded CLI run keeps to be rebuilt on resume and replay: the pipeline's flags and the model's name, never a key. */
+export interface CliRunSettings {
+  pipeline: string;
+  guards: GuardFlags;
+  offline: boolean;
+  model?: string;
+  baseUrl?: string;
+  /** Approval (docs/approvals.md): tools whose calls wait for a person, and whether a spent budget asks. */
+  approveTools?: string[] | 'all';
+  askOnLimit?: boolean;
+}
+
+export function cliSettings(flags: RunFlags): CliRunSettings {
+  const guards: GuardFlags = {};
+  for (const key of ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+    if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
+  }
+  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, offline: flags.offline };
+  if (flags.model !== undefined) settings.model = flags.model;
+  if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
+  if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
+  if (flags.askOnLimit) settings.askOnLimit = true;
+  return settings;
+}
+
+/** How the run is shown: the output flags of `run` (resume has the same ones). */
+export interface ShowFlags {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  trace?: RunFlags['trace'];
+  traceContent: boolean;
+}
+
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const choice = await chooseModel(flags, env);
-  const tools = await defaultTools(env, calculatorHost);
-  const approvals = flags.approveTools !== undefined || flags.askOnLimit ? await import('./approvals.js') : undefined;
-  const settings = approvals && runSettings(flags);
-  const pipeline = approvals && settings ? approvals.withApprovals(buildPipeline(flags.pipeline, flags, choice.model.modelName), settings, tools) : buildPipeline(flags.pipeline, flags, choice.model.modelName);
+  const config = await cliConfig(flags, env);
+  const choice = await withFallbacks(await chooseModel(flags, env), flags.fallbackModels, config, env, flags.baseUrl);
+  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName);
+  try {
+    const tools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
+    const settings = cliSettings(flags);
+    const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+    const { runPipeline } = await import('../durable/durable-run.js');
+    const record = { cli: settings as unknown as JsonObject };
+    return await attendedRun(flags, env, streams, { choice, tools, recording, settings }, (deps, signal) =>
+      runPipeline(pipeline, { task: flags.task }, { deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
+    );
+  } finally {
+    if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
+  }
+}
+
+export interface RunParts {
+  choice: ModelChoice;
+  tools: Deps['tools'];
+  recording: { store: RunStore; file: string } | undefined;
+  /** The run's CLI settings, when a person may be asked (approvals, --ask-on-limit). */
+  settings?: CliRunSettings;
+}
+
+/** True when the run may wait for a person: only then are the approval modules loaded. */
+export function asksPerson(settings: CliRunSettings): boolean {
+  return settings.approveTools !== undefined || settings.askOnLimit === true;
+}
+
+/** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
+export async function attendedRun(flags: ShowFlags, env: Environment, streams: CliStreams, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
+  const { choice, tools, recording } = parts;
   const chatty = !flags.json && !flags.quiet;
   if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (chatty) {
+    const progress = progressPrinter(streams.stderr, { color });
     // Tracing's own listener (span events) keeps working beside the progress view.
     const traced = deps.onEvent;
-    const printer = progressPrinter(streams.stderr, { color });
-    deps.onEvent = traced === undefined ? printer : (event) => (traced(event), printer(event));
+    deps.onEvent = (event) => {
+      traced?.(event);
+      if (event.type === 'run_started' && recording) {
+        streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: stageloop resume ${event.runId})\n`);
+      }
+      progress(event);
+    };
   }
-  if (approvals && settings) approvals.attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
-
+  const approvals = parts.settings !== undefined && asksPerson(parts.settings) ? await import('./approvals.js') : undefined;
+  if (approvals && parts.settings) approvals.attachDeciders(deps, parts.settings, { input: process.stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -50,40 +120,20 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const started = performance.now();
   let result: RunResult;
   try {
-    result = settings === undefined ? await runPipeline(pipeline, { task: flags.task }, { deps, signal: controller.signal }) : await recordedRun(pipeline, flags, settings, deps, controller.signal, env);
+    result = await start(deps, controller.signal);
   } finally {
     process.off('SIGINT', onInterrupt);
+    await recording?.store.close().catch(() => undefined);
   }
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
   printResult(result, flags, streams, wallMs);
-  if (result.status === 'interrupted' && approvals) streams.stderr.write(`${approvals.pausedNotice(result)}\n`);
+  if (result.status === 'interrupted') streams.stderr.write(`${(await import('./approvals.js')).pausedNotice(result)}\n`);
   return exitCodeOf(result.status);
 }
 
-/** A run that may pause is recorded, so `stageloop approve` can continue it in another process. */
-async function recordedRun(pipeline: Pipeline, flags: RunFlags, settings: CliRunSettings, deps: Partial<Deps>, signal: AbortSignal, env: Environment): Promise<RunResult> {
-  const [{ runPipeline: runRecorded }, { openStore }, { settingsRecord }] = await Promise.all([import('../durable/durable-run.js'), import('../store/location.js'), import('./approvals.js')]);
-  const store = openStore({ ...(flags.store === undefined ? {} : { path: flags.store }), env });
-  try {
-    return await runRecorded(pipeline, { task: flags.task }, { store, deps, signal, record: settingsRecord(settings) });
-  } finally {
-    await store.close();
-  }
-}
-
-function runSettings(flags: RunFlags): CliRunSettings {
-  const { maxTokens, maxCostUsd, timeoutSeconds, maxIterations, injection, loopLimit, contextBudget, budgetMode } = flags;
-  const guards = Object.fromEntries(Object.entries({ maxTokens, maxCostUsd, timeoutSeconds, maxIterations, injection, loopLimit, contextBudget, budgetMode }).filter(([, value]) => value !== undefined));
-  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, askOnLimit: flags.askOnLimit, offline: flags.offline };
-  if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
-  if (flags.model !== undefined) settings.model = flags.model;
-  if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
-  return settings;
-}
-
 /** --json: one object, raw text JSON-escaped. Otherwise the answer on stdout, cleaned of control sequences; a failed quiet run prints none. */
-export function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wallMs: number): void {
+export function printResult(result: RunResult, flags: ShowFlags, streams: CliStreams, wallMs: number): void {
   if (flags.json) {
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;

@@ -5,18 +5,23 @@ import { StoreError } from './types.js';
 
 const damaged = 'move it away (the next run then starts a new store) or pass another --store path';
 
-/** Why the file cannot be written, asked of the file system itself (as root, only the kernel's refusal tells). */
+/** Why the store cannot be written, asked of the file system itself: the database file and its WAL beside it. */
 function whyUnwritable(file: string): string {
   try {
     if (statfsSync(file).bavail === 0) return 'the disk is full';
-    closeSync(openSync(file, 'r+'));
-    return 'the disk refused the write';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'the file was removed';
-    if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') return `the file is read-only (${code})`;
-    return messageOf(error);
+  } catch {
+    return 'the file was removed';
   }
+  for (const path of [file, `${file}-wal`]) {
+    try {
+      closeSync(openSync(path, 'r+'));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') return `${path} is read-only (${code})`;
+      if (code !== 'ENOENT') return messageOf(error);
+    }
+  }
+  return 'the disk refused the write';
 }
 
 export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StoreError {
@@ -36,6 +41,9 @@ export function storeFailure(file: string, error: unknown, busyTimeoutMs: number
     text = `${file} is not a stageloop store or is damaged (${message}): ${damaged}`;
   } else if (code.startsWith('SQLITE_CANTOPEN')) {
     text = `cannot open store ${file} (${message}): check the path and its permissions`;
+  } else if (/Could not locate the bindings file|ERR_DLOPEN_FAILED|NODE_MODULE_VERSION/.test(`${code} ${message}`)) {
+    // The native addon was not built (an install with --ignore-scripts) or was built for another Node.
+    text = `cannot open store ${file}: better-sqlite3's native addon is missing or built for another Node (${message.split('\n')[0]}): run "npm rebuild better-sqlite3", or pass --no-store`;
   } else if (/no such (table|column)/.test(message)) {
     text = `${file} does not have the tables of a stageloop store (${message}): ${damaged}`;
   } else {

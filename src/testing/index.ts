@@ -2,3 +2,4 @@
 export { ScriptedModel, type ScriptedStep, type ScriptedReply } from '../model/scripted-model.js';
 export { makeState, makeClock, makeIds } from './state.js';
 export { runStage, type RunStageOptions, type StageRun } from './run-stage.js';
+export { stageContext, type StageContextOptions, type TestStageContext } from './stage-context.js';

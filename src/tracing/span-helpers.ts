@@ -1,23 +1,9 @@
 // Small helpers shared by the tracing modules: the default tracer and how failures are recorded.
-import { readFileSync } from 'node:fs';
 import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
 import { redactSecrets } from '../common/redact.js';
 import { messageOf } from '../common/error-message.js';
-
-let cachedVersion: string | undefined;
-
-function packageVersion(): string {
-  if (cachedVersion === undefined) {
-    try {
-      const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-      cachedVersion = typeof packageJson.version === 'string' ? packageJson.version : '0.0.0';
-    } catch {
-      cachedVersion = '0.0.0';
-    }
-  }
-  return cachedVersion;
-}
+import { packageVersion } from '../common/version.js';
 
 /** The global API tracer for stageloop: a no-op until an SDK registers a provider. */
 export function stageloopTracer(): Tracer {

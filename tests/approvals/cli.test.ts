@@ -70,7 +70,7 @@ describe('stageloop approve / reject in a new process', () => {
     writeFileSync(badFile, '{"call_1": {"approve": tru');
     const cases: Array<[string[], RegExp]> = [
       [['approve', runId, 'call_7'], /has no pending call call_7: it waits for call_1/],
-      [['resume', runId, '--decisions', badFile], /the decision file .* cannot be read as JSON/],
+      [['approve', runId, '--decisions', badFile], /the decision file .* cannot be read as JSON/],
       [['approve', runId, 'call_1', '--arguments', '{not json'], /--arguments must be JSON/],
       [['approve', runId, 'call_1', 'call_1'], /a call id is given twice/],
       [['approve', 'no-such-run'], /no run with id no-such-run/],

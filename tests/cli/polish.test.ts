@@ -1,7 +1,9 @@
 // What a new user hits at the edges: closed pipes, failed runs in quiet mode, bad settings, escape codes in
 // model output, a lingering timer, and the --json and --help details.
 import { execFile, spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonOutput } from '../../src/cli/output.js';
 import { definePipeline, runPipeline, type Stage } from '../../src/index.js';
@@ -135,5 +137,23 @@ describe('exiting', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
     expect(stdout).toMatch(/4/);
+  });
+});
+
+describe('a clone that was never built', () => {
+  it('the bin says to run the build, in one line', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'stageloop-unbuilt-'));
+    try {
+      await mkdir(join(directory, 'bin'));
+      await copyFile(cliPath, join(directory, 'bin', 'stageloop.js'));
+      await copyFile(new URL('../../package.json', import.meta.url), join(directory, 'package.json'));
+      const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(process.execPath, [join(directory, 'bin', 'stageloop.js'), '--help'], (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr })),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // stageloop/testing: runStage gives a stage the real runner's context, against the state the test built.
 import { describe, expect, it } from 'vitest';
 import { abortRun, breakLoop, type Stage } from '../../src/index.js';
-import { makeClock, makeState, runStage, ScriptedModel } from '../../src/testing/index.js';
+import { makeClock, makeState, runStage, ScriptedModel, stageContext } from '../../src/testing/index.js';
 import { think } from '../../stages/index.js';
 
 describe('runStage', () => {
@@ -71,5 +71,41 @@ describe('runStage', () => {
     expect(state.answer).toBe('The answer is 4.');
     expect(run.signal).toMatchObject({ type: 'break_loop', kind: 'completed' });
     expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe('stageContext', () => {
+  it('is the runner\'s context: signals by the same rules, events in the run\'s shape', () => {
+    expect(stageContext().signalIfAbortable).toBeUndefined();
+    expect(stageContext({ zone: 'finalize' }).signalIfAbortable).toBeDefined();
+    expect(stageContext({ signal: new AbortController().signal }).signalIfAbortable).toBeDefined();
+    const ctx = stageContext({ zone: 'setup', stage: 'probe', iteration: 0 });
+    ctx.emit('checked', { ok: true });
+    expect(ctx.events).toEqual([{ runId: 'run-test', type: 'checked', zone: 'setup', stage: 'probe', iteration: 0, at: 1_700_000_000_000, data: { ok: true } }]);
+    expect({ ...ctx }.stage).toBe('probe'); // a stage may spread or destructure its context
+  });
+
+  it('a deadline that has passed aborts ctx.signal at once; a later one arms a timer until dispose', () => {
+    const clock = makeClock();
+    const ctx = stageContext({ deps: { clock } });
+    ctx.setDeadline(clock.now() + 60_000, 'later', 'budget_time');
+    expect(ctx.signal.aborted).toBe(false);
+    expect(ctx.signalIfAbortable).toBe(ctx.signal); // a deadline makes the run abortable
+    ctx.setDeadline(clock.now() - 1, 'too late', 'budget_time');
+    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal.reason).toMatchObject({ kind: 'budget_time', message: 'too late' });
+    expect(ctx.deadlines.map((deadline) => deadline.reason)).toEqual(['later', 'too late']);
+    ctx.dispose();
+  });
+
+  it('cancel() and the caller\'s signal abort ctx.signal; in finalize only cancel() does, as finalize has its own', () => {
+    const caller = new AbortController();
+    const ctx = stageContext({ signal: caller.signal });
+    caller.abort(new Error('stop'));
+    expect(ctx.signal.aborted).toBe(true);
+    const finalize = stageContext({ zone: 'finalize' });
+    expect(finalize.signal.aborted).toBe(false);
+    finalize.cancel(new Error('time limit'));
+    expect(finalize.signal.aborted).toBe(true);
   });
 });

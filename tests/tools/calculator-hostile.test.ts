@@ -24,6 +24,8 @@ describe('hostile calculator input', () => {
     ['a 3e7 range mapped through a function', 'sum(map(range(1, 3e7), f(x) = x))', ['timeout', 'failed']],
     ['import', 'import({ pi: 3 }, { override: true })', ['failed']],
     ['createUnit', 'createUnit("smoot", "67 inch")', ['failed']],
+    ['createUnit through a variable', 'f = createUnit; f("smoot", "67 inch")', ['failed']],
+    ['createUnit on the Unit class', 'Unit.createUnit({ smoot: "67 inch" })', ['failed']],
     ['evaluate', 'evaluate("1 + 1")', ['failed']],
     ['parse', 'parse("1 + 1")', ['failed']],
     ['simplify', 'simplify("x + x")', ['failed']],
@@ -50,6 +52,11 @@ describe('hostile calculator input', () => {
   it('a disabled function stays disabled and config stays unchanged afterwards', async () => {
     await calculate('config({ number: "BigNumber" })');
     expect(await calculate('0.1 + 0.2')).toMatchObject({ ok: true, content: 'Expression: 0.1 + 0.2\nResult: 0.3' });
+  }, 20_000);
+
+  it('no unit was created by the attempts above', async () => {
+    await calculate('createUnit("smoot", "67 inch")');
+    expect(await calculate('1 smoot to cm')).toMatchObject({ ok: false, error: { message: expect.stringMatching(/smoot/) } });
   }, 20_000);
 
   it('stops a running calculation when the run signal aborts', async () => {
