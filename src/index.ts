@@ -168,3 +168,16 @@ export { RunHost, type RunAssembly, type RunStarter } from './server/run-host.js
 export { RunEventLog, type SequencedEvent } from './server/event-log.js';
 export { listen, checkBind, isLoopback, ServeConfigError, type ListeningServer } from './server/listen.js';
 export { standaloneRunPage } from './server/console/pages.js';
+
+// --- approvals (issue 15): pause for a person's decision, resume with it; the approval stage is in stageloop/stages ---
+export { interruptRun, type PendingDecision } from './engine/signal.js';
+export {
+  DecisionError,
+  parseDecision,
+  type ApprovalRequest,
+  type Decision,
+  type LimitRequest,
+  type LimitDecision,
+  type LimitKind,
+} from './durable/decisions.js';
+export type { NeedsApproval } from './tools/define-tool.js';

@@ -7,6 +7,7 @@ import { GuardConfigError } from './guard-config-error.js';
 import { lookupModel } from './model-table.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../src/model/token-count.js';
 import type {} from './turn-limit.js';
+import type {} from '../src/durable/decisions.js';
 
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
@@ -51,6 +52,8 @@ export interface BudgetSlot {
   lastCheck: { reportedTokens: number; messageCount: number; iteration: number };
   /** Output tokens counted at the last check and the most one turn has produced (hard mode's output estimate). */
   output?: { total: number; largestTurn: number };
+  /** What a person added to each limit when asked (deps.onLimit). */
+  extended?: Partial<Record<BudgetKind, number>>;
 }
 
 declare module '../src/engine/state.js' {
@@ -140,8 +143,20 @@ export function budget(options: BudgetOptions): BudgetStage {
     const slot = start(state, ctx);
     if (ctx.zone === 'setup') return;
     const used = await measure(state, ctx, slot);
-    const status = (kind: BudgetKind) => used[kind] / limits[kind]!;
+    const limitOf = (kind: BudgetKind) => limits[kind]! + (slot.extended?.[kind] ?? 0);
+    const status = (kind: BudgetKind) => used[kind] / limitOf(kind);
     const active = kinds.filter((kind) => limits[kind] !== undefined);
+    const spentNow = active.find((kind) => kind === 'time' && status(kind) >= 1) ?? active.find((kind) => status(kind) >= 1);
+    if (spentNow !== undefined && slot.finalTurn === null && settings.mode !== 'hard' && ctx.deps.onLimit !== undefined) {
+      const answer = await ctx.deps.onLimit({ kind: spentNow, used: used[spentNow], limit: limitOf(spentNow) });
+      ctx.emit('budget_decided', { kind: spentNow, ...(answer ?? { action: 'none' }) });
+      if (answer?.action === 'stop') return stop(ctx, spentNow, `a person stopped the run when the ${kindNames[spentNow]} budget was spent`);
+      if (answer?.action === 'extend' && answer.by > 0) {
+        (slot.extended ??= {})[spentNow] = (slot.extended[spentNow] ?? 0) + answer.by;
+        if (spentNow === 'time') ctx.setDeadline(slot.startedAt + limitOf('time'), `the time budget of ${limitOf('time') / 1000} s was reached`, 'budget_time');
+        return check(state, ctx);
+      }
+    }
     for (const kind of active) {
       if (kind === 'time' && status(kind) >= 1) return stop(ctx, kind, 'the time budget is spent');
     }
@@ -160,9 +175,9 @@ export function budget(options: BudgetOptions): BudgetStage {
       if (slot.finalTurn === null) {
         slot.finalTurn = { kind, iteration: state.iteration };
         state.nextTurn.withoutTools = true;
-        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent` };
+        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limitOf(kind))} was spent` };
         state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
-        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind] });
+        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limitOf(kind) });
       }
       return;
     }
@@ -170,8 +185,8 @@ export function budget(options: BudgetOptions): BudgetStage {
       const fraction = status(kind);
       if (fraction < settings.warnAt || slot.warned.includes(kind)) continue;
       slot.warned.push(kind);
-      state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
-      ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind], fraction });
+      state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limitOf(kind))}). Finish soon: prefer answering over more tool calls.`);
+      ctx.emit('budget_warning', { kind, used: used[kind], limit: limitOf(kind), fraction });
     }
   }
 

@@ -11,3 +11,4 @@ export { renderMessages, renderSystemPrompt, defaultInstructions } from './promp
 export * from './guards.js';
 export { history, type HistorySlot } from './history.js';
 export { memory, type MemoryOptions, type MemorySlot } from './memory.js';
+export { approval, withApproval, type ApprovalOptions, type ApprovalSlot, type ApprovalRecord } from './approval.js';

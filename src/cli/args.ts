@@ -36,6 +36,10 @@ export interface RunFlags extends GuardFlags {
   /** --session NAME and --user ID: the run is a turn of that conversation. */
   session?: string;
   user?: string;
+  /** --approve-tools NAME,... / --approve-all-tools: these calls wait for a person (docs/approvals.md). */
+  approveTools?: string[] | 'all';
+  /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
+  askOnLimit: boolean;
 }
 
 const guardOptions = {
@@ -67,6 +71,9 @@ const runOptions = {
   'fallback-model': { type: 'string', multiple: true },
   session: { type: 'string' },
   user: { type: 'string' },
+  'approve-tools': { type: 'string' },
+  'approve-all-tools': { type: 'boolean' },
+  'ask-on-limit': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -141,7 +148,10 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
     noStore: values['no-store'] ?? false,
     mcp: values.mcp ?? [],
     fallbackModels: values['fallback-model'] ?? [],
+    askOnLimit: values['ask-on-limit'] ?? false,
   };
+  const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
+  if (approveTools !== undefined) flags.approveTools = approveTools;
   if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
   if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
@@ -167,4 +177,13 @@ export function parseChatFlags(argv: string[]): RunFlags | 'help' {
   const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
   if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
   return parseRunFlags([...argv, '--', 'chat'], 'chat');
+}
+
+function approvalFlags(names: string | undefined, all: boolean | undefined): string[] | 'all' | undefined {
+  if (all && names !== undefined) throw new UsageError('--approve-tools and --approve-all-tools cannot be combined: --approve-all-tools already covers every tool');
+  if (all) return 'all';
+  if (names === undefined) return undefined;
+  const list = names.split(',').map((name) => name.trim());
+  if (list.some((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name))) throw new UsageError(`--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`);
+  return list;
 }

@@ -20,6 +20,9 @@ Commands:
   worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
   submit --redis URL "TASK"
                          queue a run, print its id and follow it (run options, --detach, --id ID)
+  approve RUN [ID...]    approve the calls a paused run waits for (docs/approvals.md)
+  reject RUN ID --message "..."
+                         reject one of them; the model reads the message
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
   chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
   facts [list|set|delete] --session NAME
@@ -74,7 +77,13 @@ Sessions:
   --session NAME           this run is a turn of session NAME: earlier turns, its summary and facts are in context
   --user ID                whose session it is (default "default"); two users' sessions never meet
 
-Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error.
+Approval:
+  --approve-tools NAME,... calls to these tools wait for a person: asked at a terminal, else the run pauses (exit 4)
+  --approve-all-tools      every tool call waits for a person
+  --ask-on-limit           a spent budget asks at a terminal: extend it, finish now, or stop
+
+Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error,
+4 interrupted: waiting for approval (continue with stageloop approve / reject / resume).
 
 Environment (flags win over it):
 ${environmentHelp()}`;
@@ -115,6 +124,10 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'approve' || command === 'reject') {
+      const { decideCommand } = await import('./approve-command.js');
+      return await decideCommand(command, rest, env, streams);
+    }
     if (command === 'tools') {
       const { parseToolsFlags, toolsCommand, toolsUsage } = await import('./tools-command.js');
       const flags = parseToolsFlags(rest);
@@ -150,7 +163,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError', 'DecisionError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);

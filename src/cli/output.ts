@@ -19,6 +19,7 @@ export interface JsonOutput {
   /** Problems of finalize stages, which never change the status. */
   warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
+  pending?: RunResult['pending'];
 }
 
 /** Reads the plan slot without importing the stage that owns it (src/ never imports stages/). */
@@ -52,10 +53,12 @@ export function jsonOutput(result: RunResult): JsonOutput {
   };
   const plan = planOf(result);
   if (plan !== undefined) output.plan = plan;
+  if (result.pending !== undefined) output.pending = result.pending;
   return output;
 }
 
-const exitCodes: Record<RunStatus, number> = { completed: 0, stopped: 3, failed: 1, cancelled: 130 };
+/** 4: interrupted, waiting for a person's decision (docs/approvals.md). */
+const exitCodes: Record<RunStatus, number> = { completed: 0, stopped: 3, failed: 1, cancelled: 130, interrupted: 4 };
 
 export function exitCodeOf(status: RunStatus): number {
   return exitCodes[status];

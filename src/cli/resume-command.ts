@@ -7,7 +7,7 @@ import { RunFinishedError, RunNotFoundError } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import { UsageError, type GuardFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
-import { attendedRun, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
+import { asksPerson, attendedRun, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 export const resumeUsage = `Usage: stageloop resume RUN [--force] [--json] [--quiet] [--verbose] [--store PATH]
@@ -65,12 +65,13 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
   const settings = settingsOf(run);
   const choice = await chooseModel({ offline: settings.offline, ...(settings.model !== undefined && { model: settings.model }), ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }) }, env);
-  const pipeline = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName);
+  const built = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName);
   const tools = await defaultTools(env, calculatorHost);
+  const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
   const force = values.force ?? false;
   const { resumeRun } = await import('../durable/durable-run.js');
-  return attendedRun(flags, env, streams, { choice, tools, recording: store }, (deps, signal) => resumeRun(store.store, runId, { pipeline, deps, signal, force, takeOver: force }));
+  return attendedRun(flags, env, streams, { choice, tools, recording: store, settings }, (deps, signal) => resumeRun(store.store, runId, { pipeline, deps, signal, force, takeOver: force }));
 }
 
 export async function replayCommand(argv: string[], streams: CliStreams, store: RunStore): Promise<number> {
@@ -84,7 +85,8 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
   try {
     const run = await mustGet(store, runId);
     const settings = settingsOf(run);
-    const pipeline = buildPipeline(typeof values.pipeline === 'string' ? values.pipeline : settings.pipeline, settings.guards as GuardFlags, settings.model ?? recordedModelName(run));
+    const built = buildPipeline(typeof values.pipeline === 'string' ? values.pipeline : settings.pipeline, settings.guards as GuardFlags, settings.model ?? recordedModelName(run));
+    const pipeline = settings.approveTools !== undefined ? (await import('../../stages/approval.js')).withApproval(built, { tools: settings.approveTools }) : built;
     const { replayRun } = await import('../durable/replay.js');
     const report = await replayRun(store, runId, { pipeline });
     if (values.json) {

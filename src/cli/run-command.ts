@@ -27,6 +27,9 @@ export interface CliRunSettings {
   offline: boolean;
   model?: string;
   baseUrl?: string;
+  /** Approval (docs/approvals.md): tools whose calls wait for a person, and whether a spent budget asks. */
+  approveTools?: string[] | 'all';
+  askOnLimit?: boolean;
 }
 
 export function cliSettings(flags: RunFlags): CliRunSettings {
@@ -37,6 +40,8 @@ export function cliSettings(flags: RunFlags): CliRunSettings {
   const settings: CliRunSettings = { pipeline: flags.pipeline, guards, offline: flags.offline };
   if (flags.model !== undefined) settings.model = flags.model;
   if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
+  if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
+  if (flags.askOnLimit) settings.askOnLimit = true;
   return settings;
 }
 
@@ -56,15 +61,17 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   // A session: history and memory join the pipeline, remember the tools; its turns live in the store file.
   const opened = flags.session === undefined ? undefined : await openSession({ session: flags.session, ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
   const session = opened && { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
-  const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName, session && { session });
+  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, session && { session });
   try {
     const baseTools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
     const tools = opened ? withRemember(baseTools) : baseTools;
+    const settings = cliSettings(flags);
+    const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
     const { runPipeline } = await import('../durable/durable-run.js');
-    const record = { cli: cliSettings(flags) as unknown as JsonObject };
+    const record = { cli: settings as unknown as JsonObject };
     const input = opened ? { task: flags.task, session: opened.scope.session, user: opened.scope.user } : { task: flags.task };
-    return await attendedRun(flags, env, streams, { choice, tools, recording }, (deps, signal) =>
+    return await attendedRun(flags, env, streams, { choice, tools, recording, settings }, (deps, signal) =>
       runPipeline(pipeline, input, { deps: opened ? sessionDeps(deps, opened, streams.stderr) : deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
     );
   } finally {
@@ -77,6 +84,13 @@ export interface RunParts {
   choice: ModelChoice;
   tools: Deps['tools'];
   recording: { store: RunStore; file: string } | undefined;
+  /** The run's CLI settings, when a person may be asked (approvals, --ask-on-limit). */
+  settings?: CliRunSettings;
+}
+
+/** True when the run may wait for a person: only then are the approval modules loaded. */
+export function asksPerson(settings: CliRunSettings): boolean {
+  return settings.approveTools !== undefined || settings.askOnLimit === true;
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
@@ -89,13 +103,18 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (chatty) {
     const progress = progressPrinter(streams.stderr, { color });
+    // Tracing's own listener (span events) keeps working beside the progress view.
+    const traced = deps.onEvent;
     deps.onEvent = (event) => {
+      traced?.(event);
       if (event.type === 'run_started' && recording) {
         streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: stageloop resume ${event.runId})\n`);
       }
       progress(event);
     };
   }
+  const approvals = parts.settings !== undefined && asksPerson(parts.settings) ? await import('./approvals.js') : undefined;
+  if (approvals && parts.settings) approvals.attachDeciders(deps, parts.settings, { input: process.stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -116,11 +135,12 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
   printResult(result, flags, streams, wallMs);
+  if (result.status === 'interrupted') streams.stderr.write(`${(await import('./approvals.js')).pausedNotice(result)}\n`);
   return exitCodeOf(result.status);
 }
 
 /** --json: one object, raw text JSON-escaped. Otherwise the answer on stdout, cleaned of control sequences; a failed quiet run prints none. */
-function printResult(result: RunResult, flags: ShowFlags, streams: CliStreams, wallMs: number): void {
+export function printResult(result: RunResult, flags: ShowFlags, streams: CliStreams, wallMs: number): void {
   if (flags.json) {
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;

@@ -14,6 +14,7 @@ import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-jour
 import { pipelineFingerprint } from './hashing.js';
 import { definitionsJson } from './journal-codec.js';
 import { JournalSeam, type HashEvery } from './journal-seam.js';
+import { checkDecisions, type Decision } from './decisions.js';
 import { RunJournal } from './run-journal.js';
 
 export interface RecordOptions {
@@ -36,6 +37,8 @@ export interface ResumeOptions extends Omit<RunOptions, 'seam' | 'start'> {
   /** Take the run although another live process holds it (its later writes are then refused). */
   takeOver?: boolean;
   leaseMs?: number;
+  /** For an interrupted run: decisions by pending id; an undecided call asks deps.approve, or pauses the run again. */
+  decisions?: Readonly<Record<string, Decision>>;
 }
 
 export class PipelineMismatchError extends StoreError {
@@ -89,9 +92,15 @@ function runSettings(options: RunOptions, deps: Deps): JsonObject {
  * StoreError subclass when it cannot: unknown run, already ended, held by another process, or another pipeline.
  */
 export async function resumeRun(store: RunStore, runId: string, options: ResumeOptions): Promise<RunResult> {
-  const { pipeline, force = false, takeOver = false, leaseMs = defaultLeaseMs, ...runOptions } = options;
+  const { pipeline, force = false, takeOver = false, leaseMs = defaultLeaseMs, decisions, ...runOptions } = options;
   // How the run ended before this claim (claiming makes it running again) decides where serving stops.
-  const endedAs = (await store.get(runId))?.status ?? 'running';
+  const before = await store.get(runId);
+  const endedAs = before?.status ?? 'running';
+  // Decisions are checked before the claim, so a wrong one changes nothing.
+  if (decisions !== undefined && before !== undefined) {
+    const given = checkDecisions(runId, endedAs, effectiveJournal(await store.journal(runId)), decisions);
+    runOptions.deps = { ...runOptions.deps, approve: decideFrom(given, runOptions.deps?.approve) };
+  }
   const { claim, run } = await store.claim(runId, makeOwner(), { force: takeOver, leaseMs });
   let start: { state: RunState; position: RunPosition; journal: RunJournal };
   try {
@@ -118,6 +127,16 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
   if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;
   if (typeof recorded.abandonAfterMs === 'number') limits.abandonAfterMs = recorded.abandonAfterMs;
   return runUnrecorded(pipeline, run.input as unknown as RunInput, { ...limits, ...runOptions, seam, start: { state: start.state, position: start.position } });
+}
+
+/** Answers pending calls from the decisions given (each once), and any other call as the caller's own decider would. */
+function decideFrom(given: Map<string, Decision>, fallback: Deps['approve']): NonNullable<Deps['approve']> {
+  return async (request) => {
+    const decision = given.get(request.id);
+    if (decision === undefined) return fallback?.(request);
+    given.delete(request.id);
+    return decision;
+  };
 }
 
 /** Requests are stored as a difference from the one before: replay that part of the journal into the log. */

@@ -24,6 +24,8 @@ export class JournalSeam implements RunSeam {
   private sinceCheckpoint = 0;
   private stateBytes = 0;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** Where the run last paused for a decision (a replay continues from there, as the resume did). */
+  pausedAt: RunPosition | undefined;
 
   constructor(
     private readonly journal: RunJournal,
@@ -47,12 +49,15 @@ export class JournalSeam implements RunSeam {
     const journal = this.journal;
     journal.check();
     const where = { zone: position.zone, iteration: position.iteration, stage };
-    const passEnd = stage === null || position.nextStage >= this.pipeline[position.zone].length;
+    // A pause is checkpointed where it stands, so the resume re-enters the stage that asked.
+    const paused = signal?.type === 'interrupt_run';
+    if (paused) this.pausedAt = position;
+    const passEnd = paused || stage === null || position.nextStage >= this.pipeline[position.zone].length;
     // A replay hashes wherever the recording did; a live run where its setting says.
     const recordedHash = !journal.isLive && typeof (journal.peek()?.data as { hash?: unknown } | undefined)?.hash === 'string';
     const digest = passEnd || recordedHash || this.hashEvery === 'stage' ? stateDigest(state) : undefined;
     if (digest !== undefined) this.stateBytes = digest.text.length;
-    const signalJson: JsonValue = signal ? { type: signal.type, kind: signal.kind, reason: signal.reason } : null;
+    const signalJson: JsonValue = signal ? signalRecord(signal) : null;
     const served = journal.serve('stage', where, (entry) => {
       const data = entry.data as JsonObject;
       if (JSON.stringify(data.signal ?? null) !== JSON.stringify(signalJson)) {
@@ -66,7 +71,7 @@ export class JournalSeam implements RunSeam {
     if (digest !== undefined) data.hash = digest.hash;
     if (stage === null) data.ended = position.ended as unknown as JsonValue;
     journal.record('stage', where, data);
-    if (digest === undefined || !this.checkpointDue(position, stage)) return undefined;
+    if (digest === undefined || !(paused || this.checkpointDue(position, stage))) return undefined;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
     const checkpoint = { position, state: state as unknown as JsonObject, stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
     journal.hold(checkpoint, progress);
@@ -110,6 +115,12 @@ export class JournalSeam implements RunSeam {
     }
     return undefined;
   }
+}
+
+function signalRecord(signal: Signal): JsonObject {
+  const record: JsonObject = { type: signal.type, kind: signal.kind, reason: signal.reason };
+  if (signal.pending !== undefined) record.pending = signal.pending as unknown as JsonValue;
+  return record;
 }
 
 /** The result as the store keeps it: JSON, without the state (checkpoints hold it) or thrown causes. */

@@ -10,6 +10,7 @@ import type { ToolBox, ToolResult } from '../tools/types.js';
 import { shortDiff, place } from './divergence.js';
 import { errorFromJson, errorJson, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
 import type { RunJournal } from './run-journal.js';
+import { journaledDecider } from './decisions.js';
 
 /** Why the run was aborted when a call failed, so a replay can abort at the same point. */
 export type RecordedAbort = { deadline: { stage: string; kind: string; message: string } } | { cancel: string | null };
@@ -25,6 +26,9 @@ export function journaledDeps(deps: Deps, cursor: RunCursor, journal: RunJournal
   const wrapped: Deps = { ...deps, clock: journaledClock(deps, cursor, journal), ids: journaledIds(deps, cursor, journal) };
   if (deps.model !== undefined || journal.mode === 'replay') wrapped.model = new JournaledModel(deps.model, cursor, journal, options);
   if (deps.tools !== undefined || journal.mode === 'replay') wrapped.tools = journaledTools(deps.tools, cursor, journal, options);
+  // Always wrapped: a resume or replay may serve decisions recorded where the run now has no decider.
+  wrapped.approve = journaledDecider(deps.approve, 'approval', cursor, journal);
+  wrapped.onLimit = journaledDecider(deps.onLimit, 'limit', cursor, journal);
   return wrapped;
 }
 

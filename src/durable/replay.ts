@@ -4,6 +4,7 @@ import type { JsonObject } from '../common/json.js';
 import { DeadlineReached } from '../engine/run-abort.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline as runUnrecorded, type RunResult } from '../engine/runner.js';
+import type { RunStart } from '../engine/run-seam.js';
 import type { Deps } from '../engine/stage.js';
 import { createRunState, type RunInput } from '../engine/state.js';
 import type { ToolDefinition } from '../model/types.js';
@@ -45,14 +46,20 @@ export async function replayRun(store: RunStore, runId: string, options: ReplayO
     onRecordedAbort: (abort) => controller.abort(abortReason(abort)),
   });
   const input = run.input as unknown as RunInput;
-  const result = await runUnrecorded(options.pipeline, input, {
-    deps: { ...options.deps, tracer: undefined, onEvent: undefined },
-    signal: controller.signal,
-    seam,
-    start: { state: createRunState(runId, run.pipeline, input), position: { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null } },
-    ...(typeof settings.finalizeTimeoutMs === 'number' ? { finalizeTimeoutMs: settings.finalizeTimeoutMs } : {}),
-    ...(typeof settings.abandonAfterMs === 'number' ? { abandonAfterMs: settings.abandonAfterMs } : {}),
-  });
+  const replayFrom = (start: RunStart) =>
+    runUnrecorded(options.pipeline, input, {
+      deps: { ...options.deps, tracer: undefined, onEvent: undefined },
+      signal: controller.signal,
+      seam,
+      start,
+      ...(typeof settings.finalizeTimeoutMs === 'number' ? { finalizeTimeoutMs: settings.finalizeTimeoutMs } : {}),
+      ...(typeof settings.abandonAfterMs === 'number' ? { abandonAfterMs: settings.abandonAfterMs } : {}),
+    });
+  let result = await replayFrom({ state: createRunState(runId, run.pipeline, input), position: { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null } });
+  // A run paused for a decision and resumed goes on in the journal: continue from the pause as the resume did.
+  while (result.status === 'interrupted' && seam.pausedAt !== undefined && journal.peek() !== undefined) {
+    result = await replayFrom({ state: result.state, position: seam.pausedAt });
+  }
   const replayedHash = stateDigest(result.state).hash;
   const lastStage = [...entries].reverse().find((entry) => entry.kind === 'stage');
   const recordedHash = ((lastStage?.data as JsonObject | undefined)?.hash as string | undefined) ?? null;

@@ -1,5 +1,6 @@
 // What runPipeline resolves with, built once when the run is over.
 import type { Pipeline } from './pipeline.js';
+import type { PendingDecision } from './signal.js';
 import { stageStats, type StageStats } from './stage-timings.js';
 import type { Zone } from './stage.js';
 import type { RunOutcome, RunState, RunStatus, StopReason, Usage } from './state.js';
@@ -33,6 +34,8 @@ export interface RunResult {
   state: RunState;
   error?: RunError;
   warnings: RunWarning[];
+  /** Status `interrupted` only: what the run waits for. */
+  pending?: PendingDecision[];
 }
 
 export interface ResultParts {
@@ -43,9 +46,10 @@ export interface ResultParts {
   timings: readonly number[];
   warnings: RunWarning[];
   error: RunError | undefined;
+  pending?: readonly PendingDecision[] | undefined;
 }
 
-export function buildResult({ pipeline, state, outcome, timings, warnings, error }: ResultParts): RunResult {
+export function buildResult({ pipeline, state, outcome, timings, warnings, error, pending }: ResultParts): RunResult {
   const { status, kind, stage, message } = outcome;
   const result: RunResult = {
     runId: state.runId,
@@ -61,5 +65,6 @@ export function buildResult({ pipeline, state, outcome, timings, warnings, error
     warnings,
   };
   if (error) result.error = error;
+  if (pending) result.pending = [...pending];
   return result;
 }

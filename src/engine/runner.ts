@@ -5,7 +5,7 @@ import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { messageOf } from '../common/error-message.js';
 import type { Pipeline } from './pipeline.js';
-import { isSignal, type Signal } from './signal.js';
+import { isSignal, type PendingDecision, type Signal } from './signal.js';
 import type { Deps, RunTracer, Stage, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunState, type RunStatus, type StopReason } from './state.js';
 import { randomIds, systemClock } from './defaults.js';
@@ -50,6 +50,8 @@ class Run implements ContextHost, FinalizeHost {
   private readonly seam: SeamCaller | undefined;
   private readonly start: RunPosition | undefined;
   private error: RunError | undefined;
+  /** Set when a stage paused the run for a decision: finalize does not run. */
+  private pending: readonly PendingDecision[] | undefined;
   /** A stage the run stopped waiting for: it may still write to the live state. */
   private leftRunning = false;
   private readonly eventClock: Deps['clock'];
@@ -95,18 +97,23 @@ class Run implements ContextHost, FinalizeHost {
     } finally {
       this.abort.dispose();
     }
+    // A paused run is not over: finalize waits for the resume.
+    if (this.pending === undefined) await this.finalize(inFinalize, inFinalize ? start.nextStage : 0);
+    // A stage left running keeps the live state; the result keeps what was true when the run ended.
+    const state = this.leftRunning ? structuredClone(this.state) : this.state;
+    const result = buildResult({ pipeline: this.pipeline, state, outcome: this.outcome.outcome(), timings: this.timings, warnings: this.warnings, error: this.error, pending: this.pending });
+    await this.seam?.finished(result);
+    if (this.ctx.observed) this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
+    return result;
+  }
+
+  private async finalize(inFinalize: boolean, from: number): Promise<void> {
     // Finalize stages (a summary, say) learn how the run ended from the state, like everything else.
     if (!inFinalize) this.state.stop = this.outcome.outcome();
     this.finalizeSignal = new LazyAbort();
     this.ctx.zone = 'finalize';
     if (!inFinalize) await this.seam?.finalize(0, null, undefined);
-    if (await runFinalize(this, this.finalizeSignal, this.checked.finalizeTimeoutMs, inFinalize ? start.nextStage : 0, () => performance.now())) this.leftRunning = true;
-    // A stage left running keeps the live state; the result keeps what was true when the run ended.
-    const state = this.leftRunning ? structuredClone(this.state) : this.state;
-    const result = buildResult({ pipeline: this.pipeline, state, outcome: this.outcome.outcome(), timings: this.timings, warnings: this.warnings, error: this.error });
-    await this.seam?.finished(result);
-    if (this.ctx.observed) this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
-    return result;
+    if (await runFinalize(this, this.finalizeSignal, this.checked.finalizeTimeoutMs, from, () => performance.now())) this.leftRunning = true;
   }
 
   /** Starts the next iteration, or says the loop is over (a stage ended it, or the cap is reached). */
@@ -155,6 +162,7 @@ class Run implements ContextHost, FinalizeHost {
           timings[first + 2 * index + 1]! += now - boundary;
           boundary = now;
         }
+        if (signal !== undefined && signal.type === 'interrupt_run') return this.interrupt(zone, index, stage.name, signal);
         const stop = signal !== undefined && this.outcome.steered(signal, stage.name);
         if (seam !== undefined && !(await seam.after(zone, index + 1, stage.name, signal))) return;
         if (stop) return;
@@ -184,6 +192,13 @@ class Run implements ContextHost, FinalizeHost {
 
   boundary(stage: Stage, nextStage: number, signal: Signal | void): void | PromiseLike<void> {
     return this.seam?.finalize(nextStage, stage.name, signal);
+  }
+
+  /** The position recorded points at the asking stage itself, so a resume runs it again with the decisions. */
+  private async interrupt(zone: Zone, index: number, stage: string, signal: Signal): Promise<void> {
+    if (this.seam !== undefined && !(await this.seam.after(zone, index, stage, signal))) return;
+    this.pending = signal.pending ?? [];
+    this.outcome.end('interrupted', signal.kind, stage, signal.reason);
   }
 
   private endByAbort(stage: string): void {

@@ -44,7 +44,8 @@ export interface TurnDirectives {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface StageSlots {}
 
-export type RunStatus = 'completed' | 'stopped' | 'failed' | 'cancelled';
+/** `interrupted`: paused for a person's decision (not over: finalize has not run; resume it with the decision). */
+export type RunStatus = 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
 
 export interface StopReason {
   kind: string;

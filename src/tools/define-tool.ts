@@ -31,6 +31,16 @@ export interface ToolSpec<Parameters extends ToolParameters> {
   timeoutMs?: number;
   /** Ask for OpenAI strict mode. Default: true exactly when the schema allows it (see `isStrictCompatible`). */
   strict?: boolean;
+  /** A person approves each call first (read by the approval stage): always, or when this says so for the call. */
+  needsApproval?: NeedsApproval<z.infer<Parameters>>;
+}
+
+/** Whether a call needs a person's approval; `run` says which run and call is asking. */
+export type NeedsApproval<Args> = boolean | ApprovalCheck<Args>['check'];
+
+/** Method syntax on purpose: a tool with its own arguments type still fits a list of any tools. */
+interface ApprovalCheck<Args> {
+  check(args: Args, run: { runId: string; iteration: number; callId: string }): boolean | Promise<boolean>;
 }
 
 export interface Tool<Parameters extends ToolParameters = ToolParameters> {
@@ -41,6 +51,7 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
   /** What the model is sent; frozen, computed once. */
   readonly definition: ToolDefinition;
   readonly timeoutMs?: number;
+  readonly needsApproval?: NeedsApproval<z.infer<Parameters>>;
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
 }
 
@@ -77,6 +88,7 @@ export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Par
     definition,
     execute: spec.execute,
   };
+  if (spec.needsApproval !== undefined) Object.assign(tool, { needsApproval: spec.needsApproval });
   if (spec.timeoutMs !== undefined) return Object.freeze({ ...tool, timeoutMs: spec.timeoutMs });
   return Object.freeze(tool);
 }

@@ -1,6 +1,6 @@
 // One call to trace a run's dependencies: the run tracer, the model decorator and the tool-call wrapper.
-import type { Tracer } from '@opentelemetry/api';
-import type { Deps } from '../engine/stage.js';
+import { trace, type Attributes, type Tracer } from '@opentelemetry/api';
+import type { Deps, RunEvent } from '../engine/stage.js';
 import { ToolRegistry, type WrapToolCall } from '../tools/registry.js';
 import { otelRunTracer } from './otel-tracer.js';
 import { traceModel } from './traced-model.js';
@@ -28,10 +28,29 @@ function composeWrappers(outer: WrapToolCall, inner: WrapToolCall | undefined): 
  * ToolRegistry) given a span per call. Another ToolBox is left as is: give it `toolSpanWrapper()` yourself.
  */
 export function instrumentDeps<Given extends Partial<Deps>>(deps: Given, options: TracingOptions = {}): Given {
-  const instrumented: Given = { ...deps, tracer: otelRunTracer(options) };
+  const instrumented: Given = { ...deps, tracer: otelRunTracer(options), onEvent: withSpanEvents(deps.onEvent, options.recordContent === true) };
   if (deps.model !== undefined) instrumented.model = traceModel(deps.model, options);
   if (deps.tools instanceof ToolRegistry) {
     instrumented.tools = deps.tools.with({ wrapCall: composeWrappers(toolSpanWrapper(options), deps.tools.options.wrapCall) });
   }
   return instrumented;
+}
+
+/** Who decided what and when: these events also become events on the span of the stage that emitted them. */
+const spanEventTypes = new Set(['approval_requested', 'approval_decided', 'budget_decided']);
+/** Fields that carry content (a call's arguments, a person's message): recorded only with recordContent. */
+const contentFields = new Set(['arguments', 'message']);
+
+function withSpanEvents(onEvent: Deps['onEvent'], recordContent: boolean): (event: RunEvent) => void {
+  return (event) => {
+    if (spanEventTypes.has(event.type)) {
+      const attributes: Attributes = {};
+      for (const [key, value] of Object.entries(event.data)) {
+        if (!recordContent && contentFields.has(key)) continue;
+        attributes[`stageloop.${key}`] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+      }
+      trace.getActiveSpan()?.addEvent(`stageloop.${event.type}`, attributes, event.at);
+    }
+    onEvent?.(event);
+  };
 }

@@ -1,0 +1,122 @@
+// A person's decisions during a run: the ports (deps.approve, deps.onLimit), their types, how a recorded run journals
+// them (so a resume and a replay see the same), and the checks a decision given on resume must pass.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { RunCursor } from '../engine/run-seam.js';
+import type { PendingDecision } from '../engine/signal.js';
+import type { JournalEntry } from '../store/types.js';
+import { StoreError } from '../store/types.js';
+import type { RunJournal } from './run-journal.js';
+
+/** A tool call waiting for a person: `arguments` is the JSON text the model sent. */
+export interface ApprovalRequest {
+  id: string;
+  tool: string;
+  arguments: string;
+  reason: string;
+}
+
+/** `always`: allow this tool for the rest of the run; `arguments`: run it with these (validated again) instead. */
+export type Decision = { approve: true; always?: boolean } | { approve: true; arguments: string | JsonObject } | { approve: false; message?: string };
+
+export type LimitKind = 'iterations' | 'tokens' | 'cost' | 'time';
+
+export interface LimitRequest {
+  kind: LimitKind;
+  used: number;
+  limit: number;
+}
+
+/** `extend`: raise the limit by `by` (tokens, dollars, ms, iterations); `finish`: the forced final turn; `stop`: now. */
+export type LimitDecision = { action: 'extend'; by: number } | { action: 'finish' } | { action: 'stop' };
+
+declare module '../engine/stage.js' {
+  interface Deps {
+    /** Decides a call that needs approval; resolving undefined (or no approve at all) pauses the run instead. */
+    approve?: (request: ApprovalRequest) => Promise<Decision | undefined>;
+    /** Decides what happens when a budget is spent; undefined (or none) follows the budget's normal path. */
+    onLimit?: (request: LimitRequest) => Promise<LimitDecision | undefined>;
+  }
+}
+
+/** A decision the caller got wrong: one line naming the problem; nothing was changed. */
+export class DecisionError extends StoreError {
+  override readonly name = 'DecisionError';
+}
+
+type Decider<Request, Answer> = (request: Request) => Promise<Answer | undefined>;
+
+/** Serves a recorded decision at this place, else asks `live` and records what it answered (a pause records nothing). */
+export function journaledDecider<Request extends object, Answer>(
+  live: Decider<Request, Answer> | undefined,
+  type: 'approval' | 'limit',
+  cursor: RunCursor,
+  journal: RunJournal,
+): Decider<Request, Answer> {
+  return async (request) => {
+    if (journal.peek()?.kind === 'decision') {
+      const served = journal.serve('decision', cursor);
+      if (served !== undefined) return (served.data as { answer: JsonValue }).answer as Answer;
+    }
+    // A replay that finds no decision here: the recording paused at this point.
+    if (journal.mode === 'replay' || live === undefined) return undefined;
+    const answer = await live(request);
+    const id = (request as { id?: unknown }).id;
+    if (answer !== undefined) journal.record('decision', cursor, { type, ...(typeof id === 'string' ? { id } : {}), answer: answer as unknown as JsonValue });
+    return answer;
+  };
+}
+
+/** What an interrupted run waits for: the pending list of its last pause, and the ids decided before it. */
+export function pendingOf(journal: readonly JournalEntry[]): { pending: PendingDecision[]; decided: Set<string> } {
+  let pending: PendingDecision[] = [];
+  const decided = new Set<string>();
+  for (const entry of journal) {
+    const data = entry.data as { signal?: { type?: string; pending?: PendingDecision[] }; id?: unknown } | null;
+    if (entry.kind === 'stage' && data?.signal?.type === 'interrupt_run') pending = data.signal.pending ?? [];
+    if (entry.kind === 'decision' && typeof data?.id === 'string') decided.add(data.id);
+  }
+  return { pending, decided };
+}
+
+/** Checks decisions given on resume against what the run waits for; throws DecisionError naming the first problem. */
+export function checkDecisions(runId: string, status: string, journal: readonly JournalEntry[], decisions: Readonly<Record<string, unknown>>): Map<string, Decision> {
+  if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions)) {
+    throw new DecisionError('decisions must be an object keyed by call id, like { "call_1": { "approve": true } }');
+  }
+  if (status !== 'interrupted') throw new DecisionError(`run ${runId} is not waiting for a decision (it is ${status}): only an interrupted run takes approvals or rejections`);
+  const { pending, decided } = pendingOf(journal);
+  const checked = new Map<string, Decision>();
+  for (const [id, value] of Object.entries(decisions)) {
+    if (!pending.some((item) => item.id === id)) {
+      if (decided.has(id)) throw new DecisionError(`call ${id} of run ${runId} was already decided: a decision cannot be given twice`);
+      throw new DecisionError(`run ${runId} has no pending call ${id}: it waits for ${pending.map((item) => item.id).join(', ') || 'nothing'}`);
+    }
+    checked.set(id, parseDecision(id, value));
+  }
+  return checked;
+}
+
+/** A decision as JSON (a file, a flag, an API call) checked field by field. */
+export function parseDecision(id: string, value: unknown): Decision {
+  const fail = (problem: string): never => {
+    throw new DecisionError(`the decision for call ${id} ${problem}: use { "approve": true }, { "approve": false, "message": "..." } or { "approve": true, "arguments": {...} }`);
+  };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('is not an object');
+  const { approve, message, arguments: edited, always, ...rest } = value as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) fail(`has an unknown field "${extra[0]}"`);
+  if (typeof approve !== 'boolean') return fail('needs "approve": true or false');
+  if (!approve) {
+    if (edited !== undefined || always !== undefined) fail('rejects the call but also gives arguments or always');
+    if (message !== undefined && typeof message !== 'string') fail('has a "message" that is not text');
+    return message === undefined ? { approve: false } : { approve: false, message: message as string };
+  }
+  if (message !== undefined) fail('approves the call but gives a message (only a rejection carries one)');
+  if (edited !== undefined) {
+    if (typeof edited === 'string') return { approve: true, arguments: edited };
+    if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) fail('has "arguments" that are neither a JSON object nor its text');
+    return { approve: true, arguments: edited as JsonObject };
+  }
+  if (always !== undefined && typeof always !== 'boolean') fail('has an "always" that is not true or false');
+  return always === true ? { approve: true, always: true } : { approve: true };
+}
