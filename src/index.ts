@@ -132,3 +132,6 @@ export {
   type FallbackEvent,
   type AnsweredBy,
 } from './model/fallback-model.js';
+
+// --- streaming (issue 14) ---
+export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';

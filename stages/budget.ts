@@ -8,6 +8,14 @@ import { lookupModel } from './model-table.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../src/model/token-count.js';
 import type {} from './turn-limit.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    budget_warning: { kind: BudgetKind; used: number; limit: number; fraction: number };
+    budget_exhausted: { kind: BudgetKind; used: number; limit: number };
+    budget_stop: { kind: BudgetKind; limit: number };
+  }
+}
+
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
   input: number;
@@ -162,7 +170,7 @@ export function budget(options: BudgetOptions): BudgetStage {
         state.nextTurn.withoutTools = true;
         state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent` };
         state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
-        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind] });
+        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind]! });
       }
       return;
     }
@@ -171,7 +179,7 @@ export function budget(options: BudgetOptions): BudgetStage {
       if (fraction < settings.warnAt || slot.warned.includes(kind)) continue;
       slot.warned.push(kind);
       state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
-      ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind], fraction });
+      ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind]!, fraction });
     }
   }
 
@@ -191,7 +199,7 @@ export function budget(options: BudgetOptions): BudgetStage {
   }
 
   function stop(ctx: StageContext, kind: BudgetKind, reason: string): Signal {
-    ctx.emit('budget_stop', { kind, limit: limits[kind] });
+    ctx.emit('budget_stop', { kind, limit: limits[kind]! });
     return abortRun(reason, `budget_${kind}`);
   }
 

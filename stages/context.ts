@@ -5,6 +5,12 @@ import type { ToolDefinition } from '../src/model/types.js';
 import type {} from './context-slot.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from './prompts.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    context_rendered: { tools: string[]; facts: number };
+  }
+}
+
 export type { ContextSlot } from './context-slot.js';
 
 export interface ContextOptions {

@@ -9,6 +9,12 @@ import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
 import { messageOf } from '../src/common/error-message.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    summary: { path: SummaryPath; partial: boolean; text: string };
+  }
+}
+
 export type SummaryPath = 'final' | 'composed' | 'composed_without_model' | 'partial' | 'partial_without_model';
 
 export interface SummarizeSlot {

@@ -2,11 +2,22 @@
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type FinishReason, type ToolCall, type ToolDefinition } from '../src/model/types.js';
+import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type FinishReason, type ToolCall, type ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
 import type { TurnLimit } from './turn-limit.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
+    truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
+    tool_calls_ignored: { toolCalls: string[]; reason: string };
+    step_last_round: { step: number; round: number; maxRounds: number };
+    empty_reply: { finishReason: FinishReason };
+    answer: { text: string; cutByLength: boolean; limit?: string };
+  }
+}
 
 export interface ThinkSlot {
   /** Model calls made by think in this run. */

@@ -4,6 +4,12 @@ import { abortRun, breakLoop, type Stage } from '../../src/index.js';
 import { makeClock, makeState, runStage, ScriptedModel } from '../../src/testing/index.js';
 import { think } from '../../stages/index.js';
 
+declare module '../../src/index.js' {
+  interface RunEvents {
+    counted: { calls: number };
+  }
+}
+
 describe('runStage', () => {
   it('runs the stage once on the given state, in the iteration zone by default', async () => {
     let calls = 0;

@@ -37,8 +37,8 @@ export function makeCtx(
     observed: true,
     events,
     deadlines,
-    emit(type, data = {}) {
-      const event: RunEvent = { runId: 'run-test', type, zone, stage, iteration, at: deps.clock.now(), data };
+    emit(type, ...data) {
+      const event = { runId: 'run-test', seq: events.length + 1, type, zone, stage, iteration, at: deps.clock.now(), data: data[0] ?? {} } as RunEvent;
       events.push(event);
       deps.onEvent?.(event);
     },
