@@ -135,3 +135,5 @@ export {
 
 // --- streaming (issue 14) ---
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
+export { streamRun, type RunStream } from './stream/stream-run.js';
+export { toServerSentEvents, serverSentEventsHeaders, type ServerSentEventsOptions } from './stream/server-sent-events.js';

@@ -8,6 +8,7 @@ import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
 import { messageOf } from '../src/common/error-message.js';
+import { callModel } from './model-stream.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -146,7 +147,7 @@ function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSe
   ];
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = ctx.signalIfAbortable === undefined ? deadline : AbortSignal.any([ctx.signalIfAbortable, deadline]);
-  const asked = Promise.resolve().then(() => model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, signal));
+  const asked = Promise.resolve().then(() => callModel(model, { messages, purpose: 'summarize', ...temperatureOf(options) }, ctx, signal, true));
   return raceSignal(asked, signal).then(
     (response) => {
       addUsage(state.usage, response.usage);
