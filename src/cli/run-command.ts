@@ -8,6 +8,7 @@ import type { RunFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
+import { eventLines } from './events-output.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
@@ -21,12 +22,13 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const choice = await chooseModel(flags, env);
   const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
   const tools = await defaultTools(env, calculatorHost);
-  const chatty = !flags.json && !flags.quiet;
+  const chatty = !flags.json && !flags.quiet && !flags.events;
   if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
-  if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
+  if (flags.events) deps.onEvent = eventLines(streams.stdout);
+  else if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -56,6 +58,8 @@ function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wa
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;
   }
+  // --events: the event lines were the output; run_finished carried the outcome.
+  if (flags.events) return;
   const failedQuietly = flags.quiet && result.status === 'failed';
   if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
   if (!flags.quiet) streams.stderr.write(`\n${terminalSafe(humanSummary(result, wallMs))}\n`);
