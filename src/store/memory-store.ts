@@ -1,7 +1,7 @@
 // memoryStore(): the RunStore in this process's memory, for tests and for runs that need no durability. Rows hold
 // JSON text, so what a caller stores or reads back is always a copy.
 import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
-import type { CheckpointRow, EntryRow, RunRow } from './rows.js';
+import type { CheckpointRow, EntryRow, RunRow, WritableRow } from './rows.js';
 import type { RunStore } from './types.js';
 
 export interface MemoryStoreOptions {
@@ -19,7 +19,7 @@ interface MemoryRun {
 export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
   const runs = new Map<string, MemoryRun>();
   let lastId = 0;
-  const stored = (row: RunRow): MemoryRun => runs.get(row.runId)!;
+  const stored = (row: WritableRow): MemoryRun => runs.get(row.runId)!;
 
   const tables: RunTables = {
     name: 'the memory store',
@@ -30,20 +30,24 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
       const run = runs.get(runId);
       return run && { ...run.row };
     },
+    findWritable: (runId) => tables.findRun(runId),
     nextRunId: () => ++lastId,
     insertRun(row) {
       runs.set(row.runId, { row: { ...row }, journal: [], checkpoints: [] });
     },
     saveRun(row) {
-      stored(row).row = { ...row };
+      const run = stored(row);
+      run.row = { ...run.row, ...row };
     },
+    saveProgress: (row) => tables.saveRun(row),
     insertEntries(row, entries) {
       stored(row).journal.push(...entries);
     },
-    putCheckpoint(row, checkpoint) {
-      const list = stored(row).checkpoints;
-      if (list.at(-1)?.seq === checkpoint.seq) list[list.length - 1] = checkpoint;
-      else list.push(checkpoint);
+    putCheckpoint(row, checkpoint, dropEarlier) {
+      const run = stored(row);
+      if (dropEarlier) run.checkpoints = [checkpoint];
+      else if (run.checkpoints.at(-1)?.seq === checkpoint.seq) run.checkpoints[run.checkpoints.length - 1] = checkpoint;
+      else run.checkpoints.push(checkpoint);
     },
     listRuns(status, limit) {
       const rows: RunRow[] = [];

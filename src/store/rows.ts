@@ -4,16 +4,11 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
 import { StoreError, type Checkpoint, type JournalEntry, type Owner, type RunHeader, type RunOutcomeRecord, type RunPosition, type RunSummary, type StoredRunStatus } from './types.js';
 
-export interface RunRow {
+/** The columns a write reads and changes; the header's (input, options...) are written once and never read by one. */
+export interface WritableRow {
   /** Insertion order: breaks ties between runs created in the same millisecond. */
   id: number;
   runId: string;
-  pipeline: string;
-  fingerprint: string;
-  version: string;
-  input: string;
-  options: string;
-  createdAt: number;
   status: StoredRunStatus;
   updatedAt: number;
   epoch: number;
@@ -26,6 +21,15 @@ export interface RunRow {
   tokens: number;
   answer: string | null;
   outcome: string | null;
+}
+
+export interface RunRow extends WritableRow {
+  pipeline: string;
+  fingerprint: string;
+  version: string;
+  input: string;
+  options: string;
+  createdAt: number;
 }
 
 export interface EntryRow {
@@ -82,7 +86,7 @@ export function ownerColumns(owner: Owner | null): Pick<RunRow, 'ownerId' | 'own
   return { ownerId: owner?.id ?? null, ownerPid: owner?.pid ?? null, ownerHost: owner?.host ?? null };
 }
 
-export function ownerOf(row: RunRow): Owner | null {
+export function ownerOf(row: WritableRow): Owner | null {
   return row.ownerId === null ? null : { id: row.ownerId, pid: row.ownerPid ?? 0, host: row.ownerHost ?? '' };
 }
 
@@ -119,7 +123,9 @@ export function toEntry(row: EntryRow): JournalEntry {
 
 export function toCheckpointRow(runId: string, checkpoint: Checkpoint): CheckpointRow {
   const what = `the checkpoint at seq ${checkpoint.seq} of run ${runId}`;
-  return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state: checkpoint.stateJson ?? jsonText(what, checkpoint.state), stateHash: checkpoint.stateHash, at: checkpoint.at };
+  // Text given is kept as is: the writer made it to hash the state, and stringifying it again would double the cost.
+  const state = checkpoint.stateJson ?? jsonText(what, checkpoint.state);
+  return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state, stateHash: checkpoint.stateHash, at: checkpoint.at };
 }
 
 export function toCheckpoint(row: CheckpointRow): Checkpoint {

@@ -1,7 +1,7 @@
 // The RunStore rules, written once over a small table interface: epoch fencing, leases, journal contiguity and
 // atomic writes. memory-store.ts and sqlite-store.ts only say where the rows live.
 import { hostname } from 'node:os';
-import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow } from './rows.js';
+import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
 import {
   RunBusyError,
   RunExistsError,
@@ -23,14 +23,19 @@ export interface RunTables {
   write<Result>(body: () => Result): Result;
   read<Result>(body: () => Result): Result;
   findRun(runId: string): RunRow | undefined;
+  /** The run's writable columns only: a fenced write never reads the header (a task can be large). */
+  findWritable(runId: string): WritableRow | undefined;
   nextRunId(): number;
   insertRun(row: RunRow): void;
-  saveRun(row: RunRow): void;
-  insertEntries(row: RunRow, entries: EntryRow[]): void;
-  putCheckpoint(row: RunRow, checkpoint: CheckpointRow): void;
+  saveRun(row: WritableRow): void;
+  /** Saves what an append or heartbeat changes; status and owner stay, so SQLite leaves the status index alone. */
+  saveProgress(row: WritableRow): void;
+  insertEntries(row: WritableRow, entries: EntryRow[]): void;
+  /** Adds (or, at the same seq, replaces) a checkpoint; `dropEarlier` deletes the run's older ones with it. */
+  putCheckpoint(row: WritableRow, checkpoint: CheckpointRow, dropEarlier: boolean): void;
   listRuns(status: StoredRunStatus | undefined, limit: number): RunRow[];
-  journal(row: RunRow, afterSeq: number): EntryRow[];
-  checkpoints(row: RunRow, latestOnly: boolean): CheckpointRow[];
+  journal(row: WritableRow, afterSeq: number): EntryRow[];
+  checkpoints(row: WritableRow, latestOnly: boolean): CheckpointRow[];
   close(): void;
 }
 
@@ -42,6 +47,8 @@ const thisHost = hostname();
 
 /** Whether a process with this pid exists on this host (EPERM: it exists but belongs to someone else). */
 export function pidAlive(pid: number): boolean {
+  // 0 and negative pids name process groups to kill(): never a sign that this owner lives.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -50,14 +57,13 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** A lease binds others while it has not expired and its holder is elsewhere or still alive here. */
-function holdsLiveLease(row: RunRow, claimant: Owner, now: number): boolean {
-  const holder = ownerOf(row);
-  if (holder === null || row.leaseUntil === null || holder.id === claimant.id || row.leaseUntil <= now) return false;
+/** A lease binds others while it has not expired and its holder is on another host or still alive on this one. */
+export function leaseIsLive(holder: Owner | null, leaseUntil: number | null, now: number): boolean {
+  if (holder === null || leaseUntil === null || leaseUntil <= now) return false;
   return holder.host !== thisHost || pidAlive(holder.pid);
 }
 
-function checkFence(row: RunRow, claim: Claim): void {
+function checkFence(row: WritableRow, claim: Claim): void {
   if (row.epoch !== claim.epoch) throw new StaleClaimError(row.runId, claim.epoch, row.epoch);
   if (row.ownerId !== claim.owner.id) throw new StaleClaimError(row.runId, claim.epoch, row.epoch, true);
 }
@@ -71,24 +77,25 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
   const ready = (): void => {
     if (closed) throw new StoreError(`${tables.name} is closed: open the store again`);
   };
-  const mustFind = (runId: string): RunRow => {
-    const row = tables.findRun(runId);
+  const mustFind = <Row>(runId: string, find: (runId: string) => Row | undefined): Row => {
+    const row = find(runId);
     if (row === undefined) throw new RunNotFoundError(runId);
     return row;
   };
   /** One fenced write: the claim's epoch is checked in the same transaction that writes. */
-  const fenced = (claim: Claim, body: (row: RunRow, now: number) => void): void => {
+  const fenced = (claim: Claim, body: (row: WritableRow, now: number) => void, ends = false): void => {
     ready();
     tables.write(() => {
-      const row = mustFind(claim.runId);
+      const row = mustFind(claim.runId, tables.findWritable);
       checkFence(row, claim);
       const now = clock.now();
       body(row, now);
       row.updatedAt = now;
-      tables.saveRun(row);
+      if (ends) tables.saveRun(row);
+      else tables.saveProgress(row);
     });
   };
-  const releaseRow = (row: RunRow, status: StoredRunStatus): void => {
+  const releaseRow = (row: WritableRow, status: StoredRunStatus): void => {
     row.status = status;
     row.leaseUntil = null;
     Object.assign(row, ownerColumns(null));
@@ -109,11 +116,11 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
       ready();
       checkPositive('leaseMs', options.leaseMs);
       return tables.write(() => {
-        const row = mustFind(runId);
+        const row = mustFind(runId, tables.findRun);
         if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(runId, row.status);
         const now = clock.now();
         const holder = ownerOf(row);
-        if (holder !== null && !options.force && holdsLiveLease(row, owner, now)) throw new RunBusyError(runId, holder);
+        if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now)) throw new RunBusyError(runId, holder);
         row.epoch += 1;
         Object.assign(row, ownerColumns(owner));
         row.leaseUntil = now + (options.leaseMs ?? 30_000);
@@ -134,7 +141,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
         const head = row.head + entryRows.length;
         if (checkpointRow && checkpointRow.seq !== head) throw new SequenceError(row.runId, head, checkpointRow.seq);
         if (entryRows.length > 0) tables.insertEntries(row, entryRows);
-        if (checkpointRow) tables.putCheckpoint(row, checkpointRow);
+        if (checkpointRow) tables.putCheckpoint(row, checkpointRow, options.dropEarlierCheckpoints === true);
         row.head = head;
         if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
         if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
@@ -157,11 +164,11 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
         row.iterations = outcome.iterations;
         row.tokens = outcome.tokens;
         row.outcome = outcomeText;
-      });
+      }, true);
     },
 
     async release(claim, status) {
-      fenced(claim, (row) => releaseRow(row, status));
+      fenced(claim, (row) => releaseRow(row, status), true);
     },
 
     async get(runId) {
@@ -179,18 +186,18 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
 
     async journal(runId, afterSeq = 0) {
       ready();
-      return tables.read(() => tables.journal(mustFind(runId), afterSeq)).map(toEntry);
+      return tables.read(() => tables.journal(mustFind(runId, tables.findWritable), afterSeq)).map(toEntry);
     },
 
     async latestCheckpoint(runId) {
       ready();
-      const [latest] = tables.read(() => tables.checkpoints(mustFind(runId), true));
+      const [latest] = tables.read(() => tables.checkpoints(mustFind(runId, tables.findWritable), true));
       return latest && toCheckpoint(latest);
     },
 
     async checkpoints(runId) {
       ready();
-      return tables.read(() => tables.checkpoints(mustFind(runId), false)).map(toCheckpoint);
+      return tables.read(() => tables.checkpoints(mustFind(runId, tables.findWritable), false)).map(toCheckpoint);
     },
 
     async close() {

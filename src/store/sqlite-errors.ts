@@ -5,18 +5,23 @@ import { StoreError } from './types.js';
 
 const damaged = 'move it away (the next run then starts a new store) or pass another --store path';
 
-/** Why the file cannot be written, asked of the file system itself (as root, only the kernel's refusal tells). */
+/** Why the store cannot be written, asked of the file system itself: the database file and its WAL beside it. */
 function whyUnwritable(file: string): string {
   try {
     if (statfsSync(file).bavail === 0) return 'the disk is full';
-    closeSync(openSync(file, 'r+'));
-    return 'the disk refused the write';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'the file was removed';
-    if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') return `the file is read-only (${code})`;
-    return messageOf(error);
+  } catch {
+    return 'the file was removed';
   }
+  for (const path of [file, `${file}-wal`]) {
+    try {
+      closeSync(openSync(path, 'r+'));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPERM' || code === 'EACCES' || code === 'EROFS') return `${path} is read-only (${code})`;
+      if (code !== 'ENOENT') return messageOf(error);
+    }
+  }
+  return 'the disk refused the write';
 }
 
 export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StoreError {

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
 
@@ -55,21 +56,27 @@ function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
   }
 }
 
-function migrate(database: Database.Database, file: string): void {
-  const version = database.pragma('user_version', { simple: true }) as number;
+function checkVersion(version: number, file: string): void {
   if (version > schemaVersion) {
     throw new StoreError(`${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
   }
-  if (version === schemaVersion) return;
-  const tables = (database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]);
-  if (version === 0 && tables.length > 0) {
-    throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
-  }
+}
+
+function migrate(database: Database.Database, file: string): void {
+  const readVersion = () => database.pragma('user_version', { simple: true }) as number;
+  const found = readVersion();
+  checkVersion(found, file);
+  if (found === schemaVersion) return;
   database
     .transaction(() => {
-      // Another process may have created or migrated the schema while this one waited for the write lock.
-      const current = database.pragma('user_version', { simple: true }) as number;
-      for (let step = current; step < schemaVersion; step++) database.exec(migrations[step]!);
+      // Read again under the write lock: another process may have created or migrated the schema meanwhile.
+      const version = readVersion();
+      checkVersion(version, file);
+      const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+      if (version === 0 && tables.length > 0) {
+        throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
+      }
+      for (let step = version; step < schemaVersion; step++) database.exec(migrations[step]!);
       database.pragma(`user_version = ${schemaVersion}`);
     })
     .immediate();
@@ -79,7 +86,11 @@ function migrate(database: Database.Database, file: string): void {
 export function openDatabase(file: string, options: OpenOptions): Database.Database {
   let database: Database.Database | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): pass another --store path`);
+    }
     sqlite ??= require('better-sqlite3') as typeof Database;
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;

@@ -1,11 +1,11 @@
 // sqliteStore(path): the RunStore in one SQLite file (WAL, busy timeout, synchronous NORMAL or FULL), shared safely
 // by processes on this host; every write is one IMMEDIATE transaction that checks the claim's epoch.
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
 import { openDatabase } from './sqlite-schema.js';
 import { storeFailure } from './sqlite-errors.js';
-import type { CheckpointRow, EntryRow, RunRow } from './rows.js';
+import type { CheckpointRow, EntryRow, RunRow, WritableRow } from './rows.js';
 import { StoreError, type RunStore } from './types.js';
 
 export interface SqliteStoreOptions {
@@ -17,9 +17,9 @@ export interface SqliteStoreOptions {
   clock?: StoreClock;
 }
 
-const runColumns = `id, run_id AS runId, pipeline, fingerprint, version, input, options, created_at AS createdAt, status,
-  updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid, owner_host AS ownerHost,
-  lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
+const writableColumns = `id, run_id AS runId, status, updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid,
+  owner_host AS ownerHost, lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
+const runColumns = `${writableColumns}, pipeline, fingerprint, version, input, options, created_at AS createdAt`;
 const entryColumns = 'seq, kind, zone, iteration, stage, at, data';
 const checkpointColumns = 'seq, position, state, state_hash AS stateHash, at';
 
@@ -27,12 +27,15 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const file = resolve(path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
   if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StoreError(`busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
-  const database = openDatabase(file, { durability: options.durability ?? 'process', busyTimeoutMs });
+  const durability = options.durability ?? 'process';
+  if (durability !== 'process' && durability !== 'power') throw new StoreError(`durability must be "process" or "power", got "${String(durability)}"`);
+  const database = openDatabase(file, { durability, busyTimeoutMs });
   const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
   let statements;
   try {
     statements = {
       findRun: database.prepare<[string], RunRow>(`SELECT ${runColumns} FROM runs WHERE run_id = ?`),
+      findWritable: database.prepare<[string], WritableRow>(`SELECT ${writableColumns} FROM runs WHERE run_id = ?`),
       nextRunId: database.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM runs').pluck(),
       insertRun: database.prepare<[RunRow]>(
         `INSERT INTO runs (id, run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, owner_id,
@@ -40,10 +43,13 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
          VALUES (@id, @runId, @pipeline, @fingerprint, @version, @input, @options, @createdAt, @status, @updatedAt, @epoch, @ownerId,
            @ownerPid, @ownerHost, @leaseUntil, @head, @iterations, @tokens, @answer, @outcome)`,
       ),
-      saveRun: database.prepare<[RunRow]>(
+      saveRun: database.prepare<[WritableRow]>(
         `UPDATE runs SET status = @status, updated_at = @updatedAt, epoch = @epoch, owner_id = @ownerId, owner_pid = @ownerPid,
            owner_host = @ownerHost, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens,
            answer = @answer, outcome = @outcome WHERE id = @id`,
+      ),
+      saveProgress: database.prepare<[WritableRow]>(
+        'UPDATE runs SET updated_at = @updatedAt, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens WHERE id = @id',
       ),
       insertEntry: database.prepare<[number, number, string, string, number, string | null, number, string]>(
         `INSERT INTO journal (run, ${entryColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -51,6 +57,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
       putCheckpoint: database.prepare<[number, number, string, string, string, number]>(
         'INSERT OR REPLACE INTO checkpoints (run, seq, position, state, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      dropCheckpoints: database.prepare<[number, number]>('DELETE FROM checkpoints WHERE run = ? AND seq < ?'),
       listAll: database.prepare<[number], RunRow>(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
       listByStatus: database.prepare<[string, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
       journal: database.prepare<[number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE run = ? AND seq > ? ORDER BY seq`),
@@ -67,11 +74,19 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const transaction = database.transaction((body: () => unknown) => body());
   const opened = statSync(file);
 
-  /** SQLite in WAL mode goes on writing to a removed file, and those writes would vanish with the process. */
+  /**
+   * SQLite in WAL mode goes on writing to a removed file (those writes would vanish with the process) and through
+   * an open descriptor to a file made read-only since: ask the file system before each write transaction.
+   */
   const checkInPlace = (): void => {
     const now = statSync(file, { throwIfNoEntry: false });
     if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
       throw new StoreError(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+    }
+    try {
+      accessSync(file, constants.W_OK);
+    } catch (error) {
+      throw new StoreError(`store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`);
     }
   };
 
@@ -93,14 +108,18 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
       }
     },
     findRun: (runId) => prepared.findRun.get(runId),
+    findWritable: (runId) => prepared.findWritable.get(runId),
     nextRunId: () => prepared.nextRunId.get() ?? 1,
     insertRun: (row) => void prepared.insertRun.run(row),
     saveRun: (row) => void prepared.saveRun.run(row),
+    saveProgress: (row) => void prepared.saveProgress.run(row),
     insertEntries(row, entries) {
       for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
     },
-    putCheckpoint: (row, checkpoint) =>
-      void prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at),
+    putCheckpoint(row, checkpoint, dropEarlier) {
+      if (dropEarlier) prepared.dropCheckpoints.run(row.id, checkpoint.seq);
+      prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at);
+    },
     listRuns: (status, limit) => (status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit)),
     journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq),
     checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id) : prepared.checkpoints.all(row.id)),

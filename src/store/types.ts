@@ -96,7 +96,7 @@ export interface Checkpoint {
 export interface ClaimOptions {
   /** Take the run even if another live owner holds it (its later writes are then refused). */
   force?: boolean;
-  /** How long the lease lasts from now, in ms. */
+  /** How long the lease lasts from now, in ms (default 30 s). */
   leaseMs?: number;
 }
 
@@ -105,6 +105,8 @@ export interface AppendOptions {
   checkpoint?: Checkpoint;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;
+  /** Deletes the run's earlier checkpoints in the same transaction, so full-state checkpoints do not pile up. */
+  dropEarlierCheckpoints?: boolean;
   /** The run's progress so far, for `stageloop runs` while it is still running (a checkpoint sets iterations too). */
   progress?: { iterations: number; tokens: number };
 }
@@ -123,7 +125,10 @@ export interface RunStore {
    * A lease is live while it has not expired and its owner is on another host or its pid is alive on this one.
    */
   claim(runId: string, owner: Owner, options?: ClaimOptions): Promise<{ claim: Claim; run: RunSummary }>;
-  /** Appends journal entries (first seq must be head + 1) and optionally a checkpoint; renews the lease. */
+  /**
+   * Appends journal entries (first seq head + 1, contiguous) and optionally a checkpoint, in one transaction; renews
+   * the lease when `leaseMs` is given (a long model call needs heartbeats meanwhile, or another process may take over).
+   */
   append(claim: Claim, entries: JournalEntry[], options?: AppendOptions): Promise<void>;
   /** Renews the lease without writing anything else. */
   heartbeat(claim: Claim, leaseMs: number): Promise<void>;

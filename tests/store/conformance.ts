@@ -87,6 +87,14 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.append(claim, [entry(4)], { checkpoint: checkpoint(4, { iteration: 4 }) });
       expect((await store.checkpoints('r1')).map((item) => [item.seq, item.state])).toEqual([[3, { iteration: 3 }], [4, { iteration: 4 }]]);
       expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 4 });
+      // The text the writer made (to hash the state) is what is kept: the state is not stringified again.
+      const stateJson = JSON.stringify({ iteration: 5, note: 'as text' });
+      await store.append(claim, [entry(5)], { checkpoint: { ...checkpoint(5, { iteration: 5 }), stateJson } });
+      expect(await store.latestCheckpoint('r1')).toEqual(checkpoint(5, { iteration: 5, note: 'as text' }));
+      await store.append(claim, [entry(6)], { checkpoint: checkpoint(6, { iteration: 6 }), dropEarlierCheckpoints: true });
+      expect(await store.checkpoints('r1')).toEqual([checkpoint(6, { iteration: 6 })]);
+      await store.append(claim, [entry(7)], { checkpoint: checkpoint(7) });
+      expect((await store.checkpoints('r1')).map((item) => item.seq)).toEqual([6, 7]);
     });
 
     it('refuses a first seq other than head + 1, a gap, or a checkpoint off the new head, and writes nothing then', async () => {
@@ -136,6 +144,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       const { claim } = await store.claim('r1', bob, { leaseMs: 1_000 });
       expect(claim.epoch).toBe(2);
       expect((await store.get('r1'))?.leaseUntil).toBe(11_000);
+      // kill(0) would signal our own process group and look alive: a pid that cannot be a process frees the run too.
+      await store.create(header('r2'), { id: 'broken', pid: 0, host: here }, 3_600_000);
+      expect((await store.claim('r2', bob)).claim.epoch).toBe(2);
     });
 
     it('holds a run for an owner on another host until its lease expires; heartbeats and appends renew it', async () => {

@@ -1,5 +1,5 @@
 // sqliteStore across real processes: racing claims (and creators), a stalled owner that wakes up late, a killed writer.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -7,13 +7,13 @@ import { makeOwner } from '../../src/store/location.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { RunBusyError } from '../../src/store/types.js';
 import { deadPid, entry, header } from './conformance.js';
-import { startWorker, type Worker } from './worker-client.js';
+import { canRunAs, startWorker, type Worker } from './worker-client.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-processes-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const workers: Worker[] = [];
-const start = () => {
-  const worker = startWorker();
+const start = (user: { uid?: number; gid?: number } = {}) => {
+  const worker = startWorker(user);
   workers.push(worker);
   return worker;
 };
@@ -23,7 +23,7 @@ afterEach(() => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('sqliteStore with several processes', () => {
-  it('creates one new file from two processes at once, and exactly one of two racing claims wins each run', async () => {
+  it('lets exactly one of two processes win each claim they race for, on a store they created together', async () => {
     const file = join(directory, 'race', 'stageloop.db');
     const [first, second] = [start(), start()];
     const opened = await Promise.all([first, second].map((worker) => worker.send({ op: 'open', file })));
@@ -39,6 +39,16 @@ describe('sqliteStore with several processes', () => {
       expect(losers).toEqual([{ ok: false, name: 'RunBusyError', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
     }
     expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
+    await store.close();
+  });
+
+  it('creates each new store from four processes at once without an error', async () => {
+    const creators = [start(), start(), start(), start()];
+    const files = Array.from({ length: 40 }, (_, index) => join(directory, `created-${index}`, 'stageloop.db'));
+    const answers = await Promise.all(creators.map((worker) => worker.send({ op: 'openEach', files })));
+    expect(answers).toEqual(creators.map(() => ({ ok: true })));
+    const store = sqliteStore(files[39]!);
+    expect(await store.list()).toEqual([]);
     await store.close();
   });
 
@@ -62,6 +72,28 @@ describe('sqliteStore with several processes', () => {
     expect(await stalled.next()).toEqual({ ok: false, name: 'StaleClaimError', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
     expect((await store.journal('r1')).map((item) => item.data)).toEqual(['before the stall', 'successor']);
     await store.close();
+  });
+
+  it('refuses the write of a non-root owner whose store was made read-only with chmod', async (context) => {
+    const nobody = 65534;
+    if (!canRunAs(nobody)) context.skip('needs root, and a user "nobody" who can read this checkout');
+    // A folder of its own in the temporary directory: mkdtemp's folders are closed to other users.
+    const folder = mkdtempSync(join(tmpdir(), 'stageloop-nobody-'));
+    chownSync(folder, nobody, nobody);
+    const file = join(folder, 'stageloop.db');
+    const writer = start({ uid: nobody, gid: nobody });
+    try {
+      expect(await writer.send({ op: 'open', file })).toEqual({ ok: true });
+      expect(await writer.send({ op: 'create', runId: 'r1', leaseMs: 60_000 })).toEqual({ ok: true, epoch: 1 });
+      chmodSync(file, 0o444);
+      expect(await writer.send({ op: 'append', runId: 'r1', seq: 1, data: 'after chmod' })).toEqual({
+        ok: false,
+        name: 'StoreError',
+        message: `store ${file} was made read-only (EACCES): make it writable, then resume the run`,
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('keeps every acknowledged write of a SIGKILLed owner, and frees its run at once', async () => {

@@ -53,6 +53,14 @@ describe('sqliteStore files', () => {
     await again.close();
   });
 
+  it('names a bad option, and a store path it cannot create', () => {
+    expect(() => sqliteStore(fresh('options'), { durability: 'disk' as 'power' })).toThrow('durability must be "process" or "power", got "disk"');
+    expect(() => sqliteStore(fresh('options'), { busyTimeoutMs: -5 })).toThrow('busyTimeoutMs must be a whole number of ms >= 0, got -5');
+    const blocker = join(directory, 'a-file');
+    writeFileSync(blocker, 'in the way');
+    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(`cannot create the directory of store ${blocker}/stageloop.db (EEXIST: file already exists, mkdir '${blocker}'): pass another --store path`);
+  });
+
   it('refuses a store written by a newer stageloop in one line, and leaves it as it was', async () => {
     const file = fresh('newer');
     const store = sqliteStore(file);
@@ -127,23 +135,57 @@ describe('sqliteStore files', () => {
     await store.close();
   });
 
-  it('fails a write with a StoreError naming the reason when the file is made read-only under a live store', async (context) => {
+  it('fails a write with a StoreError naming the reason when the file or its WAL is made read-only under a live store', async (context) => {
     const file = fresh('read-only');
     const store = sqliteStore(file);
     const claim = await store.create(header('r1'), owner, 5_000);
-    const files = [file, `${file}-wal`];
-    // Root (as here) writes through chmod, and an open descriptor ignores it anyway: only the immutable flag binds both.
-    if (spawnSync('chattr', ['+i', ...files]).status !== 0) context.skip('chattr +i is not available on this file system');
+    // Root (as here) writes through chmod, and an open descriptor ignores it anyway: the immutable flag binds both.
+    const immutable = (flag: '+i' | '-i', path: string) => spawnSync('chattr', [flag, path]).status === 0;
+    if (!immutable('+i', file)) context.skip('chattr +i is not available on this file system');
+    try {
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow(`store ${file} was made read-only (EPERM): make it writable, then resume the run`);
+    } finally {
+      immutable('-i', file);
+    }
+    // Only the WAL, where SQLite writes first: SQLite's own I/O error, with what the file system says.
+    immutable('+i', `${file}-wal`);
     try {
       const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1, { big: 'z'.repeat(50_000) }) });
       await expect(write).rejects.toBeInstanceOf(StoreError);
-      await expect(write).rejects.toThrow(`store ${file} cannot be written: the file is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
+      await expect(write).rejects.toThrow(`store ${file} cannot be written: ${file}-wal is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
     } finally {
-      spawnSync('chattr', ['-i', ...files]);
+      immutable('-i', `${file}-wal`);
     }
     await store.append(claim, [entry(1)]);
     expect((await store.get('r1'))?.head).toBe(1);
     await store.close();
+  });
+
+  it('fails a write with a StoreError naming a full disk, keeping every write before it', async (context) => {
+    const mountPoint = mkdtempSync(join(tmpdir(), 'stageloop-full-'));
+    if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint]).status !== 0) {
+      rmSync(mountPoint, { recursive: true, force: true });
+      context.skip('cannot mount a small tmpfs here (needs root)');
+    }
+    const file = join(mountPoint, 'stageloop.db');
+    const store = sqliteStore(file);
+    try {
+      const claim = await store.create(header('r1'), owner, 5_000);
+      let seq = 0;
+      let failure: unknown;
+      while (failure === undefined && seq < 100) {
+        await store.append(claim, [entry(seq + 1)], { checkpoint: checkpoint(seq + 1, { filler: `${seq}`.repeat(20_000) }) }).then(() => seq++, (error: unknown) => (failure = error));
+      }
+      expect(failure).toBeInstanceOf(StoreError);
+      expect((failure as Error).message).toBe(`store ${file}: the disk is full: free some space, then resume the run`);
+      expect(seq).toBeGreaterThan(0);
+      expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: seq }, (_, index) => index + 1));
+      expect((await store.latestCheckpoint('r1'))?.seq).toBe(seq);
+    } finally {
+      await store.close();
+      spawnSync('umount', [mountPoint]);
+      rmSync(mountPoint, { recursive: true, force: true });
+    }
   });
 
   it('fails a write with a StoreError naming the lock when another connection holds the database past the busy timeout', async () => {

@@ -7,6 +7,7 @@ import type { Claim, RunStore } from '../../src/store/types.js';
 
 export type WorkerCommand =
   | { op: 'open'; file: string }
+  | { op: 'openEach'; files: string[] }
   | { op: 'create'; runId: string; leaseMs: number }
   | { op: 'claim'; runId: string; leaseMs: number }
   | { op: 'append'; runId: string; seq: number; data: string }
@@ -21,6 +22,11 @@ const owner = makeOwner();
 async function perform(command: WorkerCommand): Promise<WorkerAnswer> {
   if (command.op === 'open') {
     store = sqliteStore(command.file, { busyTimeoutMs: 5_000 });
+    return { ok: true };
+  }
+  if (command.op === 'openEach') {
+    // Opening (so creating) many new stores back to back makes a collision with another creator likely.
+    for (const file of command.files) await sqliteStore(file, { busyTimeoutMs: 5_000 }).close();
     return { ok: true };
   }
   if (command.op === 'exit') process.exit(0);

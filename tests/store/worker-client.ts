@@ -1,5 +1,5 @@
 // Starts store-worker.ts in a real child process and talks to it: send(command) resolves with its answer.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { WorkerAnswer, WorkerCommand } from './store-worker.js';
@@ -17,8 +17,15 @@ export interface Worker {
   stop(): void;
 }
 
-export function startWorker(): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Whether a worker can run as this uid: root can start one as another user only if that user can read our files. */
+export function canRunAs(uid: number): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(workerPath)}, 4)`], { uid, gid: uid });
+  return probe.status === 0;
+}
+
+export function startWorker(user: { uid?: number; gid?: number } = {}): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', workerPath], { stdio: ['pipe', 'pipe', 'inherit'], ...user });
   const answers: WorkerAnswer[] = [];
   const waiting: Array<(answer: WorkerAnswer) => void> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
