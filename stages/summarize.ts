@@ -1,4 +1,4 @@
-// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate slots; writes answer, partial, usage and the summarize slot; returns no signal.
+// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate slots; streams text_delta when observed; writes answer, partial, usage and the summarize slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage } from '../src/model/types.js';
