@@ -157,3 +157,27 @@ describe('streamRun', () => {
     expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text)).toEqual(['half an ']);
   });
 });
+
+describe('a resumed recorded run', () => {
+  it('gives a served reply\'s whole text as one text_delta, then streams the live calls', async () => {
+    const { resumeRun } = await import('../../src/durable/durable-run.js');
+    const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
+    loopback.server.streamReply({ content: 'Let me compute.', toolCalls: [call] }, { delayMs: 1 });
+    const store = memoryStore();
+    // Cancelled inside iteration 1: the resume starts from the checkpoint before it and serves think's recorded reply.
+    const stopInAct = (event: RunEvent) => {
+      if (event.type === 'stage_started' && event.stage === 'act') first.cancel('stopped for now');
+    };
+    const first = streamRun(reactPipeline(), task, { store, deps: { model: loopback.model(), tools: testTools(), onEvent: stopInAct } });
+    const stopped = await first.result;
+    expect(stopped.status).toBe('cancelled');
+
+    loopback.server.streamReply({ content: '395' }, { delayMs: 1 });
+    const events: RunEvent[] = [];
+    const resumed = await resumeRun(store, stopped.runId, { pipeline: reactPipeline(), deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => events.push(event) } });
+    expect(resumed).toMatchObject({ status: 'completed', answer: '395' });
+    const texts = events.filter((event) => event.type === 'text_delta').map((event) => event.data.text);
+    expect(texts[0]).toBe('Let me compute.');
+    expect(texts.slice(1).join('')).toBe('395');
+  });
+});
