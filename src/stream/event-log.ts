@@ -26,15 +26,13 @@ export class EventLog {
     return this.ended;
   }
 
-  /** Reads the events whose seq is above `after`, waiting for new ones until the run has finished. */
-  async *read(after: number): AsyncGenerator<RunEvent, void, undefined> {
-    // seq counts from 1 with no gap, so the event after seq n sits at index n.
-    let index = Math.max(0, after);
-    for (;;) {
-      while (index < this.events.length) yield this.events[index++]!;
-      if (this.ended) break;
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-    }
+  /** Resolves when an event is added or the log ends. */
+  changed(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Throws the run's failure to a reader that has read every event, when the run rejected. */
+  throwIfFailed(): void {
     if (this.failure !== undefined) throw this.failure.error;
   }
 

@@ -39,27 +39,36 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
   const cancel = (reason = 'the run was cancelled through its stream'): void => {
     if (!log.done) controller.abort(new Error(reason));
   };
-  const read = async function* (after: number, cancelOnBreak: boolean): AsyncGenerator<RunEvent, void, undefined> {
+  // One generator per reader, reading the log by index (seq n sits at index n - 1): no generator chain per event.
+  const read = async function* <Item>(after: number, cancelOnBreak: boolean, pick: (event: RunEvent) => Item | undefined): AsyncGenerator<Item, void, undefined> {
+    const events = log.events;
+    let index = Math.max(0, after);
     let finished = false;
     try {
-      for await (const event of log.read(after)) yield event;
+      for (;;) {
+        while (index < events.length) {
+          const item = pick(events[index++]!);
+          if (item !== undefined) yield item;
+        }
+        if (log.done) break;
+        await log.changed();
+      }
       finished = true;
     } finally {
       // A reader that leaves before the end (break, return, throw in its loop body) cancels the run.
       if (!finished && cancelOnBreak) cancel('the stream reader stopped reading');
     }
+    log.throwIfFailed();
   };
-  const textStream: AsyncIterable<string> = {
-    async *[Symbol.asyncIterator]() {
-      for await (const event of read(0, true)) if (event.type === 'text_delta' && event.data.mayAnswer) yield event.data.text;
-    },
-  };
+  const everyEvent = (event: RunEvent) => event;
+  const answerText = (event: RunEvent) => (event.type === 'text_delta' && event.data.mayAnswer ? event.data.text : undefined);
+  const textStream: AsyncIterable<string> = { [Symbol.asyncIterator]: () => read(0, true, answerText) };
   return {
-    [Symbol.asyncIterator]: () => read(0, true),
+    [Symbol.asyncIterator]: () => read(0, true, everyEvent),
     textStream,
     result,
     events: log.events,
-    eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true) }),
+    eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent) }),
     cancel,
   };
 }

@@ -12,8 +12,8 @@ import { testCalculator } from '../support/stage-tools.js';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** Events that test files declare for their own test stages: not part of the engine. */
-type TestOnlyEvent = 'thought' | 'loose' | 'counted';
+/** Events that tests and benches declare for their own stages (the whole project is one program): not the engine's. */
+type TestOnlyEvent = 'thought' | 'loose' | 'counted' | 'bench_tick';
 
 // `satisfies` fails type-checking when a stage declares an event missing here, or this lists one nobody declares.
 const declaredTypes = {
