@@ -1,32 +1,17 @@
 // The real `stageloop run` against the loopback server streaming slowly: text shows on stderr while the run goes,
 // stdout gets the answer exactly once, --events prints one JSON event a line.
 import { describe, expect, it } from 'vitest';
-import { replyChunks } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { runCli, startCli } from '../support/run-cli.js';
+import { slowReply } from './slow-reply.js';
 
 const loopback = useLoopbackServer();
 const answer = 'Seventeen times twenty-three plus four is 395.';
 
-function slowAnswer(delayMs: number): { sent: () => number; total: number } {
-  const chunks = replyChunks({ content: answer });
-  let sent = 0;
-  loopback.server.handle(async (_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const chunk of chunks) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      if (response.destroyed) return;
-      response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      sent += 1;
-    }
-    response.end('data: [DONE]\n\n');
-  });
-  return { sent: () => sent, total: chunks.length };
-}
 
 describe('stageloop run with a streaming model', () => {
   it('shows partial answer text under the think line before the run ends; stdout gets the answer once', async () => {
-    const reply = slowAnswer(40);
+    const reply = slowReply(loopback.server, answer, 40);
     const cli = startCli(['run', '--base-url', loopback.server.url, '--model', 'test-model', 'What is 17 * 23 + 4?']);
     await cli.waitForStderr('Seventeen times');
     expect(cli.child.exitCode).toBeNull();

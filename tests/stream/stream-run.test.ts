@@ -6,29 +6,15 @@ import type { RunEvent } from '../../src/engine/stage.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { streamRun } from '../../src/stream/stream-run.js';
-import { replyChunks, textChunk } from '../support/chat-server.js';
+import { textChunk } from '../support/chat-server.js';
+import { slowReply as slowReplyOn } from './slow-reply.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';
 
 const loopback = useLoopbackServer({ timeoutMs: 10_000 });
 const task = { task: 'What is 17 * 23 + 4?' };
+const slowReply = (content: string, delayMs: number) => slowReplyOn(loopback.server, content, delayMs);
 
-/** Streams `content` in 3-character chunks, `delayMs` apart, counting what was sent so a test can see how far it got. */
-function slowReply(content: string, delayMs: number): { sent: () => number; total: number } {
-  const chunks = replyChunks({ content });
-  let sent = 0;
-  loopback.server.handle(async (_request, response) => {
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const chunk of chunks) {
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      if (response.destroyed) return;
-      response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      sent += 1;
-    }
-    response.end('data: [DONE]\n\n');
-  });
-  return { sent: () => sent, total: chunks.length };
-}
 
 describe('streamRun', () => {
   it('gives the first text_delta before the reply has ended, and the deltas add up to the answer', async () => {
