@@ -2,32 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline } from '../../pipelines/index.js';
 import { streamRun } from '../../src/stream/stream-run.js';
-import { completionBody, replyChunks, type ReplyOptions } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';
 
 const loopback = useLoopbackServer();
 
-/** Answers a streamed request as a stream and a plain one as one JSON body, so a test need not know which it gets. */
-function reply(options: ReplyOptions): void {
-  loopback.server.handle((request, response) => {
-    if (request.body.stream !== true) {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(completionBody(options)));
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const chunk of replyChunks(options)) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    response.end('data: [DONE]\n\n');
-  });
-}
-
 describe('streamed stage calls in plan-execute-replan', () => {
   it('a step reply streams with mayAnswer false, the summary with mayAnswer true; plan calls are not streamed', async () => {
-    reply({ content: JSON.stringify({ steps: [{ description: 'Compute 12*12', status: 'pending' }] }) });
-    reply({ content: 'It is 144.' });
-    reply({ content: JSON.stringify({ need_replan: false, reason: 'done', new_steps: [] }) });
-    reply({ content: 'The answer is 144.' });
+    loopback.server.replyWith({ content: JSON.stringify({ steps: [{ description: 'Compute 12*12', status: 'pending' }] }) });
+    loopback.server.replyWith({ content: 'It is 144.' });
+    loopback.server.replyWith({ content: JSON.stringify({ need_replan: false, reason: 'done', new_steps: [] }) });
+    loopback.server.replyWith({ content: 'The answer is 144.' });
     const stream = streamRun(planExecuteReplanPipeline(), { task: 'Compute 12*12' }, { deps: { model: loopback.model(), tools: testTools() } });
     const answer: string[] = [];
     for await (const text of stream.textStream) answer.push(text);
