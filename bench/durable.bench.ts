@@ -53,18 +53,22 @@ const makers: Array<[string, StoreMaker]> = [
   ['SQLite (synchronous=FULL)', sqliteMaker('power')],
 ];
 
-/** Microseconds a run of `turns` turns takes, median over rounds; each round a fresh store. */
+/**
+ * CPU microseconds (user + system, this process) a run of `turns` turns takes, median over rounds; each round a fresh
+ * store. CPU time, not wall time: other processes on a loaded machine do not count in it.
+ */
 async function runCost(maker: StoreMaker, turns: number, stateBytes: number, rounds: number, runsPerRound: number): Promise<number> {
   const samples: number[] = [];
   const pipeline = reactPipeline({ maxIterations: turns + 2 });
   for (let round = 0; round < rounds + 1; round++) {
     const { store, done } = maker();
     collectGarbage();
-    const started = performance.now();
+    const started = process.cpuUsage();
     for (let run = 0; run < runsPerRound; run++) {
       await runPipeline(pipeline, { task: taskOf(stateBytes) }, { store, deps: { model: instantModel(turns), tools: tools() } });
     }
-    if (round > 0) samples.push(((performance.now() - started) * 1000) / runsPerRound);
+    const used = process.cpuUsage(started);
+    if (round > 0) samples.push((used.user + used.system) / runsPerRound);
     await done();
   }
   return median(samples);
@@ -81,7 +85,7 @@ async function marginal(maker: StoreMaker, stateBytes: number, runsPerRound: num
 async function overhead(): Promise<void> {
   for (const stateBytes of [2_000, 20_000]) {
     const baseline = await marginal(makers[0]![1], stateBytes, 40);
-    console.log(`ReAct turn at ~${format(stateBytes / 1000, 0)} KB of state (instant model; a turn = (30-turn run - 10-turn run) / 20):`);
+    console.log(`ReAct turn at ~${format(stateBytes / 1000, 0)} KB of state, CPU time (instant model; a turn = (30-turn run - 10-turn run) / 20):`);
     console.log(`  no store: ${format(baseline.turn, 1)} µs per turn, ${format(baseline.run, 0)} µs per run besides`);
     for (const [name, maker] of makers.slice(1)) {
       const cost = await marginal(maker, stateBytes, name.startsWith('SQLite') ? 8 : 40);

@@ -1,9 +1,10 @@
-// plan (setup): reads input.task and deps.tools; writes the plan slot, messages (the first step's brief), usage; returns no signal.
+// plan (setup): reads input.task and deps.tools; writes the plan slot, messages (the first step's brief), usage, modelFailure; returns no signal.
 import { z } from 'zod';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage, ChatModel, ChatRequest } from '../src/model/types.js';
 import { stepStatuses, type PlanSlot, type PlanStep } from './plan-slot.js';
+import { recordModelFailure } from './model-failure.js';
 import { planView, requireModel, startPlan } from './plan-steps.js';
 import { plannerInstructions, renderMessages } from './prompts.js';
 import { parseStructured } from './structured-output.js';
@@ -87,7 +88,7 @@ async function callPlanner(model: ChatModel, state: RunState, ctx: StageContext,
     return { ok: true, response };
   } catch (error) {
     if (isInvalidResponse(error)) return { ok: false, problem: (error as Error).message };
-    throw error;
+    throw recordModelFailure(state, 'plan', error);
   }
 }
 

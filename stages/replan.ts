@@ -7,6 +7,7 @@ import type { ChatModel } from '../src/model/types.js';
 import type {} from './evaluate.js';
 import type {} from './observe.js';
 import type { PlanSlot } from './plan-slot.js';
+import { recordModelFailure } from './model-failure.js';
 import { isInvalidResponse, temperatureOf } from './plan.js';
 import { advanceTo, finishStep, planView, replaceStepsAfter, requireModel } from './plan-steps.js';
 import { renderMessages, renderPlan, renderResults, replannerInstructions } from './prompts.js';
@@ -136,7 +137,7 @@ async function consult(model: ChatModel, state: RunState, ctx: StageContext, pla
     return parseStructured(response, replanSchema);
   } catch (error) {
     if (isInvalidResponse(error)) return { ok: false, problem: (error as Error).message };
-    throw error;
+    throw recordModelFailure(state, 'replan', error);
   }
 }
 

@@ -1,9 +1,10 @@
-// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate slots; streams text_delta when observed; writes answer, partial, usage and the summarize slot; returns no signal.
+// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate/modelFailure slots; streams text_delta when observed; writes answer, partial, usage and the summarize slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage } from '../src/model/types.js';
 import type {} from './evaluate.js';
 import type {} from './think.js';
+import type {} from './model-failure.js';
 import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
@@ -76,7 +77,7 @@ function noCallReason(state: RunState, settings: SummarizeSettings): string | un
   const stop = state.stop;
   if (stop?.kind === 'cancelled' && settings.modelAfterCancel !== true) return 'not asked: the run was cancelled';
   if (stop !== undefined && spentBudgets.has(stop.kind)) return `not asked: ${stop.kind} is spent`;
-  const failure = state.think?.modelError;
+  const failure = state.modelFailure;
   if (failure !== undefined && failure.iteration === state.iteration && deadModel.has(failure.kind)) return `not asked: the model just failed (${failure.kind})`;
   return undefined;
 }

@@ -1,9 +1,10 @@
-// think (iteration): reads messages, nextTurn, the plan and deps.tools; streams text_delta/tool_call_delta when observed; writes messages, turn, answer/partial, usage, plan step results and the think slot; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
+// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type FinishReason, type ToolCall, type ToolDefinition } from '../src/model/types.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
+import { recordModelFailure } from './model-failure.js';
 import type { TurnLimit } from './turn-limit.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
@@ -32,8 +33,6 @@ export interface ThinkSlot {
   stepRounds: number;
   /** Why think stopped the run, when it did. */
   stopReason?: string;
-  /** The kind of the latest model failure and its iteration (summarize makes no call after connection or auth). */
-  modelError?: { kind: string; iteration: number };
 }
 
 declare module '../src/engine/state.js' {
@@ -124,8 +123,7 @@ function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTu
   return Promise.resolve(callModel(model, requestOf(state, config.settings, turn.tools), ctx, ctx.signalIfAbortable, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
     (error: unknown) => {
-      if (error instanceof ModelError) turn.slot.modelError = { kind: error.kind, iteration: state.iteration };
-      throw error;
+      throw recordModelFailure(state, 'think', error);
     },
   );
 }

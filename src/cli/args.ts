@@ -27,6 +27,14 @@ export interface RunFlags extends GuardFlags {
   verbose: boolean;
   trace?: TraceMode;
   traceContent: boolean;
+  /** Where the run is recorded (--store), unless --no-store. */
+  store?: string;
+  noStore: boolean;
+  /** MCP servers: --mcp-config FILE (else stageloop.config.json here) and --mcp NAME=COMMAND. */
+  mcpConfig?: string;
+  mcp: string[];
+  /** --fallback-model NAME: models on the same server to move to when the first fails. */
+  fallbackModels: string[];
 }
 
 const guardOptions = {
@@ -52,6 +60,11 @@ const runOptions = {
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
   'trace-content': { type: 'boolean' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  'mcp-config': { type: 'string' },
+  mcp: { type: 'string', multiple: true },
+  'fallback-model': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -125,7 +138,13 @@ export function parseRunFlags(argv: string[]): RunFlags | 'help' {
     quiet: values.quiet ?? false,
     verbose: values.verbose ?? false,
     traceContent: values['trace-content'] ?? false,
+    noStore: values['no-store'] ?? false,
+    mcp: values.mcp ?? [],
+    fallbackModels: values['fallback-model'] ?? [],
   };
+  if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
+  if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
+  if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;

@@ -1,5 +1,7 @@
 // Assembles what a CLI run needs: the model, the tools, the pipeline with its guards. The one place that joins
 // src/, stages/ and pipelines/. The model server modules load only when a server is used, so offline runs skip them.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { Environment } from '../model/config.js';
 import { OfflineModel } from '../model/offline-model.js';
@@ -11,6 +13,7 @@ import { ToolRegistry } from '../tools/registry.js';
 import { builtInPipelines } from '../../pipelines/index.js';
 import { applyGuards } from '../../stages/guards.js';
 import { UsageError, type GuardFlags } from './args.js';
+import type { StageloopConfig } from './mcp-config.js';
 
 export interface ModelChoice {
   model: ChatModel;
@@ -77,4 +80,37 @@ export function buildPipeline(name: string, flags: GuardFlags, modelName?: strin
   const factory = builtInPipelines[name];
   if (factory === undefined) throw new UsageError(`unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
   return applyGuards(factory(), flags, modelName === undefined ? {} : { modelName });
+}
+
+export interface McpFlags {
+  mcpConfig?: string;
+  mcp: readonly string[];
+}
+
+/** stageloop.config.json (or --mcp-config FILE) and --mcp: read only when one of them is there. */
+export async function cliConfig(flags: McpFlags, env: Environment, cwd = process.cwd()): Promise<StageloopConfig | undefined> {
+  if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json'))) return undefined;
+  const { loadStageloopConfig } = await import('./mcp-config.js');
+  return loadStageloopConfig({ cwd, env, inline: flags.mcp, ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }) });
+}
+
+/** The built-in tools plus every configured MCP server's (a name given twice is an error at start). */
+export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig | undefined): Promise<ToolRegistry> {
+  if (config === undefined || config.mcpServers.length === 0) return tools;
+  const { loadMcpTools } = await import('../tools/mcp/index.js');
+  return new ToolRegistry([...tools.names.map((name) => tools.get(name)!), ...(await loadMcpTools(config.mcpServers))]);
+}
+
+/** --fallback-model NAME (same server) and the config file's `fallback` list (other servers) after the chosen model. */
+export async function withFallbacks(choice: ModelChoice, names: readonly string[], config: StageloopConfig | undefined, env: Environment, baseUrl?: string): Promise<ModelChoice> {
+  const entries = config?.fallback ?? [];
+  if (names.length === 0 && entries.length === 0) return choice;
+  if (choice.offline) throw new UsageError('--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
+  const [{ fallbackModel }, { openAIModelFromEnv }] = await Promise.all([import('../model/fallback-model.js'), import('../model/config.js')]);
+  const sameServer = names.map((model) => openAIModelFromEnv(env, { model, ...(baseUrl !== undefined && { baseUrl }) }));
+  const otherServers = entries.map((entry) =>
+    openAIModelFromEnv(entry.apiKey !== undefined ? { ...env, OPENAI_API_KEY: entry.apiKey } : env, { model: entry.model, ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }) }),
+  );
+  const models = [choice.model, ...sameServer, ...otherServers];
+  return { ...choice, model: fallbackModel(models), notice: `${choice.notice}, falling back to ${models.slice(1).map((model) => model.modelName).join(', ')}` };
 }

@@ -10,8 +10,13 @@ import { messageOf } from '../common/error-message.js';
 const usage = `Usage: stageloop <command> [options]
 
 Commands:
-  run [options] "TASK"   run an agent on a task
+  run [options] "TASK"   run an agent on a task (recorded in ./.stageloop/stageloop.db unless --no-store)
+  runs [--json]          list the recorded runs, newest first
+  show RUN [--json]      a recorded run's timeline: stages, model and tool calls, how it ended
+  resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
+  replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   pipelines [--json]     list the built-in pipelines with their three zones and stages
+  tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
 
 Options:
   -h, --help             show help (also: stageloop run --help)
@@ -32,10 +37,23 @@ Limits and guards:
   --max-tokens N           token budget (input + output)
   --max-cost USD           cost budget, from the model price table
   --timeout SECONDS        time budget; the call in flight is cut off at the deadline
+  --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
+                           call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse a tool call repeated N times with the same arguments
   --context-budget TOKENS  prune old tool observations to keep each request under TOKENS
+
+Tools and models:
+  --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
+  --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
+  --fallback-model NAME    a model on the same server to move to when the model fails (rate limit, 5xx, timeout);
+                           repeatable; other servers go in the config file's "fallback" list
+
+Recording:
+  --store PATH             record the run in this SQLite file (default $STAGELOOP_HOME/stageloop.db, else
+                           ./.stageloop/stageloop.db); the run id is printed at the start
+  --no-store               do not record the run
 
 Output:
   --json                   print exactly one JSON object on stdout
@@ -104,6 +122,15 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       return 0;
     }
     if (command === 'pipelines') return await pipelinesCommand(rest, streams);
+    if (command === 'tools') {
+      const { parseToolsFlags, toolsCommand, toolsUsage } = await import('./tools-command.js');
+      const flags = parseToolsFlags(rest);
+      if (flags === 'help') return void streams.stdout.write(`${toolsUsage}\n`), 0;
+      const { defaultTools } = await import('./assemble.js');
+      const builtIn = await defaultTools(env);
+      return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
+    }
+    if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
@@ -125,11 +152,57 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError'].includes(error.name);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${error.stack}\n`);
     return isUserError ? 2 : 1;
+  }
+}
+
+/** The commands that read or continue recorded runs; each takes --store PATH. */
+async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv: string[], streams: CliStreams, env: NodeJS.ProcessEnv): Promise<number> {
+  const { takeStoreFlag, openCliStore } = await import('./store-location.js');
+  const { store: path, rest } = takeStoreFlag(argv);
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (command === 'show') {
+    const { parseShowFlags, showCommand, showUsage } = await import('./show-command.js');
+    const flags = parseShowFlags(rest);
+    if (flags === 'help') return void streams.stdout.write(`${showUsage}\n`), 0;
+    const { store } = await openCliStore(path, env);
+    try {
+      const { loadRun } = await import('../durable/inspect.js');
+      return showCommand(await loadRun(store, flags.runId), flags.json, streams);
+    } finally {
+      await store.close();
+    }
+  }
+  if (wantsHelp && command !== 'runs') {
+    const { resumeUsage, replayUsage } = await import('./resume-command.js');
+    streams.stdout.write(`${command === 'resume' ? resumeUsage : replayUsage}\n`);
+    return 0;
+  }
+  const opened = await openCliStore(path, env);
+  if (command === 'runs') {
+    const { runsCommand } = await import('./runs-command.js');
+    try {
+      return await runsCommand(rest, streams, opened.store);
+    } finally {
+      await opened.store.close();
+    }
+  }
+  if (command === 'replay') {
+    const { replayCommand } = await import('./resume-command.js');
+    return replayCommand(rest, streams, opened.store);
+  }
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  try {
+    const { resumeCommand } = await import('./resume-command.js');
+    return await resumeCommand(rest, env, streams, opened, calculatorHost);
+  } finally {
+    await calculatorHost.close();
+    await opened.store.close().catch(() => undefined);
   }
 }
 

@@ -1,14 +1,17 @@
-// `stageloop run`: assembles a run, shows progress, prints the answer and exits with a code that says how it ended.
+// `stageloop run`: assembles a run, records it, shows progress, prints the answer and exits with a code that says how it ended.
 import { performance } from 'node:perf_hooks';
-import { runPipeline, type RunResult } from '../engine/runner.js';
+import type { JsonObject } from '../common/json.js';
+import type { RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
+import type { RunStore } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import type { RunFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import type { GuardFlags, RunFlags } from './args.js';
+import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
+import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
@@ -17,19 +20,79 @@ export interface CliStreams {
   stderr: NodeJS.WritableStream;
 }
 
+/** What a recorded CLI run keeps to be rebuilt on resume and replay: the pipeline's flags and the model's name, never a key. */
+export interface CliRunSettings {
+  pipeline: string;
+  guards: GuardFlags;
+  offline: boolean;
+  model?: string;
+  baseUrl?: string;
+}
+
+export function cliSettings(flags: RunFlags): CliRunSettings {
+  const guards: GuardFlags = {};
+  for (const key of ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+    if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
+  }
+  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, offline: flags.offline };
+  if (flags.model !== undefined) settings.model = flags.model;
+  if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
+  return settings;
+}
+
+/** How the run is shown: the output flags of `run` (resume has the same ones). */
+export interface ShowFlags {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  trace?: RunFlags['trace'];
+  traceContent: boolean;
+  /** --events: every event as a JSON line on stdout instead of the answer. */
+  events?: boolean;
+}
+
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const choice = await chooseModel(flags, env);
+  const config = await cliConfig(flags, env);
+  const choice = await withFallbacks(await chooseModel(flags, env), flags.fallbackModels, config, env, flags.baseUrl);
   const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName);
-  const tools = await defaultTools(env, calculatorHost);
+  try {
+    const tools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+    const { runPipeline } = await import('../durable/durable-run.js');
+    const record = { cli: cliSettings(flags) as unknown as JsonObject };
+    return await attendedRun(flags, env, streams, { choice, tools, recording }, (deps, signal) =>
+      runPipeline(pipeline, { task: flags.task }, { deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
+    );
+  } finally {
+    if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
+  }
+}
+
+export interface RunParts {
+  choice: ModelChoice;
+  tools: Deps['tools'];
+  recording: { store: RunStore; file: string } | undefined;
+}
+
+/** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
+export async function attendedRun(flags: ShowFlags, env: Environment, streams: CliStreams, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
+  const { choice, tools, recording } = parts;
   const chatty = !flags.json && !flags.quiet && !flags.events;
   if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (flags.events) deps.onEvent = eventLines(streams.stdout);
-  else if (chatty) deps.onEvent = progressPrinter(streams.stderr, { color });
-
+  else if (chatty) {
+    const progress = progressPrinter(streams.stderr, { color });
+    deps.onEvent = (event) => {
+      if (event.type === 'run_started' && recording) {
+        streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: stageloop resume ${event.runId})\n`);
+      }
+      progress(event);
+    };
+  }
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -42,9 +105,10 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const started = performance.now();
   let result: RunResult;
   try {
-    result = await runPipeline(pipeline, { task: flags.task }, { deps, signal: controller.signal });
+    result = await start(deps, controller.signal);
   } finally {
     process.off('SIGINT', onInterrupt);
+    await recording?.store.close().catch(() => undefined);
   }
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
@@ -53,7 +117,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
 }
 
 /** --json: one object, raw text JSON-escaped. Otherwise the answer on stdout, cleaned of control sequences; a failed quiet run prints none. */
-function printResult(result: RunResult, flags: RunFlags, streams: CliStreams, wallMs: number): void {
+function printResult(result: RunResult, flags: ShowFlags, streams: CliStreams, wallMs: number): void {
   if (flags.json) {
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;

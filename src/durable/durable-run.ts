@@ -13,7 +13,7 @@ import { StoreError, type JournalEntry, type RunStore } from '../store/types.js'
 import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-journal.js';
 import { pipelineFingerprint } from './hashing.js';
 import { definitionsJson } from './journal-codec.js';
-import { JournalSeam } from './journal-seam.js';
+import { JournalSeam, type HashEvery } from './journal-seam.js';
 import { RunJournal } from './run-journal.js';
 
 export interface RecordOptions {
@@ -23,6 +23,8 @@ export interface RecordOptions {
   leaseMs?: number;
   /** JSON the caller wants kept with the run (the CLI keeps its settings, to rebuild the pipeline on resume). */
   record?: JsonObject;
+  /** Where the state is hashed: after every stage, or at the end of each zone pass (default, cheaper). */
+  hashEvery?: HashEvery;
 }
 
 export type DurableRunOptions = Omit<RunOptions, 'seam' | 'start'> & RecordOptions;
@@ -50,11 +52,11 @@ const freshStart: RunPosition = { zone: 'setup', iteration: 0, nextStage: 0, ste
 export function runPipeline(pipeline: Pipeline, input: RunInput, options: DurableRunOptions = {}): Promise<RunResult> {
   // Without a store this is the engine's own call: no copy of the options, nothing added to the run.
   if (options.store === undefined) return runUnrecorded(pipeline, input, options);
-  const { store, leaseMs = defaultLeaseMs, record, ...runOptions } = options;
-  return recordRun(store, pipeline, input, runOptions, leaseMs, record ?? {});
+  const { store, leaseMs = defaultLeaseMs, record, hashEvery = 'iteration', ...runOptions } = options;
+  return recordRun(store, pipeline, input, runOptions, leaseMs, { ...record, hashEvery }, hashEvery);
 }
 
-async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject): Promise<RunResult> {
+async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject, hashEvery: HashEvery): Promise<RunResult> {
   const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
   if (typeof input !== 'object' || input === null || typeof input.task !== 'string') return runUnrecorded(pipeline, input, options);
   const state = createRunState(deps.ids.newId(), pipeline.name, input);
@@ -69,7 +71,7 @@ async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, o
   };
   const claim = await store.create(header, makeOwner(), leaseMs);
   const journal = new RunJournal('record', [], 0, 0, { store, claim, leaseMs });
-  const seam = new JournalSeam(journal, pipeline, { store, claim, leaseMs });
+  const seam = new JournalSeam(journal, pipeline, { store, claim, leaseMs }, {}, hashEvery);
   return runUnrecorded(pipeline, input, { ...options, deps, seam, start: { state, position: freshStart } });
 }
 
@@ -109,7 +111,8 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
     await store.release(claim, endedAs).catch(() => undefined);
     throw error;
   }
-  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs });
+  const hashEvery = (run.options as { hashEvery?: unknown }).hashEvery === 'stage' ? 'stage' : 'iteration';
+  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs }, {}, hashEvery);
   const recorded = run.options as { finalizeTimeoutMs?: JsonValue; abandonAfterMs?: JsonValue };
   const limits: RunOptions = {};
   if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;

@@ -1,10 +1,8 @@
 // How port calls become journal data and back: model requests and replies, tool calls and results, errors.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
-import { ModelError, type ChatRequest, type ChatResponse, type ModelErrorKind } from '../model/types.js';
+import { ModelError, type ChatRequest, type ModelErrorKind } from '../model/types.js';
 import type { ToolCall, ToolDefinition } from '../model/types.js';
-import type { ToolResult } from '../tools/types.js';
-import { hashText } from './hashing.js';
 
 /** A request as JSON: a zod response schema is kept by name only (it is code, not data). */
 export function requestJson(request: ChatRequest): JsonObject {
@@ -15,13 +13,6 @@ export function requestJson(request: ChatRequest): JsonObject {
   if (request.temperature !== undefined) json.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) json.maxOutputTokens = request.maxOutputTokens;
   return json;
-}
-
-/** The request's hash and each message's JSON text (made once: the journal's compression reuses them). */
-export function requestHash(json: JsonObject): { hash: string; texts: string[] } {
-  const { messages, ...rest } = json;
-  const texts = (messages as JsonValue[]).map((message) => JSON.stringify(message));
-  return { hash: hashText(`${JSON.stringify(rest)}\n${texts.join('\n')}`), texts };
 }
 
 export interface RecordedError {

@@ -69,7 +69,9 @@ export class JournalSeam implements RunSeam {
     if (digest === undefined || !this.checkpointDue(position, stage)) return undefined;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
     const checkpoint = { position, state: state as unknown as JsonObject, stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
-    return journal.flush(checkpoint, progress).then(() => journal.check());
+    journal.hold(checkpoint, progress);
+    // Entering finalize is written at once: a run that ends there must be resumable from it.
+    return stage === null ? journal.flush().then(() => journal.check()) : undefined;
   }
 
   async finished(result: RunResult): Promise<void> {

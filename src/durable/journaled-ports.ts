@@ -8,7 +8,7 @@ import type { Deps } from '../engine/stage.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall, ToolDefinition } from '../model/types.js';
 import type { ToolBox, ToolResult } from '../tools/types.js';
 import { shortDiff, place } from './divergence.js';
-import { errorFromJson, errorJson, requestHash, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
+import { errorFromJson, errorJson, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
 import type { RunJournal } from './run-journal.js';
 
 /** Why the run was aborted when a call failed, so a replay can abort at the same point. */
@@ -74,11 +74,9 @@ class JournaledModel implements ChatModel {
   private async call(request: ChatRequest, signal: AbortSignal | undefined, live: (model: ChatModel) => Promise<ChatResponse>, onEvent?: (event: ChatStreamEvent) => void): Promise<ChatResponse> {
     const json = requestJson(request);
     const journal = this.journal;
-    const { hash, texts } = requestHash(json);
     const served = journal.serve('model', this.cursor, (entry) => {
-      const data = entry.data as JsonObject;
-      if (data.hash === hash) return undefined;
-      const recorded = journal.messages.preview(data.request as JsonObject);
+      const recorded = journal.messages.preview((entry.data as JsonObject).request as JsonObject);
+      if (JSON.stringify(recorded) === JSON.stringify(json)) return undefined;
       return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'model_request', message: `the model request in ${place(entry)} differs: ${shortDiff(recorded, json)}`, recorded, replayed: json };
     });
     if (served !== undefined) {
@@ -90,14 +88,14 @@ class JournaledModel implements ChatModel {
       return response;
     }
     if (this.model === undefined) throw new Error('no model is configured for this run');
-    const stored = journal.messages.compress(json, texts);
+    const stored = journal.messages.compress(json);
     try {
       const response = await live(this.model);
-      journal.record('model', this.cursor, { hash, request: stored, response: response as unknown as JsonValue });
+      journal.record('model', this.cursor, { request: stored, response: response as unknown as JsonValue });
       await journal.flush();
       return response;
     } catch (error) {
-      journal.record('model', this.cursor, withAbort({ hash, request: stored, error: errorJson(error) as unknown as JsonValue }, signal));
+      journal.record('model', this.cursor, withAbort({ request: stored, error: errorJson(error) as unknown as JsonValue }, signal));
       await journal.flush();
       throw error;
     }

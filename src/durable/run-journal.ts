@@ -21,6 +21,8 @@ export class RunJournal {
   private pending: JournalEntry[] = [];
   private writing: Promise<void> = Promise.resolve();
   private broken: unknown;
+  /** A checkpoint waiting for the next write: it costs no transaction of its own. */
+  private held: { checkpoint: Checkpoint; progress: { iterations: number; tokens: number } } | undefined;
   private lastServed: number;
   /** A resume writes one marker before its first new entry: entries after `servedThrough` were left behind. */
   private markerDue: boolean;
@@ -77,13 +79,24 @@ export class RunJournal {
     return this.head;
   }
 
-  /** Writes what is pending (and a checkpoint at the new head); never rejects: a failure is kept for `check()`. */
-  flush(checkpoint?: Omit<Checkpoint, 'seq'>, progress?: { iterations: number; tokens: number }): Promise<void> {
+  /**
+   * Keeps a checkpoint at the current head for the next write (a completed call flushes at once), so a turn costs
+   * its calls' transactions and no more; a checkpoint lost to a crash only means a resume serves more of the journal.
+   */
+  hold(checkpoint: Omit<Checkpoint, 'seq'>, progress: { iterations: number; tokens: number }): void {
+    if (this.writer === undefined) return;
+    this.held = { checkpoint: { ...checkpoint, seq: this.head }, progress };
+  }
+
+  /** Writes what is pending (with a held checkpoint); never rejects: a failure is kept for `check()`. */
+  flush(): Promise<void> {
     const writer = this.writer;
-    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && checkpoint === undefined)) return this.writing;
+    const held = this.held;
+    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && held === undefined)) return this.writing;
     const entries = this.pending;
     this.pending = [];
-    const options = { leaseMs: writer.leaseMs, ...(checkpoint ? { checkpoint: { ...checkpoint, seq: this.head } } : {}), ...(progress ? { progress } : {}) };
+    this.held = undefined;
+    const options = { leaseMs: writer.leaseMs, ...(held ? { checkpoint: held.checkpoint, progress: held.progress } : {}) };
     this.writing = this.writing.then(() => writer.store.append(writer.claim, entries, options)).catch((error: unknown) => {
       this.broken ??= error;
     });
@@ -114,36 +127,34 @@ export class RunJournal {
 
 /**
  * Model requests repeat the conversation so far: each is stored as how many messages it shares with the previous
- * one plus the new ones, so a long run's journal grows with the conversation, not with its square.
+ * one plus the new ones, so a long run's journal grows with the conversation, not with its square. Shared means the
+ * very same message objects: a stage replaces a message to change it, never edits it in place (prune does so), so
+ * recording a request costs no JSON text of the conversation.
  */
 export class MessageLog {
-  private texts: string[] = [];
-  private full: JsonValue[] = [];
+  /** The previous request's messages: the live objects while recording, their copies when read back. */
+  private previous: readonly JsonValue[] = [];
 
-  /** `texts`: each message's JSON text, when the caller has made them already. */
-  compress(request: JsonObject, texts?: string[]): JsonObject {
+  compress(request: JsonObject): JsonObject {
     const messages = (request.messages ?? []) as JsonValue[];
-    texts ??= messages.map((message) => JSON.stringify(message));
+    const previous = this.previous;
     let prefix = 0;
-    while (prefix < texts.length && prefix < this.texts.length && texts[prefix] === this.texts[prefix]) prefix++;
-    this.texts = texts;
-    this.full = messages;
+    while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
+    this.previous = messages;
     return { ...request, messages: messages.slice(prefix), prefix };
   }
 
   /** The whole request of a stored one, in journal order. */
   expand(stored: JsonObject): JsonObject {
     const whole = this.preview(stored);
-    const messages = whole.messages as JsonValue[];
-    this.full = messages;
-    this.texts = messages.map((message) => JSON.stringify(message));
+    this.previous = whole.messages as JsonValue[];
     return whole;
   }
 
-  /** The whole request, without moving on (for showing a divergence). */
+  /** The whole request, without moving on (to compare it, or to show a divergence). */
   preview(stored: JsonObject): JsonObject {
     const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
     const { prefix: _prefix, ...rest } = stored;
-    return { ...rest, messages: this.full.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
+    return { ...rest, messages: this.previous.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
   }
 }

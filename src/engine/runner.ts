@@ -63,6 +63,8 @@ class Run implements ContextHost, FinalizeHost {
     if (options.seam) this.seam = new SeamCaller(options.seam, state, this.outcome, this.warnings);
     const wrapped = options.seam?.wrapDeps?.(deps, liveCursor(() => this.ctx)) ?? deps;
     this.ctx = new RunContext(this, wrapped);
+    // A run started from a checkpoint is already in its iteration (finalize starts no zone pass that would set it).
+    this.ctx.iteration = state.iteration;
     // Deadlines are set from the clock stages read (so a replay sees the same); grace and event times use the real one.
     this.abort = new RunAbort(options.signal, wrapped.clock, deps.clock, () => this.ctx.stage, checked.abandonAfterMs);
     this.eventClock = deps.clock;

@@ -139,7 +139,8 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
           if (entry.seq !== row.head + 1 + index) throw new SequenceError(row.runId, row.head + 1 + index, entry.seq);
         });
         const head = row.head + entryRows.length;
-        if (checkpointRow && checkpointRow.seq !== head) throw new SequenceError(row.runId, head, checkpointRow.seq);
+        // A checkpoint follows an entry of this write (or the head when it writes none): never one not yet written.
+        if (checkpointRow && (checkpointRow.seq > head || checkpointRow.seq < Math.min(row.head + 1, head))) throw new SequenceError(row.runId, head, checkpointRow.seq);
         if (entryRows.length > 0) tables.insertEntries(row, entryRows);
         if (checkpointRow) tables.putCheckpoint(row, checkpointRow, options.dropEarlierCheckpoints === true);
         row.head = head;

@@ -41,6 +41,9 @@ export function storeFailure(file: string, error: unknown, busyTimeoutMs: number
     text = `${file} is not a stageloop store or is damaged (${message}): ${damaged}`;
   } else if (code.startsWith('SQLITE_CANTOPEN')) {
     text = `cannot open store ${file} (${message}): check the path and its permissions`;
+  } else if (/Could not locate the bindings file|ERR_DLOPEN_FAILED|NODE_MODULE_VERSION/.test(`${code} ${message}`)) {
+    // The native addon was not built (an install with --ignore-scripts) or was built for another Node.
+    text = `cannot open store ${file}: better-sqlite3's native addon is missing or built for another Node (${message.split('\n')[0]}): run "npm rebuild better-sqlite3", or pass --no-store`;
   } else if (/no such (table|column)/.test(message)) {
     text = `${file} does not have the tables of a stageloop store (${message}): ${damaged}`;
   } else {

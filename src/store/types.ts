@@ -101,7 +101,10 @@ export interface ClaimOptions {
 }
 
 export interface AppendOptions {
-  /** A checkpoint written in the same transaction, after the entries; its seq must be the journal's new head. */
+  /**
+   * A checkpoint written in the same transaction; its seq is one of the entries this write appends (the new head, or
+   * an earlier one of them: a writer may hold a checkpoint until its next write), or the head when it appends none.
+   */
   checkpoint?: Checkpoint;
   /** Renews the owner's lease for this long from now, in ms. */
   leaseMs?: number;

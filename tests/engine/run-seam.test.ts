@@ -87,7 +87,10 @@ describe('the durability seam', () => {
     state.stop = { status: 'stopped', kind: 'budget_tokens', stage: 'budget', message: 'tokens spent' };
     const ended = { ...state.stop };
     const position: RunPosition = { zone: 'finalize', iteration: 3, nextStage: 0, steer: null, breakRequested: false, ended };
-    const result = await runPipeline(pipeline, { task: 't' }, { start: { state, position } });
+    let seen = -1;
+    const seeing = definePipeline({ ...pipeline, finalize: [{ name: 'summarize', execute: (inner, ctx) => { seen = ctx.iteration; (inner.seamTrail ??= []).push(`summarize@${inner.iteration}`); } }] });
+    const result = await runPipeline(seeing, { task: 't' }, { start: { state, position } });
+    expect(seen).toBe(3);
     expect(result.state.seamTrail).toEqual(['summarize@3']);
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens', stage: 'budget' } });
   });

@@ -1,7 +1,7 @@
 // A temporary app that installs the packed stageloop tarball as a user would: npm ci, offline, no TypeScript loader.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,12 +52,15 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
   await writeFile(join(directory, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
   await writeFile(join(directory, 'package-lock.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
   await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: directory });
+  // better-sqlite3 builds its native addon in an install script (from source here, ~80 s); the consumer gets the one
+  // this repository's npm ci built, for this same Node.
+  await cp(join(repositoryRoot, 'node_modules/better-sqlite3/build'), join(directory, 'node_modules/better-sqlite3/build'), { recursive: true });
   return {
     directory,
     tarballFiles: packed!.files.map((file) => file.path),
     node: (args, env = {}) =>
       new Promise((resolve) => {
-        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 }, (error, out, err) =>
+        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 170_000 }, (error, out, err) =>
           resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
         );
       }),

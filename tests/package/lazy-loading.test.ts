@@ -33,10 +33,17 @@ const heavy = ['openai', '@opentelemetry/sdk-node', '@opentelemetry/exporter-tra
 
 describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
-    const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', 'What is 17 * 23 + 4?']);
+    const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
     expect(code).toBe(0);
     expect(files.some((url) => url.endsWith('/dist/src/cli/main.js'))).toBe(true);
     for (const name of [...heavy, '@opentelemetry/api']) expect(packages, name).not.toContain(name);
+  });
+
+  it('a recorded offline run (the default) adds SQLite and nothing else heavy', async () => {
+    const { packages, code } = await packagesLoaded([cliPath, 'run', '-q', 'What is 17 * 23 + 4?']);
+    expect(code).toBe(0);
+    expect(packages).toContain('better-sqlite3');
+    for (const name of [...heavy.filter((name) => name !== 'better-sqlite3'), '@opentelemetry/api']) expect(packages, name).not.toContain(name);
   });
 
   it('--help loads nothing but the flag parser: no zod, no stages', async () => {

@@ -173,3 +173,51 @@ describe('budget: options', () => {
     expect(JSON.parse(JSON.stringify(first.budget))).toEqual(first.budget);
   });
 });
+
+describe('budget: the forced turn names its limit', () => {
+  it('a spent budget sets nextTurn.limit with the kind the forced answer is reported under', async () => {
+    const stage = budget({ maxTokens: 100 });
+    const state = makeState({ iteration: 1 });
+    state.usage.inputTokens = 120;
+    await stage.execute(state, makeCtx());
+    expect(state.nextTurn).toMatchObject({ withoutTools: true, limit: { kind: 'budget_tokens', reason: 'the token budget of 100 tokens was spent' } });
+  });
+});
+
+describe('budget: hard mode', () => {
+  const conversation = [
+    { role: 'system' as const, content: 'You are a careful assistant.' },
+    { role: 'user' as const, content: 'What is 17 * 23 + 4? '.repeat(20) },
+  ];
+
+  it('stops before a call whose estimated tokens would cross the limit, and grants no final turn', async () => {
+    const stage = budget({ maxTokens: 200, mode: 'hard' });
+    const state = makeState({ iteration: 1, messages: conversation });
+    const signal = await stage.execute(state, makeCtx());
+    expect(signal).toMatchObject({ type: 'abort_run', kind: 'budget_tokens', reason: expect.stringMatching(/^the next model call \(about \d+ tokens\) would cross the token budget of 200 \(hard mode\)$/) });
+    expect(state.nextTurn.withoutTools).toBe(false);
+  });
+
+  it('lets a call that fits go ahead, then counts the largest output so far into the next estimate', async () => {
+    const stage = budget({ maxTokens: 2_000, mode: 'hard' });
+    const state = makeState({ iteration: 1, messages: conversation });
+    expect(await stage.execute(state, makeCtx())).toBeUndefined();
+    state.iteration = 2;
+    state.usage.inputTokens = 150;
+    state.usage.outputTokens = 900;
+    const signal = await stage.execute(state, makeCtx());
+    expect(state.budget?.output?.largestTurn).toBe(900);
+    expect(signal).toMatchObject({ type: 'abort_run', kind: 'budget_tokens' });
+  });
+
+  it('a spent budget stops at once in hard mode', async () => {
+    const stage = budget({ maxTokens: 100, mode: 'hard' });
+    const state = makeState({ iteration: 1 });
+    state.usage.inputTokens = 120;
+    expect(await stage.execute(state, makeCtx())).toMatchObject({ type: 'abort_run', kind: 'budget_tokens', reason: 'the token budget is spent (hard mode: no final turn)' });
+  });
+
+  it('an unknown mode is a configuration error', () => {
+    expect(() => budget({ maxTokens: 100, mode: 'strict' as 'hard' })).toThrow(/mode must be "soft" or "hard", got "strict"/);
+  });
+});

@@ -138,7 +138,7 @@ describe('summarize stage', () => {
     it.each(['connection', 'auth'])('makes no call right after the model failed with %s', (kind) => {
       const model = new ScriptedModel([]);
       const state = stopped('error', 'failed');
-      state.think = { calls: 1, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0, modelError: { kind, iteration: 2 } };
+      state.modelFailure = { kind, iteration: 2, stage: 'think' };
       summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
       expect(model.requests).toHaveLength(0);
       expect(state).toMatchObject({ partial: true, summarize: { modelError: `not asked: the model just failed (${kind})` } });
@@ -147,7 +147,7 @@ describe('summarize stage', () => {
     it('still asks after a server error (the model may answer the next call)', async () => {
       const model = new ScriptedModel([{ content: 'Probably 395.' }]);
       const state = stopped('error', 'failed');
-      state.think = { calls: 1, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0, modelError: { kind: 'server', iteration: 2 } };
+      state.modelFailure = { kind: 'server', iteration: 2, stage: 'think' };
       await summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
       expect(state.summarize?.path).toBe('partial');
     });

@@ -114,7 +114,7 @@ describe('think stage', () => {
     expect(state).toMatchObject({ answer: 'best effort: 42', partial: true });
     expect(state.nextTurn.limit).toBeUndefined();
     await expect(think().execute(state, makeCtx({ deps: { model, tools: testTools() }, iteration: 2 }))).rejects.toThrow('cannot reach');
-    expect(state.think?.modelError).toEqual({ kind: 'connection', iteration: state.iteration });
+    expect(state.modelFailure).toEqual({ kind: 'connection', iteration: state.iteration, stage: 'think' });
   });
 
   it('with useTools false offers no tools and ignores tool calls it did not offer', async () => {

@@ -97,6 +97,17 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       expect((await store.checkpoints('r1')).map((item) => item.seq)).toEqual([6, 7]);
     });
 
+    it('takes a checkpoint at any entry of the write (a writer may hold one until its next write), none outside it', async () => {
+      const store = await open();
+      const claim = await store.create(header('r1'), alice, 5_000);
+      await store.append(claim, [entry(1)]);
+      await store.append(claim, [entry(2), entry(3), entry(4)], { checkpoint: checkpoint(3) });
+      expect((await store.latestCheckpoint('r1'))?.seq).toBe(3);
+      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(4) })).rejects.toBeInstanceOf(SequenceError);
+      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(6) })).rejects.toBeInstanceOf(SequenceError);
+      expect((await store.get('r1'))?.head).toBe(4);
+    });
+
     it('refuses a first seq other than head + 1, a gap, or a checkpoint off the new head, and writes nothing then', async () => {
       const store = await open();
       const claim = await store.create(header('r1'), alice, 5_000);

@@ -22,7 +22,8 @@ afterEach(() => {
 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('sqliteStore with several processes', () => {
+// Each test starts real node processes, which takes seconds on a loaded machine.
+describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
   it('lets exactly one of two processes win each claim they race for, on a store they created together', async () => {
     const file = join(directory, 'race', 'stageloop.db');
     const [first, second] = [start(), start()];

@@ -1,6 +1,20 @@
 // Runs the real `stageloop` command in a child process, as a user would, and collects its output.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+let storeHome: string | undefined;
+/** One store folder per test process, removed when it exits. */
+export function testStoreHome(): string {
+  if (storeHome === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), 'stageloop-cli-store-'));
+    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+    storeHome = folder;
+  }
+  return storeHome;
+}
 
 export const cliPath = fileURLToPath(new URL('../../bin/stageloop.js', import.meta.url));
 
@@ -17,7 +31,8 @@ export function cleanEnvironment(extra: Record<string, string> = {}): NodeJS.Pro
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(OPENAI_|AGENT_|SERPAPI_|OTEL_|STAGELOOP_)/.test(key)) env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  // Runs record by default: into a folder of this test process, never the repository's ./.stageloop.
+  return { ...env, NO_COLOR: '1', STAGELOOP_HOME: testStoreHome(), ...extra };
 }
 
 export interface StartedCli {

@@ -1,0 +1,111 @@
+// One crash-test file's workbench: a temp folder, the child built once, a store + model + side-effect log per
+// scenario, launched children (killed if a test fails) and the uninterrupted reference run of each mode.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { RunResult } from '../../src/engine/runner.js';
+import { sqliteStore } from '../../src/store/sqlite-store.js';
+import type { RunStore } from '../../src/store/types.js';
+import type { ChildConfig } from './crash-child.js';
+import { buildChild, spawnChild, startScriptedModel, type Child, type ScriptedModel } from './crash-harness.js';
+import type { CrashPipeline } from './crash-pipelines.js';
+import type { Reference } from './crash-recovery.js';
+
+export const modelDelayMs = 40;
+export const toolDelayMs = 30;
+
+interface Mode {
+  pipeline: CrashPipeline;
+  /** ReAct: tool turns before the final answer. */
+  toolTurns: number;
+  maxIterations: number;
+  /** Bytes added to the state so that each checkpoint write takes a few ms (a bigger window to kill inside). */
+  paddingBytes: number;
+}
+export const modes = {
+  // Eight tool turns, then a final answer: completed; summarize keeps the answer without a model call.
+  answer: { pipeline: 'react', toolTurns: 8, maxIterations: 10, paddingBytes: 0 },
+  // Never answers: stopped at the cap, and summarize asks the model for a summary (a model call in finalize).
+  cap: { pipeline: 'react', toolTurns: 1_000, maxIterations: 7, paddingBytes: 0 },
+  // A 300 KB state: checkpoints only after setup, on entering finalize and at the end, each a long write.
+  padded: { pipeline: 'react', toolTurns: 4, maxIterations: 10, paddingBytes: 300_000 },
+  // A plan of three steps, a tool call and a result each, a replanner that keeps the plan, and a composed summary.
+  planned: { pipeline: 'plan-execute-replan', toolTurns: 0, maxIterations: 10, paddingBytes: 0 },
+} satisfies Record<string, Mode>;
+export type ModeName = keyof typeof modes;
+
+export interface Setup {
+  mode: ModeName;
+  model: ScriptedModel;
+  store: RunStore;
+  config: Omit<ChildConfig, 'action' | 'attempt'>;
+}
+
+export interface Lab {
+  setUp(name: string, modeName: ModeName): Promise<Setup>;
+  tearDown(setup: Setup): Promise<void>;
+  launch(setup: Setup, action: ChildConfig['action'], attempt: number, extra?: Partial<ChildConfig>): Child;
+  /** The uninterrupted run of a mode (same child, same model, no kills), made once. */
+  reference(modeName: ModeName): Promise<Reference>;
+  dispose(): void;
+}
+
+export async function openLab(): Promise<Lab> {
+  const folder = mkdtempSync(join(tmpdir(), 'stageloop-crash-'));
+  const script = await buildChild();
+  const live = new Set<Child>();
+  const references = new Map<ModeName, Promise<Reference>>();
+  const lab: Lab = {
+    async setUp(name, modeName) {
+      const mode: Mode = modes[modeName];
+      const model = await startScriptedModel(mode.toolTurns, modelDelayMs);
+      const db = join(folder, `${name}.db`);
+      const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), pipeline: mode.pipeline, maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
+      // The parent reads the same file the children write (WAL: readers never block the writer).
+      return { mode: modeName, model, store: sqliteStore(db), config };
+    },
+    async tearDown(setup) {
+      await setup.store.close();
+      await setup.model.close();
+    },
+    launch(setup, action, attempt, extra = {}) {
+      const child = spawnChild(script, { ...setup.config, action, attempt, ...extra });
+      live.add(child);
+      void child.exited.then(() => live.delete(child));
+      return child;
+    },
+    reference(modeName) {
+      let made = references.get(modeName);
+      if (made === undefined) {
+        made = makeReference(lab, modeName);
+        references.set(modeName, made);
+      }
+      return made;
+    },
+    dispose() {
+      for (const child of live) child.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(dirname(script), { recursive: true, force: true });
+    },
+  };
+  return lab;
+}
+
+async function makeReference(lab: Lab, modeName: ModeName): Promise<Reference> {
+  const setup = await lab.setUp(`reference-${modeName}`, modeName);
+  try {
+    const child = lab.launch(setup, 'start', 1);
+    const exit = await child.exited;
+    if (exit.code !== 0) throw new Error(`the reference run exited with ${exit.code}: ${child.stderr}`);
+    const checkpoint = await setup.store.latestCheckpoint(setup.config.runId);
+    return { result: resultOf(child), checkpointState: checkpoint?.state };
+  } finally {
+    await lab.tearDown(setup);
+  }
+}
+
+export function resultOf(child: Child): RunResult {
+  const line = child.lines.find((candidate) => candidate.startsWith('result '));
+  if (line === undefined) throw new Error(`the child printed no result; stderr: ${child.stderr}`);
+  return JSON.parse(line.slice('result '.length)) as RunResult;
+}
