@@ -206,7 +206,7 @@ export class ChatServer {
 
   /** A request that asks for a stream (a run someone listens to) gets the same reply streamed, as a real server would. */
   replyWith(reply: ReplyOptions): this {
-    return this.handle((request, response) => (request.body.stream === true ? sendStream(response, replyChunks(reply)) : sendJson(response, 200, completionBody(reply))), reply.times);
+    return this.handle((request, response) => sendReply(request, response, reply), reply.times);
   }
 
   replyWithToolCalls(toolCalls: ServerToolCall[], options: Omit<ReplyOptions, 'toolCalls'> = {}): this {
@@ -285,9 +285,11 @@ export class ChatServer {
   }
 }
 
-function sendStream(response: ServerResponse, chunks: Array<Record<string, unknown>>): void {
+/** Sends `reply` streamed when the request asked for a stream, else as one JSON completion. */
+export function sendReply(request: RecordedRequest, response: ServerResponse, reply: ReplyOptions): void {
+  if (request.body.stream !== true) return sendJson(response, 200, completionBody(reply));
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  for (const chunk of chunks) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  for (const chunk of replyChunks(reply)) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
   response.end('data: [DONE]\n\n');
 }
 
