@@ -43,7 +43,7 @@ async function sseRate(streams: number, count: number): Promise<void> {
   let emit: (index: number) => void = () => {};
   let finish: () => void = () => {};
   const host = new RunHost(async (_assembly, _input, options) => {
-    emit = (index) => options.deps.onEvent?.({ runId: 'bench-run', type: 'tick', zone: 'iteration', stage: 'think', iteration: 1, at: Date.now(), data: { index, text: 'x'.repeat(100) } });
+    emit = (index) => options.deps.onEvent?.({ runId: 'bench-run', seq: index + 1, type: 'text_delta', zone: 'iteration', stage: 'think', iteration: 1, at: Date.now(), data: { purpose: 'think', text: 'x'.repeat(100), mayAnswer: true } });
     emit(0);
     await new Promise<void>((resolve) => (finish = resolve));
     return { runId: 'bench-run' } as RunResult;

@@ -181,3 +181,8 @@ export {
   type LimitKind,
 } from './durable/decisions.js';
 export type { NeedsApproval } from './tools/define-tool.js';
+
+// --- streaming (issue 14) ---
+export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
+export { streamRun, type RunStream } from './stream/stream-run.js';
+export { toServerSentEvents, serverSentEventsHeaders, type ServerSentEventsOptions } from './stream/server-sent-events.js';

@@ -1,9 +1,18 @@
 // act (iteration): reads turn.toolCalls and turn.results, runs deps.tools; writes turn.results (in call order) and the act slot; returns no signal.
-import type { Stage, StageContext } from '../src/engine/stage.js';
+import type { RunEvents, Stage, StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../src/tools/types.js';
 import { shortText } from './plan-steps.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    tool_call: { id: string; name: string; arguments: string };
+    tool_result:
+      | { id: string; name: string; ok: true; result: string; durationMs: number }
+      | { id: string; name: string; ok: false; error: { kind: string; message: string }; durationMs: number };
+  }
+}
 
 /** Run totals of the tool calls act itself executed (pre-filled results are not counted). */
 export interface ActSlot {
@@ -68,7 +77,7 @@ function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[]
   state.turn.results = [...calls.map((call) => decided.get(call.id)!), ...extra];
 }
 
-function resultEvent(call: ToolCall, result: ToolResult, limit: number): Record<string, unknown> {
+function resultEvent(call: ToolCall, result: ToolResult, limit: number): RunEvents['tool_result'] {
   const durationMs = Math.round(result.durationMs);
   if (result.ok) return { id: call.id, name: call.name, ok: true, result: shortText(result.content, limit), durationMs };
   return { id: call.id, name: call.name, ok: false, error: { kind: result.error.kind, message: shortText(result.error.message, limit) }, durationMs };

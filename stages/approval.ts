@@ -1,5 +1,4 @@
 // approval (before act): reads turn.toolCalls, turn.results and the `approval` slot, asks deps.approve; writes refusals into turn.results, edited arguments into turn.toolCalls and the slot; returns interruptRun (awaiting_approval) while a call waits for a person.
-import type { JsonObject } from '../src/common/json.js';
 import type { Decision } from '../src/durable/decisions.js';
 import { interruptRun, type PendingDecision, type Signal } from '../src/engine/signal.js';
 import { insertBefore, stageNames, type Pipeline } from '../src/engine/pipeline.js';
@@ -9,6 +8,13 @@ import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    approval_requested: { id: string; tool: string; arguments: string; reason: string };
+    approval_decided: ApprovalRecord & { always?: boolean };
+  }
+}
 
 export interface ApprovalOptions {
   /** Tools whose every call needs approval, by name, or 'all' (the pipeline's policy, on top of each tool's own). */
@@ -113,9 +119,7 @@ function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: To
   if (!decision.approve && decision.message !== undefined) entry.message = decision.message;
   if ('arguments' in decision) entry.edited = true;
   slot.log.push(entry);
-  const data: JsonObject = { ...entry };
-  if ('always' in decision && decision.always === true) data.always = true;
-  ctx.emit('approval_decided', data);
+  ctx.emit('approval_decided', 'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry });
 }
 
 /** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */

@@ -9,6 +9,15 @@ import { conversationTokens, loadTokenCounter, messageTokens } from '../src/mode
 import type {} from './turn-limit.js';
 import type {} from '../src/durable/decisions.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    budget_decided: { kind: string; action: string; by?: number };
+    budget_warning: { kind: BudgetKind; used: number; limit: number; fraction: number };
+    budget_exhausted: { kind: BudgetKind; used: number; limit: number };
+    budget_stop: { kind: BudgetKind; limit: number };
+  }
+}
+
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
   input: number;
@@ -206,7 +215,7 @@ export function budget(options: BudgetOptions): BudgetStage {
   }
 
   function stop(ctx: StageContext, kind: BudgetKind, reason: string): Signal {
-    ctx.emit('budget_stop', { kind, limit: limits[kind] });
+    ctx.emit('budget_stop', { kind, limit: limits[kind]! });
     return abortRun(reason, `budget_${kind}`);
   }
 

@@ -8,6 +8,14 @@ import { defaultInstructions, renderMessages, renderSystemPrompt } from './promp
 import { selectFacts } from '../src/sessions/fact-selection.js';
 import { renderHistory } from '../src/sessions/render.js';
 
+import type { RunEvents } from '../src/engine/stage.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    context_rendered: { tools: string[]; facts: number; sessionFacts?: number; turns?: number };
+  }
+}
+
 export type { ContextSlot } from './context-slot.js';
 
 export interface ContextOptions {
@@ -30,7 +38,7 @@ export function context(options: ContextOptions = {}): Stage {
   const render = (state: RunState, tools: readonly ToolDefinition[], facts: string[], section: string) => {
     state.context = { systemPrompt: renderSystemPrompt(instructions, tools, facts) + (section === '' ? '' : `\n\n${section}`), tools: tools.map((tool) => tool.name), facts };
   };
-  const finish = (state: RunState, emit: (type: string, data: Record<string, unknown>) => void, sessionFacts: number) => {
+  const finish = (state: RunState, emit: (type: 'context_rendered', data: RunEvents['context_rendered']) => void, sessionFacts: number) => {
     state.messages = renderMessages(state);
     state.turn = { toolCalls: [], results: [] };
     emit('context_rendered', { tools: state.context!.tools, facts: state.context!.facts.length, ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}) });

@@ -6,6 +6,12 @@ import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
 import type {} from './plan-slot.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    verdict: { verdict: 'continue' | 'retry' | 'replan' | 'stop'; reason: string; step: number | null };
+  }
+}
+
 export type Verdict = 'continue' | 'retry' | 'replan' | 'stop';
 
 export interface VerdictRecord {

@@ -10,6 +10,12 @@ import { renderResults } from './prompts.js';
 import { parseStructured } from './structured-output.js';
 import type {} from './plan.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    final_output: { ok: boolean; attempts: number; error?: string };
+  }
+}
+
 export type FinalOutputSlot = { ok: true; value: JsonValue; attempts: number } | { ok: false; error: string; attempts: number };
 
 declare module '../src/engine/state.js' {

@@ -12,6 +12,13 @@ export interface HistorySlot {
   facts: Fact[];
 }
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    history_loaded: { session: string; turns: number; facts: number; summary: boolean };
+    history_unreadable: { problem: string };
+  }
+}
+
 declare module '../src/engine/state.js' {
   interface StageSlots {
     history: HistorySlot;

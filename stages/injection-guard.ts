@@ -6,6 +6,12 @@ import type { ToolResult } from '../src/tools/types.js';
 import { GuardConfigError } from './guard-config-error.js';
 import { detectInjection, type Detection, type DetectionMatch } from './injection-detector.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    injection_detected: InjectionRecord;
+  }
+}
+
 export type { Detection, DetectionMatch } from './injection-detector.js';
 
 export type InjectionAction = 'flag' | 'redact' | 'block' | 'off';

@@ -7,6 +7,12 @@ import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
 import { GuardConfigError } from './guard-config-error.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    loop_refused: { tool: string; callId: string; requested: number; failedBefore: boolean };
+  }
+}
+
 export interface LoopGuardOptions {
   /** The same call (tool + canonical arguments) is refused when requested this many times in a run (default 3). */
   limit?: number;

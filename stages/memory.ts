@@ -5,6 +5,12 @@ import { compactionBrief, compactionInstructions, extractiveSummary, renderHisto
 import type { SessionScope, SessionStore, TurnRecord } from '../src/sessions/types.js';
 import { rememberedFacts } from '../src/tools/remember.js';
 import { messageOf } from '../src/common/error-message.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    session_compacted: { folded: number; kept: number; tokensBefore: number; tokensAfter: number; summarizer: string };
+  }
+}
 import type {} from './history.js';
 import type {} from './observe.js';
 import { contextWindowFor } from './prune.js';

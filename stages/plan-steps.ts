@@ -4,6 +4,13 @@ import type { RunState } from '../src/engine/state.js';
 import type { ChatModel } from '../src/model/types.js';
 import type { PlanSlot, PlanStep, StepResult } from './plan-slot.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    step_finished: { step: number; description: string; outcome: 'completed' | 'partial' | 'failed'; result: string };
+    plan_updated: { steps: Array<{ description: string; status: string }>; current: number | null; reason: string };
+  }
+}
+
 /** Index of the step being worked on, or null when the run has no plan (ReAct) or no step in progress. */
 export function activeStep(state: RunState): number | null {
   const plan = state.plan;

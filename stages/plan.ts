@@ -9,6 +9,14 @@ import { planView, requireModel, startPlan } from './plan-steps.js';
 import { plannerInstructions, renderMessages } from './prompts.js';
 import { parseStructured } from './structured-output.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    plan_created: { source: 'planner' | 'repaired' | 'fallback'; steps: Array<{ description: string; status: string }> };
+    plan_repair: { problem: string };
+    plan_fallback: { reason: string };
+  }
+}
+
 export { stepStatuses, type StepStatus, type PlanStep, type StepResult, type PlanSlot } from './plan-slot.js';
 
 export interface PlanOptions {

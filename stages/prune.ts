@@ -7,6 +7,12 @@ import { GuardConfigError } from './guard-config-error.js';
 import { lookupModel } from './model-table.js';
 import { loadTokenCounter, messageTokens, replyPrimingTokens, type CountTokens } from '../src/model/token-count.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    context_pruned: PruneRecord;
+  }
+}
+
 export interface PruneOptions {
   /** Token budget for each reasoning request; default 80% of the model's context window. */
   budgetTokens?: number;

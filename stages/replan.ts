@@ -13,6 +13,13 @@ import { advanceTo, finishStep, planView, replaceStepsAfter, requireModel } from
 import { renderMessages, renderPlan, renderResults, replannerInstructions } from './prompts.js';
 import { parseStructured } from './structured-output.js';
 
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    replan_decision: ReplanDecision & { replans: number; maxReplans: number; newSteps: string[] };
+    step_started: { step: number; description: string };
+  }
+}
+
 export interface ReplanDecision {
   /** The 1-based step after which the decision was taken. */
   afterStep: number;

@@ -1,4 +1,4 @@
-// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate/modelFailure slots; writes answer, partial, usage and the summarize slot; returns no signal.
+// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate/modelFailure slots; streams text_delta when observed; writes answer, partial, usage and the summarize slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
 import type { ChatMessage } from '../src/model/types.js';
@@ -9,6 +9,13 @@ import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
 import { messageOf } from '../src/common/error-message.js';
+import { callModel } from './model-stream.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    summary: { path: SummaryPath; partial: boolean; text: string };
+  }
+}
 
 export type SummaryPath = 'final' | 'composed' | 'composed_without_model' | 'partial' | 'partial_without_model';
 
@@ -141,7 +148,7 @@ function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSe
   ];
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = ctx.signalIfAbortable === undefined ? deadline : AbortSignal.any([ctx.signalIfAbortable, deadline]);
-  const asked = Promise.resolve().then(() => model.chat({ messages, purpose: 'summarize', ...temperatureOf(options) }, signal));
+  const asked = Promise.resolve().then(() => callModel(model, { messages, purpose: 'summarize', ...temperatureOf(options) }, ctx, signal, true));
   return raceSignal(asked, signal).then(
     (response) => {
       addUsage(state.usage, response.usage);

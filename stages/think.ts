@@ -1,13 +1,25 @@
-// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
+// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
 import type {} from './observe.js';
 import { recordModelFailure } from './model-failure.js';
 import type { TurnLimit } from './turn-limit.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
+import { callModel } from './model-stream.js';
+
+declare module '../src/engine/stage.js' {
+  interface RunEvents {
+    model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
+    truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
+    tool_calls_ignored: { toolCalls: string[]; reason: string };
+    step_last_round: { step: number; round: number; maxRounds: number };
+    empty_reply: { finishReason: FinishReason };
+    answer: { text: string; cutByLength: boolean; limit?: string };
+  }
+}
 
 export interface ThinkSlot {
   /** Model calls made by think in this run. */
@@ -108,7 +120,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
 function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
-  return Promise.resolve(model.chat(requestOf(state, config.settings, turn.tools), ctx.signalIfAbortable)).then(
+  return Promise.resolve(callModel(model, requestOf(state, config.settings, turn.tools), ctx, ctx.signalIfAbortable, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
     (error: unknown) => {
       throw recordModelFailure(state, 'think', error);

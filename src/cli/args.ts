@@ -21,6 +21,8 @@ export interface RunFlags extends GuardFlags {
   baseUrl?: string;
   offline: boolean;
   json: boolean;
+  /** Print every run event as a JSON line on stdout instead of the answer. */
+  events: boolean;
   quiet: boolean;
   verbose: boolean;
   trace?: TraceMode;
@@ -60,6 +62,7 @@ const runOptions = {
   'base-url': { type: 'string' },
   offline: { type: 'boolean' },
   json: { type: 'boolean' },
+  events: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   verbose: { type: 'boolean' },
   trace: { type: 'string' },
@@ -136,12 +139,14 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
     throw new UsageError(`--trace must be "otlp" or "console", got "${trace}"`);
   }
   if (values.json && values.quiet) throw new UsageError('--json and --quiet cannot be combined: --json already prints only the JSON result');
+  if (values.events && (values.json || values.quiet)) throw new UsageError(`--events cannot be combined with --${values.json ? 'json' : 'quiet'}: --events prints only the event lines`);
   const flags: RunFlags = {
     ...parseGuardFlags(values),
     task,
     pipeline: values.pipeline ?? 'react',
     offline: values.offline ?? false,
     json: values.json ?? false,
+    events: values.events ?? false,
     quiet: values.quiet ?? false,
     verbose: values.verbose ?? false,
     traceContent: values['trace-content'] ?? false,

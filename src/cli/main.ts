@@ -68,6 +68,7 @@ Recording:
 Output:
   --json                   print exactly one JSON object on stdout
   --quiet, -q              print only the answer
+  --events                 print every run event as a JSON line on stdout (docs/events.md) instead of the answer
   --verbose                print stack traces for errors
   --trace otlp|console     export spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT, default http://localhost:4318),
                            or print the span tree after the run

@@ -10,6 +10,7 @@ import type { GuardFlags, RunFlags } from './args.js';
 import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
 import { progressPrinter } from './progress.js';
+import { eventLines } from './events-output.js';
 import { openCliStore } from './store-location.js';
 import { openSession, sessionDeps, withRemember } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -52,6 +53,8 @@ export interface ShowFlags {
   verbose: boolean;
   trace?: RunFlags['trace'];
   traceContent: boolean;
+  /** --events: every event as a JSON line on stdout instead of the answer. */
+  events?: boolean;
 }
 
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
@@ -96,12 +99,13 @@ export function asksPerson(settings: CliRunSettings): boolean {
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
 export async function attendedRun(flags: ShowFlags, env: Environment, streams: CliStreams, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
   const { choice, tools, recording } = parts;
-  const chatty = !flags.json && !flags.quiet;
+  const chatty = !flags.json && !flags.quiet && !flags.events;
   if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
   const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
-  if (chatty) {
+  if (flags.events) deps.onEvent = eventLines(streams.stdout);
+  else if (chatty) {
     const progress = progressPrinter(streams.stderr, { color });
     // Tracing's own listener (span events) keeps working beside the progress view.
     const traced = deps.onEvent;
@@ -145,6 +149,8 @@ export function printResult(result: RunResult, flags: ShowFlags, streams: CliStr
     streams.stdout.write(`${terminalSafeJson(jsonOutput(result))}\n`);
     return;
   }
+  // --events: the event lines were the output; run_finished carried the outcome.
+  if (flags.events) return;
   const failedQuietly = flags.quiet && result.status === 'failed';
   if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
   if (!flags.quiet) streams.stderr.write(`\n${terminalSafe(humanSummary(result, wallMs))}\n`);

@@ -73,7 +73,7 @@ export async function submitCommand(argv: string[], streams: CliStreams): Promis
     if (events === undefined) return 0;
     const show = flags.run.quiet || flags.run.json ? undefined : progressPrinter(streams.stderr, { color: false });
     events.on('progress', ({ jobId, data }) => {
-      if (jobId === runId && show !== undefined && typeof data === 'object') show({ runId, ...(data as Omit<RunEvent, 'runId'>) });
+      if (jobId === runId && show !== undefined && typeof data === 'object') show({ runId, ...(data as object) } as RunEvent);
     });
     const job = (await queue.getJob(runId))!;
     try {

@@ -1,13 +1,13 @@
 // What a stage sees of its run. The signal is read through the run, so it is only made when a stage asks for it.
 import type { LazyAbort } from '../common/lazy-abort.js';
-import type { Deps, StageContext, Zone } from './stage.js';
+import type { Deps, EmitData, RunEventType, StageContext, Zone } from './stage.js';
 
 /** The part of a run its context reads. */
 export interface ContextHost {
   readonly runSignal: LazyAbort;
   readonly finalizeSignal: LazyAbort | undefined;
   readonly abortable: boolean;
-  emit(type: string, data: Record<string, unknown>): void;
+  emit(type: RunEventType, data: object): void;
   setDeadline(at: number, reason: string, kind: string): void;
 }
 
@@ -32,8 +32,8 @@ export class RunContext implements StageContext {
     Object.defineProperty(this, 'signalIfAbortable', RunContext.#signalIfAbortableProperty);
   }
 
-  emit(type: string, data?: Record<string, unknown>): void {
-    this.#host.emit(type, data ?? {});
+  emit<Type extends RunEventType>(type: Type, ...data: EmitData<Type>): void {
+    this.#host.emit(type, data[0] ?? {});
   }
 
   setDeadline(at: number, reason: string, kind: string): void {

@@ -1,25 +1,28 @@
-// Events a run reports to deps.onEvent; an observer's bug never changes the run.
-import type { RunEvent, Zone } from './stage.js';
+// Events a run reports to deps.onEvent, numbered 1, 2, 3... per run; an observer's bug never changes the run.
+import type { RunEvent, RunEventType, Zone } from './stage.js';
 
 export interface EventSource {
   runId: string;
+  seq: number;
   zone: Zone;
   stage: string;
   iteration: number;
   at: number;
 }
 
-export function deliver(onEvent: (event: RunEvent) => void, type: string, source: EventSource, data: Record<string, unknown>): void {
+export function deliver(onEvent: (event: RunEvent) => void, type: RunEventType, source: EventSource, data: object): void {
   const runLevel = type.startsWith('run_');
-  const event: RunEvent = {
+  // The one place an event is built from a type and data that ctx.emit has already checked against RunEvents.
+  const event = {
     runId: source.runId,
+    seq: source.seq,
     type,
     zone: runLevel ? null : source.zone,
     stage: runLevel ? null : source.stage,
     iteration: source.iteration,
     at: source.at,
     data,
-  };
+  } as RunEvent;
   try {
     onEvent(event);
   } catch {

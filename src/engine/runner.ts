@@ -6,7 +6,7 @@ import { isPromiseLike } from '../common/promise-like.js';
 import { messageOf } from '../common/error-message.js';
 import type { Pipeline } from './pipeline.js';
 import { isSignal, type PendingDecision, type Signal } from './signal.js';
-import type { Deps, RunTracer, Stage, StageReturn, Zone } from './stage.js';
+import type { Deps, RunEventType, RunTracer, Stage, StageReturn, Zone } from './stage.js';
 import { createRunState, type RunInput, type RunState, type RunStatus, type StopReason } from './state.js';
 import { randomIds, systemClock } from './defaults.js';
 import { RunAbort, gaveUp } from './run-abort.js';
@@ -55,6 +55,8 @@ class Run implements ContextHost, FinalizeHost {
   /** A stage the run stopped waiting for: it may still write to the live state. */
   private leftRunning = false;
   private readonly eventClock: Deps['clock'];
+  /** The seq of the latest event delivered. */
+  private eventSeq = 0;
 
   constructor(readonly pipeline: Pipeline, readonly state: RunState, deps: Deps, options: RunOptions, private readonly checked: CheckedOptions) {
     this.timings = newTimings(pipeline);
@@ -219,8 +221,8 @@ class Run implements ContextHost, FinalizeHost {
     this.abort.setDeadline(at, reason, kind);
   }
 
-  emit(type: string, data: Record<string, unknown>): void {
+  emit(type: RunEventType, data: object): void {
     const onEvent = this.ctx.deps.onEvent;
-    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.state.runId, zone: this.ctx.zone, stage: this.ctx.stage, iteration: this.state.iteration, at: this.eventClock.now() }, data);
+    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.state.runId, seq: ++this.eventSeq, zone: this.ctx.zone, stage: this.ctx.stage, iteration: this.state.iteration, at: this.eventClock.now() }, data);
   }
 }

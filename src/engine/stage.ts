@@ -15,16 +15,38 @@ export interface IdGenerator {
   newId(): string;
 }
 
-/** Something that happened during a run, for progress output, logs and tracing. */
-export interface RunEvent {
+/**
+ * Every event type a run can report, mapped to its data. Each stage declares the events it emits in its own file,
+ * the way it declares its state slot:
+ * `declare module '../src/engine/stage.js' { interface RunEvents { my_event: { count: number } } }`.
+ * docs/events.md lists them all.
+ */
+export interface RunEvents {
+  run_started: { pipeline: string; task: string };
+  stage_started: Record<string, never>;
+  stage_finished: { signal?: 'break_loop' | 'abort_run'; kind?: string; reason?: string };
+  run_finished: { status: 'completed' | 'stopped' | 'failed' | 'cancelled'; stopReason: { kind: string; stage: string | null; message: string } };
+}
+
+export type RunEventType = keyof RunEvents & string;
+
+/** Something that happened during a run, for progress output, logs, streams and tracing: a union discriminated on `type`. */
+export type RunEvent = { [Type in RunEventType]: RunEventOf<Type> }[RunEventType];
+
+export interface RunEventOf<Type extends RunEventType> {
   runId: string;
-  type: string;
+  /** 1, 2, 3... in the order the run emitted its events, with no gap: a consumer can tell it missed one. */
+  seq: number;
+  type: Type;
   zone: Zone | null;
   stage: string | null;
   iteration: number;
   at: number;
-  data: Readonly<Record<string, unknown>>;
+  data: Readonly<RunEvents[Type]>;
 }
+
+/** The data argument of `ctx.emit`: optional when the event's data may be empty. */
+export type EmitData<Type extends RunEventType> = {} extends RunEvents[Type] ? [data?: RunEvents[Type]] : [data: RunEvents[Type]];
 
 export interface StageInfo {
   name: string;
@@ -82,7 +104,7 @@ export interface StageContext {
   /** True when someone listens to events (deps.onEvent): a stage may skip building event data when it is false. */
   readonly observed: boolean;
   /** Records an event (progress output, tracing). */
-  emit(type: string, data?: Record<string, unknown>): void;
+  emit<Type extends RunEventType>(type: Type, ...data: EmitData<Type>): void;
   /**
    * Aborts whatever is in flight when the clock passes `at` (ms since epoch) and ends the run as `stopped` with
    * this reason and kind. A later call replaces an earlier deadline.

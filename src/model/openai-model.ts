@@ -197,12 +197,16 @@ export class OpenAIChatModel implements ChatModel {
       const assembler = new StreamAssembler(onEvent, this.newId, this.errorContext.url);
       const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
       guard.restartSilenceTimer();
+      let chunks = 0;
       for (let next = await guard.wait(iterator.next()); !next.done; next = await guard.wait(iterator.next())) {
         guard.restartSilenceTimer();
         assembler.add(next.value);
+        chunks++;
       }
       // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
       if (guard.signal.aborted) throw new RequestAborted();
+      // A body with no event at all (a JSON body, a proxy's page) would otherwise pass for an empty reply.
+      if (chunks === 0) throw new ModelError('invalid_response', `${this.errorContext.url} answered a streamed request with no events: its body is not valid JSON server-sent events`);
       return assembler.result();
     } catch (error) {
       if (guard.silent) {

@@ -1,9 +1,8 @@
 // One run's events as this server saw them, numbered 1, 2, 3... so a dropped stream resumes after the last seq it got.
 import type { RunEvent } from '../engine/stage.js';
 
-export interface SequencedEvent extends RunEvent {
-  seq: number;
-}
+/** Run events carry their own gap-free seq. */
+export type SequencedEvent = RunEvent;
 
 export class RunEventLog {
   readonly #events: SequencedEvent[] = [];

@@ -52,7 +52,7 @@ export function stageContext(options: StageContextOptions = {}): TestStageContex
       return abort.abortable;
     },
     emit(type, data) {
-      const source = { runId: 'run-test', zone: context!.zone, stage: context!.stage, iteration: context!.iteration, at: deps.clock.now() };
+      const source = { runId: 'run-test', seq: events.length + 1, zone: context!.zone, stage: context!.stage, iteration: context!.iteration, at: deps.clock.now() };
       deliver(onEvent, type, source, data);
     },
     setDeadline(at, reason, kind) {

@@ -4,7 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { completionBody, startChatServer, type ChatServer, type ReplyOptions } from '../support/chat-server.js';
+import { sendReply, startChatServer, type ChatServer, type ReplyOptions } from '../support/chat-server.js';
 import type { ChildConfig } from './crash-child.js';
 
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,8 +47,7 @@ export async function startScriptedModel(toolTurns: number, delayMs: number): Pr
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     const reply = format !== undefined ? structuredReply(format) : part !== undefined ? partReply(Number(part), toolResults, body.tools !== undefined) : reactReply(toolResults, toolTurns, body.tools !== undefined);
     if (response.destroyed) return;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(completionBody({ ...reply, usage: { input: 10 + toolResults, output: 5 } })));
+    sendReply(request, response, { ...reply, usage: { input: 10 + toolResults, output: 5 } });
   }, Number.MAX_SAFE_INTEGER);
   return model;
 }

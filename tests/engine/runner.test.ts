@@ -5,6 +5,13 @@ import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { RunEvent, RunTracer, Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    thought: { words: number };
+    loose: { aborted: boolean };
+  }
+}
+
 declare module '../../src/engine/state.js' {
   interface StageSlots {
     trail: string[];

@@ -2,7 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import { abortRun, breakLoop, type Stage } from '../../src/index.js';
 import { makeClock, makeState, runStage, ScriptedModel, stageContext } from '../../src/testing/index.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    checked: { ok: boolean };
+  }
+}
 import { think } from '../../stages/index.js';
+
+declare module '../../src/index.js' {
+  interface RunEvents {
+    counted: { calls: number };
+  }
+}
 
 describe('runStage', () => {
   it('runs the stage once on the given state, in the iteration zone by default', async () => {
@@ -81,7 +93,7 @@ describe('stageContext', () => {
     expect(stageContext({ signal: new AbortController().signal }).signalIfAbortable).toBeDefined();
     const ctx = stageContext({ zone: 'setup', stage: 'probe', iteration: 0 });
     ctx.emit('checked', { ok: true });
-    expect(ctx.events).toEqual([{ runId: 'run-test', type: 'checked', zone: 'setup', stage: 'probe', iteration: 0, at: 1_700_000_000_000, data: { ok: true } }]);
+    expect(ctx.events).toEqual([{ runId: 'run-test', seq: 1, type: 'checked', zone: 'setup', stage: 'probe', iteration: 0, at: 1_700_000_000_000, data: { ok: true } }]);
     expect({ ...ctx }.stage).toBe('probe'); // a stage may spread or destructure its context
   });
 

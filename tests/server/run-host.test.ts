@@ -8,7 +8,7 @@ const input = { task: 'x' };
 describe('RunHost', () => {
   it('takes a run whose first event comes synchronously, before the starter returns', async () => {
     const host = new RunHost(async (_assembly, _input, options) => {
-      options.deps.onEvent?.({ runId: 'sync-run', type: 'run_started', zone: null, stage: null, iteration: 0, at: 1, data: {} });
+      options.deps.onEvent?.({ runId: 'sync-run', seq: 1, type: 'run_started', zone: null, stage: null, iteration: 0, at: 1, data: { pipeline: 'react', task: 'x' } });
       return { runId: 'sync-run' } as RunResult;
     });
     await expect(host.start({ pipeline: {} as never, deps: {} }, input)).resolves.toBe('sync-run');

@@ -21,7 +21,7 @@ describe('act stage', () => {
     expect(state.turn.results[1]!.result).toMatchObject({ ok: false, error: { kind: 'failed' } });
     expect(state.turn.results[2]!.result).toMatchObject({ ok: false, error: { kind: 'unknown_tool' } });
     expect(state.act).toEqual({ executed: 3, failed: 2 });
-    expect(ctx.events.map((event) => `${event.type}:${String(event.data.id)}`)).toEqual([
+    expect(ctx.events.map((event) => `${event.type}:${event.type === 'tool_call' || event.type === 'tool_result' ? event.data.id : '-'}`)).toEqual([
       'tool_call:a', 'tool_call:b', 'tool_call:c', 'tool_result:a', 'tool_result:b', 'tool_result:c',
     ]);
     expect(ctx.events[0]!.data).toEqual({ id: 'a', name: 'calculator', arguments: '{"expression":"6 * 7"}' });

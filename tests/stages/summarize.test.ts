@@ -27,7 +27,7 @@ describe('summarize stage', () => {
     await summarize().execute(state, ctx);
     expect(model.requests).toHaveLength(0);
     expect(state).toMatchObject({ answer: '395', partial: false, summarize: { path: 'final' } });
-    expect(ctx.events.map((event) => [event.type, event.data.path])).toEqual([['summary', 'final']]);
+    expect(ctx.events.map((event) => [event.type, event.type === 'summary' ? event.data.path : null])).toEqual([['summary', 'final']]);
   });
 
   it('composes the answer of a finished plan from the step results with one tool-less call', async () => {

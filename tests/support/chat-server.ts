@@ -4,7 +4,7 @@
 // const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test' });
 //
 // Each request to POST {url}/chat/completions takes the next entry of a queue; queue entries with:
-//   server.replyWith({ content, toolCalls?, finishReason?, usage?, model? })   one JSON completion
+//   server.replyWith({ content, toolCalls?, finishReason?, usage?, model? })   one JSON completion (streamed if asked)
 //   server.replyWithToolCalls([{ name, arguments, id? }], options?)            the same, tool calls only
 //   server.stream(chunks, { delayMs?, done?, hang? })   SSE: each chunk an object (sent as JSON) or a raw string;
 //        build chunks with textChunk(), toolCallChunk(), finishChunk(), usageChunk(); `done: false` omits [DONE];
@@ -204,8 +204,9 @@ export class ChatServer {
     return this;
   }
 
+  /** A request that asks for a stream (a run someone listens to) gets the same reply streamed, as a real server would. */
   replyWith(reply: ReplyOptions): this {
-    return this.handle((_request, response) => sendJson(response, 200, completionBody(reply)), reply.times);
+    return this.handle((request, response) => sendReply(request, response, reply), reply.times);
   }
 
   replyWithToolCalls(toolCalls: ServerToolCall[], options: Omit<ReplyOptions, 'toolCalls'> = {}): this {
@@ -282,6 +283,14 @@ export class ChatServer {
       else response.destroy();
     }
   }
+}
+
+/** Sends `reply` streamed when the request asked for a stream, else as one JSON completion. */
+export function sendReply(request: RecordedRequest, response: ServerResponse, reply: ReplyOptions): void {
+  if (request.body.stream !== true) return sendJson(response, 200, completionBody(reply));
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const chunk of replyChunks(reply)) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  response.end('data: [DONE]\n\n');
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

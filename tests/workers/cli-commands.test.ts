@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsCommand } from '../../src/cli/runs-command.js';
 import { openStoreAt } from '../../src/store/redis-location.js';
-import { completionBody, startChatServer, type ChatServer } from '../support/chat-server.js';
+import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
 import { cleanEnvironment, type CliRun } from '../support/run-cli.js';
 import { freePort, runRedisTests, startRedis, type RedisInstance } from './redis-server.js';
 
@@ -33,7 +33,7 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
       modelCalls += 1;
       const task = (request.body.messages.find((message) => message.role === 'user')?.content ?? '').trim();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionBody({ content: `the answer to ${task}` })));
+      sendReply(request, response, { content: `the answer to ${task}` });
     }, Number.POSITIVE_INFINITY);
     worker = spawn(process.execPath, ['--import', 'tsx', entry, 'worker', '--redis', redis.url, '--concurrency', '2'], {
       env: cleanEnvironment({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' }),

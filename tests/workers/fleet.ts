@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { completionBody, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
+import { sendReply, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
 
 export const stepsPerRun = 3;
 
@@ -26,7 +26,8 @@ export function serveAgentModel(server: ChatServer, delayMs: number): void {
       results.length < stepsPerRun
         ? { toolCalls: [{ id: `call-${results.length + 1}`, name: 'record', arguments: JSON.stringify({ task, step: results.length + 1 }) }] }
         : { content: `done ${task}: ${results.join(', ')}` };
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionBody(reply)));
+    // A worker reports progress, so its runs stream: answer in the form asked for.
+    sendReply(request, response, reply);
   }, Number.POSITIVE_INFINITY);
 }
 

@@ -1,0 +1,74 @@
+// streamRun(): a run whose events, and its final answer's text, can be read with for await as they happen.
+import { runPipeline, type DurableRunOptions } from '../durable/durable-run.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { RunResult } from '../engine/run-result.js';
+import type { RunEvent } from '../engine/stage.js';
+import type { RunInput } from '../engine/state.js';
+import { EventLog } from './event-log.js';
+
+export interface RunStream extends AsyncIterable<RunEvent> {
+  /** The final answer's text as it arrives: the text of every model call that may give the answer (see docs/events.md). */
+  readonly textStream: AsyncIterable<string>;
+  /** The run's result, as runPipeline gives it. */
+  readonly result: Promise<RunResult>;
+  /** The events so far, in order: `events[n - 1].seq === n`. */
+  readonly events: readonly RunEvent[];
+  /** Every event whose seq is above `seq` (a reader that reconnects after the last one it saw), ending after run_finished. */
+  eventsAfter(seq: number, options?: { cancelOnBreak?: boolean }): AsyncIterable<RunEvent>;
+  /** Cancels the run: the stage in flight is aborted, finalize still runs, the run ends `cancelled`. */
+  cancel(reason?: string): void;
+}
+
+/**
+ * Starts the run at once and returns its stream. The run never waits for a reader: every event is kept until the
+ * stream object is dropped, so a slow reader loses none and a reader that never reads costs the memory of the events.
+ * Breaking out of a `for await` over the stream or its textStream cancels the run.
+ */
+export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableRunOptions = {}): RunStream {
+  const log = new EventLog();
+  const controller = new AbortController();
+  const callerSignal = options.signal;
+  const signal = callerSignal === undefined ? controller.signal : AbortSignal.any([callerSignal, controller.signal]);
+  const listener = options.deps?.onEvent;
+  const onEvent = (event: RunEvent): void => {
+    log.push(event);
+    listener?.(event);
+  };
+  const result = runPipeline(pipeline, input, { ...options, signal, deps: { ...options.deps, onEvent } });
+  result.then(() => log.end(), (error: unknown) => log.end({ error }));
+  const cancel = (reason = 'the run was cancelled through its stream'): void => {
+    if (!log.done) controller.abort(new Error(reason));
+  };
+  // One generator per reader, reading the log by index (seq n sits at index n - 1): no generator chain per event.
+  const read = async function* <Item>(after: number, cancelOnBreak: boolean, pick: (event: RunEvent) => Item | undefined): AsyncGenerator<Item, void, undefined> {
+    const events = log.events;
+    let index = Math.max(0, after);
+    let finished = false;
+    try {
+      for (;;) {
+        while (index < events.length) {
+          const item = pick(events[index++]!);
+          if (item !== undefined) yield item;
+        }
+        if (log.done) break;
+        await log.changed();
+      }
+      finished = true;
+    } finally {
+      // A reader that leaves before the end (break, return, throw in its loop body) cancels the run.
+      if (!finished && cancelOnBreak) cancel('the stream reader stopped reading');
+    }
+    log.throwIfFailed();
+  };
+  const everyEvent = (event: RunEvent) => event;
+  const answerText = (event: RunEvent) => (event.type === 'text_delta' && event.data.mayAnswer ? event.data.text : undefined);
+  const textStream: AsyncIterable<string> = { [Symbol.asyncIterator]: () => read(0, true, answerText) };
+  return {
+    [Symbol.asyncIterator]: () => read(0, true, everyEvent),
+    textStream,
+    result,
+    events: log.events,
+    eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent) }),
+    cancel,
+  };
+}
