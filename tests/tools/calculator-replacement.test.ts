@@ -26,7 +26,8 @@ async function expectStartedReplacement(host: CalculatorWorkerHost, kill: () => 
   expect(host.workerProcessId).toBe(replacement);
 }
 
-describe('calculator process replacement', () => {
+// Kills by a time limit race the suite's other processes for 2 cores: a case that lost the race is tried again.
+describe('calculator process replacement', { retry: 2 }, () => {
   it.each([
     ['the time limit', 'sum(map(ones(3000, 3000), f(x) = x + 1))', 1_024, /longer than 1 s/],
     ['the memory limit', 'zeros(100000, 100000)', 64, /more than 64 MB of memory/],
