@@ -37,7 +37,7 @@ function runIdOf(command: string, positionals: string[]): string {
 }
 
 /** The recorded CLI settings, or the pipeline alone for a run recorded from code. */
-function settingsOf(run: RunSummary): CliRunSettings {
+export function settingsOf(run: RunSummary): CliRunSettings {
   const cli = (run.options as { cli?: JsonObject }).cli as unknown as CliRunSettings | undefined;
   return cli ?? { pipeline: run.pipeline, guards: {}, offline: false };
 }

@@ -81,6 +81,19 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     pipelines,
     defaultPipeline: 'react',
     ...(flags.token !== undefined && { token: flags.token }),
+    // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
+    async decide(runId, decisions) {
+      const [{ settingsOf }, { withApprovals }, { resumeRun }] = await Promise.all([import('./resume-command.js'), import('./approvals.js'), import('../durable/durable-run.js')]);
+      const run = await recording.store.get(runId);
+      if (run === undefined) return;
+      const settings = settingsOf(run);
+      const pipeline = withApprovals(buildPipeline(settings.pipeline, settings.guards, choice.model.modelName), settings, tools);
+      const byId = Object.fromEntries(decisions.map((decision) => [decision.callId, decision.approve ? { approve: true as const } : { approve: false as const, ...(decision.reason !== undefined && { message: decision.reason }) }]));
+      // Checked before the run is claimed: a bad decision is refused here, the run itself goes on in the background.
+      const resumed = resumeRun(recording.store, runId, { pipeline, deps: { model: choice.model, tools }, decisions: byId });
+      resumed.catch(() => undefined);
+      await Promise.race([resumed, new Promise((resolve) => setTimeout(resolve, 50))]);
+    },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const guards = guardsOf(body.options);
       const settings: CliRunSettings = { pipeline: body.pipeline, guards, offline: choice.offline };

@@ -92,3 +92,20 @@ describe('stageloop serve: runs over HTTP', () => {
     expect(view.run.outcome.answer).toContain('42');
   });
 });
+
+describe('decisions over HTTP', () => {
+  it('an interrupted run (a CLI run with --approve-tools) is approved over HTTP and completes', async () => {
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"2 + 2"}' }]);
+    loopback.server.replyWith({ content: 'It is 4.' });
+    const serve = await serves.start(modelEnv());
+    let stdout = '';
+    const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
+    const code = await main(['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'], { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream }, modelEnv());
+    expect(code).toBe(4);
+    const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
+    const decided = await serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: [{ callId: paused.pending[0]!.id, approve: true }] }));
+    expect(decided.status).toBe(202);
+    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
+    expect(view.run.outcome.answer).toBe('It is 4.');
+  });
+});
