@@ -33,6 +33,8 @@ export interface RunFlags extends GuardFlags {
   /** MCP servers: --mcp-config FILE (else stageloop.config.json here) and --mcp NAME=COMMAND. */
   mcpConfig?: string;
   mcp: string[];
+  /** --output-schema FILE: a JSON Schema the final answer must match; the JSON value is printed. */
+  outputSchema?: string;
   /** --fallback-model NAME: models on the same server to move to when the first fails. */
   fallbackModels: string[];
   /** --session NAME and --user ID: the run is a turn of that conversation. */
@@ -72,6 +74,7 @@ const runOptions = {
   'mcp-config': { type: 'string' },
   mcp: { type: 'string', multiple: true },
   'fallback-model': { type: 'string', multiple: true },
+  'output-schema': { type: 'string' },
   session: { type: 'string' },
   user: { type: 'string' },
   'approve-tools': { type: 'string' },
@@ -158,6 +161,7 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;
   if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
+  if (values['output-schema'] !== undefined) flags.outputSchema = values['output-schema'];
   if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;

@@ -2,6 +2,9 @@
 // src/, stages/ and pipelines/. The model server modules load only when a server is used, so offline runs skip them.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { z, type ZodType } from 'zod';
+import type { JsonObject } from '../common/json.js';
+import { messageOf } from '../common/error-message.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { Environment } from '../model/config.js';
 import { OfflineModel } from '../model/offline-model.js';
@@ -113,4 +116,27 @@ export async function withFallbacks(choice: ModelChoice, names: readonly string[
   );
   const models = [choice.model, ...sameServer, ...otherServers];
   return { ...choice, model: fallbackModel(models), notice: `${choice.notice}, falling back to ${models.slice(1).map((model) => model.modelName).join(', ')}` };
+}
+
+/** --output-schema FILE: the JSON Schema read and turned into the zod schema the final-output stage validates with. */
+export async function outputSchemaFrom(file: string | undefined): Promise<{ json: JsonObject; schema: ZodType } | undefined> {
+  if (file === undefined) return undefined;
+  const { readFileSync } = await import('node:fs');
+  let json: JsonObject;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
+  } catch (error) {
+    throw new UsageError(`--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
+  }
+  return { json, schema: schemaOfJson(json, `--output-schema ${file}`) };
+}
+
+/** A recorded or given JSON Schema as zod (zod 4's fromJSONSchema); one line when it is not one zod can read. */
+export function schemaOfJson(json: JsonObject, where: string): ZodType {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new UsageError(`${where} is not a JSON Schema object`);
+  try {
+    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (error) {
+    throw new UsageError(`${where} is not a JSON Schema stageloop can use: ${messageOf(error).split('\n')[0]}`);
+  }
 }

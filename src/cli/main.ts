@@ -57,6 +57,8 @@ Limits and guards:
 Tools and models:
   --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
   --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
+  --output-schema FILE     a JSON Schema the final answer must match: the run prints the validated JSON value
+                           (stopped with invalid_output when the model cannot make one after a repair)
   --fallback-model NAME    a model on the same server to move to when the model fails (rate limit, 5xx, timeout);
                            repeatable; other servers go in the config file's "fallback" list
 

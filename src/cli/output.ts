@@ -16,6 +16,8 @@ export interface JsonOutput {
   iterations: number;
   usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimated: boolean };
   plan?: PlanView[];
+  /** With --output-schema: the final answer as the validated JSON value. */
+  output?: unknown;
   /** Problems of finalize stages, which never change the status. */
   warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
@@ -30,6 +32,12 @@ export function planOf(result: RunResult): PlanView[] | undefined {
     description: String(step.description),
     status: String(step.status),
   }));
+}
+
+/** The final-output slot's value, when the run had an outputSchema and its answer matched it (src/ never imports stages/). */
+export function outputOf(result: RunResult): unknown {
+  const slot: unknown = (result.state as unknown as Record<string, unknown>)['finalOutput'];
+  return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
 }
 
 export function jsonOutput(result: RunResult): JsonOutput {
@@ -53,6 +61,8 @@ export function jsonOutput(result: RunResult): JsonOutput {
   };
   const plan = planOf(result);
   if (plan !== undefined) output.plan = plan;
+  const value = outputOf(result);
+  if (value !== undefined) output.output = value;
   if (result.pending !== undefined) output.pending = result.pending;
   return output;
 }

@@ -6,7 +6,8 @@ import type { RunStore, RunSummary } from '../store/types.js';
 import { RunFinishedError, RunNotFoundError } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import { UsageError, type GuardFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import type { ZodType } from 'zod';
+import { buildPipeline, chooseModel, defaultTools, schemaOfJson } from './assemble.js';
 import { asksPerson, attendedRun, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
@@ -37,6 +38,11 @@ function runIdOf(command: string, positionals: string[]): string {
 }
 
 /** The recorded CLI settings, or the pipeline alone for a run recorded from code. */
+/** Pipeline options the recorded settings carry: the output schema a run was made to match. */
+function recordedOptions(settings: CliRunSettings): { outputSchema?: ZodType } {
+  return settings.outputSchema === undefined ? {} : { outputSchema: schemaOfJson(settings.outputSchema, 'the recorded output schema') };
+}
+
 export function settingsOf(run: RunSummary): CliRunSettings {
   const cli = (run.options as { cli?: JsonObject }).cli as unknown as CliRunSettings | undefined;
   return cli ?? { pipeline: run.pipeline, guards: {}, offline: false };
@@ -65,7 +71,7 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
   const settings = settingsOf(run);
   const choice = await chooseModel({ offline: settings.offline, ...(settings.model !== undefined && { model: settings.model }), ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }) }, env);
-  const built = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName);
+  const built = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName, recordedOptions(settings));
   const tools = await defaultTools(env, calculatorHost);
   const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };

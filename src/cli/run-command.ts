@@ -7,8 +7,8 @@ import type { Environment } from '../model/config.js';
 import type { RunStore } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { GuardFlags, RunFlags } from './args.js';
-import { buildPipeline, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
-import { exitCodeOf, humanSummary, jsonOutput } from './output.js';
+import { buildPipeline, outputSchemaFrom, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
+import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
 import { openCliStore } from './store-location.js';
@@ -31,6 +31,8 @@ export interface CliRunSettings {
   /** Approval (docs/approvals.md): tools whose calls wait for a person, and whether a spent budget asks. */
   approveTools?: string[] | 'all';
   askOnLimit?: boolean;
+  /** --output-schema: the JSON Schema the final answer was made to match. */
+  outputSchema?: JsonObject;
 }
 
 export function cliSettings(flags: RunFlags): CliRunSettings {
@@ -64,11 +66,13 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   // A session: history and memory join the pipeline, remember the tools; its turns live in the store file.
   const opened = flags.session === undefined ? undefined : await openSession({ session: flags.session, ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
   const session = opened && { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
-  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, session && { session });
+  const output = await outputSchemaFrom(flags.outputSchema);
+  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, { ...session && { session }, ...output && { outputSchema: output.schema } });
   try {
     const baseTools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
     const tools = opened ? withRemember(baseTools) : baseTools;
     const settings = cliSettings(flags);
+    if (output) settings.outputSchema = output.json;
     const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
     const { runPipeline } = await import('../durable/durable-run.js');
@@ -152,7 +156,10 @@ export function printResult(result: RunResult, flags: ShowFlags, streams: CliStr
   // --events: the event lines were the output; run_finished carried the outcome.
   if (flags.events) return;
   const failedQuietly = flags.quiet && result.status === 'failed';
-  if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
+  // With --output-schema the validated JSON value is the output; the text answer stays in the summary.
+  const output = outputOf(result);
+  if (output !== undefined) streams.stdout.write(`${terminalSafe(JSON.stringify(output))}\n`);
+  else if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
   if (!flags.quiet) streams.stderr.write(`\n${terminalSafe(humanSummary(result, wallMs))}\n`);
   if (result.error) {
     const cause = result.error.cause;
