@@ -33,26 +33,21 @@ export function journaledDeps(deps: Deps, cursor: RunCursor, journal: RunJournal
 }
 
 function journaledClock(deps: Deps, cursor: RunCursor, journal: RunJournal): Deps['clock'] {
-  return {
-    now() {
-      const served = journal.serve('clock', cursor);
-      if (served !== undefined) return served.data as number;
-      const value = deps.clock.now();
-      journal.record('clock', cursor, value);
-      return value;
-    },
-  };
+  return { now: journaledValue('clock', () => deps.clock.now(), cursor, journal) };
 }
 
 function journaledIds(deps: Deps, cursor: RunCursor, journal: RunJournal): Deps['ids'] {
-  return {
-    newId() {
-      const served = journal.serve('id', cursor);
-      if (served !== undefined) return served.data as string;
-      const value = deps.ids.newId();
-      journal.record('id', cursor, value);
-      return value;
-    },
+  return { newId: journaledValue('id', () => deps.ids.newId(), cursor, journal) };
+}
+
+/** A value drawn through deps: served from the recording, else drawn live and recorded. */
+function journaledValue<Value extends number | string>(kind: 'clock' | 'id', draw: () => Value, cursor: RunCursor, journal: RunJournal): () => Value {
+  return () => {
+    const served = journal.serve(kind, cursor);
+    if (served !== undefined) return served.data as Value;
+    const value = draw();
+    journal.record(kind, cursor, value);
+    return value;
   };
 }
 
