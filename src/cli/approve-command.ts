@@ -9,7 +9,7 @@ import type { Environment } from '../model/config.js';
 import { openStore } from '../store/location.js';
 import { RunNotFoundError } from '../store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
-import { UsageError } from './args.js';
+import { parse, UsageError } from './args.js';
 import { attachDeciders, pausedNotice, withApprovals } from './approvals.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf } from './output.js';
@@ -38,13 +38,7 @@ const options = {
 } as const;
 
 export async function decideCommand(command: DecideCommand, argv: string[], env: Environment, streams: CliStreams): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(`${command}`, () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
   if (values.help) {
     streams.stdout.write(`${decideUsage}\n`);
     return 0;

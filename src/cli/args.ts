@@ -83,8 +83,8 @@ const runOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** Runs node's parser, turning its errors into a message that names the fix. */
-function parse<Parsed>(command: string, read: () => Parsed): Parsed {
+/** Runs node's parser, turning its errors into a message that names the fix; every command parses through it. */
+export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
   try {
     return read();
   } catch (error) {

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import type { Environment } from '../model/config.js';
 import { SessionNotFoundError } from '../sessions/types.js';
-import { UsageError } from './args.js';
+import { parse, UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { openSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
@@ -14,13 +14,7 @@ export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY
   delete KEY       remove a fact`;
 
 export async function factsCommand(argv: string[], env: Environment, streams: CliStreams): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop facts --help" for the options`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(`facts`, () => parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
   if (values.help) {
     streams.stdout.write(`${factsUsage}\n`);
     return 0;

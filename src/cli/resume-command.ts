@@ -5,7 +5,7 @@ import type { Environment } from '../model/config.js';
 import type { RunStore, RunSummary } from '../store/types.js';
 import { RunFinishedError, RunNotFoundError } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import { UsageError, type GuardFlags } from './args.js';
+import { parse, UsageError, type GuardFlags } from './args.js';
 import type { ZodType } from 'zod';
 import { buildPipeline, chooseModel, defaultTools, schemaOfJson } from './assemble.js';
 import { asksPerson, attendedRun, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
@@ -21,14 +21,6 @@ export const replayUsage = `Usage: stageloop replay RUN [--pipeline NAME] [--jso
 Runs a recorded run again offline, serving every model and tool call from the recording, and prints "identical" or
 the first stage where it went another way. With --pipeline, replays it on another pipeline: does it still do the same?
 Exit codes: 0 identical, 1 diverged, 2 usage error.`;
-
-function parse<Parsed>(command: string, read: () => Parsed): Parsed {
-  try {
-    return read();
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop ${command} --help"`);
-  }
-}
 
 function runIdOf(command: string, positionals: string[]): string {
   const [runId, extra] = positionals;
