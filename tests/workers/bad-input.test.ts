@@ -95,7 +95,7 @@ describe.runIf(runRedisTests)('workers: bad input', () => {
   }, 30_000);
 
   // A cut proxy, a reconnect and BullMQ's own retry timers race the rest of the suite for 2 cores: tried again if it lost.
-  it('says when Redis is lost mid-run, takes no jobs meanwhile, and completes the run once Redis is back', { retry: 2 }, async () => {
+  it('says when Redis is lost mid-run, takes no jobs meanwhile, and completes the run once Redis is back', { retry: 2, timeout: 60_000 }, async () => {
     const proxyPort = await freePort();
     const proxy = redisProxy(proxyPort, redis.port);
     await proxy.open();
@@ -133,5 +133,5 @@ describe.runIf(runRedisTests)('workers: bad input', () => {
       await queue.close();
       await store.close();
     }
-  }, 60_000);
+  });
 });
