@@ -1,6 +1,6 @@
 // The API's whole lifecycle against a real server on a loopback port: start, watch, inspect, cancel, a failing run.
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { jsonPost, readEvents, useServes, loopbackModelEnv, waitForStatus } from './serve-support.js';
 

@@ -1,13 +1,13 @@
 // `stageloop worker --redis URL [--concurrency N] [--queue NAME]`: runs submitted runs until SIGTERM or Ctrl-C. Each
 // job's settings (the flags given to `submit`) choose its pipeline and model, with this worker's environment.
 import { parseArgs } from 'node:util';
-import { messageOf } from '../common/error-message.js';
-import type { JsonObject } from '../common/json.js';
-import type { Environment } from '../model/config.js';
-import { checkRedisUrl } from '../store/redis-connection.js';
-import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
-import type { RunJobData } from '../workers/run-job.js';
-import { startWorker } from '../workers/worker.js';
+import { messageOf } from '../../src/common/error-message.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { Environment } from '../../src/model/config.js';
+import { checkRedisUrl } from '../../src/store/redis-connection.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
+import type { RunJobData } from '../../src/workers/run-job.js';
+import { startWorker } from '../../src/workers/worker.js';
 import { UsageError, type GuardFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import type { CliStreams } from './run-command.js';

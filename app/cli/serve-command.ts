@@ -1,13 +1,13 @@
 // `stageloop serve`: the HTTP API and the web console over the CLI's store; runs started over HTTP are ordinary
 // recorded runs (the built-in pipelines, the model from the environment), so `stageloop show/resume` work on them.
 import { parseArgs } from 'node:util';
-import type { JsonObject } from '../common/json.js';
-import { zones } from '../engine/pipeline.js';
-import type { Environment } from '../model/config.js';
-import type { PipelineInfo } from '../server/app.js';
-import type { RunRequestOptions, StartRunBody } from '../server/request-schemas.js';
-import type { ListeningServer } from '../server/listen.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
+import type { JsonObject } from '../../src/common/json.js';
+import { zones } from '../../src/engine/pipeline.js';
+import type { Environment } from '../../src/model/config.js';
+import type { PipelineInfo } from '../../src/server/app.js';
+import type { RunRequestOptions, StartRunBody } from '../../src/server/request-schemas.js';
+import type { ListeningServer } from '../../src/server/listen.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { UsageError, type GuardFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools, pipelineNames } from './assemble.js';
 import type { CliStreams, CliRunSettings } from './run-command.js';
@@ -60,10 +60,10 @@ export interface RunningServe extends ListeningServer {
 
 export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
   const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
-    import('../server/listen.js'),
-    import('../server/app.js'),
-    import('../server/run-host.js'),
-    import('../durable/durable-run.js'),
+    import('../../src/server/listen.js'),
+    import('../../src/server/app.js'),
+    import('../../src/server/run-host.js'),
+    import('../../src/durable/durable-run.js'),
   ]);
   checkBind(flags.host, flags.token);
   const choice = await chooseModel({ offline: false }, env);
@@ -83,7 +83,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     ...(flags.token !== undefined && { token: flags.token }),
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
-      const [{ settingsOf }, { withApprovals }, { resumeRun }] = await Promise.all([import('./resume-command.js'), import('./approvals.js'), import('../durable/durable-run.js')]);
+      const [{ settingsOf }, { withApprovals }, { resumeRun }] = await Promise.all([import('./resume-command.js'), import('./approvals.js'), import('../../src/durable/durable-run.js')]);
       const run = await recording.store.get(runId);
       if (run === undefined) return;
       const settings = settingsOf(run);

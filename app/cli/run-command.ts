@@ -1,11 +1,11 @@
 // `stageloop run`: assembles a run, records it, shows progress, prints the answer and exits with a code that says how it ended.
 import { performance } from 'node:perf_hooks';
-import type { JsonObject } from '../common/json.js';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import type { RunStore } from '../store/types.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import type { RunStore } from '../../src/store/types.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { GuardFlags, RunFlags } from './args.js';
 import { buildPipeline, outputSchemaFrom, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
@@ -75,7 +75,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
     if (output) settings.outputSchema = output.json;
     const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
-    const { runPipeline } = await import('../durable/durable-run.js');
+    const { runPipeline } = await import('../../src/durable/durable-run.js');
     const record = { cli: settings as unknown as JsonObject };
     const input = opened ? { task: flags.task, session: opened.scope.session, user: opened.scope.user } : { task: flags.task };
     return await attendedRun(flags, env, streams, { choice, tools, recording, settings }, (deps, signal) =>
@@ -83,7 +83,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
     );
   } finally {
     opened?.close();
-    if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
+    if (config !== undefined && config.mcpServers.length > 0) await (await import('../../src/tools/mcp/index.js')).closeMcpServers();
   }
 }
 

@@ -1,11 +1,11 @@
 // The CLI's side of approvals: the settings a paused run keeps to be rebuilt, the terminal prompts that decide live,
 // and what is printed when a run pauses.
 import { createInterface } from 'node:readline/promises';
-import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../durable/decisions.js';
-import type { Pipeline } from '../engine/pipeline.js';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../../src/durable/decisions.js';
+import type { Pipeline } from '../../src/engine/pipeline.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { ToolRegistry } from '../../src/tools/registry.js';
 import { withApproval } from '../../stages/approval.js';
 import type { CliRunSettings } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';

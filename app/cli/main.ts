@@ -4,8 +4,8 @@ import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
-import { messageOf } from '../common/error-message.js';
-import { packageVersion } from '../common/version.js';
+import { messageOf } from '../../src/common/error-message.js';
+import { packageVersion } from '../../src/common/version.js';
 
 const usage = `Usage: stageloop <command> [options]
 
@@ -97,7 +97,7 @@ async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<nu
     streams.stdout.write('Usage: stageloop pipelines [--json] [guard flags of "stageloop run"]\n');
     return 0;
   }
-  const [{ zones }, { buildPipeline, pipelineNames }] = await Promise.all([import('../engine/pipeline.js'), import('./assemble.js')]);
+  const [{ zones }, { buildPipeline, pipelineNames }] = await Promise.all([import('../../src/engine/pipeline.js'), import('./assemble.js')]);
   const listing = pipelineNames.map((name) => {
     const pipeline = buildPipeline(name, flags);
     const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));
@@ -153,7 +153,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
         return 0;
       }
       // The calculator's process starts first and loads mathjs while this one loads the engine, stages and model.
-      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
       const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
       calculatorHost.warm().catch(() => {}); // a load failure shows on the first calculation
       try {
@@ -185,7 +185,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
     if (flags === 'help') return void streams.stdout.write(`${showUsage}\n`), 0;
     const { store } = await openCliStore(path, env);
     try {
-      const { loadRun } = await import('../durable/inspect.js');
+      const { loadRun } = await import('../../src/durable/inspect.js');
       return await showCommand(await loadRun(store, flags.runId), flags, streams);
     } finally {
       await store.close();
@@ -209,7 +209,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
     const { replayCommand } = await import('./resume-command.js');
     return replayCommand(rest, streams, opened.store);
   }
-  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
     const { resumeCommand } = await import('./resume-command.js');

@@ -1,11 +1,11 @@
 // `stageloop submit --redis URL [--id ID] [--queue NAME] [--detach] [run flags] "TASK"`: queues one run, prints its
 // id, then follows it live through BullMQ's own events (progress, completed, failed) until it ends.
-import { messageOf } from '../common/error-message.js';
-import type { JsonObject } from '../common/json.js';
-import type { RunEvent } from '../engine/stage.js';
-import { checkRedisReachable, connectRedis } from '../store/redis-connection.js';
-import type { RunJobResult } from '../workers/process-run.js';
-import { defaultQueueName, enqueueRun } from '../workers/run-job.js';
+import { messageOf } from '../../src/common/error-message.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { RunEvent } from '../../src/engine/stage.js';
+import { checkRedisReachable, connectRedis } from '../../src/store/redis-connection.js';
+import type { RunJobResult } from '../../src/workers/process-run.js';
+import { defaultQueueName, enqueueRun } from '../../src/workers/run-job.js';
 import { parseRunFlags, UsageError, type RunFlags } from './args.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';

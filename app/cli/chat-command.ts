@@ -1,17 +1,17 @@
 // `stageloop chat [--session NAME]`: an interactive session in the terminal. Each line is a turn (a recorded run
 // of the session); Ctrl-C cancels the turn in flight only; Ctrl-D or /exit leaves; /facts, /history, /new.
 import { createInterface } from 'node:readline';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import { sessionScope, type SessionScope } from '../sessions/types.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import { sessionScope, type SessionScope } from '../../src/sessions/types.js';
 import { parseChatFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { progressPrinter } from './progress.js';
 import { cliSettings, type CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
-import type { JsonObject } from '../common/json.js';
-import type { RunStore } from '../store/types.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { RunStore } from '../../src/store/types.js';
 import { openSession, sessionWarnings, withRemember, type OpenedSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
 
@@ -28,7 +28,7 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
   const choice = await chooseModel(flags, env);
   const opened = await openSession({ session: flags.session ?? freshName(), ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
   const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
-  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
     const session = { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
@@ -52,7 +52,7 @@ interface Recording {
 }
 
 async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: ReturnType<typeof buildPipeline>, streams: CliStreams, input: NodeJS.ReadableStream, recording: Recording): Promise<number> {
-  const { runPipeline } = await import('../durable/durable-run.js');
+  const { runPipeline } = await import('../../src/durable/durable-run.js');
   const terminal = 'isTTY' in input && input.isTTY === true;
   const lines = createInterface({ input, output: streams.stdout, terminal });
   let scope: SessionScope = opened.scope;

@@ -1,10 +1,10 @@
 // `stageloop resume RUN` and `stageloop replay RUN`: continue a recorded run, or run it again from its recording.
 import { parseArgs } from 'node:util';
-import type { JsonObject } from '../common/json.js';
-import type { Environment } from '../model/config.js';
-import type { RunStore, RunSummary } from '../store/types.js';
-import { RunFinishedError, RunNotFoundError } from '../store/types.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { Environment } from '../../src/model/config.js';
+import type { RunStore, RunSummary } from '../../src/store/types.js';
+import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { parse, UsageError, type GuardFlags } from './args.js';
 import type { ZodType } from 'zod';
 import { buildPipeline, chooseModel, defaultTools, schemaOfJson } from './assemble.js';
@@ -68,7 +68,7 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
   const force = values.force ?? false;
-  const { resumeRun } = await import('../durable/durable-run.js');
+  const { resumeRun } = await import('../../src/durable/durable-run.js');
   return attendedRun(flags, env, streams, { choice, tools, recording: store, settings }, (deps, signal) => resumeRun(store.store, runId, { pipeline, deps, signal, force, takeOver: force }));
 }
 
@@ -85,7 +85,7 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
     const settings = settingsOf(run);
     const built = buildPipeline(typeof values.pipeline === 'string' ? values.pipeline : settings.pipeline, settings.guards as GuardFlags, settings.model ?? recordedModelName(run));
     const pipeline = settings.approveTools !== undefined ? (await import('../../stages/approval.js')).withApproval(built, { tools: settings.approveTools }) : built;
-    const { replayRun } = await import('../durable/replay.js');
+    const { replayRun } = await import('../../src/durable/replay.js');
     const report = await replayRun(store, runId, { pipeline });
     if (values.json) {
       const { result, ...rest } = report;

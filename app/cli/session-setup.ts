@@ -1,11 +1,11 @@
 // What a CLI run with --session adds: the session store (the runs' SQLite file), the remember tool, and a
 // one-line warning for a history row that cannot be read.
-import type { Deps, RunEvent } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import type { SessionScope, SessionStore } from '../sessions/types.js';
-import { sessionScope } from '../sessions/types.js';
-import { rememberTool } from '../tools/remember.js';
-import { ToolRegistry } from '../tools/registry.js';
+import type { Deps, RunEvent } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import type { SessionScope, SessionStore } from '../../src/sessions/types.js';
+import { sessionScope } from '../../src/sessions/types.js';
+import { rememberTool } from '../../src/tools/remember.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
 import { terminalSafe } from './terminal-text.js';
 
 export interface OpenedSession {
@@ -18,7 +18,7 @@ export interface OpenedSession {
 /** Checks the names first (a bad one never creates a file), then opens the store file the runs use (--store, else $STAGELOOP_HOME or ./.stageloop). */
 export async function openSession(flags: { session: string; user?: string }, env: Environment, path?: string): Promise<OpenedSession> {
   const scope = sessionScope(flags.session, flags.user);
-  const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../store/location.js'), import('../sessions/sqlite-sessions.js')]);
+  const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
   const file = storePath({ env, ...(path !== undefined ? { path } : {}) });
   const sessions = sqliteSessions(file);
   return { scope, sessions, file, close: () => sessions.close() };

@@ -1,8 +1,8 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
 import { parseArgs } from 'node:util';
-import { messageOf } from '../common/error-message.js';
-import { leaseIsLive } from '../store/run-store.js';
-import type { RunStore, RunSummary, StoredRunStatus } from '../store/types.js';
+import { messageOf } from '../../src/common/error-message.js';
+import { leaseIsLive } from '../../src/store/run-store.js';
+import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
 import type { CliStreams } from './run-command.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];

@@ -2,13 +2,13 @@
 // that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DecisionError, parseDecision, type Decision } from '../durable/decisions.js';
-import { resumeRun } from '../durable/durable-run.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import { openStore } from '../store/location.js';
-import { RunNotFoundError } from '../store/types.js';
-import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
+import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
+import { resumeRun } from '../../src/durable/durable-run.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import { openStore } from '../../src/store/location.js';
+import { RunNotFoundError } from '../../src/store/types.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
 import { parse, UsageError } from './args.js';
 import { attachDeciders, pausedNotice, withApprovals } from './approvals.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
