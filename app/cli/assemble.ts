@@ -14,7 +14,7 @@ import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../../pipelines/index.js';
-import { applyGuards } from '../../stages/guards.js';
+import { applyGuards } from '../guards.js';
 import { UsageError, type GuardFlags } from './args.js';
 import type { StageloopConfig } from './mcp-config.js';
 
