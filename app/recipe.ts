@@ -28,11 +28,11 @@ const guardsSchema = z.object({
 const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
 
 const modelSchema = z.object({
-  /** The built-in offline model instead of a model server. */
-  offline: z.boolean(),
-  /** The model's name (--model, else OPENAI_MODEL at the start); absent means the adapter's default. */
+  /** The built-in offline model. Absent: the assembling environment decides (offline without OPENAI_API_KEY or OPENAI_BASE_URL); the recorded recipe has the answer. */
+  offline: z.boolean().optional(),
+  /** --model NAME; absent: OPENAI_MODEL of the assembling process, else the adapter's default. */
   name: z.string().optional(),
-  /** --base-url, else OPENAI_BASE_URL at the start; absent means OpenAI, whose key is OPENAI_API_KEY. */
+  /** --base-url URL; absent: OPENAI_BASE_URL of the assembling process, else OpenAI (key in OPENAI_API_KEY). */
   baseUrl: z.string().optional(),
   /** --fallback-model NAME...: models on the same server. */
   fallbacks: z.array(z.string()).default([]),
@@ -55,7 +55,7 @@ export const runRecipeSchema = z.object({
   version: z.literal(recipeVersion).default(recipeVersion),
   /** A built-in pipeline's name. */
   pipeline: z.string().min(1).default('react'),
-  model: modelSchema.prefault({ offline: true }),
+  model: modelSchema.prefault({}),
   guards: guardsSchema.default({}),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
   approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
@@ -64,8 +64,8 @@ export const runRecipeSchema = z.object({
   /** The session this run is a turn of, and whose it is. */
   session: z.object({ name: z.string().min(1), user: z.string().min(1) }).optional(),
   mcpServers: z.array(mcpServerSchema).default([]),
-  /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY. */
-  tools: z.object({ webSearch: z.boolean().default(false) }).prefault({}),
+  /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY (absent: offered when it is set). */
+  tools: z.object({ webSearch: z.boolean().optional() }).prefault({}),
   /** --trace otlp|console and --trace-content. */
   tracing: z.object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) }).prefault({}),
 });
@@ -107,7 +107,7 @@ export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
 
 /** The recorded recipe, or the bare built-in pipeline of that name for a run recorded from code (replay, resume). */
 export function recipeOf(run: RunSummary): RunRecipe {
-  return recordedRecipe(run) ?? makeRecipe({ pipeline: run.pipeline, model: { offline: false } });
+  return recordedRecipe(run) ?? makeRecipe({ pipeline: run.pipeline });
 }
 
 /** `options.cli` as the CLI wrote it before recipes: pipeline, guards, offline, model, baseUrl, approvals, output schema. */
@@ -120,7 +120,8 @@ function recipeOfOldSettings(run: RunSummary, cli: unknown): RunRecipe {
   const recipe: RunRecipeInput = {
     pipeline: old.pipeline,
     model: {
-      offline: old.offline === true,
+      // Old settings kept the --offline flag only: without it the environment decided, as it still does.
+      ...(old.offline === true && { offline: true }),
       ...(typeof old.model === 'string' && { name: old.model }),
       ...(typeof old.baseUrl === 'string' && { baseUrl: old.baseUrl }),
     },

@@ -1,11 +1,9 @@
-// What a CLI run with --session adds: the session store (the runs' SQLite file), the remember tool, and a
-// one-line warning for a history row that cannot be read.
-import type { Deps, RunEvent } from '../../src/engine/stage.js';
+// What `stageloop chat` opens for its session (the runs' SQLite file), and the one-line warning for a history row
+// that cannot be read.
+import type { RunEvent } from '../../src/engine/stage.js';
 import type { Environment } from '../../src/model/config.js';
 import type { SessionScope, SessionStore } from '../../src/sessions/types.js';
 import { sessionScope } from '../../src/sessions/types.js';
-import { rememberTool } from '../../src/tools/remember.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
 import { terminalSafe } from './terminal-text.js';
 
 export interface OpenedSession {
@@ -24,20 +22,10 @@ export async function openSession(flags: { session: string; user?: string }, env
   return { scope, sessions, file, close: () => sessions.close() };
 }
 
-/** The run's deps with the session store, and unreadable-row warnings printed even when progress is not. */
-export function sessionDeps(deps: Partial<Deps>, opened: OpenedSession, stderr: NodeJS.WritableStream): Partial<Deps> {
-  return { ...deps, sessions: opened.sessions, onEvent: sessionWarnings(stderr, deps.onEvent) };
-}
-
 /** Unreadable history rows as one warning line each (the row stays); every other event goes on to `next`. */
 export function sessionWarnings(stderr: NodeJS.WritableStream, next?: (event: RunEvent) => void): (event: RunEvent) => void {
   return (event) => {
     if (event.type === 'history_unreadable') stderr.write(`stageloop: warning: ${terminalSafe(String(event.data.problem))}\n`);
     else next?.(event);
   };
-}
-
-/** The same tools and settings, plus `remember`: the model may keep facts only in a session. */
-export function withRemember(tools: ToolRegistry): ToolRegistry {
-  return new ToolRegistry([...tools.names.map((name) => tools.get(name)!), rememberTool()], tools.options);
 }

@@ -61,7 +61,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     }
     if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and takes no new runs');
     const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
-    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session };
+    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session, user: body.user ?? 'default' };
     const runId = await host.start(assembly, input);
     if (wantsEvents(context)) return streamEvents(context, runId, host.log(runId)!, 0);
     return context.json({ runId }, 201, { Location: `/v1/runs/${runId}` });
