@@ -1,12 +1,13 @@
 // Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import type { GuardFlags } from '../guards.js';
 
 export type { GuardFlags };
 
-export class UsageError extends Error {
+export class UsageError extends StageloopError {
   constructor(message: string) {
-    super(message);
+    super('usage', message);
     this.name = 'UsageError';
   }
 }

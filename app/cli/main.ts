@@ -5,7 +5,7 @@ import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../../src/common/error-message.js';
-import { exitCodeOf, isStageloopError } from '../../src/common/stageloop-error.js';
+import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
 import { packageVersion } from '../../src/common/version.js';
 
 const usage = `Usage: stageloop <command> [options]
@@ -167,12 +167,12 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     }
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
-    // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = (isStageloopError(error) && exitCodeOf[error.code] === 2) || (error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError', 'DecisionError'].includes(error.name));
+    // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
+    const exitCode = exitCodeOf[codeOf(error)];
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
-    if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
-    return isUserError ? 2 : 1;
+    if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
+    return exitCode;
   }
 }
 

@@ -1,4 +1,5 @@
 // `stageloop tools [--json] [--mcp-config FILE] [--mcp NAME=COMMAND]...`: every tool a run would offer, with its origin.
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import type { Environment } from '../../src/model/config.js';
 import type { Tool } from '../../src/tools/define-tool.js';
@@ -35,10 +36,9 @@ export function parseToolsFlags(argv: string[]): ToolsFlags | 'help' {
   return flags;
 }
 
-export class ToolsUsageError extends Error {
+export class ToolsUsageError extends StageloopError {
   constructor(message: string) {
-    super(message);
-    // Named like args.ts's error so main's user-error check treats it the same.
+    super('usage', message);
     this.name = 'UsageError';
   }
 }

@@ -1,5 +1,6 @@
 // One job, one run: starts the run in the shared store, or resumes it from its last checkpoint when another worker
 // began it (a dead worker's job comes back after its lock expires), or reports it when it had already ended.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject } from '../common/json.js';
 import { resumeRun, runPipeline } from '../durable/durable-run.js';
 import { randomIds } from '../engine/defaults.js';
@@ -42,8 +43,11 @@ export interface ProcessRunOptions {
 }
 
 /** The run was taken over by another owner while this one ran: this worker must not report it at all. */
-export class RunTakenOverError extends Error {
+export class RunTakenOverError extends StageloopError {
   override readonly name = 'RunTakenOverError';
+  constructor(message: string) {
+    super('conflict', message);
+  }
 }
 
 /** The run's first id is the job's id: that is how runPipeline names the run it records. */
