@@ -79,7 +79,9 @@ async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, na
     addUsage(state.usage, response.usage);
     const parsed = parseStructured(response, schema);
     if (parsed.ok) {
-      state.finalOutput = { ok: true, value: toJson(response, parsed.value), attempts };
+      const value = toJson(response, parsed.value);
+      state.finalOutput = { ok: true, value, attempts };
+      state.output = value;
       ctx.emit('final_output', { ok: true, attempts });
       return completed;
     }
