@@ -1,7 +1,7 @@
 // One job, one run: starts the run in the shared store, or resumes it from its last checkpoint when another worker
 // began it (a dead worker's job comes back after its lock expires), or reports it when it had already ended.
 import { StageloopError } from '../common/stageloop-error.js';
-import type { JsonObject } from '../common/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 import { resumeRun, runPipeline } from '../durable/durable-run.js';
 import { randomIds } from '../engine/defaults.js';
 import type { Pipeline } from '../engine/pipeline.js';
@@ -31,6 +31,7 @@ export interface RunJobResult extends JsonObject {
   iterations: number;
   tokens: number;
   resumed: boolean;
+  // And `output`, the typed output of a run with an output schema (as `stageloop run --json` has it).
 }
 
 export interface ProcessRunOptions {
@@ -62,8 +63,11 @@ function idsStartingWith(runId: string, ids: IdGenerator): IdGenerator {
   };
 }
 
-function resultOf(run: { runId: string; status: string; answer: string | null; iterations: number; tokens: number }, resumed: boolean): RunJobResult {
-  return { runId: run.runId, status: run.status, answer: run.answer, iterations: run.iterations, tokens: run.tokens, resumed };
+type Finished = { runId: string; status: string; answer: string | null; iterations: number; tokens: number; output?: JsonValue; outcome?: { result: JsonObject } | null };
+function resultOf(run: Finished, resumed: boolean): RunJobResult {
+  // A run read back from the store keeps its typed output in the recorded result.
+  const output = run.output ?? run.outcome?.result.output;
+  return { runId: run.runId, status: run.status, answer: run.answer, iterations: run.iterations, tokens: run.tokens, resumed, ...(output !== undefined && { output }) };
 }
 
 const ended = (run: RunSummary | undefined): boolean => run?.status === 'completed' || run?.status === 'stopped';

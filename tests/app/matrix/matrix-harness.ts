@@ -1,0 +1,111 @@
+// The harness of the feature x lifecycle matrix: a row is a feature (the `stageloop run` flags that turn it on, and
+// what else it needs); a column is a lifecycle verb run through the real CLI, server or worker. Every cell compares
+// its outcome with the row's uninterrupted run. A new feature is one more row in feature-matrix.test.ts.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, startCli, type CliRun } from '../../support/run-cli.js';
+import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
+
+export interface Row {
+  name: string;
+  /** The run flags of the feature; `cell` names the cell (for a session name of its own). */
+  flags(context: RowContext, cell: string): string[];
+  /** The flags that make the run wait for a person (default --approve-all-tools). */
+  approvalFlags?: string[];
+  task?: string;
+  /** Checked after a cell's run completed, e.g. a session's next turn. */
+  after?(context: RowContext, cell: string): Promise<void>;
+}
+
+export interface RowContext {
+  model: ScriptedModel;
+  folder: string;
+  env: Record<string, string>;
+  /** A file in the row's folder with this JSON. */
+  file(name: string, content: unknown): string;
+  cli(args: string[]): Promise<CliRun>;
+}
+
+/** What a run ended with, as every surface reports it. */
+export interface Outcome {
+  status: string;
+  answer: string | null;
+  output?: unknown;
+}
+
+export const outcomeOf = (result: { status: string; answer?: string | null; output?: unknown }): Outcome => ({
+  status: result.status,
+  answer: result.answer ?? null,
+  ...(result.output !== undefined && { output: result.output }),
+});
+
+export interface Paused {
+  runId: string;
+  pending: Array<{ id: string; tool: string }>;
+}
+
+/** The last line of stdout as JSON (submit prints the run id first). */
+export function parseJson<T>(run: CliRun, what: string): T {
+  try {
+    return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as T;
+  } catch {
+    throw new Error(`${what}: exit ${run.code}, stdout ${JSON.stringify(run.stdout)}, stderr ${run.stderr}`);
+  }
+}
+
+/** A row's model and folder (a given folder keeps the row's store: STAGELOOP_HOME is in `env`). */
+export async function rowContext(env: Record<string, string>, folder = mkdtempSync(join(tmpdir(), 'stageloop-matrix-'))): Promise<RowContext> {
+  const model = await startScriptedModel();
+  const rowEnv = { OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: folder, ...env };
+  return {
+    model,
+    folder,
+    env: rowEnv,
+    file(name, content) {
+      const path = join(folder, name);
+      writeFileSync(path, JSON.stringify(content));
+      return path;
+    },
+    cli: (args) => runCli(args, rowEnv),
+  };
+}
+
+/** The model flags every cell's run takes: recorded in the recipe, so serve and worker call the row's model too. */
+export const modelFlags = (context: RowContext) => ['--base-url', context.model.url, '--model', 'test-model'];
+
+export const taskOf = (row: Row) => row.task ?? 'What is 12 * 7?';
+
+export function runArgs(row: Row, context: RowContext, cell: string, extra: string[] = []): string[] {
+  return ['run', '--json', ...modelFlags(context), ...row.flags(context, cell), ...extra, taskOf(row)];
+}
+
+/** Runs the row with approvals on; the run must pause (exit 4). */
+export async function pausedRun(row: Row, context: RowContext, cell: string, extra: string[] = []): Promise<Paused> {
+  const run = await context.cli(runArgs(row, context, cell, [...(row.approvalFlags ?? ['--approve-all-tools']), ...extra]));
+  const paused = parseJson<Paused & { status: string }>(run, `${row.name} / ${cell}: the paused run`);
+  if (run.code !== 4 || paused.status !== 'interrupted') throw new Error(`${row.name} / ${cell}: expected a pause (exit 4), got exit ${run.code}: ${run.stdout}${run.stderr}`);
+  return paused;
+}
+
+/** Approves every pending call of a run in new processes until it ends; returns the last --json result. */
+export async function approveUntilDone(context: RowContext, runId: string): Promise<{ run: CliRun; result: Outcome & Partial<Paused> }> {
+  for (let round = 0; ; round++) {
+    const run = await context.cli(['approve', runId, '--json']);
+    const result = parseJson<Outcome & Partial<Paused>>(run, `approve ${runId}`);
+    if (run.code !== 4 || round > 5) return { run, result };
+  }
+}
+
+/** Starts the row's run with the gate closed, kills it (SIGKILL) while its answering call is held, opens the gate. */
+export async function killedMidRun(row: Row, context: RowContext, cell: string): Promise<string> {
+  const { held } = context.model.closeGate();
+  const started = startCli(runArgs(row, context, cell).filter((arg) => arg !== '--json'), context.env);
+  await Promise.race([held, started.done.then((run) => Promise.reject(new Error(`${row.name}: the run ended before it could be killed: ${run.stderr}`)))]);
+  started.child.kill('SIGKILL');
+  const killed = await started.done;
+  context.model.openGate();
+  const runId = /run ([0-9a-f]{32})/.exec(killed.stderr)?.[1];
+  if (killed.signal !== 'SIGKILL' || runId === undefined) throw new Error(`${row.name}: no killed run: ${killed.stderr}`);
+  return runId;
+}

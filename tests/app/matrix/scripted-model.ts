@@ -1,0 +1,75 @@
+// A loopback Chat Completions server that answers arithmetic the way a model with tools would, from the request
+// alone (stateless): the task's first call asks for a tool, the call after the tool's result answers with its number
+// (the final-output call, with response_format, gets the answer's number as {"result": N}). Every process of a matrix row (CLI, serve, worker) may call it
+// and gets the same answers. A closed gate holds the answering call, so a test can kill -9 a run mid-way.
+import { sendReply, startChatServer, type ChatRequestBody, type ChatServer, type ReplyOptions } from '../../support/chat-server.js';
+
+export interface ScriptedModel {
+  url: string;
+  server: ChatServer;
+  /** While closed, a call that would give the final answer is held (never answered); `held` resolves at the first. */
+  closeGate(): { held: Promise<void> };
+  openGate(): void;
+  close(): Promise<void>;
+}
+
+type Message = ChatRequestBody['messages'][number];
+const numberIn = (text: string | null | undefined) => [...(text ?? '').matchAll(/-?\d+(?:\.\d+)?/g)].at(-1)?.[0];
+
+/** The reply a careful model would give to these messages. */
+export function scriptedReply(body: ChatRequestBody): ReplyOptions {
+  const messages = body.messages;
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  const task = String(messages[lastUser]?.content ?? '');
+  const toolResult = messages.slice(lastUser + 1).find((message) => message.role === 'tool');
+  // The final-output call: the work so far in one user message, answered as the schema's object.
+  if (body.response_format?.type === 'json_schema') return { content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }) };
+  if (toolResult === undefined) {
+    if (/\becho\b/i.test(task)) return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
+    const addition = /add (\d+) to that/i.exec(task);
+    // The session's earlier turns: as messages or rendered into the system prompt, the last answer given.
+    const earlier = messages.slice(0, lastUser).map((message: Message) => String(message.content ?? '')).join('\n');
+    const previous = [...earlier.matchAll(/answer is (-?\d+)/g)].at(-1)?.[1] ?? '0';
+    const expression = addition ? `${previous} + ${addition[1]}` : (/what is (.+?)\??$/i.exec(task)?.[1] ?? '0');
+    return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression }) }] };
+  }
+  const result = numberIn(typeof toolResult.content === 'string' ? toolResult.content : JSON.stringify(toolResult.content)) ?? '0';
+  return { content: `The answer is ${result}.` };
+}
+
+const answersTask = (body: ChatRequestBody) => {
+  if (body.response_format !== undefined) return false;
+  const lastUser = body.messages.map((message) => message.role).lastIndexOf('user');
+  return body.messages.slice(lastUser + 1).some((message) => message.role === 'tool');
+};
+
+export async function startScriptedModel(): Promise<ScriptedModel> {
+  const server = await startChatServer();
+  let gate: { reached: () => void } | undefined;
+  server.handle((request, response) => {
+    if (gate !== undefined && answersTask(request.body)) {
+      gate.reached();
+      return; // held: the process calling is killed before an answer comes
+    }
+    sendReply(request, response, scriptedReply(request.body));
+  }, Number.POSITIVE_INFINITY);
+  return {
+    url: server.url,
+    server,
+    closeGate() {
+      let reached!: () => void;
+      const held = new Promise<void>((resolve) => (reached = resolve));
+      gate = { reached };
+      return { held };
+    },
+    openGate: () => (gate = undefined),
+    close: () => server.close(),
+  };
+}
+
+/** A server whose every call fails with 503: the primary model of a fallback row. */
+export async function startFailingModel(): Promise<ChatServer> {
+  const server = await startChatServer();
+  server.fail(503, { message: 'overloaded', times: Number.POSITIVE_INFINITY });
+  return server;
+}
