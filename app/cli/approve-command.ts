@@ -19,6 +19,7 @@ import { sessionWarnings } from './session-setup.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { printResult, type CliStreams, type ShowFlags } from './run-command.js';
+import { startCliTracing, type CliTracing } from './tracing.js';
 
 export type DecideCommand = 'approve' | 'reject';
 
@@ -52,6 +53,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
   const store = openStore({ ...(values.store === undefined ? {} : { path: values.store }), env });
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let closeAssembled = async () => {};
+  let tracing: CliTracing | undefined;
   try {
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
@@ -61,7 +63,9 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
     const decisions = decisionsFor(command, ids, pending, values);
     const assembled = await assemble(recipe, env, { calculatorHost, ...(values.store !== undefined && { sessionFile: values.store }) });
     const { pipeline } = assembled;
-    const deps: Partial<Deps> = { ...assembled.deps };
+    // The recorded tracing, as resume applies it: a traced run stays traced across its pause.
+    if (recipe.tracing.exporter !== undefined) tracing = await startCliTracing(recipe.tracing.exporter, { traceContentFlag: recipe.tracing.content, env, stderr: streams.stderr });
+    const deps: Partial<Deps> = tracing ? { ...assembled.deps, ...tracing.instrument({ model: assembled.deps.model, tools: assembled.deps.tools }) } : { ...assembled.deps };
     if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
     if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
     if (decisions === undefined) attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
@@ -73,6 +77,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
     if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
     return exitCodeOf(result.status);
   } finally {
+    await tracing?.finish();
     await closeAssembled();
     await Promise.all([store.close(), calculatorHost.close()]);
   }

@@ -54,6 +54,15 @@ describe('one recipe for every lifecycle verb', () => {
     expect(JSON.parse(rejected.stdout)).toMatchObject({ status: 'completed' });
   });
 
+  it('approve applies the recorded tracing, as resume does: a --trace console run prints its waterfall when approved', async () => {
+    const paused = await runCli(['run', '--trace', 'console', '--approve-all-tools', 'What is 4 * 4?'], env);
+    expect(paused.code).toBe(4);
+    const approved = await runCli(['approve', runIdOf(paused.stderr)!], env);
+    expect(approved.code).toBe(0);
+    expect(approved.stderr).toMatch(/invoke_agent react/);
+    expect(approved.stderr).toMatch(/execute_tool calculator/);
+  });
+
   it('an offline object schema of numbers is filled with the result: exit 0, completed', async () => {
     const schema = join(home, 'plain.schema.json');
     writeFileSync(schema, JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }));
