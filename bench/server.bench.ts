@@ -16,7 +16,7 @@ async function getRunRate(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-server-bench-'));
   const serve = await startServe({ port: 0, host: '127.0.0.1', store: join(folder, 'runs.db') }, {});
   try {
-    const { runId } = (await (await fetch(`${serve.url}/v1/runs`, { method: 'POST', body: JSON.stringify({ task: 'what is 17 * 23 + 4?' }) })).json()) as { runId: string };
+    const { runId } = (await (await fetch(`${serve.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'what is 17 * 23 + 4?' }) })).json()) as { runId: string };
     for (let status = ''; status !== 'completed'; await new Promise((resolve) => setTimeout(resolve, 20))) {
       status = ((await (await fetch(`${serve.url}/v1/runs/${runId}`)).json()) as { run: { status: string } }).run.status;
     }

@@ -3,8 +3,8 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
-import { bearerToken } from './auth.js';
-import { consoleRoutes } from './console/routes.js';
+import { accessControl, allowedHostsFor } from './access.js';
+import { consolePaths, consoleRoutes } from './console/routes.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
@@ -31,6 +31,8 @@ export interface ServerAppOptions {
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide?: DecisionsAdapter;
   token?: string;
+  /** Host names the server answers to (default: the loopback names) and other origins allowed to change runs. */
+  access?: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };
   /** Largest request body, in bytes (default 1 MiB). */
   bodyLimitBytes?: number;
 }
@@ -48,7 +50,13 @@ export function serverApp(options: ServerAppOptions): Hono {
     return sendError(context, 500, 'internal', messageOf(error));
   });
   app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
-  if (options.token !== undefined) app.use('/v1/*', bearerToken(options.token));
+  // First of all, for every route added here or later: Host, body type, Origin, CORS and the token in one place.
+  app.use('*', accessControl({
+    allowedHosts: options.access?.allowedHosts ?? allowedHostsFor('127.0.0.1'),
+    allowedOrigins: options.access?.allowedOrigins ?? [],
+    publicPaths: consolePaths,
+    ...(options.token !== undefined && { token: options.token }),
+  }));
 
   app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));
   app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));

@@ -3,10 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { ServeConfigError } from './errors.js';
 
-export class ServeConfigError extends Error {
-  override readonly name = 'ServeConfigError';
-}
+export { ServeConfigError };
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
