@@ -5,9 +5,9 @@ import { StageloopError } from '../common/stageloop-error.js';
 
 /** A serve setting that cannot work (an address in use, a blank token): the user's to fix, exit 2. */
 export class ServeConfigError extends StageloopError {
-  override name = 'ServeConfigError';
+  override readonly name = 'ServeConfigError';
   constructor(message: string) {
-    super('usage', message);
+    super('config', message);
   }
 }
 

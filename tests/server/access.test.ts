@@ -2,7 +2,7 @@
 // whatever an attacker's browser would send): cross-site POSTs, DNS rebinding, foreign origins, blank tokens.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { jsonPost, loopbackModelEnv, startTestServe, useServes, waitFor, waitForStatus, type TestServe } from './serve-support.js';
 
