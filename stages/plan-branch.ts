@@ -4,6 +4,7 @@
 // writes what the wrapped stage does; returns its signal (an abort of any step first).
 import { inBranch } from '../src/engine/branch-scope.js';
 import { runTracer } from '../src/engine/run-tracer.js';
+import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import type { Signal } from '../src/engine/signal.js';
 import type { Deps, Stage, StageContext, StageReturn } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
@@ -40,6 +41,20 @@ export function perStep(stage: Stage, options: PerStepOptions = {}): Stage {
   };
   wrapped.add(step);
   return step;
+}
+
+/**
+ * The pipeline with every iteration stage but replan run per plan step, so stages added around the built-in ones
+ * (guards: budget, loop guard, injection guard) see each step's own turn. Stages already wrapped stay as they are.
+ */
+export function perStepPipeline(pipeline: Pipeline, options: PerStepOptions = {}): Pipeline {
+  return definePipeline({
+    name: pipeline.name,
+    setup: pipeline.setup,
+    iteration: pipeline.iteration.map((stage) => (stage.name === 'replan' ? stage : perStep(stage, options))),
+    finalize: pipeline.finalize,
+    maxIterations: pipeline.maxIterations,
+  });
 }
 
 async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, plan: PlanSlot, replanTool: boolean): Promise<Signal | void> {

@@ -67,7 +67,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const opened = flags.session === undefined ? undefined : await openSession({ session: flags.session, ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
   const session = opened && { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
   const output = await outputSchemaFrom(flags.outputSchema);
-  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, { ...session && { session }, ...output && { outputSchema: output.schema } });
+  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, { ...session && { session }, ...output && { outputSchema: output.schema }, ...flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps } });
   try {
     const baseTools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
     const tools = opened ? withRemember(baseTools) : baseTools;

@@ -71,9 +71,26 @@ describe('stageloop run with the offline model', () => {
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
     expect(output).toMatchObject({ pipeline: 'plan-execute-replan', status: 'completed', partial: false, stopReason: { kind: 'completed' } });
-    expect(output.plan).toHaveLength(3);
+    const plan = output.plan as { goal: string; steps: Array<{ id: string; dependsOn: string[]; status: string }> };
+    expect(plan.goal).toBe('Compute 12*12, then add 10, then divide by 2');
+    expect(plan.steps.map((step) => [step.id, step.dependsOn, step.status])).toEqual([['s1', [], 'completed'], ['s2', ['s1'], 'completed'], ['s3', ['s2'], 'completed']]);
     expect(String(output.answer)).toContain('77');
     expect(result.stderr).toBe('');
+  });
+
+  it('plan-execute-replan shows independent plan steps running together, and --max-parallel-steps 1 runs them in turn', async () => {
+    const task = 'Compute 2*3, 4*5 and 6*7, then add the three results';
+    const together = await runCli(['run', '--no-store', '--pipeline', 'plan-execute-replan', task]);
+    expect(together.code).toBe(0);
+    expect(together.stderr).toContain('running together: s1, s2, s3');
+    expect(together.stderr).toContain('4. s4 Add the three results (after s1, s2, s3)');
+    expect(together.stderr).toMatch(/\[s2\] → calculator/);
+    expect(together.stdout).toContain('The answer is 68.');
+    const inTurn = await runCli(['run', '--no-store', '--json', '--max-parallel-steps', '1', '--pipeline', 'plan-execute-replan', task]);
+    expect(JSON.parse(inTurn.stdout)).toMatchObject({ status: 'completed', answer: expect.stringContaining('68'), iterations: 8 });
+    const wrong = await runCli(['run', '--max-parallel-steps', 'two', 'x']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--max-parallel-steps must be a whole number');
   });
 
   it('--quiet prints only the answer', async () => {
