@@ -59,7 +59,9 @@ export function perStepPipeline(pipeline: Pipeline, options: PerStepOptions = {}
 
 async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, plan: PlanSlot, replanTool: boolean): Promise<Signal | void> {
   const tracer = runTracer(ctx.deps.tracer);
-  const work = plan.running.map((id) => {
+  const order = [...plan.running];
+  const [resultsBefore, requestsBefore] = [plan.results.length, (plan.replanRequests ??= []).length];
+  const work = order.map((id) => {
     const index = plan.steps.findIndex((candidate) => candidate.id === id);
     const branch = plan.branches[id]!;
     const view = branchView(state, plan, index, branch);
@@ -71,10 +73,20 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
   // Every step's call settles before the stage ends: none is left running behind the run's back.
   const settled = await Promise.allSettled(work.map((entry) => entry.outcome));
   work.forEach((entry) => keep(state, entry.view, entry.branch));
+  // Steps finish in whatever order their calls return; the state records them in step order, so a replay (whose
+  // calls return at once) and a resume reach the very same state.
+  inStepOrder(plan.results, resultsBefore, order);
+  inStepOrder(plan.replanRequests, requestsBefore, order);
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
   const signals = settled.map((outcome) => (outcome as PromiseFulfilledResult<Signal | void>).value).filter((signal): signal is Signal => signal !== undefined);
   return signals.find((signal) => signal.type === 'abort_run') ?? signals[0];
+}
+
+function inStepOrder(list: Array<{ id: string }>, from: number, order: readonly string[]): void {
+  if (list.length - from < 2) return;
+  const added = list.splice(from).sort((left, right) => order.indexOf(left.id) - order.indexOf(right.id));
+  list.push(...added);
 }
 
 /** The state as one running step sees it: its own conversation, turn and slots; everything else is the run's. */
