@@ -5,11 +5,12 @@
 import { inBranch } from '../src/engine/branch-scope.js';
 import { runTracer } from '../src/engine/run-tracer.js';
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import type { Signal } from '../src/engine/signal.js';
+import { abortRun, type Signal } from '../src/engine/signal.js';
 import type { Deps, Stage, StageContext, StageReturn } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { PlanSlot, PlanStep, StepBranch } from './plan-slot.js';
 import { stepTools } from './plan-tools.js';
+import type { TurnLimit } from './turn-limit.js';
 
 export interface PerStepOptions {
   /** Offer the `replan` tool, through which the model asks for a new plan (default true). */
@@ -34,7 +35,10 @@ export function perStep(stage: Stage, options: PerStepOptions = {}): Stage {
       if (!(plan.maxParallel > 1)) {
         const current = plan.steps[plan.current];
         if (current?.status !== 'in_progress') return stage.execute(state, ctx);
-        return inBranch({ step: current.id, parallel: false }, () => stage.execute(state, stepContext(ctx, state, current, replanTool)));
+        const limit = state.nextTurn.limit;
+        const returned = inBranch({ step: current.id, parallel: false }, () => stage.execute(state, stepContext(ctx, state, current, replanTool)));
+        if (limit === undefined) return returned;
+        return Promise.resolve(returned).then((signal) => signal ?? limitReached(state, current, limit));
       }
       return plan.running.length === 0 ? undefined : runSideBySide(stage, state, ctx, plan, replanTool);
     },
@@ -66,7 +70,8 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
     const branch = plan.branches[id]!;
     const view = branchView(state, plan, index, branch);
     const step = plan.steps[index]!;
-    const run = (): StageReturn => stage.execute(view, stepContext(ctx, view, step, replanTool));
+    const limit = view.nextTurn.limit;
+    const run = (): StageReturn => Promise.resolve(stage.execute(view, stepContext(ctx, view, step, replanTool))).then((signal) => signal ?? (limit === undefined ? undefined : limitReached(view, step, limit)));
     const traced = (): StageReturn => (tracer === undefined ? run() : tracer.stage({ name: `${stage.name}-${spanSafe(id)}`, zone: ctx.zone, iteration: ctx.iteration, runId: state.runId }, run));
     return { branch, view, outcome: Promise.resolve(inBranch({ step: id, parallel: true }, traced)) };
   });
@@ -81,6 +86,15 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
   if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
   const signals = settled.map((outcome) => (outcome as PromiseFulfilledResult<Signal | void>).value).filter((signal): signal is Signal => signal !== undefined);
   return signals.find((signal) => signal.type === 'abort_run') ?? signals[0];
+}
+
+/**
+ * A step that ended in the tool-less turn a spent limit forced (think consumed nextTurn.limit) stops the run under
+ * that limit's kind, as a final answer does without a plan: a budget stops every step, not only the current one.
+ */
+function limitReached(state: RunState, step: PlanStep, limit: TurnLimit): Signal | undefined {
+  if (state.nextTurn.limit !== undefined || step.status === 'in_progress') return undefined;
+  return abortRun(`${limit.reason}; step ${step.id} ended in its final tool-less turn`, limit.kind);
 }
 
 function inStepOrder(list: Array<{ id: string }>, from: number, order: readonly string[]): void {

@@ -14,7 +14,6 @@ import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../../pipelines/index.js';
-import { perStepPipeline } from '../../stages/plan-branch.js';
 import { applyGuards } from '../../stages/guards.js';
 import { UsageError, type GuardFlags } from './args.js';
 import type { StageloopConfig } from './mcp-config.js';
@@ -83,9 +82,7 @@ export const pipelineNames = Object.keys(builtInPipelines);
 export function buildPipeline(name: string, flags: GuardFlags, modelName?: string, options?: BuiltInPipelineOptions): Pipeline {
   const factory = builtInPipelines[name];
   if (factory === undefined) throw new UsageError(`unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
-  const guarded = applyGuards(factory(options), flags, modelName === undefined ? {} : { modelName });
-  // Guards placed around think and act must see each plan step's own turn when steps run side by side.
-  return name === 'plan-execute-replan' ? perStepPipeline(guarded) : guarded;
+  return applyGuards(factory(options), flags, modelName === undefined ? {} : { modelName });
 }
 
 export interface McpFlags {
