@@ -40,7 +40,12 @@ export interface JsonOutput {
 
 /** Reads the plan slot without importing the stage that owns it (src/ never imports stages/). */
 export function planOf(result: RunResult): PlanView | undefined {
-  const slot: unknown = (result.state as unknown as Record<string, unknown>)['plan'];
+  return planOfState(result.state);
+}
+
+/** The plan slot of a state (a result's, or a checkpoint's), as `--json` shows it. */
+export function planOfState(state: unknown): PlanView | undefined {
+  const slot: unknown = typeof state === 'object' && state !== null ? (state as Record<string, unknown>)['plan'] : undefined;
   if (typeof slot !== 'object' || slot === null || !Array.isArray((slot as { steps?: unknown }).steps)) return undefined;
   const plan = slot as { goal?: unknown; reasoning?: unknown; steps: Array<Record<string, unknown>> };
   const view: PlanView = {

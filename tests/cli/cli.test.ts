@@ -1,4 +1,7 @@
 // The stageloop command as a user meets it: real processes, the offline model, and a loopback model loopback.server.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { runCli, startCli } from '../support/run-cli.js';
@@ -86,6 +89,13 @@ describe('stageloop run with the offline model', () => {
     expect(together.stderr).toContain('4. s4 Add the three results (after s1, s2, s3)');
     expect(together.stderr).toMatch(/\[s2\] → calculator/);
     expect(together.stdout).toContain('The answer is 68.');
+    const store = join(mkdtempSync(join(tmpdir(), 'stageloop-graph-')), 'runs.db');
+    const recorded = await runCli(['run', '--store', store, '--json', '--pipeline', 'plan-execute-replan', task]);
+    const shown = await runCli(['show', String((JSON.parse(recorded.stdout) as { runId: string }).runId), '--store', store]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/wave 1 \(side by side\):\n    \[x\] s1 · \d+ ms/);
+    expect(shown.stdout).toMatch(/wave 2:\n    \[x\] s4 ← s1, s2, s3/);
+    expect(shown.stdout).toMatch(/\[s3\] tools · calculator/);
     const inTurn = await runCli(['run', '--no-store', '--json', '--max-parallel-steps', '1', '--pipeline', 'plan-execute-replan', task]);
     expect(JSON.parse(inTurn.stdout)).toMatchObject({ status: 'completed', answer: expect.stringContaining('68'), iterations: 8 });
     const wrong = await runCli(['run', '--max-parallel-steps', 'two', 'x']);
