@@ -30,6 +30,19 @@ describe('replan stage', () => {
     expect(plan.steps.map((step) => [step.id, step.status, step.dependsOn])).toEqual([['s1', 'completed', []], ['x', 'in_progress', ['s1']], ['y', 'pending', ['x']]]);
   });
 
+  it('the replanner sees the run\'s facts and the session history', async () => {
+    const model = new ScriptedModel([keep]);
+    const state = makeState();
+    afterFirstStep(state);
+    state.context = { systemPrompt: 'sys', tools: [], facts: ['prefer exact fractions'] };
+    state.history = { user: 'default', session: 's', summary: 'earlier the user asked about 12*12', turns: [], facts: [] };
+    await replan().execute(state, makeCtx({ deps: { model } }));
+    const brief = model.requests[0]!.messages[1]!.content;
+    expect(brief).toContain('What the agent already knows');
+    expect(brief).toContain('- prefer exact fractions');
+    expect(brief).toContain('earlier the user asked about 12*12');
+  });
+
   it('a replan whose new steps form a cycle gets a repair turn naming it', async () => {
     const cycle = '{"need_replan": true, "reason": "r", "new_steps": [{"id": "a", "description": "x", "dependsOn": ["b"]}, {"id": "b", "description": "y", "dependsOn": ["a"]}]}';
     const model = new ScriptedModel([{ content: cycle }, { content: '{"need_replan": true, "reason": "r", "new_steps": ["x"]}' }]);
