@@ -206,6 +206,17 @@ describe('steps side by side keep the run\'s guarantees', () => {
     expect(result.state.plan!.steps.map((step) => step.status)).toEqual(['completed', 'completed']);
   });
 
+  it('the repeated-call guard counts per step: the same call in two steps side by side is not a loop', async () => {
+    const model = new ScriptedModel([two(), { toolCalls: [fetchCall('x')] }, { toolCalls: [fetchCall('x')] }, { content: 'A' }, { content: 'B' }, keep]);
+    const log: string[] = [];
+    const events: RunEvent[] = [];
+    const result = await runPipeline(applyGuards(planExecuteReplanPipeline(), { loopLimit: 2 }), { task: 't' }, { deps: { model, tools: fetchTools(log), onEvent: (event) => events.push(event) } });
+    model.assertConsumed();
+    expect(result.status).toBe('completed');
+    expect(log).toEqual(['x', 'x']);
+    expect(events.filter((event) => event.type === 'tool_result').map((event) => [event.step, (event.data as { ok: boolean }).ok])).toEqual([['a', true], ['b', true]]);
+  });
+
   it('a cancellation reaches every running step\'s call', async () => {
     const log: string[] = [];
     const controller = new AbortController();
