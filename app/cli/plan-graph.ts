@@ -1,6 +1,6 @@
 // The plan of a recorded run as `stageloop show` draws it: its steps in waves (steps of one wave need nothing from
 // each other and may run side by side), each with its status, dependencies and how long its calls took.
-import type { JournalEntry } from '../store/types.js';
+import type { JournalEntry } from '../../src/store/types.js';
 import type { PlanStepView, PlanView } from './output.js';
 
 const marks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', blocked: '[-]' };
