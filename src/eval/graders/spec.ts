@@ -69,10 +69,10 @@ export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool
   }
 }
 
-/** The case's own graders, then the eval's; a case with none is graded by "the answer contains `expected`", else by "the run completed". */
+/** The case's own graders (else "the answer contains `expected`" when it has one), then the eval's; with none at all, "the run completed". */
 export function gradersFor(evalCase: EvalCase, shared: readonly Grader[], judges: JudgePool): Grader[] {
   const own = (evalCase.graders ?? []).map((spec) => graderOf(spec, evalCase, judges));
-  if (own.length > 0 || shared.length > 0) return [...own, ...shared];
-  if (evalCase.expected !== undefined) return [contains(evalCase.expected)];
-  return [stopReason('completed')];
+  if (own.length === 0 && evalCase.expected !== undefined) own.push(contains(evalCase.expected));
+  const all = [...own, ...shared];
+  return all.length > 0 ? all : [stopReason('completed')];
 }
