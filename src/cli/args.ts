@@ -46,7 +46,7 @@ export interface RunFlags extends GuardFlags {
   askOnLimit: boolean;
 }
 
-const guardOptions = {
+export const guardOptions = {
   'max-tokens': { type: 'string' },
   'max-cost': { type: 'string' },
   timeout: { type: 'string' },
