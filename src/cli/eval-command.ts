@@ -185,8 +185,10 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
       interrupted = outcome.interrupted;
     }
     const comparison = baseline === undefined ? undefined : (await import('../eval/baseline.js')).compareWithBaseline(baseline, result, values.baseline!, threshold);
+    if (values.html !== undefined) await writeReport(values.html, result, comparison, recording.store);
     if (values.json) streams.stdout.write(`${terminalSafeJson({ ...result, ...(comparison && { baseline: comparison }) })}\n`);
     else streams.stdout.write(`${textReport(result, comparison)}\n`);
+    if (values.html !== undefined && chatty) streams.stderr.write(`report written to ${terminalSafe(values.html)}\n`);
     if (interrupted) {
       const left = dataset.cases.length * variants.length * repeats - result.results.reduce((count, entry) => count + entry.runs.length, 0);
       streams.stderr.write(`interrupted: finished runs are kept; ${left} left: run them with stageloop eval --resume ${result.evalId}\n`);
@@ -245,4 +247,12 @@ async function replayEval(ledger: import('../eval/ledger.js').Ledger, dataset: i
       return { result: report.result, toolCalls: toolCallsOfJournal((await loadRun(store, run.runId)).journal) };
     },
   });
+}
+
+/** The HTML report, with each run as the console shows it (its timeline) for the drill-down. */
+async function writeReport(file: string, result: EvalResult, comparison: import('../eval/baseline.js').BaselineComparison | undefined, store: RunStore): Promise<void> {
+  const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([import('../eval/report-html.js'), import('../server/run-view.js')]);
+  const views: Record<string, Awaited<ReturnType<typeof runViewOf>>> = {};
+  for (const run of result.results.flatMap((entry) => entry.runs)) views[run.runId] = await runViewOf(store, run.runId);
+  await writeHtmlReport(file, result, views, comparison);
 }
