@@ -1,5 +1,6 @@
 // The eval report page: self-contained (no CDN, no server), drawn with the console's style and run page script.
 import { writeFile } from 'node:fs/promises';
+import { escapeHtml, scriptJson } from '../server/console/pages.js';
 import { runPageScript } from '../server/console/run-page-script.js';
 import { consoleStyle } from '../server/console/style.js';
 import type { RunView } from '../server/run-view.js';
@@ -7,9 +8,6 @@ import type { BaselineComparison } from './baseline.js';
 import { evalReportScript } from './report-script.js';
 import type { EvalResult } from './types.js';
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-/** JSON inside a script element: nothing in a run's text can close the element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
 const reportStyle = `
 .charts { display: flex; flex-wrap: wrap; gap: 12px; } figure.chart { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px; }

@@ -35,12 +35,6 @@ export function toolCallsOfJournal(entries: readonly JournalEntry[]): CalledTool
   });
 }
 
-/** The final-output slot's validated value (src/ reads the slot by name: it never imports stages/). */
-function structuredOutput(result: RunResult): unknown {
-  const slot: unknown = (result.state as unknown as Record<string, unknown>)['finalOutput'];
-  return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
-}
-
 /** The answer as JSON: the whole text, or a ```json fenced block in it. */
 function answerAsJson(answer: string): unknown {
   const fenced = /```(?:json)?\s*\n([\s\S]*?)\n```/.exec(answer)?.[1];
@@ -57,7 +51,7 @@ function answerAsJson(answer: string): unknown {
 
 export function subjectOf(evalCase: EvalCase, result: RunResult, toolCalls: CalledTool[], latencyMs: number): GradeSubject {
   const answer = result.answer ?? '';
-  const output = structuredOutput(result) ?? answerAsJson(answer);
+  const output = result.state.output ?? answerAsJson(answer);
   const { inputTokens, outputTokens } = result.usage;
   return {
     case: evalCase,

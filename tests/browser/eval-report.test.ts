@@ -36,7 +36,7 @@ describe.skipIf(skipBrowser)('the eval report', () => {
       expect(await page.locator('#chart-score rect.bar').count()).toBe(4);
       expect(await page.locator('#chart-tokens circle.point').count()).toBe(8);
       expect(await page.locator('#chart-latency rect.bar').count()).toBeGreaterThan(0);
-      const barHeight = await page.locator('#chart-score rect.bar').first().evaluate((node) => (node as SVGGraphicsElement).getBBox().height);
+      const barHeight = await page.locator('#chart-score rect.bar').first().evaluate((node) => (node as unknown as { getBBox(): { height: number } }).getBBox().height);
       expect(barHeight).toBeGreaterThan(100);
       await page.locator('td.cell.fail[data-case="multiply"][data-variant="bare"]').click();
       await page.locator('#detail .waterfall').waitFor();

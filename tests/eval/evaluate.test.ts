@@ -1,5 +1,6 @@
 // evaluate() over a loopback model server: two variants that differ only in whether the calculator is offered.
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { evaluate, type EvalVariant } from '../../src/eval/evaluate.js';
 import { toolCalled } from '../../src/eval/graders/index.js';
 import { memoryStore } from '../../src/store/memory-store.js';
@@ -72,6 +73,16 @@ describe('evaluate', () => {
     expect(second.results).toHaveLength(8);
     // 5 runs left: add-large without tools (1 request), multiply and divide with tools (2 each) and without (1 each).
     expect(loopback.server.requests.length - before).toBe(7);
+  });
+
+  it('grades the typed output of a pipeline with an output schema', async () => {
+    loopback.server.replyWith({ content: '{"answer": 42, "unit": "none"}', times: 5 });
+    const pipeline = reactPipeline({ outputSchema: z.object({ answer: z.number(), unit: z.string() }) });
+    const result = await evaluate({
+      dataset: [{ id: 'typed', task: 'What is 6 * 7? Answer as JSON.', graders: [{ type: 'json-subset', value: { answer: 42 } }, { type: 'json-schema', schema: { type: 'object', required: ['answer', 'unit'] } }] }],
+      variants: [{ name: 'typed', pipeline, deps: { model: loopback.model() } }],
+    });
+    expect(result.results[0]!.runs[0]!.grades.map((grade) => [grade.grader, grade.pass])).toEqual([['json-subset', true], ['json-schema', true]]);
   });
 
   it('refuses options that make no sense before any run', async () => {
