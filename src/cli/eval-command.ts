@@ -153,7 +153,7 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   calculatorHost.warm().catch(() => {}); // loads mathjs while the dataset and variants are read; a failure shows on use
   try {
-    const context: VariantContext = { env, calculatorHost, defaults: { offline: values.offline ?? false, ...(values.model !== undefined && { model: values.model }), ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }) } };
+    const context: VariantContext = { env, calculatorHost, ...(values.replay !== undefined && { replay: true }), defaults: { offline: values.offline ?? false, ...(values.model !== undefined && { model: values.model }), ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }) } };
     const { loadDataset } = await import('../eval/dataset.js');
     const { createLedger, readLedger } = await import('../eval/ledger.js');
     const folder = evalsFolder(recording.file, env);
@@ -162,7 +162,7 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
     const specs = ledger ? (ledger.header.variants as unknown as VariantSpec[]) : chosenVariants(values);
     const repeats = ledger ? ledger.header.repeats : wholeNumber(values.repeats, '--repeats', 1);
     const variants = await Promise.all(specs.map((spec) => variantRun(spec, context)));
-    const judgeModel = await judgeModelOf(values, context, specs);
+    const judgeModel = values.replay !== undefined && values['judge-model'] === undefined ? undefined : await judgeModelOf(values, context, specs);
     const baseline = values.baseline === undefined ? undefined : (await import('../eval/baseline.js')).readBaseline(values.baseline);
     const chatty = !values.quiet;
     let result: EvalResult;

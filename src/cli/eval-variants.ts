@@ -10,6 +10,7 @@ import type { EvalVariant } from '../eval/evaluate.js';
 import type { Environment } from '../model/config.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import { ToolRegistry } from '../tools/registry.js';
+import { OfflineModel } from '../model/offline-model.js';
 import { costUsd, priceFor } from '../../stages/budget.js';
 import { guardOptions, parse, parseGuardFlags, type GuardFlags } from './args.js';
 import { buildPipeline, chooseModel, defaultTools, pipelineNames } from './assemble.js';
@@ -150,6 +151,8 @@ export interface VariantContext {
   env: Environment;
   defaults: { offline: boolean; model?: string; baseUrl?: string };
   calculatorHost?: CalculatorWorkerHost;
+  /** Grading recorded runs again: every call is served from the recording, so no model server is needed. */
+  replay?: boolean;
 }
 
 /** The one function that turns a variant into a run: pipeline, model, tools, recorded settings and cost. */
@@ -157,8 +160,11 @@ export async function variantRun(spec: VariantSpec, context: VariantContext): Pr
   const model = spec.model ?? context.defaults.model;
   const baseUrl = spec.baseUrl ?? context.defaults.baseUrl;
   const offline = spec.offline ?? context.defaults.offline;
-  const choice = await chooseModel({ offline, ...(model !== undefined && { model }), ...(baseUrl !== undefined && { baseUrl }) }, context.env);
-  const pipeline = buildPipeline(spec.pipeline, spec.guards, choice.model.modelName, spec.instructions === undefined ? {} : { context: { instructions: spec.instructions } });
+  const choice = context.replay
+    ? { model: new OfflineModel(), notice: 'replaying recorded runs: no model is called', offline }
+    : await chooseModel({ offline, ...(model !== undefined && { model }), ...(baseUrl !== undefined && { baseUrl }) }, context.env);
+  const modelName = context.replay ? (model ?? choice.model.modelName) : choice.model.modelName;
+  const pipeline = buildPipeline(spec.pipeline, spec.guards, modelName, spec.instructions === undefined ? {} : { context: { instructions: spec.instructions } });
   const all = await defaultTools(context.env, context.calculatorHost);
   const unknown = (spec.tools ?? []).filter((name) => !all.names.includes(name));
   if (unknown.length > 0) throw new StageloopError('usage', `variant ${spec.name}: no tool named ${unknown.join(', ')}: the tools are ${all.names.join(', ')}`);
@@ -166,7 +172,7 @@ export async function variantRun(spec: VariantSpec, context: VariantContext): Pr
   const settings: CliRunSettings = { pipeline: spec.pipeline, guards: spec.guards, offline: choice.offline };
   if (model !== undefined) settings.model = model;
   if (baseUrl !== undefined) settings.baseUrl = baseUrl;
-  const price = priceFor(choice.model.modelName);
+  const price = priceFor(modelName);
   return {
     name: spec.name,
     pipeline,

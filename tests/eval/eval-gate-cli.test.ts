@@ -63,7 +63,8 @@ describe('stageloop eval --replay', () => {
     // A grader change: multiply must now be done without a tool.
     const changed = join(folder, 'changed.jsonl');
     writeFileSync(changed, arithmeticCases.map((evalCase) => JSON.stringify(evalCase.id === 'multiply' ? { ...evalCase, graders: [{ type: 'tool-not-called' }] } : evalCase)).join('\n'));
-    const replayed = await runCli(['eval', changed, '--replay', original.evalId, '--json'], env());
+    // No model server is reachable any more: a model call would fail the runs.
+    const replayed = await runCli(['eval', changed, '--replay', original.evalId, '--json'], { ...env(), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
     expect(replayed.stderr).toMatch(/graded 4 recorded runs again \(no model call\)/);
     const report = JSON.parse(replayed.stdout) as JsonReport;
     expect(report.evalId).toBe(original.evalId);
