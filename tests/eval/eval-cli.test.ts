@@ -74,6 +74,14 @@ describe('stageloop eval', () => {
     expect((JSON.parse(plain.stdout) as JsonReport).summary.map((entry) => [entry.variant, entry.passRate])).toEqual([['default', 1]]);
   });
 
+  it('runs the built-in dataset offline on both pipelines, every case passing', async () => {
+    const result = await runCli(['eval', 'builtin:arithmetic', '--variant', 'react=react', '--variant', 'per=plan-execute-replan', '--json'], { STAGELOOP_HOME: folder });
+    expect(result.stderr).toMatch(/^using the offline model stageloop-offline/);
+    const report = JSON.parse(result.stdout) as JsonReport;
+    expect(report.summary.map((entry) => [entry.variant, entry.cases, entry.passRate])).toEqual([['react', 8, 1], ['per', 8, 1]]);
+    expect(result.code).toBe(0);
+  });
+
   it('refuses mistakes with one line and exit 2, before any model call', async () => {
     const bad = join(folder, 'bad.jsonl');
     writeFileSync(bad, '{"id":"a","task":"What is 1 + 1?"}\n{"id":"b","task":"x","graders":[{"type":"nope"}]}\n');
