@@ -172,13 +172,15 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
       if (chatty) streams.stderr.write(`eval ${ledger!.header.evalId}: graded ${ledger!.runs.length} recorded runs again (no model call)\n`);
     } else {
       const evalId = ledger?.header.evalId ?? (await import('../eval/evaluate.js')).newEvalId();
-      const file = ledger?.file ?? createLedger(folder, { evalId, dataset: positionals[0]!, cwd: process.cwd(), variants: specs as unknown as JsonObject[], repeats, createdAt: new Date().toISOString() });
+      // A new eval's ledger is written with its first finished run (or at an interrupt): a mistake found first leaves none.
+      let file = ledger?.file;
+      const ledgerFile = () => (file ??= createLedger(folder, { evalId, dataset: positionals[0]!, cwd: process.cwd(), variants: specs as unknown as JsonObject[], repeats, createdAt: new Date().toISOString() }));
       const total = dataset.cases.length * variants.length * repeats;
       if (chatty) {
         const notices = [...new Set(variants.map((variant) => variant.notice))];
         streams.stderr.write(`${terminalSafe(notices.join('; '))}\neval ${evalId}: ${dataset.cases.length} cases × ${variants.length} variant${variants.length > 1 ? 's' : ''}${repeats > 1 ? ` × ${repeats} repeats` : ''} = ${total} runs${ledger ? ` (${ledger.runs.length} finished before)` : ''}, recorded in ${terminalSafe(recording.file)} ("stageloop runs" lists them)\n`);
       }
-      const outcome = await attendedEval(streams, chatty, file, (signal, onRun) =>
+      const outcome = await attendedEval(streams, chatty, ledgerFile, (signal, onRun) =>
         import('../eval/evaluate.js').then(({ evaluate }) => evaluate({ dataset, variants, concurrency, repeats, store: recording.store, evalId, signal, onRun, ...(judgeModel && { judgeModel }), ...(ledger && { finished: ledger.runs }) })),
       );
       result = outcome.result;
@@ -205,7 +207,7 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
 type Start = (signal: AbortSignal, onRun: (run: import('../eval/types.js').CaseRun, progress: { done: number; total: number; passed: number }) => void) => Promise<EvalResult>;
 
 /** Runs the eval with Ctrl-C handling: the first stops it keeping what finished, the second quits at once. */
-async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: string, start: Start): Promise<{ result: EvalResult; interrupted: boolean }> {
+async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: () => string, start: Start): Promise<{ result: EvalResult; interrupted: boolean }> {
   const { appendRun } = await import('../eval/ledger.js');
   const controller = new AbortController();
   let interrupts = 0;
@@ -219,12 +221,14 @@ async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: st
   const live = chatty && (streams.stderr as NodeJS.WriteStream).isTTY === true;
   try {
     const result = await start(controller.signal, (run, progress) => {
-      appendRun(ledgerFile, run);
+      appendRun(ledgerFile(), run);
       if (!chatty) return;
       streams.stderr.write(live ? `\r\u001b[K${progressLine(run, progress)}` : `${progressLine(run, progress)}\n`);
     });
     if (live) streams.stderr.write('\n');
-    return { result, interrupted: controller.signal.aborted && !result.complete };
+    const interrupted = controller.signal.aborted && !result.complete;
+    if (interrupted) ledgerFile();
+    return { result, interrupted };
   } finally {
     process.off('SIGINT', onInterrupt);
   }

@@ -12,6 +12,8 @@ function lastUserText(request: RecordedRequest): string {
 
 /** The reply to one request, decided from what the request holds. */
 export function arithmeticReply(request: RecordedRequest): { content: string; toolCalls?: Array<{ name: string; arguments: string }> } {
+  // A judge's request (modelJudge asks for a "verdict"): a fixed verdict naming what it judged.
+  if (request.body.response_format?.json_schema?.name === 'verdict') return { content: JSON.stringify({ score: 0.9, reason: `judged ${request.body.messages.length} messages` }) };
   const messages = request.body.messages;
   const last = messages.at(-1);
   const expression = expressionIn(lastUserText(request));

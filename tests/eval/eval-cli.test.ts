@@ -1,5 +1,5 @@
 // `stageloop eval` as a user runs it, over a loopback model server: variants, --json, runs in the store, usage errors.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,24 @@ describe('stageloop eval', () => {
     expect((JSON.parse(picked.stdout) as JsonReport).summary.map((entry) => entry.variant)).toEqual(['bare']);
     const plain = await runCli(['eval', dataset, '--json', '-q'], env());
     expect((JSON.parse(plain.stdout) as JsonReport).summary.map((entry) => [entry.variant, entry.passRate])).toEqual([['default', 1]]);
+  });
+
+  it('asks the judge model of --judge-model for judge graders', async () => {
+    serveArithmetic(loopback.server);
+    const judged = join(folder, 'judged.jsonl');
+    writeFileSync(judged, '{"id":"kind","task":"What is 2 + 3?","graders":[{"type":"judge","rubric":"Is the answer correct and polite?"}]}\n');
+    const result = await runCli(['eval', judged, '--variant', 'v=react', '--judge-model', 'judge-model', '--json', '-q'], env());
+    const report = JSON.parse(result.stdout) as { results: Array<{ pass: boolean; runs: Array<{ grades: Array<{ grader: string; score: number; reason: string }> }> }> };
+    expect(report.results[0]!.runs[0]!.grades).toEqual([{ grader: 'judge', score: 0.9, reason: 'judge: judged 2 messages', pass: true }]);
+    const judgeRequest = loopback.server.requests.find((request) => request.body.model === 'judge-model');
+    expect(JSON.stringify(judgeRequest?.body.messages)).toContain('Is the answer correct and polite?');
+    expect(result.code).toBe(0);
+    const ledgers = readdirSync(join(folder, 'evals')).length;
+    const offline = await runCli(['eval', judged, '--offline'], env());
+    // A mistake found before any run leaves no eval behind.
+    expect(readdirSync(join(folder, 'evals'))).toHaveLength(ledgers);
+    expect(offline.stderr).toMatch(/case "kind" has a judge grader but no judge model is set: pass --judge-model NAME/);
+    expect(offline.code).toBe(2);
   });
 
   it('runs the built-in dataset offline on both pipelines, every case passing', async () => {
