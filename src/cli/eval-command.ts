@@ -10,7 +10,7 @@ import type { ChatModel } from '../model/types.js';
 import type { RunStore } from '../store/types.js';
 import { parse } from './args.js';
 import { chooseModel } from './assemble.js';
-import { textReport, progressLine } from './eval-output.js';
+import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantSpec } from './eval-variants.js';
 import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
@@ -223,7 +223,7 @@ async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: ()
     const result = await start(controller.signal, (run, progress) => {
       appendRun(ledgerFile(), run);
       if (!chatty) return;
-      streams.stderr.write(live ? `\r\u001b[K${progressLine(run, progress)}` : `${progressLine(run, progress)}\n`);
+      streams.stderr.write(live ? `\r\u001b[K${progressBar(run, progress)}` : `${progressLine(run, progress)}\n`);
     });
     if (live) streams.stderr.write('\n');
     const interrupted = controller.signal.aborted && !result.complete;

@@ -16,6 +16,12 @@ export function progressLine(run: CaseRun, progress: { done: number; total: numb
   return terminalSafe(`[${progress.done}/${progress.total}] ${run.variant} ${run.id}${run.repeat > 0 ? ` #${run.repeat + 1}` : ''} ${run.pass ? 'pass' : 'FAIL'} ${milliseconds(run.latencyMs)} · ${progress.passed} passed`);
 }
 
+/** On a terminal the line rewrites itself with a bar in front: `[######----] 6/10 · 5 passed · react words pass 38 ms`. */
+export function progressBar(run: CaseRun, progress: { done: number; total: number; passed: number }, width = 20): string {
+  const filled = progress.total === 0 ? width : Math.round((width * progress.done) / progress.total);
+  return terminalSafe(`[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${progress.done}/${progress.total} · ${progress.passed} passed · ${run.variant} ${run.id} ${run.pass ? 'pass' : 'FAIL'} ${milliseconds(run.latencyMs)}`);
+}
+
 export function variantTable(result: EvalResult): string {
   const rows = [['VARIANT', 'PASSED', 'RATE', 'SCORE', 'TOKENS', 'COST', 'P50', 'P95', 'STOP REASONS']];
   for (const summary of result.summary) {
