@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressBar, progressLine } from '../../src/cli/eval-output.js';
+import { progressBar, progressLine } from '../../app/cli/eval-output.js';
 import type { CaseRun } from '../../src/eval/types.js';
 
 const run: CaseRun = { id: 'words', variant: 'react', repeat: 0, runId: 'r1', pass: true, score: 1, grades: [], answer: '42', status: 'completed', stopReason: 'completed', tokens: { input: 1, output: 1, total: 2 }, costUsd: 0, latencyMs: 38.2, toolCalls: [] };
