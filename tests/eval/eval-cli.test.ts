@@ -48,6 +48,16 @@ describe('stageloop eval', () => {
     expect(replayed.code).toBe(0);
   });
 
+  it('records each run with its variant as a recipe: instructions and no tools come back on replay', async () => {
+    serveArithmetic(loopback.server);
+    const result = await runCli(['eval', dataset, '--variant', `brief=react:--no-tools --instructions "Answer in one line."`, '--json', '-q'], env());
+    const report = JSON.parse(result.stdout) as JsonReport;
+    expect(loopback.server.requests[0]!.body.messages[0]!.content).toMatch(/^Answer in one line\./);
+    expect(loopback.server.requests.every((request) => request.body.tools === undefined)).toBe(true);
+    const replayed = await runCli(['replay', report.results[2]!.runs[0]!.runId], env());
+    expect(replayed.stdout).toMatch(/^identical: react/);
+  });
+
   it('prints a table per variant and the cases where variants disagree; exits 0 when every case passes', async () => {
     serveArithmetic(loopback.server);
     const mixed = await runCli(['eval', dataset, '--variant', 'tools=react', '--variant', 'bare=react:--no-tools', '--quiet'], env());
