@@ -24,7 +24,8 @@ const everyField: RunRecipe = makeRecipe({
   outputSchema: { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] },
   session: { name: 's1', user: 'ada' },
   mcpServers: [{ name: 'files', command: 'node', args: ['server.js'], env: { TOKEN: '${FILES_TOKEN}' } }],
-  tools: { webSearch: true },
+  tools: { webSearch: true, only: ['calculator', 'web_search'] },
+  instructions: 'Answer in one line.',
   tracing: { exporter: 'console', content: true },
 });
 
