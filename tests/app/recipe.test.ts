@@ -50,7 +50,7 @@ describe('RunRecipe', () => {
       expect(run.notice).toContain('falling back to backup-model');
       // What the environment decided is recorded, so resume and replay rebuild the same run.
       const again = recordedRecipe(storedRun(JSON.parse(JSON.stringify(run.record)) as Record<string, unknown>))!;
-      expect(again).toEqual({ ...recipe, model: { ...recipe.model, offline: false }, tools: { webSearch: true } });
+      expect(again).toEqual({ ...recipe, model: { ...recipe.model, offline: false }, tools: { ...recipe.tools, webSearch: true } });
       expect(stageNames(pipelineOf(again, 'gpt-4o-mini'))).toEqual(names);
     } finally {
       await run.close();
