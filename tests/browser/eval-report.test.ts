@@ -11,7 +11,7 @@ import { artifacts, openBrowser, skipBrowser } from './browser-support.js';
 
 const loopback = useLoopbackServer();
 
-describe.skipIf(skipBrowser)('the eval report', () => {
+describe.skipIf(skipBrowser)('the eval report', { timeout: 120_000 }, () => {
   it('is one self-contained page whose charts render and whose cases open their runs', async () => {
     serveArithmetic(loopback.server);
     const folder = mkdtempSync(join(tmpdir(), 'stageloop-eval-report-'));

@@ -20,7 +20,7 @@ interface JsonReport {
   summary: Array<{ variant: string; passRate: number; cases: number; stopReasons: Record<string, number> }>;
 }
 
-describe('stageloop eval', () => {
+describe('stageloop eval', { timeout: 120_000 }, () => {
   it('compares a variant with the calculator and one without: the pass rates differ as the tool says', async () => {
     serveArithmetic(loopback.server);
     const result = await runCli(['eval', dataset, '--variant', 'tools=react', '--variant', 'bare=react:--no-tools --max-iterations 4', '--json', '--concurrency', '3'], env());

@@ -21,7 +21,7 @@ interface JsonReport {
   baseline?: { regressions: Array<{ id: string; variant: string; kind: string }>; failed: boolean };
 }
 
-describe('stageloop eval --baseline', () => {
+describe('stageloop eval --baseline', { timeout: 120_000 }, () => {
   it('fails on a planted regression naming the cases, and passes without one', async () => {
     serveArithmetic(loopback.server);
     const baselineFile = join(folder, 'baseline.json');
@@ -54,7 +54,7 @@ describe('stageloop eval --baseline', () => {
   });
 });
 
-describe('stageloop eval --replay', () => {
+describe('stageloop eval --replay', { timeout: 120_000 }, () => {
   it('grades the recorded runs again with changed graders and makes no model call', async () => {
     serveArithmetic(loopback.server);
     const original = JSON.parse((await runCli(['eval', dataset, '--variant', 'tools=react', '--json', '-q'], env())).stdout) as JsonReport;
@@ -76,7 +76,7 @@ describe('stageloop eval --replay', () => {
   });
 });
 
-describe('Ctrl-C and --resume', () => {
+describe('Ctrl-C and --resume', { timeout: 120_000 }, () => {
   it('keeps every finished case when interrupted, and runs only the rest on --resume', async () => {
     // Two answers, then the model hangs until the eval is interrupted.
     let answering = 2;
