@@ -49,7 +49,7 @@ export interface RunFlags extends GuardFlags {
   maxParallelSteps?: number;
 }
 
-const guardOptions = {
+export const guardOptions = {
   'max-tokens': { type: 'string' },
   'max-cost': { type: 'string' },
   timeout: { type: 'string' },

@@ -26,6 +26,8 @@ Commands:
                          reject one of them; the model reads the message
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
   chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
+  eval DATASET [--variant NAME=PIPELINE[:FLAGS]]...
+                         run a dataset on pipeline variants, grade every run, compare (docs/eval.md)
   facts [list|set|delete] --session NAME
                          the durable facts of a session
 
@@ -146,6 +148,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'submit') return await (await import('./submit-command.js')).submitCommand(rest, streams);
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
+    if (command === 'eval') return await (await import('./eval-command.js')).evalCommand(rest, env, streams);
     if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(rest, env, streams);
     if (command === 'run') {
