@@ -5,6 +5,7 @@ import { messageOf } from '../common/error-message.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { bearerToken } from './auth.js';
 import { consoleRoutes } from './console/routes.js';
+import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
@@ -110,6 +111,9 @@ export function serverApp(options: ServerAppOptions): Hono {
     return context.json({ runId, status: 'resuming' }, 202);
   });
 
+  // Clients people already have (OpenAI SDK, AI SDK, MCP, A2A) start ordinary runs through the same host.
+  for (const path of protocolPaths) app.use(path, limit);
+  app.route('/', protocolRoutes({ host, pipelines: options.pipelines, defaultPipeline: options.defaultPipeline, assemble: options.assemble }));
   app.route('/', consoleRoutes());
   return app;
 }

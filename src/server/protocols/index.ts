@@ -1,0 +1,15 @@
+// The protocol adapters in one place: the server's app mounts these routes once, behind its own auth and limits.
+import { Hono } from 'hono';
+import { openAIChatRoutes } from './openai-chat.js';
+import type { ProtocolServices } from './protocol-runs.js';
+
+export type { ProtocolServices } from './protocol-runs.js';
+
+/** Paths the adapters answer, for the app's body limit and token (the /v1 ones are covered by /v1/*). */
+export const protocolPaths = ['/v1/chat/completions', '/v1/chat'] as const;
+
+export function protocolRoutes(services: ProtocolServices): Hono {
+  const app = new Hono();
+  app.route('/', openAIChatRoutes(services));
+  return app;
+}
