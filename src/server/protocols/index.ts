@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { openAIChatRoutes } from './openai-chat.js';
 import type { ProtocolServices } from './protocol-runs.js';
+import { uiMessageStreamRoutes } from './ui-message-stream.js';
 
 export type { ProtocolServices } from './protocol-runs.js';
 
@@ -11,5 +12,6 @@ export const protocolPaths = ['/v1/chat/completions', '/v1/chat'] as const;
 export function protocolRoutes(services: ProtocolServices): Hono {
   const app = new Hono();
   app.route('/', openAIChatRoutes(services));
+  app.route('/', uiMessageStreamRoutes(services));
   return app;
 }

@@ -1,15 +1,14 @@
 // OpenAI-compatible Chat Completions: POST /v1/chat/completions runs the pipeline named by `model` on the messages
 // and answers in the Chat Completions shape (SSE chunks and `[DONE]` when streaming); GET /v1/models lists pipelines.
 import { Hono, type Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { httpStatusOf, isStageloopError, StageloopError } from '../../common/stageloop-error.js';
+import { httpStatusOf, StageloopError } from '../../common/stageloop-error.js';
+import { asStageloopError, protocolBody } from './protocol-errors.js';
 import type { RunResult } from '../../engine/run-result.js';
 import type { Usage } from '../../engine/state.js';
 import { progressLineOf } from './progress-text.js';
-import { answerTextOf, eventsOf, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
-
-export const runIdHeader = 'x-stageloop-run-id';
+import { runSse } from './run-sse.js';
+import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
 
 const contentSchema = z.union([
   z.string(),
@@ -36,7 +35,7 @@ const openAIErrorTypes: Partial<Record<number, string>> = { 400: 'invalid_reques
 
 /** The OpenAI error shape, which the `openai` SDK turns into its APIError subclasses. */
 export function openAIError(context: Context, error: unknown): Response {
-  const known = isStageloopError(error) ? error : new StageloopError('internal', error instanceof Error ? error.message : String(error));
+  const known = asStageloopError(error);
   const status = httpStatusOf[known.code];
   return context.json({ error: { message: known.message, type: openAIErrorTypes[status] ?? 'server_error', param: null, code: known.code } }, status);
 }
@@ -45,14 +44,6 @@ function textOfContent(content: CompletionRequest['messages'][number]['content']
   if (typeof content === 'string') return content;
   if (content === null || content === undefined) return '';
   return content.flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n');
-}
-
-function parseRequest(body: unknown): CompletionRequest {
-  const parsed = completionRequestSchema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw new StageloopError('usage', `${where}${issue.message}`);
 }
 
 export function finishReasonOf(result: RunResult): 'stop' | 'length' | 'content_filter' {
@@ -74,13 +65,7 @@ export function openAIChatRoutes(services: ProtocolServices): Hono {
   );
 
   app.post('/v1/chat/completions', async (context) => {
-    let body: unknown;
-    try {
-      body = await context.req.json();
-    } catch {
-      throw new StageloopError('usage', 'the request body is not JSON: send a Chat Completions request object');
-    }
-    const request = parseRequest(body);
+    const request = await protocolBody(context, completionRequestSchema, 'a Chat Completions request object');
     const task = taskOfConversation(request.messages.map((message) => ({ role: message.role, text: textOfContent(message.content) })));
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
     const run = await startProtocolRun(services, { pipeline: request.model, task, ...(maxTokens !== undefined && { options: { maxTokens } }) });
@@ -121,18 +106,11 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
     ...(withUsage && { usage: null }),
   });
-  return streamSSE(context, async (stream) => {
-    const gone = new AbortController();
-    // A client that hangs up mid-answer cancels the run, as an OpenAI request's abort would.
-    stream.onAbort(() => {
-      gone.abort();
-      run.cancel('the Chat Completions client went away');
-    });
-    const send = (value: unknown) => stream.writeSSE({ data: JSON.stringify(value) });
+  return runSse(context, run, 'Chat Completions', async ({ events, gone, send, sendRaw }) => {
     await send(chunk({ role: 'assistant', content: '' }));
     let sinceToolTurn = '';
     let sentAny = false;
-    for await (const event of eventsOf(run.log, gone.signal)) {
+    for await (const event of events) {
       if (event.type === 'text_delta' && event.data.mayAnswer && event.data.text !== '') {
         sinceToolTurn += event.data.text;
         sentAny = true;
@@ -144,7 +122,7 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
         if (line !== undefined) await send(chunk({ reasoning_content: `${line}\n` }));
       }
     }
-    if (gone.signal.aborted) return;
+    if (gone.aborted) return;
     const result = await run.result.catch(() => undefined);
     if (result === undefined || result.status === 'failed') {
       const message = result === undefined ? `run ${run.runId} ended without a result` : `run ${run.runId} failed: ${result.stopReason.message}`;
@@ -156,6 +134,6 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     if (sinceToolTurn.trim() !== answer.trim()) await send(chunk({ content: sentAny ? `\n\n${answer}` : answer }));
     await send(chunk({}, finishReasonOf(result)));
     if (withUsage) await send({ id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: request.model, choices: [], usage: usageOf(result.usage) });
-    await stream.writeSSE({ data: '[DONE]' });
+    await sendRaw('[DONE]');
   });
 }

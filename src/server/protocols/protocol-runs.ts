@@ -8,6 +8,9 @@ import type { RunEventLog } from '../event-log.js';
 import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
 import type { RunAssembly, RunHost } from '../run-host.js';
 
+/** The response header every protocol answer carries: the run it started (for `stageloop show`, approvals). */
+export const runIdHeader = 'x-stageloop-run-id';
+
 /** What the adapters need from the server: the same host, pipelines and assembler POST /v1/runs uses. */
 export interface ProtocolServices {
   host: RunHost;
