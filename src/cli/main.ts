@@ -16,6 +16,7 @@ Commands:
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   serve [--port 8787]    the HTTP API and the web console over the recorded runs
+  mcp                    every pipeline as an MCP tool over stdio (Claude Desktop, Cursor, VS Code)
   pipelines [--json]     list the built-in pipelines with their three zones and stages
   worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
   submit --redis URL "TASK"
@@ -145,6 +146,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
     if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(rest, env, streams);
+    if (command === 'mcp') return await (await import('./mcp-command.js')).mcpCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import type { JsonObject } from '../common/json.js';
 import { zones } from '../engine/pipeline.js';
 import type { Environment } from '../model/config.js';
-import type { PipelineInfo } from '../server/app.js';
+import type { DecisionsAdapter, PipelineInfo } from '../server/app.js';
+import type { RunAssembly, RunHost } from '../server/run-host.js';
+import type { RunStore } from '../store/types.js';
 import type { RunRequestOptions, StartRunBody } from '../server/request-schemas.js';
 import type { ListeningServer } from '../server/listen.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
@@ -58,29 +60,34 @@ export interface RunningServe extends ListeningServer {
   stop(): Promise<void>;
 }
 
-export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
-    import('../server/listen.js'),
-    import('../server/app.js'),
-    import('../server/run-host.js'),
-    import('../durable/durable-run.js'),
-  ]);
-  checkBind(flags.host, flags.token);
+/** What serves runs (the HTTP server, `stageloop mcp`): the store, the run host and the app's assembler over them. */
+export interface RunServices {
+  store: RunStore;
+  host: RunHost;
+  pipelines: PipelineInfo[];
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+  decide: DecisionsAdapter;
+  notice: string;
+  /** Stops taking runs, lets running ones reach a checkpoint, closes the store. */
+  close(): Promise<void>;
+}
+
+export async function runServices(storeFlag: string | undefined, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunServices> {
+  const [{ RunHost }, { runPipeline }] = await Promise.all([import('../server/run-host.js'), import('../durable/durable-run.js')]);
   const choice = await chooseModel({ offline: false }, env);
   const tools = await defaultTools(env, calculatorHost);
-  const recording = await openCliStore(flags.store, env);
+  const recording = await openCliStore(storeFlag, env);
   const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
   const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
     const pipeline = buildPipeline(name, {});
     const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
     return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
   });
-  const app = serverApp({
+  return {
     store: recording.store,
     host,
     pipelines,
-    defaultPipeline: 'react',
-    ...(flags.token !== undefined && { token: flags.token }),
+    notice: `${choice.notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
       const [{ settingsOf }, { withApprovals }, { resumeRun }] = await Promise.all([import('./resume-command.js'), import('./approvals.js'), import('../durable/durable-run.js')]);
@@ -99,21 +106,40 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
       const settings: CliRunSettings = { pipeline: body.pipeline, guards, offline: choice.offline };
       return { pipeline: buildPipeline(body.pipeline, guards, choice.model.modelName), deps: { model: choice.model, tools }, record: { cli: settings as unknown as JsonObject } };
     },
+    async close() {
+      await host.drain('the server is shutting down');
+      await recording.store.close().catch(() => undefined);
+    },
+  };
+}
+
+export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }] = await Promise.all([import('../server/listen.js'), import('../server/app.js')]);
+  checkBind(flags.host, flags.token);
+  const services = await runServices(flags.store, env, calculatorHost);
+  const app = serverApp({
+    store: services.store,
+    host: services.host,
+    pipelines: services.pipelines,
+    defaultPipeline: 'react',
+    ...(flags.token !== undefined && { token: flags.token }),
+    decide: services.decide,
+    assemble: services.assemble,
   });
   let server: ListeningServer;
   try {
     server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
   } catch (error) {
-    await recording.store.close().catch(() => undefined);
+    await services.close();
     throw error;
   }
   return {
     ...server,
-    notice: `${choice.notice}; runs recorded in ${recording.file}`,
+    notice: services.notice,
     async stop() {
-      await host.drain('the server is shutting down');
+      await services.host.drain('the server is shutting down');
       await server.close();
-      await recording.store.close().catch(() => undefined);
+      await services.close();
     },
   };
 }

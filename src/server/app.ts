@@ -5,7 +5,7 @@ import { messageOf } from '../common/error-message.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { bearerToken } from './auth.js';
 import { consoleRoutes } from './console/routes.js';
-import { protocolPaths, protocolRoutes } from './protocols/index.js';
+import { protectedProtocolPaths, protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
@@ -49,7 +49,10 @@ export function serverApp(options: ServerAppOptions): Hono {
     return sendError(context, 500, 'internal', messageOf(error));
   });
   app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
-  if (options.token !== undefined) app.use('/v1/*', bearerToken(options.token));
+  if (options.token !== undefined) {
+    app.use('/v1/*', bearerToken(options.token));
+    for (const path of protectedProtocolPaths) app.use(path, bearerToken(options.token));
+  }
 
   app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));
   app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));
