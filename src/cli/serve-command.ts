@@ -103,8 +103,10 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const guards = guardsOf(body.options);
-      const settings: CliRunSettings = { pipeline: body.pipeline, guards, offline: choice.offline };
-      return { pipeline: buildPipeline(body.pipeline, guards, choice.model.modelName), deps: { model: choice.model, tools }, record: { cli: settings as unknown as JsonObject } };
+      const settings: CliRunSettings = { pipeline: body.pipeline, guards, offline: choice.offline, ...(body.options?.approveTools !== undefined && { approveTools: body.options.approveTools }) };
+      const { withApprovals } = await import('./approvals.js');
+      const pipeline = withApprovals(buildPipeline(body.pipeline, guards, choice.model.modelName), settings, tools);
+      return { pipeline, deps: { model: choice.model, tools }, record: { cli: settings as unknown as JsonObject } };
     },
     async close() {
       await host.drain('the server is shutting down');

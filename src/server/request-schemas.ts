@@ -2,11 +2,15 @@
 import { z } from 'zod';
 import { HttpError } from './errors.js';
 
+export const approveToolsSchema = z.union([z.array(z.string().min(1)).min(1), z.literal('all')], { error: 'approveTools must be a list of tool names or "all"' });
+
 const runOptionsSchema = z.strictObject({
   maxIterations: z.int().min(1).max(1000).optional(),
   maxTokens: z.int().min(1).optional(),
   maxCostUsd: z.number().positive().optional(),
   timeoutSeconds: z.number().positive().max(86_400).optional(),
+  /** Tools whose calls wait for a person's decision (docs/approvals.md): the run pauses `interrupted`. */
+  approveTools: approveToolsSchema.optional(),
 });
 
 export const startRunSchema = z.strictObject({

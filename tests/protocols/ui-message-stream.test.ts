@@ -75,6 +75,20 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     expect(sent).toContain('What is its capital?');
   });
 
+  it('an approval pause is the SDK\'s approval part on the tool part, a data-approval part naming the decisions endpoint', async () => {
+    const serve = await serves.start();
+    const { chunks, message } = await chat(serve, [userMessage('What is 6 * 7?')], { approveTools: ['calculator'] });
+    expect(chunks.map((chunk) => chunk.type)).toContain('tool-approval-request');
+    const tool = message.parts.find((part) => part.type === 'tool-calculator') as { state: string; approval: { id: string } } | undefined;
+    expect(tool).toMatchObject({ state: 'approval-requested' });
+    const approval = message.parts.find((part) => part.type === 'data-approval') as { data: { runId: string; decisions: string } } | undefined;
+    expect(approval!.data.decisions).toBe(`/v1/runs/${approval!.data.runId}/decisions`);
+    expect((chunks.at(-1) as Extract<UIMessageChunk, { type: 'finish' }>).finishReason).toBe('other');
+    const decided = await serve.call(approval!.data.decisions, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decisions: [{ callId: tool!.approval.id, approve: true }] }) });
+    expect(decided.status).toBe(202);
+    await waitForStatus(serve, approval!.data.runId, ['completed']);
+  });
+
   it('refuses a body with no user text and an unknown pipeline with one line (the transport raises it)', async () => {
     const serve = await serves.start();
     await expect(chat(serve, [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }])).rejects.toThrow(/no user message with text/);

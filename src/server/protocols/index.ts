@@ -1,5 +1,6 @@
 // The protocol adapters in one place: the server's app mounts these routes once, behind its own auth and limits.
 import { Hono } from 'hono';
+import { a2aRoutes } from './a2a.js';
 import { mcpHttpRoutes } from './mcp-server.js';
 import { openAIChatRoutes } from './openai-chat.js';
 import type { ProtocolServices } from './protocol-runs.js';
@@ -8,15 +9,16 @@ import { uiMessageStreamRoutes } from './ui-message-stream.js';
 export type { ProtocolServices } from './protocol-runs.js';
 
 /** Paths the adapters answer, for the app's body limit and token (the /v1 ones are covered by /v1/*). */
-export const protocolPaths = ['/v1/chat/completions', '/v1/chat', '/mcp'] as const;
+export const protocolPaths = ['/v1/chat/completions', '/v1/chat', '/mcp', '/a2a'] as const;
 
 /** Paths outside /v1 that the server's token must also guard. */
-export const protectedProtocolPaths = ['/mcp'] as const;
+export const protectedProtocolPaths = ['/mcp', '/a2a', '/.well-known/agent-card.json'] as const;
 
 export function protocolRoutes(services: ProtocolServices): Hono {
   const app = new Hono();
   app.route('/', openAIChatRoutes(services));
   app.route('/', uiMessageStreamRoutes(services));
   app.route('/', mcpHttpRoutes(services));
+  app.route('/', a2aRoutes(services));
   return app;
 }

@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { RunResult } from '../../engine/run-result.js';
 import type { RunEvent } from '../../engine/stage.js';
+import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
 import { runSse } from './run-sse.js';
@@ -22,6 +23,8 @@ const chatRequestSchema = z.looseObject({
     .min(1, 'messages must not be empty'),
   messageId: z.string().optional(),
   pipeline: z.string().optional(),
+  /** Tools whose calls pause for a person's decision: the stream shows the SDK's approval parts. */
+  approveTools: approveToolsSchema.optional(),
 });
 
 type Chunk = Record<string, unknown> & { type: string };
@@ -144,7 +147,7 @@ export function uiMessageStreamRoutes(services: ProtocolServices): Hono {
     const request = await protocolBody(context, chatRequestSchema, 'the body useChat sends ({ id, messages })');
     const turns = request.messages.map((message) => ({ role: message.role, text: (message.parts ?? []).flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n') }));
     const pipeline = request.pipeline ?? services.defaultPipeline;
-    const run = await startProtocolRun(services, { pipeline, task: taskOfConversation(turns) });
+    const run = await startProtocolRun(services, { pipeline, task: taskOfConversation(turns), ...(request.approveTools !== undefined && { options: { approveTools: request.approveTools } }) });
     return streamChunks(context, run, request.messageId);
   });
   return app;
