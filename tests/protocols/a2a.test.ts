@@ -33,6 +33,9 @@ describe('A2A through @a2a-js/sdk', () => {
     const client = await new ClientFactory().createFromUrl(serve.running.url);
     const sent = await client.sendMessage(send(userMessage('What is 17 * 23 + 4?')));
     expect(isTask(sent)).toBe(true);
+    // Blocking by default: the task comes back finished, with the answer.
+    expect((sent as Task).status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(answerOf(sent as Task)).toContain('395');
     const task = await client.getTask({ tenant: '', id: (sent as Task).id, historyLength: undefined });
     expect(task.status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(answerOf(task)).toContain('395');

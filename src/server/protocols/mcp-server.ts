@@ -1,7 +1,7 @@
 // MCP server mode: one tool per pipeline (input { task }, the answer as text), progress notifications from the run's
 // events, and the client's cancel cancelling the run. Served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp).
 import { randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
+import type { Context } from 'hono';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -50,10 +50,9 @@ export function stageloopMcpServer(services: ProtocolServices): McpServer {
 const maxSessions = 100;
 
 /** /mcp over Streamable HTTP, one MCP session per client so a cancel reaches the call it names. */
-export function mcpHttpRoutes(services: ProtocolServices): Hono {
-  const app = new Hono();
+export function mcpHttpHandler(services: ProtocolServices): (context: Context) => Promise<Response> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  app.all('/mcp', async (context) => {
+  return async function mcpOverHttp(context) {
     const sessionId = context.req.header('mcp-session-id');
     const known = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (known !== undefined) return known.handleRequest(context.req.raw);
@@ -76,6 +75,5 @@ export function mcpHttpRoutes(services: ProtocolServices): Hono {
     };
     await stageloopMcpServer(services).connect(transport);
     return transport.handleRequest(context.req.raw);
-  });
-  return app;
+  };
 }
