@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => project?.remove());
 
 const agentApp = `
-import { runPipeline, defineTool, ToolRegistry, calculatorTool, instrumentDeps } from 'stageloop';
+import { runPipeline, defineTool, ToolRegistry, calculatorTool, instrumentDeps, outputOf } from 'stageloop';
 import * as stages from 'stageloop/stages';
 import { reactPipeline, builtInPipelines } from 'stageloop/pipelines';
 import { ScriptedModel, makeState, runStage } from 'stageloop/testing';
@@ -33,7 +33,7 @@ const state = makeState();
 await runStage(stages.context(), state, { zone: 'setup' });
 console.log(JSON.stringify({
   status: result.status, answer: result.answer, pipelines: Object.keys(builtInPipelines),
-  stages: typeof stages.think, otel: typeof otel.startTracing, messages: state.messages.length,
+  stages: typeof stages.think, outputOf: [typeof outputOf, typeof stages.outputOf], otel: typeof otel.startTracing, messages: state.messages.length,
 }));
 `;
 
@@ -85,7 +85,7 @@ describe('the packed package in a fresh project', () => {
     expect(output.stderr).toBe('');
     expect(JSON.parse(output.stdout)).toEqual({
       status: 'completed', answer: 'Expression: 17 * 23 + 4\nResult: 395 | 42', pipelines: ['react', 'plan-execute-replan'],
-      stages: 'function', otel: 'function', messages: 2,
+      stages: 'function', outputOf: ['function', 'function'], otel: 'function', messages: 2,
     });
   }, 60_000);
 
