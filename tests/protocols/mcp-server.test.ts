@@ -53,6 +53,11 @@ describe('stageloop mcp (stdio)', () => {
       const runId = (result._meta as Record<string, string>)['stageloop/runId']!;
       const listed = await runCli(['runs', '--json'], { STAGELOOP_HOME: mcp.home });
       expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ runId, status: 'completed' })]));
+      // An ordinary recorded run: show has its timeline, replay runs it again offline to the same state.
+      const shown = await runCli(['show', runId], { STAGELOOP_HOME: mcp.home });
+      expect(shown.stdout).toContain('calculator');
+      const replayed = await runCli(['replay', runId], { STAGELOOP_HOME: mcp.home });
+      expect(replayed.stdout).toContain('identical');
       expect(mcp.stderr()).toContain('stageloop mcp: using the offline model');
     } finally {
       await mcp.close();
