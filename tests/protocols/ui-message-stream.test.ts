@@ -89,6 +89,12 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     await waitForStatus(serve, approval!.data.runId, ['completed']);
   });
 
+  it('answers useChat\'s resume request with no stream to resume', async () => {
+    const serve = await serves.start();
+    const transport = new DefaultChatTransport<UIMessage>({ api: `${serve.running.url}/v1/chat` });
+    expect(await transport.reconnectToStream({ chatId: 'chat-1' })).toBeNull();
+  });
+
   it('refuses a body with no user text and an unknown pipeline with one line (the transport raises it)', async () => {
     const serve = await serves.start();
     await expect(chat(serve, [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }])).rejects.toThrow(/no user message with text/);

@@ -143,6 +143,8 @@ class ChunkWriter {
 export function uiMessageStreamRoutes(services: ProtocolServices): Hono {
   const app = new Hono();
   app.onError((error, context) => protocolErrorResponse(context, error));
+  // useChat({ resume: true }) asks for a chat's running stream on reload: none is kept, so 204 (nothing to resume).
+  app.get('/v1/chat/:id/stream', (context) => context.body(null, 204));
   app.post('/v1/chat', async (context) => {
     const request = await protocolBody(context, chatRequestSchema, 'the body useChat sends ({ id, messages })');
     const turns = request.messages.map((message) => ({ role: message.role, text: (message.parts ?? []).flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n') }));
