@@ -60,7 +60,7 @@ export class StageloopAgentExecutor implements AgentExecutor {
       const approval = approveToolsSchema.optional().safeParse(message.metadata?.approveTools);
       if (!approval.success) throw new StageloopError('usage', 'metadata.approveTools must be a list of tool names or "all"');
       const approveTools = approval.data;
-      run = await startProtocolRun(this.services, { pipeline: pipelineOf(message, this.services), task: textOfMessage(message), ...(approveTools !== undefined && { options: { approveTools } }) });
+      run = await startProtocolRun(this.services, { pipeline: pipelineOf(message, this.services), task: textOfMessage(message), ...(approveTools !== undefined && { approveTools }) });
     } catch (error) {
       bus.publish({ kind: 'statusUpdate', data: status(taskState.failed, asStageloopError(error).message) });
       return;

@@ -24,6 +24,8 @@ export interface ProtocolRunRequest {
   task: string;
   /** The run's guards, as POST /v1/runs takes them. */
   options?: RunRequestOptions;
+  /** Tools whose calls pause the run for a person's decision. */
+  approveTools?: StartRunBody['approveTools'];
 }
 
 export interface ProtocolRun {
@@ -48,7 +50,12 @@ export async function startProtocolRun(services: ProtocolServices, request: Prot
   if (!services.host.accepting) throw new StageloopError('conflict', 'the server is shutting down and takes no new runs');
   let assembly: RunAssembly;
   try {
-    assembly = await services.assemble({ task: request.task, pipeline: request.pipeline, ...(request.options !== undefined && { options: request.options }) });
+    assembly = await services.assemble({
+      task: request.task,
+      pipeline: request.pipeline,
+      ...(request.options !== undefined && { options: request.options }),
+      ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
+    });
   } catch (error) {
     throw new StageloopError('usage', error instanceof Error ? error.message : String(error), { cause: error });
   }

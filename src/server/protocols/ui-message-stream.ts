@@ -149,7 +149,7 @@ export function uiMessageStreamRoutes(services: ProtocolServices): Hono {
     const request = await protocolBody(context, chatRequestSchema, 'the body useChat sends ({ id, messages })');
     const turns = request.messages.map((message) => ({ role: message.role, text: (message.parts ?? []).flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n') }));
     const pipeline = request.pipeline ?? services.defaultPipeline;
-    const run = await startProtocolRun(services, { pipeline, task: taskOfConversation(turns), ...(request.approveTools !== undefined && { options: { approveTools: request.approveTools } }) });
+    const run = await startProtocolRun(services, { pipeline, task: taskOfConversation(turns), ...(request.approveTools !== undefined && { approveTools: request.approveTools }) });
     return streamChunks(context, run, request.messageId);
   });
   return app;

@@ -1,8 +1,8 @@
 // `stageloop mcp`: an MCP server on stdio with one tool per pipeline, for Claude Desktop, Cursor or VS Code. Only
 // JSON-RPC goes to stdout; notices go to stderr. Every call is an ordinary recorded run in the CLI's store.
 import { parseArgs } from 'node:util';
-import type { Environment } from '../model/config.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
+import type { Environment } from '../../src/model/config.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 
@@ -25,7 +25,7 @@ export async function mcpCommand(argv: string[], env: Environment, streams: CliS
   console.info = console.error;
   const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await Promise.all([
     import('./serve-command.js'),
-    import('../server/protocols/mcp-server.js'),
+    import('../../src/server/protocols/mcp-server.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
   ]);
   const services = await runServices(values.store, env, calculatorHost);
