@@ -48,7 +48,9 @@ describe('stageloop mcp (stdio)', () => {
       const result = await mcp.client.callTool({ name: 'react', arguments: { task: 'What is 17 * 23 + 4?' } }, undefined, { onprogress: (update) => progress.push(update) });
       expect(result.isError).toBe(false);
       expect(textOf(result.content)).toContain('395');
-      expect(progress.map((update) => update.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^Calling calculator/), expect.stringMatching(/^calculator returned/)]));
+      // The SDK client runs notification handlers a microtask late and drops the progress handler at the response, so
+      // a notification that arrives with the result (here "calculator returned ...") may be lost: only earlier ones are sure.
+      expect(progress[0]!.message).toMatch(/^Calling calculator\(\{"expression":"17 \* 23 \+ 4"\}\)/);
       expect(progress.map((update) => update.progress)).toEqual(progress.map((_, index) => index + 1));
       const runId = (result._meta as Record<string, string>)['stageloop/runId']!;
       const listed = await runCli(['runs', '--json'], { STAGELOOP_HOME: mcp.home });
