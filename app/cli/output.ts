@@ -78,6 +78,13 @@ function milliseconds(value: number): string {
   return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 }
 
+/** What the status line adds: a paused run waits, an early stop may still have a partial answer to show. */
+function statusNote(result: RunResult): string {
+  if (result.status === 'interrupted') return ' (waiting for a decision)';
+  if (!result.partial) return '';
+  return result.answer === null ? ' (no answer)' : ' (partial answer)';
+}
+
 /** The short summary printed after the answer: status, stop reason, iterations, tokens, time per stage. */
 export function humanSummary(result: RunResult, wallMs: number): string {
   const { stopReason, usage } = result;
@@ -85,7 +92,7 @@ export function humanSummary(result: RunResult, wallMs: number): string {
   const cached = usage.cachedInputTokens > 0 ? `, ${usage.cachedInputTokens} cached` : '';
   const reasoning = usage.reasoningTokens > 0 ? `, ${usage.reasoningTokens} reasoning` : '';
   const lines = [
-    `status: ${result.status}${result.partial ? ' (partial answer)' : ''} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
+    `status: ${result.status}${statusNote(result)} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
     `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${reasoning}${estimated} · time: ${milliseconds(wallMs)}`,
     `stages: ${result.stages.filter((stage) => stage.calls > 0).map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`).join(' · ')}`,
   ];

@@ -70,6 +70,16 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
       case 'replan_decision':
         write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
         return;
+      case 'approval_requested':
+        write(`  approval needed: ${event.data.tool} ${text(event.data.arguments)} (call ${event.data.id}): ${text(event.data.reason)}`);
+        return;
+      case 'approval_decided': {
+        const data = event.data;
+        const by = data.by === 'person' ? 'by a person' : 'by an earlier "always"';
+        const edited = data.edited === true ? ' with edited arguments' : '';
+        write(`  ${data.approve ? 'approved' : 'rejected'} ${by}${edited}: ${data.tool} (call ${data.id})${data.message === undefined ? '' : `: ${text(data.message)}`}`);
+        return;
+      }
       case 'step_finished':
         write(`  step ${event.data.step} ${event.data.outcome}: ${text(event.data.result)}`);
         return;

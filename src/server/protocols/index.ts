@@ -7,11 +7,8 @@ import { uiMessageStreamRoutes } from './ui-message-stream.js';
 
 export type { ProtocolServices } from './protocol-runs.js';
 
-/** Paths the adapters answer, for the app's body limit and token (the /v1 ones are covered by /v1/*). */
+/** Paths the adapters answer, for the app's body limit (the app's access control covers every path). */
 export const protocolPaths = ['/v1/chat/completions', '/v1/chat', '/mcp', '/a2a'] as const;
-
-/** Paths outside /v1 that the server's token must also guard. */
-export const protectedProtocolPaths = ['/mcp', '/a2a', '/.well-known/agent-card.json'] as const;
 
 export function protocolRoutes(services: ProtocolServices): Hono {
   const app = new Hono();
