@@ -17,6 +17,7 @@ Commands:
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   serve [--port 8787]    the HTTP API and the web console over the recorded runs
+  mcp                    every pipeline as an MCP tool over stdio (Claude Desktop, Cursor, VS Code)
   pipelines [--json]     list the built-in pipelines with their three zones and stages
   worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
   submit --redis URL "TASK"
@@ -151,6 +152,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'eval') return await (await import('./eval-command.js')).evalCommand(rest, env, streams);
     if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(rest, env, streams);
+    if (command === 'mcp') return await (await import('./mcp-command.js')).mcpCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {

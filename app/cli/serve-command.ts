@@ -3,7 +3,9 @@
 import { parseArgs } from 'node:util';
 import { zones } from '../../src/engine/pipeline.js';
 import type { Environment } from '../../src/model/config.js';
-import type { PipelineInfo } from '../../src/server/app.js';
+import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
+import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
+import type { RunStore } from '../../src/store/types.js';
 import type { StartRunBody } from '../../src/server/request-schemas.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
@@ -72,23 +74,29 @@ export interface RunningServe extends ListeningServer {
   stop(): Promise<void>;
 }
 
-export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }, { allowedHostsFor }] = await Promise.all([
-    import('../../src/server/listen.js'),
-    import('../../src/server/app.js'),
-    import('../../src/server/run-host.js'),
-    import('../../src/durable/durable-run.js'),
-    import('../../src/server/access.js'),
-  ]);
-  checkBind(flags.host, flags.token);
-  const recording = await openCliStore(flags.store, env);
+/** What serves runs (the HTTP server, `stageloop mcp`): the store, the run host and the app's assembler over them. */
+export interface RunServices {
+  store: RunStore;
+  host: RunHost;
+  pipelines: PipelineInfo[];
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+  decide: DecisionsAdapter;
+  /** Which model is in use and where runs are recorded, for stderr. */
+  notice: string;
+  /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
+  close(): Promise<void>;
+}
+
+export async function runServices(storeFlag: string | undefined, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunServices> {
+  const [{ RunHost }, { runPipeline }] = await Promise.all([import('../../src/server/run-host.js'), import('../../src/durable/durable-run.js')]);
+  const recording = await openCliStore(storeFlag, env);
   // One session store for every session run of this server, opened at the first.
   let sessions: SessionStore | undefined;
   const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
   const assembleRun = async (recipe: RunRecipe) => {
     if (recipe.session !== undefined && sessions === undefined) {
       const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
-      sessions = sqliteSessions(storePath({ env, ...(flags.store !== undefined && { path: flags.store }) }));
+      sessions = sqliteSessions(storePath({ env, ...(storeFlag !== undefined && { path: storeFlag }) }));
     }
     return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
   };
@@ -106,13 +114,11 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
     return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
   });
-  const app = serverApp({
+  return {
     store: recording.store,
     host,
     pipelines,
-    defaultPipeline: 'react',
-    ...(flags.token !== undefined && { token: flags.token }),
-    access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
+    notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
       const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
@@ -134,22 +140,42 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
       const assembled = await assembleRun(recipeOfRequest(body));
       return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
     },
+    async close() {
+      await host.drain('the server is shutting down');
+      await recording.store.close().catch(() => undefined);
+      sessions?.close();
+    },
+  };
+}
+
+export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]);
+  checkBind(flags.host, flags.token);
+  const services = await runServices(flags.store, env, calculatorHost);
+  const app = serverApp({
+    store: services.store,
+    host: services.host,
+    pipelines: services.pipelines,
+    defaultPipeline: 'react',
+    ...(flags.token !== undefined && { token: flags.token }),
+    access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
+    decide: services.decide,
+    assemble: services.assemble,
   });
   let server: ListeningServer;
   try {
     server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
   } catch (error) {
-    await recording.store.close().catch(() => undefined);
+    await services.close();
     throw error;
   }
   return {
     ...server,
-    notice: `${notice}; runs recorded in ${recording.file}`,
+    notice: services.notice,
     async stop() {
-      await host.drain('the server is shutting down');
+      await services.host.drain('the server is shutting down');
       await server.close();
-      await recording.store.close().catch(() => undefined);
-      sessions?.close();
+      await services.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { codeOf, httpStatusOf } from '../common/stageloop-error.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
+import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
@@ -131,6 +132,9 @@ export function serverApp(options: ServerAppOptions): Hono {
     return context.json({ runId, status: 'resuming' }, 202);
   });
 
+  // Clients people already have (OpenAI SDK, AI SDK, MCP, A2A) start ordinary runs through the same host.
+  for (const path of protocolPaths) app.use(path, limit);
+  app.route('/', protocolRoutes({ host, pipelines: options.pipelines, defaultPipeline: options.defaultPipeline, assemble: options.assemble }));
   app.route('/', consoleRoutes());
   return app;
 }
