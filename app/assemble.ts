@@ -56,6 +56,8 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   const options: BuiltInPipelineOptions = {};
   if (recipe.session !== undefined) options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
+  if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
+  if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
   const guarded = applyGuards(factory(options), recipe.guards, modelName === undefined ? {} : { modelName });
   const approveTools = recipe.approvals.tools;
   return approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
@@ -121,10 +123,18 @@ async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, 
     const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
-  const withMcp = await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [] });
+  const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [] }), recipe.tools.only);
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');
   return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);
+}
+
+/** The recipe's `tools.only`: just these tools by name ([] offers none); a name no tool has is a usage error. */
+function onlyTools(tools: ToolRegistry, only: readonly string[] | undefined): ToolRegistry {
+  if (only === undefined) return tools;
+  const unknown = only.filter((name) => !tools.names.includes(name));
+  if (unknown.length > 0) throw new StageloopError('usage', `no tool named ${unknown.join(', ')}: the tools are ${tools.names.join(', ')}`);
+  return new ToolRegistry(only.map((name) => tools.get(name)!), tools.options);
 }
 
 /** A recorded MCP server with its `${VAR}` templates filled from the environment. */

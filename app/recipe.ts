@@ -61,11 +61,15 @@ export const runRecipeSchema = z.object({
   approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
   /** The JSON Schema the final answer must match (--output-schema). */
   outputSchema: jsonObject.optional(),
+  /** Plan steps that may run at once (--max-parallel-steps; plan-execute-replan's default 3). */
+  maxParallelSteps: z.number().int().min(1).optional(),
   /** The session this run is a turn of, and whose it is. */
   session: z.object({ name: z.string().min(1), user: z.string().min(1) }).optional(),
   mcpServers: z.array(mcpServerSchema).default([]),
-  /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY (absent: offered when it is set). */
-  tools: z.object({ webSearch: z.boolean().optional() }).prefault({}),
+  /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY (absent: offered when it is set); `only`: offer just these by name ([]: none). */
+  tools: z.object({ webSearch: z.boolean().optional(), only: z.array(z.string().min(1)).optional() }).prefault({}),
+  /** Replaces the default instructions at the top of the system prompt (an eval variant's --instructions). */
+  instructions: z.string().min(1).optional(),
   /** --trace otlp|console and --trace-content. */
   tracing: z.object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) }).prefault({}),
 });

@@ -187,3 +187,10 @@ export type { NeedsApproval } from './tools/define-tool.js';
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
 export { toServerSentEvents, serverSentEventsHeaders, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+
+// --- eval (issue 30): datasets, graders (also for your own vitest tests), evaluate(), baseline comparison ---
+export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from './eval/evaluate.js';
+export { loadDataset, parseJsonl, checkCases, type Dataset } from './eval/dataset.js';
+export * as graders from './eval/graders/index.js';
+export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } from './eval/graders/index.js';
+export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from './eval/types.js';

@@ -17,6 +17,7 @@ Commands:
   resume RUN             continue a run whose process died (or that was cancelled) from its last checkpoint
   replay RUN             run a recorded run again offline; prints "identical" or where it first differs
   serve [--port 8787]    the HTTP API and the web console over the recorded runs
+  mcp                    every pipeline as an MCP tool over stdio (Claude Desktop, Cursor, VS Code)
   pipelines [--json]     list the built-in pipelines with their three zones and stages
   worker --redis URL     take queued runs from BullMQ on Redis ([--concurrency N] [--queue NAME])
   submit --redis URL "TASK"
@@ -26,6 +27,8 @@ Commands:
                          reject one of them; the model reads the message
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
   chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
+  eval DATASET [--variant NAME=PIPELINE[:FLAGS]]...
+                         run a dataset on pipeline variants, grade every run, compare (docs/eval.md)
   facts [list|set|delete] --session NAME
                          the durable facts of a session
 
@@ -42,6 +45,7 @@ Model:
   --model, -m NAME         model name (default OPENAI_MODEL, or gpt-4o-mini on OpenAI)
   --base-url URL           OpenAI-compatible endpoint (default OPENAI_BASE_URL); works without a key
   --offline                use the built-in offline model even when a key is set
+  --max-parallel-steps N   plan-execute-replan: plan steps that may run at once (default 3; 1 = one after another)
 
 Limits and guards:
   --max-iterations N       iteration budget: at N the model must answer without tools
@@ -145,8 +149,10 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'submit') return await (await import('./submit-command.js')).submitCommand(rest, streams);
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);
     if (command === 'facts') return await (await import('./facts-command.js')).factsCommand(rest, env, streams);
+    if (command === 'eval') return await (await import('./eval-command.js')).evalCommand(rest, env, streams);
     if (command === 'chat') return await (await import('./chat-command.js')).chatCommand(rest, env, streams);
     if (command === 'serve') return await (await import('./serve-command.js')).serveCommand(rest, env, streams);
+    if (command === 'mcp') return await (await import('./mcp-command.js')).mcpCommand(rest, env, streams);
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {

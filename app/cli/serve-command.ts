@@ -3,7 +3,9 @@
 import { parseArgs } from 'node:util';
 import { zones } from '../../src/engine/pipeline.js';
 import type { Environment } from '../../src/model/config.js';
-import type { PipelineInfo } from '../../src/server/app.js';
+import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
+import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
+import type { RunStore } from '../../src/store/types.js';
 import type { StartRunBody } from '../../src/server/request-schemas.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
@@ -13,23 +15,30 @@ import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../re
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
+import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
+                      [--allow-host NAME]... [--allow-origin URL]...
 Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
 any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
-Authorization: Bearer T. SIGTERM or Ctrl-C stops taking runs, lets running ones reach a checkpoint, and exits.`;
+Authorization: Bearer T. Requests must name the server by a loopback name or the bound address in their Host
+header (--allow-host adds names); requests that change runs must send JSON and come from the server's own pages
+(--allow-origin adds origins, which may also read the API with CORS). SIGTERM or Ctrl-C stops taking runs, lets
+running ones reach a checkpoint, and exits.`;
 
 export interface ServeFlags {
   port: number;
   host: string;
   token?: string;
   store?: string;
+  allowHosts?: string[];
+  allowOrigins?: string[];
 }
 
 export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 'help' {
   let parsed;
   try {
-    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, 'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop serve --help"`);
@@ -38,9 +47,9 @@ export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
-  const token = values.token ?? (env.STAGELOOP_TOKEN?.trim() || undefined);
-  if (token !== undefined && token.length < 8) throw new UsageError('--token must be at least 8 characters: a short token is easy to guess');
-  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }) };
+  const token = values.token !== undefined ? checkToken(values.token, '--token') : env.STAGELOOP_TOKEN ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN') : undefined;
+  const access = { allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost), allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin) };
+  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }), ...access };
 }
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
@@ -65,22 +74,29 @@ export interface RunningServe extends ListeningServer {
   stop(): Promise<void>;
 }
 
-export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
-    import('../../src/server/listen.js'),
-    import('../../src/server/app.js'),
-    import('../../src/server/run-host.js'),
-    import('../../src/durable/durable-run.js'),
-  ]);
-  checkBind(flags.host, flags.token);
-  const recording = await openCliStore(flags.store, env);
+/** What serves runs (the HTTP server, `stageloop mcp`): the store, the run host and the app's assembler over them. */
+export interface RunServices {
+  store: RunStore;
+  host: RunHost;
+  pipelines: PipelineInfo[];
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+  decide: DecisionsAdapter;
+  /** Which model is in use and where runs are recorded, for stderr. */
+  notice: string;
+  /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
+  close(): Promise<void>;
+}
+
+export async function runServices(storeFlag: string | undefined, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunServices> {
+  const [{ RunHost }, { runPipeline }] = await Promise.all([import('../../src/server/run-host.js'), import('../../src/durable/durable-run.js')]);
+  const recording = await openCliStore(storeFlag, env);
   // One session store for every session run of this server, opened at the first.
   let sessions: SessionStore | undefined;
   const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
   const assembleRun = async (recipe: RunRecipe) => {
     if (recipe.session !== undefined && sessions === undefined) {
       const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
-      sessions = sqliteSessions(storePath({ env, ...(flags.store !== undefined && { path: flags.store }) }));
+      sessions = sqliteSessions(storePath({ env, ...(storeFlag !== undefined && { path: storeFlag }) }));
     }
     return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
   };
@@ -98,12 +114,11 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
     return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
   });
-  const app = serverApp({
+  return {
     store: recording.store,
     host,
     pipelines,
-    defaultPipeline: 'react',
-    ...(flags.token !== undefined && { token: flags.token }),
+    notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
       const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
@@ -125,22 +140,42 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
       const assembled = await assembleRun(recipeOfRequest(body));
       return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
     },
+    async close() {
+      await host.drain('the server is shutting down');
+      await recording.store.close().catch(() => undefined);
+      sessions?.close();
+    },
+  };
+}
+
+export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]);
+  checkBind(flags.host, flags.token);
+  const services = await runServices(flags.store, env, calculatorHost);
+  const app = serverApp({
+    store: services.store,
+    host: services.host,
+    pipelines: services.pipelines,
+    defaultPipeline: 'react',
+    ...(flags.token !== undefined && { token: flags.token }),
+    access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
+    decide: services.decide,
+    assemble: services.assemble,
   });
   let server: ListeningServer;
   try {
     server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
   } catch (error) {
-    await recording.store.close().catch(() => undefined);
+    await services.close();
     throw error;
   }
   return {
     ...server,
-    notice: `${notice}; runs recorded in ${recording.file}`,
+    notice: services.notice,
     async stop() {
-      await host.drain('the server is shutting down');
+      await services.host.drain('the server is shutting down');
       await server.close();
-      await recording.store.close().catch(() => undefined);
-      sessions?.close();
+      await services.close();
     },
   };
 }

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { checkName } from '../sessions/types.js';
 import { HttpError } from './errors.js';
 
+/** Tool calls that wait for a person's decision: tool names, or "all" (the protocol adapters take it too). */
+export const approveToolsSchema = z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]);
+
 /** The run's limits and guards, as `stageloop run` takes them. */
 const runOptionsSchema = z.strictObject({
   maxIterations: z.int().min(1).max(1000).optional(),
@@ -34,7 +37,7 @@ export const startRunSchema = z
     user: plainName('user').optional(),
     options: runOptionsSchema.optional(),
     /** Tool calls that wait for a decision (POST /v1/runs/:id/decisions): names, or "all". */
-    approveTools: z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]).optional(),
+    approveTools: approveToolsSchema.optional(),
     /** A JSON Schema the final answer must match. */
     outputSchema: z.record(z.string(), z.json()).optional(),
   })
@@ -53,7 +56,9 @@ export type DecisionsBody = z.infer<typeof decisionsSchema>;
 
 export const listQuerySchema = z.strictObject({
   status: z.enum(['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  /** The `next` of the previous page: the id of the last run it listed. */
+  before: z.string().min(1).max(200).optional(),
 });
 
 /** `Last-Event-ID` (or `?after=`): the seq of the last event the reader has; 0 for all. */

@@ -83,6 +83,11 @@ export class RunHost {
     return runId;
   }
 
+  /** The result of a run this server started (undefined when it threw at start); undefined for a run it does not hold. */
+  result(runId: string): Promise<RunResult | undefined> | undefined {
+    return this.#runs.get(runId)?.done;
+  }
+
   log(runId: string): RunEventLog | undefined {
     return this.#runs.get(runId)?.log;
   }

@@ -24,7 +24,8 @@ const everyField: RunRecipe = makeRecipe({
   outputSchema: { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] },
   session: { name: 's1', user: 'ada' },
   mcpServers: [{ name: 'files', command: 'node', args: ['server.js'], env: { TOKEN: '${FILES_TOKEN}' } }],
-  tools: { webSearch: true },
+  tools: { webSearch: true, only: ['calculator', 'web_search'] },
+  instructions: 'Answer in one line.',
   tracing: { exporter: 'console', content: true },
 });
 
@@ -49,7 +50,7 @@ describe('RunRecipe', () => {
       expect(run.notice).toContain('falling back to backup-model');
       // What the environment decided is recorded, so resume and replay rebuild the same run.
       const again = recordedRecipe(storedRun(JSON.parse(JSON.stringify(run.record)) as Record<string, unknown>))!;
-      expect(again).toEqual({ ...recipe, model: { ...recipe.model, offline: false }, tools: { webSearch: true } });
+      expect(again).toEqual({ ...recipe, model: { ...recipe.model, offline: false }, tools: { ...recipe.tools, webSearch: true } });
       expect(stageNames(pipelineOf(again, 'gpt-4o-mini'))).toEqual(names);
     } finally {
       await run.close();

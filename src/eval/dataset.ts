@@ -1,0 +1,126 @@
+// Datasets: JSONL (one case a line) or a JS/TS module exporting the cases; every mistake is one line naming where.
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import type { JsonValue } from '../common/json.js';
+import { StageloopError } from '../common/stageloop-error.js';
+import { graderTypes } from './graders/spec.js';
+import type { EvalCase, Grader } from './graders/types.js';
+import { builtInDatasets } from './builtin-datasets.js';
+
+export interface Dataset {
+  /** Where it came from, for reports ("examples/math.jsonl", "builtin:arithmetic"). */
+  name: string;
+  cases: EvalCase[];
+  /** Graders a module dataset adds to every case (functions cannot be written in JSONL). */
+  graders?: Grader[];
+}
+
+const json: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]));
+const jsonObject = z.record(z.string(), json);
+const threshold = { threshold: z.number().min(0).max(1).optional() };
+
+const graderSpec = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('contains'), value: json.optional(), ...threshold }),
+  z.strictObject({ type: z.literal('exact'), value: z.string().optional(), ...threshold }),
+  z.strictObject({ type: z.literal('normalized'), value: z.string().optional(), ...threshold }),
+  z.strictObject({ type: z.literal('regex'), pattern: z.string(), flags: z.string().regex(/^[dgimsuvy]*$/).optional(), ...threshold }),
+  z.strictObject({ type: z.literal('number'), value: z.number().optional(), tolerance: z.number().min(0).optional(), relative: z.boolean().optional(), ...threshold }),
+  z.strictObject({ type: z.literal('json-schema'), schema: jsonObject, ...threshold }),
+  z.strictObject({ type: z.literal('json-subset'), value: json.optional(), ...threshold }),
+  z.strictObject({ type: z.literal('tool-called'), name: z.string().min(1), arguments: jsonObject.optional(), times: z.number().int().min(1).optional(), ...threshold }),
+  z.strictObject({ type: z.literal('tool-not-called'), name: z.string().min(1).optional(), ...threshold }),
+  z.strictObject({ type: z.literal('stop-reason'), kind: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), ...threshold }),
+  z.strictObject({ type: z.literal('max-tokens'), value: z.number().int().min(1), ...threshold }),
+  z.strictObject({ type: z.literal('max-time'), ms: z.number().min(1), ...threshold }),
+  z.strictObject({ type: z.literal('judge'), rubric: z.string().min(1), ...threshold }),
+]);
+
+const caseSchema = z.strictObject({
+  id: z.union([z.string().min(1), z.number()]).transform(String),
+  task: z.string().trim().min(1),
+  input: jsonObject.optional(),
+  expected: json.optional(),
+  graders: z.array(graderSpec).optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+/** The first problem zod found, as "field: what is wrong" on one line. */
+function problemOf(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const path = issue.path.join('.');
+  if (issue.code === 'invalid_union' && issue.path.at(-1) === 'type') return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
+  if (issue.code === 'invalid_union' && issue.path.includes('graders')) return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `${path ? `${path}: ` : ''}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (a case has id, task, input, expected, graders, tags)`;
+  return `${path || 'the case'}: ${issue.message}`;
+}
+
+/** Checks cases (from any source), naming each wrong one by `where(index)`; ids must be unique. */
+export function checkCases(raw: readonly unknown[], where: (index: number) => string): EvalCase[] {
+  const seen = new Map<string, number>();
+  return raw.map((value, index) => {
+    const parsed = caseSchema.safeParse(value);
+    if (!parsed.success) throw new StageloopError('usage', `${where(index)}: ${problemOf(parsed.error)}`);
+    const evalCase = Object.fromEntries(Object.entries(parsed.data).filter(([, field]) => field !== undefined)) as unknown as EvalCase;
+    const earlier = seen.get(evalCase.id);
+    if (earlier !== undefined) throw new StageloopError('usage', `${where(index)}: id "${evalCase.id}" is used already by ${where(earlier)}: give each case its own id`);
+    seen.set(evalCase.id, index);
+    return evalCase;
+  });
+}
+
+/** A JSONL text: one case per line; blank lines and lines starting with // are skipped. */
+export function parseJsonl(text: string, name: string): Dataset {
+  const lines: Array<{ value: unknown; line: number }> = [];
+  text.split(/\r?\n/).forEach((content, index) => {
+    const trimmed = content.trim();
+    if (trimmed === '' || trimmed.startsWith('//')) return;
+    try {
+      lines.push({ value: JSON.parse(trimmed), line: index + 1 });
+    } catch (error) {
+      throw new StageloopError('usage', `${name}:${index + 1}: not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): write one case object per line`);
+    }
+  });
+  if (lines.length === 0) throw new StageloopError('usage', `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`);
+  return { name, cases: checkCases(lines.map((entry) => entry.value), (index) => `${name}:${lines[index]!.line}`) };
+}
+
+/** What a module dataset exports: `export default [...cases]`, or `{ cases, graders }`, or a function returning either. */
+async function fromModule(file: string, name: string): Promise<Dataset> {
+  let loaded: { default?: unknown; cases?: unknown; graders?: unknown };
+  try {
+    loaded = (await import(pathToFileURL(file).href)) as typeof loaded;
+  } catch (error) {
+    throw new StageloopError('usage', `${name}: the module could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+  }
+  let value: unknown = loaded.default ?? (loaded.cases !== undefined ? { cases: loaded.cases, graders: loaded.graders } : undefined);
+  if (typeof value === 'function') value = await (value as () => unknown)();
+  const shape = Array.isArray(value) ? { cases: value as unknown[] } : (value as { cases?: unknown; graders?: unknown } | undefined);
+  if (!shape || !Array.isArray(shape.cases)) throw new StageloopError('usage', `${name}: export the cases: export default [{ id, task, expected }], or { cases, graders }`);
+  const graders = shape.graders === undefined ? undefined : (shape.graders as unknown[]);
+  if (graders !== undefined && !(Array.isArray(graders) && graders.every((grader) => typeof (grader as Grader | null)?.grade === 'function'))) {
+    throw new StageloopError('usage', `${name}: "graders" must be an array of graders (made by the functions of stageloop's eval graders)`);
+  }
+  return { name, cases: checkCases(shape.cases, (index) => `${name}: case ${index + 1}`), ...(graders !== undefined && { graders: graders as Grader[] }) };
+}
+
+/** `builtin:NAME`, a .jsonl file, or a .js/.mjs/.ts module. */
+export async function loadDataset(source: string, cwd = process.cwd()): Promise<Dataset> {
+  if (source.startsWith('builtin:')) {
+    const cases = builtInDatasets[source.slice('builtin:'.length)];
+    if (cases === undefined) throw new StageloopError('usage', `no built-in dataset "${source}": choose ${Object.keys(builtInDatasets).map((name) => `builtin:${name}`).join(', ')}`);
+    return { name: source, cases: checkCases(cases, (index) => `${source}: case ${index + 1}`) };
+  }
+  const file = resolve(cwd, source);
+  const extension = extname(file);
+  if (['.js', '.mjs', '.ts', '.mts'].includes(extension)) return fromModule(file, source);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new StageloopError(missing ? 'not_found' : 'usage', missing ? `${source}: no such dataset file (give a .jsonl file, a .js/.ts module, or builtin:arithmetic)` : `${source}: cannot be read (${(error as Error).message})`);
+  }
+  return parseJsonl(text, source);
+}

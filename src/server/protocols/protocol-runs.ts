@@ -1,0 +1,123 @@
+// The piece every protocol adapter shares: a protocol's request becomes an ordinary recorded run started through the
+// server's run host (as POST /v1/runs starts one), and the run's events and result become what the protocol says.
+import { StageloopError } from '../../common/stageloop-error.js';
+import type { RunResult } from '../../engine/run-result.js';
+import type { RunEvent } from '../../engine/stage.js';
+import type { PipelineInfo } from '../app.js';
+import type { RunEventLog } from '../event-log.js';
+import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
+import type { RunAssembly, RunHost } from '../run-host.js';
+
+/** The response header every protocol answer carries: the run it started (for `stageloop show`, approvals). */
+export const runIdHeader = 'x-stageloop-run-id';
+
+/** What the adapters need from the server: the same host, pipelines and assembler POST /v1/runs uses. */
+export interface ProtocolServices {
+  host: RunHost;
+  pipelines: readonly PipelineInfo[];
+  defaultPipeline: string;
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+}
+
+export interface ProtocolRunRequest {
+  pipeline: string;
+  task: string;
+  /** The run's guards, as POST /v1/runs takes them. */
+  options?: RunRequestOptions;
+  /** Tools whose calls pause the run for a person's decision. */
+  approveTools?: StartRunBody['approveTools'];
+}
+
+export interface ProtocolRun {
+  runId: string;
+  log: RunEventLog;
+  /** The run's result; rejects with a StageloopError when the run threw instead of ending. */
+  result: Promise<RunResult>;
+  cancel(reason: string): void;
+}
+
+export function pipelineNamesOf(services: ProtocolServices): string[] {
+  return services.pipelines.map((pipeline) => pipeline.name);
+}
+
+/** Checks the pipeline, assembles the run and starts it; a caller's mistake is a `usage` error naming the fix. */
+export async function startProtocolRun(services: ProtocolServices, request: ProtocolRunRequest): Promise<ProtocolRun> {
+  const names = pipelineNamesOf(services);
+  if (!names.includes(request.pipeline)) {
+    throw new StageloopError('usage', `unknown pipeline "${request.pipeline}": choose one of ${names.join(', ')}`);
+  }
+  if (request.task.trim() === '') throw new StageloopError('usage', 'the task is empty: send a user message with text');
+  if (!services.host.accepting) throw new StageloopError('conflict', 'the server is shutting down and takes no new runs');
+  let assembly: RunAssembly;
+  try {
+    assembly = await services.assemble({
+      task: request.task,
+      pipeline: request.pipeline,
+      ...(request.options !== undefined && { options: request.options }),
+      ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
+    });
+  } catch (error) {
+    throw new StageloopError('usage', error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const runId = await services.host.start(assembly, { task: request.task });
+  const log = services.host.log(runId)!;
+  const result = services.host.result(runId)!.then((ended) => {
+    if (ended === undefined) throw new StageloopError('internal', `run ${runId} ended without a result`);
+    return ended;
+  });
+  return { runId, log, result, cancel: (reason) => void services.host.cancel(runId, reason) };
+}
+
+/** Every event of the run in order, as it happens, ending after the last one; leaving early stops only the reading. */
+export async function* eventsOf(log: RunEventLog, signal?: AbortSignal): AsyncGenerator<RunEvent> {
+  const reading = new AbortController();
+  const stop = () => reading.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  let seq = 0;
+  try {
+    while (!reading.signal.aborted) {
+      const pending = log.after(seq);
+      for (const event of pending) {
+        seq = event.seq;
+        yield event;
+      }
+      if (pending.length > 0) continue;
+      if (log.ended) return;
+      await log.next(reading.signal);
+    }
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+}
+
+/** A conversation as one task: the last user message is the task, earlier turns (and instructions) come before it. */
+export interface ConversationTurn {
+  role: string;
+  text: string;
+}
+
+export function taskOfConversation(turns: readonly ConversationTurn[]): string {
+  const lastUser = turns.findLastIndex((turn) => turn.role === 'user' && turn.text.trim() !== '');
+  if (lastUser === -1) throw new StageloopError('usage', 'the messages hold no user message with text: send at least one');
+  const earlier = turns.slice(0, lastUser).filter((turn) => turn.text.trim() !== '');
+  const task = turns[lastUser]!.text.trim();
+  if (earlier.length === 0) return task;
+  const lines = earlier.map((turn) => `${turn.role}: ${turn.text.trim()}`);
+  return `Earlier in this conversation:\n${lines.join('\n')}\n\nThe request now:\n${task}`;
+}
+
+/** Limit stops say the answer was cut short; everything else ended on its own terms. */
+export function wasCutShort(result: RunResult): boolean {
+  const kind = result.stopReason.kind;
+  return kind === 'max_iterations' || kind === 'truncation' || kind.startsWith('budget_');
+}
+
+/** The text a protocol shows as the answer: the run's answer, or one line saying why there is none. */
+export function answerTextOf(result: RunResult): string {
+  if (result.answer !== null && result.answer !== '') return result.answer;
+  if (result.status === 'interrupted') {
+    const waiting = (result.pending ?? []).map((pending) => pending.id).join(', ');
+    return `The run ${result.runId} is waiting for a decision (${waiting}): decide with POST /v1/runs/${result.runId}/decisions or "stageloop approve ${result.runId}".`;
+  }
+  return `The run ${result.runId} ended ${result.status} without an answer: ${result.stopReason.message}`;
+}
