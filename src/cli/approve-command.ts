@@ -6,7 +6,6 @@ import { DecisionError, parseDecision, type Decision } from '../durable/decision
 import { resumeRun } from '../durable/durable-run.js';
 import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
-import { openStore } from '../store/location.js';
 import { RunNotFoundError } from '../store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
 import { parse, UsageError } from './args.js';
@@ -14,6 +13,7 @@ import { attachDeciders, pausedNotice, withApprovals } from './approvals.js';
 import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
+import { openCliStore } from './store-location.js';
 import { printResult, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
 
 export type DecideCommand = 'approve' | 'reject';
@@ -45,7 +45,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
   }
   const [runId, ...ids] = positionals;
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
-  const store = openStore({ ...(values.store === undefined ? {} : { path: values.store }), env });
+  const { store } = await openCliStore(values.store, env);
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
     const run = await store.get(runId);

@@ -6,6 +6,7 @@ import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
 import { messageOf } from '../common/error-message.js';
 import { packageVersion } from '../common/version.js';
+import { exitCodeOf as stageloopExitCodes, StageloopError } from '../common/stageloop-error.js';
 
 const usage = `Usage: stageloop <command> [options]
 
@@ -63,7 +64,8 @@ Tools and models:
                            repeatable; other servers go in the config file's "fallback" list
 
 Recording:
-  --store PATH             record the run in this SQLite file (default $STAGELOOP_HOME/stageloop.db, else
+  --store PATH|URL         record the run in this SQLite file, or postgres://USER@HOST:PORT/DATABASE, or
+                           redis://HOST:PORT (default $STAGELOOP_STORE, else $STAGELOOP_HOME/stageloop.db, else
                            ./.stageloop/stageloop.db); the run id is printed at the start
   --no-store               do not record the run
 
@@ -166,7 +168,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
     // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError', 'DecisionError'].includes(error.name);
+    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError', 'DecisionError'].includes(error.name) || (error instanceof StageloopError && stageloopExitCodes[error.code] === 2);
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
     if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);

@@ -1,5 +1,6 @@
 // What a CLI run with --session adds: the session store (the runs' SQLite file), the remember tool, and a
 // one-line warning for a history row that cannot be read.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { Deps, RunEvent } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
 import type { SessionScope, SessionStore } from '../sessions/types.js';
@@ -15,13 +16,18 @@ export interface OpenedSession {
   close(): void;
 }
 
-/** Checks the names first (a bad one never creates a file), then opens the store file the runs use (--store, else $STAGELOOP_HOME or ./.stageloop). */
+/**
+ * Checks the names first (a bad one never creates a file), then opens the store the runs use (--store, else
+ * $STAGELOOP_STORE, $STAGELOOP_HOME or ./.stageloop): its SQLite file or its PostgreSQL schema.
+ */
 export async function openSession(flags: { session: string; user?: string }, env: Environment, path?: string): Promise<OpenedSession> {
   const scope = sessionScope(flags.session, flags.user);
-  const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../store/location.js'), import('../sessions/sqlite-sessions.js')]);
-  const file = storePath({ env, ...(path !== undefined ? { path } : {}) });
-  const sessions = sqliteSessions(file);
-  return { scope, sessions, file, close: () => sessions.close() };
+  const { storeKind, storePath, storeDisplayName } = await import('../store/location.js');
+  const location = { env, ...(path !== undefined ? { path } : {}) };
+  const kind = storeKind(location);
+  if (kind === 'redis') throw new StageloopError('config', `sessions are kept in SQLite or PostgreSQL, not in Redis (${storeDisplayName(location)}): pass --store FILE or --store postgres://... with --session`);
+  const sessions = kind === 'postgres' ? (await import('../sessions/postgres-sessions.js')).postgresSessions(storePath(location)) : (await import('../sessions/sqlite-sessions.js')).sqliteSessions(storePath(location));
+  return { scope, sessions, file: storeDisplayName(location), close: () => sessions.close() };
 }
 
 /** The run's deps with the session store, and unreadable-row warnings printed even when progress is not. */
