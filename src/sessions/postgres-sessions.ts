@@ -2,7 +2,7 @@
 // through session-store.ts's row readers (a row that cannot be read is reported and kept); each write is one
 // transaction that locks the session's row first, so two processes never number a turn twice.
 import { byKey, checked, label, readAll, readFact, readTurn, type FactRow, type TurnRow } from './session-store.js';
-import { createPool, inTransaction, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from '../store/postgres-connection.js';
+import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from '../store/postgres-connection.js';
 import { migratePostgres } from '../store/postgres-schema.js';
 import { checkFact, SessionError, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
 
@@ -14,12 +14,13 @@ export interface PostgresSessionsOptions extends PostgresConnectOptions {
 
 export function postgresSessions(connection: string | PostgresPool, options: PostgresSessionsOptions = {}): SessionStore {
   const clock = options.clock ?? Date;
-  const schema = options.schema ?? 'stageloop';
+  const fromUrl = typeof connection === 'string' ? splitSchema(connection) : undefined;
+  const schema = checkSchema(options.schema ?? fromUrl?.schema ?? 'stageloop');
   const S = quoteIdentifier(schema);
   const owned = typeof connection === 'string';
   const url = owned ? connection : 'postgres://given-pool/';
   const name = `the PostgreSQL store at ${owned ? redactUrl(connection) : 'the given pool'}`;
-  const pool = owned ? createPool(connection, options, () => undefined) : connection;
+  const pool = fromUrl !== undefined ? createPool(fromUrl.url, options, () => undefined) : (connection as PostgresPool);
   const migrated = migratePostgres(pool, schema, name);
   migrated.catch(() => undefined);
   let closed = false;

@@ -53,6 +53,16 @@ export function checkPostgresUrl(url: string): string {
   return url;
 }
 
+/** A URL's `?schema=NAME` (the store's own parameter, not libpq's), and the URL without it for the client. */
+export function splitSchema(url: string): { url: string; schema?: string } {
+  if (!URL.canParse(url)) return { url };
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { url };
+  parsed.searchParams.delete('schema');
+  return { url: parsed.toString(), schema };
+}
+
 /** The database and user a URL names, for messages (libpq's defaults when left out). */
 function partsOf(url: string): { database: string; user: string } {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
@@ -163,6 +173,12 @@ export async function inTransaction<Result>(pool: PostgresPool, body: (client: P
   } finally {
     client.release(broken === undefined ? undefined : true);
   }
+}
+
+/** The schema a store's tables live in: a plain lower-case SQL name, never quoted text from elsewhere. */
+export function checkSchema(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StageloopError('config', `schema "${schema}" is not a plain lower-case SQL name: use letters, digits and "_" (at most 63)`);
+  return schema;
 }
 
 /** A quoted SQL identifier (the schema name). */

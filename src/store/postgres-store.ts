@@ -3,7 +3,7 @@
 // (run-store.ts: the fence, contiguity, leases) and writes; a failed write rolls back whole.
 import { newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
 import { appendRow, checkFence, checkPositive, claimRow, finishRow, listLimit, releaseRow, type StoreClock } from './run-store.js';
-import { createPool, inTransaction, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from './postgres-connection.js';
+import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from './postgres-connection.js';
 import { migratePostgres } from './postgres-schema.js';
 import { RunExistsError, RunNotFoundError, StoreError, type Claim, type RunStore, type StoredRunStatus } from './types.js';
 
@@ -48,17 +48,15 @@ function statements(schema: string) {
   };
 }
 
-const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /** Opens the PostgreSQL store at `connection` (a postgres:// URL, or a pool the caller owns and ends). */
 export function postgresStore(connection: string | PostgresPool, options: PostgresStoreOptions = {}): RunStore {
   const clock = options.clock ?? Date;
-  const schema = options.schema ?? 'stageloop';
-  if (!schemaPattern.test(schema)) throw new StoreError(`schema "${schema}" is not a plain lower-case SQL name: use letters, digits and "_"`);
+  const fromUrl = typeof connection === 'string' ? splitSchema(connection) : undefined;
+  const schema = checkSchema(options.schema ?? fromUrl?.schema ?? 'stageloop');
   const owned = typeof connection === 'string';
   const url = owned ? connection : 'postgres://given-pool/';
   const name = `the PostgreSQL store at ${owned ? redactUrl(connection) : 'the given pool'}`;
-  const pool = owned ? createPool(connection, options, () => undefined) : connection;
+  const pool = fromUrl !== undefined ? createPool(fromUrl.url, options, () => undefined) : (connection as PostgresPool);
   const sql = statements(schema);
   const failure = (error: unknown) => postgresFailure(url, error);
   let closed = false;
