@@ -73,7 +73,7 @@ function partsOf(url: string): { database: string; user: string } {
 
 interface PgModule {
   types: TypeParsers;
-  Pool: new (config: { connectionString: string; max?: number; connectionTimeoutMillis?: number; idleTimeoutMillis?: number; application_name?: string }) => PostgresPool;
+  Pool: new (config: { connectionString: string; max?: number; connectionTimeoutMillis?: number; idleTimeoutMillis?: number; application_name?: string; lock_timeout?: number; idle_in_transaction_session_timeout?: number }) => PostgresPool;
   Client: new (config: { connectionString: string; connectionTimeoutMillis?: number; application_name?: string }) => PostgresClient & { connect(): Promise<void>; end(): Promise<void> };
 }
 
@@ -95,15 +95,30 @@ export function loadPg(): PgModule {
 }
 
 export interface PostgresConnectOptions {
-  /** Connections the pool keeps at most (default 4). */
+  /** Connections the pool keeps at most (default 10, as pg's own). */
   maxConnections?: number;
   /** How long opening a connection may take before the write fails, in ms (default 5000). */
   connectTimeoutMs?: number;
+  /**
+   * How long a transaction may sit open with its client silent before the server ends it, in ms (default 5000): a
+   * stopped or hung owner must not keep its run's row locked against the process taking the run over.
+   */
+  idleTransactionTimeoutMs?: number;
 }
 
 export function createPool(url: string, options: PostgresConnectOptions, onError: (error: Error) => void): PostgresPool {
   const { Pool } = loadPg();
-  const pool = new Pool({ connectionString: checkPostgresUrl(url), max: options.maxConnections ?? 4, connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000, idleTimeoutMillis: 10_000, application_name: 'stageloop' });
+  const idleTransaction = options.idleTransactionTimeoutMs ?? 5_000;
+  const pool = new Pool({
+    connectionString: checkPostgresUrl(url),
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 10_000,
+    application_name: 'stageloop',
+    idle_in_transaction_session_timeout: idleTransaction,
+    // A row lock waits at most a little longer than a silent holder can keep it.
+    lock_timeout: idleTransaction * 2,
+  });
   // An idle connection the server closed emits 'error' on the pool: without a listener it would end the process.
   pool.on('error', onError);
   return pool;
@@ -120,7 +135,7 @@ export function numericTypes(): TypeParsers {
   return numeric;
 }
 
-const lostConnection = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const lostConnection = new Set(['25P03', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 
 /** Whether an error means the connection is gone (so the client must not go back to the pool). */
 export function isConnectionError(error: unknown): boolean {
@@ -144,6 +159,8 @@ export function postgresFailure(url: string, error: unknown): StoreError | Stage
     text = `${where} refused user "${user}" (${message}): check the user and password in the --store URL`;
   } else if (code === '42501') {
     text = `user "${user}" lacks the rights the store needs on ${where} (${message}): grant them (e.g. GRANT CREATE ON DATABASE ${database} TO ${user}), or use the store's owner`;
+  } else if (code === '55P03') {
+    text = `${where}: a row the store needs stayed locked by another process (${message}): try again once that process is done or gone`;
   } else if (code === '53300') {
     text = `${where} has no connection to spare (${message}): raise max_connections, or run fewer processes`;
   } else if (isConnectionError(error)) {
