@@ -9,7 +9,7 @@ import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
 import { listItemOf, runViewOf } from './run-view.js';
-import { streamEvents, streamStoredStatus } from './sse.js';
+import { streamEvents, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
 export interface PipelineInfo {
   name: string;
@@ -86,6 +86,8 @@ export function serverApp(options: ServerAppOptions): Hono {
     if (log !== undefined) return streamEvents(context, runId, log, afterSeq);
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
+    // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
+    if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus(context, { ...store, watch: store.watch.bind(store) }, run);
     return streamStoredStatus(context, runId, run.status);
   });
 

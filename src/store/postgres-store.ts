@@ -4,7 +4,7 @@
 import { newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
 import { appendRow, checkFence, checkPositive, claimRow, finishRow, listLimit, releaseRow, type StoreClock } from './run-store.js';
 import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from './postgres-connection.js';
-import { migratePostgres } from './postgres-schema.js';
+import { changeChannel, migratePostgres } from './postgres-schema.js';
 import { RunExistsError, RunNotFoundError, StoreError, type Claim, type RunStore, type StoredRunStatus } from './types.js';
 
 export interface PostgresStoreOptions extends PostgresConnectOptions {
@@ -170,6 +170,25 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
     async checkpoints(runId) {
       const rows = await step(() => query(pool, sql.checkpoints, [runId]));
       return present(rows, runId).map((row) => toCheckpoint(row as unknown as CheckpointRow));
+    },
+
+    async watch(onChange) {
+      // One connection held for the feed: LISTEN lasts as long as its session.
+      const client = await step(() => pool.connect());
+      client.on('notification', (message) => message.payload !== undefined && onChange(message.payload));
+      try {
+        await client.query(`LISTEN ${quoteIdentifier(changeChannel(schema))}`);
+      } catch (error) {
+        client.release(true);
+        throw failure(error);
+      }
+      let stopped = false;
+      return async () => {
+        if (stopped) return;
+        stopped = true;
+        await client.query('UNLISTEN *').catch(() => undefined);
+        client.release();
+      };
     },
 
     async close() {

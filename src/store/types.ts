@@ -148,6 +148,11 @@ export interface RunStore {
   /** Every checkpoint of the run, oldest first (a later checkpoint at the same seq replaces the earlier one). */
   checkpoints(runId: string): Promise<Checkpoint[]>;
   close(): Promise<void>;
+  /**
+   * A change feed, where the store has one (PostgreSQL's LISTEN/NOTIFY): `onChange` hears the id of every run whose
+   * record another process (or this one) changed, from the moment this resolves until the returned stop is called.
+   */
+  watch?(onChange: (runId: string) => void): Promise<() => Promise<void>>;
 }
 
 export class StoreError extends Error {
