@@ -191,6 +191,31 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       };
     },
 
+    async prune(pruning) {
+      const S = quoteIdentifier(schema);
+      const ended = `status IN ('completed', 'stopped', 'failed', 'cancelled')`;
+      return step(() =>
+        inTransaction(pool, async (client) => {
+          const verb = pruning.dryRun ? 'SELECT 1 FROM' : 'DELETE FROM';
+          let checkpoints = 0;
+          let runs = 0;
+          if (pruning.checkpoints) {
+            const dropped = await client.query({
+              text: `${verb} ${S}.checkpoints c WHERE c.run IN (SELECT id FROM ${S}.runs WHERE ${ended})
+                AND c.seq < (SELECT max(seq) FROM ${S}.checkpoints last WHERE last.run = c.run)`,
+            });
+            checkpoints = dropped.rowCount ?? 0;
+          }
+          if (pruning.endedBefore !== undefined) {
+            // The journal and checkpoints go with their run (ON DELETE CASCADE).
+            const deleted = await client.query({ text: `${verb} ${S}.runs WHERE ${ended} AND updated_at < $1`, values: [pruning.endedBefore] });
+            runs = deleted.rowCount ?? 0;
+          }
+          return { runs, checkpoints };
+        }),
+      );
+    },
+
     async close() {
       if (closed) return;
       closed = true;

@@ -153,6 +153,22 @@ export interface RunStore {
    * record another process (or this one) changed, from the moment this resolves until the returned stop is called.
    */
   watch?(onChange: (runId: string) => void): Promise<() => Promise<void>>;
+  /** Retention, where the store has it (PostgreSQL): see PruneOptions. */
+  prune?(options: PruneOptions): Promise<PruneReport>;
+}
+
+export interface PruneOptions {
+  /** Deletes the checkpoints of ended runs but each one's last (the state show and replay compare against). */
+  checkpoints?: boolean;
+  /** Deletes ended runs (completed, stopped, failed, cancelled) last changed before this time (ms), whole. */
+  endedBefore?: number;
+  /** Counts what would go, changing nothing. */
+  dryRun?: boolean;
+}
+
+export interface PruneReport {
+  runs: number;
+  checkpoints: number;
 }
 
 export class StoreError extends Error {

@@ -90,4 +90,15 @@ describe.runIf(runPostgresTests)('the CLI on a PostgreSQL store', () => {
     expect([missing.status, missing.stderr.trim()]).toEqual([2, 'stageloop: a postgres:// store needs the "pg" package, which is not installed: run "npm install pg@8" beside stageloop']);
     expect(cli(['runs']).status).toBe(0);
   });
+
+  it('runs prune counts with --dry-run, deletes ended runs older than N days, and says where it is not kept', async () => {
+    const before = JSON.parse((await runCli(['runs', '--json', '--limit', '1000', '--store', url])).stdout) as unknown[];
+    const counted = await runCli(['runs', 'prune', '--older-than', '0', '--checkpoints', '--dry-run', '--store', url]);
+    expect(counted.stdout).toMatch(/^would delete \d+ ended runs? and \d+ earlier checkpoints? of ended runs\n$/);
+    expect(JSON.parse((await runCli(['runs', '--json', '--limit', '1000', '--store', url])).stdout)).toHaveLength(before.length);
+    const pruned = await runCli(['runs', 'prune', '--older-than', '0', '--store', url]);
+    expect([pruned.code, pruned.stdout]).toEqual([0, counted.stdout.replace('would delete', 'deleted').replace(/and \d+ earlier/, 'and 0 earlier')]);
+    const sqlite = await runCli(['runs', 'prune', '--checkpoints']);
+    expect([sqlite.code, sqlite.stderr.trim()]).toEqual([2, 'stageloop: this store keeps no retention knobs: stageloop runs prune works on PostgreSQL stores (--store postgres://...)']);
+  });
 });

@@ -8,7 +8,7 @@ import { postgresStore } from '../../src/store/postgres-store.js';
 import { StaleClaimError } from '../../src/store/types.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { freePort } from '../workers/redis-server.js';
-import { checkpoint, deadPid, entry, header, liveOwner, storeConformance } from './conformance.js';
+import { checkpoint, deadPid, entry, header, liveOwner, outcome, storeConformance } from './conformance.js';
 
 /** A plain client on the server, as an operator's psql would be. */
 async function admin<Result>(url: string, body: (client: pg.Client) => Promise<Result>): Promise<Result> {
@@ -128,6 +128,30 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
     expect(await store.latestCheckpoint('r1')).toBeUndefined();
     await store.append(claim, [entry(2)]);
     expect((await store.get('r1'))?.head).toBe(2);
+    await store.close();
+  });
+
+  it('prunes the earlier checkpoints of ended runs and ended runs older than a time, never a running one', async () => {
+    const store = postgresStore(server!.url, { schema: 'pruned' });
+    const alice = liveOwner('alice');
+    const old = await store.create(header('old', { createdAt: 1 }), alice, 60_000);
+    await store.append(old, [entry(1), entry(2)], { checkpoint: checkpoint(2) });
+    await store.finish(old, outcome());
+    const kept = await store.create(header('kept'), alice, 60_000);
+    await store.append(kept, [entry(1)], { checkpoint: checkpoint(1) });
+    await store.append(kept, [entry(2)], { checkpoint: checkpoint(2) });
+    await store.finish(kept, outcome({ status: 'failed', answer: null }));
+    const live = await store.create(header('live'), alice, 60_000);
+    await store.append(live, [entry(1)], { checkpoint: checkpoint(1) });
+    await store.append(live, [entry(2)], { checkpoint: checkpoint(2) });
+    await admin(server!.url, (client) => client.query("UPDATE pruned.runs SET updated_at = 5 WHERE run_id IN ('old', 'live')"));
+    expect(await store.prune!({ checkpoints: true, endedBefore: 1_000, dryRun: true })).toEqual({ runs: 1, checkpoints: 1 });
+    expect(await store.prune!({ checkpoints: true, endedBefore: 1_000 })).toEqual({ runs: 1, checkpoints: 1 });
+    expect((await store.list()).map((run) => run.runId).sort()).toEqual(['kept', 'live']);
+    expect((await store.checkpoints('kept')).map((item) => item.seq)).toEqual([2]);
+    expect((await store.checkpoints('live')).map((item) => item.seq)).toEqual([1, 2]);
+    const orphans = await admin(server!.url, (client) => client.query('SELECT count(*)::int AS count FROM pruned.journal WHERE run NOT IN (SELECT id FROM pruned.runs)'));
+    expect(orphans.rows[0]!.count).toBe(0);
     await store.close();
   });
 });
