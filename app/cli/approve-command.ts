@@ -1,0 +1,112 @@
+// `stageloop approve RUN [ID...]`, `stageloop reject RUN ID --message "..."`, `stageloop resume RUN`: continue a run
+// that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
+import { resumeRun } from '../../src/durable/durable-run.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import { RunNotFoundError } from '../../src/store/types.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
+import { parse, UsageError } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
+import { assemble } from '../assemble.js';
+import { recordedRecipe } from '../recipe.js';
+import { attachDeciders, pausedNotice } from './approvals.js';
+import { sessionWarnings } from './session-setup.js';
+import { exitCodeOf } from './output.js';
+import { progressPrinter } from './progress.js';
+import { openCliStore } from './store-location.js';
+import { printResult, type CliStreams, type ShowFlags } from './run-command.js';
+
+export type DecideCommand = 'approve' | 'reject';
+
+export const decideUsage = `Usage:
+  stageloop approve RUN [ID...] [--arguments JSON]   approve the pending calls (all of them when no ID is given);
+                                                     --arguments runs the one ID with these arguments instead
+  stageloop reject RUN ID --message "..."            reject a call; the model reads the message
+  stageloop approve RUN --decisions FILE             the decisions of a JSON file like {"call_1": {"approve": true}}
+  stageloop resume RUN                               continue, asking at the terminal (without one it pauses again)
+Options: --store PATH, --json, --quiet, --verbose`;
+
+const options = {
+  arguments: { type: 'string' },
+  message: { type: 'string' },
+  decisions: { type: 'string' },
+  store: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function decideCommand(command: DecideCommand, argv: string[], env: Environment, streams: CliStreams): Promise<number> {
+  const { values, positionals } = parse(`${command}`, () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
+  if (values.help) {
+    streams.stdout.write(`${decideUsage}\n`);
+    return 0;
+  }
+  const [runId, ...ids] = positionals;
+  if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
+  const { store } = await openCliStore(values.store, env);
+  const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  let closeAssembled = async () => {};
+  try {
+    const run = await store.get(runId);
+    if (run === undefined) throw new RunNotFoundError(runId);
+    const recipe = recordedRecipe(run);
+    if (recipe === undefined) throw new StageloopError('conflict', `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`);
+    const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
+    const decisions = decisionsFor(command, ids, pending, values);
+    const assembled = await assemble(recipe, env, { calculatorHost, ...(values.store !== undefined && { sessionFile: values.store }) });
+    const { pipeline } = assembled;
+    const deps: Partial<Deps> = { ...assembled.deps };
+    if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
+    if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
+    if (decisions === undefined) attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
+    closeAssembled = () => assembled.close();
+    const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });
+    const shown: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
+    printResult(result, shown, streams, 0);
+    if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
+    return exitCodeOf(result.status);
+  } finally {
+    await closeAssembled();
+    await Promise.all([store.close(), calculatorHost.close()]);
+  }
+}
+
+/** The decisions a command line gives, checked here for its shape; resumeRun checks them against the run. */
+function decisionsFor(command: DecideCommand, ids: string[], pending: string[], values: { arguments?: string; message?: string; decisions?: string }): Record<string, Decision> | undefined {
+  if (new Set(ids).size !== ids.length) throw new DecisionError(`a call id is given twice: each call takes one decision`);
+  if (values.decisions !== undefined) {
+    if (ids.length > 0) throw new UsageError('--decisions FILE decides the calls itself: give only the run id');
+    return decisionFile(values.decisions);
+  }
+  if (command === 'reject') {
+    if (ids.length !== 1) throw new UsageError('stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"');
+    return { [ids[0]!]: values.message === undefined ? { approve: false } : { approve: false, message: values.message } };
+  }
+  if (values.message !== undefined) throw new UsageError('--message goes with stageloop reject; approve takes --arguments to edit a call');
+  if (values.arguments !== undefined) {
+    if (ids.length !== 1) throw new UsageError('--arguments edits one call: stageloop approve RUN ID --arguments \'{"expression":"2+2"}\'');
+    try {
+      JSON.parse(values.arguments);
+    } catch {
+      throw new DecisionError(`--arguments must be JSON like '{"expression":"2+2"}', got ${values.arguments}`);
+    }
+    return { [ids[0]!]: { approve: true, arguments: values.arguments } };
+  }
+  return Object.fromEntries((ids.length > 0 ? ids : pending).map((id) => [id, { approve: true }]));
+}
+
+function decisionFile(path: string): Record<string, Decision> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new DecisionError(`the decision file ${path} cannot be read as JSON (${(error as Error).message.split('\n')[0]}): write {"CALL_ID": {"approve": true}}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new DecisionError(`the decision file ${path} must hold an object keyed by call id, like {"call_1": {"approve": true}}`);
+  return Object.fromEntries(Object.entries(parsed).map(([id, value]) => [id, parseDecision(id, value)]));
+}

@@ -1,0 +1,199 @@
+// Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
+import { StageloopError } from '../../src/common/stageloop-error.js';
+import { parseArgs } from 'node:util';
+import type { GuardFlags } from '../guards.js';
+
+export type { GuardFlags };
+
+export class UsageError extends StageloopError {
+  constructor(message: string) {
+    super('usage', message);
+    this.name = 'UsageError';
+  }
+}
+
+export type TraceMode = 'otlp' | 'console';
+export type InjectionAction = NonNullable<GuardFlags['injection']>;
+
+export interface RunFlags extends GuardFlags {
+  task: string;
+  pipeline: string;
+  model?: string;
+  baseUrl?: string;
+  offline: boolean;
+  json: boolean;
+  /** Print every run event as a JSON line on stdout instead of the answer. */
+  events: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  trace?: TraceMode;
+  traceContent: boolean;
+  /** Where the run is recorded (--store), unless --no-store. */
+  store?: string;
+  noStore: boolean;
+  /** MCP servers: --mcp-config FILE (else stageloop.config.json here) and --mcp NAME=COMMAND. */
+  mcpConfig?: string;
+  mcp: string[];
+  /** --output-schema FILE: a JSON Schema the final answer must match; the JSON value is printed. */
+  outputSchema?: string;
+  /** --fallback-model NAME: models on the same server to move to when the first fails. */
+  fallbackModels: string[];
+  /** --session NAME and --user ID: the run is a turn of that conversation. */
+  session?: string;
+  user?: string;
+  /** --approve-tools NAME,... / --approve-all-tools: these calls wait for a person (docs/approvals.md). */
+  approveTools?: string[] | 'all';
+  /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
+  askOnLimit: boolean;
+}
+
+const guardOptions = {
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-iterations': { type: 'string' },
+  guard: { type: 'string', multiple: true },
+  'loop-limit': { type: 'string' },
+  'context-budget': { type: 'string' },
+  'budget-mode': { type: 'string' },
+} as const;
+
+const runOptions = {
+  ...guardOptions,
+  pipeline: { type: 'string', short: 'p' },
+  model: { type: 'string', short: 'm' },
+  'base-url': { type: 'string' },
+  offline: { type: 'boolean' },
+  json: { type: 'boolean' },
+  events: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
+  verbose: { type: 'boolean' },
+  trace: { type: 'string' },
+  'trace-content': { type: 'boolean' },
+  store: { type: 'string' },
+  'no-store': { type: 'boolean' },
+  'mcp-config': { type: 'string' },
+  mcp: { type: 'string', multiple: true },
+  'fallback-model': { type: 'string', multiple: true },
+  'output-schema': { type: 'string' },
+  session: { type: 'string' },
+  user: { type: 'string' },
+  'approve-tools': { type: 'string' },
+  'approve-all-tools': { type: 'boolean' },
+  'ask-on-limit': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Runs node's parser, turning its errors into a message that names the fix; every command parses through it. */
+export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
+  try {
+    return read();
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '') : String(error);
+    // node calls a value that starts with "-" ambiguous; say how to write it instead.
+    const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+    if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
+    throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
+  }
+}
+
+function injectionAction(values: string[] | undefined): InjectionAction | undefined {
+  let action: InjectionAction | undefined;
+  for (const value of values ?? []) {
+    const [name, mode = 'flag'] = value.split('=', 2);
+    if (name !== 'injection') throw new UsageError(`--guard knows only "injection", got "${name}": use --guard injection[=flag|redact|block]`);
+    if (mode !== 'flag' && mode !== 'redact' && mode !== 'block') {
+      throw new UsageError(`--guard injection=${mode} is not an action: use flag, redact or block`);
+    }
+    action = mode;
+  }
+  return action;
+}
+
+/** Guard flags stay text here: applyGuards (app/guards.ts) checks them and names the flag in its error. */
+export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
+  const flags: GuardFlags = {};
+  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection'>) => {
+    const value = values[flag];
+    if (typeof value === 'string') flags[key] = value;
+  };
+  copy('max-tokens', 'maxTokens');
+  copy('max-cost', 'maxCostUsd');
+  copy('timeout', 'timeoutSeconds');
+  copy('max-iterations', 'maxIterations');
+  copy('loop-limit', 'loopLimit');
+  copy('context-budget', 'contextBudget');
+  copy('budget-mode', 'budgetMode');
+  const injection = injectionAction(values.guard as string[] | undefined);
+  if (injection !== undefined) flags.injection = injection;
+  return flags;
+}
+
+export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
+  const { values, positionals } = parse('run', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
+  if (positionals.length > 1) {
+    throw new UsageError(`stageloop run takes one task but got ${positionals.length} words: put the task in quotes`);
+  }
+  const task = positionals[0]!.trim();
+  if (task === '') throw new UsageError('the task is empty: stageloop run "What is 17 * 23 + 4?"');
+  const trace = values.trace;
+  if (trace !== undefined && trace !== 'otlp' && trace !== 'console') {
+    throw new UsageError(`--trace must be "otlp" or "console", got "${trace}"`);
+  }
+  if (values.json && values.quiet) throw new UsageError('--json and --quiet cannot be combined: --json already prints only the JSON result');
+  if (values.events && (values.json || values.quiet)) throw new UsageError(`--events cannot be combined with --${values.json ? 'json' : 'quiet'}: --events prints only the event lines`);
+  const flags: RunFlags = {
+    ...parseGuardFlags(values),
+    task,
+    pipeline: values.pipeline ?? 'react',
+    offline: values.offline ?? false,
+    json: values.json ?? false,
+    events: values.events ?? false,
+    quiet: values.quiet ?? false,
+    verbose: values.verbose ?? false,
+    traceContent: values['trace-content'] ?? false,
+    noStore: values['no-store'] ?? false,
+    mcp: values.mcp ?? [],
+    fallbackModels: values['fallback-model'] ?? [],
+    askOnLimit: values['ask-on-limit'] ?? false,
+  };
+  const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
+  if (approveTools !== undefined) flags.approveTools = approveTools;
+  if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
+  if (values['output-schema'] !== undefined) flags.outputSchema = values['output-schema'];
+  if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
+  if (values.store !== undefined) flags.store = values.store;
+  if (values.model !== undefined) flags.model = values.model;
+  if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
+  if (trace !== undefined) flags.trace = trace;
+  if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
+  if (values.session !== undefined) flags.session = values.session;
+  if (values.user !== undefined) flags.user = values.user;
+  return flags;
+}
+
+export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boolean }) | 'help' {
+  const options = { ...guardOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parse('pipelines', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
+  return { ...parseGuardFlags(values), json: values.json ?? false };
+}
+
+/** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */
+export function parseChatFlags(argv: string[]): RunFlags | 'help' {
+  const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+  if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
+  return parseRunFlags([...argv, '--', 'chat'], 'chat');
+}
+
+function approvalFlags(names: string | undefined, all: boolean | undefined): string[] | 'all' | undefined {
+  if (all && names !== undefined) throw new UsageError('--approve-tools and --approve-all-tools cannot be combined: --approve-all-tools already covers every tool');
+  if (all) return 'all';
+  if (names === undefined) return undefined;
+  const list = names.split(',').map((name) => name.trim());
+  if (list.some((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name))) throw new UsageError(`--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`);
+  return list;
+}

@@ -1,0 +1,52 @@
+// `stageloop facts [list|set|delete] --session NAME [--user ID] [--json]`: the durable facts of one session.
+import { parseArgs } from 'node:util';
+import type { Environment } from '../../src/model/config.js';
+import { SessionNotFoundError } from '../../src/sessions/types.js';
+import { parse, UsageError } from './args.js';
+import type { CliStreams } from './run-command.js';
+import { openSession } from './session-setup.js';
+import { terminalSafe } from './terminal-text.js';
+
+export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY] --session NAME [--user ID] [--json]
+
+  list (default)   the session's facts: key, value, the run that set it, when
+  set KEY VALUE    store or update a fact (source run "cli")
+  delete KEY       remove a fact`;
+
+export async function factsCommand(argv: string[], env: Environment, streams: CliStreams): Promise<number> {
+  const { values, positionals } = parse(`facts`, () => parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+  if (values.help) {
+    streams.stdout.write(`${factsUsage}\n`);
+    return 0;
+  }
+  const [action = 'list', ...rest] = positionals;
+  const arity: Record<string, number> = { list: 0, set: 2, delete: 1 };
+  if (arity[action] === undefined) throw new UsageError(`stageloop facts knows list, set and delete, got "${action}"`);
+  if (rest.length !== arity[action]) throw new UsageError(`stageloop facts ${action} takes ${arity[action]} argument(s), got ${rest.length}: ${factsUsage.split('\n')[0]}`);
+  if (values.session === undefined) throw new UsageError(`stageloop facts ${action} needs --session NAME`);
+  const opened = await openSession({ session: values.session, ...(values.user ? { user: values.user } : {}) }, env, values.store);
+  try {
+    const { sessions, scope } = opened;
+    const where = `session "${scope.session}" of user "${scope.user}"`;
+    if (action === 'set') {
+      await sessions.setFact(scope, { key: rest[0]!, value: rest[1]!, sourceRun: 'cli', updated: Date.now() });
+      streams.stderr.write(`stored fact "${terminalSafe(rest[0]!.trim())}" in ${where}\n`);
+      return 0;
+    }
+    if (action === 'delete') {
+      if (!(await sessions.exists(scope))) throw new SessionNotFoundError(`there is no ${where} in ${opened.file}: nothing was deleted (check --session and --user)`);
+      if (!(await sessions.deleteFact(scope, rest[0]!))) {
+        throw new SessionNotFoundError(`${where} has no fact "${rest[0]}": nothing was deleted; "stageloop facts list --session ${scope.session}" shows its facts`);
+      }
+      streams.stderr.write(`deleted fact "${terminalSafe(rest[0]!)}" from ${where}\n`);
+      return 0;
+    }
+    const facts = await sessions.listFacts(scope);
+    if (values.json) streams.stdout.write(`${JSON.stringify(facts)}\n`);
+    else if (facts.length === 0) streams.stderr.write(`${where} has no facts\n`);
+    else for (const fact of facts) streams.stdout.write(`${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}  (run ${fact.sourceRun}, ${new Date(fact.updated).toISOString()})\n`);
+    return 0;
+  } finally {
+    opened.close();
+  }
+}

@@ -1,0 +1,94 @@
+// Turns a RunResult into what the CLI prints: the --json object, or the human summary.
+import type { RunResult, RunStatus } from '../../src/engine/runner.js';
+
+export interface PlanView {
+  description: string;
+  status: string;
+}
+
+export interface JsonOutput {
+  runId: string;
+  pipeline: string;
+  status: RunStatus;
+  answer: string | null;
+  partial: boolean;
+  stopReason: RunResult['stopReason'];
+  iterations: number;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimated: boolean };
+  plan?: PlanView[];
+  /** With --output-schema: the final answer as the validated JSON value. */
+  output?: unknown;
+  /** Problems of finalize stages, which never change the status. */
+  warnings: Array<{ stage: string; message: string }>;
+  stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
+  pending?: RunResult['pending'];
+}
+
+/** Reads the plan slot without importing the stage that owns it (src/ never imports stages/). */
+export function planOf(result: RunResult): PlanView[] | undefined {
+  const slot: unknown = (result.state as unknown as Record<string, unknown>)['plan'];
+  if (typeof slot !== 'object' || slot === null || !Array.isArray((slot as { steps?: unknown }).steps)) return undefined;
+  return ((slot as { steps: Array<{ description: unknown; status: unknown }> }).steps).map((step) => ({
+    description: String(step.description),
+    status: String(step.status),
+  }));
+}
+
+/** The final-output slot's value, when the run had an outputSchema and its answer matched it (src/ never imports stages/). */
+export function outputOf(result: RunResult): unknown {
+  const slot: unknown = (result.state as unknown as Record<string, unknown>)['finalOutput'];
+  return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
+}
+
+export function jsonOutput(result: RunResult): JsonOutput {
+  const output: JsonOutput = {
+    runId: result.runId,
+    pipeline: result.pipeline,
+    status: result.status,
+    answer: result.answer,
+    partial: result.partial,
+    stopReason: result.stopReason,
+    iterations: result.iterations,
+    usage: {
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
+      cachedInputTokens: result.usage.cachedInputTokens,
+      reasoningTokens: result.usage.reasoningTokens,
+      estimated: result.usage.estimated,
+    },
+    stages: result.stages.map((stage) => ({ zone: stage.zone, name: stage.name, calls: stage.calls, totalMs: Math.round(stage.totalMs * 100) / 100 })),
+    warnings: result.warnings.map((warning) => ({ stage: warning.stage, message: warning.message })),
+  };
+  const plan = planOf(result);
+  if (plan !== undefined) output.plan = plan;
+  const value = outputOf(result);
+  if (value !== undefined) output.output = value;
+  if (result.pending !== undefined) output.pending = result.pending;
+  return output;
+}
+
+/** 4: interrupted, waiting for a person's decision (docs/approvals.md). */
+const exitCodes: Record<RunStatus, number> = { completed: 0, stopped: 3, failed: 1, cancelled: 130, interrupted: 4 };
+
+export function exitCodeOf(status: RunStatus): number {
+  return exitCodes[status];
+}
+
+function milliseconds(value: number): string {
+  return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+}
+
+/** The short summary printed after the answer: status, stop reason, iterations, tokens, time per stage. */
+export function humanSummary(result: RunResult, wallMs: number): string {
+  const { stopReason, usage } = result;
+  const estimated = usage.estimated ? ' (estimated)' : '';
+  const cached = usage.cachedInputTokens > 0 ? `, ${usage.cachedInputTokens} cached` : '';
+  const reasoning = usage.reasoningTokens > 0 ? `, ${usage.reasoningTokens} reasoning` : '';
+  const lines = [
+    `status: ${result.status}${result.partial ? ' (partial answer)' : ''} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
+    `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${reasoning}${estimated} · time: ${milliseconds(wallMs)}`,
+    `stages: ${result.stages.filter((stage) => stage.calls > 0).map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`).join(' · ')}`,
+  ];
+  for (const warning of result.warnings) lines.push(`warning: finalize stage ${warning.stage}: ${warning.message}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,90 @@
+// Live progress on stderr, rendered from run events: stages, model text as it arrives, the plan, tool calls, verdicts, replans.
+import type { RunEvent } from '../../src/engine/stage.js';
+import { terminalSafe } from './terminal-text.js';
+
+const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]' };
+const quietStages = new Set(['context', 'act', 'observe']);
+const textIndent = '    ';
+
+function text(value: unknown, limit = 160): string {
+  const raw = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const single = raw.replace(/\s+/g, ' ').trim();
+  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+}
+
+function planLines(steps: ReadonlyArray<{ description: string; status: string }>): string[] {
+  return steps.map((step, index) => `    ${statusMarks[step.status] ?? `[${step.status}]`} ${index + 1}. ${text(step.description, 120)}`);
+}
+
+/** Returns an onEvent handler writing one or a few lines per interesting event, and model text as it streams in. */
+export function progressPrinter(stream: NodeJS.WritableStream, options: { color?: boolean } = {}): (event: RunEvent) => void {
+  // Every line carries text a model, tool or server wrote: cleaned first, then styled by us.
+  const write = (line: string) => stream.write(`${terminalSafe(line)}\n`);
+  const writeDim = (line: string) => stream.write(options.color ? `\u001b[2m${terminalSafe(line)}\u001b[22m\n` : `${terminalSafe(line)}\n`);
+  // Streamed text is written as it comes, indented under its stage line; the next line starts on a fresh line.
+  let midLine = false;
+  const writeLive = (piece: string) => {
+    if (!midLine) stream.write(textIndent);
+    stream.write(terminalSafe(piece).replace(/\n/g, `\n${textIndent}`));
+    midLine = true;
+  };
+  return (event) => {
+    if (event.type === 'text_delta') return writeLive(event.data.text);
+    if (midLine && event.type !== 'tool_call_delta') {
+      stream.write('\n');
+      midLine = false;
+    }
+    switch (event.type) {
+      case 'stage_started':
+        // Stages that only move data would drown the interesting lines; their work shows as tool calls and results.
+        if (!quietStages.has(event.stage ?? '')) writeDim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`);
+        return;
+      case 'stage_finished':
+        if (event.data.signal) writeDim(`  ${event.stage} → ${event.data.signal === 'break_loop' ? 'ends the loop' : 'stops the run'} (${String(event.data.kind)}): ${text(event.data.reason)}`);
+        return;
+      case 'plan_created':
+        write(`  plan (${event.data.source}):`);
+        planLines(event.data.steps).forEach(write);
+        return;
+      case 'plan_updated':
+        write(`  plan: ${text(event.data.reason)}`);
+        planLines(event.data.steps).forEach(write);
+        return;
+      case 'plan_fallback':
+        write(`  plan fallback: ${text(event.data.reason)}`);
+        return;
+      case 'plan_repair':
+        write(`  plan repair: ${text(event.data.problem)}`);
+        return;
+      case 'tool_call':
+        write(`  → ${event.data.name} ${text(event.data.arguments)}`);
+        return;
+      case 'tool_result': {
+        const data = event.data;
+        write(data.ok ? `  ← ${data.name}: ${text(data.result)}` : `  ← ${data.name} failed (${data.error.kind}): ${text(data.error.message)}`);
+        return;
+      }
+      case 'verdict':
+        if (event.data.verdict !== 'continue') write(`  verdict: ${event.data.verdict}: ${text(event.data.reason)}`);
+        return;
+      case 'replan_decision':
+        write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
+        return;
+      case 'step_finished':
+        write(`  step ${event.data.step} ${event.data.outcome}: ${text(event.data.result)}`);
+        return;
+      case 'summary':
+      case 'model_reply':
+      case 'tool_call_delta':
+      case 'answer':
+      case 'context_rendered':
+      case 'step_started':
+      case 'run_started':
+      case 'run_finished':
+        return;
+      default:
+        // Guards and custom stages: show what they reported rather than hide it.
+        write(`  ${event.stage ?? 'run'}: ${event.type.replace(/_/g, ' ')} ${text(event.data, 200)}`);
+    }
+  };
+}

@@ -1,0 +1,118 @@
+// `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
+import { StageloopError } from '../../src/common/stageloop-error.js';
+import { parseArgs } from 'node:util';
+import { messageOf } from '../../src/common/error-message.js';
+import { leaseIsLive } from '../../src/store/run-store.js';
+import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
+import type { CliStreams } from './run-command.js';
+
+const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
+const usage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
+Lists the recorded runs, newest first (default limit 20). "running (owner gone)" marks a run whose process died:
+continue it with "stageloop resume RUN". "stageloop runs prune --help": deleting old runs and checkpoints.`;
+const taskWidth = 40;
+
+class RunsUsageError extends StageloopError {
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
+
+interface RunsFlags {
+  json: boolean;
+  status?: StoredRunStatus;
+  limit: number;
+}
+
+function parseRunsFlags(argv: string[]): RunsFlags | 'help' {
+  let parsed;
+  try {
+    const options = { json: { type: 'boolean' }, status: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = messageOf(error).split('\n')[0]!;
+    const flag = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message)?.[1];
+    if (flag !== undefined) throw new RunsUsageError(`${flag} got a value starting with "-": write it as ${flag}=VALUE`);
+    throw new RunsUsageError(`${message.replace(/\. To specify a positional.*$/, '').replace(/\.$/, '')}: run "stageloop runs --help" for the options`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new RunsUsageError(`stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
+  const status = values.status;
+  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new RunsUsageError(`--status must be one of ${statuses.join(', ')}, got "${status}"`);
+  const limit = values.limit === undefined ? 20 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1) throw new RunsUsageError(`--limit must be a whole number >= 1, got "${values.limit}"`);
+  return { json: values.json ?? false, limit, ...(status !== undefined && { status: status as StoredRunStatus }) };
+}
+
+/** "running" is what the record says; whether anyone still runs it is the owner's lease. */
+function shownStatus(run: RunSummary, now: number): string {
+  return run.status === 'running' && !leaseIsLive(run.owner, run.leaseUntil, now) ? 'running (owner gone)' : run.status;
+}
+
+function taskOf(run: RunSummary): string {
+  const task = typeof run.input.task === 'string' ? run.input.task : '';
+  return task.replace(/\s+/g, ' ').trim();
+}
+
+function shorten(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
+}
+
+/** Local time, to the second: when the run started. */
+function startTime(ms: number): string {
+  const date = new Date(ms);
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+}
+
+function table(runs: RunSummary[], now: number): string {
+  const rows = runs.map((run) => [run.runId, run.pipeline, shownStatus(run, now), startTime(run.createdAt), String(run.iterations), String(run.tokens), shorten(taskOf(run), taskWidth)]);
+  const all = [['RUN', 'PIPELINE', 'STATUS', 'STARTED', 'ITER', 'TOKENS', 'TASK'], ...rows];
+  const widths = all[0]!.map((_, column) => Math.max(...all.map((row) => row[column]!.length)));
+  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+}
+
+function jsonOf(run: RunSummary, now: number) {
+  return {
+    runId: run.runId,
+    pipeline: run.pipeline,
+    status: run.status,
+    held: leaseIsLive(run.owner, run.leaseUntil, now),
+    task: taskOf(run),
+    startedAt: new Date(run.createdAt).toISOString(),
+    updatedAt: new Date(run.updatedAt).toISOString(),
+    iterations: run.iterations,
+    tokens: run.tokens,
+    answer: run.answer,
+    stopReason: run.outcome?.stopReason ?? null,
+  };
+}
+
+/** Runs `stageloop runs` against `store` and returns the exit code: 0, 2 for a bad flag, 1 when the store fails. */
+export async function runsCommand(argv: string[], streams: CliStreams, store: RunStore, now: () => number = Date.now): Promise<number> {
+  if (argv[0] === 'prune') return (await import('./prune-command.js')).pruneCommand(argv.slice(1), streams, store, now);
+  let flags: RunsFlags | 'help';
+  try {
+    flags = parseRunsFlags(argv);
+  } catch (error) {
+    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    return 2;
+  }
+  if (flags === 'help') {
+    streams.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  let runs: RunSummary[];
+  try {
+    runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
+  } catch (error) {
+    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    return 1;
+  }
+  const at = now();
+  if (flags.json) streams.stdout.write(`${JSON.stringify(runs.map((run) => jsonOf(run, at)))}\n`);
+  else if (runs.length === 0) streams.stdout.write(flags.status ? `no ${flags.status} runs in this store\n` : 'no runs in this store yet: "stageloop run TASK" records one\n');
+  else streams.stdout.write(`${table(runs, at)}\n`);
+  return 0;
+}

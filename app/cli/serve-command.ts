@@ -1,0 +1,168 @@
+// `stageloop serve`: the HTTP API and the web console over the CLI's store; runs started over HTTP are ordinary
+// recorded runs (the built-in pipelines, the model from the environment), so `stageloop show/resume` work on them.
+import { parseArgs } from 'node:util';
+import { zones } from '../../src/engine/pipeline.js';
+import type { Environment } from '../../src/model/config.js';
+import type { PipelineInfo } from '../../src/server/app.js';
+import type { StartRunBody } from '../../src/server/request-schemas.js';
+import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
+import type { ListeningServer } from '../../src/server/listen.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
+import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { UsageError } from './args.js';
+import type { CliStreams } from './run-command.js';
+import { openCliStore } from './store-location.js';
+
+export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
+Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
+any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
+Authorization: Bearer T. SIGTERM or Ctrl-C stops taking runs, lets running ones reach a checkpoint, and exits.`;
+
+export interface ServeFlags {
+  port: number;
+  host: string;
+  token?: string;
+  store?: string;
+}
+
+export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 'help' {
+  let parsed;
+  try {
+    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop serve --help"`);
+  }
+  const { values } = parsed;
+  if (values.help) return 'help';
+  const port = values.port === undefined ? 8787 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
+  const token = values.token ?? (env.STAGELOOP_TOKEN?.trim() || undefined);
+  if (token !== undefined && token.length < 8) throw new UsageError('--token must be at least 8 characters: a short token is easy to guess');
+  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }) };
+}
+
+/** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
+export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
+  const options = body.options ?? {};
+  const guards: RunRecipeInput['guards'] = {};
+  for (const key of ['maxIterations', 'maxTokens', 'maxCostUsd', 'timeoutSeconds', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+    if (options[key] !== undefined) Object.assign(guards, { [key]: options[key] });
+  }
+  return makeRecipe({
+    pipeline: body.pipeline,
+    guards,
+    ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
+    ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
+    ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),
+  }, 'the request');
+}
+
+export interface RunningServe extends ListeningServer {
+  notice: string;
+  /** Stops taking runs, cancels running ones at their next checkpoint, waits for them, closes the server and the store. */
+  stop(): Promise<void>;
+}
+
+export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
+    import('../../src/server/listen.js'),
+    import('../../src/server/app.js'),
+    import('../../src/server/run-host.js'),
+    import('../../src/durable/durable-run.js'),
+  ]);
+  checkBind(flags.host, flags.token);
+  const recording = await openCliStore(flags.store, env);
+  // One session store for every session run of this server, opened at the first.
+  let sessions: SessionStore | undefined;
+  const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
+  const assembleRun = async (recipe: RunRecipe) => {
+    if (recipe.session !== undefined && sessions === undefined) {
+      const { openSessionStore } = await import('../../src/sessions/open-sessions.js');
+      sessions = await openSessionStore({ env, ...(flags.store !== undefined && { path: flags.store }) });
+    }
+    return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
+  };
+  let notice: string;
+  try {
+    const probe = await assembleRun(makeRecipe({}));
+    notice = probe.notice;
+    await probe.close();
+  } catch (error) {
+    await recording.store.close().catch(() => undefined);
+    throw error;
+  }
+  const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
+    const pipeline = pipelineOf(makeRecipe({ pipeline: name }));
+    const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
+    return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
+  });
+  const app = serverApp({
+    store: recording.store,
+    host,
+    pipelines,
+    defaultPipeline: 'react',
+    ...(flags.token !== undefined && { token: flags.token }),
+    // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
+    async decide(runId, decisions) {
+      const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
+        import('../../src/durable/durable-run.js'),
+        import('../../src/durable/decisions.js'),
+        import('../../src/durable/effective-journal.js'),
+      ]);
+      const run = await recording.store.get(runId);
+      if (run === undefined) return;
+      const byId = Object.fromEntries(decisions.map((decision) => [decision.callId, decision.approve ? { approve: true as const } : { approve: false as const, ...(decision.reason !== undefined && { message: decision.reason }) }]));
+      // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
+      checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
+      const assembled = await assembleRun(recipeOf(run));
+      // The run goes on in the background; its events and outcome are in the store.
+      const resumed = resumeRun(recording.store, runId, { pipeline: assembled.pipeline, deps: assembled.deps, decisions: byId });
+      void resumed.catch(() => undefined).finally(() => assembled.close());
+    },
+    async assemble(body: StartRunBody & { pipeline: string }) {
+      const assembled = await assembleRun(recipeOfRequest(body));
+      return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
+    },
+  });
+  let server: ListeningServer;
+  try {
+    server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
+  } catch (error) {
+    await recording.store.close().catch(() => undefined);
+    throw error;
+  }
+  return {
+    ...server,
+    notice: `${notice}; runs recorded in ${recording.file}`,
+    async stop() {
+      await host.drain('the server is shutting down');
+      await server.close();
+      await recording.store.close().catch(() => undefined);
+      sessions?.close();
+    },
+  };
+}
+
+/** Runs until SIGTERM or SIGINT, then drains; resolves with the exit code. */
+export async function serveCommand(argv: string[], env: Environment, streams: CliStreams, calculatorHost?: CalculatorWorkerHost): Promise<number> {
+  const flags = parseServeFlags(argv, env);
+  if (flags === 'help') return void streams.stdout.write(`${serveUsage}\n`), 0;
+  const running = await startServe(flags, env, calculatorHost);
+  streams.stderr.write(`${running.notice}\n`);
+  streams.stdout.write(`stageloop serve: listening on ${running.url} (console at ${running.url}/)${flags.token ? ', token required' : ''}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      streams.stderr.write(`stageloop serve: ${signal}: taking no new runs, letting running ones reach a checkpoint\n`);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  await running.stop();
+  streams.stderr.write('stageloop serve: stopped\n');
+  return 0;
+}

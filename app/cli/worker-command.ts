@@ -1,0 +1,95 @@
+// `stageloop worker --redis URL [--concurrency N] [--queue NAME]`: runs submitted runs until SIGTERM or Ctrl-C. Each
+// job's recipe (made by `submit` from its flags) says what the run is; secrets come from this worker's environment.
+import { parseArgs } from 'node:util';
+import { messageOf } from '../../src/common/error-message.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { Environment } from '../../src/model/config.js';
+import { checkRedisUrl } from '../../src/store/redis-connection.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
+import type { RunJobData } from '../../src/workers/run-job.js';
+import { startWorker } from '../../src/workers/worker.js';
+import type { RunSummary } from '../../src/store/types.js';
+import { assemble } from '../assemble.js';
+import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { UsageError, type RunFlags } from './args.js';
+import { recipeFromFlags } from './recipe-flags.js';
+import type { CliStreams } from './run-command.js';
+import type { RunStore } from '../../src/store/types.js';
+import { openCliStore } from './store-location.js';
+import { storeDisplayName } from '../../src/store/location.js';
+
+export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME]
+Takes runs submitted with "stageloop submit" off the queue (default stageloop-runs) and records them in the Redis
+store at URL, or in the store --store (or $STAGELOOP_STORE) names, e.g. postgres://USER@HOST:PORT/DATABASE. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).`;
+
+export interface WorkerFlags {
+  redis: string;
+  /** The run store, when it is not the Redis store at --redis. */
+  store?: string;
+  concurrency: number;
+  queue?: string;
+}
+
+export function parseWorkerFlags(argv: string[]): WorkerFlags | 'help' {
+  let parsed;
+  try {
+    const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
+  } catch (error) {
+    throw new UsageError(`${messageOf(error).split('\n')[0]!.replace(/\.$/, '')}: run "stageloop worker --help" for the options`);
+  }
+  const { values } = parsed;
+  if (values.help) return 'help';
+  if (values.redis === undefined) throw new UsageError('stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number >= 1, got "${values.concurrency}"`);
+  try {
+    checkRedisUrl(values.redis);
+  } catch (error) {
+    throw new UsageError(`--redis: ${messageOf(error)}`);
+  }
+  return { redis: values.redis, concurrency, ...(values.store !== undefined && { store: values.store }), ...(values.queue !== undefined && { queue: values.queue }) };
+}
+
+/** A job's recipe (submit-command.ts writes it); a job queued by an older submit carries its run flags instead. */
+async function jobRecipe(settings: JsonObject, env: Environment): Promise<RunRecipe> {
+  if (settings.recipe !== undefined) return makeRecipe(settings.recipe as RunRecipeInput, "the job's recipe");
+  const flags = { pipeline: 'react', offline: false, mcp: [], fallbackModels: [], askOnLimit: false, ...settings } as unknown as RunFlags;
+  return (await recipeFromFlags(flags, env, undefined)).recipe;
+}
+
+/** Runs the worker until a signal stops it; resolves the exit code (1 when Redis cannot be reached at start). */
+export async function workerCommand(argv: string[], env: Environment, streams: CliStreams, stopped?: Promise<void>): Promise<number> {
+  const flags = parseWorkerFlags(argv);
+  if (flags === 'help') {
+    streams.stdout.write(`${workerUsage}\n`);
+    return 0;
+  }
+  const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  const log = (line: string) => void streams.stderr.write(`${line}\n`);
+  // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.
+  const prepare = async (job: RunJobData, recorded?: RunSummary) => {
+    const assembled = await assemble(recorded ? recipeOf(recorded) : await jobRecipe(job.settings, env), env, { calculatorHost });
+    return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record, close: () => assembled.close() };
+  };
+  const storeName = flags.store ?? env.STAGELOOP_STORE;
+  let store: RunStore | undefined;
+  try {
+    store = storeName === undefined ? undefined : (await openCliStore(storeName, env)).store;
+    let worker;
+    try {
+      worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, prepare, log, ...(store !== undefined && { store }), ...(flags.queue !== undefined && { queue: flags.queue }) });
+    } catch (error) {
+      log(`stageloop: ${messageOf(error)}`);
+      return 1;
+    }
+    log(`worker ${process.pid} taking runs from ${flags.redis} (concurrency ${flags.concurrency})${storeName === undefined ? '' : `, recording them in ${storeDisplayName({ path: storeName })}`}`);
+    await (stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
+    log('stopping: finishing the runs in flight');
+    await worker.close();
+    return 0;
+  } finally {
+    await calculatorHost.close();
+    await store?.close().catch(() => undefined);
+  }
+}
