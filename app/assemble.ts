@@ -87,8 +87,8 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     if (recipe.session !== undefined) {
       sessions = host.sessions;
       if (sessions === undefined) {
-        const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../src/store/location.js'), import('../src/sessions/sqlite-sessions.js')]);
-        sessions = sqliteSessions(storePath({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) }));
+        const { openSessionStore } = await import('../src/sessions/open-sessions.js');
+        sessions = await openSessionStore({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) });
         ownsSessions = true;
       }
     }

@@ -215,7 +215,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
   }
   if (command === 'replay') {
     const { replayCommand } = await import('./resume-command.js');
-    return replayCommand(rest, streams, opened.store, opened.file);
+    return replayCommand(rest, streams, opened.store, opened.location);
   }
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);

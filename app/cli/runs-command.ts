@@ -9,7 +9,7 @@ import type { CliStreams } from './run-command.js';
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
 const usage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
 Lists the recorded runs, newest first (default limit 20). "running (owner gone)" marks a run whose process died:
-continue it with "stageloop resume RUN".`;
+continue it with "stageloop resume RUN". "stageloop runs prune --help": deleting old runs and checkpoints.`;
 const taskWidth = 40;
 
 class RunsUsageError extends StageloopError {
@@ -91,6 +91,7 @@ function jsonOf(run: RunSummary, now: number) {
 
 /** Runs `stageloop runs` against `store` and returns the exit code: 0, 2 for a bad flag, 1 when the store fails. */
 export async function runsCommand(argv: string[], streams: CliStreams, store: RunStore, now: () => number = Date.now): Promise<number> {
+  if (argv[0] === 'prune') return (await import('./prune-command.js')).pruneCommand(argv.slice(1), streams, store, now);
   let flags: RunsFlags | 'help';
   try {
     flags = parseRunsFlags(argv);
