@@ -19,7 +19,10 @@ export {
   type InjectionDetector,
   type InjectionSource,
   type InjectionRecord,
+  type InjectionDoor,
+  type Detection as InjectionDetection,
 } from './injection-guard.js';
+export { normalizeForScreening, type NormalizedText } from './injection-normalize.js';
 export { detectInjection, type Detection, type DetectionMatch } from './injection-detector.js';
 export { prune, contextWindowFor, type PruneOptions, type PruneSlot, type PruneRecord } from './prune.js';
 
@@ -83,6 +86,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   const beforeThink: Stage[] = [];
   const beforeAct: Stage[] = [];
   const afterAct: Stage[] = [];
+  const afterHistory: Stage[] = [];
 
   const budgetOptions: BudgetOptions = {};
   if (maxTokens !== undefined) budgetOptions.maxTokens = maxTokens;
@@ -109,7 +113,8 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   if (injection !== undefined) {
     needs('act', '--guard injection');
     const guard = injectionGuard({ task: injection, toolResults: injection });
-    setupFront.push(guard.task);
+    setupFront.push(guard.task, guard.tools);
+    if (names.includes('history')) afterHistory.push(guard.history);
     afterAct.push(guard);
   }
 
@@ -118,6 +123,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
     const first = guarded.setup[0];
     guarded = first === undefined ? definePipeline({ ...guarded, setup: setupFront }) : insertBefore(guarded, first.name, ...setupFront);
   }
+  if (afterHistory.length > 0) guarded = insertAfter(guarded, 'history', ...afterHistory);
   if (beforeThink.length > 0) {
     const anchor = names.includes('think') ? 'think' : guarded.iteration[0]!.name;
     guarded = insertBefore(guarded, anchor, ...beforeThink);

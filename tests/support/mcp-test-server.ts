@@ -1,7 +1,7 @@
 // A small MCP server written with the SDK, for tests: stdio by default, Streamable HTTP with `--http` (it then prints
 // `{"url": ...}` as its first stdout line). Run with `node --import tsx tests/support/mcp-test-server.ts [--http]`.
-// Tools: echo, slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
-// picture (text and an image), whoami (the request's x-test-token header), and `--alias NAME` copies of echo. When MCP_TEST_LOG names a file, every
+// Tools: echo (annotated read-only), slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
+// picture (text and an image), whoami (the request's x-test-token header), and `--alias NAME` copies of echo; `--describe NAME=TEXT` replaces a description; `--with-write-tool` adds send_message. When MCP_TEST_LOG names a file, every
 // call, finish and cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 const logFile = process.env.MCP_TEST_LOG;
 
@@ -18,11 +18,12 @@ function log(event: Record<string, unknown>): void {
   if (logFile) appendFileSync(logFile, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
 }
 
-const tools = [
+const tools: Tool[] = [
   {
     name: 'echo',
     description: 'Returns its text.',
     inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'], additionalProperties: false },
+    annotations: { readOnlyHint: true },
   },
   {
     name: 'slow',
@@ -38,6 +39,19 @@ const tools = [
 // `--alias NAME` (repeatable) adds a copy of echo under NAME, for name-collision tests.
 const aliases = process.argv.flatMap((argument, index) => (argument === '--alias' ? [process.argv[index + 1]!] : []));
 for (const alias of aliases) tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
+
+// `--with-write-tool` adds send_message, a side effect the server does not annotate read-only (so stageloop calls it a write).
+if (process.argv.includes('--with-write-tool')) {
+  tools.push({ name: 'send_message', description: 'Sends a message to a recipient.', inputSchema: { type: 'object', properties: { to: { type: 'string' }, text: { type: 'string' } }, required: ['to', 'text'] } });
+}
+
+// `--describe NAME=TEXT` (repeatable) replaces a tool's description, for screening and terminal-output tests.
+for (const [index, argument] of process.argv.entries()) {
+  if (argument !== '--describe') continue;
+  const [name, ...words] = process.argv[index + 1]!.split('=');
+  const tool = tools.find((each) => each.name === name);
+  if (tool) tool.description = words.join('=');
+}
 
 function text(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }] };
@@ -74,6 +88,8 @@ function makeServer(): Server {
         return { content: [{ type: 'text', text: 'no such record: 42' }], isError: true };
       case 'picture':
         return { content: [{ type: 'text', text: 'a red dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] };
+      case 'send_message':
+        return text(`sent to ${String(args.to)}`);
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:
