@@ -3,6 +3,8 @@ import type { RunState } from '../src/engine/state.js';
 import type { ChatMessage, ToolDefinition } from '../src/model/types.js';
 import type { PlanSlot, StepResult } from './plan-slot.js';
 import type {} from './context-slot.js';
+import type {} from './history.js';
+import { historyMessages } from '../src/sessions/render.js';
 
 export const defaultInstructions =
   'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +
@@ -17,17 +19,17 @@ export function renderSystemPrompt(instructions: string, tools: readonly ToolDef
 }
 
 /**
- * The conversation the next reasoning call starts from: the system prompt, then either the task (no plan) or,
- * inside a plan, a brief of the goal, the plan, the results so far and the current step.
+ * The conversation the next reasoning call starts from: the system prompt, the session's earlier turns as user and
+ * assistant messages, then either the task (no plan) or, inside a plan, a brief of the goal, the plan, the results so
+ * far and the current step.
  */
 export function renderMessages(state: RunState): ChatMessage[] {
   const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
   const plan = state.plan;
   const user = plan !== undefined && plan.current < plan.steps.length ? stepBrief(state.input.task, plan) : state.input.task;
-  return [
-    { role: 'system', content: system },
-    { role: 'user', content: user },
-  ];
+  const session = state.history;
+  const earlier = session === undefined ? [] : historyMessages(session.summary, session.turns);
+  return [{ role: 'system', content: system }, ...earlier, { role: 'user', content: user }];
 }
 
 export function stepBrief(task: string, plan: PlanSlot): string {
