@@ -7,11 +7,16 @@ import type { RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { withApproval } from '../../stages/approval.js';
+import { withTaintPolicy } from '../../stages/taint.js';
 import type { CliRunSettings } from './run-command.js';
+import { taintCanMatter } from '../tools/effects.js';
 import { terminalSafe } from './terminal-text.js';
 
+/** --approve-tools and the taint policy (which, with `ask`, puts its reason into the same approval stage). */
 export function withApprovals(pipeline: Pipeline, settings: CliRunSettings, tools: ToolRegistry): Pipeline {
-  return settings.approveTools === undefined ? pipeline : withApproval(pipeline, { tools: settings.approveTools, registry: tools });
+  const asked = settings.approveTools === undefined ? pipeline : withApproval(pipeline, { tools: settings.approveTools, registry: tools });
+  if (settings.taintPolicy === 'off' || !taintCanMatter(tools.names.map((name) => tools.get(name)!))) return asked;
+  return withTaintPolicy(asked, settings.taintPolicy ?? 'ask', tools, settings.approveTools === undefined ? {} : { tools: settings.approveTools });
 }
 
 export interface Terminal {
@@ -22,7 +27,7 @@ export interface Terminal {
 /** When stdin is a terminal, a person decides at the prompt; otherwise nothing is attached and the run pauses. */
 export function attachDeciders(deps: Partial<Deps>, settings: CliRunSettings, terminal: Terminal): void {
   if (terminal.input.isTTY !== true) return;
-  if (settings.approveTools !== undefined) deps.approve = (request) => askApproval(terminal, request);
+  if (settings.approveTools !== undefined || (settings.taintPolicy ?? 'ask') === 'ask') deps.approve = (request) => askApproval(terminal, request);
   if (settings.askOnLimit === true) deps.onLimit = (request) => askLimit(terminal, request);
 }
 

@@ -65,7 +65,7 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   const choice = await chooseModel({ offline: settings.offline, ...(settings.model !== undefined && { model: settings.model }), ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }) }, env);
   const built = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName, recordedOptions(settings));
   const tools = await defaultTools(env, calculatorHost);
-  const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
+  const pipeline = asksPerson(settings, tools) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
   const force = values.force ?? false;
   const { resumeRun } = await import('../durable/durable-run.js');

@@ -6,6 +6,8 @@ import type { Deps } from '../engine/stage.js';
 import type { Environment } from '../model/config.js';
 import type { RunStore } from '../store/types.js';
 import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
+import { taintCanMatter } from '../tools/effects.js';
+import { ToolRegistry } from '../tools/registry.js';
 import type { GuardFlags, RunFlags } from './args.js';
 import { buildPipeline, outputSchemaFrom, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
 import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
@@ -31,6 +33,8 @@ export interface CliRunSettings {
   /** Approval (docs/approvals.md): tools whose calls wait for a person, and whether a spent budget asks. */
   approveTools?: string[] | 'all';
   askOnLimit?: boolean;
+  /** --taint-policy; absent in runs recorded before it existed, which then get the default (ask). */
+  taintPolicy?: 'ask' | 'refuse' | 'off';
   /** --output-schema: the JSON Schema the final answer was made to match. */
   outputSchema?: JsonObject;
 }
@@ -45,6 +49,7 @@ export function cliSettings(flags: RunFlags): CliRunSettings {
   if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
   if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
   if (flags.askOnLimit) settings.askOnLimit = true;
+  if (flags.taintPolicy !== 'ask') settings.taintPolicy = flags.taintPolicy;
   return settings;
 }
 
@@ -73,7 +78,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
     const tools = opened ? withRemember(baseTools) : baseTools;
     const settings = cliSettings(flags);
     if (output) settings.outputSchema = output.json;
-    const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
+    const pipeline = asksPerson(settings, tools) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
     const { runPipeline } = await import('../durable/durable-run.js');
     const record = { cli: settings as unknown as JsonObject };
@@ -96,8 +101,14 @@ export interface RunParts {
 }
 
 /** True when the run may wait for a person: only then are the approval modules loaded. */
-export function asksPerson(settings: CliRunSettings): boolean {
-  return settings.approveTools !== undefined || settings.askOnLimit === true;
+export function asksPerson(settings: CliRunSettings, tools: Deps['tools']): boolean {
+  return settings.approveTools !== undefined || settings.askOnLimit === true || taintApplies(settings, tools);
+}
+
+/** The taint policy needs stages only when a tool's results can taint and a tool can write (never for the calculator alone). */
+export function taintApplies(settings: CliRunSettings, tools: Deps['tools']): boolean {
+  if (settings.taintPolicy === 'off' || !(tools instanceof ToolRegistry)) return false;
+  return taintCanMatter(tools.names.map((name) => tools.get(name)!));
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
@@ -121,7 +132,7 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
       progress(event);
     };
   }
-  const approvals = parts.settings !== undefined && asksPerson(parts.settings) ? await import('./approvals.js') : undefined;
+  const approvals = parts.settings !== undefined && asksPerson(parts.settings, parts.tools) ? await import('./approvals.js') : undefined;
   if (approvals && parts.settings) approvals.attachDeciders(deps, parts.settings, { input: process.stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
