@@ -23,6 +23,7 @@ export {
   type Detection as InjectionDetection,
 } from './injection-guard.js';
 export { normalizeForScreening, type NormalizedText } from './injection-normalize.js';
+export { judgedDetector, injectionRubric, type JudgedDetectorOptions } from './injection-judge.js';
 export { detectInjection, type Detection, type DetectionMatch } from './injection-detector.js';
 export { prune, contextWindowFor, type PruneOptions, type PruneSlot, type PruneRecord } from './prune.js';
 

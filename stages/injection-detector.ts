@@ -17,6 +17,10 @@ export interface Detection {
   /** 0 to 1; the default detector reports detected at 0.5 and above. */
   score: number;
   matches: DetectionMatch[];
+  /** A model judge's verdict, when one was asked (judgedDetector). */
+  judged?: { score: number; reason: string };
+  /** Why the detection is less than the detector meant (a judge that could not answer); the guard reports it. */
+  warning?: string;
 }
 
 const threshold = 0.5;

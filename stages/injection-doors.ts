@@ -17,7 +17,7 @@ interface Entrance {
 async function screenEntrances(state: RunState, ctx: StageContext, detector: InjectionDetector, action: InjectionAction, entrances: readonly Entrance[], what: string): Promise<Signal | void> {
   const found: string[] = [];
   for (const entrance of entrances) {
-    const detection = await screen(state, detector, entrance.text, entrance.source);
+    const detection = await screen(state, ctx, detector, entrance.text, entrance.source);
     if (!detection.detected) continue;
     record(state, ctx, { door: entrance.source.kind, source: entrance.label, action, detection });
     if (action === 'block') return abortRun(`${entrance.label} looks like a prompt injection (${ruleList(detection)})`, 'guard_injection');

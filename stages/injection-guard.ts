@@ -58,7 +58,7 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
       const action = toolAction(call.name);
       if (action === 'off') continue;
       const text = result.ok ? result.content : result.error.message;
-      const detection = await screen(state, detector, text, { kind: 'tool_result', tool: call.name, callId: call.id });
+      const detection = await screen(state, ctx, detector, text, { kind: 'tool_result', tool: call.name, callId: call.id });
       if (!detection.detected) continue;
       record(state, ctx, { door: 'tool_result', source: `tool:${call.name}`, callId: call.id, action, detection });
       if (action === 'block') {
@@ -72,7 +72,7 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
   async function screenTask(state: RunState, ctx: StageContext): Promise<Signal | void> {
     if (taskAction === 'off') return;
     const task = state.input.task;
-    const detection = await screen(state, detector, task, { kind: 'task' });
+    const detection = await screen(state, ctx, detector, task, { kind: 'task' });
     if (!detection.detected) return;
     record(state, ctx, { door: 'task', source: 'task', action: taskAction, detection });
     if (taskAction === 'block') return abortRun(`the task looks like a prompt injection (${ruleList(detection)})`, 'guard_injection');

@@ -6,6 +6,7 @@ import type { Detection, DetectionMatch } from './injection-detector.js';
 declare module '../src/engine/stage.js' {
   interface RunEvents {
     injection_detected: InjectionRecord;
+    injection_warning: { source: InjectionSource['kind']; warning: string };
   }
 }
 
@@ -57,10 +58,12 @@ declare module '../src/engine/state.js' {
 export const openMarker = '<<<untrusted-data>>>';
 export const closeMarker = '<<<end-untrusted-data>>>';
 
-export async function screen(state: RunState, detector: InjectionDetector, text: string, source: InjectionSource): Promise<Detection> {
+export async function screen(state: RunState, ctx: StageContext, detector: InjectionDetector, text: string, source: InjectionSource): Promise<Detection> {
   const slot = (state.injectionGuard ??= { screened: 0, detections: [] });
   slot.screened++;
-  return detector(text, source);
+  const detection = await detector(text, source);
+  if (detection.warning !== undefined) ctx.emit('injection_warning', { source: source.kind, warning: detection.warning });
+  return detection;
 }
 
 export function record(state: RunState, ctx: StageContext, found: { door: InjectionDoor; source: string; callId?: string; action: InjectionAction; detection: Detection }): void {
