@@ -81,18 +81,24 @@ export function normalizeForScreening(source: string): NormalizedText {
         continue;
       }
     } else if (code > 0x7f) {
-      const width = code >= 0xd800 && code <= 0xdbff ? 2 : 1;
-      const character = source.slice(index, index + width);
-      if (invisible.test(character)) {
-        replace('', index + width);
+      if (isInvisible(source.codePointAt(index)!)) {
+        replace('', index + (code >= 0xd800 && code <= 0xdbff ? 2 : 1));
         continue;
       }
-      const form = compatible ? character.normalize('NFKC') : character;
-      if (form !== character && !/[\u0300-\u036f]/.test(form)) {
-        replace(form, index + width);
+      // A run of compatibility forms (a fullwidth word) is decoded as one piece: one map entry per run, not per letter.
+      let end = index;
+      while (compatible && end < source.length && source.charCodeAt(end) > 0x7f && !isInvisible(source.codePointAt(end)!)) {
+        const width = source.charCodeAt(end) >= 0xd800 && source.charCodeAt(end) <= 0xdbff ? 2 : 1;
+        const character = source.slice(end, end + width);
+        const form = character.normalize('NFKC');
+        if (form === character || /[\u0300-\u036f]/.test(form)) break;
+        end += width;
+      }
+      if (end > index) {
+        replace(source.slice(index, end).normalize('NFKC'), end);
         continue;
       }
-      index += width;
+      index += code >= 0xd800 && code <= 0xdbff ? 2 : 1;
       continue;
     }
     index++;
@@ -165,6 +171,11 @@ function needsWork(text: string): boolean {
   return /[^\x00-\x7f]|&[#a-z]|\\u|<\/?[a-z]|[*_~`]/i.test(text);
 }
 
+/** The characters of `invisible`, by code point, without a regular expression per character. */
+function isInvisible(code: number): boolean {
+  return (code >= 0x200b && code <= 0x200d) || (code >= 0x2060 && code <= 0x2064) || code === 0xfeff || code === 0xad || code === 0x180e || (code >= 0xe0000 && code <= 0xe007f);
+}
+
 function isWord(character: string | undefined): boolean {
   return character !== undefined && /[\p{L}\p{N}]/u.test(character);
 }
@@ -173,8 +184,10 @@ function fromCode(code: number): string | undefined {
   return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : undefined;
 }
 
+const lookalike = new RegExp(`[${Object.keys(confusables).join('')}]`, 'gu');
+
 /** Words mixing Latin letters with look-alikes are rewritten in Latin, one character for one, so offsets hold. */
 function withLatinLookalikes(text: string): string {
   if (!/[\u0370-\u04ff\u0250-\u02af\u0131\u0237\u2113]/.test(text)) return text;
-  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) => (/[a-z]/i.test(word) && /[^\x00-\x7f]/.test(word) ? [...word].map((letter) => confusables[letter] ?? letter).join('') : word));
+  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) => (/[a-zA-Z]/.test(word) && /[^\x00-\x7f]/.test(word) ? word.replace(lookalike, (letter) => confusables[letter] ?? letter) : word));
 }
