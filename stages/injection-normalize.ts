@@ -88,6 +88,11 @@ export function normalizeForScreening(source: string): NormalizedText {
       // A run of compatibility forms (a fullwidth word) is decoded as one piece: one map entry per run, not per letter.
       let end = index;
       while (compatible && end < source.length && source.charCodeAt(end) > 0x7f && !isInvisible(source.codePointAt(end)!)) {
+        // Fullwidth ASCII always decodes: no normalize call for it.
+        if (source.charCodeAt(end) >= 0xff01 && source.charCodeAt(end) <= 0xff5e) {
+          end++;
+          continue;
+        }
         const width = source.charCodeAt(end) >= 0xd800 && source.charCodeAt(end) <= 0xdbff ? 2 : 1;
         const character = source.slice(end, end + width);
         const form = character.normalize('NFKC');
