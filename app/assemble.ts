@@ -57,6 +57,7 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   const options: BuiltInPipelineOptions = {};
   if (recipe.session !== undefined) options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
+  if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   const guarded = applyGuards(factory(options), recipe.guards, modelName === undefined ? {} : { modelName });
   const approveTools = recipe.approvals.tools;
   const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });

@@ -5,6 +5,7 @@ import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages
 import { GuardConfigError } from '../stages/guard-config-error.js';
 import { injectionGuard } from '../stages/injection-guard.js';
 import { loopGuard } from '../stages/loop-guard.js';
+import { perStepPipeline } from '../stages/plan-branch.js';
 import { prune } from '../stages/prune.js';
 
 /** The guard flags of `stageloop run` / `stageloop pipelines`, as parsed values (numbers or their text). */
@@ -113,7 +114,8 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   if (afterAct.length > 0) guarded = insertAfter(guarded, 'act', ...afterAct);
   // The runner's cap sits one above the budget, so the budget (tools-less last turn, then budget_iterations) decides.
   if (maxIterations !== undefined && guarded.maxIterations < maxIterations + 1) guarded = definePipeline({ ...guarded, maxIterations: maxIterations + 1 });
-  return guarded;
+  // In a plan pipeline the guards run per plan step, so each sees its step's own turn when steps run side by side.
+  return guarded !== pipeline && guarded.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(guarded) : guarded;
 }
 
 function parsed(value: number | string | undefined, flag: string, expected: string): number | undefined {

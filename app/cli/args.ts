@@ -47,6 +47,8 @@ export interface RunFlags extends GuardFlags {
   askOnLimit: boolean;
   /** --taint-policy ask|refuse|off (default ask): a write call after web or MCP content waits for a person, is refused, or runs. */
   taintPolicy: 'ask' | 'refuse' | 'off';
+  /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
+  maxParallelSteps?: number;
 }
 
 const guardOptions = {
@@ -84,6 +86,7 @@ const runOptions = {
   'approve-all-tools': { type: 'boolean' },
   'ask-on-limit': { type: 'boolean' },
   'taint-policy': { type: 'string' },
+  'max-parallel-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -181,6 +184,11 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
   if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
   if (values.session !== undefined) flags.session = values.session;
   if (values.user !== undefined) flags.user = values.user;
+  const parallel = values['max-parallel-steps'];
+  if (parallel !== undefined) {
+    if (!/^[1-9]\d*$/.test(parallel)) throw new UsageError(`--max-parallel-steps must be a whole number, 1 or more, got "${parallel}": 1 runs plan steps one after another`);
+    flags.maxParallelSteps = Number(parallel);
+  }
   return flags;
 }
 
