@@ -13,6 +13,7 @@ import type { McpServer } from '../src/tools/mcp/types.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval.js';
+import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './cli/mcp-config.js';
 import { applyGuards } from './guards.js';
 import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
@@ -60,7 +61,14 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
   const guarded = applyGuards(factory(options), recipe.guards, modelName === undefined ? {} : { modelName });
   const approveTools = recipe.approvals.tools;
-  return approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+  const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+  // The taint policy only when the recipe's tools can trip it, decided from the recipe alone so a replay builds the
+  // same pipeline: web search or an MCP server can taint; a session's remember or an MCP server can write.
+  const policy = recipe.approvals.taintPolicy;
+  const canTaint = recipe.tools.webSearch === true || recipe.mcpServers.length > 0;
+  const canWrite = recipe.session !== undefined || recipe.mcpServers.length > 0;
+  if (policy === 'off' || !canTaint || !canWrite) return asked;
+  return withTaintPolicy(asked, policy, tools ?? { get: () => undefined }, approveTools === undefined ? {} : { tools: approveTools });
 }
 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */

@@ -18,7 +18,7 @@ export interface GuardFlags {
   timeoutSeconds?: number | string;
   /** --max-iterations N: reasoning turns, the last one without tools. */
   maxIterations?: number | string;
-  /** --guard injection[=flag|redact|block]: screens the task and every tool result. */
+  /** --guard injection[=flag|redact|block]: screens every door (task, tool descriptions, history and facts, tool results). */
   injection?: 'flag' | 'redact' | 'block';
   /** --loop-limit N: the same tool call is refused the Nth time. */
   loopLimit?: number | string;
@@ -37,7 +37,7 @@ export interface GuardEnvironment {
 }
 
 /**
- * Setup gets `budget-start` and `injection-guard-task` first; `budget` and `prune` go before `think`; `loop-guard`
+ * Setup gets `budget-start`, `injection-guard-task` and `injection-guard-tools` first, `injection-guard-history` after `history`; `budget` and `prune` go before `think`; `loop-guard`
  * before `act`; `loop-guard-history` and `injection-guard` after `act` (so observe feeds back screened results).
  * Only the guards whose flags are given are added. Throws GuardConfigError with a one-line message.
  */
@@ -68,6 +68,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   const beforeThink: Stage[] = [];
   const beforeAct: Stage[] = [];
   const afterAct: Stage[] = [];
+  const afterHistory: Stage[] = [];
 
   const budgetOptions: BudgetOptions = {};
   if (maxTokens !== undefined) budgetOptions.maxTokens = maxTokens;
@@ -94,7 +95,8 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   if (injection !== undefined) {
     needs('act', '--guard injection');
     const guard = injectionGuard({ task: injection, toolResults: injection });
-    setupFront.push(guard.task);
+    setupFront.push(guard.task, guard.tools);
+    if (names.includes('history')) afterHistory.push(guard.history);
     afterAct.push(guard);
   }
 
@@ -103,6 +105,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
     const first = guarded.setup[0];
     guarded = first === undefined ? definePipeline({ ...guarded, setup: setupFront }) : insertBefore(guarded, first.name, ...setupFront);
   }
+  if (afterHistory.length > 0) guarded = insertAfter(guarded, 'history', ...afterHistory);
   if (beforeThink.length > 0) {
     const anchor = names.includes('think') ? 'think' : guarded.iteration[0]!.name;
     guarded = insertBefore(guarded, anchor, ...beforeThink);

@@ -58,7 +58,12 @@ export const runRecipeSchema = z.object({
   model: modelSchema.prefault({}),
   guards: guardsSchema.default({}),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
-  approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
+  approvals: z.object({
+    tools: z.union([z.array(z.string()), z.literal('all')]).optional(),
+    askOnLimit: z.boolean().default(false),
+    /** --taint-policy: a write call after web or MCP content waits for a person (ask), is refused, or runs (off). */
+    taintPolicy: z.enum(['ask', 'refuse', 'off']).default('ask'),
+  }).prefault({}),
   /** The JSON Schema the final answer must match (--output-schema). */
   outputSchema: jsonObject.optional(),
   /** Plan steps that may run at once (--max-parallel-steps; plan-execute-replan's default 3). */

@@ -45,6 +45,8 @@ export interface RunFlags extends GuardFlags {
   approveTools?: string[] | 'all';
   /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
   askOnLimit: boolean;
+  /** --taint-policy ask|refuse|off (default ask): a write call after web or MCP content waits for a person, is refused, or runs. */
+  taintPolicy: 'ask' | 'refuse' | 'off';
   /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
   maxParallelSteps?: number;
 }
@@ -83,6 +85,7 @@ const runOptions = {
   'approve-tools': { type: 'string' },
   'approve-all-tools': { type: 'boolean' },
   'ask-on-limit': { type: 'boolean' },
+  'taint-policy': { type: 'string' },
   'max-parallel-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -98,6 +101,12 @@ export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
     if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
     throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
   }
+}
+
+function taintPolicyFlag(value: string | undefined): RunFlags['taintPolicy'] {
+  if (value === undefined) return 'ask';
+  if (value === 'ask' || value === 'refuse' || value === 'off') return value;
+  throw new UsageError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(value)}: ask (the default) pauses a write call after web or MCP content for approval`);
 }
 
 function injectionAction(values: string[] | undefined): InjectionAction | undefined {
@@ -161,6 +170,7 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
     mcp: values.mcp ?? [],
     fallbackModels: values['fallback-model'] ?? [],
     askOnLimit: values['ask-on-limit'] ?? false,
+    taintPolicy: taintPolicyFlag(values['taint-policy']),
   };
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;

@@ -89,6 +89,7 @@ Approval:
   --approve-tools NAME,... calls to these tools wait for a person: asked at a terminal, else the run pauses (exit 4)
   --approve-all-tools      every tool call waits for a person
   --ask-on-limit           a spent budget asks at a terminal: extend it, finish now, or stop
+  --taint-policy P         ask (default) | refuse | off: a write tool call after web or MCP content waits for approval, is refused, or runs
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error,
 4 interrupted: waiting for approval (continue with stageloop approve / reject / resume).

@@ -49,7 +49,7 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     pipeline: flags.pipeline,
     model: { ...(flags.offline && { offline: true }), ...(flags.model !== undefined && { name: flags.model }), ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }), fallbacks: flags.fallbackModels ?? [], fallbackServers },
     guards,
-    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true },
+    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true, ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }) },
     ...(outputSchema !== undefined && { outputSchema }),
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),

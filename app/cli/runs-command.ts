@@ -1,4 +1,5 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import { messageOf } from '../../src/common/error-message.js';
@@ -96,7 +97,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     flags = parseRunsFlags(argv);
   } catch (error) {
-    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
     return 2;
   }
   if (flags === 'help') {
@@ -107,12 +108,12 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
   } catch (error) {
-    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
     return 1;
   }
   const at = now();
-  if (flags.json) streams.stdout.write(`${JSON.stringify(runs.map((run) => jsonOf(run, at)))}\n`);
+  if (flags.json) streams.stdout.write(`${terminalSafeJson(runs.map((run) => jsonOf(run, at)))}\n`);
   else if (runs.length === 0) streams.stdout.write(flags.status ? `no ${flags.status} runs in this store\n` : 'no runs in this store yet: "stageloop run TASK" records one\n');
-  else streams.stdout.write(`${table(runs, at)}\n`);
+  else streams.stdout.write(`${terminalSafe(table(runs, at))}\n`);
   return 0;
 }

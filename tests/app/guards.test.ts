@@ -16,7 +16,7 @@ describe('applyGuards', () => {
     const before = stageNames(react);
     const guarded = applyGuards(react, { maxTokens: 50_000, maxCostUsd: 0.5, timeoutSeconds: 30, maxIterations: 8, injection: 'flag', loopLimit: 3, contextBudget: 20_000 });
     expect(zonesOf(guarded)).toEqual({
-      setup: ['budget-start', 'injection-guard-task', 'context'],
+      setup: ['budget-start', 'injection-guard-task', 'injection-guard-tools', 'context'],
       iteration: ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate'],
       finalize: ['summarize'],
     });
@@ -27,7 +27,7 @@ describe('applyGuards', () => {
   it('works on Plan-Execute-Replan and adds only the guards whose flags are given', () => {
     const guarded = applyGuards(planExecuteReplanPipeline(), { loopLimit: '4', injection: 'block' });
     expect(zonesOf(guarded)).toEqual({
-      setup: ['injection-guard-task', 'context', 'plan'],
+      setup: ['injection-guard-task', 'injection-guard-tools', 'context', 'plan'],
       iteration: ['think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate', 'replan'],
       finalize: ['summarize'],
     });
@@ -42,7 +42,7 @@ describe('applyGuards', () => {
   it('handles a pipeline without setup or think', () => {
     const bare = definePipeline({ name: 'bare', iteration: [{ name: 'act', async execute() {} }], maxIterations: 3 });
     expect(zonesOf(applyGuards(bare, { timeoutSeconds: 1, injection: 'redact' }))).toEqual({
-      setup: ['budget-start', 'injection-guard-task'],
+      setup: ['budget-start', 'injection-guard-task', 'injection-guard-tools'],
       iteration: ['budget', 'act', 'injection-guard'],
       finalize: [],
     });

@@ -24,6 +24,7 @@ const declaredTypes = {
   tool_call: true, tool_result: true, verdict: true, replan_decision: true, goal_not_met: true, step_started: true, summary: true, final_output: true,
   budget_warning: true, budget_exhausted: true, budget_stop: true, loop_refused: true, injection_detected: true, context_pruned: true,
   budget_decided: true, approval_requested: true, approval_decided: true, history_loaded: true, history_unreadable: true, session_compacted: true,
+  context_tainted: true, taint_refused: true, injection_warning: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
