@@ -14,7 +14,7 @@ import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
 import type { Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../../pipelines/index.js';
-import { applyGuards } from '../../stages/guards.js';
+import { applyGuards, guardDefaults } from '../../stages/guards.js';
 import { UsageError, type GuardFlags } from './args.js';
 import type { StageloopConfig } from './mcp-config.js';
 
@@ -78,11 +78,15 @@ export async function defaultTools(env: Environment, calculatorHost?: Calculator
 
 export const pipelineNames = Object.keys(builtInPipelines);
 
-/** A built-in pipeline with the guards the flags ask for; --max-iterations is a budget, so applyGuards handles it. */
+/**
+ * A built-in pipeline with the default guards (docs/guards.md, a 10-minute time limit on top) and the ones the flags
+ * ask for; --no-guards drops the defaults. --max-iterations is a budget, so applyGuards handles it.
+ */
 export function buildPipeline(name: string, flags: GuardFlags, modelName?: string, options?: BuiltInPipelineOptions): Pipeline {
   const factory = builtInPipelines[name];
   if (factory === undefined) throw new UsageError(`unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
-  return applyGuards(factory(options), flags, modelName === undefined ? {} : { modelName });
+  const environment = { defaults: true, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  return applyGuards(factory({ ...options, guards: false }), flags, environment);
 }
 
 export interface McpFlags {

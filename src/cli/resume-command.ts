@@ -37,7 +37,9 @@ function recordedOptions(settings: CliRunSettings): { outputSchema?: ZodType } {
 
 export function settingsOf(run: RunSummary): CliRunSettings {
   const cli = (run.options as { cli?: JsonObject }).cli as unknown as CliRunSettings | undefined;
-  return cli ?? { pipeline: run.pipeline, guards: {}, offline: false };
+  if (cli === undefined) return { pipeline: run.pipeline, guards: { noGuards: true }, offline: false };
+  // Recorded before the default guards: rebuilt as it ran, without them.
+  return cli.guardDefaults === true ? cli : { ...cli, guards: { ...cli.guards, noGuards: true } };
 }
 
 function recordedModelName(run: RunSummary): string | undefined {

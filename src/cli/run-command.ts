@@ -25,6 +25,8 @@ export interface CliStreams {
 export interface CliRunSettings {
   pipeline: string;
   guards: GuardFlags;
+  /** The run had the default guards (runs recorded before they existed have not: they are rebuilt without them). */
+  guardDefaults?: boolean;
   offline: boolean;
   model?: string;
   baseUrl?: string;
@@ -37,10 +39,10 @@ export interface CliRunSettings {
 
 export function cliSettings(flags: RunFlags): CliRunSettings {
   const guards: GuardFlags = {};
-  for (const key of ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+  for (const key of ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const) {
     if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
   }
-  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, offline: flags.offline };
+  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, guardDefaults: true, offline: flags.offline };
   if (flags.model !== undefined) settings.model = flags.model;
   if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
   if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;

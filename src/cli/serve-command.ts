@@ -96,7 +96,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const guards = guardsOf(body.options);
-      const settings: CliRunSettings = { pipeline: body.pipeline, guards, offline: choice.offline };
+      const settings: CliRunSettings = { pipeline: body.pipeline, guards, guardDefaults: true, offline: choice.offline };
       return { pipeline: buildPipeline(body.pipeline, guards, choice.model.modelName), deps: { model: choice.model, tools }, record: { cli: settings as unknown as JsonObject } };
     },
   });

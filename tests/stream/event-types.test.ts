@@ -23,7 +23,7 @@ const declaredTypes = {
   tool_calls_ignored: true, step_last_round: true, empty_reply: true, answer: true, step_finished: true, plan_updated: true,
   tool_call: true, tool_result: true, verdict: true, replan_decision: true, step_started: true, summary: true, final_output: true,
   budget_warning: true, budget_exhausted: true, budget_stop: true, loop_refused: true, injection_detected: true, context_pruned: true,
-  budget_decided: true, approval_requested: true, approval_decided: true, history_loaded: true, history_unreadable: true, session_compacted: true,
+  limits: true, budget_decided: true, approval_requested: true, approval_decided: true, history_loaded: true, history_unreadable: true, session_compacted: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
