@@ -111,6 +111,7 @@ export function budget(options: BudgetOptions): BudgetStage {
     settings.maxTokens ?? (settings.contextShare === undefined ? undefined : contextShareTokens(modelName, settings.contextShare, settings.contextWindows));
   const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => (slot.tokenLimit === undefined ? configured : { ...configured, tokens: slot.tokenLimit });
   const countsTokens = settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
+  const activeKinds = kinds.filter((kind) => configured[kind] !== undefined || (kind === 'tokens' && settings.contextShare !== undefined));
 
   function start(state: RunState, ctx: StageContext): BudgetSlot {
     const slot = (state.budget ??= {
@@ -150,28 +151,36 @@ export function budget(options: BudgetOptions): BudgetStage {
   }
 
   function measured(state: RunState, ctx: StageContext, slot: BudgetSlot): Record<BudgetKind, number> {
-    const usage = {
-      inputTokens: state.usage.inputTokens + slot.estimated.inputTokens,
-      outputTokens: state.usage.outputTokens + slot.estimated.outputTokens,
-      cachedInputTokens: state.usage.cachedInputTokens,
-    };
+    const inputTokens = state.usage.inputTokens + slot.estimated.inputTokens;
+    const outputTokens = state.usage.outputTokens + slot.estimated.outputTokens;
     const output = (slot.output ??= { total: 0, largestTurn: 0 });
-    output.largestTurn = Math.max(output.largestTurn, usage.outputTokens - output.total);
-    output.total = usage.outputTokens;
-    slot.spent = {
-      iterations: state.iteration,
-      tokens: usage.inputTokens + usage.outputTokens,
-      costUsd: settings.maxCostUsd === undefined ? 0 : costUsd(usage, modelPrice(ctx)),
-      timeMs: ctx.deps.clock.now() - slot.startedAt,
-    };
-    return { iterations: slot.spent.iterations, tokens: slot.spent.tokens, cost: slot.spent.costUsd, time: slot.spent.timeMs };
+    output.largestTurn = Math.max(output.largestTurn, outputTokens - output.total);
+    output.total = outputTokens;
+    // Updated in place: the check runs every turn.
+    const spent = slot.spent;
+    spent.iterations = state.iteration;
+    spent.tokens = inputTokens + outputTokens;
+    spent.costUsd = settings.maxCostUsd === undefined ? 0 : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
+    spent.timeMs = ctx.deps.clock.now() - slot.startedAt;
+    return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
+  }
+
+  /** The usual turn: every active budget below its warning share, nothing to say or do (soft mode). */
+  function farFromLimits(slot: BudgetSlot, used: Record<BudgetKind, number>): boolean {
+    if (settings.mode === 'hard' || slot.finalTurn !== null) return false;
+    for (const kind of activeKinds) {
+      const base = kind === 'tokens' && slot.tokenLimit !== undefined ? slot.tokenLimit : configured[kind]!;
+      if (used[kind] >= settings.warnAt * (base + (slot.extended?.[kind] ?? 0))) return false;
+    }
+    return true;
   }
 
   function check(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
     const slot = start(state, ctx);
     if (ctx.zone === 'setup') return;
     const used = measure(state, ctx, slot);
-    return used instanceof Promise ? used.then((counted) => decide(state, ctx, slot, counted)) : decide(state, ctx, slot, used);
+    if (used instanceof Promise) return used.then((counted) => decide(state, ctx, slot, counted));
+    return farFromLimits(slot, used) ? undefined : decide(state, ctx, slot, used);
   }
 
   function decide(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>): Signal | void | Promise<Signal | void> {
@@ -301,7 +310,10 @@ function unreportedTurn(state: RunState, slot: BudgetSlot): boolean {
 }
 
 function noteCheck(state: RunState, slot: BudgetSlot): void {
-  slot.lastCheck = { reportedTokens: state.usage.inputTokens + state.usage.outputTokens, messageCount: state.messages.length, iteration: state.iteration };
+  const last = slot.lastCheck;
+  last.reportedTokens = state.usage.inputTokens + state.usage.outputTokens;
+  last.messageCount = state.messages.length;
+  last.iteration = state.iteration;
 }
 
 /**

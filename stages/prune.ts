@@ -61,13 +61,18 @@ export interface PruneStage extends LimitedStage {}
 
 export function prune(options: PruneOptions = {}): PruneStage {
   validate(options);
+  // The table lookup scans every entry: once per model name, not once per turn.
+  const budgets = new Map<string | undefined, number>();
   const budgetFor = (modelName: string | undefined): number => {
+    const known = budgets.get(modelName);
+    if (known !== undefined) return known;
     const window = contextWindowFor(modelName, options.contextWindows);
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
     if (budget <= 0) {
       throw new GuardConfigError(`prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
     }
+    if (budgets.size < 64) budgets.set(modelName, budget);
     return budget;
   };
   return {
