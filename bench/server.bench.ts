@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServe } from '../src/cli/serve-command.js';
+import { startServe } from '../app/cli/serve-command.js';
 import type { RunResult } from '../src/engine/runner.js';
 import { serverApp } from '../src/server/app.js';
 import { listen } from '../src/server/listen.js';

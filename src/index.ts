@@ -28,6 +28,7 @@ export {
   type PipelineDefinition,
 } from './engine/pipeline.js';
 export { type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
+export { outputOf } from './engine/run-output.js';
 export {
   ModelError,
   emptyUsage,

@@ -52,11 +52,8 @@ export function withOutput(stage: Stage, schema: z.ZodType | undefined): Stage {
   return schema === undefined ? stage : finalOutput(stage, { schema });
 }
 
-/** The typed output of a run with an outputSchema: the slot's JSON value parsed by the schema (transforms applied). */
-export function outputOf<Schema extends z.ZodType>(result: { state: RunState }, schema: Schema): z.output<Schema> | undefined {
-  const slot = result.state.finalOutput;
-  return slot?.ok ? schema.parse(slot.value) : undefined;
-}
+/** The typed output of a run with an outputSchema (the engine's `outputOf`, exported here beside the stage that makes it). */
+export { outputOf } from '../src/engine/run-output.js';
 
 async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, name: string, completed: Signal): Promise<Signal> {
   const model = ctx.deps.model;
@@ -79,7 +76,9 @@ async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, na
     addUsage(state.usage, response.usage);
     const parsed = parseStructured(response, schema);
     if (parsed.ok) {
-      state.finalOutput = { ok: true, value: toJson(response, parsed.value), attempts };
+      const value = toJson(response, parsed.value);
+      state.finalOutput = { ok: true, value, attempts };
+      state.output = value;
       ctx.emit('final_output', { ok: true, attempts });
       return completed;
     }

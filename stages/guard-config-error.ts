@@ -1,7 +1,8 @@
 // GuardConfigError: a guard was given options it cannot work with. Its message is one line a CLI can print as is.
-export class GuardConfigError extends Error {
+import { StageloopError } from '../src/common/stageloop-error.js';
+export class GuardConfigError extends StageloopError {
   constructor(message: string) {
-    super(message);
+    super('config', message);
     this.name = 'GuardConfigError';
   }
 }

@@ -13,3 +13,4 @@ export * from './guards.js';
 export { history, type HistorySlot } from './history.js';
 export { memory, type MemoryOptions, type MemorySlot } from './memory.js';
 export { approval, withApproval, type ApprovalOptions, type ApprovalSlot, type ApprovalRecord } from './approval.js';
+export { finalOutput, withOutput, outputOf, type FinalOutputOptions, type FinalOutputSlot } from './final-output.js';

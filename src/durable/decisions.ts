@@ -41,6 +41,9 @@ declare module '../engine/stage.js' {
 /** A decision the caller got wrong: one line naming the problem; nothing was changed. */
 export class DecisionError extends StoreError {
   override readonly name = 'DecisionError';
+  constructor(message: string) {
+    super(message, {}, 'invalid_decision');
+  }
 }
 
 type Decider<Request, Answer> = (request: Request) => Promise<Answer | undefined>;

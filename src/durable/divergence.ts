@@ -1,4 +1,5 @@
 // The first place where a replay (or a resume's catch-up) did something other than the recording.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonValue } from '../common/json.js';
 import type { JournalEntry } from '../store/types.js';
 import type { RunCursor } from '../engine/run-seam.js';
@@ -17,10 +18,10 @@ export interface Divergence {
 }
 
 /** Stops a replay at its first divergence: thrown from the ports, so the stage that diverged goes no further. */
-export class ReplayDiverged extends Error {
+export class ReplayDiverged extends StageloopError {
   override readonly name = 'ReplayDiverged';
   constructor(readonly divergence: Divergence) {
-    super(divergence.message);
+    super('internal', divergence.message);
   }
 }
 

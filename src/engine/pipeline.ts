@@ -1,4 +1,5 @@
 // Pipelines are data: three lists of stages and an iteration cap. Editing returns a new pipeline.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { Stage, Zone } from './stage.js';
 
 export interface Pipeline {
@@ -17,9 +18,9 @@ export interface PipelineDefinition {
   maxIterations: number;
 }
 
-export class PipelineDefinitionError extends Error {
+export class PipelineDefinitionError extends StageloopError {
   constructor(message: string) {
-    super(message);
+    super('config', message);
     this.name = 'PipelineDefinitionError';
   }
 }

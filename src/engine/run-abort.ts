@@ -1,12 +1,13 @@
 // The run's abort: the caller's signal, deadlines set by stages, and when to stop waiting for a stage that ignores it.
+import { StageloopError } from '../common/stageloop-error.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isErrorNamed, messageOf } from '../common/error-message.js';
 import type { Clock } from './stage.js';
 
 /** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
-export class DeadlineReached extends Error {
+export class DeadlineReached extends StageloopError {
   constructor(readonly stage: string, readonly kind: string, message: string) {
-    super(message);
+    super('internal', message);
   }
 }
 

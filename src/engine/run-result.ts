@@ -2,7 +2,8 @@
 import type { Pipeline } from './pipeline.js';
 import type { PendingDecision } from './signal.js';
 import { stageStats, type StageStats } from './stage-timings.js';
-import type { Zone } from './stage.js';
+import type { RunEvents, Zone } from './stage.js';
+import type { JsonValue } from '../common/json.js';
 import type { RunOutcome, RunState, RunStatus, StopReason, Usage } from './state.js';
 
 export interface RunError {
@@ -36,6 +37,8 @@ export interface RunResult {
   warnings: RunWarning[];
   /** Status `interrupted` only: what the run waits for. */
   pending?: PendingDecision[];
+  /** The typed final output as plain JSON, when the run had an output schema and produced one (`outputOf` parses it). */
+  output?: JsonValue;
 }
 
 export interface ResultParts {
@@ -66,5 +69,20 @@ export function buildResult({ pipeline, state, outcome, timings, warnings, error
   };
   if (error) result.error = error;
   if (pending) result.pending = [...pending];
+  if (state.output !== undefined) result.output = state.output;
   return result;
+}
+
+/** The data of `run_finished`: the outcome a reader of the events alone needs. */
+export function finishedData(result: RunResult): RunEvents['run_finished'] {
+  const data: RunEvents['run_finished'] = {
+    status: result.status,
+    stopReason: result.stopReason,
+    answer: result.answer,
+    partial: result.partial,
+    usage: { ...result.usage },
+    iterations: result.iterations,
+  };
+  if (result.output !== undefined) data.output = result.output;
+  return data;
 }

@@ -14,7 +14,7 @@ import { RunContext, type ContextHost } from './run-context.js';
 import { deliver } from './run-events.js';
 import { checkArguments, type CheckedOptions, type RunOptions } from './run-options.js';
 import { OutcomeTracker } from './run-outcome.js';
-import { buildResult, type RunError, type RunResult, type RunWarning } from './run-result.js';
+import { buildResult, finishedData, type RunError, type RunResult, type RunWarning } from './run-result.js';
 import { SeamCaller, liveCursor, type RunPosition } from './run-seam.js';
 import { runTracer } from './run-tracer.js';
 import { runFinalize, type FinalizeHost } from './finalize-zone.js';
@@ -107,7 +107,7 @@ class Run implements ContextHost, FinalizeHost {
     const state = this.leftRunning ? structuredClone(this.state) : this.state;
     const result = buildResult({ pipeline: this.pipeline, state, outcome: this.outcome.outcome(), timings: this.timings, warnings: this.warnings, error: this.error, pending: this.pending });
     await this.seam?.finished(result);
-    if (this.ctx.observed) this.emit('run_finished', { status: result.status, stopReason: result.stopReason });
+    if (this.ctx.observed) this.emit('run_finished', finishedData(result));
     return result;
   }
 

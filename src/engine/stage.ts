@@ -1,6 +1,7 @@
 // The Stage contract, the context a stage runs with, and the injected dependencies.
 import type { Signal } from './signal.js';
-import type { RunState } from './state.js';
+import type { RunState, RunStatus, Usage } from './state.js';
+import type { JsonValue } from '../common/json.js';
 import type { ChatModel } from '../model/types.js';
 import type { ToolBox } from '../tools/types.js';
 
@@ -25,7 +26,17 @@ export interface RunEvents {
   run_started: { pipeline: string; task: string };
   stage_started: Record<string, never>;
   stage_finished: { signal?: 'break_loop' | 'abort_run'; kind?: string; reason?: string };
-  run_finished: { status: 'completed' | 'stopped' | 'failed' | 'cancelled'; stopReason: { kind: string; stage: string | null; message: string } };
+  /** The outcome in full, so a reader of the events alone needs no second request: the answer, typed output and usage. */
+  run_finished: {
+    status: RunStatus;
+    stopReason: { kind: string; stage: string | null; message: string };
+    answer: string | null;
+    partial: boolean;
+    /** The typed final output, when the run had an output schema and produced one. */
+    output?: JsonValue;
+    usage: Usage;
+    iterations: number;
+  };
 }
 
 export type RunEventType = keyof RunEvents & string;

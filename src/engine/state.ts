@@ -1,6 +1,6 @@
 // RunState: all per-run data, plain JSON only, with one slot per stage that owns it.
 import { StageloopError } from '../common/stageloop-error.js';
-import type { JsonObject } from '../common/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
 import type { ToolOutcome } from '../tools/types.js';
 
@@ -67,6 +67,8 @@ export interface RunStateCore {
   answer?: string;
   /** True when the answer is a best effort after an early stop. */
   partial?: boolean;
+  /** The typed final output (plain JSON), when a stage made one: the final-output stage of a pipeline with an output schema. */
+  output?: JsonValue;
   usage: Usage;
   turn: Turn;
   nextTurn: TurnDirectives;

@@ -1,10 +1,11 @@
 // Model settings from the environment (OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, AGENT_TEMPERATURE), checked up front.
+import { StageloopError } from '../common/stageloop-error.js';
 import { defaultOpenAIBaseUrl, OpenAIChatModel, type OpenAIChatModelOptions } from './openai-model.js';
 
 /** Bad configuration, with a one-line message fit to print as is (the CLI prints it and exits 2). Never holds a key. */
-export class ConfigError extends Error {
+export class ConfigError extends StageloopError {
   constructor(message: string) {
-    super(message);
+    super('config', message);
     this.name = 'ConfigError';
   }
 }

@@ -1,6 +1,7 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { findExpression, lastNumber, splitTask, stepExpression } from './offline-arithmetic.js';
 import { latestAnswer } from '../sessions/render.js';
+import { offlineStructured } from './offline-structured.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
 /** What the offline model says when a request is outside what its rules understand. */
@@ -53,6 +54,12 @@ export class OfflineModel implements ChatModel {
       case 'compact':
         // Its notice must never become a session's summary: the memory stage then folds turns extractively.
         throw new ModelError('invalid_response', 'the offline model does not write conversation summaries (memory falls back to the extractive summary)');
+      case 'final_output': {
+        // The typed form of the answer given: a number, or an object whose properties are numbers.
+        const value = request.responseFormat === undefined ? undefined : offlineStructured(request.responseFormat, brief);
+        if (value === undefined) throw new ModelError('invalid_response', 'the offline model can only make a number, or an object of numbers, from its answer');
+        return { structured: value };
+      }
       default:
         if (request.responseFormat !== undefined) {
           throw new ModelError('invalid_response', `the offline model cannot produce structured output for purpose "${request.purpose}"`);

@@ -1,9 +1,10 @@
 // Abort and silence handling around one SDK call: the caller's signal wins at once, and a body that stops arriving times out.
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** What a guarded wait rejects with when its signal aborts (no SDK import, so the SDK can load lazily). */
-export class RequestAborted extends Error {
+export class RequestAborted extends StageloopError {
   constructor() {
-    super('the request was aborted');
+    super('model', 'the request was aborted');
     this.name = 'RequestAborted';
   }
 }

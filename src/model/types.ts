@@ -1,4 +1,5 @@
 // The ChatModel port: stages reach a model only through this shape (ctx.deps.model).
+import { StageloopError } from '../common/stageloop-error.js';
 import type { z } from 'zod';
 import type { JsonObject } from '../common/json.js';
 
@@ -95,13 +96,13 @@ export type ModelErrorKind =
   | 'invalid_response';
 
 /** The one error type a ChatModel throws. Its message never contains an API key. */
-export class ModelError extends Error {
+export class ModelError extends StageloopError {
   readonly kind: ModelErrorKind;
   readonly retryable: boolean;
   readonly status?: number;
 
   constructor(kind: ModelErrorKind, message: string, options: { retryable?: boolean; status?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super('model', message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'ModelError';
     this.kind = kind;
     this.retryable = options.retryable ?? (kind === 'rate_limited' || kind === 'timeout' || kind === 'connection' || kind === 'server');

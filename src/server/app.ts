@@ -2,6 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
+import { codeOf, httpStatusOf } from '../common/stageloop-error.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { bearerToken } from './auth.js';
 import { consoleRoutes } from './console/routes.js';
@@ -45,7 +46,9 @@ export function serverApp(options: ServerAppOptions): Hono {
   app.onError((error, context) => {
     if (error instanceof HttpError) return sendError(context, error.status, error.code, error.message);
     if (error instanceof RunNotFoundError) return sendError(context, 404, 'run_not_found', messageOf(error));
-    return sendError(context, 500, 'internal', messageOf(error));
+    // Every other error's code picks its status from the one table; a user's mistake is never a 500.
+    const code = codeOf(error);
+    return sendError(context, httpStatusOf[code], code, messageOf(error));
   });
   app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
   if (options.token !== undefined) app.use('/v1/*', bearerToken(options.token));
@@ -61,7 +64,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     }
     if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and takes no new runs');
     const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
-    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session };
+    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session, user: body.user ?? 'default' };
     const runId = await host.start(assembly, input);
     if (wantsEvents(context)) return streamEvents(context, runId, host.log(runId)!, 0);
     return context.json({ runId }, 201, { Location: `/v1/runs/${runId}` });
@@ -131,6 +134,7 @@ async function assembleOrExplain(assemble: () => Promise<RunAssembly>): Promise<
   try {
     return await assemble();
   } catch (error) {
+    if (httpStatusOf[codeOf(error)] !== 400 && codeOf(error) !== 'internal') throw error;
     throw new HttpError(400, 'invalid_run', messageOf(error));
   }
 }

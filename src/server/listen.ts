@@ -1,11 +1,15 @@
 // Starts the app on a port (127.0.0.1 unless told otherwise), refusing a non-loopback address without a token.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 
-export class ServeConfigError extends Error {
+export class ServeConfigError extends StageloopError {
   override readonly name = 'ServeConfigError';
+  constructor(message: string) {
+    super('config', message);
+  }
 }
 
 export function isLoopback(host: string): boolean {

@@ -1,20 +1,44 @@
 // What the API accepts, checked with zod; a bad value is answered with one line naming the field.
 import { z } from 'zod';
+import { checkName } from '../sessions/types.js';
 import { HttpError } from './errors.js';
 
+/** The run's limits and guards, as `stageloop run` takes them. */
 const runOptionsSchema = z.strictObject({
   maxIterations: z.int().min(1).max(1000).optional(),
   maxTokens: z.int().min(1).optional(),
   maxCostUsd: z.number().positive().optional(),
   timeoutSeconds: z.number().positive().max(86_400).optional(),
+  budgetMode: z.enum(['soft', 'hard']).optional(),
+  injection: z.enum(['flag', 'redact', 'block']).optional(),
+  loopLimit: z.int().min(2).optional(),
+  contextBudget: z.int().min(1).optional(),
 });
 
-export const startRunSchema = z.strictObject({
-  task: z.string().trim().min(1, 'the task must not be empty').max(100_000),
-  pipeline: z.string().min(1).optional(),
-  session: z.string().min(1).max(200).optional(),
-  options: runOptionsSchema.optional(),
-});
+/** A session or user name, by the rule the CLI applies (never a path). */
+const plainName = (kind: 'session' | 'user') =>
+  z.string().superRefine((value, context) => {
+    try {
+      checkName(kind, value);
+    } catch {
+      context.addIssue({ code: 'custom', message: `${JSON.stringify(value.slice(0, 80))} is not a usable ${kind} name: use letters, digits, ".", "_" or "-" (at most 64)` });
+    }
+  });
+
+/** The recipe fields a client may set (the server's own model, tools and MCP servers are not the client's to choose). */
+export const startRunSchema = z
+  .strictObject({
+    task: z.string().trim().min(1, 'the task must not be empty').max(100_000),
+    pipeline: z.string().min(1).optional(),
+    session: plainName('session').optional(),
+    user: plainName('user').optional(),
+    options: runOptionsSchema.optional(),
+    /** Tool calls that wait for a decision (POST /v1/runs/:id/decisions): names, or "all". */
+    approveTools: z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]).optional(),
+    /** A JSON Schema the final answer must match. */
+    outputSchema: z.record(z.string(), z.json()).optional(),
+  })
+  .refine((body) => body.user === undefined || body.session !== undefined, { message: 'user names whose session a run is a turn of: give session too', path: ['user'] });
 
 export type StartRunBody = z.infer<typeof startRunSchema>;
 export type RunRequestOptions = z.infer<typeof runOptionsSchema>;

@@ -1,4 +1,5 @@
 // The SessionStore port: conversation turns, the session summary and durable facts, per user and session.
+import { StageloopError, type ErrorCode } from '../common/stageloop-error.js';
 import type {} from '../engine/stage.js';
 
 /** Who a session belongs to: `user` (a tenant or user id, default "default") and the session's name. */
@@ -50,17 +51,26 @@ export interface SessionStore {
   close(): void;
 }
 
-export class SessionError extends Error {
+export class SessionError extends StageloopError {
   override readonly name: string = 'SessionError';
+  constructor(message: string, code: ErrorCode = 'store') {
+    super(code, message);
+  }
 }
 
 /** A session or user name a person wrote that cannot be used: a user error (CLI exit 2). */
 export class SessionNameError extends SessionError {
   override readonly name = 'SessionNameError';
+  constructor(message: string) {
+    super(message, 'usage');
+  }
 }
 
 export class SessionNotFoundError extends SessionError {
   override readonly name = 'SessionNotFoundError';
+  constructor(message: string) {
+    super(message, 'not_found');
+  }
 }
 
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

@@ -1,9 +1,9 @@
 // Opening a SQLite store: the pragmas, the schema version (refuse newer, migrate older), and retries while another
 // process is creating the same file.
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
@@ -98,9 +98,9 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
   let database: Database.Database | undefined;
   try {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makeDirectory(dirname(file));
     } catch (error) {
-      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): pass another --store path`);
+      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
     }
     sqlite ??= require('better-sqlite3') as typeof Database;
     database = new sqlite(file, { timeout: options.busyTimeoutMs });

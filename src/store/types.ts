@@ -1,4 +1,5 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
+import { StageloopError, type ErrorCode, type StageloopErrorOptions } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { RunPosition } from '../engine/run-seam.js';
 
@@ -150,25 +151,29 @@ export interface RunStore {
   close(): Promise<void>;
 }
 
-export class StoreError extends Error {
+/** The store failed, or refused a request: `code` says which (`store` unless a subclass says more). */
+export class StoreError extends StageloopError {
   override readonly name: string = 'StoreError';
+  constructor(message: string, options: StageloopErrorOptions = {}, code: ErrorCode = 'store') {
+    super(code, message, options);
+  }
 }
 export class RunNotFoundError extends StoreError {
   override readonly name = 'RunNotFoundError';
   constructor(readonly runId: string) {
-    super(`no run with id ${runId} in this store: list runs with "stageloop runs"`);
+    super(`no run with id ${runId} in this store: list runs with "stageloop runs"`, {}, 'not_found');
   }
 }
 export class RunExistsError extends StoreError {
   override readonly name = 'RunExistsError';
   constructor(readonly runId: string) {
-    super(`a run with id ${runId} already exists in this store`);
+    super(`a run with id ${runId} already exists in this store`, {}, 'conflict');
   }
 }
 export class RunBusyError extends StoreError {
   override readonly name = 'RunBusyError';
   constructor(readonly runId: string, readonly holder: Owner) {
-    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it, or pass --force`);
+    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it, or pass --force`, {}, 'busy');
   }
 }
 export class StaleClaimError extends StoreError {
@@ -178,13 +183,15 @@ export class StaleClaimError extends StoreError {
       released
         ? `run ${runId} was already finished or released at epoch ${epoch}; a later write with that claim was refused`
         : `run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`,
+      {},
+      'conflict',
     );
   }
 }
 export class RunFinishedError extends StoreError {
   override readonly name = 'RunFinishedError';
   constructor(readonly runId: string, readonly status: StoredRunStatus) {
-    super(`run ${runId} already ended (${status}): there is nothing to resume; see it with "stageloop show ${runId}"`);
+    super(`run ${runId} already ended (${status}): there is nothing to resume; see it with "stageloop show ${runId}"`, {}, 'finished');
   }
 }
 export class SequenceError extends StoreError {

@@ -1,4 +1,5 @@
 // defineTool: a tool declared with a zod object schema; its JSON schema for the model is computed once, here.
+import { StageloopError } from '../common/stageloop-error.js';
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ToolDefinition } from '../model/types.js';
@@ -56,9 +57,9 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
 }
 
 /** A tool declaration that cannot work: bad name, empty description, schema zod cannot express as JSON schema. */
-export class ToolDefinitionError extends Error {
+export class ToolDefinitionError extends StageloopError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('tool', message, options);
     this.name = 'ToolDefinitionError';
   }
 }

@@ -1,4 +1,5 @@
 // ToolFailure: what a tool throws to choose the error message, kind and retryability the model sees.
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** Kinds a tool may report itself; the executor decides the others (unknown_tool, invalid_arguments, aborted...). */
 export type ToolFailureKind = 'failed' | 'timeout';
@@ -7,12 +8,12 @@ export type ToolFailureKind = 'failed' | 'timeout';
  * Throw this from `execute` to control the error result. Anything else a tool throws becomes
  * `{ kind: 'failed', retryable: false }` with the thrown message.
  */
-export class ToolFailure extends Error {
+export class ToolFailure extends StageloopError {
   readonly kind: ToolFailureKind;
   readonly retryable: boolean;
 
   constructor(message: string, options: { kind?: ToolFailureKind; retryable?: boolean; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super('tool', message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'ToolFailure';
     this.kind = options.kind ?? 'failed';
     // A timeout may pass if tried again; a plain failure is assumed permanent unless the tool says otherwise.

@@ -1,5 +1,6 @@
 // One job, one run: starts the run in the shared store, or resumes it from its last checkpoint when another worker
 // began it (a dead worker's job comes back after its lock expires), or reports it when it had already ended.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject } from '../common/json.js';
 import { resumeRun, runPipeline } from '../durable/durable-run.js';
 import { randomIds } from '../engine/defaults.js';
@@ -13,9 +14,14 @@ import type { RunJobData } from './run-job.js';
 export interface PreparedRun {
   pipeline: Pipeline;
   deps?: Partial<Deps>;
+  /** Kept with the run (its recipe), so any worker or command can rebuild it. */
+  record?: JsonObject;
+  /** Closes what the preparation opened (session store, MCP servers) once the run ends. */
+  close?(): Promise<void>;
 }
 
-export type PrepareRun = (job: RunJobData) => PreparedRun | Promise<PreparedRun>;
+/** `recorded`: the run as the store has it when a worker picks up a begun run (its recipe is there). */
+export type PrepareRun = (job: RunJobData, recorded?: RunSummary) => PreparedRun | Promise<PreparedRun>;
 
 /** What a completed job returns (BullMQ keeps it as the job's return value; `submit` prints it). */
 export interface RunJobResult extends JsonObject {
@@ -37,8 +43,11 @@ export interface ProcessRunOptions {
 }
 
 /** The run was taken over by another owner while this one ran: this worker must not report it at all. */
-export class RunTakenOverError extends Error {
+export class RunTakenOverError extends StageloopError {
   override readonly name = 'RunTakenOverError';
+  constructor(message: string) {
+    super('conflict', message);
+  }
 }
 
 /** The run's first id is the job's id: that is how runPipeline names the run it records. */
@@ -82,14 +91,23 @@ export async function processRun(job: RunJobData, options: ProcessRunOptions): P
   const known = await store.get(job.runId);
   // Completed before (its worker died between finishing the run and completing the job): nothing runs again.
   if (ended(known)) return resultOf(known!, false);
-  const prepared = await options.prepare(job);
+  const prepared = await options.prepare(job, known);
+  try {
+    return await runPrepared(job, options, prepared, known);
+  } finally {
+    await prepared.close?.();
+  }
+}
+
+async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared: PreparedRun, known: RunSummary | undefined): Promise<RunJobResult> {
+  const { store } = options;
   const deps: Partial<Deps> = { ...prepared.deps, ...(options.onEvent && { onEvent: options.onEvent }) };
   let result: RunResult;
   let resumed = known !== undefined;
   if (known === undefined) {
     try {
       const ids = idsStartingWith(job.runId, deps.ids ?? randomIds);
-      result = await runPipeline(prepared.pipeline, job.input, { store, leaseMs: options.leaseMs, deps: { ...deps, ids }, ...(options.signal && { signal: options.signal }) });
+      result = await runPipeline(prepared.pipeline, job.input, { store, leaseMs: options.leaseMs, deps: { ...deps, ids }, ...(prepared.record && { record: prepared.record }), ...(options.signal && { signal: options.signal }) });
     } catch (error) {
       if (!(error instanceof RunExistsError)) throw error;
       // Another worker created it between our look and our create: continue it like any begun run.

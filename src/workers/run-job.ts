@@ -1,5 +1,6 @@
 // The job a queue carries for one run: its id (the BullMQ job id too, so a double submit is one run), the run's
 // input, and JSON settings the worker's application turns into a pipeline and deps. Checked before anything runs.
+import { StageloopError } from '../common/stageloop-error.js';
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
@@ -25,8 +26,11 @@ const jobSchema = z.strictObject({
   settings: jsonObject,
 });
 
-export class RunJobError extends Error {
+export class RunJobError extends StageloopError {
   override readonly name = 'RunJobError';
+  constructor(message: string) {
+    super('usage', message);
+  }
 }
 
 /** The job's data as a RunJobData, or a RunJobError naming what is wrong with it (the job then fails for good). */

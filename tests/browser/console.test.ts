@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { loopbackModelEnv, useServes } from '../server/serve-support.js';
 import { artifacts, openBrowser, skipBrowser } from './browser-support.js';

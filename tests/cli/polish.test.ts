@@ -5,7 +5,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonOutput } from '../../src/cli/output.js';
+import { jsonOutput } from '../../app/cli/output.js';
 import { definePipeline, runPipeline, type Stage } from '../../src/index.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { cleanEnvironment, cliPath, runCli } from '../support/run-cli.js';
@@ -72,7 +72,7 @@ describe('settings', () => {
 
   it('run --help lists every environment variable the CLI and what it loads read', async () => {
     const help = (await runCli(['run', '--help'])).stdout;
-    const sources = ['src/cli', 'src/model/config.ts', 'src/tracing/instrument.ts', 'otel.config.ts'];
+    const sources = ['app/cli', 'src/model/config.ts', 'src/tracing/instrument.ts', 'otel.config.ts'];
     const read = new Set<string>();
     for (const source of sources) {
       const files = source.endsWith('.ts') ? [source] : (await readdir(source)).map((name) => `${source}/${name}`);

@@ -16,11 +16,12 @@ beforeAll(async () => {
 afterAll(() => project?.remove());
 
 const agentApp = `
-import { runPipeline, defineTool, ToolRegistry, calculatorTool, instrumentDeps } from 'stageloop';
+import { runPipeline, defineTool, ToolRegistry, calculatorTool, instrumentDeps, outputOf } from 'stageloop';
 import * as stages from 'stageloop/stages';
 import { reactPipeline, builtInPipelines } from 'stageloop/pipelines';
 import { ScriptedModel, makeState, runStage } from 'stageloop/testing';
 import * as otel from 'stageloop/otel';
+import { applyGuards } from 'stageloop/app';
 import { z } from 'zod';
 
 const double = defineTool({ name: 'double', description: 'Doubles a number.', parameters: z.strictObject({ value: z.number() }), execute: ({ value }) => String(value * 2) });
@@ -33,7 +34,7 @@ const state = makeState();
 await runStage(stages.context(), state, { zone: 'setup' });
 console.log(JSON.stringify({
   status: result.status, answer: result.answer, pipelines: Object.keys(builtInPipelines),
-  stages: typeof stages.think, otel: typeof otel.startTracing, messages: state.messages.length,
+  stages: typeof stages.think, outputOf: [typeof outputOf, typeof stages.outputOf], otel: typeof otel.startTracing, app: typeof applyGuards, messages: state.messages.length,
 }));
 `;
 
@@ -68,7 +69,7 @@ export { pipeline, result, run, context, session };
 describe('the packed package in a fresh project', () => {
   it('ships what a user needs and nothing of the repository', () => {
     const files = project.tarballFiles;
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/stageloop.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tools/calculator-worker.js', 'dist/stages/data/model-prices.json']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/stageloop.js', 'dist/app/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tools/calculator-worker.js', 'dist/stages/data/model-prices.json']));
     expect(files.filter((file) => !/^(dist\/|bin\/|package\.json$|README\.md$)/.test(file))).toEqual([]);
     expect(files.some((file) => file.endsWith('.tsbuildinfo') || file.startsWith('dist/tests'))).toBe(false);
   });
@@ -85,7 +86,7 @@ describe('the packed package in a fresh project', () => {
     expect(output.stderr).toBe('');
     expect(JSON.parse(output.stdout)).toEqual({
       status: 'completed', answer: 'Expression: 17 * 23 + 4\nResult: 395 | 42', pipelines: ['react', 'plan-execute-replan'],
-      stages: 'function', otel: 'function', messages: 2,
+      stages: 'function', outputOf: ['function', 'function'], otel: 'function', app: 'function', messages: 2,
     });
   }, 60_000);
 

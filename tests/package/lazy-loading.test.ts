@@ -35,7 +35,7 @@ describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
     const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
     expect(code).toBe(0);
-    expect(files.some((url) => url.endsWith('/dist/src/cli/main.js'))).toBe(true);
+    expect(files.some((url) => url.endsWith('/dist/app/cli/main.js'))).toBe(true);
     for (const name of [...heavy, '@opentelemetry/api']) expect(packages, name).not.toContain(name);
   });
 

@@ -1,6 +1,6 @@
 // The API's whole lifecycle against a real server on a loopback port: start, watch, inspect, cancel, a failing run.
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { jsonPost, readEvents, useServes, loopbackModelEnv, waitForStatus } from './serve-support.js';
 
@@ -33,8 +33,8 @@ describe('stageloop serve: runs over HTTP', () => {
     let stdout = '';
     const code = await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream, stderr: process.stderr }, {});
     expect(code).toBe(0);
-    const shown = JSON.parse(stdout) as { runId: string; status: string; options: { cli: { pipeline: string } } };
-    expect(shown).toMatchObject({ runId, status: 'completed', options: { cli: { pipeline: 'react' } } });
+    const shown = JSON.parse(stdout) as { runId: string; status: string; options: { recipe: { pipeline: string } } };
+    expect(shown).toMatchObject({ runId, status: 'completed', options: { recipe: { pipeline: 'react', model: { offline: false } } } });
   });
 
   it('with Accept: text/event-stream the start answers with the run\'s events, ids 1, 2, 3..., then an end event', async () => {

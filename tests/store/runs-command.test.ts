@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runsCommand } from '../../src/cli/runs-command.js';
+import { runsCommand } from '../../app/cli/runs-command.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import type { RunStore } from '../../src/store/types.js';
 import { deadPid, header, liveOwner, outcome } from './conformance.js';

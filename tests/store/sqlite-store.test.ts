@@ -58,7 +58,7 @@ describe('sqliteStore files', () => {
     expect(() => sqliteStore(fresh('options'), { busyTimeoutMs: -5 })).toThrow('busyTimeoutMs must be a whole number of ms >= 0, got -5');
     const blocker = join(directory, 'a-file');
     writeFileSync(blocker, 'in the way');
-    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(`cannot create the directory of store ${blocker}/stageloop.db (EEXIST: file already exists, mkdir '${blocker}'): pass another --store path`);
+    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(`cannot create the directory of store ${blocker}/stageloop.db (${blocker} exists and is not a directory): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
   });
 
   it('refuses a store written by a newer stageloop in one line, and leaves it as it was', async () => {

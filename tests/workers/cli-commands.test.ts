@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runsCommand } from '../../src/cli/runs-command.js';
+import { runsCommand } from '../../app/cli/runs-command.js';
 import { openStoreAt } from '../../src/store/redis-location.js';
 import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
 import { cleanEnvironment, type CliRun } from '../support/run-cli.js';

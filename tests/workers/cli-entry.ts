@@ -1,6 +1,6 @@
 // Runs `stageloop worker` or `stageloop submit` through their command functions, as main.ts will once wired.
-import { workerCommand } from '../../src/cli/worker-command.js';
-import { submitCommand } from '../../src/cli/submit-command.js';
+import { workerCommand } from '../../app/cli/worker-command.js';
+import { submitCommand } from '../../app/cli/submit-command.js';
 import { messageOf } from '../../src/common/error-message.js';
 
 const [command, ...rest] = process.argv.slice(2);

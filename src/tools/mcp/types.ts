@@ -1,4 +1,5 @@
 // What an MCP server is to stageloop: a name (the tool-name prefix) and how to reach it (a command or a URL).
+import { StageloopError } from '../../common/stageloop-error.js';
 import { redactSecrets } from '../../common/redact.js';
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
@@ -37,9 +38,9 @@ export interface McpToolOrigin {
 }
 
 /** A server that cannot be started, reached or listed, or whose tools cannot be offered (a name collision). */
-export class McpServerError extends Error {
+export class McpServerError extends StageloopError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('tool', message, options);
     this.name = 'McpServerError';
   }
 }

@@ -1,12 +1,14 @@
 // `stageloop submit --redis URL [--id ID] [--queue NAME] [--detach] [run flags] "TASK"`: queues one run, prints its
 // id, then follows it live through BullMQ's own events (progress, completed, failed) until it ends.
-import { messageOf } from '../common/error-message.js';
-import type { JsonObject } from '../common/json.js';
-import type { RunEvent } from '../engine/stage.js';
-import { checkRedisReachable, connectRedis } from '../store/redis-connection.js';
-import type { RunJobResult } from '../workers/process-run.js';
-import { defaultQueueName, enqueueRun } from '../workers/run-job.js';
+import { messageOf } from '../../src/common/error-message.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { RunEvent } from '../../src/engine/stage.js';
+import { checkRedisReachable, connectRedis } from '../../src/store/redis-connection.js';
+import type { RunJobResult } from '../../src/workers/process-run.js';
+import { defaultQueueName, enqueueRun } from '../../src/workers/run-job.js';
+import { recordOf } from '../recipe.js';
 import { parseRunFlags, UsageError, type RunFlags } from './args.js';
+import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import type { CliStreams } from './run-command.js';
@@ -44,10 +46,10 @@ export function parseSubmitFlags(argv: string[]): SubmitFlags | 'help' {
   return { redis: own.redis, queue: typeof own.queue === 'string' ? own.queue : defaultQueueName, detach: own.detach === true, run, ...(typeof own.id === 'string' && { id: own.id }) };
 }
 
-/** What a worker needs to rebuild the run: the run flags, minus the task and how this terminal shows output. */
-function settingsOf(run: RunFlags): JsonObject {
-  const { task: _task, json: _json, quiet: _quiet, verbose: _verbose, trace: _trace, traceContent: _content, ...settings } = run;
-  return JSON.parse(JSON.stringify(settings)) as JsonObject;
+/** What a worker needs to build the run: its recipe (the config file's secrets as `${VAR}` templates). */
+async function settingsOf(run: RunFlags): Promise<JsonObject> {
+  const { recipe } = await recipeFromFlags(run, process.env);
+  return recordOf(recipe);
 }
 
 export async function submitCommand(argv: string[], streams: CliStreams): Promise<number> {
@@ -56,6 +58,8 @@ export async function submitCommand(argv: string[], streams: CliStreams): Promis
     streams.stdout.write(`${submitUsage}\n`);
     return 0;
   }
+  // Made before Redis is reached: a bad flag or file is reported at once.
+  const settings = await settingsOf(flags.run);
   try {
     await checkRedisReachable(flags.redis);
   } catch (error) {
@@ -68,7 +72,7 @@ export async function submitCommand(argv: string[], streams: CliStreams): Promis
   const events = flags.detach ? undefined : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   try {
     await events?.waitUntilReady();
-    const { runId } = await enqueueRun(queue, { task: flags.run.task, settings: settingsOf(flags.run), ...(flags.id !== undefined && { runId: flags.id }) });
+    const { runId } = await enqueueRun(queue, { task: flags.run.task, settings, ...(flags.id !== undefined && { runId: flags.id }) });
     streams.stdout.write(`${runId}\n`);
     if (events === undefined) return 0;
     const show = flags.run.quiet || flags.run.json ? undefined : progressPrinter(streams.stderr, { color: false });

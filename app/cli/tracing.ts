@@ -1,6 +1,6 @@
 // `--trace otlp|console` for the CLI: starts the SDK from otel.config.ts and instruments the run's deps.
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
 import type { TraceMode } from './args.js';
 
 export interface CliTracing {
@@ -14,7 +14,7 @@ export async function startCliTracing(
   options: { traceContentFlag: boolean; env: Environment; stderr: NodeJS.WritableStream },
 ): Promise<CliTracing> {
   // Loaded only when asked for: the SDK and even the OTel API cost start-up time that untraced runs should not pay.
-  const [{ startTracing }, { traceContentFromEnv }] = await Promise.all([import('../../otel.config.js'), import('../tracing/instrument.js')]);
+  const [{ startTracing }, { traceContentFromEnv }] = await Promise.all([import('../../otel.config.js'), import('../../src/tracing/instrument.js')]);
   const recordContent = options.traceContentFlag || traceContentFromEnv(options.env);
   const session = startTracing(mode, { recordContent, stderr: options.stderr });
   return {

@@ -1,11 +1,12 @@
 // `stageloop tools [--json] [--mcp-config FILE] [--mcp NAME=COMMAND]...`: every tool a run would offer, with its origin.
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
-import type { Environment } from '../model/config.js';
-import type { Tool } from '../tools/define-tool.js';
-import { mcpToolOrigin, mcpTools } from '../tools/mcp/mcp-tools.js';
-import { McpServerPool } from '../tools/mcp/pool.js';
-import type { McpServer } from '../tools/mcp/types.js';
-import { messageOf } from '../common/error-message.js';
+import type { Environment } from '../../src/model/config.js';
+import type { Tool } from '../../src/tools/define-tool.js';
+import { mcpToolOrigin, mcpTools } from '../../src/tools/mcp/mcp-tools.js';
+import { McpServerPool } from '../../src/tools/mcp/pool.js';
+import type { McpServer } from '../../src/tools/mcp/types.js';
+import { messageOf } from '../../src/common/error-message.js';
 import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from './mcp-config.js';
 
 export interface ToolsFlags {
@@ -35,10 +36,9 @@ export function parseToolsFlags(argv: string[]): ToolsFlags | 'help' {
   return flags;
 }
 
-export class ToolsUsageError extends Error {
+export class ToolsUsageError extends StageloopError {
   constructor(message: string) {
-    super(message);
-    // Named like args.ts's error so main's user-error check treats it the same.
+    super('usage', message);
     this.name = 'UsageError';
   }
 }

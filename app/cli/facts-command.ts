@@ -1,7 +1,7 @@
 // `stageloop facts [list|set|delete] --session NAME [--user ID] [--json]`: the durable facts of one session.
 import { parseArgs } from 'node:util';
-import type { Environment } from '../model/config.js';
-import { SessionNotFoundError } from '../sessions/types.js';
+import type { Environment } from '../../src/model/config.js';
+import { SessionNotFoundError } from '../../src/sessions/types.js';
 import { parse, UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { openSession } from './session-setup.js';

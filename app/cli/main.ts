@@ -4,8 +4,9 @@ import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
-import { messageOf } from '../common/error-message.js';
-import { packageVersion } from '../common/version.js';
+import { messageOf } from '../../src/common/error-message.js';
+import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
+import { packageVersion } from '../../src/common/version.js';
 
 const usage = `Usage: stageloop <command> [options]
 
@@ -102,9 +103,10 @@ async function pipelinesCommand(argv: string[], streams: CliStreams): Promise<nu
     streams.stdout.write('Usage: stageloop pipelines [--json] [guard flags of "stageloop run"]\n');
     return 0;
   }
-  const [{ zones }, { buildPipeline, pipelineNames }] = await Promise.all([import('../engine/pipeline.js'), import('./assemble.js')]);
+  const [{ zones }, { pipelineOf, pipelineNames }, { makeRecipe }] = await Promise.all([import('../../src/engine/pipeline.js'), import('../assemble.js'), import('../recipe.js')]);
+  const { json: _json, ...guards } = flags;
   const listing = pipelineNames.map((name) => {
-    const pipeline = buildPipeline(name, flags);
+    const pipeline = pipelineOf(makeRecipe({ pipeline: name, guards }));
     const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));
     return { name, maxIterations: pipeline.maxIterations, ...stages } as { name: string; maxIterations: number } & Record<string, string[]>;
   });
@@ -140,7 +142,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       const { parseToolsFlags, toolsCommand, toolsUsage } = await import('./tools-command.js');
       const flags = parseToolsFlags(rest);
       if (flags === 'help') return void streams.stdout.write(`${toolsUsage}\n`), 0;
-      const { defaultTools } = await import('./assemble.js');
+      const { defaultTools } = await import('../ingredients.js');
       const builtIn = await defaultTools(env);
       return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
     }
@@ -153,12 +155,12 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     if (command === 'run') {
       const flags = parseRunFlags(rest);
       if (flags === 'help') {
-        const { pipelineNames } = await import('./assemble.js');
+        const { pipelineNames } = await import('../assemble.js');
         streams.stdout.write(`${runUsage(pipelineNames)}\n`);
         return 0;
       }
       // The calculator's process starts first and loads mathjs while this one loads the engine, stages and model.
-      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+      const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
       const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
       calculatorHost.warm().catch(() => {}); // a load failure shows on the first calculation
       try {
@@ -170,12 +172,12 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     }
     throw new UsageError(`unknown command "${command}": run "stageloop --help" for the list of commands`);
   } catch (error) {
-    // Configuration and usage mistakes are the user's to fix: one line, exit 2. Anything else is ours: exit 1.
-    const isUserError = error instanceof Error && ['UsageError', 'ConfigError', 'GuardConfigError', 'PipelineDefinitionError', 'StoreError', 'RunNotFoundError', 'RunFinishedError', 'RunBusyError', 'RunExistsError', 'PipelineMismatchError', 'McpServerError', 'ToolsUsageError', 'SessionNameError', 'SessionNotFoundError', 'ServeConfigError', 'DecisionError'].includes(error.name);
+    // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
+    const exitCode = exitCodeOf[codeOf(error)];
     const message = messageOf(error);
     streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
-    if (!isUserError && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
-    return isUserError ? 2 : 1;
+    if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
+    return exitCode;
   }
 }
 
@@ -190,7 +192,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
     if (flags === 'help') return void streams.stdout.write(`${showUsage}\n`), 0;
     const { store } = await openCliStore(path, env);
     try {
-      const { loadRun } = await import('../durable/inspect.js');
+      const { loadRun } = await import('../../src/durable/inspect.js');
       return await showCommand(await loadRun(store, flags.runId), flags, streams);
     } finally {
       await store.close();
@@ -212,9 +214,9 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
   }
   if (command === 'replay') {
     const { replayCommand } = await import('./resume-command.js');
-    return replayCommand(rest, streams, opened.store);
+    return replayCommand(rest, streams, opened.store, opened.file);
   }
-  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
     const { resumeCommand } = await import('./resume-command.js');

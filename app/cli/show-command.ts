@@ -1,8 +1,8 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
 import { parseArgs } from 'node:util';
-import type { JsonObject, JsonValue } from '../common/json.js';
-import type { LoadedRun } from '../durable/inspect.js';
-import type { JournalEntry } from '../store/types.js';
+import type { JsonObject, JsonValue } from '../../src/common/json.js';
+import type { LoadedRun } from '../../src/durable/inspect.js';
+import type { JournalEntry } from '../../src/store/types.js';
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -94,7 +94,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   const { run } = loaded;
   const { json, html = false } = typeof output === 'boolean' ? { json: output } : output;
   if (html) {
-    const [{ standaloneRunPage }, { viewOfLoaded }] = await Promise.all([import('../server/console/pages.js'), import('../server/run-view.js')]);
+    const [{ standaloneRunPage }, { viewOfLoaded }] = await Promise.all([import('../../src/server/console/pages.js'), import('../../src/server/run-view.js')]);
     streams.stdout.write(standaloneRunPage(viewOfLoaded(loaded)));
     return 0;
   }

@@ -1,6 +1,6 @@
 // Where the CLI records runs: --store PATH, else $STAGELOOP_HOME/stageloop.db, else ./.stageloop/stageloop.db.
-import type { Environment } from '../model/config.js';
-import type { RunStore } from '../store/types.js';
+import type { Environment } from '../../src/model/config.js';
+import type { RunStore } from '../../src/store/types.js';
 import { UsageError } from './args.js';
 
 /** Takes `--store PATH` / `--store=PATH` out of a command's arguments, so each command parses only its own flags. */
@@ -29,9 +29,9 @@ export async function openCliStore(path: string | undefined, env: Environment): 
   const location = { env, ...(path !== undefined ? { path } : {}) };
   // --store redis://HOST:PORT opens the Redis store the workers share; anything else is a SQLite file.
   if (path !== undefined && /^rediss?:\/\//.test(path)) {
-    const { openStoreAt } = await import('../store/redis-location.js');
+    const { openStoreAt } = await import('../../src/store/redis-location.js');
     return { store: openStoreAt(location), file: path.replace(/\/\/[^@/]*@/, '//') };
   }
-  const { openStore, storePath } = await import('../store/location.js');
+  const { openStore, storePath } = await import('../../src/store/location.js');
   return { store: openStore(location), file: storePath(location) };
 }

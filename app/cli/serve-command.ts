@@ -1,16 +1,17 @@
 // `stageloop serve`: the HTTP API and the web console over the CLI's store; runs started over HTTP are ordinary
 // recorded runs (the built-in pipelines, the model from the environment), so `stageloop show/resume` work on them.
 import { parseArgs } from 'node:util';
-import type { JsonObject } from '../common/json.js';
-import { zones } from '../engine/pipeline.js';
-import type { Environment } from '../model/config.js';
-import type { PipelineInfo } from '../server/app.js';
-import type { RunRequestOptions, StartRunBody } from '../server/request-schemas.js';
-import type { ListeningServer } from '../server/listen.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import { UsageError, type GuardFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools, pipelineNames } from './assemble.js';
-import type { CliStreams, CliRunSettings } from './run-command.js';
+import { zones } from '../../src/engine/pipeline.js';
+import type { Environment } from '../../src/model/config.js';
+import type { PipelineInfo } from '../../src/server/app.js';
+import type { StartRunBody } from '../../src/server/request-schemas.js';
+import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
+import type { ListeningServer } from '../../src/server/listen.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
+import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { UsageError } from './args.js';
+import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
@@ -42,14 +43,20 @@ export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 
   return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }) };
 }
 
-/** The API's run options as the guard flags `stageloop run` takes (text: applyGuards checks them). */
-function guardsOf(options: RunRequestOptions | undefined): GuardFlags {
-  const guards: GuardFlags = {};
-  if (options?.maxIterations !== undefined) guards.maxIterations = String(options.maxIterations);
-  if (options?.maxTokens !== undefined) guards.maxTokens = String(options.maxTokens);
-  if (options?.maxCostUsd !== undefined) guards.maxCostUsd = String(options.maxCostUsd);
-  if (options?.timeoutSeconds !== undefined) guards.timeoutSeconds = String(options.timeoutSeconds);
-  return guards;
+/** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
+export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
+  const options = body.options ?? {};
+  const guards: RunRecipeInput['guards'] = {};
+  for (const key of ['maxIterations', 'maxTokens', 'maxCostUsd', 'timeoutSeconds', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+    if (options[key] !== undefined) Object.assign(guards, { [key]: options[key] });
+  }
+  return makeRecipe({
+    pipeline: body.pipeline,
+    guards,
+    ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
+    ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
+    ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),
+  }, 'the request');
 }
 
 export interface RunningServe extends ListeningServer {
@@ -60,18 +67,34 @@ export interface RunningServe extends ListeningServer {
 
 export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
   const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
-    import('../server/listen.js'),
-    import('../server/app.js'),
-    import('../server/run-host.js'),
-    import('../durable/durable-run.js'),
+    import('../../src/server/listen.js'),
+    import('../../src/server/app.js'),
+    import('../../src/server/run-host.js'),
+    import('../../src/durable/durable-run.js'),
   ]);
   checkBind(flags.host, flags.token);
-  const choice = await chooseModel({ offline: false }, env);
-  const tools = await defaultTools(env, calculatorHost);
   const recording = await openCliStore(flags.store, env);
+  // One session store for every session run of this server, opened at the first.
+  let sessions: SessionStore | undefined;
   const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
+  const assembleRun = async (recipe: RunRecipe) => {
+    if (recipe.session !== undefined && sessions === undefined) {
+      const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
+      sessions = sqliteSessions(storePath({ env, ...(flags.store !== undefined && { path: flags.store }) }));
+    }
+    return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
+  };
+  let notice: string;
+  try {
+    const probe = await assembleRun(makeRecipe({}));
+    notice = probe.notice;
+    await probe.close();
+  } catch (error) {
+    await recording.store.close().catch(() => undefined);
+    throw error;
+  }
   const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
-    const pipeline = buildPipeline(name, {});
+    const pipeline = pipelineOf(makeRecipe({ pipeline: name }));
     const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
     return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
   });
@@ -83,21 +106,24 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     ...(flags.token !== undefined && { token: flags.token }),
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
-      const [{ settingsOf }, { withApprovals }, { resumeRun }] = await Promise.all([import('./resume-command.js'), import('./approvals.js'), import('../durable/durable-run.js')]);
+      const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
+        import('../../src/durable/durable-run.js'),
+        import('../../src/durable/decisions.js'),
+        import('../../src/durable/effective-journal.js'),
+      ]);
       const run = await recording.store.get(runId);
       if (run === undefined) return;
-      const settings = settingsOf(run);
-      const pipeline = withApprovals(buildPipeline(settings.pipeline, settings.guards, choice.model.modelName), settings, tools);
       const byId = Object.fromEntries(decisions.map((decision) => [decision.callId, decision.approve ? { approve: true as const } : { approve: false as const, ...(decision.reason !== undefined && { message: decision.reason }) }]));
-      // Checked before the run is claimed: a bad decision is refused here, the run itself goes on in the background.
-      const resumed = resumeRun(recording.store, runId, { pipeline, deps: { model: choice.model, tools }, decisions: byId });
-      resumed.catch(() => undefined);
-      await Promise.race([resumed, new Promise((resolve) => setTimeout(resolve, 50))]);
+      // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
+      checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
+      const assembled = await assembleRun(recipeOf(run));
+      // The run goes on in the background; its events and outcome are in the store.
+      const resumed = resumeRun(recording.store, runId, { pipeline: assembled.pipeline, deps: assembled.deps, decisions: byId });
+      void resumed.catch(() => undefined).finally(() => assembled.close());
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
-      const guards = guardsOf(body.options);
-      const settings: CliRunSettings = { pipeline: body.pipeline, guards, guardDefaults: true, offline: choice.offline };
-      return { pipeline: buildPipeline(body.pipeline, guards, choice.model.modelName), deps: { model: choice.model, tools }, record: { cli: settings as unknown as JsonObject } };
+      const assembled = await assembleRun(recipeOfRequest(body));
+      return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
     },
   });
   let server: ListeningServer;
@@ -109,11 +135,12 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
   }
   return {
     ...server,
-    notice: `${choice.notice}; runs recorded in ${recording.file}`,
+    notice: `${notice}; runs recorded in ${recording.file}`,
     async stop() {
       await host.drain('the server is shutting down');
       await server.close();
       await recording.store.close().catch(() => undefined);
+      sessions?.close();
     },
   };
 }

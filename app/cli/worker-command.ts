@@ -1,15 +1,18 @@
 // `stageloop worker --redis URL [--concurrency N] [--queue NAME]`: runs submitted runs until SIGTERM or Ctrl-C. Each
-// job's settings (the flags given to `submit`) choose its pipeline and model, with this worker's environment.
+// job's recipe (made by `submit` from its flags) says what the run is; secrets come from this worker's environment.
 import { parseArgs } from 'node:util';
-import { messageOf } from '../common/error-message.js';
-import type { JsonObject } from '../common/json.js';
-import type { Environment } from '../model/config.js';
-import { checkRedisUrl } from '../store/redis-connection.js';
-import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
-import type { RunJobData } from '../workers/run-job.js';
-import { startWorker } from '../workers/worker.js';
-import { UsageError, type GuardFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import { messageOf } from '../../src/common/error-message.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { Environment } from '../../src/model/config.js';
+import { checkRedisUrl } from '../../src/store/redis-connection.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
+import type { RunJobData } from '../../src/workers/run-job.js';
+import { startWorker } from '../../src/workers/worker.js';
+import type { RunSummary } from '../../src/store/types.js';
+import { assemble } from '../assemble.js';
+import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { UsageError, type RunFlags } from './args.js';
+import { recipeFromFlags } from './recipe-flags.js';
 import type { CliStreams } from './run-command.js';
 
 export const workerUsage = `Usage: stageloop worker --redis URL [--concurrency N] [--queue NAME]
@@ -43,9 +46,11 @@ export function parseWorkerFlags(argv: string[]): WorkerFlags | 'help' {
   return { redis: values.redis, concurrency, ...(values.queue !== undefined && { queue: values.queue }) };
 }
 
-/** A job's settings as the run flags they came from (submit-command.ts writes them). */
-function flagsOf(settings: JsonObject): GuardFlags & { pipeline: string; offline: boolean; model?: string; baseUrl?: string } {
-  return { ...(settings as GuardFlags), pipeline: typeof settings.pipeline === 'string' ? settings.pipeline : 'react', offline: settings.offline === true } as GuardFlags & { pipeline: string; offline: boolean; model?: string; baseUrl?: string };
+/** A job's recipe (submit-command.ts writes it); a job queued by an older submit carries its run flags instead. */
+async function jobRecipe(settings: JsonObject, env: Environment): Promise<RunRecipe> {
+  if (settings.recipe !== undefined) return makeRecipe(settings.recipe as RunRecipeInput, "the job's recipe");
+  const flags = { pipeline: 'react', offline: false, mcp: [], fallbackModels: [], askOnLimit: false, ...settings } as unknown as RunFlags;
+  return (await recipeFromFlags(flags, env, undefined)).recipe;
 }
 
 /** Runs the worker until a signal stops it; resolves the exit code (1 when Redis cannot be reached at start). */
@@ -57,10 +62,10 @@ export async function workerCommand(argv: string[], env: Environment, streams: C
   }
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   const log = (line: string) => void streams.stderr.write(`${line}\n`);
-  const prepare = async (job: RunJobData) => {
-    const runFlags = flagsOf(job.settings);
-    const choice = await chooseModel(runFlags, env);
-    return { pipeline: buildPipeline(runFlags.pipeline, runFlags, choice.model.modelName), deps: { model: choice.model, tools: await defaultTools(env, calculatorHost) } };
+  // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.
+  const prepare = async (job: RunJobData, recorded?: RunSummary) => {
+    const assembled = await assemble(recorded ? recipeOf(recorded) : await jobRecipe(job.settings, env), env, { calculatorHost });
+    return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record, close: () => assembled.close() };
   };
   try {
     let worker;

@@ -1,18 +1,11 @@
-// The CLI's side of approvals: the settings a paused run keeps to be rebuilt, the terminal prompts that decide live,
+// The CLI's side of approvals: the terminal prompts that decide live,
 // and what is printed when a run pauses.
 import { createInterface } from 'node:readline/promises';
-import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../durable/decisions.js';
-import type { Pipeline } from '../engine/pipeline.js';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import { withApproval } from '../../stages/approval.js';
-import type { CliRunSettings } from './run-command.js';
+import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../../src/durable/decisions.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { RunRecipe } from '../recipe.js';
 import { terminalSafe } from './terminal-text.js';
-
-export function withApprovals(pipeline: Pipeline, settings: CliRunSettings, tools: ToolRegistry): Pipeline {
-  return settings.approveTools === undefined ? pipeline : withApproval(pipeline, { tools: settings.approveTools, registry: tools });
-}
 
 export interface Terminal {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -20,10 +13,10 @@ export interface Terminal {
 }
 
 /** When stdin is a terminal, a person decides at the prompt; otherwise nothing is attached and the run pauses. */
-export function attachDeciders(deps: Partial<Deps>, settings: CliRunSettings, terminal: Terminal): void {
+export function attachDeciders(deps: Partial<Deps>, recipe: RunRecipe, terminal: Terminal): void {
   if (terminal.input.isTTY !== true) return;
-  if (settings.approveTools !== undefined) deps.approve = (request) => askApproval(terminal, request);
-  if (settings.askOnLimit === true) deps.onLimit = (request) => askLimit(terminal, request);
+  if (recipe.approvals.tools !== undefined) deps.approve = (request) => askApproval(terminal, request);
+  if (recipe.approvals.askOnLimit) deps.onLimit = (request) => askLimit(terminal, request);
 }
 
 async function ask(terminal: Terminal, question: string): Promise<string> {

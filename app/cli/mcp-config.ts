@@ -2,9 +2,9 @@
 // `mcpServers` shape Claude Desktop, Cursor and VS Code use, and fallback models. Errors never show a value.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, type Environment } from '../model/config.js';
-import { messageOf } from '../common/error-message.js';
-import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../tools/mcp/types.js';
+import { ConfigError, type Environment } from '../../src/model/config.js';
+import { messageOf } from '../../src/common/error-message.js';
+import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../../src/tools/mcp/types.js';
 
 export const CONFIG_FILE_NAME = 'stageloop.config.json';
 

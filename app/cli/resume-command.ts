@@ -1,14 +1,13 @@
 // `stageloop resume RUN` and `stageloop replay RUN`: continue a recorded run, or run it again from its recording.
 import { parseArgs } from 'node:util';
-import type { JsonObject } from '../common/json.js';
-import type { Environment } from '../model/config.js';
-import type { RunStore, RunSummary } from '../store/types.js';
-import { RunFinishedError, RunNotFoundError } from '../store/types.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import { parse, UsageError, type GuardFlags } from './args.js';
-import type { ZodType } from 'zod';
-import { buildPipeline, chooseModel, defaultTools, schemaOfJson } from './assemble.js';
-import { asksPerson, attendedRun, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
+import type { Environment } from '../../src/model/config.js';
+import type { RunStore, RunSummary } from '../../src/store/types.js';
+import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import type { SessionStore } from '../../src/sessions/types.js';
+import { parse, UsageError } from './args.js';
+import { recipeOf } from '../recipe.js';
+import { attendedRun, type CliStreams, type ShowFlags } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 export const resumeUsage = `Usage: stageloop resume RUN [--force] [--json] [--quiet] [--verbose] [--store PATH]
@@ -27,19 +26,6 @@ function runIdOf(command: string, positionals: string[]): string {
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: list them with "stageloop runs"`);
   if (extra !== undefined) throw new UsageError(`stageloop ${command} takes one run id, got also "${extra}"`);
   return runId;
-}
-
-/** The recorded CLI settings, or the pipeline alone for a run recorded from code. */
-/** Pipeline options the recorded settings carry: the output schema a run was made to match. */
-function recordedOptions(settings: CliRunSettings): { outputSchema?: ZodType } {
-  return settings.outputSchema === undefined ? {} : { outputSchema: schemaOfJson(settings.outputSchema, 'the recorded output schema') };
-}
-
-export function settingsOf(run: RunSummary): CliRunSettings {
-  const cli = (run.options as { cli?: JsonObject }).cli as unknown as CliRunSettings | undefined;
-  if (cli === undefined) return { pipeline: run.pipeline, guards: { noGuards: true }, offline: false };
-  // Recorded before the default guards: rebuilt as it ran, without them.
-  return cli.guardDefaults === true ? cli : { ...cli, guards: { ...cli.guards, noGuards: true } };
 }
 
 function recordedModelName(run: RunSummary): string | undefined {
@@ -63,18 +49,20 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   const runId = runIdOf('resume', positionals);
   const run = await mustGet(store.store, runId);
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
-  const settings = settingsOf(run);
-  const choice = await chooseModel({ offline: settings.offline, ...(settings.model !== undefined && { model: settings.model }), ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }) }, env);
-  const built = buildPipeline(settings.pipeline, settings.guards as GuardFlags, choice.model.modelName, recordedOptions(settings));
-  const tools = await defaultTools(env, calculatorHost);
-  const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
-  const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
+  const recipe = recipeOf(run);
+  const { assemble } = await import('../assemble.js');
+  const assembled = await assemble(recipe, env, { calculatorHost, ...(!store.file.includes('://') && { sessionFile: store.file }) });
+  const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: recipe.tracing.content, ...(recipe.tracing.exporter && { trace: recipe.tracing.exporter }) };
   const force = values.force ?? false;
-  const { resumeRun } = await import('../durable/durable-run.js');
-  return attendedRun(flags, env, streams, { choice, tools, recording: store, settings }, (deps, signal) => resumeRun(store.store, runId, { pipeline, deps, signal, force, takeOver: force }));
+  const { resumeRun } = await import('../../src/durable/durable-run.js');
+  try {
+    return await attendedRun(flags, env, streams, { run: assembled, recipe, recording: store }, (deps, signal) => resumeRun(store.store, runId, { pipeline: assembled.pipeline, deps, signal, force, takeOver: force }));
+  } finally {
+    await assembled.close();
+  }
 }
 
-export async function replayCommand(argv: string[], streams: CliStreams, store: RunStore): Promise<number> {
+export async function replayCommand(argv: string[], streams: CliStreams, store: RunStore, file = ''): Promise<number> {
   const options = { pipeline: { type: 'string', short: 'p' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parse('replay', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
   if (values.help) {
@@ -84,11 +72,18 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
   const runId = runIdOf('replay', positionals);
   try {
     const run = await mustGet(store, runId);
-    const settings = settingsOf(run);
-    const built = buildPipeline(typeof values.pipeline === 'string' ? values.pipeline : settings.pipeline, settings.guards as GuardFlags, settings.model ?? recordedModelName(run));
-    const pipeline = settings.approveTools !== undefined ? (await import('../../stages/approval.js')).withApproval(built, { tools: settings.approveTools }) : built;
-    const { replayRun } = await import('../durable/replay.js');
-    const report = await replayRun(store, runId, { pipeline });
+    const recorded = recipeOf(run);
+    const recipe = typeof values.pipeline === 'string' ? { ...recorded, pipeline: values.pipeline } : recorded;
+    const { pipelineOf } = await import('../assemble.js');
+    const pipeline = pipelineOf(recipe, recipe.model.name ?? recordedModelName(run));
+    const deps = recipe.session === undefined ? {} : { sessions: await replaySessionsOf(run, file) };
+    const { replayRun } = await import('../../src/durable/replay.js');
+    let report;
+    try {
+      report = await replayRun(store, runId, { pipeline, deps });
+    } finally {
+      deps.sessions?.close();
+    }
     if (values.json) {
       const { result, ...rest } = report;
       const { state: _state, ...summary } = result;
@@ -105,4 +100,12 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
   } finally {
     await store.close().catch(() => undefined);
   }
+}
+
+/** The session of a replayed turn as it was when the run started, read from the runs' SQLite file. */
+async function replaySessionsOf(run: RunSummary, file: string): Promise<SessionStore> {
+  const [{ sqliteSessions }, { replaySessions }] = await Promise.all([import('../../src/sessions/sqlite-sessions.js'), import('../replay-sessions.js')]);
+  const live = sqliteSessions(file);
+  const view = replaySessions(live, run);
+  return { ...view, close: () => live.close() };
 }

@@ -2,19 +2,22 @@
 // that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DecisionError, parseDecision, type Decision } from '../durable/decisions.js';
-import { resumeRun } from '../durable/durable-run.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import { openStore } from '../store/location.js';
-import { RunNotFoundError } from '../store/types.js';
-import { CalculatorWorkerHost, defaultCalculatorLimits } from '../tools/calculator-host.js';
+import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
+import { resumeRun } from '../../src/durable/durable-run.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import { openStore } from '../../src/store/location.js';
+import { RunNotFoundError } from '../../src/store/types.js';
+import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
 import { parse, UsageError } from './args.js';
-import { attachDeciders, pausedNotice, withApprovals } from './approvals.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
+import { assemble } from '../assemble.js';
+import { recordedRecipe } from '../recipe.js';
+import { attachDeciders, pausedNotice } from './approvals.js';
+import { sessionWarnings } from './session-setup.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
-import { printResult, type CliRunSettings, type CliStreams, type ShowFlags } from './run-command.js';
+import { printResult, type CliStreams, type ShowFlags } from './run-command.js';
 
 export type DecideCommand = 'approve' | 'reject';
 
@@ -47,26 +50,28 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
   const store = openStore({ ...(values.store === undefined ? {} : { path: values.store }), env });
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  let closeAssembled = async () => {};
   try {
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
-    const settings = (run.options as { cli?: CliRunSettings }).cli;
-    if (settings === undefined) throw new UsageError(`run ${runId} was not started by "stageloop run", so the CLI cannot rebuild it: resume it with resumeRun() in code`);
+    const recipe = recordedRecipe(run);
+    if (recipe === undefined) throw new StageloopError('conflict', `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`);
     const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
     const decisions = decisionsFor(command, ids, pending, values);
-    const flags = { ...settings.guards, pipeline: settings.pipeline, offline: settings.offline, ...(settings.model ? { model: settings.model } : {}), ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}) };
-    const choice = await chooseModel(flags, env);
-    const tools = await defaultTools(env, calculatorHost);
-    const pipeline = withApprovals(buildPipeline(settings.pipeline, settings.guards, choice.model.modelName), settings, tools);
-    const deps: Partial<Deps> = { model: choice.model, tools };
+    const assembled = await assemble(recipe, env, { calculatorHost, ...(values.store !== undefined && { sessionFile: values.store }) });
+    const { pipeline } = assembled;
+    const deps: Partial<Deps> = { ...assembled.deps };
     if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
-    if (decisions === undefined) attachDeciders(deps, settings, { input: process.stdin, output: streams.stderr });
+    if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
+    if (decisions === undefined) attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
+    closeAssembled = () => assembled.close();
     const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });
     const shown: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
     printResult(result, shown, streams, 0);
     if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
     return exitCodeOf(result.status);
   } finally {
+    await closeAssembled();
     await Promise.all([store.close(), calculatorHost.close()]);
   }
 }

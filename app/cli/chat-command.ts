@@ -1,18 +1,21 @@
 // `stageloop chat [--session NAME]`: an interactive session in the terminal. Each line is a turn (a recorded run
 // of the session); Ctrl-C cancels the turn in flight only; Ctrl-D or /exit leaves; /facts, /history, /new.
 import { createInterface } from 'node:readline';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import { sessionScope, type SessionScope } from '../sessions/types.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import { sessionScope, type SessionScope } from '../../src/sessions/types.js';
 import { parseChatFlags } from './args.js';
-import { buildPipeline, chooseModel, defaultTools } from './assemble.js';
+import { assemble, type AssembledRun } from '../assemble.js';
+import { recordOf } from '../recipe.js';
+import type { Pipeline } from '../../src/engine/pipeline.js';
 import { progressPrinter } from './progress.js';
-import { cliSettings, type CliStreams } from './run-command.js';
+import { recipeFromFlags } from './recipe-flags.js';
+import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
-import type { JsonObject } from '../common/json.js';
-import type { RunStore } from '../store/types.js';
-import { openSession, sessionWarnings, withRemember, type OpenedSession } from './session-setup.js';
+import type { JsonObject } from '../../src/common/json.js';
+import type { RunStore } from '../../src/store/types.js';
+import { openSession, sessionWarnings, type OpenedSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
 
 const help = 'Type a task and press Enter. /facts, /history, /new (a fresh session), /exit or Ctrl-D to leave; Ctrl-C cancels the turn in flight.';
@@ -25,21 +28,22 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
     streams.stdout.write(`Usage: stageloop chat [--session NAME] [--user ID] [model and limit flags of "stageloop run"]\n${help}\n`);
     return 0;
   }
-  const choice = await chooseModel(flags, env);
-  const opened = await openSession({ session: flags.session ?? freshName(), ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
+  const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env);
+  const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
   const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
-  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../tools/calculator-host.js');
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  let assembled: AssembledRun | undefined;
   try {
-    const session = { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
-    const pipeline = buildPipeline(flags.pipeline, flags, choice.model.modelName, { session });
-    const tools = withRemember(await defaultTools(env, calculatorHost));
+    assembled = await assemble(given.recipe, given.env, { calculatorHost, sessions: opened.sessions });
     const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
-    const deps: Partial<Deps> = { model: choice.model, tools, sessions: opened.sessions, onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })) };
-    streams.stderr.write(`${terminalSafe(choice.notice)}\n${help}\n`);
-    const record = { store: recording?.store, record: { cli: cliSettings(flags) as unknown as JsonObject } };
-    return await converse(opened, deps, pipeline, streams, input, record);
+    const deps: Partial<Deps> = { ...assembled.deps, onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })) };
+    streams.stderr.write(`${terminalSafe(assembled.notice)}\n${help}\n`);
+    // Each turn records the recipe with the session it belongs to (/new starts another).
+    const record = { store: recording?.store, recordFor: (scope: SessionScope) => recordOf({ ...given.recipe, session: { name: scope.session, user: scope.user } }) };
+    return await converse(opened, deps, assembled.pipeline, streams, input, record);
   } finally {
+    await assembled?.close();
     opened.close();
     await recording?.store.close().catch(() => undefined);
     await calculatorHost.close();
@@ -48,11 +52,11 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
 
 interface Recording {
   store: RunStore | undefined;
-  record: JsonObject;
+  recordFor(scope: SessionScope): JsonObject;
 }
 
-async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: ReturnType<typeof buildPipeline>, streams: CliStreams, input: NodeJS.ReadableStream, recording: Recording): Promise<number> {
-  const { runPipeline } = await import('../durable/durable-run.js');
+async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pipeline, streams: CliStreams, input: NodeJS.ReadableStream, recording: Recording): Promise<number> {
+  const { runPipeline } = await import('../../src/durable/durable-run.js');
   const terminal = 'isTTY' in input && input.isTTY === true;
   const lines = createInterface({ input, output: streams.stdout, terminal });
   let scope: SessionScope = opened.scope;
@@ -93,7 +97,7 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Re
         turn = new AbortController();
         let result: RunResult;
         try {
-          result = await runPipeline(pipeline, { task, session: scope.session, user: scope.user }, { deps, signal: turn.signal, ...(recording.store ? { store: recording.store, record: recording.record } : {}) });
+          result = await runPipeline(pipeline, { task, session: scope.session, user: scope.user }, { deps, signal: turn.signal, ...(recording.store ? { store: recording.store, record: recording.recordFor(scope) } : {}) });
         } finally {
           turn = undefined;
         }

@@ -1,5 +1,5 @@
 // Live progress on stderr, rendered from run events: stages, model text as it arrives, the plan, tool calls, verdicts, replans.
-import type { RunEvent } from '../engine/stage.js';
+import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
 
 const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]' };

@@ -1,12 +1,13 @@
 // Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
-import type { GuardFlags } from '../../stages/guards.js';
+import type { GuardFlags } from '../guards.js';
 
 export type { GuardFlags };
 
-export class UsageError extends Error {
+export class UsageError extends StageloopError {
   constructor(message: string) {
-    super(message);
+    super('usage', message);
     this.name = 'UsageError';
   }
 }
@@ -110,7 +111,7 @@ function injectionAction(values: string[] | undefined): InjectionAction | undefi
   return action;
 }
 
-/** Guard flags stay text here: applyGuards (stages/guards.ts) checks them and names the flag in its error. */
+/** Guard flags stay text here: applyGuards (app/guards.ts) checks them and names the flag in its error. */
 export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
   const flags: GuardFlags = {};
   const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection' | 'noGuards'>) => {

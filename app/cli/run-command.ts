@@ -1,53 +1,25 @@
 // `stageloop run`: assembles a run, records it, shows progress, prints the answer and exits with a code that says how it ended.
 import { performance } from 'node:perf_hooks';
-import type { JsonObject } from '../common/json.js';
-import type { RunResult } from '../engine/runner.js';
-import type { Deps } from '../engine/stage.js';
-import type { Environment } from '../model/config.js';
-import type { RunStore } from '../store/types.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import type { GuardFlags, RunFlags } from './args.js';
-import { buildPipeline, outputSchemaFrom, chooseModel, cliConfig, defaultTools, toolsWithMcp, withFallbacks, type ModelChoice } from './assemble.js';
+import type { RunResult } from '../../src/engine/runner.js';
+import type { Deps } from '../../src/engine/stage.js';
+import type { Environment } from '../../src/model/config.js';
+import type { RunStore } from '../../src/store/types.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import type { RunFlags } from './args.js';
+import type { AssembledRun } from '../assemble.js';
+import type { RunRecipe } from '../recipe.js';
+import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
 import { openCliStore } from './store-location.js';
-import { openSession, sessionDeps, withRemember } from './session-setup.js';
+import { sessionWarnings } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
 export interface CliStreams {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-}
-
-/** What a recorded CLI run keeps to be rebuilt on resume and replay: the pipeline's flags and the model's name, never a key. */
-export interface CliRunSettings {
-  pipeline: string;
-  guards: GuardFlags;
-  /** The run had the default guards (runs recorded before they existed have not: they are rebuilt without them). */
-  guardDefaults?: boolean;
-  offline: boolean;
-  model?: string;
-  baseUrl?: string;
-  /** Approval (docs/approvals.md): tools whose calls wait for a person, and whether a spent budget asks. */
-  approveTools?: string[] | 'all';
-  askOnLimit?: boolean;
-  /** --output-schema: the JSON Schema the final answer was made to match. */
-  outputSchema?: JsonObject;
-}
-
-export function cliSettings(flags: RunFlags): CliRunSettings {
-  const guards: GuardFlags = {};
-  for (const key of ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const) {
-    if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
-  }
-  const settings: CliRunSettings = { pipeline: flags.pipeline, guards, guardDefaults: true, offline: flags.offline };
-  if (flags.model !== undefined) settings.model = flags.model;
-  if (flags.baseUrl !== undefined) settings.baseUrl = flags.baseUrl;
-  if (flags.approveTools !== undefined) settings.approveTools = flags.approveTools;
-  if (flags.askOnLimit) settings.askOnLimit = true;
-  return settings;
 }
 
 /** How the run is shown: the output flags of `run` (resume has the same ones). */
@@ -63,52 +35,42 @@ export interface ShowFlags {
 
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
 export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const config = await cliConfig(flags, env);
-  const choice = await withFallbacks(await chooseModel(flags, env), flags.fallbackModels, config, env, flags.baseUrl);
-  // A session: history and memory join the pipeline, remember the tools; its turns live in the store file.
-  const opened = flags.session === undefined ? undefined : await openSession({ session: flags.session, ...(flags.user ? { user: flags.user } : {}) }, env, flags.store);
-  const session = opened && { memory: { summarizer: choice.offline ? ('extractive' as const) : ('model' as const) } };
-  const output = await outputSchemaFrom(flags.outputSchema);
-  const built = buildPipeline(flags.pipeline, flags, choice.model.modelName, { ...session && { session }, ...output && { outputSchema: output.schema } });
+  const given = await recipeFromFlags(flags, env);
+  const { assemble } = await import('../assemble.js');
+  const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
-    const baseTools = await toolsWithMcp(await defaultTools(env, calculatorHost), config);
-    const tools = opened ? withRemember(baseTools) : baseTools;
-    const settings = cliSettings(flags);
-    if (output) settings.outputSchema = output.json;
-    const pipeline = asksPerson(settings) ? (await import('./approvals.js')).withApprovals(built, settings, tools) : built;
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
-    const { runPipeline } = await import('../durable/durable-run.js');
-    const record = { cli: settings as unknown as JsonObject };
-    const input = opened ? { task: flags.task, session: opened.scope.session, user: opened.scope.user } : { task: flags.task };
-    return await attendedRun(flags, env, streams, { choice, tools, recording, settings }, (deps, signal) =>
-      runPipeline(pipeline, input, { deps: opened ? sessionDeps(deps, opened, streams.stderr) : deps, signal, ...(recording ? { store: recording.store, record, hashEvery: 'stage' } : {}) }),
+    const { runPipeline } = await import('../../src/durable/durable-run.js');
+    const { session } = given.recipe;
+    const input = session ? { task: flags.task, session: session.name, user: session.user } : { task: flags.task };
+    return await attendedRun(flags, env, streams, { run, recipe: given.recipe, recording }, (deps, signal) =>
+      runPipeline(run.pipeline, input, { deps, signal, ...(recording ? { store: recording.store, record: run.record, hashEvery: 'stage' } : {}) }),
     );
   } finally {
-    opened?.close();
-    if (config !== undefined && config.mcpServers.length > 0) await (await import('../tools/mcp/index.js')).closeMcpServers();
+    await run.close();
   }
 }
 
 export interface RunParts {
-  choice: ModelChoice;
-  tools: Deps['tools'];
+  run: AssembledRun;
+  recipe: RunRecipe;
   recording: { store: RunStore; file: string } | undefined;
-  /** The run's CLI settings, when a person may be asked (approvals, --ask-on-limit). */
-  settings?: CliRunSettings;
+  /** False when the decisions are given already (approve, reject): no terminal prompt. */
+  attach?: boolean;
 }
 
 /** True when the run may wait for a person: only then are the approval modules loaded. */
-export function asksPerson(settings: CliRunSettings): boolean {
-  return settings.approveTools !== undefined || settings.askOnLimit === true;
+export function asksPerson(recipe: RunRecipe): boolean {
+  return recipe.approvals.tools !== undefined || recipe.approvals.askOnLimit;
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
 export async function attendedRun(flags: ShowFlags, env: Environment, streams: CliStreams, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
-  const { choice, tools, recording } = parts;
+  const { run, recording, recipe } = parts;
   const chatty = !flags.json && !flags.quiet && !flags.events;
-  if (chatty) streams.stderr.write(`${terminalSafe(choice.notice)}\n`);
+  if (chatty) streams.stderr.write(`${terminalSafe(run.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
-  const deps: Partial<Deps> = tracing ? tracing.instrument({ model: choice.model, tools }) : { model: choice.model, tools };
+  const deps: Partial<Deps> = tracing ? { ...run.deps, ...tracing.instrument({ model: run.deps.model, tools: run.deps.tools }) } : { ...run.deps };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (flags.events) deps.onEvent = eventLines(streams.stdout);
   else if (chatty) {
@@ -123,8 +85,9 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
       progress(event);
     };
   }
-  const approvals = parts.settings !== undefined && asksPerson(parts.settings) ? await import('./approvals.js') : undefined;
-  if (approvals && parts.settings) approvals.attachDeciders(deps, parts.settings, { input: process.stdin, output: streams.stderr });
+  // Unreadable history rows are warned about even when progress is not shown.
+  if (run.deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
+  if (parts.attach !== false && asksPerson(recipe)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {

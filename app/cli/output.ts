@@ -1,5 +1,5 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
-import type { RunResult, RunStatus } from '../engine/runner.js';
+import type { RunResult, RunStatus } from '../../src/engine/runner.js';
 
 export interface PlanView {
   description: string;

@@ -1,8 +1,9 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
-import { messageOf } from '../common/error-message.js';
-import { leaseIsLive } from '../store/run-store.js';
-import type { RunStore, RunSummary, StoredRunStatus } from '../store/types.js';
+import { messageOf } from '../../src/common/error-message.js';
+import { leaseIsLive } from '../../src/store/run-store.js';
+import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
 import type { CliStreams } from './run-command.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
@@ -11,7 +12,11 @@ Lists the recorded runs, newest first (default limit 20). "running (owner gone)"
 continue it with "stageloop resume RUN".`;
 const taskWidth = 40;
 
-class RunsUsageError extends Error {}
+class RunsUsageError extends StageloopError {
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
 
 interface RunsFlags {
   json: boolean;

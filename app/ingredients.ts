@@ -1,22 +1,19 @@
-// Assembles what a CLI run needs: the model, the tools, the pipeline with its guards. The one place that joins
-// src/, stages/ and pipelines/. The model server modules load only when a server is used, so offline runs skip them.
+// The ingredients assemble.ts joins into a run: the model (with fallbacks), the tools (built-in and MCP), the output
+// schema. The model server modules load only when a server is used, so offline runs skip them.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z, type ZodType } from 'zod';
-import type { JsonObject } from '../common/json.js';
-import { messageOf } from '../common/error-message.js';
-import type { Pipeline } from '../engine/pipeline.js';
-import type { Environment } from '../model/config.js';
-import { OfflineModel } from '../model/offline-model.js';
-import type { ChatModel } from '../model/types.js';
-import { calculatorTool } from '../tools/calculator.js';
-import type { CalculatorWorkerHost } from '../tools/calculator-host.js';
-import type { Tool } from '../tools/define-tool.js';
-import { ToolRegistry } from '../tools/registry.js';
-import { builtInPipelines, type BuiltInPipelineOptions } from '../../pipelines/index.js';
-import { applyGuards, guardDefaults } from '../../stages/guards.js';
-import { UsageError, type GuardFlags } from './args.js';
-import type { StageloopConfig } from './mcp-config.js';
+import type { JsonObject } from '../src/common/json.js';
+import { messageOf } from '../src/common/error-message.js';
+import type { Environment } from '../src/model/config.js';
+import { OfflineModel } from '../src/model/offline-model.js';
+import type { ChatModel } from '../src/model/types.js';
+import { calculatorTool } from '../src/tools/calculator.js';
+import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
+import type { Tool } from '../src/tools/define-tool.js';
+import { ToolRegistry } from '../src/tools/registry.js';
+import { UsageError } from './cli/args.js';
+import type { StageloopConfig } from './cli/mcp-config.js';
 
 export interface ModelChoice {
   model: ChatModel;
@@ -32,7 +29,7 @@ const agentSettings = ['AGENT_TEMPERATURE', 'AGENT_TOOL_PROTOCOL', 'AGENT_TOOL_C
 async function checkAgentSettings(env: Environment): Promise<void> {
   const given = Object.fromEntries(agentSettings.flatMap((name) => (setting(env, name) === undefined ? [] : [[name, env[name]]])));
   if (Object.keys(given).length === 0) return;
-  const { modelConfigFromEnv } = await import('../model/config.js');
+  const { modelConfigFromEnv } = await import('../src/model/config.js');
   modelConfigFromEnv(given, { baseUrl: 'http://127.0.0.1/v1', model: 'offline' });
 }
 
@@ -59,7 +56,7 @@ export async function chooseModel(flags: { offline: boolean; model?: string; bas
   const overrides: { baseUrl?: string; model?: string } = {};
   if (flags.baseUrl !== undefined) overrides.baseUrl = flags.baseUrl;
   if (flags.model !== undefined) overrides.model = flags.model;
-  const { openAIModelFromEnv } = await import('../model/config.js');
+  const { openAIModelFromEnv } = await import('../src/model/config.js');
   const model = openAIModelFromEnv(env, overrides);
   const where = model.endpoint ? ` at ${model.endpoint.address}:${model.endpoint.port}` : '';
   return { model, notice: `using model ${model.modelName}${where}`, offline: false };
@@ -70,23 +67,10 @@ export async function defaultTools(env: Environment, calculatorHost?: Calculator
   const tools: Tool[] = [calculatorTool({}, calculatorHost)];
   const apiKey = setting(env, 'SERPAPI_API_KEY');
   if (apiKey) {
-    const { webSearchTool } = await import('../tools/web-search.js');
+    const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
   return new ToolRegistry(tools);
-}
-
-export const pipelineNames = Object.keys(builtInPipelines);
-
-/**
- * A built-in pipeline with the default guards (docs/guards.md, a 10-minute time limit on top) and the ones the flags
- * ask for; --no-guards drops the defaults. --max-iterations is a budget, so applyGuards handles it.
- */
-export function buildPipeline(name: string, flags: GuardFlags, modelName?: string, options?: BuiltInPipelineOptions): Pipeline {
-  const factory = builtInPipelines[name];
-  if (factory === undefined) throw new UsageError(`unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
-  const environment = { defaults: true, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
-  return applyGuards(factory({ ...options, guards: false }), flags, environment);
 }
 
 export interface McpFlags {
@@ -97,14 +81,14 @@ export interface McpFlags {
 /** stageloop.config.json (or --mcp-config FILE) and --mcp: read only when one of them is there. */
 export async function cliConfig(flags: McpFlags, env: Environment, cwd = process.cwd()): Promise<StageloopConfig | undefined> {
   if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json'))) return undefined;
-  const { loadStageloopConfig } = await import('./mcp-config.js');
+  const { loadStageloopConfig } = await import('./cli/mcp-config.js');
   return loadStageloopConfig({ cwd, env, inline: flags.mcp, ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }) });
 }
 
 /** The built-in tools plus every configured MCP server's (a name given twice is an error at start). */
 export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig | undefined): Promise<ToolRegistry> {
   if (config === undefined || config.mcpServers.length === 0) return tools;
-  const { loadMcpTools } = await import('../tools/mcp/index.js');
+  const { loadMcpTools } = await import('../src/tools/mcp/index.js');
   return new ToolRegistry([...tools.names.map((name) => tools.get(name)!), ...(await loadMcpTools(config.mcpServers))]);
 }
 
@@ -113,7 +97,7 @@ export async function withFallbacks(choice: ModelChoice, names: readonly string[
   const entries = config?.fallback ?? [];
   if (names.length === 0 && entries.length === 0) return choice;
   if (choice.offline) throw new UsageError('--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
-  const [{ fallbackModel }, { openAIModelFromEnv }] = await Promise.all([import('../model/fallback-model.js'), import('../model/config.js')]);
+  const [{ fallbackModel }, { openAIModelFromEnv }] = await Promise.all([import('../src/model/fallback-model.js'), import('../src/model/config.js')]);
   const sameServer = names.map((model) => openAIModelFromEnv(env, { model, ...(baseUrl !== undefined && { baseUrl }) }));
   const otherServers = entries.map((entry) =>
     openAIModelFromEnv(entry.apiKey !== undefined ? { ...env, OPENAI_API_KEY: entry.apiKey } : env, { model: entry.model, ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }) }),

@@ -1,0 +1,158 @@
+// The composition root: a run recipe plus the environment becomes a pipeline and its deps. The one place that joins
+// src/ with stages/ and pipelines/; every command, the server and the workers build their runs here.
+import type { JsonObject } from '../src/common/json.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
+import type { Pipeline } from '../src/engine/pipeline.js';
+import type { Deps } from '../src/engine/stage.js';
+import type { Environment } from '../src/model/config.js';
+import type { ChatModel } from '../src/model/types.js';
+import type { SessionStore } from '../src/sessions/types.js';
+import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
+import type { Tool } from '../src/tools/define-tool.js';
+import type { McpServer } from '../src/tools/mcp/types.js';
+import { ToolRegistry } from '../src/tools/registry.js';
+import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
+import { withApproval } from '../stages/approval.js';
+import type { FallbackModelEntry } from './cli/mcp-config.js';
+import { applyGuards, guardDefaults } from './guards.js';
+import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
+import { recordOf, type RunRecipe } from './recipe.js';
+
+export const pipelineNames = Object.keys(builtInPipelines);
+
+/** What the process assembling a run lends it. */
+export interface AssemblyHost {
+  /** The calculator's worker process (started early by the CLI so it loads while the run is assembled). */
+  calculatorHost?: CalculatorWorkerHost;
+  /** The session store a session run reads and writes; else the SQLite file at `sessionFile` is opened. */
+  sessions?: SessionStore;
+  /** The SQLite file of the sessions (the runs' store file); default $STAGELOOP_HOME or ./.stageloop. */
+  sessionFile?: string;
+}
+
+export interface AssembledRun {
+  pipeline: Pipeline;
+  /** The model, tools and (for a session run) the session store. */
+  deps: Partial<Deps> & { model: ChatModel; tools: ToolRegistry };
+  /** The recipe with what the environment decided filled in (offline or not). */
+  recipe: RunRecipe;
+  /** What to pass as runPipeline's `record`: the recipe, so the run can be rebuilt. */
+  record: JsonObject;
+  /** One line for stderr saying which model is in use and why. */
+  notice: string;
+  offline: boolean;
+  /** Closes what the run opened: the session store it opened, MCP servers. */
+  close(): Promise<void>;
+}
+
+/** The recipe's pipeline: the built-in one with session stages and output schema, its guards and its approval stage. */
+export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolRegistry): Pipeline {
+  return buildPipeline(recipe, modelName, tools);
+}
+
+function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolRegistry | undefined): Pipeline {
+  const factory = builtInPipelines[recipe.pipeline];
+  if (factory === undefined) throw new StageloopError('usage', `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`);
+  const options: BuiltInPipelineOptions = {};
+  if (recipe.session !== undefined) options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
+  if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
+  // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
+  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
+  const approveTools = recipe.approvals.tools;
+  return approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+}
+
+/** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
+export async function assemble(recipe: RunRecipe, env: Environment, host: AssemblyHost = {}): Promise<AssembledRun> {
+  const { model } = recipe;
+  if (model.offline === false && model.baseUrl === undefined && !env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) {
+    throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${model.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
+  }
+  const chosen = await chooseModel({ offline: model.offline === true, ...(model.name !== undefined && { model: model.name }), ...(model.baseUrl !== undefined && { baseUrl: model.baseUrl }) }, env);
+  const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
+    model: entry.model,
+    ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
+    ...(entry.apiKey !== undefined && { apiKey: expandSecret(entry.apiKey, `fallback model ${entry.model}: apiKey`, env) }),
+  }));
+  const choice = await withFallbacks(chosen, model.fallbacks, { mcpServers: [], fallback: fallbackServers }, env, model.baseUrl);
+  const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
+  const tools = await toolsOf(recipe, env, host, mcpServers);
+  let sessions: SessionStore | undefined;
+  let ownsSessions = false;
+  try {
+    // What the environment decided is part of the run from now on: resume and replay use the same model.
+    const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
+    const pipeline = buildPipeline(resolved, choice.model.modelName, tools);
+    if (recipe.session !== undefined) {
+      sessions = host.sessions;
+      if (sessions === undefined) {
+        const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../src/store/location.js'), import('../src/sessions/sqlite-sessions.js')]);
+        sessions = sqliteSessions(storePath({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) }));
+        ownsSessions = true;
+      }
+    }
+    const deps: AssembledRun['deps'] = { model: choice.model, tools, ...(sessions !== undefined && { sessions }) };
+    const opened = sessions;
+    return {
+      pipeline,
+      deps,
+      recipe: resolved,
+      record: recordOf(resolved),
+      notice: choice.notice,
+      offline: choice.offline,
+      async close() {
+        if (ownsSessions) opened?.close();
+        if (mcpServers.length > 0) await (await import('../src/tools/mcp/index.js')).closeMcpServers();
+      },
+    };
+  } catch (error) {
+    if (ownsSessions) sessions?.close();
+    if (mcpServers.length > 0) await (await import('../src/tools/mcp/index.js')).closeMcpServers();
+    throw error;
+  }
+}
+
+/** The calculator always; web search when the recipe has it (its key from the environment); MCP servers; remember in a session. */
+async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, mcpServers: McpServer[]): Promise<ToolRegistry> {
+  const { calculatorTool } = await import('../src/tools/calculator.js');
+  const tools: Tool[] = [calculatorTool({}, host.calculatorHost)];
+  const apiKey = env.SERPAPI_API_KEY?.trim();
+  if (recipe.tools.webSearch === true || (recipe.tools.webSearch === undefined && apiKey)) {
+    if (!apiKey) throw new StageloopError('config', 'SERPAPI_API_KEY is not set: this run offers web search; export SERPAPI_API_KEY');
+    const { webSearchTool } = await import('../src/tools/web-search.js');
+    tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
+  }
+  const withMcp = await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [] });
+  if (recipe.session === undefined) return withMcp;
+  const { rememberTool } = await import('../src/tools/remember.js');
+  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);
+}
+
+/** A recorded MCP server with its `${VAR}` templates filled from the environment. */
+function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment): McpServer {
+  const filled = (values: Record<string, string> | undefined, what: string) =>
+    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandSecret(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
+  if (server.url !== undefined) {
+    const headers = filled(server.headers, 'headers');
+    return { name: server.name, url: server.url, ...(headers !== undefined && { headers }) };
+  }
+  if (server.command === undefined) throw new StageloopError('config', `MCP server ${server.name} has neither a command nor a url in the recipe`);
+  const serverEnv = filled(server.env, 'env');
+  return {
+    name: server.name,
+    command: server.command,
+    ...(server.args !== undefined && { args: server.args }),
+    ...(serverEnv !== undefined && { env: serverEnv }),
+    ...(server.cwd !== undefined && { cwd: server.cwd }),
+  };
+}
+
+/** `${VAR}` (or `${env:VAR}`) from the environment; an unset one is a config error naming it, never showing a value. */
+export function expandSecret(template: string, where: string, env: Environment): string {
+  return template.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
+    const found = env[variable];
+    if (found === undefined) throw new StageloopError('config', `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
+    return found;
+  });
+}

@@ -1,0 +1,64 @@
+// The flags of `stageloop run` (and chat, submit) as a run recipe. Config-file secrets become `${VAR}` templates;
+// a literal secret in the file is lent to this process under a variable of its own and never recorded.
+import type { JsonObject } from '../../src/common/json.js';
+import type { Environment } from '../../src/model/config.js';
+import { sessionScope } from '../../src/sessions/types.js';
+import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { cliConfig, outputSchemaFrom } from '../ingredients.js';
+import type { RunFlags } from './args.js';
+
+export interface FlagsRecipe {
+  recipe: RunRecipe;
+  /** The environment to assemble with: the given one plus the variables standing for literal config secrets. */
+  env: Environment;
+}
+
+const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const;
+
+/** What the flags (and the config file in `cwd`, unless `cwd` is undefined) say a run is. */
+export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: string | undefined = process.cwd()): Promise<FlagsRecipe> {
+  const lent: Record<string, string> = {};
+  const config = cwd === undefined ? undefined : await cliConfig(flags, templateEnvironment(), cwd);
+  const template = (value: string, name: string) => {
+    if (value.includes('${')) return value;
+    const variable = `STAGELOOP_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+    lent[variable] = value;
+    return `\${${variable}}`;
+  };
+  const templated = (values: Readonly<Record<string, string>> | undefined, prefix: string) =>
+    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, `${prefix}_${key}`)]));
+  const mcpServers: McpServerRecipe[] = (config?.mcpServers ?? []).map((server) => {
+    const { name } = server;
+    if ('url' in server) {
+      const headers = templated(server.headers, `mcp_${name}_header`);
+      return { name, url: server.url, ...(headers !== undefined && { headers }) };
+    }
+    const serverEnv = templated(server.env, `mcp_${name}_env`);
+    return { name, command: server.command, ...(server.args && { args: [...server.args] }), ...(serverEnv !== undefined && { env: serverEnv }), ...(server.cwd !== undefined && { cwd: server.cwd }) };
+  });
+  const fallbackServers = (config?.fallback ?? []).map((entry, index) => ({
+    model: entry.model,
+    ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
+    ...(entry.apiKey !== undefined && { apiKey: template(entry.apiKey, `fallback_${index}_api_key`) }),
+  }));
+  const outputSchema: JsonObject | undefined = (await outputSchemaFrom(flags.outputSchema))?.json;
+  const guards: RunRecipeInput['guards'] = {};
+  for (const key of guardKeys) if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
+  const session = flags.session === undefined ? undefined : sessionScope(flags.session, flags.user);
+  const recipe = makeRecipe({
+    pipeline: flags.pipeline,
+    model: { ...(flags.offline && { offline: true }), ...(flags.model !== undefined && { name: flags.model }), ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }), fallbacks: flags.fallbackModels ?? [], fallbackServers },
+    guards,
+    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true },
+    ...(outputSchema !== undefined && { outputSchema }),
+    ...(session !== undefined && { session: { name: session.session, user: session.user } }),
+    mcpServers,
+    tracing: { ...(flags.trace !== undefined && { exporter: flags.trace }), content: flags.traceContent === true },
+  });
+  return { recipe, env: { ...env, ...lent } };
+}
+
+/** Variables read by the config loader come back as their own `${VAR}` reference: the file's templates stay templates. */
+function templateEnvironment(): Environment {
+  return new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) }) as Environment;
+}

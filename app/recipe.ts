@@ -1,0 +1,142 @@
+// The run recipe: everything that makes a run what it is, as one zod schema. It is recorded with every run (under
+// the run's options as `recipe`) and is the only thing resume, replay, approve, reject, the server's decisions
+// endpoint and a worker read to rebuild one. Secrets are never in it: a `${VAR}` template stands for each, re-read
+// from the environment by the assembler. To add a setting: one line in `runRecipeSchema`, then its use in assemble.ts.
+import { z } from 'zod';
+import type { JsonObject } from '../src/common/json.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
+import type { RunSummary } from '../src/store/types.js';
+
+export const recipeVersion = 1;
+
+const count = z.union([z.number(), z.string()]);
+const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
+
+/** The guard flags of `stageloop run` (text or numbers: applyGuards checks them and names the flag). */
+const guardsSchema = z.object({
+  maxTokens: count.optional(),
+  maxCostUsd: count.optional(),
+  timeoutSeconds: count.optional(),
+  maxIterations: count.optional(),
+  injection: z.enum(['flag', 'redact', 'block']).optional(),
+  loopLimit: count.optional(),
+  contextBudget: count.optional(),
+  budgetMode: z.string().optional(),
+  /** --no-guards: none of the default guards. */
+  noGuards: z.boolean().optional(),
+});
+
+/** A model on another server to fall back to; `apiKey` is a `${VAR}` template, never a key. */
+const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
+
+const modelSchema = z.object({
+  /** The built-in offline model. Absent: the assembling environment decides (offline without OPENAI_API_KEY or OPENAI_BASE_URL); the recorded recipe has the answer. */
+  offline: z.boolean().optional(),
+  /** --model NAME; absent: OPENAI_MODEL of the assembling process, else the adapter's default. */
+  name: z.string().optional(),
+  /** --base-url URL; absent: OPENAI_BASE_URL of the assembling process, else OpenAI (key in OPENAI_API_KEY). */
+  baseUrl: z.string().optional(),
+  /** --fallback-model NAME...: models on the same server. */
+  fallbacks: z.array(z.string()).default([]),
+  /** The config file's `fallback` list: models on other servers. */
+  fallbackServers: z.array(fallbackServerSchema).default([]),
+});
+
+/** An MCP server; `env` and `headers` values are `${VAR}` templates (a literal value is not recorded). */
+const mcpServerSchema = z.object({
+  name: z.string().min(1),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.string().optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export const runRecipeSchema = z.object({
+  version: z.literal(recipeVersion).default(recipeVersion),
+  /** A built-in pipeline's name. */
+  pipeline: z.string().min(1).default('react'),
+  model: modelSchema.prefault({}),
+  guards: guardsSchema.default({}),
+  /** The default guards (docs/guards.md) apply; false for runs recorded before they existed, rebuilt as they ran. */
+  guardDefaults: z.boolean().default(true),
+  /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
+  approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
+  /** The JSON Schema the final answer must match (--output-schema). */
+  outputSchema: jsonObject.optional(),
+  /** The session this run is a turn of, and whose it is. */
+  session: z.object({ name: z.string().min(1), user: z.string().min(1) }).optional(),
+  mcpServers: z.array(mcpServerSchema).default([]),
+  /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY (absent: offered when it is set). */
+  tools: z.object({ webSearch: z.boolean().optional() }).prefault({}),
+  /** --trace otlp|console and --trace-content. */
+  tracing: z.object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) }).prefault({}),
+});
+
+export type RunRecipe = z.output<typeof runRecipeSchema>;
+/** A recipe as written by hand or by a client: every field with a default may be left out. */
+export type RunRecipeInput = z.input<typeof runRecipeSchema>;
+export type McpServerRecipe = RunRecipe['mcpServers'][number];
+
+/** A recipe from its parts, defaults filled in; a bad field is a config error naming it. */
+export function makeRecipe(input: RunRecipeInput, where = 'the run recipe'): RunRecipe {
+  const parsed = runRecipeSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new StageloopError('config', `${where}: ${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
+}
+
+/** What runPipeline records with the run (its `record` option). */
+export function recordOf(recipe: RunRecipe): JsonObject {
+  return { recipe: JSON.parse(JSON.stringify(recipe)) as JsonObject };
+}
+
+/**
+ * The recipe a recorded run was made with. Runs recorded before recipes carry the CLI's settings (`options.cli`):
+ * those are read into a recipe. A run recorded from code has neither: undefined.
+ */
+export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
+  const options = run.options as { recipe?: unknown; cli?: unknown };
+  if (options.recipe !== undefined) {
+    const version = (options.recipe as { version?: unknown } | null)?.version;
+    if (typeof version === 'number' && version > recipeVersion) {
+      throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
+    }
+    // A recipe recorded before the default guards has no guardDefaults: it ran without them.
+    const recorded = options.recipe as RunRecipeInput;
+    return makeRecipe({ ...recorded, guardDefaults: recorded.guardDefaults ?? false }, `run ${run.runId}'s recorded recipe`);
+  }
+  if (options.cli !== undefined) return recipeOfOldSettings(run, options.cli);
+  return undefined;
+}
+
+/** The recorded recipe, or the bare built-in pipeline of that name for a run recorded from code (replay, resume). */
+export function recipeOf(run: RunSummary): RunRecipe {
+  return recordedRecipe(run) ?? makeRecipe({ pipeline: run.pipeline });
+}
+
+/** `options.cli` as the CLI wrote it before recipes: pipeline, guards, offline, model, baseUrl, approvals, output schema. */
+function recipeOfOldSettings(run: RunSummary, cli: unknown): RunRecipe {
+  if (cli === null || typeof cli !== 'object' || Array.isArray(cli) || typeof (cli as { pipeline?: unknown }).pipeline !== 'string') {
+    throw new StageloopError('config', `run ${run.runId} carries CLI settings stageloop cannot read (no pipeline name): it cannot be rebuilt; start it again with "stageloop run"`);
+  }
+  const old = cli as { pipeline: string; guards?: unknown; offline?: unknown; model?: unknown; baseUrl?: unknown; approveTools?: unknown; askOnLimit?: unknown; outputSchema?: unknown };
+  const input = run.input as { session?: unknown; user?: unknown };
+  const recipe: RunRecipeInput = {
+    pipeline: old.pipeline,
+    model: {
+      // Old settings kept the --offline flag only: without it the environment decided, as it still does.
+      ...(old.offline === true && { offline: true }),
+      ...(typeof old.model === 'string' && { name: old.model }),
+      ...(typeof old.baseUrl === 'string' && { baseUrl: old.baseUrl }),
+    },
+    guards: (old.guards ?? {}) as RunRecipeInput['guards'],
+    guardDefaults: false,
+    approvals: { ...(old.approveTools !== undefined && { tools: old.approveTools as string[] | 'all' }), askOnLimit: old.askOnLimit === true },
+    ...(old.outputSchema !== undefined && { outputSchema: old.outputSchema as JsonObject }),
+    // The input names the session; the recording of such a run has the session stages, so the recipe must too.
+    ...(typeof input.session === 'string' && { session: { name: input.session, user: typeof input.user === 'string' ? input.user : 'default' } }),
+  };
+  return makeRecipe(recipe, `run ${run.runId}'s recorded CLI settings`);
+}

@@ -1,0 +1,25 @@
+// A session store for replaying one recorded turn: it shows the session as it was when the run started (its own
+// and later turns and facts left out) and writes nothing, so a replay neither sees its own answer nor saves it twice.
+import type { Fact, NewTurn, SessionHistory, SessionScope, SessionStore, TurnRecord } from '../src/sessions/types.js';
+
+export function replaySessions(live: SessionStore, run: { runId: string; createdAt: number }): SessionStore {
+  const before = (turn: TurnRecord) => turn.runId !== run.runId && turn.at < run.createdAt;
+  const earlierFacts = (facts: Fact[]) => facts.filter((fact) => fact.sourceRun !== run.runId && fact.updated < run.createdAt);
+  return {
+    name: `${live.name} (as of run ${run.runId})`,
+    exists: (scope) => live.exists(scope),
+    async load(scope: SessionScope): Promise<SessionHistory> {
+      const history = await live.load(scope);
+      return { ...history, turns: history.turns.filter(before), facts: earlierFacts(history.facts) };
+    },
+    async appendTurn(scope: SessionScope, turn: NewTurn): Promise<TurnRecord> {
+      const history = await live.load(scope);
+      return { ...turn, seq: history.turns.filter(before).reduce((highest, earlier) => Math.max(highest, earlier.seq), 0) + 1 };
+    },
+    compact: async () => undefined,
+    listFacts: async (scope) => earlierFacts(await live.listFacts(scope)),
+    setFact: async () => undefined,
+    deleteFact: async () => false,
+    close: () => undefined,
+  };
+}
