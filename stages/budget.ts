@@ -115,7 +115,8 @@ export function budget(options: BudgetOptions): BudgetStage {
 
   function start(state: RunState, ctx: StageContext): BudgetSlot {
     const slot = (state.budget ??= {
-      startedAt: ctx.deps.clock.now(),
+      // The clock is read only for a time budget: a read is a journal entry in a durable run, and the state stays exact.
+      startedAt: settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now(),
       warned: [],
       finalTurn: null,
       spent: { iterations: 0, tokens: 0, costUsd: 0, timeMs: 0 },
@@ -161,7 +162,7 @@ export function budget(options: BudgetOptions): BudgetStage {
     spent.iterations = state.iteration;
     spent.tokens = inputTokens + outputTokens;
     spent.costUsd = settings.maxCostUsd === undefined ? 0 : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
-    spent.timeMs = ctx.deps.clock.now() - slot.startedAt;
+    spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt;
     return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
   }
 
