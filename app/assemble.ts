@@ -56,6 +56,7 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   const options: BuiltInPipelineOptions = {};
   if (recipe.session !== undefined) options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
+  if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
   const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
   const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);

@@ -7,6 +7,7 @@ import { GuardConfigError } from '../stages/guard-config-error.js';
 import { injectionGuard } from '../stages/injection-guard.js';
 import { limits } from '../stages/limits.js';
 import { loopGuard } from '../stages/loop-guard.js';
+import { perStepPipeline } from '../stages/plan-branch.js';
 import { prune } from '../stages/prune.js';
 
 /** The guard flags of `stageloop run` / `stageloop pipelines`, as parsed values (numbers or their text). */
@@ -149,8 +150,10 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   // The limits in force, first in setup: for --json, the root span and the `limits` event.
   const stages = [...guarded.setup, ...guarded.iteration, ...guarded.finalize].filter((stage) => stage.name !== 'limits');
   const reported = limits(stages, guarded.maxIterations);
-  if (stageNames(guarded).includes('limits')) return replaceStage(guarded, 'limits', reported);
-  return guarded.setup.length === 0 ? definePipeline({ ...guarded, setup: [reported] }) : insertBefore(guarded, guarded.setup[0]!.name, reported);
+  if (stageNames(guarded).includes('limits')) guarded = replaceStage(guarded, 'limits', reported);
+  else guarded = guarded.setup.length === 0 ? definePipeline({ ...guarded, setup: [reported] }) : insertBefore(guarded, guarded.setup[0]!.name, reported);
+  // In a plan pipeline the guards run per plan step, so each sees its step's own turn when steps run side by side.
+  return guarded.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(guarded) : guarded;
 }
 
 /** A guard's flag value: 0 means off. */

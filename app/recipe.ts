@@ -65,6 +65,8 @@ export const runRecipeSchema = z.object({
   approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
   /** The JSON Schema the final answer must match (--output-schema). */
   outputSchema: jsonObject.optional(),
+  /** Plan steps that may run at once (--max-parallel-steps; plan-execute-replan's default 3). */
+  maxParallelSteps: z.number().int().min(1).optional(),
   /** The session this run is a turn of, and whose it is. */
   session: z.object({ name: z.string().min(1), user: z.string().min(1) }).optional(),
   mcpServers: z.array(mcpServerSchema).default([]),

@@ -1,9 +1,10 @@
-// Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
+// Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session), with the default guards. Think to evaluate run for each running plan step (perStep), side by side up to maxParallelSteps.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import { applyGuards, type GuardFlags } from '../app/guards.js';
 import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
 import { withOutput } from '../stages/final-output.js';
+import { perStep } from '../stages/plan-branch.js';
 import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
 export interface PlanExecuteReplanPipelineOptions {
@@ -15,6 +16,10 @@ export interface PlanExecuteReplanPipelineOptions {
   evaluate?: EvaluateOptions;
   replan?: ReplanOptions;
   summarize?: SummarizeOptions;
+  /** Plan steps that may run at once (default 3); 1 runs them one after another. */
+  maxParallelSteps?: number;
+  /** Offer the model the `replan` tool to ask for a new plan (default true). */
+  replanTool?: boolean;
   /** Iteration cap (default 24). */
   maxIterations?: number;
   /** The final answer also as JSON matching this schema (outputOf(result, schema)); one that cannot match stops the run with invalid_output. */
@@ -27,10 +32,18 @@ export interface PlanExecuteReplanPipelineOptions {
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 24;
+  const planOptions = { ...options.plan, ...(options.maxParallelSteps === undefined ? {} : { maxParallelSteps: options.maxParallelSteps }) };
+  const step = { replanTool: options.replanTool ?? true };
   const pipeline = definePipeline({
     name: 'plan-execute-replan',
-    setup: [...(options.session ? [history()] : []), context(options.context), plan(options.plan)],
-    iteration: [think(options.think), act(options.act), observe(options.observe), evaluate(options.evaluate), withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema)],
+    setup: [...(options.session ? [history()] : []), context(options.context), plan(planOptions)],
+    iteration: [
+      perStep(think(options.think), step),
+      perStep(act(options.act), step),
+      perStep(observe(options.observe), step),
+      perStep(evaluate(options.evaluate), step),
+      withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema),
+    ],
     finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });

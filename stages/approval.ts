@@ -8,6 +8,7 @@ import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
+import { perStepPipeline } from './plan-branch.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -125,5 +126,7 @@ function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: To
 /** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */
 export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}): Pipeline {
   if (!stageNames(pipeline).includes('act')) throw new GuardConfigError(`approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
-  return insertBefore(pipeline, 'act', approval(options));
+  const approved = insertBefore(pipeline, 'act', approval(options));
+  // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
+  return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;
 }

@@ -3,6 +3,7 @@ import type { RunState } from '../src/engine/state.js';
 import type { ChatMessage, ToolDefinition } from '../src/model/types.js';
 import type { PlanSlot, StepResult } from './plan-slot.js';
 import type {} from './context-slot.js';
+import { dependencyClosure } from './plan-steps.js';
 
 export const defaultInstructions =
   'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +
@@ -18,31 +19,42 @@ export function renderSystemPrompt(instructions: string, tools: readonly ToolDef
 
 /**
  * The conversation the next reasoning call starts from: the system prompt, then either the task (no plan) or,
- * inside a plan, a brief of the goal, the plan, the results so far and the current step.
+ * inside a plan, a brief of the goal, the plan, the results the current step needs and the step itself.
  */
-export function renderMessages(state: RunState): ChatMessage[] {
+export function renderMessages(state: RunState, stepIndex?: number): ChatMessage[] {
   const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
   const plan = state.plan;
-  const user = plan !== undefined && plan.current < plan.steps.length ? stepBrief(state.input.task, plan) : state.input.task;
+  const index = stepIndex ?? plan?.current ?? 0;
+  const user = plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
   return [
     { role: 'system', content: system },
     { role: 'user', content: user },
   ];
 }
 
-export function stepBrief(task: string, plan: PlanSlot): string {
-  const step = plan.steps[plan.current]!;
+/** A step's brief: its description, the results of the steps it depends on (directly or not), its bound tool. */
+export function stepBrief(task: string, plan: PlanSlot, index = plan.current): string {
+  const step = plan.steps[index]!;
+  const needed = dependencyClosure(plan, index);
+  const results = plan.results.filter((result) => needed.has(result.id));
   return [
     `Goal: ${task}`,
     `Plan:\n${renderPlan(plan)}`,
-    `Results of earlier steps:\n${plan.results.length > 0 ? renderResults(plan.results) : 'none yet'}`,
-    `Current step (${plan.current + 1} of ${plan.steps.length}): ${step.description}`,
+    `Results of the steps it depends on:\n${results.length > 0 ? renderResults(results) : 'none'}`,
+    `Current step (${index + 1} of ${plan.steps.length}): ${step.description}`,
+    step.tool !== undefined ? `This step is bound to the tool "${step.tool}": use it first.` : '',
     'Work only on the current step. Use tools when they help. When the step is done, reply with its result in plain text and call no tool.',
-  ].join('\n\n');
+  ].filter((part) => part !== '').join('\n\n');
 }
 
 export function renderPlan(plan: PlanSlot): string {
-  return plan.steps.map((step, index) => `${index + 1}. [${step.status}] ${step.description}`).join('\n');
+  const chain = plan.steps.every((step, index) => index === 0 ? step.dependsOn.length === 0 : step.dependsOn.length === 1 && step.dependsOn[0] === plan.steps[index - 1]!.id);
+  return plan.steps
+    .map((step, index) => {
+      const needs = chain || step.dependsOn.length === 0 ? '' : ` (after ${step.dependsOn.join(', ')})`;
+      return `${index + 1}. [${step.status}] ${step.id}: ${step.description}${needs}`;
+    })
+    .join('\n');
 }
 
 export function renderResults(results: readonly StepResult[]): string {
@@ -53,17 +65,21 @@ export function renderResults(results: readonly StepResult[]): string {
 
 export function plannerInstructions(maxSteps: number, tools: readonly string[]): string {
   return [
-    'You are the planner. Break the task into an ordered list of concrete steps, each one small enough to do with at most a few tool calls.',
-    `Use between 1 and ${maxSteps} steps. Give every step the status "pending". Do not solve the task yourself.`,
-    tools.length > 0 ? `The executor can use these tools: ${tools.join(', ')}.` : 'The executor has no tools.',
-    'Reply with only JSON of the form {"steps":[{"description":"...","status":"pending"}]}.',
+    'You are the planner. Break the task into concrete steps, each one small enough to do with at most a few tool calls.',
+    `Use between 1 and ${maxSteps} steps. Give each step a short id and list in "dependsOn" the ids of the steps whose results it needs;`,
+    'steps that need nothing from each other run at the same time, so only add a dependency a step really has. Do not solve the task yourself.',
+    tools.length > 0 ? `The executor can use these tools: ${tools.join(', ')}. Bind a step to one with "tool" when it is the one to use.` : 'The executor has no tools: leave "tool" out.',
+    '"priority" (optional, 1 first) orders steps that are ready at the same time.',
+    'Reply with only JSON of the form {"goal":"...","reasoning":"...","steps":[{"id":"a","description":"...","dependsOn":[],"tool":"...","priority":1}]}.',
   ].join('\n');
 }
 
 export const replannerInstructions = [
-  'You are the replanner. A step of the plan has just ended. Decide whether the steps after it still lead to the goal.',
-  'Completed steps cannot be changed; you may only replace the steps that come after the one that just ended.',
-  'Reply with only JSON: {"need_replan": boolean, "reason": "why", "new_steps": ["...", "..."]}.',
+  'You are the replanner. Steps of the plan have just ended. Decide whether the steps that have not started still lead to the goal.',
+  'Finished and running steps cannot be changed; you may only replace the steps that have not started (pending or blocked).',
+  'Blocked steps depend on a step that failed: replace them with steps that can succeed, or the goal is not met.',
+  'Reply with only JSON: {"need_replan": boolean, "reason": "why", "new_steps": [...]}, where new_steps are step descriptions',
+  'or steps of the form {"id":"...","description":"...","dependsOn":["..."],"tool":"..."} that may depend on finished steps\' ids.',
   'When the remaining steps are fine, answer need_replan false and an empty new_steps list.',
 ].join('\n');
 

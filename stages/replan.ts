@@ -1,28 +1,33 @@
-// replan (iteration): reads the plan, the evaluate verdict and the observe slot; writes the plan (later steps, current step), messages, turn, usage and the replan slot; returns breakLoop 'completed' when every step is done.
+// replan (iteration): reads the plan (and each running step's evaluate verdict), the observe slot and the replan request; writes the plan (statuses, unstarted steps, running steps), messages, turn, usage and the replan slot; returns breakLoop 'completed' when every step succeeded, abortRun 'goal_not_met' when no step can run and some did not succeed.
 import { z } from 'zod';
-import { breakLoop } from '../src/engine/signal.js';
+import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
-import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatModel } from '../src/model/types.js';
+import type { RunState } from '../src/engine/state.js';
 import type {} from './evaluate.js';
-import type {} from './observe.js';
-import type { PlanSlot } from './plan-slot.js';
-import { recordModelFailure } from './model-failure.js';
-import { isInvalidResponse, temperatureOf } from './plan.js';
-import { advanceTo, finishStep, planView, replaceStepsAfter, requireModel } from './plan-steps.js';
-import { renderMessages, renderPlan, renderResults, replannerInstructions } from './prompts.js';
-import { parseStructured } from './structured-output.js';
+import type { ObserveSlot } from './observe.js';
+import type { PlanSlot, PlanStep } from './plan-slot.js';
+import { askWithRepairs } from './plan-ask.js';
+import { branchView } from './plan-branch.js';
+import { readJson } from './plan-json.js';
+import { knowledgeSection } from './plan-knowledge.js';
+import { stepsFromJson, type Parsed } from './plan-parse.js';
+import { currentIndex, startReadySteps } from './plan-schedule.js';
+import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, requireModel, runningIds } from './plan-steps.js';
+import { renderPlan, renderResults, replannerInstructions } from './prompts.js';
+import { replanRequested, takeReplanRequest } from './plan-tools.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
     replan_decision: ReplanDecision & { replans: number; maxReplans: number; newSteps: string[] };
-    step_started: { step: number; description: string };
+    goal_not_met: { failed: string[]; blocked: string[] };
   }
 }
 
 export interface ReplanDecision {
-  /** The 1-based step after which the decision was taken. */
+  /** The 1-based position of the (first) step after which the decision was taken. */
   afterStep: number;
+  /** The ids of the steps that had just ended. */
+  ended: string[];
   needReplan: boolean;
   applied: boolean;
   reason: string;
@@ -45,104 +50,199 @@ export interface ReplanOptions {
   maxReplans?: number;
   /** Most steps a plan may have after a replan (default 8). */
   maxSteps?: number;
+  /** Times a step is started before its failure stands (default 1: no retry). */
+  maxStepAttempts?: number;
+  /** Repair turns after a reply that cannot be read (default 2), before the plan is kept. */
+  maxRepairs?: number;
+  /** Tokens the facts and session history may take in the replanner's prompt (default 1,500). */
+  knowledgeTokens?: number;
   temperature?: number;
 }
+
+const graphStep = z.object({ id: z.string().optional(), description: z.string(), dependsOn: z.array(z.string()).optional(), tool: z.string().optional(), priority: z.number().optional() });
 
 export const replanSchema = z.object({
   need_replan: z.boolean(),
   reason: z.string(),
-  new_steps: z.array(z.string()),
+  new_steps: z.array(z.union([z.string(), graphStep])),
 });
 
 export function replan(options: ReplanOptions = {}): Stage {
   const maxReplans = options.maxReplans ?? 3;
   const maxSteps = options.maxSteps ?? 8;
+  const maxAttempts = options.maxStepAttempts ?? 1;
   return {
     name: 'replan',
     async execute(state, ctx) {
       const plan = state.plan;
       if (plan === undefined) return;
-      const step = plan.steps[plan.current];
-      if (step === undefined) return breakLoop('every plan step is done', 'completed');
-      const verdict = state.evaluate;
-      const requested = verdict?.verdict === 'replan' && verdict.iteration === state.iteration;
-      const ended = step.status === 'completed' || step.status === 'failed';
-      if (!ended && !requested) return;
-      if (!ended) finishStep(state, ctx, 'failed', `Abandoned: ${verdict!.reason}.${latestResults(state)}`);
+      const ended = endedSteps(state, ctx, plan);
+      if (ended.length === 0) return planIsOver(plan) ? finished(state, ctx, plan) : undefined;
 
+      const retried = ended.filter((index) => plan.steps[index]!.status === 'failed' && plan.steps[index]!.attempts < maxAttempts);
+      for (const index of retried) retry(state, plan, index);
+      blockDependants(plan);
       const slot = (state.replan ??= { count: 0, decisions: [] });
-      const afterStep = plan.current + 1;
+      const afterStep = ended[0]! + 1;
+      const endedIds = ended.map((index) => plan.steps[index]!.id);
+      const requested = takeReplanRequest(state);
       let decision: ReplanDecision;
       if (slot.count >= maxReplans) {
-        decision = { afterStep, needReplan: false, applied: false, reason: `the replan cap of ${maxReplans} is reached; keeping the plan` };
+        decision = { afterStep, ended: endedIds, needReplan: false, applied: false, reason: `the replan cap of ${maxReplans} is reached; keeping the plan` };
       } else {
-        const model = requireModel(ctx, 'replan');
-        const answer = await consult(model, state, ctx, plan, options);
+        const answer = await consult(state, ctx, plan, options, maxSteps, requested);
         if (!answer.ok) {
-          decision = { afterStep, needReplan: false, applied: false, reason: `the replanner's reply was not valid (${answer.problem}); keeping the plan` };
+          decision = { afterStep, ended: endedIds, needReplan: false, applied: false, reason: `the replanner's reply was not valid (${answer.problem}); keeping the plan` };
         } else {
-          const newSteps = answer.value.new_steps.map((text) => text.trim()).filter((text) => text !== '').slice(0, Math.max(0, maxSteps - afterStep));
-          const applied = answer.value.need_replan;
-          decision = { afterStep, needReplan: applied, applied, reason: answer.value.reason };
-          if (applied) {
-            // Only the steps after the one that just ended change; completed work is never rewritten.
-            replaceStepsAfter(plan, afterStep, newSteps);
+          const { needReplan, reason, steps } = answer.value;
+          decision = { afterStep, ended: endedIds, needReplan, applied: needReplan, reason: requested ? `${reason} (asked for by the model: ${requested})` : reason };
+          if (needReplan) {
+            // Only the steps that have not started change; finished and running work is never rewritten.
+            replaceUnstarted(plan, steps);
             slot.count++;
           }
         }
       }
       slot.decisions.push(decision);
-      ctx.emit('replan_decision', { ...decision, replans: slot.count, maxReplans, newSteps: decision.applied ? plan.steps.slice(afterStep).map((next) => next.description) : [] });
+      const newSteps = decision.applied ? plan.steps.filter((step) => step.status === 'pending').map((step) => step.description) : [];
+      ctx.emit('replan_decision', { ...decision, replans: slot.count, maxReplans, newSteps });
 
-      state.turn = { toolCalls: [], results: [] };
-      const next = advanceTo(plan, afterStep);
-      if (next === undefined) {
-        ctx.emit('plan_updated', { steps: planView(plan), current: null, reason: 'every step is done' });
-        return breakLoop('every plan step is done', 'completed');
-      }
-      // A step boundary: the next reasoning call starts from a fresh brief, not from the last step's tool traffic.
-      state.messages = renderMessages(state);
-      ctx.emit('step_started', { step: plan.current + 1, description: next.description });
-      ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, reason: decision.applied ? `replanned: ${decision.reason}` : `step ${plan.current + 1} started` });
+      startReadySteps(state, ctx);
+      if (planIsOver(plan)) return finished(state, ctx, plan);
+      plan.current = !(plan.maxParallel > 1) ? plan.current : currentIndex(plan);
+      ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, running: runningIds(plan), reason: decision.applied ? `replanned: ${decision.reason}` : 'steps started' });
     },
   };
 }
 
-type ReplannerAnswer = { ok: true; value: z.infer<typeof replanSchema> } | { ok: false; problem: string };
+/** Ends the steps whose work is over this iteration (done, or abandoned on a replan verdict); their indexes. */
+function endedSteps(state: RunState, ctx: StageContext, plan: PlanSlot): number[] {
+  const ended: number[] = [];
+  if (!(plan.maxParallel > 1)) {
+    const index = plan.current;
+    const step = plan.steps[index];
+    if (step === undefined) return ended;
+    if (step.status === 'in_progress' && abandonRequested(state, state.evaluate, index)) {
+      finishStep(state, ctx, 'failed', `Abandoned: ${abandonReason(state, state.evaluate, index)}.${latestResults(state.observe, index)}`);
+    }
+    if (step.status === 'completed' || step.status === 'failed') ended.push(index);
+    return ended;
+  }
+  for (const id of [...plan.running]) {
+    const index = plan.steps.findIndex((step) => step.id === id);
+    const step = plan.steps[index];
+    const branch = plan.branches[id];
+    if (step === undefined || branch === undefined) continue;
+    const verdict = branch.slots.evaluate as RunState['evaluate'];
+    const observed = branch.slots.observe as ObserveSlot | undefined;
+    if (step.status === 'in_progress' && abandonRequested(state, verdict, index)) {
+      finishStep(branchView(state, plan, index, branch), ctx, 'failed', `Abandoned: ${abandonReason(state, verdict, index)}.${latestResults(observed, index)}`);
+    }
+    if (step.status !== 'completed' && step.status !== 'failed') continue;
+    plan.running = plan.running.filter((running) => running !== id);
+    delete plan.branches[id];
+    ended.push(index);
+  }
+  return ended;
+}
 
-async function consult(model: ChatModel, state: RunState, ctx: StageContext, plan: PlanSlot, options: ReplanOptions): Promise<ReplannerAnswer> {
-  const ended = plan.results[plan.results.length - 1];
-  const remaining = plan.steps.slice(plan.current + 1);
+/** Evaluate gave a replan verdict this iteration, or the model asked for a new plan through the replan tool. */
+function abandonRequested(state: RunState, verdict: RunState['evaluate'], index: number): boolean {
+  return (verdict?.verdict === 'replan' && verdict.iteration === state.iteration) || replanRequested(state, state.plan!.steps[index]!.id) !== undefined;
+}
+
+function abandonReason(state: RunState, verdict: RunState['evaluate'], index: number): string {
+  const asked = replanRequested(state, state.plan!.steps[index]!.id);
+  if (asked !== undefined) return `the model asked for a new plan (${asked})`;
+  return verdict?.reason ?? 'the step was abandoned';
+}
+
+/** A failed step with attempts left starts again from a fresh brief; its failed result leaves the history. */
+function retry(state: RunState, plan: PlanSlot, index: number): void {
+  const step = plan.steps[index]!;
+  step.status = 'pending';
+  plan.results = plan.results.filter((result) => result.id !== step.id);
+  // The round and failure counters belong to the attempt, not to the step's position.
+  if (!(plan.maxParallel > 1)) {
+    if (state.think !== undefined) state.think.step = null;
+    if (state.evaluate !== undefined) state.evaluate.step = null;
+  }
+}
+
+/** No step can run any more: every step succeeded (completed), or the goal is not met (stopped, with the failed steps). */
+function finished(state: RunState, ctx: StageContext, plan: PlanSlot): Signal {
+  plan.current = plan.steps.length;
+  ctx.emit('plan_updated', { steps: planView(plan), current: null, running: [], reason: 'no step is left to run' });
+  const failed = plan.steps.filter((step) => step.status === 'failed').map((step) => step.id);
+  const blocked = plan.steps.filter((step) => step.status === 'blocked' || step.status === 'pending').map((step) => step.id);
+  const partial = plan.results.filter((result) => result.outcome === 'partial').map((result) => result.id);
+  if (failed.length === 0 && blocked.length === 0) {
+    return breakLoop(partial.length === 0 ? 'every plan step is done' : `every plan step is done (${partial.join(', ')} only in part)`, 'completed');
+  }
+  ctx.emit('goal_not_met', { failed, blocked });
+  const parts = [failed.length > 0 ? `failed: ${failed.join(', ')}` : '', blocked.length > 0 ? `blocked: ${blocked.join(', ')}` : ''].filter((part) => part !== '');
+  return abortRun(`the goal was not met: not every plan step succeeded (${parts.join('; ')})`, 'goal_not_met');
+}
+
+type ReplannerReply = { needReplan: boolean; reason: string; steps: PlanStep[] };
+
+function consult(state: RunState, ctx: StageContext, plan: PlanSlot, options: ReplanOptions, maxSteps: number, requested: string | undefined) {
+  const model = requireModel(ctx, 'replan');
+  const kept = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked');
+  const unstarted = plan.steps.filter((step) => step.status === 'pending' || step.status === 'blocked');
+  const endedNow = plan.results.slice(-1)[0];
+  const knowledge = knowledgeSection(state, options.knowledgeTokens ?? 1_500);
   const brief = [
     `Goal: ${state.input.task}`,
     `Plan:\n${renderPlan(plan)}`,
     `Results so far:\n${renderResults(plan.results)}`,
-    ended ? `The step that just ended: step ${ended.step} (${ended.outcome})` : '',
-    `Remaining steps: ${remaining.length > 0 ? remaining.map((step) => step.description).join(' | ') : 'none'}`,
+    endedNow ? `The step that just ended: step ${endedNow.step} (${endedNow.outcome})` : '',
+    `Remaining steps: ${unstarted.length > 0 ? unstarted.map((step) => `${step.id} [${step.status}]: ${step.description}`).join(' | ') : 'none'}`,
+    requested ? `The executor asked for a new plan: ${requested}` : '',
+    knowledge === '' ? '' : `What the agent already knows:\n${knowledge}`,
   ].filter((part) => part !== '').join('\n\n');
-  try {
-    const response = await model.chat(
-      {
-        messages: [
-          { role: 'system', content: replannerInstructions },
-          { role: 'user', content: brief },
-        ],
-        responseFormat: { name: 'replan', schema: replanSchema },
-        purpose: 'replan',
-        ...temperatureOf(options),
-      },
-      ctx.signalIfAbortable,
-    );
-    addUsage(state.usage, response.usage);
-    return parseStructured(response, replanSchema);
-  } catch (error) {
-    if (isInvalidResponse(error)) return { ok: false, problem: (error as Error).message };
-    throw recordModelFailure(state, 'replan', error);
-  }
+  const rules = {
+    maxSteps: Math.max(1, maxSteps - kept.length),
+    tools: ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [],
+    kept,
+    idPrefix: `r${(state.replan?.count ?? 0) + 1}s`,
+    chainAfter: kept.filter((step) => step.status === 'completed' || step.status === 'in_progress').map((step) => step.id),
+  };
+  const read = (text: string): Parsed<ReplannerReply> => {
+    const json = readJson(text);
+    if (!json.ok) return json;
+    return replyFrom(json.value, rules);
+  };
+  return askWithRepairs(model, state, ctx, {
+    stage: 'replan',
+    messages: [
+      { role: 'system', content: replannerInstructions },
+      { role: 'user', content: brief },
+    ],
+    read,
+    maxRepairs: options.maxRepairs ?? 2,
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+  });
 }
 
-function latestResults(state: RunState): string {
-  const results = state.observe?.step === state.plan?.current ? state.observe?.results ?? [] : [];
+function replyFrom(value: unknown, rules: Parameters<typeof stepsFromJson>[1]): Parsed<ReplannerReply> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'the reply is not a JSON object: give {"need_replan": ..., "reason": ..., "new_steps": [...]}' };
+  const fields = value as Record<string, unknown>;
+  const flag = fields.need_replan ?? fields.needReplan;
+  const needReplan = flag === true || flag === 'true' ? true : flag === false || flag === 'false' ? false : undefined;
+  if (needReplan === undefined) return { ok: false, problem: '"need_replan" must be true or false' };
+  const reason = typeof fields.reason === 'string' ? fields.reason : '';
+  const list = fields.new_steps ?? fields.newSteps ?? [];
+  if (!Array.isArray(list)) return { ok: false, problem: '"new_steps" must be a list of steps' };
+  if (!needReplan) return { ok: true, value: { needReplan, reason, steps: [] } };
+  const usable = list.filter((item) => !(typeof item === 'string' && item.trim() === ''));
+  if (usable.length === 0) return { ok: true, value: { needReplan, reason, steps: [] } };
+  const steps = stepsFromJson(usable.slice(0, rules.maxSteps), rules);
+  return steps.ok ? { ok: true, value: { needReplan, reason, steps: steps.value } } : steps;
+}
+
+function latestResults(observed: ObserveSlot | undefined, index: number): string {
+  const results = observed?.step === index ? observed.results : [];
   if (results.length === 0) return '';
   return ` Latest tool results: ${results.slice(-3).map((result) => `${result.tool}: ${result.content}`).join('; ')}.`;
 }

@@ -1,6 +1,7 @@
 // `stageloop approve RUN [ID...]`, `stageloop reject RUN ID --message "..."`, `stageloop resume RUN`: continue a run
 // that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
 import { resumeRun } from '../../src/durable/durable-run.js';
@@ -65,9 +66,10 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
     if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
     if (decisions === undefined) attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
     closeAssembled = () => assembled.close();
+    const started = performance.now();
     const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });
     const shown: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
-    printResult(result, shown, streams, 0);
+    printResult(result, shown, streams, performance.now() - started);
     if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
     return exitCodeOf(result.status);
   } finally {

@@ -45,6 +45,8 @@ export interface RunFlags extends GuardFlags {
   approveTools?: string[] | 'all';
   /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
   askOnLimit: boolean;
+  /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
+  maxParallelSteps?: number;
 }
 
 const guardOptions = {
@@ -82,6 +84,7 @@ const runOptions = {
   'approve-tools': { type: 'string' },
   'approve-all-tools': { type: 'boolean' },
   'ask-on-limit': { type: 'boolean' },
+  'max-parallel-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -173,6 +176,11 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
   if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
   if (values.session !== undefined) flags.session = values.session;
   if (values.user !== undefined) flags.user = values.user;
+  const parallel = values['max-parallel-steps'];
+  if (parallel !== undefined) {
+    if (!/^[1-9]\d*$/.test(parallel)) throw new UsageError(`--max-parallel-steps must be a whole number, 1 or more, got "${parallel}": 1 runs plan steps one after another`);
+    flags.maxParallelSteps = Number(parallel);
+  }
   return flags;
 }
 

@@ -42,6 +42,7 @@ Model:
   --model, -m NAME         model name (default OPENAI_MODEL, or gpt-4o-mini on OpenAI)
   --base-url URL           OpenAI-compatible endpoint (default OPENAI_BASE_URL); works without a key
   --offline                use the built-in offline model even when a key is set
+  --max-parallel-steps N   plan-execute-replan: plan steps that may run at once (default 3; 1 = one after another)
 
 Limits and guards (on by default; 0 turns one off, --no-guards all the defaults; docs/guards.md):
   --max-iterations N       iteration budget: at N the model must answer without tools (default: the pipeline's cap,

@@ -1,9 +1,23 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
 
-export interface PlanView {
+/** A plan step in `--json`: the planner's fields and how the step went. */
+export interface PlanStepView {
+  id: string;
   description: string;
+  dependsOn: string[];
+  tool?: string;
+  priority?: number;
   status: string;
+  result?: string;
+  attempts?: number;
+}
+
+export interface PlanView {
+  goal?: string;
+  reasoning?: string;
+  /** In the planner's order (steps a replan added come after the ones it kept). */
+  steps: PlanStepView[];
 }
 
 export interface JsonOutput {
@@ -15,7 +29,7 @@ export interface JsonOutput {
   stopReason: RunResult['stopReason'];
   iterations: number;
   usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimated: boolean };
-  plan?: PlanView[];
+  plan?: PlanView;
   /** With --output-schema: the final answer as the validated JSON value. */
   output?: unknown;
   /** Problems of finalize stages, which never change the status. */
@@ -27,13 +41,33 @@ export interface JsonOutput {
 }
 
 /** Reads the plan slot without importing the stage that owns it (src/ never imports stages/). */
-export function planOf(result: RunResult): PlanView[] | undefined {
-  const slot: unknown = (result.state as unknown as Record<string, unknown>)['plan'];
+export function planOf(result: RunResult): PlanView | undefined {
+  return planOfState(result.state);
+}
+
+/** The plan slot of a state (a result's, or a checkpoint's), as `--json` shows it. */
+export function planOfState(state: unknown): PlanView | undefined {
+  const slot: unknown = typeof state === 'object' && state !== null ? (state as Record<string, unknown>)['plan'] : undefined;
   if (typeof slot !== 'object' || slot === null || !Array.isArray((slot as { steps?: unknown }).steps)) return undefined;
-  return ((slot as { steps: Array<{ description: unknown; status: unknown }> }).steps).map((step) => ({
-    description: String(step.description),
-    status: String(step.status),
-  }));
+  const plan = slot as { goal?: unknown; reasoning?: unknown; steps: Array<Record<string, unknown>> };
+  const view: PlanView = {
+    steps: plan.steps.map((step, index) => {
+      const shown: PlanStepView = {
+        id: typeof step.id === 'string' ? step.id : `s${index + 1}`,
+        description: String(step.description),
+        dependsOn: Array.isArray(step.dependsOn) ? step.dependsOn.map(String) : [],
+        status: String(step.status),
+      };
+      if (typeof step.tool === 'string') shown.tool = step.tool;
+      if (typeof step.priority === 'number') shown.priority = step.priority;
+      if (typeof step.result === 'string') shown.result = step.result;
+      if (typeof step.attempts === 'number') shown.attempts = step.attempts;
+      return shown;
+    }),
+  };
+  if (typeof plan.goal === 'string') view.goal = plan.goal;
+  if (typeof plan.reasoning === 'string') view.reasoning = plan.reasoning;
+  return view;
 }
 
 /** The final-output slot's value, when the run had an outputSchema and its answer matched it (src/ never imports stages/). */
@@ -89,6 +123,13 @@ function milliseconds(value: number): string {
   return value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(value < 10 ? 1 : 0)} ms`;
 }
 
+/** What the status line adds: a paused run waits, an early stop may still have a partial answer to show. */
+function statusNote(result: RunResult): string {
+  if (result.status === 'interrupted') return ' (waiting for a decision)';
+  if (!result.partial) return '';
+  return result.answer === null ? ' (no answer)' : ' (partial answer)';
+}
+
 /** The short summary printed after the answer: status, stop reason, iterations, tokens, time per stage. */
 export function humanSummary(result: RunResult, wallMs: number): string {
   const { stopReason, usage } = result;
@@ -96,7 +137,7 @@ export function humanSummary(result: RunResult, wallMs: number): string {
   const cached = usage.cachedInputTokens > 0 ? `, ${usage.cachedInputTokens} cached` : '';
   const reasoning = usage.reasoningTokens > 0 ? `, ${usage.reasoningTokens} reasoning` : '';
   const lines = [
-    `status: ${result.status}${result.partial ? ' (partial answer)' : ''} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
+    `status: ${result.status}${statusNote(result)} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
     `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${reasoning}${estimated} · time: ${milliseconds(wallMs)}`,
     `stages: ${result.stages.filter((stage) => stage.calls > 0).map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`).join(' · ')}`,
   ];

@@ -2,7 +2,7 @@
 import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
 
-const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]' };
+const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]', blocked: '[-]' };
 const quietStages = new Set(['context', 'act', 'observe']);
 const textIndent = '    ';
 
@@ -12,8 +12,17 @@ function text(value: unknown, limit = 160): string {
   return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
 }
 
-function planLines(steps: ReadonlyArray<{ description: string; status: string }>): string[] {
-  return steps.map((step, index) => `    ${statusMarks[step.status] ?? `[${step.status}]`} ${index + 1}. ${text(step.description, 120)}`);
+function planLines(steps: ReadonlyArray<{ id?: string; description: string; status: string; dependsOn?: readonly string[] }>): string[] {
+  return steps.map((step, index) => {
+    const id = step.id === undefined ? '' : ` ${step.id}`;
+    const after = step.dependsOn !== undefined && step.dependsOn.length > 0 ? ` (after ${step.dependsOn.join(', ')})` : '';
+    return `    ${statusMarks[step.status] ?? `[${step.status}]`} ${index + 1}.${id} ${text(step.description, 120)}${after}`;
+  });
+}
+
+/** "[s2] " before a line about work done for one plan step. */
+function stepTag(event: RunEvent): string {
+  return event.step === undefined ? '' : `[${event.step}] `;
 }
 
 /** Returns an onEvent handler writing one or a few lines per interesting event, and model text as it streams in. */
@@ -47,7 +56,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         planLines(event.data.steps).forEach(write);
         return;
       case 'plan_updated':
-        write(`  plan: ${text(event.data.reason)}`);
+        write(`  plan: ${text(event.data.reason)}${event.data.running.length > 1 ? ` · running together: ${event.data.running.join(', ')}` : ''}`);
         planLines(event.data.steps).forEach(write);
         return;
       case 'plan_fallback':
@@ -57,11 +66,11 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         write(`  plan repair: ${text(event.data.problem)}`);
         return;
       case 'tool_call':
-        write(`  → ${event.data.name} ${text(event.data.arguments)}`);
+        write(`  ${stepTag(event)}→ ${event.data.name} ${text(event.data.arguments)}`);
         return;
       case 'tool_result': {
         const data = event.data;
-        write(data.ok ? `  ← ${data.name}: ${text(data.result)}` : `  ← ${data.name} failed (${data.error.kind}): ${text(data.error.message)}`);
+        write(data.ok ? `  ${stepTag(event)}← ${data.name}: ${text(data.result)}` : `  ${stepTag(event)}← ${data.name} failed (${data.error.kind}): ${text(data.error.message)}`);
         return;
       }
       case 'verdict':
@@ -70,8 +79,18 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
       case 'replan_decision':
         write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
         return;
+      case 'approval_requested':
+        write(`  approval needed: ${event.data.tool} ${text(event.data.arguments)} (call ${event.data.id}): ${text(event.data.reason)}`);
+        return;
+      case 'approval_decided': {
+        const data = event.data;
+        const by = data.by === 'person' ? 'by a person' : 'by an earlier "always"';
+        const edited = data.edited === true ? ' with edited arguments' : '';
+        write(`  ${data.approve ? 'approved' : 'rejected'} ${by}${edited}: ${data.tool} (call ${data.id})${data.message === undefined ? '' : `: ${text(data.message)}`}`);
+        return;
+      }
       case 'step_finished':
-        write(`  step ${event.data.step} ${event.data.outcome}: ${text(event.data.result)}`);
+        write(`  step ${event.data.id ?? event.data.step} ${event.data.outcome}: ${text(event.data.result)}`);
         return;
       case 'summary':
       case 'model_reply':

@@ -51,6 +51,7 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     guards,
     approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true },
     ...(outputSchema !== undefined && { outputSchema }),
+    ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),
     mcpServers,
     tracing: { ...(flags.trace !== undefined && { exporter: flags.trace }), content: flags.traceContent === true },

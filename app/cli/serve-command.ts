@@ -13,23 +13,30 @@ import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../re
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
+import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
+                      [--allow-host NAME]... [--allow-origin URL]...
 Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
 any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
-Authorization: Bearer T. SIGTERM or Ctrl-C stops taking runs, lets running ones reach a checkpoint, and exits.`;
+Authorization: Bearer T. Requests must name the server by a loopback name or the bound address in their Host
+header (--allow-host adds names); requests that change runs must send JSON and come from the server's own pages
+(--allow-origin adds origins, which may also read the API with CORS). SIGTERM or Ctrl-C stops taking runs, lets
+running ones reach a checkpoint, and exits.`;
 
 export interface ServeFlags {
   port: number;
   host: string;
   token?: string;
   store?: string;
+  allowHosts?: string[];
+  allowOrigins?: string[];
 }
 
 export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 'help' {
   let parsed;
   try {
-    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, 'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop serve --help"`);
@@ -38,9 +45,9 @@ export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
-  const token = values.token ?? (env.STAGELOOP_TOKEN?.trim() || undefined);
-  if (token !== undefined && token.length < 8) throw new UsageError('--token must be at least 8 characters: a short token is easy to guess');
-  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }) };
+  const token = values.token !== undefined ? checkToken(values.token, '--token') : env.STAGELOOP_TOKEN ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN') : undefined;
+  const access = { allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost), allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin) };
+  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }), ...access };
 }
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
@@ -66,11 +73,12 @@ export interface RunningServe extends ListeningServer {
 }
 
 export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }] = await Promise.all([
+  const [{ checkBind, listen }, { serverApp }, { RunHost }, { runPipeline }, { allowedHostsFor }] = await Promise.all([
     import('../../src/server/listen.js'),
     import('../../src/server/app.js'),
     import('../../src/server/run-host.js'),
     import('../../src/durable/durable-run.js'),
+    import('../../src/server/access.js'),
   ]);
   checkBind(flags.host, flags.token);
   const recording = await openCliStore(flags.store, env);
@@ -104,6 +112,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     pipelines,
     defaultPipeline: 'react',
     ...(flags.token !== undefined && { token: flags.token }),
+    access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
       const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([

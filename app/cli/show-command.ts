@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import type { JsonObject, JsonValue } from '../../src/common/json.js';
 import type { LoadedRun } from '../../src/durable/inspect.js';
 import type { JournalEntry } from '../../src/store/types.js';
+import { planOfState } from './output.js';
+import { planGraphLines } from './plan-graph.js';
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -85,6 +87,12 @@ function short(text: string, limit = 80): string {
   return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
 }
 
+/** "[b] " for a call made for plan step b while steps ran side by side. */
+function stepOf(item: TimelineItem): string {
+  const mark = item.stage?.indexOf('#') ?? -1;
+  return mark === -1 ? '' : `[${item.stage!.slice(mark + 1)}] `;
+}
+
 function where(item: TimelineItem): string {
   if (item.zone === 'iteration') return `[${item.iteration}]`;
   return item.zone === 'setup' ? '[setup]' : '[finalize]';
@@ -107,8 +115,10 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${short(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
-    else lines.push(`    ${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
+    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
   }
+  const plan = planOfState(loaded.checkpoints.at(-1)?.state);
+  if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));
   const outcome = run.outcome;
   lines.push('');
   if (outcome) {

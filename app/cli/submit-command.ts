@@ -11,6 +11,7 @@ import { parseRunFlags, UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
+import { eventsOfProgress } from '../../src/workers/progress.js';
 import type { CliStreams } from './run-command.js';
 import { terminalSafe } from './terminal-text.js';
 
@@ -77,7 +78,7 @@ export async function submitCommand(argv: string[], streams: CliStreams): Promis
     if (events === undefined) return 0;
     const show = flags.run.quiet || flags.run.json ? undefined : progressPrinter(streams.stderr, { color: false });
     events.on('progress', ({ jobId, data }) => {
-      if (jobId === runId && show !== undefined && typeof data === 'object') show({ runId, ...(data as object) } as RunEvent);
+      if (jobId === runId && show !== undefined) for (const event of eventsOfProgress(data)) show({ runId, ...event } as RunEvent);
     });
     const job = (await queue.getJob(runId))!;
     try {

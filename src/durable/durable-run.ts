@@ -143,6 +143,6 @@ function decideFrom(given: Map<string, Decision>, fallback: Deps['approve']): No
 export function primeMessages(journal: RunJournal, effective: readonly JournalEntry[], through: number): void {
   for (const entry of effective) {
     if (entry.seq > through) break;
-    if (entry.kind === 'model') journal.messages.expand((entry.data as JsonObject).request as JsonObject);
+    if (entry.kind === 'model') journal.messages.expand((entry.data as JsonObject).request as JsonObject, entry.stage);
   }
 }

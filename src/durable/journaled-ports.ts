@@ -74,20 +74,20 @@ class JournaledModel implements ChatModel {
     const json = requestJson(request);
     const journal = this.journal;
     const served = journal.serve('model', this.cursor, (entry) => {
-      const recorded = journal.messages.preview((entry.data as JsonObject).request as JsonObject);
+      const recorded = journal.messages.preview((entry.data as JsonObject).request as JsonObject, entry.stage);
       if (JSON.stringify(recorded) === JSON.stringify(json)) return undefined;
       return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'model_request', message: `the model request in ${place(entry)} differs: ${shortDiff(recorded, json)}`, recorded, replayed: json };
     });
     if (served !== undefined) {
       const data = served.data as JsonObject;
-      journal.messages.expand(data.request as JsonObject);
+      journal.messages.expand(data.request as JsonObject, served.stage);
       if (data.error !== undefined) throw this.recordedFailure(data);
       const response = data.response as unknown as ChatResponse;
       if (onEvent !== undefined && response.content !== '') onEvent({ type: 'text', delta: response.content });
       return response;
     }
     if (this.model === undefined) throw new Error('no model is configured for this run');
-    const stored = journal.messages.compress(json);
+    const stored = journal.messages.compress(json, this.cursor.stage);
     try {
       const response = await live(this.model);
       journal.record('model', this.cursor, { request: stored, response: response as unknown as JsonValue });

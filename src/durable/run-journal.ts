@@ -17,6 +17,10 @@ type Where = RunCursor | { zone: 'setup' | 'iteration' | 'finalize'; iteration: 
 
 export class RunJournal {
   private index = 0;
+  /** Entries served out of order (plan steps side by side), ahead of `index`. */
+  private readonly taken = new Set<number>();
+  /** Recorded entries of other steps that are still to be served when a step's call went live. */
+  private keptThrough = 0;
   private live: boolean;
   private pending: JournalEntry[] = [];
   private writing: Promise<void> = Promise.resolve();
@@ -46,15 +50,58 @@ export class RunJournal {
   /** The next recorded entry of this kind at this place, while catching up or replaying; undefined once live. */
   serve(kind: JournalKind, where: Where, check?: (entry: JournalEntry) => Divergence | undefined): JournalEntry | undefined {
     if (this.live) return undefined;
-    const entry = this.served[this.index];
+    const position = this.positionOf(kind, where);
+    const entry = this.served[position];
     if (entry === undefined || entry.kind !== kind || entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage !== where.stage) {
+      // A resume after a crash mid-stage: this step's call was never recorded, but the other steps' calls were
+      // and are still to be served. Only this call goes live; what the others recorded stays the run's history.
+      const group = this.mode === 'resume' ? this.groupEnd(where) : undefined;
+      if (group !== undefined) {
+        this.keptThrough = Math.max(this.keptThrough, group);
+        return undefined;
+      }
       return this.diverge(mismatch(kind, where, entry), entry === undefined);
     }
     const difference = check?.(entry);
     if (difference !== undefined) return this.diverge(difference, false);
-    this.index += 1;
-    this.lastServed = entry.seq;
+    if (position === this.index) {
+      this.index += 1;
+      while (this.taken.delete(this.index)) this.index += 1;
+      this.lastServed = this.served[this.index - 1]!.seq;
+    } else {
+      this.taken.add(position);
+    }
     return entry;
+  }
+
+  /** The seq of the last unserved entry of other steps in this step's stage, if any remain. */
+  private groupEnd(where: Where): number | undefined {
+    if (where.stage === null || !where.stage.includes('#')) return undefined;
+    const base = where.stage.slice(0, where.stage.indexOf('#') + 1);
+    let last: number | undefined;
+    for (let position = this.index; position < this.served.length; position++) {
+      const entry = this.served[position]!;
+      if (entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage === null || !entry.stage.startsWith(base)) break;
+      if (!this.taken.has(position)) last = entry.seq;
+    }
+    return last;
+  }
+
+  /**
+   * Where the entry for this call is: the next one, or, for a plan step running beside others (its stage reads
+   * "act#b"), the first unserved entry of that step in the same stage: steps record in the order their calls
+   * finished, and each step's own calls are in order.
+   */
+  private positionOf(kind: JournalKind, where: Where): number {
+    const next = this.served[this.index];
+    if (next === undefined || (next.kind === kind && next.stage === where.stage) || where.stage === null || !where.stage.includes('#')) return this.index;
+    const base = where.stage.slice(0, where.stage.indexOf('#'));
+    for (let position = this.index; position < this.served.length; position++) {
+      const entry = this.served[position]!;
+      if (entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage === null || !entry.stage.startsWith(`${base}#`)) break;
+      if (!this.taken.has(position) && entry.kind === kind && entry.stage === where.stage) return position;
+    }
+    return this.index;
   }
 
   /** The entry after the last one served, without taking it. */
@@ -70,7 +117,7 @@ export class RunJournal {
     if (this.writer === undefined) return;
     if (this.markerDue) {
       this.markerDue = false;
-      this.push('event', where, { type: 'resumed', epoch: this.writer.claim.epoch, servedThrough: this.lastServed });
+      this.push('event', where, { type: 'resumed', epoch: this.writer.claim.epoch, servedThrough: Math.max(this.lastServed, this.keptThrough) });
     }
     this.push(kind, where, data);
   }
@@ -132,29 +179,40 @@ export class RunJournal {
  * recording a request costs no JSON text of the conversation.
  */
 export class MessageLog {
-  /** The previous request's messages: the live objects while recording, their copies when read back. */
-  private previous: readonly JsonValue[] = [];
+  /**
+   * The previous request's messages, per lane: the live objects while recording, their copies when read back. A
+   * plan step running beside others has its own lane (its stage reads "think#b"), so the steps' interleaving
+   * does not matter; everything else shares lane "".
+   */
+  private readonly previous = new Map<string, readonly JsonValue[]>();
 
-  compress(request: JsonObject): JsonObject {
+  compress(request: JsonObject, stage: string | null = null): JsonObject {
     const messages = (request.messages ?? []) as JsonValue[];
-    const previous = this.previous;
+    const lane = laneOf(stage);
+    const previous = this.previous.get(lane) ?? [];
     let prefix = 0;
     while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
-    this.previous = messages;
+    this.previous.set(lane, messages);
     return { ...request, messages: messages.slice(prefix), prefix };
   }
 
-  /** The whole request of a stored one, in journal order. */
-  expand(stored: JsonObject): JsonObject {
-    const whole = this.preview(stored);
-    this.previous = whole.messages as JsonValue[];
+  /** The whole request of a stored one, in journal order (per lane). */
+  expand(stored: JsonObject, stage: string | null = null): JsonObject {
+    const whole = this.preview(stored, stage);
+    this.previous.set(laneOf(stage), whole.messages as JsonValue[]);
     return whole;
   }
 
   /** The whole request, without moving on (to compare it, or to show a divergence). */
-  preview(stored: JsonObject): JsonObject {
+  preview(stored: JsonObject, stage: string | null = null): JsonObject {
     const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
     const { prefix: _prefix, ...rest } = stored;
-    return { ...rest, messages: this.previous.slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
+    return { ...rest, messages: (this.previous.get(laneOf(stage)) ?? []).slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
   }
+}
+
+/** "think#b" is plan step b's lane; any other stage is lane "". */
+function laneOf(stage: string | null): string {
+  const mark = stage === null ? -1 : stage.indexOf('#');
+  return mark === -1 ? '' : stage!.slice(mark);
 }

@@ -1,4 +1,5 @@
 // Events a run reports to deps.onEvent, numbered 1, 2, 3... per run; an observer's bug never changes the run.
+import { currentBranch } from './branch-scope.js';
 import type { RunEvent, RunEventType, Zone } from './stage.js';
 
 export interface EventSource {
@@ -23,6 +24,9 @@ export function deliver(onEvent: (event: RunEvent) => void, type: RunEventType, 
     at: source.at,
     data,
   } as RunEvent;
+  // Work for one plan step (steps may run side by side) says which step it is.
+  const branch = runLevel ? undefined : currentBranch();
+  if (branch !== undefined) (event as { step?: string }).step = branch.step;
   try {
     onEvent(event);
   } catch {

@@ -1,5 +1,6 @@
 // The one seam through which durability (journal, checkpoints, resume, replay) enters a run: its stage boundaries.
 import { messageOf } from '../common/error-message.js';
+import { currentBranch } from './branch-scope.js';
 import type { OutcomeTracker, Steer } from './run-outcome.js';
 import type { RunResult, RunWarning } from './run-result.js';
 import type { Signal } from './signal.js';
@@ -86,7 +87,17 @@ export class SeamCaller {
   }
 }
 
-/** A cursor whose fields read the run's context live (the context is made after the ports are wrapped). */
+/**
+ * A cursor whose fields read the run's context live (the context is made after the ports are wrapped). Work for a
+ * plan step running beside others is placed under "stage#step", so each step's calls keep their own order.
+ */
 export function liveCursor(context: () => RunCursor): RunCursor {
-  return { get zone() { return context().zone; }, get iteration() { return context().iteration; }, get stage() { return context().stage; } };
+  return {
+    get zone() { return context().zone; },
+    get iteration() { return context().iteration; },
+    get stage() {
+      const branch = currentBranch();
+      return branch?.parallel === true ? `${context().stage}#${branch.step}` : context().stage;
+    },
+  };
 }

@@ -53,6 +53,8 @@ export interface RunEventOf<Type extends RunEventType> {
   stage: string | null;
   iteration: number;
   at: number;
+  /** The plan step the event belongs to, when a stage worked for one (steps may run side by side). */
+  step?: string;
   data: Readonly<RunEvents[Type]>;
 }
 

@@ -80,3 +80,47 @@ export function splitTask(task: string): string[] {
     .filter((part) => part !== '');
   return parts.map((part) => part.charAt(0).toUpperCase() + part.slice(1));
 }
+
+/** A step of the offline planner's graph. */
+export interface OfflineStep {
+  id: string;
+  description: string;
+  dependsOn: string[];
+}
+
+/**
+ * The task as a dependency graph: each part ("..., then ...") depends on every step of the part before it, and a
+ * part that lists several calculations ("Compute 2*3, 4*5 and 6*7") becomes that many independent steps.
+ */
+export function planTask(task: string): OfflineStep[] {
+  const steps: OfflineStep[] = [];
+  let previous: string[] = [];
+  for (const part of splitTask(task)) {
+    const ids: string[] = [];
+    for (const description of independentPieces(part)) {
+      const id = `s${steps.length + 1}`;
+      steps.push({ id, description, dependsOn: previous });
+      ids.push(id);
+    }
+    previous = ids;
+  }
+  return steps;
+}
+
+/** "Compute 2*3, 4*5 and 6*7" gives "Compute 2*3", "Compute 4*5", "Compute 6*7"; any other part stays whole. */
+function independentPieces(part: string): string[] {
+  const pieces = part.split(/\s*,\s*(?:and\s+)?|\s+and\s+/).filter((piece) => piece.trim() !== '');
+  if (pieces.length < 2) return [part];
+  const expressions = pieces.map((piece) => findExpression(piece));
+  if (expressions.some((expression) => expression === undefined)) return [part];
+  const verb = pieces[0]!.slice(0, pieces[0]!.indexOf(expressions[0]!.split(' ')[0]!)).trim();
+  return expressions.map((expression) => (verb === '' ? expression! : `${verb} ${expression!}`));
+}
+
+/** "Add the three results", "multiply the results": one operation over several results; undefined otherwise. */
+export function combineExpression(step: string, numbers: readonly string[]): string | undefined {
+  if (numbers.length < 2 || !/\b(results|numbers|them|all)\b/i.test(step)) return undefined;
+  if (/\b(add|sum|total|plus)\b/i.test(step)) return numbers.join(' + ');
+  if (/\b(multiply|product)\b/i.test(step)) return numbers.join(' * ');
+  return undefined;
+}

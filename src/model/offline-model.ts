@@ -1,5 +1,5 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
-import { findExpression, lastNumber, splitTask, stepExpression } from './offline-arithmetic.js';
+import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
 import { latestAnswer } from '../sessions/render.js';
 import { offlineStructured } from './offline-structured.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
@@ -44,7 +44,7 @@ export class OfflineModel implements ChatModel {
     const brief = firstUserText(request.messages);
     switch (request.purpose) {
       case 'plan':
-        return { structured: { steps: splitTask(brief).slice(0, maxPlanSteps).map((description) => ({ description, status: 'pending' })) } };
+        return { structured: { goal: brief, steps: planTask(brief).slice(0, maxPlanSteps) } };
       case 'replan':
         return { structured: { need_replan: false, reason: 'The offline model keeps the plan as it is.', new_steps: [] } };
       case 'summarize':
@@ -76,8 +76,10 @@ function reason(request: ChatRequest, brief: string): Reply {
   const step = /^Current step \(\d+ of \d+\): (.+)$/m.exec(brief);
   if (step) {
     if (last !== undefined) return { content: answerFrom(last.expression, last.content) };
-    const previous = lastNumber(resultLines(brief.slice(0, step.index)).at(-1) ?? '') ?? sessionAnswer(request.messages);
-    const expression = stepExpression(step[1]!, previous);
+    const earlier = resultLines(brief.slice(0, step.index));
+    const previous = lastNumber(earlier.at(-1) ?? '') ?? sessionAnswer(request.messages);
+    // "Add the three results": one operation over every result the step depends on.
+    const expression = combineExpression(step[1]!, earlier.map((line) => lastNumber(line)).filter((number): number is string => number !== undefined)) ?? stepExpression(step[1]!, previous);
     // A step with no arithmetic of its own carries the previous result forward.
     if (expression === undefined) return { content: previous === undefined ? offlineNotice : `The result so far is ${previous}.` };
     return callCalculator(request, expression);

@@ -4,12 +4,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
 import { codeOf, httpStatusOf } from '../common/stageloop-error.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
-import { bearerToken } from './auth.js';
-import { consoleRoutes } from './console/routes.js';
+import { accessControl, allowedHostsFor } from './access.js';
+import { consolePaths, consoleRoutes } from './console/routes.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
-import { listItemOf, runViewOf } from './run-view.js';
+import { listItemOf } from './run-view.js';
+import { RunViewCache } from './view-cache.js';
 import { streamEvents, streamStoredStatus } from './sse.js';
 
 export interface PipelineInfo {
@@ -32,6 +33,8 @@ export interface ServerAppOptions {
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide?: DecisionsAdapter;
   token?: string;
+  /** Host names the server answers to (default: the loopback names) and other origins allowed to change runs. */
+  access?: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };
   /** Largest request body, in bytes (default 1 MiB). */
   bodyLimitBytes?: number;
 }
@@ -39,6 +42,7 @@ export interface ServerAppOptions {
 export function serverApp(options: ServerAppOptions): Hono {
   const { store, host } = options;
   const app = new Hono();
+  const views = new RunViewCache(store);
   const limit = bodyLimit({
     maxSize: options.bodyLimitBytes ?? 1024 * 1024,
     onError: (context) => sendError(context, 413, 'body_too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
@@ -51,7 +55,13 @@ export function serverApp(options: ServerAppOptions): Hono {
     return sendError(context, httpStatusOf[code], code, messageOf(error));
   });
   app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
-  if (options.token !== undefined) app.use('/v1/*', bearerToken(options.token));
+  // First of all, for every route added here or later: Host, body type, Origin, CORS and the token in one place.
+  app.use('*', accessControl({
+    allowedHosts: options.access?.allowedHosts ?? allowedHostsFor('127.0.0.1'),
+    allowedOrigins: options.access?.allowedOrigins ?? [],
+    publicPaths: consolePaths,
+    ...(options.token !== undefined && { token: options.token }),
+  }));
 
   app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));
   app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));
@@ -72,14 +82,22 @@ export function serverApp(options: ServerAppOptions): Hono {
 
   app.get('/v1/runs', async (context) => {
     const query = parseWith(listQuerySchema, context.req.query());
-    const runs = await store.list(query);
-    return context.json({ runs: runs.map(listItemOf) });
+    // One more than asked for says whether another page follows; its cursor is the last run listed.
+    const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {
+      if (error instanceof RunNotFoundError) throw new HttpError(400, 'invalid_request', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
+      throw error;
+    });
+    const page = runs.slice(0, query.limit);
+    return context.json({ runs: page.map(listItemOf), next: runs.length > query.limit ? page.at(-1)!.runId : null });
   });
 
   app.get('/v1/runs/:id', async (context) => {
     const runId = context.req.param('id');
-    const view = await runViewOf(store, runId);
-    return context.json({ ...view, live: host.isActive(runId), lastSeq: host.log(runId)?.lastSeq ?? 0 });
+    const view = await views.render(runId, { live: host.isActive(runId), lastSeq: host.log(runId)?.lastSeq ?? 0 });
+    // no-cache: a browser keeps the answer but asks again, and gets a bodiless 304 while the run is unchanged.
+    const headers = { etag: view.etag, 'cache-control': 'no-cache' };
+    if (context.req.header('if-none-match') === view.etag) return context.body(null, 304, headers);
+    return context.body(view.body, 200, { ...headers, 'content-type': 'application/json' });
   });
 
   app.get('/v1/runs/:id/events', async (context) => {

@@ -1,6 +1,15 @@
 // Every error the server answers is JSON `{ error: { code, message } }`: one line a person can act on, never a stack.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { StageloopError } from '../common/stageloop-error.js';
+
+/** A serve setting that cannot work (an address in use, a blank token): the user's to fix, exit 2. */
+export class ServeConfigError extends StageloopError {
+  override readonly name = 'ServeConfigError';
+  constructor(message: string) {
+    super('config', message);
+  }
+}
 
 export class HttpError extends Error {
   override readonly name = 'HttpError';

@@ -1,16 +1,11 @@
 // Starts the app on a port (127.0.0.1 unless told otherwise), refusing a non-loopback address without a token.
-import { StageloopError } from '../common/stageloop-error.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { ServeConfigError } from './errors.js';
 
-export class ServeConfigError extends StageloopError {
-  override readonly name = 'ServeConfigError';
-  constructor(message: string) {
-    super('config', message);
-  }
-}
+export { ServeConfigError };
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);

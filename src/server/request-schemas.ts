@@ -53,7 +53,9 @@ export type DecisionsBody = z.infer<typeof decisionsSchema>;
 
 export const listQuerySchema = z.strictObject({
   status: z.enum(['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  /** The `next` of the previous page: the id of the last run it listed. */
+  before: z.string().min(1).max(200).optional(),
 });
 
 /** `Last-Event-ID` (or `?after=`): the seq of the last event the reader has; 0 for all. */

@@ -49,9 +49,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
       else if (run.checkpoints.at(-1)?.seq === checkpoint.seq) run.checkpoints[run.checkpoints.length - 1] = checkpoint;
       else run.checkpoints.push(checkpoint);
     },
-    listRuns(status, limit) {
+    listRuns(status, limit, before) {
       const rows: RunRow[] = [];
-      for (const run of runs.values()) if (status === undefined || run.row.status === status) rows.push({ ...run.row });
+      const listed = (row: RunRow) => before === undefined || row.createdAt < before.createdAt || (row.createdAt === before.createdAt && row.id < before.id);
+      for (const run of runs.values()) if ((status === undefined || run.row.status === status) && listed(run.row)) rows.push({ ...run.row });
       rows.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
       return limit === -1 ? rows : rows.slice(0, limit);
     },

@@ -197,7 +197,15 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const runs: RunSummary[] = [];
       // Newest first in pages; a status filter reads on until the limit is met.
       const page = filter.status === undefined && limit > 0 ? limit : 200;
-      for (let start = 0; limit === -1 || runs.length < limit; start += page) {
+      let first = 0;
+      if (filter.before !== undefined) {
+        // The index member is "id:runId" (the id breaks createdAt ties): the page starts just after the cursor's rank.
+        const id = await redis.hget(runKey(filter.before), 'id');
+        const rank = id === null ? null : await redis.zrevrank(indexKey, `${id.padStart(15, '0')}:${filter.before}`);
+        if (rank === null) throw new RunNotFoundError(filter.before);
+        first = rank + 1;
+      }
+      for (let start = first; limit === -1 || runs.length < limit; start += page) {
         const members = await redis.zrevrange(indexKey, start, start + page - 1);
         if (members.length === 0) break;
         const pipeline = redis.pipeline();

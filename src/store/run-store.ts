@@ -33,10 +33,17 @@ export interface RunTables {
   insertEntries(row: WritableRow, entries: EntryRow[]): void;
   /** Adds (or, at the same seq, replaces) a checkpoint; `dropEarlier` deletes the run's older ones with it. */
   putCheckpoint(row: WritableRow, checkpoint: CheckpointRow, dropEarlier: boolean): void;
-  listRuns(status: StoredRunStatus | undefined, limit: number): RunRow[];
+  /** Newest first (createdAt, then id); with `before`, only rows strictly after that position. */
+  listRuns(status: StoredRunStatus | undefined, limit: number, before?: ListPosition): RunRow[];
   journal(row: WritableRow, afterSeq: number): EntryRow[];
   checkpoints(row: WritableRow, latestOnly: boolean): CheckpointRow[];
   close(): void;
+}
+
+/** Where a run stands in the list order. */
+export interface ListPosition {
+  createdAt: number;
+  id: number;
 }
 
 export interface StoreClock {
@@ -182,7 +189,14 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
       ready();
       const limit = filter.limit ?? -1;
       if (!Number.isInteger(limit) || limit < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(filter.limit)}`);
-      return tables.read(() => tables.listRuns(filter.status, limit)).map(toSummary);
+      return tables
+        .read(() => {
+          if (filter.before === undefined) return tables.listRuns(filter.status, limit);
+          const after = tables.findRun(filter.before);
+          if (after === undefined) throw new RunNotFoundError(filter.before);
+          return tables.listRuns(filter.status, limit, { createdAt: after.createdAt, id: after.id });
+        })
+        .map(toSummary);
     },
 
     async journal(runId, afterSeq = 0) {

@@ -115,6 +115,14 @@ export interface AppendOptions {
   progress?: { iterations: number; tokens: number };
 }
 
+export interface RunListFilter {
+  status?: StoredRunStatus;
+  /** At most this many (default: all). */
+  limit?: number;
+  /** A run id: only runs listed after it (older, or as old and recorded earlier), for the next page. */
+  before?: string;
+}
+
 /**
  * The port. Every method that writes takes a Claim and fails with StaleClaimError when the run's epoch has moved on,
  * so a stalled old owner can never merge its writes into a newer owner's run. Writes are atomic.
@@ -141,8 +149,8 @@ export interface RunStore {
   /** Gives the run up without ending it (an interrupted run waiting for a person). */
   release(claim: Claim, status: StoredRunStatus): Promise<void>;
   get(runId: string): Promise<RunSummary | undefined>;
-  /** Newest first. */
-  list(filter?: { status?: StoredRunStatus; limit?: number }): Promise<RunSummary[]>;
+  /** Newest first; `before` pages on after that run (RunNotFoundError when there is no such run). */
+  list(filter?: RunListFilter): Promise<RunSummary[]>;
   /** Journal entries with seq > afterSeq (default 0), in order. */
   journal(runId: string, afterSeq?: number): Promise<JournalEntry[]>;
   latestCheckpoint(runId: string): Promise<Checkpoint | undefined>;

@@ -4,10 +4,10 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { messageOf } from '../common/error-message.js';
-import type { RunEvent } from '../engine/stage.js';
 import { checkRedisReachable, connectRedis } from '../store/redis-connection.js';
 import { redisStore } from '../store/redis-store.js';
 import type { RunStore } from '../store/types.js';
+import { batchedProgress } from './progress.js';
 import { processRun, RunTakenOverError, type PrepareRun, type RunJobResult } from './process-run.js';
 import { defaultQueueName, parseRunJob, RunJobError } from './run-job.js';
 
@@ -33,11 +33,6 @@ export interface RunWorker {
   readonly store: RunStore;
   /** Stops taking jobs, lets the running ones finish (or, with `force`, leaves them to another worker), disconnects. */
   close(force?: boolean): Promise<void>;
-}
-
-/** What a run's event becomes as job progress: JSON only, small. */
-function progressOf(event: RunEvent): Record<string, unknown> {
-  return { type: event.type, zone: event.zone, stage: event.stage, iteration: event.iteration, at: event.at, data: JSON.parse(JSON.stringify(event.data ?? {})) as unknown };
 }
 
 function isConnectionError(error: Error): boolean {
@@ -81,13 +76,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
       // Retrying cannot fix a payload: fail the job for good, with the reason, and go on with the next.
       throw error instanceof RunJobError ? new UnrecoverableError(error.message) : error;
     }
-    const onEvent = (event: RunEvent) => void job.updateProgress(progressOf(event)).catch(() => undefined);
+    const progress = batchedProgress((batch) => job.updateProgress(batch));
     try {
-      return await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent });
+      return await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent: progress.onEvent });
     } catch (error) {
       // Said here: BullMQ will not report this job's failure, since the lock went to the new owner.
       if (error instanceof RunTakenOverError) log(`job ${job.id}: ${error.message}`);
       throw error;
+    } finally {
+      // The last events reach a follower before the job's completion does.
+      await progress.flush();
     }
   };
   const worker = new Worker(options.queue ?? defaultQueueName, processor, {

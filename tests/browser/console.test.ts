@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { loopbackModelEnv, useServes } from '../server/serve-support.js';
+import { jsonPost, loopbackModelEnv, useServes } from '../server/serve-support.js';
 import { artifacts, openBrowser, skipBrowser } from './browser-support.js';
 
 const loopback = useLoopbackServer();
@@ -43,7 +43,7 @@ describe.skipIf(skipBrowser)('the web console', () => {
   it('`stageloop show RUN --html` is one page that draws the same waterfall from a file, with no server', async () => {
     loopback.server.replyWith({ content: 'Done </script><b>not markup</b>' });
     const serve = await serves.start(loopbackModelEnv(loopback.server.url));
-    const { runId } = (await (await serve.call('/v1/runs', { method: 'POST', body: JSON.stringify({ task: 'html please' }) })).json()) as { runId: string };
+    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'html please' }))).json()) as { runId: string };
     await expect.poll(async () => ((await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } }).run.status, { timeout: 15_000 }).toBe('completed');
     let html = '';
     const code = await main(['show', runId, '--html', '--store', serve.storeFile], { stdout: { write: (text: string) => ((html += text), true) } as NodeJS.WritableStream, stderr: process.stderr }, {});

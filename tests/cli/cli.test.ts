@@ -1,4 +1,7 @@
 // The stageloop command as a user meets it: real processes, the offline model, and a loopback model loopback.server.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { runCli, startCli } from '../support/run-cli.js';
@@ -71,9 +74,33 @@ describe('stageloop run with the offline model', () => {
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'limits', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
     expect(output).toMatchObject({ pipeline: 'plan-execute-replan', status: 'completed', partial: false, stopReason: { kind: 'completed' } });
-    expect(output.plan).toHaveLength(3);
+    const plan = output.plan as { goal: string; steps: Array<{ id: string; dependsOn: string[]; status: string }> };
+    expect(plan.goal).toBe('Compute 12*12, then add 10, then divide by 2');
+    expect(plan.steps.map((step) => [step.id, step.dependsOn, step.status])).toEqual([['s1', [], 'completed'], ['s2', ['s1'], 'completed'], ['s3', ['s2'], 'completed']]);
     expect(String(output.answer)).toContain('77');
     expect(result.stderr).toBe('');
+  });
+
+  it('plan-execute-replan shows independent plan steps running together, and --max-parallel-steps 1 runs them in turn', async () => {
+    const task = 'Compute 2*3, 4*5 and 6*7, then add the three results';
+    const together = await runCli(['run', '--no-store', '--pipeline', 'plan-execute-replan', task]);
+    expect(together.code).toBe(0);
+    expect(together.stderr).toContain('running together: s1, s2, s3');
+    expect(together.stderr).toContain('4. s4 Add the three results (after s1, s2, s3)');
+    expect(together.stderr).toMatch(/\[s2\] → calculator/);
+    expect(together.stdout).toContain('The answer is 68.');
+    const store = join(mkdtempSync(join(tmpdir(), 'stageloop-graph-')), 'runs.db');
+    const recorded = await runCli(['run', '--store', store, '--json', '--pipeline', 'plan-execute-replan', task]);
+    const shown = await runCli(['show', String((JSON.parse(recorded.stdout) as { runId: string }).runId), '--store', store]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/wave 1 \(side by side\):\n    \[x\] s1 · \d+ ms/);
+    expect(shown.stdout).toMatch(/wave 2:\n    \[x\] s4 ← s1, s2, s3/);
+    expect(shown.stdout).toMatch(/\[s3\] tools · calculator/);
+    const inTurn = await runCli(['run', '--no-store', '--json', '--max-parallel-steps', '1', '--pipeline', 'plan-execute-replan', task]);
+    expect(JSON.parse(inTurn.stdout)).toMatchObject({ status: 'completed', answer: expect.stringContaining('68'), iterations: 8 });
+    const wrong = await runCli(['run', '--max-parallel-steps', 'two', 'x']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--max-parallel-steps must be a whole number');
   });
 
   it('--quiet prints only the answer', async () => {
@@ -133,7 +160,10 @@ describe('stageloop run against an OpenAI-compatible server', () => {
     loopback.server.hang();
     const cli = startCli(['run', 'Take your time'], env());
     await cli.waitForStderr(/\[1\] think/);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Interrupted while the model call is open (the server has it and never answers).
+    for (const deadline = Date.now() + 20_000; loopback.server.requests.length < 1; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      if (Date.now() > deadline) throw new Error('the model call never arrived');
+    }
     cli.child.kill('SIGINT');
     const result = await cli.done;
     expect(result.code).toBe(130);

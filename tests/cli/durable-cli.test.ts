@@ -82,7 +82,10 @@ describe('a CLI run killed mid-run', () => {
     loopback.server.hang();
     const started = startCli(['run', 'What is six times seven?'], env);
     await started.waitForStderr('calculator: Expression: 6*7');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The second model call arrives only after the tool's result is in the journal: kill the run during it.
+    for (const deadline = Date.now() + 20_000; loopback.server.requests.length < 2; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      if (Date.now() > deadline) throw new Error('the run never made its second model call');
+    }
     started.child.kill('SIGKILL');
     const killed = await started.done;
     expect(killed.signal).toBe('SIGKILL');

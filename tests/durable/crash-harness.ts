@@ -35,17 +35,19 @@ export interface ScriptedModel {
  * (the early-stop summary) gets a summary. Plan-Execute-Replan: a plan of three parts, one tool call per part (numbered
  * by the part its brief names) then the part's result, a replanner that keeps the plan. Each reply waits `delayMs`.
  */
-export async function startScriptedModel(toolTurns: number, delayMs: number): Promise<ScriptedModel> {
+export async function startScriptedModel(toolTurns: number, delayMs: number, graphPlan = false): Promise<ScriptedModel> {
   const server = await startChatServer();
   const model: ScriptedModel = { server, onRequest: undefined, close: () => server.close() };
   server.handle(async (request, response) => {
     const body = request.body;
     const toolResults = body.messages.filter((message) => message.role === 'tool').length;
     const part = body.messages.map((message) => /Current step \((\d+) of \d+\)/.exec(message.content ?? '')?.[1]).find(Boolean);
-    const format = body.response_format?.json_schema?.name;
+    // The planner and replanner are told their shape in the system prompt (no response format).
+    const system = body.messages.find((message) => message.role === 'system')?.content ?? '';
+    const format = body.response_format?.json_schema?.name ?? (system.startsWith('You are the planner') ? 'plan' : system.startsWith('You are the replanner') ? 'replan' : undefined);
     model.onRequest?.({ toolResults, summary: body.tools === undefined && part === undefined && format === undefined });
     await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const reply = format !== undefined ? structuredReply(format) : part !== undefined ? partReply(Number(part), toolResults, body.tools !== undefined) : reactReply(toolResults, toolTurns, body.tools !== undefined);
+    const reply = format !== undefined ? structuredReply(format, graphPlan) : part !== undefined ? partReply(Number(part), toolResults, body.tools !== undefined) : reactReply(toolResults, toolTurns, body.tools !== undefined);
     if (response.destroyed) return;
     sendReply(request, response, { ...reply, usage: { input: 10 + toolResults, output: 5 } });
   }, Number.MAX_SAFE_INTEGER);
@@ -63,7 +65,12 @@ function partReply(part: number, toolResults: number, withTools: boolean): Reply
   return withTools && toolResults === 0 ? addition(part) : { content: `part ${part} adds up to ${part * 11}` };
 }
 
-function structuredReply(format: string): ReplyOptions {
+/** A chain of three parts; or a graph: three independent parts side by side, and a fourth that needs them all. */
+function structuredReply(format: string, graphPlan: boolean): ReplyOptions {
+  if (format === 'plan' && graphPlan) {
+    const parts = [1, 2, 3].map((part) => ({ id: `p${part}`, description: `Add the numbers of part ${part}`, dependsOn: [] }));
+    return { content: JSON.stringify({ goal: 'add', steps: [...parts, { id: 'p4', description: 'Add the numbers of part 4', dependsOn: ['p1', 'p2', 'p3'] }] }) };
+  }
   if (format === 'plan') return { content: JSON.stringify({ steps: [1, 2, 3].map((part) => ({ description: `Add the numbers of part ${part}`, status: 'pending' })) }) };
   return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
 }

@@ -21,6 +21,8 @@ interface Mode {
   maxIterations: number;
   /** Bytes added to the state so that each checkpoint write takes a few ms (a bigger window to kill inside). */
   paddingBytes: number;
+  /** Plan-Execute-Replan: three independent steps side by side, then one that needs them (tool calls in flight together). */
+  graphPlan?: boolean;
 }
 export const modes = {
   // Eight tool turns, then a final answer: completed; summarize keeps the answer without a model call.
@@ -31,6 +33,8 @@ export const modes = {
   padded: { pipeline: 'react', toolTurns: 4, maxIterations: 10, paddingBytes: 300_000 },
   // A plan of three steps, a tool call and a result each, a replanner that keeps the plan, and a composed summary.
   planned: { pipeline: 'plan-execute-replan', toolTurns: 0, maxIterations: 10, paddingBytes: 0 },
+  // A graph: three steps side by side (three tool calls in flight at once), then a step that needs all three.
+  graph: { pipeline: 'plan-execute-replan', toolTurns: 0, maxIterations: 10, paddingBytes: 0, graphPlan: true },
 } satisfies Record<string, Mode>;
 export type ModeName = keyof typeof modes;
 
@@ -58,7 +62,7 @@ export async function openLab(): Promise<Lab> {
   const lab: Lab = {
     async setUp(name, modeName) {
       const mode: Mode = modes[modeName];
-      const model = await startScriptedModel(mode.toolTurns, modelDelayMs);
+      const model = await startScriptedModel(mode.toolTurns, modelDelayMs, mode.graphPlan ?? false);
       const db = join(folder, `${name}.db`);
       const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), pipeline: mode.pipeline, maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
       // The parent reads the same file the children write (WAL: readers never block the writer).

@@ -54,7 +54,7 @@ function arm(child: Child, setup: Setup, plan: KillPlan, random: ReturnType<type
       at(0);
     }
     // In finalize: during the summary's model call (a capped ReAct run, a plan's composed answer), else in its quick pass.
-    if (plan.aim === 'finalize' && line.startsWith('stage finalize')) at(setup.mode === 'cap' || setup.mode === 'planned' ? random.between(0, modelDelayMs) : 0);
+    if (plan.aim === 'finalize' && line.startsWith('stage finalize')) at(setup.mode === 'cap' || setup.mode === 'planned' || setup.mode === 'graph' ? random.between(0, modelDelayMs) : 0);
   });
   return aimed;
 }
@@ -109,6 +109,8 @@ const scenarios: Array<{ name: string; mode: ModeName; kills: number; aims: Aim[
   ...[1, 2, 3].map((index) => ({ name: `cap-${index}`, mode: 'cap' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint', 'anywhere'] as Aim[] })),
   ...[1, 2].map((index) => ({ name: `padded-${index}`, mode: 'padded' as const, kills: 3, aims: ['checkpoint', 'checkpoint', 'tool'] as Aim[] })),
   ...[1, 2].map((index) => ({ name: `planned-${index}`, mode: 'planned' as const, kills: 5, aims: ['model', 'tool', 'stage', 'checkpoint'] as Aim[] })),
+  // Plan steps side by side: kills land while two or three steps' model or tool calls are in flight.
+  ...[1, 2].map((index) => ({ name: `graph-${index}`, mode: 'graph' as const, kills: 4, aims: ['tool', 'model', 'tool'] as Aim[] })),
 ];
 
 describe.concurrent(`a run SIGKILLed at random points (CRASH_SEED=${seed})`, () => {
@@ -121,7 +123,13 @@ describe.concurrent(`a run SIGKILLed at random points (CRASH_SEED=${seed})`, () 
         const plans = killPlans(random, scenario.kills, scenario.aims);
         planned += plans.length;
         const { interruptions, finalResult } = await crashUntilDone(setup, plans, random);
-        await expectRecovered(setup.store, setup.config, await lab.reference(scenario.mode), interruptions, finalResult);
+        await expectRecovered(setup.store, setup.config, await lab.reference(scenario.mode), interruptions, finalResult, scenario.mode === 'graph' ? 3 : 1);
+        if (scenario.mode === 'graph') {
+          // The three independent steps' tool calls were journaled under their own steps, in one iteration.
+          const sideBySide = (await setup.store.journal(setup.config.runId)).filter((entry) => entry.kind === 'tool' && /^act#p[123]$/.test(entry.stage ?? ''));
+          expect(sideBySide.map((entry) => entry.stage).sort()).toEqual(['act#p1', 'act#p2', 'act#p3']);
+          expect(new Set(sideBySide.map((entry) => entry.iteration)).size).toBe(1);
+        }
       } finally {
         await lab.tearDown(setup);
       }

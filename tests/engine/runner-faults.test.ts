@@ -114,11 +114,13 @@ describe('a stage that ignores its signal cannot hold the run', () => {
 
 describe('nothing writes to a result after runPipeline resolved', () => {
   it('a finalize stage left behind by the limit cannot change the resolved result or its state', async () => {
-    const late: Stage = { name: 'late', execute: (state) => new Promise((resolve) => setTimeout(() => { state.answer = 'too late'; resolve(); }, 300)) };
+    let wrote: () => void = () => {};
+    const written = new Promise<void>((resolve) => (wrote = resolve));
+    const late: Stage = { name: 'late', execute: (state) => new Promise((resolve) => setTimeout(() => { state.answer = 'too late'; resolve(); wrote(); }, 300)) };
     const pipeline = definePipeline({ name: 'demo', iteration: [{ name: 'think', execute: () => breakLoop('ok') }], finalize: [late], maxIterations: 3 });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 20 });
     expect(result.answer).toBeNull();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await written;
     expect(result.answer).toBeNull();
     expect(result.state.answer).toBeUndefined();
   });

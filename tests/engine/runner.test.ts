@@ -274,11 +274,13 @@ describe('cancellation', () => {
 
   it('a hung finalize stage that reads ctx.signal after the time limit sees it aborted', async () => {
     let seen: AbortSignal | undefined;
-    const hang: Stage = { name: 'hang', execute: (_state, ctx) => new Promise(() => setTimeout(() => { seen = ctx.signal; }, 40)) };
+    let looked: () => void = () => {};
+    const lookedAtSignal = new Promise<void>((resolve) => (looked = resolve));
+    const hang: Stage = { name: 'hang', execute: (_state, ctx) => new Promise(() => setTimeout(() => { seen = ctx.signal; looked(); }, 40)) };
     const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang], maxIterations: 5 });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 10 });
     expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await lookedAtSignal;
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('finalize time limit reached');
   });

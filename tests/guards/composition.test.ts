@@ -50,7 +50,8 @@ describe('the four guards composed into the built-in pipelines', () => {
   });
 
   it('Plan-Execute-Replan still computes 77 over three steps with the guards in place', async () => {
-    const { result } = await run(planExecuteReplanPipeline({ guards: false }), 'Compute 12*12, then add 10, then divide by 2');
+    // One step at a time, the guards' slots are the run's own (side by side, each step has its own: docs/plans.md).
+    const { result } = await run(planExecuteReplanPipeline({ maxParallelSteps: 1, guards: false }), 'Compute 12*12, then add 10, then divide by 2');
     expect(stageNames(withAllGuards(planExecuteReplanPipeline({ guards: false }))).slice(0, 4)).toEqual(['budget-start', 'injection-guard-task', 'context', 'plan']);
     expect(result.status).toBe('completed');
     expect(result.answer).toMatch(/The answer is 77\.$/);

@@ -55,7 +55,7 @@ describe('OfflineModel', () => {
 
   it('honours a zod response format for plans and replans: JSON content and a parsed value', async () => {
     const plan = await ask({ purpose: 'plan', messages: [{ role: 'user', content: 'Compute 12*12, then add 10' }], responseFormat: { name: 'plan', schema: planSchema(8) } });
-    expect(plan.parsed).toEqual({ steps: [{ description: 'Compute 12*12', status: 'pending' }, { description: 'Add 10', status: 'pending' }] });
+    expect(plan.parsed).toEqual({ goal: 'Compute 12*12, then add 10', steps: [{ id: 's1', description: 'Compute 12*12', dependsOn: [] }, { id: 's2', description: 'Add 10', dependsOn: ['s1'] }] });
     expect(JSON.parse(plan.content)).toEqual(plan.parsed);
     const tooSmall = ask({ purpose: 'plan', messages: [{ role: 'user', content: 'a, then b, then c' }], responseFormat: { name: 'plan', schema: planSchema(2) } });
     await expect(tooSmall).rejects.toMatchObject({ kind: 'invalid_response' });

@@ -14,7 +14,7 @@ describe('plan-execute-replan early-stop summary', () => {
       { toolCalls: [{ name: 'calculator', arguments: '{"expression":"17 * 23"}' }] },
       { content: 'Partial: 17 * 23 = 391; 4 was not added yet.' },
     ]);
-    const result = await runPipeline(planExecuteReplanPipeline({ maxIterations: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model, tools: testTools() } });
+    const result = await runPipeline(planExecuteReplanPipeline({ maxIterations: 1, maxParallelSteps: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model, tools: testTools() } });
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'max_iterations' }, partial: true });
     const summaryRequest = model.requests.at(-1)!;

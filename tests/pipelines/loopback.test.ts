@@ -83,10 +83,12 @@ describe('plan-execute-replan over the loopback server', () => {
     const { result, bodies, events } = await run(planExecuteReplanPipeline(), 'Compute 12*12, then add 10, then divide by 2');
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 77.', partial: false });
-    expect(bodies[0]!.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'plan' } });
-    expect(result.state.plan!.steps).toEqual([
-      { description: 'Compute 12*12', status: 'completed' },
-      { description: 'Compute (144 + 10) / 2', status: 'completed' },
+    // The planner's shape is in its prompt; its reply is read tolerantly by the plan stage (with repair turns).
+    expect(bodies[0]!.response_format).toBeUndefined();
+    expect(bodies[0]!.messages[0]!.content).toContain('"dependsOn"');
+    expect(result.state.plan!.steps.map((step) => [step.description, step.status])).toEqual([
+      ['Compute 12*12', 'completed'],
+      ['Compute (144 + 10) / 2', 'completed'],
     ]);
     expect(bodies[4]!.messages).toHaveLength(2);
     expect(bodies[4]!.messages[1]!.content).toContain('Current step (2 of 2): Compute (144 + 10) / 2');

@@ -26,9 +26,9 @@ describe('the offline model drives both pipelines end to end', () => {
     });
     expect(result.status).toBe('completed');
     expect(events.find((event) => event.type === 'plan_created')!.data.steps).toEqual([
-      { description: 'Compute 12*12', status: 'in_progress' },
-      { description: 'Add 10', status: 'pending' },
-      { description: 'Divide by 2', status: 'pending' },
+      { id: 's1', description: 'Compute 12*12', dependsOn: [], status: 'pending' },
+      { id: 's2', description: 'Add 10', dependsOn: ['s1'], status: 'pending' },
+      { id: 's3', description: 'Divide by 2', dependsOn: ['s2'], status: 'pending' },
     ]);
     expect(events.filter((event) => event.type === 'tool_call').map((event) => event.data.arguments)).toEqual([
       '{"expression":"12*12"}',
@@ -37,6 +37,29 @@ describe('the offline model drives both pipelines end to end', () => {
     ]);
     expect(result.answer).toMatch(/The answer is 77\.$/);
     expect(result.state.plan!.steps.every((step) => step.status === 'completed')).toBe(true);
+  });
+
+  it('Plan-Execute-Replan: three independent products and a dependent sum run as a graph → 68', async () => {
+    const events: RunEvent[] = [];
+    const result = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 2*3, 4*5 and 6*7, then add the three results' }, {
+      deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
+    });
+    expect(result.status).toBe('completed');
+    expect(result.state.plan!.steps.map((step) => [step.id, step.description, step.dependsOn])).toEqual([
+      ['s1', 'Compute 2*3', []],
+      ['s2', 'Compute 4*5', []],
+      ['s3', 'Compute 6*7', []],
+      ['s4', 'Add the three results', ['s1', 's2', 's3']],
+    ]);
+    // The three products are asked for in one iteration, each by its own step.
+    const products = events.filter((event) => event.type === 'tool_call' && event.iteration === 1);
+    expect(products.map((event) => [event.step, (event.data as { arguments: string }).arguments])).toEqual([
+      ['s1', '{"expression":"2*3"}'],
+      ['s2', '{"expression":"4*5"}'],
+      ['s3', '{"expression":"6*7"}'],
+    ]);
+    expect(events.filter((event) => event.type === 'tool_call').at(-1)).toMatchObject({ step: 's4', data: { arguments: '{"expression":"6 + 20 + 42"}' } });
+    expect(result.answer).toMatch(/The answer is 68\.$/);
   });
 
   it('ReAct on a multi-part task chains one calculator call per part', async () => {

@@ -4,6 +4,7 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolResult } from '../../src/tools/types.js';
 import { makeCtx, makeState } from '../support/helpers.js';
+import { planSlotFor } from '../support/plan-slot.js';
 
 let counter = 0;
 const ok = (content = '42'): ToolResult => ({ ok: true, content, durationMs: 1 });
@@ -18,7 +19,7 @@ function turn(state: RunState, ...results: ToolResult[]): void {
 }
 
 function withPlan(state: RunState, steps = 3): void {
-  state.plan = { steps: Array.from({ length: steps }, (_, index) => ({ description: `s${index}`, status: index === 0 ? 'in_progress' : 'pending' })), current: 0, results: [], source: 'planner' };
+  state.plan = planSlotFor({ steps: Array.from({ length: steps }, (_, index) => ({ description: `s${index}`, status: index === 0 ? 'in_progress' : 'pending' })), current: 0, results: [], source: 'planner' });
 }
 
 describe('evaluate stage', () => {

@@ -3,6 +3,7 @@ import { observe } from '../../stages/observe.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolResult } from '../../src/tools/types.js';
 import { makeCtx, makeState } from '../support/helpers.js';
+import { planSlotFor } from '../support/plan-slot.js';
 
 const call = (id: string, name = 'calculator'): ToolCall => ({ id, name, arguments: `{"n":"${id}"}` });
 const ok = (content: string): ToolResult => ({ ok: true, content, durationMs: 1 });
@@ -38,7 +39,7 @@ describe('observe stage', () => {
 
   it('keeps the latest results of the current plan step only', async () => {
     const state = makeState();
-    state.plan = { steps: [{ description: 'one', status: 'completed' }, { description: 'two', status: 'in_progress' }], current: 1, results: [], source: 'planner' };
+    state.plan = planSlotFor({ steps: [{ description: 'one', status: 'completed' }, { description: 'two', status: 'in_progress' }], current: 1, results: [], source: 'planner' });
     state.observe = { step: 0, results: [{ tool: 'calculator', arguments: '{}', ok: true, content: 'old' }] };
     state.turn = { toolCalls: [call('x')], results: [{ call: call('x'), result: ok('new') }] };
     await observe({ keepResults: 2 }).execute(state, makeCtx());

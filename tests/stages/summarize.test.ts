@@ -4,11 +4,12 @@ import type { RunState } from '../../src/engine/state.js';
 import { ModelError } from '../../src/model/types.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { makeCtx, makeState } from '../support/helpers.js';
+import { planSlotFor } from '../support/plan-slot.js';
 
 const usage = { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 
 function finishedPlan(state: RunState, secondOutcome: 'completed' | 'partial' = 'completed'): void {
-  state.plan = {
+  state.plan = planSlotFor({
     steps: [{ description: 'Compute 12*12', status: 'completed' }, { description: 'Add 10', status: 'completed' }],
     current: 2,
     results: [
@@ -16,7 +17,7 @@ function finishedPlan(state: RunState, secondOutcome: 'completed' | 'partial' = 
       { step: 2, description: 'Add 10', outcome: secondOutcome, output: '154' },
     ],
     source: 'planner',
-  };
+  });
 }
 
 describe('summarize stage', () => {
@@ -76,12 +77,12 @@ describe('summarize stage', () => {
   it('writes a plain summary from the state when the model fails too: never an empty answer', async () => {
     const model = new ScriptedModel([{ content: '   ' }]);
     const state = makeState({ task: 'Compute 12*12, then add 10' });
-    state.plan = {
+    state.plan = planSlotFor({
       steps: [{ description: 'Compute 12*12', status: 'completed' }, { description: 'Add 10', status: 'in_progress' }],
       current: 1,
       results: [{ step: 1, description: 'Compute 12*12', outcome: 'completed', output: '144' }],
       source: 'planner',
-    };
+    });
     state.think = { calls: 4, lastFinishReason: 'length', truncationRetries: 3, step: 1, stepRounds: 1 };
     state.stop = { status: 'stopped', kind: 'truncation', stage: 'think', message: 'arguments were cut off 4 times' };
     await summarize().execute(state, makeCtx({ deps: { model } }));

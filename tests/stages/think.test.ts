@@ -6,18 +6,19 @@ import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { ModelError, type ChatMessage } from '../../src/model/types.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
+import { planSlotFor } from '../support/plan-slot.js';
 
 const usage = { inputTokens: 100, outputTokens: 20, cachedInputTokens: 60, reasoningTokens: 3, estimated: false };
 const start = (): ChatMessage[] => [{ role: 'system', content: 'sys' }, { role: 'user', content: 'What is 6 * 7?' }];
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
 
 function withPlan(state: RunState, current = 0): PlanSlot {
-  state.plan = {
+  state.plan = planSlotFor({
     steps: [{ description: 'first', status: current === 0 ? 'in_progress' : 'completed' }, { description: 'second', status: current === 1 ? 'in_progress' : 'pending' }],
     current,
     results: [],
     source: 'planner',
-  };
+  });
   return state.plan;
 }
 
@@ -135,7 +136,7 @@ describe('think stage', () => {
     expect(await think().execute(state, ctx)).toBeUndefined();
     expect(state.answer).toBeUndefined();
     expect(plan.steps[0]!.status).toBe('completed');
-    expect(plan.results).toEqual([{ step: 1, description: 'first', outcome: 'completed', output: 'first is done: 144' }]);
+    expect(plan.results).toEqual([{ step: 1, id: 's1', description: 'first', outcome: 'completed', output: 'first is done: 144' }]);
     expect(ctx.events.map((event) => event.type)).toEqual(['model_reply', 'step_finished', 'plan_updated']);
   });
 

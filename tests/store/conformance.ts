@@ -231,6 +231,24 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await expect(store.list({ limit: -3 })).rejects.toThrow('list limit must be a whole number >= 0, got -3');
     });
 
+    it('pages through the list with before: each page starts just after the run named, ties in recording order', async () => {
+      const store = await open();
+      const claims = [];
+      for (const [runId, createdAt] of [['a', 1], ['b', 3], ['c', 2], ['d', 3], ['e', 2]] as const) claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
+      await store.finish(claims[1]!, outcome());
+      await store.finish(claims[4]!, outcome());
+      const ids = async (filter: Parameters<typeof store.list>[0]) => (await store.list(filter)).map((run) => run.runId);
+      expect(await ids({})).toEqual(['d', 'b', 'e', 'c', 'a']);
+      expect(await ids({ limit: 2, before: 'd' })).toEqual(['b', 'e']);
+      expect(await ids({ limit: 2, before: 'e' })).toEqual(['c', 'a']);
+      expect(await ids({ before: 'c' })).toEqual(['a']);
+      expect(await ids({ limit: 2, before: 'a' })).toEqual([]);
+      expect(await ids({ status: 'completed', before: 'd' })).toEqual(['b', 'e']);
+      expect(await ids({ status: 'completed', before: 'b', limit: 5 })).toEqual(['e']);
+      expect(await ids({ status: 'running', before: 'b' })).toEqual(['c', 'a']);
+      await expect(store.list({ before: 'no-such-run' })).rejects.toThrow(/no-such-run/);
+    });
+
     it('keeps copies: later changes to what was stored or read back change nothing stored', async () => {
       const store = await open();
       const input = header('r1', { input: { task: 'original', nested: { list: [1] } } });

@@ -1,7 +1,8 @@
 // A small MCP server written with the SDK, for tests: stdio by default, Streamable HTTP with `--http` (it then prints
 // `{"url": ...}` as its first stdout line). Run with `node --import tsx tests/support/mcp-test-server.ts [--http]`.
 // Tools: echo, slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
-// picture (text and an image), whoami (the request's x-test-token header), and `--alias NAME` copies of echo. When MCP_TEST_LOG names a file, every
+// picture (text and an image), whoami (the request's x-test-token header), `--alias NAME` copies of echo, and
+// `--many N` numbered tools tool_00001... (calls to them answer like echo). When MCP_TEST_LOG names a file, every
 // call, finish and cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +19,7 @@ function log(event: Record<string, unknown>): void {
   if (logFile) appendFileSync(logFile, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
 }
 
-const tools = [
+const tools: Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> = [
   {
     name: 'echo',
     description: 'Returns its text.',
@@ -38,6 +39,12 @@ const tools = [
 // `--alias NAME` (repeatable) adds a copy of echo under NAME, for name-collision tests.
 const aliases = process.argv.flatMap((argument, index) => (argument === '--alias' ? [process.argv[index + 1]!] : []));
 for (const alias of aliases) tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
+// `--many N` adds N more tools, each with a schema of its own (for listing at scale).
+const many = Number(process.argv[process.argv.indexOf('--many') + 1] ?? 0);
+for (let index = 1; process.argv.includes('--many') && index <= many; index++) {
+  const name = `tool_${String(index).padStart(5, '0')}`;
+  tools.push({ name, description: `Tool number ${index}: returns its text.`, inputSchema: { type: 'object', properties: { [`text_${index}`]: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0, maximum: index } }, required: [`text_${index}`], additionalProperties: false } });
+}
 
 function text(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }] };
@@ -78,6 +85,7 @@ function makeServer(): Server {
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:
         if (aliases.includes(name)) return text(String(args.text));
+        if (/^tool_\d+$/.test(name)) return text(`${name}: ${JSON.stringify(args)}`);
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${name}`);
     }
   });

@@ -31,19 +31,34 @@ const reactIteration = (n: number, chat: string, tools: string[]) => [
   '    stage evaluate',
 ];
 
+/** One plan iteration while steps run side by side: each stage's span holds one span per running step. */
+const stepIteration = (n: number, step: string, chat: string, tools: string[]) => [
+  `  iteration ${n}`,
+  '    stage think',
+  `      stage think-${step}`,
+  `        ${chat}`,
+  '    stage act',
+  `      stage act-${step}`,
+  ...tools.map((tool) => `        execute_tool ${tool}`),
+  '    stage observe',
+  `      stage observe-${step}`,
+  '    stage evaluate',
+  `      stage evaluate-${step}`,
+];
+
 const offlinePlanExecuteReplanTree = [
   'invoke_agent plan-execute-replan',
   '  stage context',
   '  stage plan',
   '    chat stageloop-offline [CLIENT]',
-  ...reactIteration(1, 'chat stageloop-offline [CLIENT]', ['calculator']),
+  ...stepIteration(1, 's1', 'chat stageloop-offline [CLIENT]', ['calculator']),
   '    stage replan',
-  ...reactIteration(2, 'chat stageloop-offline [CLIENT]', []),
+  ...stepIteration(2, 's1', 'chat stageloop-offline [CLIENT]', []),
   '    stage replan',
   '      chat stageloop-offline [CLIENT]',
-  ...reactIteration(3, 'chat stageloop-offline [CLIENT]', ['calculator']),
+  ...stepIteration(3, 's2', 'chat stageloop-offline [CLIENT]', ['calculator']),
   '    stage replan',
-  ...reactIteration(4, 'chat stageloop-offline [CLIENT]', []),
+  ...stepIteration(4, 's2', 'chat stageloop-offline [CLIENT]', []),
   '    stage replan',
   '      chat stageloop-offline [CLIENT]',
   '  stage summarize',

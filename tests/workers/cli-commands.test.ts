@@ -8,7 +8,7 @@ import { runsCommand } from '../../app/cli/runs-command.js';
 import { openStoreAt } from '../../src/store/redis-location.js';
 import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
 import { cleanEnvironment, type CliRun } from '../support/run-cli.js';
-import { freePort, runRedisTests, startRedis, type RedisInstance } from './redis-server.js';
+import { runRedisTests, startRedis, type RedisInstance } from './redis-server.js';
 
 const entry = fileURLToPath(new URL('./cli-entry.ts', import.meta.url));
 let redis: RedisInstance;
@@ -81,7 +81,8 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
   }, 20_000);
 
   it('says in one line that Redis is unreachable, exit 1, for worker and submit; a bad URL is a usage error', async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
+    // Port 9 (discard) has no listener; a free ephemeral port could be taken by another test's server meanwhile.
+    const url = 'redis://127.0.0.1:9';
     const [workerRun, submitRun, badUrl] = await Promise.all([cli(['worker', '--redis', url]), cli(['submit', '--redis', url, 'a task']), cli(['worker', '--redis', 'localhost:6379'])]);
     const line = `stageloop: cannot reach Redis at ${url} (ECONNREFUSED): start redis-server there, or pass the right --redis URL\n`;
     expect([workerRun.code, workerRun.stderr]).toEqual([1, line]);

@@ -49,6 +49,8 @@ export function recordTools(logFile: string, delayMs: number): ToolRegistry {
 export interface WorkerProcess {
   child: ChildProcess;
   output: () => string;
+  /** Resolves once the worker's output matches `pattern` (at once if it already does); rejects after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void>;
   exited: Promise<void>;
 }
 
@@ -58,13 +60,28 @@ const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const listeners = new Set<() => void>();
+  const take = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 20_000;
-  while (!output.includes('worker ready')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return { child, output: () => output, exited };
+  const waitForOutput = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        listeners.delete(check);
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      const check = () => pattern.test(output) && done();
+      const timer = setTimeout(() => done(new Error(`the worker did not say ${pattern} within ${timeoutMs} ms; it said:\n${output}`)), timeoutMs);
+      listeners.add(check);
+      void exited.then(() => done(new Error(`the worker exited before saying ${pattern}; it said:\n${output}`)));
+      check();
+    });
+  await waitForOutput(/worker ready/, 20_000);
+  return { child, output: () => output, waitForOutput, exited };
 }

@@ -1,5 +1,5 @@
 // A worker process for the tests: startWorker with the react pipeline, the loopback model and the logging tool.
-// Settings come from the environment: REDIS_URL, MODEL_URL, SIDE_EFFECT_LOG, CONCURRENCY, LOCK_MS, STALL_MS, TOOL_DELAY_MS.
+// Settings come from the environment: REDIS_URL, QUEUE, MODEL_URL, SIDE_EFFECT_LOG, CONCURRENCY, LOCK_MS, STALL_MS, TOOL_DELAY_MS.
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { startWorker } from '../../src/workers/worker.js';
 import { reactPipeline } from '../../pipelines/index.js';
@@ -12,6 +12,7 @@ const pipeline = reactPipeline();
 
 const worker = await startWorker({
   redis: env.REDIS_URL!,
+  ...(env.QUEUE !== undefined && { queue: env.QUEUE }),
   concurrency: Number(env.CONCURRENCY ?? 4),
   lockDurationMs: Number(env.LOCK_MS ?? 2_000),
   stalledIntervalMs: Number(env.STALL_MS ?? 500),

@@ -3,6 +3,9 @@ import { Hono } from 'hono';
 import { consoleBundle, consolePage } from './pages.js';
 import { consoleStyle } from './style.js';
 
+/** The console's own files: served without the token (the page asks for it and sends it with each API call). */
+export const consolePaths = ['/', '/console.js', '/console.css'];
+
 export function consoleRoutes(): Hono {
   const routes = new Hono();
   const headers = { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };

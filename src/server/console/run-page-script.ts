@@ -29,14 +29,31 @@ function waterfallRows(view) {
 }
 function planList(plan) {
   if (!plan || !plan.steps) return null;
-  return el('ol', { class: 'plan' }, plan.steps.map(function (step) {
-    return el('li', { class: 'step-' + step.status }, [step.description + ' — ' + step.status.replace('_', ' ')]);
+  // Steps in waves: a step's wave follows the latest wave of the steps it depends on; one wave may run side by side.
+  var depth = {}, byId = {};
+  plan.steps.forEach(function (step) { if (step.id) byId[step.id] = step; });
+  function depthOf(step, seen) {
+    if (!step.id || !step.dependsOn || step.dependsOn.length === 0) return 0;
+    if (depth[step.id] !== undefined) return depth[step.id];
+    if (seen[step.id]) return 0;
+    seen[step.id] = true;
+    var most = 0;
+    step.dependsOn.forEach(function (id) { if (byId[id]) most = Math.max(most, depthOf(byId[id], seen) + 1); });
+    return (depth[step.id] = most);
+  }
+  var waves = [];
+  plan.steps.forEach(function (step) { var d = depthOf(step, {}); (waves[d] = waves[d] || []).push(step); });
+  return el('ol', { class: 'plan' }, waves.filter(Boolean).map(function (wave) {
+    return el('li', { class: 'wave' }, [el('ul', {}, wave.map(function (step) {
+      var after = step.dependsOn && step.dependsOn.length ? ' ← ' + step.dependsOn.join(', ') : '';
+      return el('li', { class: 'step-' + step.status }, [(step.id ? step.id + after + ': ' : '') + step.description + ' — ' + step.status.replace('_', ' ')]);
+    }))]);
   }));
 }
 function verdictList(slots) {
   var items = [];
   ((slots.evaluate && slots.evaluate.history) || []).forEach(function (entry) { items.push('iteration ' + entry.iteration + ': ' + entry.verdict + ' — ' + entry.reason); });
-  ((slots.replan && slots.replan.decisions) || []).forEach(function (entry) { items.push('after step ' + entry.afterStep + ': ' + (entry.applied ? 'replanned' : 'kept the plan') + ' — ' + entry.reason); });
+  ((slots.replan && slots.replan.decisions) || []).forEach(function (entry) { items.push('after ' + (entry.ended && entry.ended.length ? 'steps ' + entry.ended.join(', ') : 'step ' + entry.afterStep) + ': ' + (entry.applied ? 'replanned' : 'kept the plan') + ' — ' + entry.reason); });
   return items.length ? el('ul', { class: 'verdicts' }, items.map(function (text) { return el('li', {}, [text]); })) : null;
 }
 function renderRun(view, root, live) {

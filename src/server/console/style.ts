@@ -23,6 +23,7 @@ tr.run-row { cursor: pointer; } tr.run-row:hover { background: #8881; }
 .waterfall .bar { position: absolute; top: 2px; bottom: 2px; min-width: 2px; border-radius: 2px; background: var(--accent); }
 .waterfall .bar.model { background: #9b59b6; } .waterfall .bar.tool { background: #e67e22; } .waterfall .bar.steer { background: #c33; }
 .plan li { margin: 2px 0; } .step-completed { color: #2a8a3a; } .step-failed { color: #c33; } .step-in_progress { color: var(--accent); }
+.plan .wave > ul { list-style: none; padding-left: 0.5em; border-left: 2px solid #ccc; margin: 2px 0 6px; } .step-blocked { color: #999; }
 pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; border: 1px solid var(--line); border-radius: 6px; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 16px; }
 .error { color: #c33; }
