@@ -15,7 +15,7 @@ import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/inde
 import { withApproval } from '../stages/approval.js';
 import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './cli/mcp-config.js';
-import { applyGuards } from './guards.js';
+import { applyGuards, guardDefaults } from './guards.js';
 import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
@@ -59,7 +59,9 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
   if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
-  const guarded = applyGuards(factory(options), recipe.guards, modelName === undefined ? {} : { modelName });
+  // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
+  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
   const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
   // The taint policy only when the recipe's tools can trip it, decided from the recipe alone so a replay builds the

@@ -60,6 +60,7 @@ export const guardOptions = {
   'loop-limit': { type: 'string' },
   'context-budget': { type: 'string' },
   'budget-mode': { type: 'string' },
+  'no-guards': { type: 'boolean' },
 } as const;
 
 const runOptions = {
@@ -125,7 +126,7 @@ function injectionAction(values: string[] | undefined): InjectionAction | undefi
 /** Guard flags stay text here: applyGuards (app/guards.ts) checks them and names the flag in its error. */
 export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
   const flags: GuardFlags = {};
-  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection'>) => {
+  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection' | 'noGuards'>) => {
     const value = values[flag];
     if (typeof value === 'string') flags[key] = value;
   };
@@ -136,6 +137,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   copy('loop-limit', 'loopLimit');
   copy('context-budget', 'contextBudget');
   copy('budget-mode', 'budgetMode');
+  if (values['no-guards'] === true) flags.noGuards = true;
   const injection = injectionAction(values.guard as string[] | undefined);
   if (injection !== undefined) flags.injection = injection;
   return flags;

@@ -47,17 +47,22 @@ Model:
   --offline                use the built-in offline model even when a key is set
   --max-parallel-steps N   plan-execute-replan: plan steps that may run at once (default 3; 1 = one after another)
 
-Limits and guards:
-  --max-iterations N       iteration budget: at N the model must answer without tools
-  --max-tokens N           token budget (input + output)
-  --max-cost USD           cost budget, from the model price table
-  --timeout SECONDS        time budget; the call in flight is cut off at the deadline
+Limits and guards (on by default; 0 turns one off, --no-guards all the defaults; docs/guards.md):
+  --max-iterations N       iteration budget: at N the model must answer without tools (default: the pipeline's cap,
+                           react 10, plan-execute-replan 24)
+  --max-tokens N           token budget, input + output of the whole run (default: 80% of the model's context
+                           window, 102400 for a model stageloop does not know); 0 for none
+  --max-cost USD           cost budget, from the model price table (default: none)
+  --timeout SECONDS        time limit; the call in flight is cut off at the deadline (default 600); 0 for none
   --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
                            call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
-  --loop-limit N           refuse a tool call repeated N times with the same arguments
-  --context-budget TOKENS  prune old tool observations to keep each request under TOKENS
+  --loop-limit N           refuse the Nth identical failing tool call in a row (same tool and arguments; asking
+                           again after a refusal stops the run with loop_detected) (default 3); 0 for none
+  --context-budget TOKENS  prune old tool observations to keep each request under TOKENS (default: 80% of the
+                           model's context window); 0 for none
+  --no-guards              none of the defaults above (the iteration cap stays); limits given by flags still apply
 
 Tools and models:
   --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)

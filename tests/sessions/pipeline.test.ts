@@ -19,11 +19,11 @@ describe('pipelines with a session', () => {
   const loopback = useLoopbackServer();
 
   it('adds history and memory as list entries only when a session is given', () => {
-    expect(reactPipeline().setup.map((stage) => stage.name)).toEqual(['context']);
-    const withSession = reactPipeline({ session: {} });
+    expect(reactPipeline({ guards: false }).setup.map((stage) => stage.name)).toEqual(['context']);
+    const withSession = reactPipeline({ session: {}, guards: false });
     expect(withSession.setup.map((stage) => stage.name)).toEqual(['history', 'context']);
     expect(withSession.finalize.map((stage) => stage.name)).toEqual(['summarize', 'memory']);
-    expect(planExecuteReplanPipeline({ session: {} }).setup.map((stage) => stage.name)).toEqual(['history', 'context', 'plan']);
+    expect(planExecuteReplanPipeline({ session: {}, guards: false }).setup.map((stage) => stage.name)).toEqual(['history', 'context', 'plan']);
   });
 
   it('past the budget the oldest turns are folded by one model call in finalize; the next turn answers from the summary', async () => {
