@@ -13,8 +13,9 @@ import type { McpServer } from '../src/tools/mcp/types.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval.js';
+import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './cli/mcp-config.js';
-import { applyGuards } from './guards.js';
+import { applyGuards, guardDefaults } from './guards.js';
 import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
@@ -58,9 +59,18 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
   if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
-  const guarded = applyGuards(factory(options), recipe.guards, modelName === undefined ? {} : { modelName });
+  // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
+  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
-  return approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+  const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+  // The taint policy only when the recipe's tools can trip it, decided from the recipe alone so a replay builds the
+  // same pipeline: web search or an MCP server can taint; a session's remember or an MCP server can write.
+  const policy = recipe.approvals.taintPolicy;
+  const canTaint = recipe.tools.webSearch === true || recipe.mcpServers.length > 0;
+  const canWrite = recipe.session !== undefined || recipe.mcpServers.length > 0;
+  if (policy === 'off' || !canTaint || !canWrite) return asked;
+  return withTaintPolicy(asked, policy, tools ?? { get: () => undefined }, approveTools === undefined ? {} : { tools: approveTools });
 }
 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
@@ -87,8 +97,8 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     if (recipe.session !== undefined) {
       sessions = host.sessions;
       if (sessions === undefined) {
-        const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../src/store/location.js'), import('../src/sessions/sqlite-sessions.js')]);
-        sessions = sqliteSessions(storePath({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) }));
+        const { openSessionStore } = await import('../src/sessions/open-sessions.js');
+        sessions = await openSessionStore({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) });
         ownsSessions = true;
       }
     }

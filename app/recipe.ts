@@ -22,6 +22,8 @@ const guardsSchema = z.object({
   loopLimit: count.optional(),
   contextBudget: count.optional(),
   budgetMode: z.string().optional(),
+  /** --no-guards: none of the default guards. */
+  noGuards: z.boolean().optional(),
 });
 
 /** A model on another server to fall back to; `apiKey` is a `${VAR}` template, never a key. */
@@ -57,8 +59,15 @@ export const runRecipeSchema = z.object({
   pipeline: z.string().min(1).default('react'),
   model: modelSchema.prefault({}),
   guards: guardsSchema.default({}),
+  /** The default guards (docs/guards.md) apply; false for runs recorded before they existed, rebuilt as they ran. */
+  guardDefaults: z.boolean().default(true),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
-  approvals: z.object({ tools: z.union([z.array(z.string()), z.literal('all')]).optional(), askOnLimit: z.boolean().default(false) }).prefault({}),
+  approvals: z.object({
+    tools: z.union([z.array(z.string()), z.literal('all')]).optional(),
+    askOnLimit: z.boolean().default(false),
+    /** --taint-policy: a write call after web or MCP content waits for a person (ask), is refused, or runs (off). */
+    taintPolicy: z.enum(['ask', 'refuse', 'off']).default('ask'),
+  }).prefault({}),
   /** The JSON Schema the final answer must match (--output-schema). */
   outputSchema: jsonObject.optional(),
   /** Plan steps that may run at once (--max-parallel-steps; plan-execute-replan's default 3). */
@@ -103,7 +112,9 @@ export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
     if (typeof version === 'number' && version > recipeVersion) {
       throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
     }
-    return makeRecipe(options.recipe as RunRecipeInput, `run ${run.runId}'s recorded recipe`);
+    // A recipe recorded before the default guards has no guardDefaults: it ran without them.
+    const recorded = options.recipe as RunRecipeInput;
+    return makeRecipe({ ...recorded, guardDefaults: recorded.guardDefaults ?? false }, `run ${run.runId}'s recorded recipe`);
   }
   if (options.cli !== undefined) return recipeOfOldSettings(run, options.cli);
   return undefined;
@@ -130,6 +141,7 @@ function recipeOfOldSettings(run: RunSummary, cli: unknown): RunRecipe {
       ...(typeof old.baseUrl === 'string' && { baseUrl: old.baseUrl }),
     },
     guards: (old.guards ?? {}) as RunRecipeInput['guards'],
+    guardDefaults: false,
     approvals: { ...(old.approveTools !== undefined && { tools: old.approveTools as string[] | 'all' }), askOnLimit: old.askOnLimit === true },
     ...(old.outputSchema !== undefined && { outputSchema: old.outputSchema as JsonObject }),
     // The input names the session; the recording of such a run has the session stages, so the recipe must too.

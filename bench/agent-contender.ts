@@ -57,13 +57,14 @@ async function handWrittenLoop(model: ChatModel, task: string, maxTurns: number)
   return 'gave up';
 }
 
-export type Contender = 'engine' | 'lean' | 'loop';
+export type Contender = 'engine' | 'unguarded' | 'lean' | 'loop';
 
 function starter(contender: Contender, turns: number, delayMs: number): () => Promise<unknown> {
   const model = scriptedModel(turns, delayMs);
-  const pipeline = reactPipeline({ maxIterations: turns });
+  // 'unguarded': the same ReAct pipeline without its default guards (the floor the guards' cost is measured against).
+  const pipeline = reactPipeline({ maxIterations: turns, ...(contender === 'unguarded' && { guards: false as const }) });
   if (contender === 'loop') return () => handWrittenLoop(model, 'add', turns);
-  const deps = { model, tools: contender === 'engine' ? tools : leanTools };
+  const deps = { model, tools: contender === 'lean' ? leanTools : tools };
   return () => runPipeline(pipeline, { task: 'add' }, { deps });
 }
 
@@ -107,8 +108,8 @@ async function concurrent(contender: Contender): Promise<{ best: number; median:
 }
 
 const [mode, contender] = process.argv.slice(2) as ['turn' | 'concurrent', Contender];
-if (!['engine', 'lean', 'loop'].includes(contender) || !['turn', 'concurrent'].includes(mode)) {
-  console.error('usage: agent-contender.ts turn|concurrent engine|lean|loop');
+if (!['engine', 'unguarded', 'lean', 'loop'].includes(contender) || !['turn', 'concurrent'].includes(mode)) {
+  console.error('usage: agent-contender.ts turn|concurrent engine|unguarded|lean|loop');
   process.exit(2);
 }
 console.log(JSON.stringify(mode === 'turn' ? await turnCost(contender) : await concurrent(contender)));

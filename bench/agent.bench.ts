@@ -5,10 +5,11 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { format, median } from './measure.js';
 
-type Contender = 'engine' | 'lean' | 'loop';
+type Contender = 'engine' | 'unguarded' | 'lean' | 'loop';
 const contenders: Array<[Contender, string]> = [
   ['loop', 'hand-written loop'],
-  ['engine', 'stageloop with ToolRegistry'],
+  ['engine', 'stageloop with ToolRegistry (default guards on)'],
+  ['unguarded', 'stageloop with ToolRegistry, guards: false'],
   ['lean', 'stageloop with a lean ToolBox (only the loop\'s validation)'],
 ];
 const script = fileURLToPath(new URL('./agent-contender.ts', import.meta.url));
@@ -19,7 +20,7 @@ function measure<Result>(mode: 'turn' | 'concurrent', contender: Contender): Res
 }
 
 function collect<Result>(mode: 'turn' | 'concurrent'): Record<Contender, Result[]> {
-  const results: Record<Contender, Result[]> = { engine: [], lean: [], loop: [] };
+  const results: Record<Contender, Result[]> = { engine: [], unguarded: [], lean: [], loop: [] };
   for (let repeat = 0; repeat < 3; repeat++) {
     for (const [contender] of contenders) results[contender].push(measure<Result>(mode, contender));
   }
@@ -35,6 +36,8 @@ export async function run(): Promise<void> {
     const ratio = contender === 'loop' ? '' : `, ratio best ${format(turnBest(contender) / turnBest('loop'), 2)}x / typical ${format(turnTypical(contender) / turnTypical('loop'), 2)}x (target <= 3x)`;
     console.log(`  ${label}: best ${format(turnBest(contender), 2)} µs, typical ${format(turnTypical(contender), 2)} µs per turn${ratio}`);
   }
+  const guardCost = (pick: (contender: Contender) => number) => format(pick('engine') / pick('unguarded'), 2);
+  console.log(`  default guards: ratio best ${guardCost(turnBest)}x / typical ${guardCost(turnTypical)}x against guards: false (target <= 1.1x)`);
 
   const walls = collect<{ best: number; median: number; retainedKiB: number }>('concurrent');
   const wallBest = (contender: Contender) => Math.min(...walls[contender].map((result) => result.best));

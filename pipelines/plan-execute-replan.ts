@@ -1,5 +1,6 @@
-// Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session). Think to evaluate run for each running plan step (perStep), side by side up to maxParallelSteps.
+// Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session), with the default guards. Think to evaluate run for each running plan step (perStep), side by side up to maxParallelSteps.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
+import { applyGuards, type GuardFlags } from '../app/guards.js';
 import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
 import { withOutput } from '../stages/final-output.js';
@@ -25,13 +26,15 @@ export interface PlanExecuteReplanPipelineOptions {
   outputSchema?: z.ZodType;
   /** A run with a session (input.session): history first in setup, memory last in finalize. */
   session?: { memory?: MemoryOptions };
+  /** The guards (docs/guards.md): the defaults plus these flags (0 turns one off); false for none at all. */
+  guards?: GuardFlags | false;
 }
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 24;
   const planOptions = { ...options.plan, ...(options.maxParallelSteps === undefined ? {} : { maxParallelSteps: options.maxParallelSteps }) };
   const step = { replanTool: options.replanTool ?? true };
-  return definePipeline({
+  const pipeline = definePipeline({
     name: 'plan-execute-replan',
     setup: [...(options.session ? [history()] : []), context(options.context), plan(planOptions)],
     iteration: [
@@ -44,4 +47,5 @@ export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOpti
     finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });
+  return options.guards === false ? pipeline : applyGuards(pipeline, options.guards ?? {}, { defaults: true });
 }

@@ -1,7 +1,10 @@
-// ReAct: setup [history?, context] · iteration [think, act, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session).
+// ReAct: setup [history?, context] · iteration [think, act, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
+import { applyGuards, type GuardFlags } from '../app/guards.js';
 import { act, context, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
 import { withOutput } from '../stages/final-output.js';
+import { withJudgedAnswer } from '../stages/evaluate.js';
+import type { Stage } from '../src/engine/stage.js';
 import type { z } from 'zod';
 import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
@@ -18,15 +21,23 @@ export interface ReactPipelineOptions {
   outputSchema?: z.ZodType;
   /** A run with a session (input.session): history first in setup, memory last in finalize. */
   session?: { memory?: MemoryOptions };
+  /** The guards (docs/guards.md): the defaults plus these flags (0 turns one off); false for none at all. */
+  guards?: GuardFlags | false;
 }
 
 export function reactPipeline(options: ReactPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 10;
-  return definePipeline({
+  const pipeline = definePipeline({
     name: 'react',
     setup: [...(options.session ? [history()] : []), context(options.context)],
-    iteration: [withOutput(think(options.think), options.outputSchema), act(options.act), observe(options.observe), evaluate(options.evaluate)],
+    iteration: [judged(withOutput(think(options.think), options.outputSchema), options.evaluate), act(options.act), observe(options.observe), evaluate(options.evaluate)],
     finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });
+  return options.guards === false ? pipeline : applyGuards(pipeline, options.guards ?? {}, { defaults: true });
+}
+
+/** With a judge hook, the answer waits for evaluate's judge. */
+function judged(stage: Stage, options: EvaluateOptions | undefined): Stage {
+  return options?.judge === undefined ? stage : withJudgedAnswer(stage);
 }

@@ -22,6 +22,8 @@ export interface ApprovalOptions {
   tools?: readonly string[] | 'all';
   /** Where each tool's own `needsApproval` and schema are found (the run's ToolRegistry, or a list of tools). */
   registry?: { get(name: string): Tool | undefined } | readonly Tool[];
+  /** Other reasons a call needs a person (the taint policy's), asked after the pipeline's list and before the tool's own. */
+  reasons?: ReadonlyArray<(call: ToolCall, state: RunState) => string | undefined>;
 }
 
 /** One decision as the run keeps it; `by`: a person, or the "always" a person gave earlier for this tool. */
@@ -59,6 +61,10 @@ export function approval(options: ApprovalOptions = {}): Stage {
   /** Why this call needs a person, or undefined when it does not. */
   async function reasonFor(call: ToolCall, state: RunState): Promise<string | undefined> {
     if (policy === 'all' || policy.has(call.name)) return `the pipeline asks for approval of every ${call.name} call`;
+    for (const reason of options.reasons ?? []) {
+      const because = reason(call, state);
+      if (because !== undefined) return because;
+    }
     const needs = lookup(call.name)?.needsApproval;
     if (needs === undefined || needs === false) return undefined;
     if (needs === true) return `the ${call.name} tool asks for approval of every call`;

@@ -1,4 +1,4 @@
-// context (setup): reads input.task, input.options.facts, the history slot and deps.tools; writes the context slot and messages; returns no signal.
+// context (setup): reads input.task, input.options.facts, the history slot and deps.tools; writes the context slot, messages and (with session facts) the spotlight slot; returns no signal.
 import type { Stage } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolDefinition } from '../src/model/types.js';
@@ -6,7 +6,7 @@ import type {} from './context-slot.js';
 import type {} from './history.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from './prompts.js';
 import { selectFacts } from '../src/sessions/fact-selection.js';
-import { renderHistory } from '../src/sessions/render.js';
+import { sessionFactsSection } from './spotlight.js';
 
 import type { RunEvents } from '../src/engine/stage.js';
 
@@ -51,10 +51,9 @@ export function context(options: ContextOptions = {}): Stage {
       const facts = pipelineFacts.concat(ownFacts);
       const session = state.history;
       if (session !== undefined) {
-        const section = renderHistory(session.summary, session.turns);
-        // Only a session with more fact text than the budget pays for the tokenizer.
+        // Only a session with more fact text than the budget pays for the tokenizer. Its turns are messages (renderMessages).
         return selectFacts(session.facts, state.input.task, factBudget).then((chosen) => {
-          render(state, tools, facts.concat(chosen), section);
+          render(state, tools, facts, sessionFactsSection(state, chosen));
           finish(state, (type, data) => ctx.emit(type, data), chosen.length);
         });
       }

@@ -1,6 +1,7 @@
-// evaluate (iteration): reads turn, the plan and the iteration; writes the evaluate slot (verdict and reason) and, on retry, nextTurn.notes; returns abortRun 'evaluate_stop' on a stop verdict.
-import { abortRun } from '../src/engine/signal.js';
-import type { Stage } from '../src/engine/stage.js';
+// evaluate (iteration): reads turn, the plan, the iteration and the answer; writes the evaluate and answerJudge slots and, on retry, nextTurn.notes; returns abortRun 'evaluate_stop' on a stop verdict; with a judge hook, breakLoop 'completed' on an accepted answer or abortRun 'judge_rejected'.
+import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
+import type { Stage, StageContext } from '../src/engine/stage.js';
+import { isPromiseLike } from '../src/common/promise-like.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
@@ -9,6 +10,7 @@ import type {} from './plan-slot.js';
 declare module '../src/engine/stage.js' {
   interface RunEvents {
     verdict: { verdict: 'continue' | 'retry' | 'replan' | 'stop'; reason: string; step: number | null };
+    answer_judged: { accept: boolean; reason: string };
   }
 }
 
@@ -32,13 +34,38 @@ export interface EvaluateSlot extends VerdictRecord {
   history: VerdictRecord[];
 }
 
+/** The judge hook's bookkeeping: an answer waiting for it, the retries it granted, its decisions. */
+export interface AnswerJudgeSlot {
+  pending: boolean;
+  retries: number;
+  decisions: AnswerJudgement[];
+}
+
 declare module '../src/engine/state.js' {
   interface StageSlots {
     evaluate: EvaluateSlot;
+    answerJudge: AnswerJudgeSlot;
   }
 }
 
+/** A judge's decision on the final answer. */
+export interface AnswerJudgement {
+  accept: boolean;
+  reason: string;
+}
+
+/** Checks the final answer against the goal after the rules; sync or async, a model call allowed (see answerJudge). */
+export type AnswerJudgeHook = (state: RunState) => AnswerJudgement | Promise<AnswerJudgement>;
+
 export interface EvaluateOptions {
+  /**
+   * Called when the model gave its final answer (think wrapped in withJudgedAnswer, as the built-in pipelines do when
+   * this is set), after the rules. Accepted: the run completes. Rejected: the model is told why and answers again
+   * (`maxJudgeRetries` times, default 1), then the run stops with `judge_rejected`, the answer kept as partial.
+   * stages/answer-judge.ts builds one on modelJudge().
+   */
+  judge?: AnswerJudgeHook;
+  maxJudgeRetries?: number;
   /** Retries after a transient tool error, per step (default 2). */
   maxRetriesPerStep?: number;
   /** Consecutive failing turns after which nothing useful can follow (default 4). */
@@ -48,6 +75,8 @@ export interface EvaluateOptions {
 export function evaluate(options: EvaluateOptions = {}): Stage {
   const maxRetries = options.maxRetriesPerStep ?? 2;
   const stopAfter = options.stopAfterFailures ?? 4;
+  const judgeHook = options.judge;
+  const maxJudgeRetries = options.maxJudgeRetries ?? 1;
   return {
     name: 'evaluate',
     execute(state, ctx) {
@@ -65,6 +94,46 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
       slot.history.push({ iteration: state.iteration, verdict, reason });
       if (ctx.observed) ctx.emit('verdict', { verdict, reason, step: step === null ? null : step + 1 });
       if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
+      // Rules first; the judge sees an answer think left pending (withJudgedAnswer).
+      const pending = state.answerJudge;
+      if (judgeHook === undefined || pending === undefined || !pending.pending) return;
+      pending.pending = false;
+      const judged = judgeHook(state);
+      return isPromiseLike(judged) ? Promise.resolve(judged).then((decision) => afterJudge(state, ctx, pending, decision, maxJudgeRetries)) : afterJudge(state, ctx, pending, judged, maxJudgeRetries);
+    },
+  };
+}
+
+/** Accepted: the run completes here. Rejected: the model is told why and answers again, then the run stops honestly. */
+function afterJudge(state: RunState, ctx: StageContext, slot: AnswerJudgeSlot, decision: AnswerJudgement, maxRetries: number): Signal | void {
+  const judged = { accept: decision.accept === true, reason: String(decision.reason ?? '') };
+  slot.decisions.push(judged);
+  ctx.emit('answer_judged', { ...judged });
+  if (judged.accept) return breakLoop('the model gave its final answer and the judge accepted it', 'completed');
+  if (slot.retries < maxRetries) {
+    slot.retries++;
+    state.nextTurn.notes.push(`Your answer was checked against the task and not accepted: ${judged.reason}. Answer again, using the tools if you need them.`);
+    return;
+  }
+  state.partial = true;
+  return abortRun(`the answer did not pass the judge: ${judged.reason}`, 'judge_rejected');
+}
+
+/**
+ * Wraps think so that its final answer waits for evaluate's judge: the break becomes evaluate's to give. The pipelines
+ * apply it when `evaluate({ judge })` is set.
+ */
+export function withJudgedAnswer(stage: Stage): Stage {
+  const defer = (state: RunState, signal: Signal | void): Signal | void => {
+    if (signal === undefined || signal.type !== 'break_loop' || signal.kind !== 'completed') return signal;
+    (state.answerJudge ??= { pending: false, retries: 0, decisions: [] }).pending = true;
+    return undefined;
+  };
+  return {
+    name: stage.name,
+    execute(state, ctx) {
+      const returned = stage.execute(state, ctx);
+      return isPromiseLike(returned) ? Promise.resolve(returned).then((signal) => defer(state, signal)) : defer(state, returned);
     },
   };
 }

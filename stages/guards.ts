@@ -11,6 +11,13 @@ export {
   type InjectionDetector,
   type InjectionSource,
   type InjectionRecord,
+  type InjectionDoor,
+  type ChildAnswerScreen,
 } from './injection-guard.js';
+export { normalizeForScreening, type NormalizedText } from './injection-normalize.js';
+export { judgedDetector, injectionRubric, type JudgedDetectorOptions } from './injection-judge.js';
+export { withTaintPolicy, taintTracker, taintGate, taintReason, taintPolicies, type TaintPolicy, type TaintOrigin, type TaintSlot } from './taint.js';
 export { detectInjection, type Detection, type DetectionMatch } from './injection-detector.js';
-export { prune, contextWindowFor, type PruneOptions, type PruneSlot, type PruneRecord } from './prune.js';
+export { prune, contextWindowFor, type PruneOptions, type PruneSlot, type PruneRecord, type PruneStage } from './prune.js';
+export { limits, type LimitsInForce, type LimitedStage } from './limits.js';
+export { contextShareTokens, defaultContextShare, unknownModelWindow } from './context-window.js';

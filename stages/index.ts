@@ -4,7 +4,8 @@ export { plan, planSchema, stepStatuses, type PlanOptions, type PlanSlot, type P
 export { think, type ThinkOptions, type ThinkSlot } from './think.js';
 export { act, type ActOptions, type ActSlot } from './act.js';
 export { observe, type ObserveOptions, type ObserveSlot, type ObservedResult } from './observe.js';
-export { evaluate, type EvaluateOptions, type EvaluateSlot, type Verdict, type VerdictRecord } from './evaluate.js';
+export { evaluate, type EvaluateOptions, type EvaluateSlot, type Verdict, type VerdictRecord, type AnswerJudgement, type AnswerJudgeHook } from './evaluate.js';
+export { answerJudge, type AnswerJudgeOptions } from './answer-judge.js';
 export { replan, replanSchema, type ReplanOptions, type ReplanSlot, type ReplanDecision } from './replan.js';
 export { summarize, type SummarizeOptions, type SummarizeSlot, type SummaryPath } from './summarize.js';
 export { renderMessages, renderSystemPrompt, defaultInstructions } from './prompts.js';

@@ -1,5 +1,6 @@
 // The default prompt-injection detector: rules by category, plus hidden markup, invisible characters and encoded payloads.
 import { aiWords, imperativeWords, injectionRules, readerFeatures } from './injection-rules.js';
+import { normalizeForScreening } from './injection-normalize.js';
 
 export interface DetectionMatch {
   rule: string;
@@ -16,6 +17,10 @@ export interface Detection {
   /** 0 to 1; the default detector reports detected at 0.5 and above. */
   score: number;
   matches: DetectionMatch[];
+  /** A model judge's verdict, when one was asked (judgedDetector). */
+  judged?: { score: number; reason: string };
+  /** Why the detection is less than the detector meant (a judge that could not answer); the guard reports it. */
+  warning?: string;
 }
 
 const threshold = 0.5;
@@ -30,6 +35,8 @@ const quoteObeyed = /^[^.!?\n]{0,80}?\b(?:do\s+(?:it|that|this|exactly\s+(?:that
 const negation = /\b(?:never|not|don'?t|doesn'?t|shouldn'?t|mustn'?t|cannot|can'?t|won'?t|avoid|refuse\s+to|no\s+one|nobody)\b[^.!?\n]{0,30}$/i;
 const mentionCue = /(?:(?:such\s+as|like|e\.g\.|i\.e\.|for\s+(?:example|instance)|phrases?|strings?|sentences?|lines?|words?|called|known\s+as|patterns?|payloads?|attacks?|attempts?|examples?|classic|famous|notorious)\s*[:,]?\s*(?:the\s+|a\s+|an\s+)?["“'‘`«]?|(?:cause|get|make|trick|force|convince|manipulate|coax|lead|tries\s+to\s+get)s?\s+(?:the\s+|a\s+|an\s+)?\w+\s+(?:to|into)(?:\s+\w+ing)?)\s*$/i;
 const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/gu;
+/** Look-alike letters (Cyrillic, Greek, IPA) or compatibility forms (fullwidth, mathematical letters) in a match. */
+const disguised = /[\u0370-\u04ff\u0250-\u02af\uff01-\uff5e]|[\u{1d400}-\u{1d7ff}]/u;
 const tagCharacters = /(?:[\u{E0020}-\u{E007E}]){4,}/gu;
 /** Every pattern below is bounded or anchored so that screening stays linear in the text's length. */
 const maxHiddenChars = 4_000;
@@ -66,14 +73,18 @@ interface Budget {
 }
 
 function screen(text: string, depth: number, budget: Budget): Detection {
-  const { visible, positionOf } = withoutInvisible(text);
+  const normal = normalizeForScreening(text);
+  const visible = normal.text;
   const scored: Scored[] = [];
   const context = mentionContext(visible);
   for (const match of [...ruleMatches(visible, context), ...readerDirectives(visible, context)]) {
-    const start = positionOf(match.start);
-    const end = positionOf(match.end - 1) + 1;
-    scored.push({ ...match, start, end, text: text.slice(start, end) });
-    if (end - start !== match.end - match.start) scored.push({ rule: 'hidden_unicode', start, end, text: text.slice(start, end), weight: 0.5 });
+    const start = normal.startOf(match.start);
+    const end = normal.endOf(match.end);
+    const original = text.slice(start, end);
+    scored.push({ ...match, start, end, text: original });
+    // Formatting inside a match is common; invisible characters or look-alike letters inside one are a disguise.
+    if (invisible.test(original) || disguised.test(original)) scored.push({ rule: 'hidden_unicode', start, end, text: original, weight: 0.5 });
+    invisible.lastIndex = 0;
   }
   for (const tagged of text.matchAll(tagCharacters)) {
     const decoded = [...tagged[0]].map((character) => String.fromCharCode(character.codePointAt(0)! - 0xe0000)).join('');
@@ -177,15 +188,28 @@ function isMention(text: string, start: number, end: number, before: string, con
   const curlyClose = (line.match(/[”»]/g) ?? []).length;
   const singleOpen = (line.match(/(?:^|[\s(\[:])['‘](?=\w|$)/g) ?? []).length;
   const singleClose = (line.match(/(?<=[\w.!?,])['’](?=[\s.,;:!?)\]]|$)/g) ?? []).length;
-  const closes = (pattern: RegExp) => pattern.test(rest);
-  const quoted =
-    (straight % 2 === 1 && closes(/["`]/)) || (curlyOpen > curlyClose && closes(/[”»]/)) || (singleOpen > singleClose && closes(/['’](?=[\s.,;:!?)\]-]|$)/));
-  if (!quoted && !mentionCue.test(before.slice(Math.max(0, before.length - 40)))) return false;
+  const quote =
+    straight % 2 === 1 ? span(Math.max(line.lastIndexOf('"'), line.lastIndexOf('`')), rest.search(/["`]/))
+      : curlyOpen > curlyClose ? span(Math.max(line.lastIndexOf('“'), line.lastIndexOf('«')), rest.search(/[”»]/))
+        : singleOpen > singleClose ? span(lastIndexOfPattern(line, /(?:^|[\s(\[:])['‘](?=\w|$)/g), rest.search(/['’](?=[\s.,;:!?)\]-]|$)/)) : undefined;
+  if (quote === undefined && !mentionCue.test(before.slice(Math.max(0, before.length - 40)))) return false;
+  // Words inside the quote are the quote's own: "ignore ...; security approved this" quoted is not an article about it.
+  if (quote !== undefined && !context.discussedNear(start - 300, lineStart + quote.open - 1) && !context.discussedNear(end + quote.close + 1, end + 300)) return false;
   const afterQuote = rest.replace(/^[^"`”»'’]*["`”»'’]/, '');
   return !quoteObeyed.test(afterQuote);
 }
 
 const maxMentionsPerRule = 16;
+
+function span(open: number, close: number): { open: number; close: number } | undefined {
+  return open === -1 || close === -1 ? undefined : { open, close };
+}
+
+function lastIndexOfPattern(text: string, pattern: RegExp): number {
+  let last = -1;
+  for (const match of text.matchAll(pattern)) last = match.index + match[0].length - 1;
+  return last;
+}
 
 interface MentionContext {
   /** True when a word that discusses attacks lies between the two offsets. */
@@ -220,23 +244,6 @@ function hiddenWeight(hidden: string, depth: number, floor: number, budget: Budg
   // Text nobody is meant to see that speaks of an AI is written for one.
   if (aiWords.test(hidden)) return imperativeWords.test(hidden) ? 0.8 : 0.6;
   return floor;
-}
-
-/** The text without zero-width and tag characters, and a map from its offsets back to the original's. */
-function withoutInvisible(text: string): { visible: string; positionOf: (index: number) => number } {
-  invisible.lastIndex = 0;
-  if (!invisible.test(text)) return { visible: text, positionOf: (index) => index };
-  const kept: number[] = [];
-  let visible = '';
-  let offset = 0;
-  for (const character of text) {
-    if (!character.match(invisible)) {
-      visible += character;
-      for (let unit = 0; unit < character.length; unit++) kept.push(offset + unit);
-    }
-    offset += character.length;
-  }
-  return { visible, positionOf: (index) => kept[Math.min(index, kept.length - 1)] ?? index };
 }
 
 function printable(decoded: string): string | undefined {

@@ -25,6 +25,17 @@ const rx = (source: string, flags = 'gi') => new RegExp(source, flags);
 export const injectionRules: readonly InjectionRule[] = [
   // Instruction overrides.
   {
+    // The same override in the languages a translated payload most often uses (fr, es, it, pt, de, nl, pl, ru).
+    name: 'instruction_override',
+    pattern: rx(String.raw`\b(?:ignore[zr]?|ignora(?:te|r)?|oubliez|oublie|olvida|dimentica|esque[çc]a|vergiss|ignoriere|negeer|vergeet|zignoruj|zapomnij)\s+(?:toutes?\s+|tous\s+|todas?\s+|todos\s+|tutte\s+|tutti\s+|alle\s+|wszystkie\s+)?(?:les\s+|las\s+|los\s+|le\s+|as\s+|os\s+|die\s+|de\s+|vos\s+|tus\s+|sus\s+|deine\s+|ihre\s+|je\s+)?(?:(?:instructions?|instrucciones|istruzioni|instruções|instrucoes|anweisungen|instructies|instrukcje|règles|regles|reglas|regole|regras|regeln|regels|zasady)\s+(?:précédentes|precedentes|anteriores|precedenti|vorherigen|bisherigen|vorigen|eerdere|poprzednie|antérieures)|(?:précédentes|anteriores|precedenti|vorherigen|bisherigen|vorige|eerdere|poprzednie)\s+(?:instructions?|instrucciones|istruzioni|instruções|anweisungen|instructies|instrukcje|regeln|regels)|vos\s+règles|tus\s+reglas|le\s+tue\s+regole|deine\s+regeln)|(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прежние|свои)\s+(?:инструкции|указания|правила)`, 'giu'),
+    weight: 1,
+  },
+  {
+    name: 'instruction_override',
+    pattern: rx(String.raw`\b(?:ignores?|disregards?|set\s+aside|forgets?|bypass(?:es)?)\s+(?:all\s+)?(?:your|its|his|their|the)\s+(?:own\s+)?(?:guidelines|safety\s+rules|creators?'?\s+instructions|makers?'?\s+instructions|training|filters)\b|\bignores?\s+all\s+safety\s+rules\b`),
+    weight: 0.6,
+  },
+  {
     name: 'instruction_override',
     pattern: rx(String.raw`\b(?:ignore|disregard|forget|skip|override|bypass|discard|abandon|neglect|set\s+aside|pay\s+no\s+attention\s+to|do\s+not\s+follow|don'?t\s+follow|stop\s+following|no\s+longer\s+follow)\s+${owned}(?:${earlier}\s+)+(?:[a-z]+\s+)?${directions}\b`),
     weight: 1,

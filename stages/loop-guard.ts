@@ -1,4 +1,4 @@
-// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model repeats a call it was already refused.
+// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused.
 import { createHash } from 'node:crypto';
 import { abortRun, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
@@ -6,6 +6,7 @@ import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
 import { GuardConfigError } from './guard-config-error.js';
+import type { LimitedStage } from './limits.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -14,25 +15,23 @@ declare module '../src/engine/stage.js' {
 }
 
 export interface LoopGuardOptions {
-  /** The same call (tool + canonical arguments) is refused when requested this many times in a run (default 3). */
+  /** The same call (tool + canonical arguments) is refused when it already failed this many times less one in a row (default 3). */
   limit?: number;
 }
 
 export interface LoopGuardEntry {
   tool: string;
-  /** Times the model asked for this exact call, refused ones included. */
-  requested: number;
+  /** Failures of this exact call in a row (a success of it ends the streak); refusals count as failures. */
+  failures: number;
   refused: number;
-  /** The error of the last run of this call when it failed for good (not retryable); null otherwise. */
+  /** The error of its latest failed run. */
   failure: string | null;
 }
 
 export interface LoopGuardSlot {
-  /** Keyed by call fingerprint (see callFingerprint). */
+  /** Calls with a failure streak, keyed by call fingerprint (see callFingerprint). */
   calls: Record<string, LoopGuardEntry>;
   refusals: number;
-  /** Calls let through this turn, for the history stage to learn which of them failed. */
-  pending: Array<{ id: string; key: string }>;
 }
 
 declare module '../src/engine/state.js' {
@@ -42,7 +41,7 @@ declare module '../src/engine/state.js' {
 }
 
 /** The loop guard (before act); `history` is its companion after act that records which calls failed. */
-export interface LoopGuardStage extends Stage {
+export interface LoopGuardStage extends LimitedStage {
   readonly history: Stage;
 }
 
@@ -75,59 +74,64 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   }
 
   function guard(state: RunState, ctx: StageContext): Signal | void {
-    const slot = (state.loopGuard ??= { calls: {}, refusals: 0, pending: [] });
-    slot.pending = [];
+    const slot = state.loopGuard;
+    // Nothing has failed yet (the usual turn): no call needs a fingerprint.
+    if (slot === undefined || (slot.refusals === 0 && Object.keys(slot.calls).length === 0)) return;
     const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
     let repeatedAfterRefusal: string | undefined;
     for (const call of state.turn.toolCalls) {
       if (decided.has(call.id)) continue;
       const key = callFingerprint(call);
-      const entry = (slot.calls[key] ??= { tool: call.name, requested: 0, refused: 0, failure: null });
-      entry.requested += 1;
+      const entry = slot.calls[key];
+      if (entry === undefined || entry.failures < limit - 1) continue;
       if (entry.refused > 0) repeatedAfterRefusal ??= call.name;
-      const reason = refusalReason(entry, limit);
-      if (reason === undefined) {
-        slot.pending.push({ id: call.id, key });
-        continue;
-      }
       entry.refused += 1;
+      entry.failures += 1;
       slot.refusals += 1;
-      state.turn.results.push(refusal(call, reason));
-      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.requested, failedBefore: entry.failure !== null });
+      state.turn.results.push(refusal(call, refusalText(entry)));
+      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
     }
     if (repeatedAfterRefusal !== undefined) {
-      return abortRun(`the model asked again for a call to "${repeatedAfterRefusal}" it had been refused for repeating`, 'loop_detected');
+      return abortRun(`the model asked again for a repeated, identical call to "${repeatedAfterRefusal}" after it had been refused`, 'loop_detected');
     }
     if (slot.refusals >= limit) {
-      return abortRun(`the model kept repeating tool calls (${slot.refusals} refused)`, 'loop_detected');
+      return abortRun(`the model kept repeating failing tool calls (${slot.refusals} refused)`, 'loop_detected');
     }
   }
 
-  /** After act: a call that failed for good is refused if asked for again; a success clears an earlier failure. */
-  async function history(state: RunState): Promise<void> {
-    const slot = state.loopGuard;
-    if (slot === undefined || slot.pending.length === 0) return;
-    const keys = new Map(slot.pending.map((pending) => [pending.id, pending.key]));
+  /** After act: a failed call starts or extends its streak; a success of the same call ends it. */
+  function history(state: RunState): void {
+    let slot = state.loopGuard;
     for (const { call, result } of state.turn.results) {
-      const entry = slot.calls[keys.get(call.id) ?? ''];
-      if (entry === undefined) continue;
-      entry.failure = result.ok || result.error.retryable ? null : result.error.message.slice(0, 200);
+      if (result.ok) {
+        if (slot !== undefined && Object.keys(slot.calls).length > 0) delete slot.calls[callFingerprint(call)];
+        continue;
+      }
+      // Refusals were counted when they were made.
+      if (result.error.kind === 'refused') continue;
+      slot ??= state.loopGuard = { calls: {}, refusals: 0 };
+      const key = callFingerprint(call);
+      const entry = (slot.calls[key] ??= { tool: call.name, failures: 0, refused: 0, failure: null });
+      entry.failures += 1;
+      entry.failure = result.error.message.slice(0, 200);
     }
-    slot.pending = [];
   }
 
-  return { name: 'loop-guard', execute: guard, history: { name: 'loop-guard-history', execute: history } };
+  return {
+    name: 'loop-guard',
+    execute: guard,
+    limitsInForce: () => ({ loopLimit: limit }),
+    history: { name: 'loop-guard-history', execute: history },
+  };
 }
 
-function refusalReason(entry: LoopGuardEntry, limit: number): string | undefined {
-  const change = 'Change your approach: use different arguments or another tool, or answer with what you already have.';
-  if (entry.failure !== null) {
-    return `Not run: this exact call to ${entry.tool} already failed (${entry.failure}) and would fail again. ${change}`;
-  }
-  if (entry.requested >= limit) {
-    return `Not run: you already called ${entry.tool} with these same arguments ${entry.requested - 1} times in this run; repeating it will not give a new result. ${change}`;
-  }
-  return undefined;
+function refusalText(entry: LoopGuardEntry): string {
+  const times = entry.failures - 1;
+  return (
+    `Not run: this is a repeated, identical call to ${entry.tool} (same arguments) that already failed ${times} times in a row` +
+    `${entry.failure === null ? '' : ` (last error: ${entry.failure})`}. It would fail again. Take another path: change the arguments, ` +
+    'use another tool, or answer with what you already have. Asking for this same call again ends the run.'
+  );
 }
 
 function refusal(call: ToolCall, message: string): ToolOutcome {

@@ -1,7 +1,7 @@
 // memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn and its remembered facts to deps.sessions, folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { loadTokenCounter } from '../src/model/token-count.js';
-import { compactionBrief, compactionInstructions, extractiveSummary, renderHistory, toolAccount } from '../src/sessions/render.js';
+import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../src/sessions/render.js';
 import type { SessionScope, SessionStore, TurnRecord } from '../src/sessions/types.js';
 import { rememberedFacts } from '../src/tools/remember.js';
 import { messageOf } from '../src/common/error-message.js';
@@ -92,8 +92,7 @@ async function compactIfNeeded(
   let next: string | undefined;
   if (summarizer === 'model' && ctx.deps.model !== undefined) {
     try {
-      const brief = compactionBrief(summary, folded);
-      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: [{ role: 'system', content: compactionInstructions }, { role: 'user', content: brief }] }, ctx.signalIfAbortable);
+      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: compactionMessages(summary, folded) }, ctx.signalIfAbortable);
       next = reply.content.trim() || undefined;
       if (next === undefined) modelError = 'the model returned an empty summary';
     } catch (error) {

@@ -3,6 +3,8 @@ import type { RunState } from '../src/engine/state.js';
 import type { ChatMessage, ToolDefinition } from '../src/model/types.js';
 import type { PlanSlot, StepResult } from './plan-slot.js';
 import type {} from './context-slot.js';
+import type {} from './history.js';
+import { historyMessages } from '../src/sessions/render.js';
 import { dependencyClosure } from './plan-steps.js';
 
 export const defaultInstructions =
@@ -18,18 +20,18 @@ export function renderSystemPrompt(instructions: string, tools: readonly ToolDef
 }
 
 /**
- * The conversation the next reasoning call starts from: the system prompt, then either the task (no plan) or,
- * inside a plan, a brief of the goal, the plan, the results the current step needs and the step itself.
+ * The conversation the next reasoning call starts from: the system prompt, the session's earlier turns as user and
+ * assistant messages, then either the task (no plan) or, inside a plan, a brief of the goal, the plan, the results
+ * the current step needs and the step itself.
  */
 export function renderMessages(state: RunState, stepIndex?: number): ChatMessage[] {
   const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
   const plan = state.plan;
   const index = stepIndex ?? plan?.current ?? 0;
   const user = plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
-  return [
-    { role: 'system', content: system },
-    { role: 'user', content: user },
-  ];
+  const session = state.history;
+  const earlier = session === undefined ? [] : historyMessages(session.summary, session.turns);
+  return [{ role: 'system', content: system }, ...earlier, { role: 'user', content: user }];
 }
 
 /** A step's brief: its description, the results of the steps it depends on (directly or not), its bound tool. */

@@ -1,11 +1,11 @@
 // prune: reads messages, deps.model (name) and deps.tools (definitions); writes condensed or removed messages and the `prune` slot; returns no signal.
-import type { Stage, StageContext } from '../src/engine/stage.js';
+import type { StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ChatMessage } from '../src/model/types.js';
-import windowData from './data/context-windows.json' with { type: 'json' };
+import { contextWindowFor, defaultContextShare } from './context-window.js';
 import { GuardConfigError } from './guard-config-error.js';
-import { lookupModel } from './model-table.js';
-import { loadTokenCounter, messageTokens, replyPrimingTokens, type CountTokens } from '../src/model/token-count.js';
+import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../src/model/token-count.js';
+import type { LimitedStage } from './limits.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -52,45 +52,84 @@ declare module '../src/engine/state.js' {
   }
 }
 
-const defaultWindows: Readonly<Record<string, number>> = windowData.models;
-/** Window assumed for a model missing from the tables: small on purpose, so an unknown model is not overrun. */
-export const unknownModelWindow = windowData.defaultWindow;
+export { contextWindowFor, unknownModelWindow } from './context-window.js';
 const stubPrefix = '[condensed by prune:';
 const historyLength = 20;
 
-export function contextWindowFor(modelName: string | undefined, overrides: Readonly<Record<string, number>> = {}): number {
-  if (modelName === undefined) return unknownModelWindow;
-  return lookupModel(overrides, modelName) ?? lookupModel(defaultWindows, modelName) ?? unknownModelWindow;
-}
+/** The prune stage; `limitsInForce` says which per-request budget it keeps for a model (the limits stage reports it). */
+export interface PruneStage extends LimitedStage {}
 
-export function prune(options: PruneOptions = {}): Stage {
+export function prune(options: PruneOptions = {}): PruneStage {
   validate(options);
+  // The table lookup scans every entry: once per model name, not once per turn.
+  const budgets = new Map<string | undefined, number>();
+  const budgetFor = (modelName: string | undefined): number => {
+    const known = budgets.get(modelName);
+    if (known !== undefined) return known;
+    const window = contextWindowFor(modelName, options.contextWindows);
+    let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
+    if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
+    if (budget <= 0) {
+      throw new GuardConfigError(`prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
+    }
+    if (budgets.size < 64) budgets.set(modelName, budget);
+    return budget;
+  };
   return {
     name: 'prune',
-    async execute(state, ctx) {
-      const window = contextWindowFor(ctx.deps.model?.modelName, options.contextWindows);
-      let budget = options.budgetTokens ?? Math.floor(window * 0.8);
-      if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
-      if (budget <= 0) {
-        throw new GuardConfigError(`prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${ctx.deps.model?.modelName}"`);
-      }
-      const count = await loadTokenCounter();
-      const fixed = replyPrimingTokens + toolTokens(count, ctx);
-      const sizes = state.messages.map((message) => messageTokens(count, message));
-      const before = fixed + sum(sizes);
-      const slot = (state.prune ??= { lastTokens: 0, condensed: 0, removed: 0, history: [] });
-      slot.lastTokens = before;
-      if (before <= budget) return;
-      const outcome = shrink(state, count, sizes, before - budget);
-      const after = fixed + sum(outcome.sizes);
-      const record: PruneRecord = { iteration: state.iteration, budget, tokensBefore: before, tokensAfter: after, condensed: outcome.condensed, removed: outcome.removed, overBudget: after > budget, toolCallIds: outcome.toolCallIds };
-      slot.condensed += outcome.condensed;
-      slot.removed += outcome.removed;
-      slot.history.push(record);
-      if (slot.history.length > historyLength) slot.history.splice(0, slot.history.length - historyLength);
-      ctx.emit('context_pruned', { ...record });
+    limitsInForce: (modelName) => ({ contextBudget: budgetFor(modelName) }),
+    execute(state, ctx) {
+      const budget = budgetFor(ctx.deps.model?.modelName);
+      // A request whose every character were a token would fit: no need to load or run the tokenizer (the usual turn).
+      if (tokenCeiling(state.messages, ctx) <= budget) return;
+      return loadTokenCounter().then((count) => pruneTo(state, ctx, count, budget));
     },
   };
+}
+
+function pruneTo(state: RunState, ctx: StageContext, count: CountTokens, budget: number): void {
+  const fixed = replyPrimingTokens + toolTokens(count, ctx);
+  const sizes = state.messages.map((message) => messageTokens(count, message));
+  const before = fixed + sum(sizes);
+  const slot = (state.prune ??= { lastTokens: 0, condensed: 0, removed: 0, history: [] });
+  slot.lastTokens = before;
+  if (before <= budget) return;
+  const outcome = shrink(state, count, sizes, before - budget);
+  const after = fixed + sum(outcome.sizes);
+  const record: PruneRecord = { iteration: state.iteration, budget, tokensBefore: before, tokensAfter: after, condensed: outcome.condensed, removed: outcome.removed, overBudget: after > budget, toolCallIds: outcome.toolCallIds };
+  slot.condensed += outcome.condensed;
+  slot.removed += outcome.removed;
+  slot.history.push(record);
+  if (slot.history.length > historyLength) slot.history.splice(0, slot.history.length - historyLength);
+  ctx.emit('context_pruned', { ...record });
+}
+
+const definitionChars = new WeakMap<object, number>();
+
+/**
+ * An upper bound of the request's tokens without the tokenizer: o200k never makes more tokens than UTF-8 bytes, and a
+ * UTF-16 unit is at most 3 bytes; each message adds its overhead.
+ */
+function tokenCeiling(messages: readonly ChatMessage[], ctx: StageContext): number {
+  let characters = 0;
+  let overhead = replyPrimingTokens;
+  for (const message of messages) {
+    characters += message.content.length;
+    overhead += messageOverheadTokens;
+    if (message.role === 'tool') characters += message.name.length;
+    else if (message.role === 'assistant' && message.toolCalls !== undefined) {
+      for (const call of message.toolCalls) {
+        characters += call.name.length + call.arguments.length;
+        overhead += messageOverheadTokens;
+      }
+    }
+  }
+  for (const definition of ctx.deps.tools?.definitions() ?? []) {
+    let size = definitionChars.get(definition);
+    if (size === undefined) definitionChars.set(definition, (size = JSON.stringify(definition).length + 1));
+    characters += size;
+  }
+  return characters * 3 + overhead;
 }
 
 /**

@@ -7,6 +7,7 @@ import type {} from './think.js';
 import type {} from './model-failure.js';
 import { temperatureOf } from './plan.js';
 import { shortText } from './plan-steps.js';
+import type {} from './observe.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from './prompts.js';
 import { messageOf } from '../src/common/error-message.js';
 import { callModel } from './model-stream.js';
@@ -183,7 +184,8 @@ function stopReasonOf(state: RunState, maxIterations: number | undefined): strin
 
 function completedWork(state: RunState): string[] {
   if (state.plan !== undefined) {
-    return state.plan.results.map((result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`);
+    const done = state.plan.results.map((result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`);
+    return [...done, ...stepInProgress(state)];
   }
   // Without a plan the work is the tool traffic: each call with what it returned.
   const calls = new Map<string, string>();
@@ -193,6 +195,16 @@ function completedWork(state: RunState): string[] {
     if (message.role === 'tool') lines.push(`${calls.get(message.toolCallId) ?? message.name}\nResult: ${shortText(message.content, 300)}`);
   }
   return lines.slice(-8);
+}
+
+/** An early stop mid-step: what the step's tool calls had already returned is work done too. */
+function stepInProgress(state: RunState): string[] {
+  const plan = state.plan!;
+  const step = plan.steps[plan.current];
+  const observed = state.observe;
+  if (step === undefined || step.status !== 'in_progress' || observed === undefined || observed.step !== plan.current || observed.results.length === 0) return [];
+  const results = observed.results.map((result) => `${result.tool}(${shortText(result.arguments, 120)}) ${result.ok ? 'returned' : 'failed'}: ${shortText(result.content, 300)}`);
+  return [`Step ${plan.current + 1} (in progress when the run stopped): ${step.description}\nTool results so far:\n${results.join('\n')}`];
 }
 
 function remainingWork(state: RunState): string[] {

@@ -1,8 +1,9 @@
-// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation'.
+// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
-import type { ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../src/model/types.js';
+import { checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
 import type {} from './observe.js';
 import { recordModelFailure } from './model-failure.js';
 import type { TurnLimit } from './turn-limit.js';
@@ -14,6 +15,8 @@ declare module '../src/engine/stage.js' {
   interface RunEvents {
     model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
     truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
+    repair_turn: { attempt: number; maxRepairs: number; problems: string[] };
+    tool_call_repair_failed: { problems: string[]; fallback: 'renamed' | 'run_as_written' | 'stopped' };
     tool_calls_ignored: { toolCalls: string[]; reason: string };
     step_last_round: { step: number; round: number; maxRounds: number };
     empty_reply: { finishReason: FinishReason };
@@ -27,6 +30,9 @@ export interface ThinkSlot {
   lastFinishReason: FinishReason | null;
   /** Re-asks after cut-off tool arguments in the latest turn. */
   truncationRetries: number;
+  /** Repair turns in the latest turn (a tool call that could not be used), and in the whole run. */
+  repairs?: number;
+  repairsTotal?: number;
   /** The plan step the round count belongs to (null without a plan). */
   step: number | null;
   /** Reasoning rounds spent on that step. */
@@ -44,6 +50,8 @@ declare module '../src/engine/state.js' {
 export interface ThinkOptions {
   /** Re-asks after a reply whose tool arguments were cut off by the length limit (default 3), then abortRun 'truncation'. */
   maxTruncationRetries?: number;
+  /** Repair turns for a reply whose tool calls cannot be used (unknown tool, broken arguments or Action line), default 2. */
+  maxRepairs?: number;
   /** Reasoning rounds per plan step (default 4); the last one must finish the step without tools. */
   maxStepToolRounds?: number;
   /** Offer the tools in deps.tools to the model (default true); false makes a tool-less responder. */
@@ -56,13 +64,14 @@ export function think(options: ThinkOptions = {}): Stage {
   const maxTruncationRetries = options.maxTruncationRetries ?? 3;
   const maxStepToolRounds = options.maxStepToolRounds ?? 4;
   const useTools = options.useTools ?? true;
-  if (!(maxTruncationRetries >= 0) || !(maxStepToolRounds >= 1)) {
-    throw new RangeError('think: maxTruncationRetries must be >= 0 and maxStepToolRounds >= 1');
+  const maxRepairs = options.maxRepairs ?? 2;
+  if (!(maxTruncationRetries >= 0) || !(maxStepToolRounds >= 1) || !(Number.isInteger(maxRepairs) && maxRepairs >= 0)) {
+    throw new RangeError('think: maxTruncationRetries and maxRepairs must be >= 0 and maxStepToolRounds >= 1');
   }
   const settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'> = {};
   if (options.temperature !== undefined) settings.temperature = options.temperature;
   if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
-  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings });
+  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings, maxRepairs });
 
   return {
     name: 'think',
@@ -75,6 +84,7 @@ export function think(options: ThinkOptions = {}): Stage {
 
 interface ThinkConfig {
   readonly maxTruncationRetries: number;
+  readonly maxRepairs: number;
   readonly maxStepToolRounds: number;
   readonly useTools: boolean;
   readonly settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>;
@@ -88,6 +98,8 @@ interface ThinkTurn {
   readonly tools: ToolDefinition[] | undefined;
   /** The spent limit that made this turn tool-less: its answer stops the run under that limit's kind. */
   readonly limit: TurnLimit | undefined;
+  /** Repair exchanges of this turn, sent after the conversation but never kept in it. */
+  readonly repairs: ChatMessage[];
 }
 
 function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
@@ -114,13 +126,14 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
   if (limit !== undefined) delete state.nextTurn.limit;
   state.turn = { toolCalls: [], results: [] };
   slot.truncationRetries = 0;
-  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit };
+  if (slot.repairs !== undefined) slot.repairs = 0;
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: [] };
 }
 
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
 function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
-  return Promise.resolve(callModel(model, requestOf(state, config.settings, turn.tools), ctx, ctx.signalIfAbortable, turn.step === null)).then(
+  return Promise.resolve(callModel(model, requestOf(state, config.settings, turn), ctx, ctx.signalIfAbortable, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
     (error: unknown) => {
       throw recordModelFailure(state, 'think', error);
@@ -141,7 +154,39 @@ function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: Thi
     state.messages.push({ role: 'user', content: truncationHint });
     return ask(state, ctx, model, turn, config);
   }
+  if (turn.tools !== undefined && (response.toolCalls.length > 0 || response.toolCallProblem !== undefined)) {
+    const check = checkToolCalls(response, turn.tools);
+    if (check.problems.length > 0) return repairOrFallBack(state, ctx, model, turn, config, response, check);
+  }
+  // A small model sometimes answers with the question itself: asked once more, then taken as it is.
+  if (turn.step === null && response.toolCalls.length === 0 && repeatsTask(response.content, state.input.task) && (slot.repairs ?? 0) < config.maxRepairs) {
+    return repair(state, ctx, model, turn, config, response, ['Your reply only repeats the question. Answer it: use a tool if you need one, or give the answer itself.']);
+  }
   return concluded(state, ctx, turn, config, response);
+}
+
+function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, problems: string[]): Promise<Signal | void> {
+  const slot = turn.slot;
+  slot.repairs = (slot.repairs ?? 0) + 1;
+  slot.repairsTotal = (slot.repairsTotal ?? 0) + 1;
+  ctx.emit('repair_turn', { attempt: slot.repairs, maxRepairs: config.maxRepairs, problems });
+  turn.repairs.push(...repairMessages(response, problems));
+  return ask(state, ctx, model, turn, config);
+}
+
+/** A reply whose tool calls cannot be used: shown its exact problems and asked again, at most maxRepairs times. */
+function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, check: ToolCallCheck): Signal | void | Promise<Signal | void> {
+  const slot = turn.slot;
+  if ((slot.repairs ?? 0) < config.maxRepairs) return repair(state, ctx, model, turn, config, response, check.problems);
+  // Out of repairs: a name in the wrong case is taken as meant; other calls run as written, and the model reads the tool's error.
+  if (response.toolCalls.length === 0) {
+    ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: 'stopped' });
+    slot.stopReason = `the model's tool call could not be read after ${config.maxRepairs} repair turns: ${check.problems[0]}`;
+    return abortRun(slot.stopReason, 'invalid_tool_call');
+  }
+  const renamed = new Map(check.renamed.map((call) => [call.id, call]));
+  ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: renamed.size > 0 ? 'renamed' : 'run_as_written' });
+  return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
 }
 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
@@ -176,14 +221,22 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
   return breakLoop('the model gave its final answer', 'completed');
 }
 
-/** The request is exactly state.messages (copied, so a model keeping it sees no later change) and the offered tools. */
-function requestOf(state: RunState, settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>, tools: ToolDefinition[] | undefined): ChatRequest {
-  const request: ChatRequest = { messages: state.messages.slice(), purpose: 'think' };
+/** The request is exactly state.messages (copied, so a model keeping it sees no later change), any repair exchange, and the offered tools. */
+function requestOf(state: RunState, settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>, turn: ThinkTurn): ChatRequest {
+  const tools = turn.tools;
+  const request: ChatRequest = turn.repairs.length === 0 ? { messages: state.messages.slice(), purpose: 'think' } : { messages: state.messages.concat(turn.repairs), purpose: 'think_repair' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   // Assigned, not spread: a spread in a literal is a runtime call on every turn.
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
   return request;
+}
+
+/** The reply is the task again, give or take case, spaces and punctuation. */
+function repeatsTask(text: string, task: string): boolean {
+  if (text.length > task.length * 1.2 + 20) return false;
+  const bare = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return bare(text) !== '' && bare(text) === bare(task);
 }
 
 /** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */

@@ -15,7 +15,7 @@ export interface Terminal {
 /** When stdin is a terminal, a person decides at the prompt; otherwise nothing is attached and the run pauses. */
 export function attachDeciders(deps: Partial<Deps>, recipe: RunRecipe, terminal: Terminal): void {
   if (terminal.input.isTTY !== true) return;
-  if (recipe.approvals.tools !== undefined) deps.approve = (request) => askApproval(terminal, request);
+  if (recipe.approvals.tools !== undefined || recipe.approvals.taintPolicy === 'ask') deps.approve = (request) => askApproval(terminal, request);
   if (recipe.approvals.askOnLimit) deps.onLimit = (request) => askLimit(terminal, request);
 }
 

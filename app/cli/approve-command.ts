@@ -7,7 +7,6 @@ import { DecisionError, parseDecision, type Decision } from '../../src/durable/d
 import { resumeRun } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
 import type { Environment } from '../../src/model/config.js';
-import { openStore } from '../../src/store/location.js';
 import { RunNotFoundError } from '../../src/store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
 import { parse, UsageError } from './args.js';
@@ -18,6 +17,7 @@ import { attachDeciders, pausedNotice } from './approvals.js';
 import { sessionWarnings } from './session-setup.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
+import { openCliStore } from './store-location.js';
 import { printResult, type CliStreams, type ShowFlags } from './run-command.js';
 import { startCliTracing, type CliTracing } from './tracing.js';
 
@@ -50,7 +50,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
   }
   const [runId, ...ids] = positionals;
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
-  const store = openStore({ ...(values.store === undefined ? {} : { path: values.store }), env });
+  const { store } = await openCliStore(values.store, env);
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let closeAssembled = async () => {};
   let tracing: CliTracing | undefined;

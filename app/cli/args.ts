@@ -45,6 +45,8 @@ export interface RunFlags extends GuardFlags {
   approveTools?: string[] | 'all';
   /** --ask-on-limit: a spent budget asks a person (at a terminal) to extend it, finish or stop. */
   askOnLimit: boolean;
+  /** --taint-policy ask|refuse|off (default ask): a write call after web or MCP content waits for a person, is refused, or runs. */
+  taintPolicy: 'ask' | 'refuse' | 'off';
   /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
   maxParallelSteps?: number;
 }
@@ -58,6 +60,7 @@ export const guardOptions = {
   'loop-limit': { type: 'string' },
   'context-budget': { type: 'string' },
   'budget-mode': { type: 'string' },
+  'no-guards': { type: 'boolean' },
 } as const;
 
 const runOptions = {
@@ -83,6 +86,7 @@ const runOptions = {
   'approve-tools': { type: 'string' },
   'approve-all-tools': { type: 'boolean' },
   'ask-on-limit': { type: 'boolean' },
+  'taint-policy': { type: 'string' },
   'max-parallel-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -98,6 +102,12 @@ export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
     if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
     throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
   }
+}
+
+function taintPolicyFlag(value: string | undefined): RunFlags['taintPolicy'] {
+  if (value === undefined) return 'ask';
+  if (value === 'ask' || value === 'refuse' || value === 'off') return value;
+  throw new UsageError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(value)}: ask (the default) pauses a write call after web or MCP content for approval`);
 }
 
 function injectionAction(values: string[] | undefined): InjectionAction | undefined {
@@ -116,7 +126,7 @@ function injectionAction(values: string[] | undefined): InjectionAction | undefi
 /** Guard flags stay text here: applyGuards (app/guards.ts) checks them and names the flag in its error. */
 export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
   const flags: GuardFlags = {};
-  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection'>) => {
+  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection' | 'noGuards'>) => {
     const value = values[flag];
     if (typeof value === 'string') flags[key] = value;
   };
@@ -127,6 +137,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   copy('loop-limit', 'loopLimit');
   copy('context-budget', 'contextBudget');
   copy('budget-mode', 'budgetMode');
+  if (values['no-guards'] === true) flags.noGuards = true;
   const injection = injectionAction(values.guard as string[] | undefined);
   if (injection !== undefined) flags.injection = injection;
   return flags;
@@ -161,6 +172,7 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
     mcp: values.mcp ?? [],
     fallbackModels: values['fallback-model'] ?? [],
     askOnLimit: values['ask-on-limit'] ?? false,
+    taintPolicy: taintPolicyFlag(values['taint-policy']),
   };
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;

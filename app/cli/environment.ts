@@ -14,7 +14,8 @@ export const environmentVariables: ReadonlyArray<readonly [name: string, meaning
   ['OTEL_EXPORTER_OTLP_TIMEOUT', 'ms one span export may take (also OTEL_EXPORTER_OTLP_TRACES_TIMEOUT; default 3000)'],
   ['OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', 'the same, for traces only; wins over OTEL_EXPORTER_OTLP_TIMEOUT'],
   ['OTEL_SERVICE_NAME', 'service name in traces (default stageloop)'],
-  ['STAGELOOP_HOME', 'folder of the run store (stageloop.db) and of eval ledgers (evals/); default ./.stageloop'],
+  ['STAGELOOP_STORE', 'the store every command uses when --store is not given: a file, postgres:// or redis:// URL'],
+  ['STAGELOOP_HOME', 'folder of the default store file stageloop.db and of eval ledgers (evals/); default ./.stageloop'],
   ['STAGELOOP_TOKEN', 'stageloop serve: the bearer token every API request must send (like --token)'],
   ['NO_COLOR', 'set: no dimmed progress lines on a terminal'],
 ];

@@ -6,6 +6,7 @@ import { parse, UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 import { openSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
+import { detectInjection } from '../../stages/injection-detector.js';
 
 export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY] --session NAME [--user ID] [--json]
 
@@ -29,6 +30,12 @@ export async function factsCommand(argv: string[], env: Environment, streams: Cl
     const { sessions, scope } = opened;
     const where = `session "${scope.session}" of user "${scope.user}"`;
     if (action === 'set') {
+      // A fact reaches the model on every later turn: one that reads as an order to it is not stored.
+      const detection = detectInjection(`${rest[0]!}: ${rest[1]!}`);
+      if (detection.detected) {
+        const rules = [...new Set(detection.matches.map((match) => match.rule))].join(', ');
+        throw new UsageError(`fact "${terminalSafe(rest[0]!.trim())}" looks like a prompt injection (${rules}), so it was not stored: facts reach the model on every turn of the session; store plain information`);
+      }
       await sessions.setFact(scope, { key: rest[0]!, value: rest[1]!, sourceRun: 'cli', updated: Date.now() });
       streams.stderr.write(`stored fact "${terminalSafe(rest[0]!.trim())}" in ${where}\n`);
       return 0;

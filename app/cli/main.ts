@@ -47,17 +47,22 @@ Model:
   --offline                use the built-in offline model even when a key is set
   --max-parallel-steps N   plan-execute-replan: plan steps that may run at once (default 3; 1 = one after another)
 
-Limits and guards:
-  --max-iterations N       iteration budget: at N the model must answer without tools
-  --max-tokens N           token budget (input + output)
-  --max-cost USD           cost budget, from the model price table
-  --timeout SECONDS        time budget; the call in flight is cut off at the deadline
+Limits and guards (on by default; 0 turns one off, --no-guards all the defaults; docs/guards.md):
+  --max-iterations N       iteration budget: at N the model must answer without tools (default: the pipeline's cap,
+                           react 10, plan-execute-replan 24)
+  --max-tokens N           token budget, input + output of the whole run (default: 80% of the model's context
+                           window, 102400 for a model stageloop does not know); 0 for none
+  --max-cost USD           cost budget, from the model price table (default: none)
+  --timeout SECONDS        time limit; the call in flight is cut off at the deadline (default 600); 0 for none
   --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
                            call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
-  --loop-limit N           refuse a tool call repeated N times with the same arguments
-  --context-budget TOKENS  prune old tool observations to keep each request under TOKENS
+  --loop-limit N           refuse the Nth identical failing tool call in a row (same tool and arguments; asking
+                           again after a refusal stops the run with loop_detected) (default 3); 0 for none
+  --context-budget TOKENS  prune old tool observations to keep each request under TOKENS (default: 80% of the
+                           model's context window); 0 for none
+  --no-guards              none of the defaults above (the iteration cap stays); limits given by flags still apply
 
 Tools and models:
   --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
@@ -89,6 +94,7 @@ Approval:
   --approve-tools NAME,... calls to these tools wait for a person: asked at a terminal, else the run pauses (exit 4)
   --approve-all-tools      every tool call waits for a person
   --ask-on-limit           a spent budget asks at a terminal: extend it, finish now, or stop
+  --taint-policy P         ask (default) | refuse | off: a write tool call after web or MCP content waits for approval, is refused, or runs
 
 Exit codes: 0 completed, 3 stopped early (limit or guard), 1 failed, 130 cancelled, 2 usage or configuration error,
 4 interrupted: waiting for approval (continue with stageloop approve / reject / resume).
@@ -215,7 +221,7 @@ async function storeCommand(command: 'runs' | 'show' | 'resume' | 'replay', argv
   }
   if (command === 'replay') {
     const { replayCommand } = await import('./resume-command.js');
-    return replayCommand(rest, streams, opened.store, opened.file);
+    return replayCommand(rest, streams, opened.store, opened.location);
   }
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);

@@ -36,6 +36,8 @@ export interface JsonOutput {
   warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
   pending?: RunResult['pending'];
+  /** The limits in force (docs/guards.md): null is a limit that was off. */
+  limits?: Record<string, number | null>;
 }
 
 /** Reads the plan slot without importing the stage that owns it (src/ never imports stages/). */
@@ -74,6 +76,13 @@ export function outputOf(result: RunResult): unknown {
   return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
 }
 
+/** The limits slot (written by the guards' limits stage), read without importing it (src/ never imports stages/). */
+export function limitsOf(result: RunResult): Record<string, number | null> | undefined {
+  const slot: unknown = (result.state as unknown as Record<string, unknown>)['limits'];
+  if (typeof slot !== 'object' || slot === null) return undefined;
+  return Object.fromEntries(Object.entries(slot).filter(([, value]) => typeof value === 'number' || value === null)) as Record<string, number | null>;
+}
+
 export function jsonOutput(result: RunResult): JsonOutput {
   const output: JsonOutput = {
     runId: result.runId,
@@ -98,6 +107,8 @@ export function jsonOutput(result: RunResult): JsonOutput {
   const value = outputOf(result);
   if (value !== undefined) output.output = value;
   if (result.pending !== undefined) output.pending = result.pending;
+  const limits = limitsOf(result);
+  if (limits !== undefined) output.limits = limits;
   return output;
 }
 

@@ -13,7 +13,7 @@ export interface FlagsRecipe {
   env: Environment;
 }
 
-const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const;
+const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const;
 
 /** What the flags (and the config file in `cwd`, unless `cwd` is undefined) say a run is. */
 export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: string | undefined = process.cwd()): Promise<FlagsRecipe> {
@@ -49,7 +49,7 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     pipeline: flags.pipeline,
     model: { ...(flags.offline && { offline: true }), ...(flags.model !== undefined && { name: flags.model }), ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }), fallbacks: flags.fallbackModels ?? [], fallbackServers },
     guards,
-    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true },
+    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true, ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }) },
     ...(outputSchema !== undefined && { outputSchema }),
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),

@@ -6,6 +6,7 @@ import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { SessionStore } from '../../src/sessions/types.js';
 import { parse, UsageError } from './args.js';
+import type { OpenedStore } from './store-location.js';
 import { recipeOf } from '../recipe.js';
 import { attendedRun, type CliStreams, type ShowFlags } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -39,7 +40,7 @@ async function mustGet(store: RunStore, runId: string): Promise<RunSummary> {
   return run;
 }
 
-export async function resumeCommand(argv: string[], env: Environment, streams: CliStreams, store: { store: RunStore; file: string }, calculatorHost: CalculatorWorkerHost): Promise<number> {
+export async function resumeCommand(argv: string[], env: Environment, streams: CliStreams, store: OpenedStore, calculatorHost: CalculatorWorkerHost): Promise<number> {
   const options = { force: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parse('resume', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
   if (values.help) {
@@ -51,7 +52,7 @@ export async function resumeCommand(argv: string[], env: Environment, streams: C
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
   const recipe = recipeOf(run);
   const { assemble } = await import('../assemble.js');
-  const assembled = await assemble(recipe, env, { calculatorHost, ...(!store.file.includes('://') && { sessionFile: store.file }) });
+  const assembled = await assemble(recipe, env, { calculatorHost, sessionFile: store.location });
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: recipe.tracing.content, ...(recipe.tracing.exporter && { trace: recipe.tracing.exporter }) };
   const force = values.force ?? false;
   const { resumeRun } = await import('../../src/durable/durable-run.js');
@@ -102,10 +103,10 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
   }
 }
 
-/** The session of a replayed turn as it was when the run started, read from the runs' SQLite file. */
+/** The session of a replayed turn as it was when the run started, read from the runs' store. */
 async function replaySessionsOf(run: RunSummary, file: string): Promise<SessionStore> {
-  const [{ sqliteSessions }, { replaySessions }] = await Promise.all([import('../../src/sessions/sqlite-sessions.js'), import('../replay-sessions.js')]);
-  const live = sqliteSessions(file);
+  const [{ openSessionStore }, { replaySessions }] = await Promise.all([import('../../src/sessions/open-sessions.js'), import('../replay-sessions.js')]);
+  const live = await openSessionStore({ path: file });
   const view = replaySessions(live, run);
   return { ...view, close: () => live.close() };
 }

@@ -1,5 +1,6 @@
 // `stageloop run`: assembles a run, records it, shows progress, prints the answer and exits with a code that says how it ended.
 import { performance } from 'node:perf_hooks';
+import type { Pipeline } from '../../src/engine/pipeline.js';
 import type { RunResult } from '../../src/engine/runner.js';
 import type { Deps } from '../../src/engine/stage.js';
 import type { Environment } from '../../src/model/config.js';
@@ -59,9 +60,9 @@ export interface RunParts {
   attach?: boolean;
 }
 
-/** True when the run may wait for a person: only then are the approval modules loaded. */
-export function asksPerson(recipe: RunRecipe): boolean {
-  return recipe.approvals.tools !== undefined || recipe.approvals.askOnLimit;
+/** True when the run may wait for a person: only then are the approval modules loaded. A pipeline with an approval stage the taint policy added counts. */
+export function asksPerson(recipe: RunRecipe, pipeline?: Pipeline): boolean {
+  return recipe.approvals.tools !== undefined || recipe.approvals.askOnLimit || (pipeline !== undefined && pipeline.iteration.some((stage) => stage.name === 'approval'));
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
@@ -87,7 +88,7 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
   }
   // Unreadable history rows are warned about even when progress is not shown.
   if (run.deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
-  if (parts.attach !== false && asksPerson(recipe)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
+  if (parts.attach !== false && asksPerson(recipe, run.pipeline)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {

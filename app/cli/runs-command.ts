@@ -1,4 +1,5 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import { messageOf } from '../../src/common/error-message.js';
@@ -9,7 +10,7 @@ import type { CliStreams } from './run-command.js';
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
 const usage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
 Lists the recorded runs, newest first (default limit 20). "running (owner gone)" marks a run whose process died:
-continue it with "stageloop resume RUN".`;
+continue it with "stageloop resume RUN". "stageloop runs prune --help": deleting old runs and checkpoints.`;
 const taskWidth = 40;
 
 class RunsUsageError extends StageloopError {
@@ -91,11 +92,12 @@ function jsonOf(run: RunSummary, now: number) {
 
 /** Runs `stageloop runs` against `store` and returns the exit code: 0, 2 for a bad flag, 1 when the store fails. */
 export async function runsCommand(argv: string[], streams: CliStreams, store: RunStore, now: () => number = Date.now): Promise<number> {
+  if (argv[0] === 'prune') return (await import('./prune-command.js')).pruneCommand(argv.slice(1), streams, store, now);
   let flags: RunsFlags | 'help';
   try {
     flags = parseRunsFlags(argv);
   } catch (error) {
-    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
     return 2;
   }
   if (flags === 'help') {
@@ -106,12 +108,12 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
   } catch (error) {
-    streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
+    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
     return 1;
   }
   const at = now();
-  if (flags.json) streams.stdout.write(`${JSON.stringify(runs.map((run) => jsonOf(run, at)))}\n`);
+  if (flags.json) streams.stdout.write(`${terminalSafeJson(runs.map((run) => jsonOf(run, at)))}\n`);
   else if (runs.length === 0) streams.stdout.write(flags.status ? `no ${flags.status} runs in this store\n` : 'no runs in this store yet: "stageloop run TASK" records one\n');
-  else streams.stdout.write(`${table(runs, at)}\n`);
+  else streams.stdout.write(`${terminalSafe(table(runs, at))}\n`);
   return 0;
 }

@@ -95,8 +95,8 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
   const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
   const assembleRun = async (recipe: RunRecipe) => {
     if (recipe.session !== undefined && sessions === undefined) {
-      const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
-      sessions = sqliteSessions(storePath({ env, ...(storeFlag !== undefined && { path: storeFlag }) }));
+      const { openSessionStore } = await import('../../src/sessions/open-sessions.js');
+      sessions = await openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) });
     }
     return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
   };

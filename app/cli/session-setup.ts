@@ -1,4 +1,4 @@
-// What `stageloop chat` opens for its session (the runs' SQLite file), and the one-line warning for a history row
+// What `stageloop chat` opens for its session (the runs' SQLite file or PostgreSQL schema), and the one-line warning for a history row
 // that cannot be read.
 import type { RunEvent } from '../../src/engine/stage.js';
 import type { Environment } from '../../src/model/config.js';
@@ -13,13 +13,16 @@ export interface OpenedSession {
   close(): void;
 }
 
-/** Checks the names first (a bad one never creates a file), then opens the store file the runs use (--store, else $STAGELOOP_HOME or ./.stageloop). */
+/**
+ * Checks the names first (a bad one never creates a file), then opens the store the runs use (--store, else
+ * $STAGELOOP_STORE, $STAGELOOP_HOME or ./.stageloop): its SQLite file or its PostgreSQL schema.
+ */
 export async function openSession(flags: { session: string; user?: string }, env: Environment, path?: string): Promise<OpenedSession> {
   const scope = sessionScope(flags.session, flags.user);
-  const [{ storePath }, { sqliteSessions }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/sqlite-sessions.js')]);
-  const file = storePath({ env, ...(path !== undefined ? { path } : {}) });
-  const sessions = sqliteSessions(file);
-  return { scope, sessions, file, close: () => sessions.close() };
+  const [{ storeDisplayName }, { openSessionStore }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/open-sessions.js')]);
+  const location = { env, ...(path !== undefined ? { path } : {}) };
+  const sessions = await openSessionStore(location);
+  return { scope, sessions, file: storeDisplayName(location), close: () => sessions.close() };
 }
 
 /** Unreadable history rows as one warning line each (the row stays); every other event goes on to `next`. */

@@ -1,7 +1,10 @@
-// Where the CLI records runs: --store PATH, else $STAGELOOP_HOME/stageloop.db, else ./.stageloop/stageloop.db.
+// Where the CLI records runs: --store PATH or URL, else $STAGELOOP_STORE, else $STAGELOOP_HOME/stageloop.db, else
+// ./.stageloop/stageloop.db.
 import type { Environment } from '../../src/model/config.js';
 import type { RunStore } from '../../src/store/types.js';
 import { UsageError } from './args.js';
+
+const needsValue = '--store needs a file or URL: --store ./runs.db, --store postgres://USER@HOST/DATABASE';
 
 /** Takes `--store PATH` / `--store=PATH` out of a command's arguments, so each command parses only its own flags. */
 export function takeStoreFlag(argv: readonly string[]): { store?: string; rest: string[] } {
@@ -11,12 +14,12 @@ export function takeStoreFlag(argv: readonly string[]): { store?: string; rest: 
     const argument = argv[index]!;
     if (argument === '--store') {
       const value = argv[index + 1];
-      if (value === undefined || value.startsWith('-')) throw new UsageError('--store needs a file: --store ./runs.db');
+      if (value === undefined || value.startsWith('-')) throw new UsageError(needsValue);
       store = value;
       index++;
     } else if (argument.startsWith('--store=')) {
       store = argument.slice('--store='.length);
-      if (store === '') throw new UsageError('--store needs a file: --store ./runs.db');
+      if (store === '') throw new UsageError(needsValue);
     } else {
       rest.push(argument);
     }
@@ -24,14 +27,21 @@ export function takeStoreFlag(argv: readonly string[]): { store?: string; rest: 
   return store === undefined ? { rest } : { store, rest };
 }
 
-/** Opens the store the CLI uses (SQLite loads only here, when a command records or reads runs). */
-export async function openCliStore(path: string | undefined, env: Environment): Promise<{ store: RunStore; file: string }> {
+export interface OpenedStore {
+  store: RunStore;
+  /** How the store is shown: the file, or the URL without its password. */
+  file: string;
+  /** Where it is, for opening its sessions too: the file, or the whole URL (never printed). */
+  location: string;
+}
+
+/**
+ * Opens the store the CLI uses; the store modules load only here, when a command records or reads runs. `file` names
+ * it in output: the SQLite file, or the URL without its password.
+ */
+export async function openCliStore(path: string | undefined, env: Environment): Promise<OpenedStore> {
   const location = { env, ...(path !== undefined ? { path } : {}) };
-  // --store redis://HOST:PORT opens the Redis store the workers share; anything else is a SQLite file.
-  if (path !== undefined && /^rediss?:\/\//.test(path)) {
-    const { openStoreAt } = await import('../../src/store/redis-location.js');
-    return { store: openStoreAt(location), file: path.replace(/\/\/[^@/]*@/, '//') };
-  }
-  const { openStore, storePath } = await import('../../src/store/location.js');
-  return { store: openStore(location), file: storePath(location) };
+  const { openStore, storeDisplayName, storePath } = await import('../../src/store/location.js');
+  const file = storeDisplayName(location);
+  return { store: openStore(location), file, location: storePath(location) };
 }

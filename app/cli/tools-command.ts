@@ -1,4 +1,5 @@
 // `stageloop tools [--json] [--mcp-config FILE] [--mcp NAME=COMMAND]...`: every tool a run would offer, with its origin.
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import type { Environment } from '../../src/model/config.js';
@@ -70,7 +71,7 @@ export async function toolsCommand(flags: ToolsFlags, options: ToolsCommandOptio
       if (outcome.status === 'fulfilled') listings.push(...outcome.value.map(listingOf));
       else {
         failed = true;
-        options.streams.stderr.write(`stageloop: ${messageOf(outcome.reason)}\n`);
+        options.streams.stderr.write(`stageloop: ${terminalSafe(messageOf(outcome.reason))}\n`);
       }
     }
   } finally {
@@ -81,7 +82,7 @@ export async function toolsCommand(flags: ToolsFlags, options: ToolsCommandOptio
     failed = true;
     options.streams.stderr.write(`stageloop: two tools are named "${name}" (${listings.filter((listing) => listing.name === name).map(originText).join(' and ')}); rename a server or filter its tools\n`);
   }
-  options.streams.stdout.write(flags.json ? `${JSON.stringify(listings)}\n` : render(listings, config.mcpServers));
+  options.streams.stdout.write(flags.json ? `${terminalSafeJson(listings)}\n` : terminalSafe(render(listings, config.mcpServers)));
   return failed ? 1 : 0;
 }
 

@@ -14,13 +14,18 @@ import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../re
 import { UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import type { CliStreams } from './run-command.js';
+import type { RunStore } from '../../src/store/types.js';
+import { openCliStore } from './store-location.js';
+import { storeDisplayName } from '../../src/store/location.js';
 
-export const workerUsage = `Usage: stageloop worker --redis URL [--concurrency N] [--queue NAME]
+export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME]
 Takes runs submitted with "stageloop submit" off the queue (default stageloop-runs) and records them in the Redis
-store at URL. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).`;
+store at URL, or in the store --store (or $STAGELOOP_STORE) names, e.g. postgres://USER@HOST:PORT/DATABASE. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).`;
 
 export interface WorkerFlags {
   redis: string;
+  /** The run store, when it is not the Redis store at --redis. */
+  store?: string;
   concurrency: number;
   queue?: string;
 }
@@ -28,7 +33,7 @@ export interface WorkerFlags {
 export function parseWorkerFlags(argv: string[]): WorkerFlags | 'help' {
   let parsed;
   try {
-    const options = { redis: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+    const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
     parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
   } catch (error) {
     throw new UsageError(`${messageOf(error).split('\n')[0]!.replace(/\.$/, '')}: run "stageloop worker --help" for the options`);
@@ -43,7 +48,7 @@ export function parseWorkerFlags(argv: string[]): WorkerFlags | 'help' {
   } catch (error) {
     throw new UsageError(`--redis: ${messageOf(error)}`);
   }
-  return { redis: values.redis, concurrency, ...(values.queue !== undefined && { queue: values.queue }) };
+  return { redis: values.redis, concurrency, ...(values.store !== undefined && { store: values.store }), ...(values.queue !== undefined && { queue: values.queue }) };
 }
 
 /** A job's recipe (submit-command.ts writes it); a job queued by an older submit carries its run flags instead. */
@@ -67,20 +72,24 @@ export async function workerCommand(argv: string[], env: Environment, streams: C
     const assembled = await assemble(recorded ? recipeOf(recorded) : await jobRecipe(job.settings, env), env, { calculatorHost });
     return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record, close: () => assembled.close() };
   };
+  const storeName = flags.store ?? env.STAGELOOP_STORE;
+  let store: RunStore | undefined;
   try {
+    store = storeName === undefined ? undefined : (await openCliStore(storeName, env)).store;
     let worker;
     try {
-      worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, prepare, log, ...(flags.queue !== undefined && { queue: flags.queue }) });
+      worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, prepare, log, ...(store !== undefined && { store }), ...(flags.queue !== undefined && { queue: flags.queue }) });
     } catch (error) {
       log(`stageloop: ${messageOf(error)}`);
       return 1;
     }
-    log(`worker ${process.pid} taking runs from ${flags.redis} (concurrency ${flags.concurrency})`);
+    log(`worker ${process.pid} taking runs from ${flags.redis} (concurrency ${flags.concurrency})${storeName === undefined ? '' : `, recording them in ${storeDisplayName({ path: storeName })}`}`);
     await (stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
     log('stopping: finishing the runs in flight');
     await worker.close();
     return 0;
   } finally {
     await calculatorHost.close();
+    await store?.close().catch(() => undefined);
   }
 }

@@ -7,7 +7,7 @@ import { messageOf } from '../common/error-message.js';
 import type { Pipeline } from './pipeline.js';
 import { isSignal, type PendingDecision, type Signal } from './signal.js';
 import type { Deps, RunEventType, RunTracer, Stage, StageReturn, Zone } from './stage.js';
-import { createRunState, type RunInput, type RunState, type RunStatus, type StopReason } from './state.js';
+import { createRunState, freezeInput, inputWriteError, type RunInput, type RunState, type RunStatus, type StopReason } from './state.js';
 import { randomIds, systemClock } from './defaults.js';
 import { RunAbort, gaveUp } from './run-abort.js';
 import { RunContext, type ContextHost } from './run-context.js';
@@ -87,6 +87,8 @@ class Run implements ContextHost, FinalizeHost {
     const inFinalize = start?.zone === 'finalize';
     try {
       if (start === undefined || start.zone === 'setup') await this.runZone('setup', false, start?.nextStage ?? 0);
+      // From here on what the run was asked is fixed (setup may still redact the task).
+      freezeInput(this.state);
       if (start?.zone === 'iteration') await this.runZone('iteration', false, start.nextStage);
       const tracer = this.tracer;
       if (inFinalize) {
@@ -154,8 +156,9 @@ class Run implements ContextHost, FinalizeHost {
             if (settled === gaveUp) return this.abandon(stage.name);
             signal = this.finished(stage, settled);
           }
-        } catch (error) {
+        } catch (thrown) {
           if (abort.aborted) return this.endByAbort(stage.name);
+          const error = inputWriteError(thrown, this.state) ?? thrown;
           this.error = { stage: stage.name, zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
           return this.outcome.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
         } finally {

@@ -1,4 +1,5 @@
 // RunState: all per-run data, plain JSON only, with one slot per stage that owns it.
+import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
 import type { ToolOutcome } from '../tools/types.js';
@@ -104,4 +105,37 @@ export function addUsage(total: Usage, delta: Usage): void {
   total.cachedInputTokens += delta.cachedInputTokens;
   total.reasoningTokens += delta.reasoningTokens;
   if (delta.estimated) total.estimated = true;
+}
+
+/**
+ * Makes `state.input` read-only once the loop starts (setup may still redact the task). Options are copied before they
+ * are frozen, so the caller's object stays as it was. A write then throws; inputWriteError says which field.
+ */
+export function freezeInput(state: RunState): void {
+  const input = state.input;
+  if (Object.isFrozen(input)) return;
+  if (input.options !== undefined) input.options = deepFreeze(structuredClone(input.options));
+  Object.freeze(input);
+}
+
+function deepFreeze<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** The engine's own words for a stage that wrote to the frozen input (the TypeError says only "read only property"). */
+export function inputWriteError(error: unknown, state: RunState): StageloopError | undefined {
+  if (!Object.isFrozen(state.input)) return undefined;
+  // Anything may be thrown, a revoked proxy included: whatever cannot be looked at is left as it is.
+  try {
+    if (!(error instanceof TypeError)) return undefined;
+    const field = /(?:read only property|add property|delete property) '?(\w+)'?/.exec(error.message)?.[1];
+    if (field === undefined || !(field in state.input || ['task', 'options', 'session', 'user'].includes(field))) return undefined;
+    return new StageloopError('internal', `state.input.${field} is read-only once the run's loop has started: keep what a stage derives from the input in its own slot`, { cause: error });
+  } catch {
+    return undefined;
+  }
 }

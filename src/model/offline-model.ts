@@ -1,6 +1,6 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
-import { latestAnswer } from '../sessions/render.js';
+import { summaryMessageLabel } from '../sessions/render.js';
 import { offlineStructured } from './offline-structured.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
@@ -41,7 +41,7 @@ export class OfflineModel implements ChatModel {
   }
 
   private decide(request: ChatRequest): Reply {
-    const brief = firstUserText(request.messages);
+    const brief = currentUserText(request.messages);
     switch (request.purpose) {
       case 'plan':
         return { structured: { goal: brief, steps: planTask(brief).slice(0, maxPlanSteps) } };
@@ -138,19 +138,50 @@ function summarise(brief: string): string {
   return number === undefined ? chain : `${chain}. The answer is ${number}.`;
 }
 
-/** The number in the latest answer of the session's history, which the context stage puts in the system prompt. */
+/**
+ * The number in the session's latest answer, read from the history messages before the current task: the last
+ * assistant message there, its first line (an answer's result; what follows a line break is not part of it), or the
+ * last "Answer:" of a summary message. Text inside an answer is never read as another turn.
+ */
 function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
-  const system = messages.find((message) => message.role === 'system')?.content;
-  const answer = system === undefined ? undefined : latestAnswer(system);
-  return answer === undefined ? undefined : lastNumber(answer);
+  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant').at(-1)?.content;
+  if (latest === undefined) return undefined;
+  if (latest.startsWith(summaryMessageLabel)) {
+    const answer = [...latest.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];
+    return answer === undefined ? undefined : lastNumber(answer);
+  }
+  return lastNumber(latest.trim().split('\n')[0]!);
+}
+
+/** Where the history ends: after the system messages, (user, assistant...) turns whose assistants call no tool, up to the user message that follows. */
+function historyEnd(messages: readonly ChatMessage[]): number {
+  let start = 0;
+  while (messages[start]?.role === 'system') start++;
+  const isAnswer = (message: ChatMessage | undefined) => message?.role === 'assistant' && (message.toolCalls ?? []).length === 0;
+  let end = start;
+  let index = start;
+  while (index < messages.length) {
+    if (isAnswer(messages[index])) index++;
+    else if (messages[index]!.role === 'user' && isAnswer(messages[index + 1])) index += 2;
+    else break;
+    if (messages[index]?.role === 'user') end = index;
+  }
+  return messages[end]?.role === 'user' ? end : start;
+}
+
+function earlierTurns(messages: readonly ChatMessage[]): readonly ChatMessage[] {
+  let start = 0;
+  while (messages[start]?.role === 'system') start++;
+  return messages.slice(start, historyEnd(messages));
 }
 
 function resultLines(text: string): string[] {
   return [...text.matchAll(/^Result: (.+)$/gm)].map((match) => match[1]!.trim());
 }
 
-function firstUserText(messages: readonly ChatMessage[]): string {
-  return messages.find((message) => message.role === 'user')?.content ?? '';
+/** The task or brief of this request: the first user message after the session's earlier turns. */
+function currentUserText(messages: readonly ChatMessage[]): string {
+  return messages.slice(historyEnd(messages)).find((message) => message.role === 'user')?.content ?? '';
 }
 
 /** Every tool result in the conversation, in order, with the expression that was sent for it. */

@@ -222,6 +222,7 @@ export class OpenAIChatModel implements ChatModel {
   private async toResponse(request: ChatRequest, turn: WireTurn): Promise<ChatResponse> {
     let content = turn.content;
     let toolCalls = turn.toolCalls;
+    let toolProblem: string | undefined;
     if (this.settings().toolProtocol === 'text' && toolCalls.length === 0) {
       const actions = parseActions(content);
       if (actions.kind === 'tools') {
@@ -230,7 +231,8 @@ export class OpenAIChatModel implements ChatModel {
       } else if (actions.kind === 'finish') {
         content = actions.answer;
       } else if (actions.kind === 'invalid' && turn.finishReason !== 'length') {
-        throw new ModelError('invalid_response', `the model broke the text tool protocol: ${actions.reason}: ${actions.raw.slice(0, 200)}`, { retryable: false });
+        // Not an error of the server: the caller (think) shows the model exactly this and asks again.
+        toolProblem = `${actions.reason}: ${actions.raw.slice(0, 200)}`;
       }
     }
     const response: ChatResponse = {
@@ -241,6 +243,7 @@ export class OpenAIChatModel implements ChatModel {
       model: turn.model ?? this.modelName,
       latencyMs: 0,
     };
+    if (toolProblem !== undefined) response.toolCallProblem = `Your Action line could not be read: ${toolProblem}`;
     return response;
   }
 }

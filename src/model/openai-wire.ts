@@ -108,7 +108,7 @@ interface WireCompletion {
     message?: {
       content?: string | null;
       refusal?: string | null;
-      tool_calls?: Array<{ id?: string; type?: string; function?: { name?: string; arguments?: string }; custom?: { name?: string; input?: string } }> | null;
+      tool_calls?: Array<{ id?: string; type?: string; function?: { name?: string; arguments?: unknown }; custom?: { name?: string; input?: string } }> | null;
     };
   }>;
 }
@@ -126,7 +126,7 @@ export function readCompletion(body: unknown, url: string, newId: () => string):
   const toolCalls = rawCalls.map((call) => ({
     id: typeof call?.id === 'string' && call.id !== '' ? call.id : newId(),
     name: textOf(call?.function?.name ?? call?.custom?.name, url, 'a tool call name'),
-    arguments: textOf(call?.function?.arguments ?? call?.custom?.input, url, 'tool call arguments'),
+    arguments: argumentsText(call?.function?.arguments ?? call?.custom?.input, url),
   }));
   const turn: WireTurn = {
     content: textOf(choice.message.content ?? choice.message.refusal, url, 'message.content'),
@@ -137,6 +137,12 @@ export function readCompletion(body: unknown, url: string, newId: () => string):
   if (usage !== undefined) turn.usage = usage;
   if (typeof completion?.model === 'string') turn.model = completion.model;
   return turn;
+}
+
+/** Tool-call arguments: text as the API says, but servers for small open models often send the object itself. */
+function argumentsText(value: unknown, url: string): string {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return JSON.stringify(value);
+  return textOf(value, url, 'tool call arguments');
 }
 
 /** A text field of a reply: missing is empty; anything but a string is an invalid reply, never coerced. */

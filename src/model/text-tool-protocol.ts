@@ -90,12 +90,17 @@ export function parseActions(text: string): ParsedActions {
     if (start === -1) return { kind: 'invalid', reason: 'an Action line has no JSON object', raw: visible.slice(match.index) };
     const objectText = balancedObject(visible, start);
     if (objectText === undefined) return { kind: 'invalid', reason: 'an Action JSON object is cut off', raw: visible.slice(start) };
-    let action: { type?: unknown; name?: unknown; args?: unknown; answer?: unknown };
+    let action: { type?: unknown; name?: unknown; args?: unknown; arguments?: unknown; parameters?: unknown; answer?: unknown };
     try {
       action = JSON.parse(objectText) as typeof action;
-    } catch {
-      return { kind: 'invalid', reason: 'an Action line is not valid JSON', raw: objectText };
+    } catch (error) {
+      return { kind: 'invalid', reason: `an Action line is not valid JSON (${error instanceof Error ? error.message : String(error)})`, raw: objectText };
     }
+    // Small models drop "type" or name the keys otherwise: {"name":..,"arguments":..} is a tool call, {"answer":..} a finish.
+    if (action.type === undefined && typeof action.name === 'string') action.type = 'tool';
+    if (action.type === undefined && action.answer !== undefined) action.type = 'finish';
+    if (action.type === 'final' || action.type === 'answer') action.type = 'finish';
+    action.args ??= action.arguments ?? action.parameters;
     if (action.type === 'finish') {
       if (calls.length > 0) break;
       return { kind: 'finish', answer: typeof action.answer === 'string' ? action.answer : JSON.stringify(action.answer ?? '') };

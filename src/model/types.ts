@@ -65,6 +65,8 @@ export interface ChatResponse {
   latencyMs: number;
   /** Parsed structured output when the request had a responseFormat. */
   parsed?: unknown;
+  /** The reply tried to call a tool in a way the adapter could not read (a broken text-protocol Action line), exactly why. */
+  toolCallProblem?: string;
 }
 
 /** Progress reported while a streamed reply arrives. */

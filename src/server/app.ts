@@ -10,9 +10,9 @@ import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
-import { listItemOf } from './run-view.js';
+import { listItemOf, runViewOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
-import { streamEvents, streamStoredStatus } from './sse.js';
+import { streamEvents, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
 export interface PipelineInfo {
   name: string;
@@ -108,6 +108,8 @@ export function serverApp(options: ServerAppOptions): Hono {
     if (log !== undefined) return streamEvents(context, runId, log, afterSeq);
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
+    // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
+    if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus(context, { ...store, watch: store.watch.bind(store) }, run);
     return streamStoredStatus(context, runId, run.status);
   });
 

@@ -1,5 +1,7 @@
-// How a session reaches the model: the history section of the system prompt, the short account of a turn's tool
-// results, and the extractive summary used when no model call should be made.
+// How a session reaches the model: earlier turns as user and assistant messages (an answer is only ever an assistant
+// message's whole content, so no answer can write a line that reads as another turn), the short account of a turn's
+// tool results, the history as text for budgets and the compaction brief, and the extractive summary.
+import type { ChatMessage } from '../model/types.js';
 import type { Fact, TurnRecord } from './types.js';
 
 export const historyHeading = 'Conversation so far in this session (oldest first):';
@@ -32,12 +34,25 @@ export function renderFacts(facts: readonly Pick<Fact, 'key' | 'value'>[]): stri
   return facts.map((fact) => `${fact.key}: ${fact.value}`);
 }
 
-/** The latest answer in a text holding a history section (after its heading), or undefined. */
-export function latestAnswer(text: string): string | undefined {
-  const start = text.indexOf(historyHeading);
-  if (start === -1) return undefined;
-  const answers = [...text.slice(start).matchAll(/\banswer: (.+)$/gim)];
-  return answers.at(-1)?.[1];
+/** The label of the assistant message that carries the summary of folded turns. */
+export const summaryMessageLabel = 'Summary of the earlier turns of this conversation:';
+/** The label of the assistant message before an answer that used tools. */
+export const toolAccountLabel = 'Tool results this answer relied on:';
+
+/**
+ * The session as messages, oldest first: the summary (written by a model or extracted from answers) as an assistant
+ * message; each turn as its task (user) and its answer (assistant), the tools it relied on as an assistant message
+ * before the answer. Nothing of an answer is ever put in a system or user message.
+ */
+export function historyMessages(summary: string, turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools'>[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (summary !== '') messages.push({ role: 'assistant', content: `${summaryMessageLabel}\n${summary}` });
+  for (const turn of turns) {
+    messages.push({ role: 'user', content: turn.task });
+    if (turn.tools.length > 0) messages.push({ role: 'assistant', content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}` });
+    messages.push({ role: 'assistant', content: turn.answer });
+  }
+  return messages;
 }
 
 /** "calculator(12 * 12) → 144" for the run's last tool results (the observe stage keeps them), at most five, each clipped. */
@@ -67,11 +82,13 @@ export function extractiveSummary(summary: string, folded: readonly TurnRecord[]
 }
 
 export const compactionInstructions =
-  'You keep the memory of a conversation. Merge the earlier summary and the turns below into one short summary ' +
+  'You keep the memory of a conversation. Merge the earlier summary and the turns of the conversation that follows into one short summary ' +
   'that keeps every result, number, name, decision and preference a later turn may need, latest values last. ' +
   'Reply with the summary only, as plain text lines.';
 
-/** The request text for a model's summary of the folded turns. */
-export function compactionBrief(summary: string, folded: readonly TurnRecord[]): string {
-  return renderHistory(summary, folded);
+export const compactionRequest = 'Write the summary of the conversation above now, as the instructions say.';
+
+/** The request for a model's summary of the folded turns: the turns as messages (answers as assistant messages), then the ask. */
+export function compactionMessages(summary: string, folded: readonly TurnRecord[]): ChatMessage[] {
+  return [{ role: 'system', content: compactionInstructions }, ...historyMessages(summary, folded), { role: 'user', content: compactionRequest }];
 }

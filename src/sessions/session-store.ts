@@ -39,15 +39,15 @@ export interface SessionTables {
   close(): void;
 }
 
-function checked(scope: SessionScope): SessionScope {
+export function checked(scope: SessionScope): SessionScope {
   return { user: checkName('user', scope.user), session: checkName('session', scope.session) };
 }
 
-function label(scope: SessionScope): string {
+export function label(scope: SessionScope): string {
   return `session "${scope.session}" of user "${scope.user}"`;
 }
 
-function readTurn(row: TurnRow): TurnRecord | string {
+export function readTurn(row: TurnRow): TurnRecord | string {
   let tools: unknown;
   try {
     tools = typeof row.tools === 'string' ? JSON.parse(row.tools) : undefined;
@@ -60,7 +60,7 @@ function readTurn(row: TurnRow): TurnRecord | string {
   return { seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: tools as string[], at: row.at };
 }
 
-function readFact(row: FactRow): Fact | string {
+export function readFact(row: FactRow): Fact | string {
   if (typeof row.key !== 'string' || typeof row.value !== 'string' || typeof row.sourceRun !== 'string' || typeof row.updated !== 'number') {
     return `fact ${JSON.stringify(String(row.key))}: a column is not of its type`;
   }
@@ -68,7 +68,7 @@ function readFact(row: FactRow): Fact | string {
 }
 
 /** Reads rows, collecting one line per unreadable row instead of failing the whole load. */
-function readAll<Row, Value>(rows: Row[], read: (row: Row) => Value | string, where: string, problems: string[]): Value[] {
+export function readAll<Row, Value>(rows: Row[], read: (row: Row) => Value | string, where: string, problems: string[]): Value[] {
   const values: Value[] = [];
   for (const row of rows) {
     const value = read(row);
@@ -78,7 +78,7 @@ function readAll<Row, Value>(rows: Row[], read: (row: Row) => Value | string, wh
   return values;
 }
 
-function byKey(facts: Fact[]): Fact[] {
+export function byKey(facts: Fact[]): Fact[] {
   return facts.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 

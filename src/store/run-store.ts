@@ -10,8 +10,11 @@ import {
   SequenceError,
   StaleClaimError,
   StoreError,
+  type AppendOptions,
   type Claim,
+  type ClaimOptions,
   type Owner,
+  type RunOutcomeRecord,
   type RunStore,
   type StoredRunStatus,
 } from './types.js';
@@ -70,13 +73,65 @@ export function leaseIsLive(holder: Owner | null, leaseUntil: number | null, now
   return holder.host !== thisHost || pidAlive(holder.pid);
 }
 
-function checkFence(row: WritableRow, claim: Claim): void {
+/** The fence every write passes in its transaction: the claim's epoch and owner must still be the run's. */
+export function checkFence(row: WritableRow, claim: Claim): void {
   if (row.epoch !== claim.epoch) throw new StaleClaimError(row.runId, claim.epoch, row.epoch);
   if (row.ownerId !== claim.owner.id) throw new StaleClaimError(row.runId, claim.epoch, row.epoch, true);
 }
 
-function checkPositive(what: string, value: number | undefined): void {
+export function checkPositive(what: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StoreError(`${what} must be a number of ms >= 0, got ${String(value)}`);
+}
+
+/** A claim's change to the run's row (read under the write lock): refuses a finished run and a live holder. */
+export function claimRow(row: RunRow, owner: Owner, options: ClaimOptions, now: number): Claim {
+  if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(row.runId, row.status);
+  const holder = ownerOf(row);
+  if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now)) throw new RunBusyError(row.runId, holder);
+  row.epoch += 1;
+  Object.assign(row, ownerColumns(owner));
+  row.leaseUntil = now + (options.leaseMs ?? 30_000);
+  row.status = 'running';
+  row.updatedAt = now;
+  return { runId: row.runId, epoch: row.epoch, owner: { ...owner } };
+}
+
+/** An append's change to the run's row, after the fence: contiguous seqs, a checkpoint inside the write, progress. */
+export function appendRow(row: WritableRow, entries: readonly EntryRow[], checkpoint: CheckpointRow | undefined, options: AppendOptions, now: number): void {
+  entries.forEach((entry, index) => {
+    if (entry.seq !== row.head + 1 + index) throw new SequenceError(row.runId, row.head + 1 + index, entry.seq);
+  });
+  const head = row.head + entries.length;
+  // A checkpoint follows an entry of this write (or the head when it writes none): never one not yet written.
+  if (checkpoint && (checkpoint.seq > head || checkpoint.seq < Math.min(row.head + 1, head))) throw new SequenceError(row.runId, head, checkpoint.seq);
+  row.head = head;
+  if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
+  if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
+  if (options.leaseMs !== undefined) row.leaseUntil = now + options.leaseMs;
+  row.updatedAt = now;
+}
+
+/** Ends the owner's hold: status set, lease and owner cleared. */
+export function releaseRow(row: WritableRow, status: StoredRunStatus): void {
+  row.status = status;
+  row.leaseUntil = null;
+  Object.assign(row, ownerColumns(null));
+}
+
+/** The outcome's columns, set by finish. */
+export function finishRow(row: WritableRow, outcome: RunOutcomeRecord, outcomeText: string): void {
+  releaseRow(row, outcome.status);
+  row.answer = outcome.answer;
+  row.iterations = outcome.iterations;
+  row.tokens = outcome.tokens;
+  row.outcome = outcomeText;
+}
+
+/** The list limit as the tables take it: -1 for none. */
+export function listLimit(limit: number | undefined): number {
+  const value = limit ?? -1;
+  if (!Number.isInteger(value) || value < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(limit)}`);
+  return value;
 }
 
 export function createRunStore(tables: RunTables, clock: StoreClock = Date): RunStore {
@@ -102,12 +157,6 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
       else tables.saveProgress(row);
     });
   };
-  const releaseRow = (row: WritableRow, status: StoredRunStatus): void => {
-    row.status = status;
-    row.leaseUntil = null;
-    Object.assign(row, ownerColumns(null));
-  };
-
   return {
     async create(header, owner, leaseMs) {
       ready();
@@ -124,17 +173,9 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
       checkPositive('leaseMs', options.leaseMs);
       return tables.write(() => {
         const row = mustFind(runId, tables.findRun);
-        if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(runId, row.status);
-        const now = clock.now();
-        const holder = ownerOf(row);
-        if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now)) throw new RunBusyError(runId, holder);
-        row.epoch += 1;
-        Object.assign(row, ownerColumns(owner));
-        row.leaseUntil = now + (options.leaseMs ?? 30_000);
-        row.status = 'running';
-        row.updatedAt = now;
+        const claim = claimRow(row, owner, options, clock.now());
         tables.saveRun(row);
-        return { claim: { runId, epoch: row.epoch, owner: { ...owner } }, run: toSummary(row) };
+        return { claim, run: toSummary(row) };
       });
     },
 
@@ -142,18 +183,9 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
       const entryRows = entries.map((entry) => toEntryRow(claim.runId, entry));
       const checkpointRow = options.checkpoint && toCheckpointRow(claim.runId, options.checkpoint);
       fenced(claim, (row, now) => {
-        entryRows.forEach((entry, index) => {
-          if (entry.seq !== row.head + 1 + index) throw new SequenceError(row.runId, row.head + 1 + index, entry.seq);
-        });
-        const head = row.head + entryRows.length;
-        // A checkpoint follows an entry of this write (or the head when it writes none): never one not yet written.
-        if (checkpointRow && (checkpointRow.seq > head || checkpointRow.seq < Math.min(row.head + 1, head))) throw new SequenceError(row.runId, head, checkpointRow.seq);
+        appendRow(row, entryRows, checkpointRow, options, now);
         if (entryRows.length > 0) tables.insertEntries(row, entryRows);
         if (checkpointRow) tables.putCheckpoint(row, checkpointRow, options.dropEarlierCheckpoints === true);
-        row.head = head;
-        if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
-        if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
-        if (options.leaseMs !== undefined) row.leaseUntil = now + options.leaseMs;
       });
     },
 
@@ -166,13 +198,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
 
     async finish(claim, outcome) {
       const outcomeText = jsonText(`the outcome of run ${claim.runId}`, outcome);
-      fenced(claim, (row) => {
-        releaseRow(row, outcome.status);
-        row.answer = outcome.answer;
-        row.iterations = outcome.iterations;
-        row.tokens = outcome.tokens;
-        row.outcome = outcomeText;
-      }, true);
+      fenced(claim, (row) => finishRow(row, outcome, outcomeText), true);
     },
 
     async release(claim, status) {
@@ -187,8 +213,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
 
     async list(filter = {}) {
       ready();
-      const limit = filter.limit ?? -1;
-      if (!Number.isInteger(limit) || limit < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(filter.limit)}`);
+      const limit = listLimit(filter.limit);
       return tables
         .read(() => {
           if (filter.before === undefined) return tables.listRuns(filter.status, limit);

@@ -157,6 +157,27 @@ export interface RunStore {
   /** Every checkpoint of the run, oldest first (a later checkpoint at the same seq replaces the earlier one). */
   checkpoints(runId: string): Promise<Checkpoint[]>;
   close(): Promise<void>;
+  /**
+   * A change feed, where the store has one (PostgreSQL's LISTEN/NOTIFY): `onChange` hears the id of every run whose
+   * record another process (or this one) changed, from the moment this resolves until the returned stop is called.
+   */
+  watch?(onChange: (runId: string) => void): Promise<() => Promise<void>>;
+  /** Retention, where the store has it (PostgreSQL): see PruneOptions. */
+  prune?(options: PruneOptions): Promise<PruneReport>;
+}
+
+export interface PruneOptions {
+  /** Deletes the checkpoints of ended runs but each one's last (the state show and replay compare against). */
+  checkpoints?: boolean;
+  /** Deletes ended runs (completed, stopped, failed, cancelled) last changed before this time (ms), whole. */
+  endedBefore?: number;
+  /** Counts what would go, changing nothing. */
+  dryRun?: boolean;
+}
+
+export interface PruneReport {
+  runs: number;
+  checkpoints: number;
 }
 
 /** The store failed, or refused a request: `code` says which (`store` unless a subclass says more). */

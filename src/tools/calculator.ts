@@ -51,6 +51,7 @@ export function calculatorTool(options: CalculatorOptions = {}, host = new Calcu
   const maxExpressionLength = options.maxExpressionLength ?? 1_000;
   const tool = defineTool({
     name: 'calculator',
+    effects: 'none',
     description:
       'Evaluate a math expression exactly instead of calculating in your head. Supports arithmetic, functions ' +
       '(sqrt, log, sin...), matrices, statistics and unit conversion ("2 inch to cm"). Returns the expression and its result.',

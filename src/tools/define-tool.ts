@@ -21,6 +21,9 @@ export interface ToolContext {
  */
 export type ToolOutput = string | number | boolean | null | undefined | object;
 
+/** What a call does to the world: nothing (`none`), reads it (`read`), or changes it (`write`: a message sent, a file written, memory kept). */
+export type ToolEffects = 'none' | 'read' | 'write';
+
 export interface ToolSpec<Parameters extends ToolParameters> {
   name: string;
   /** What the tool does, when to use it, what it returns: the model chooses tools by this text. */
@@ -34,6 +37,10 @@ export interface ToolSpec<Parameters extends ToolParameters> {
   strict?: boolean;
   /** A person approves each call first (read by the approval stage): always, or when this says so for the call. */
   needsApproval?: NeedsApproval<z.infer<Parameters>>;
+  /** Default `write`: a tool that says nothing is assumed to have side effects (the taint policy gates it after untrusted content). */
+  effects?: ToolEffects;
+  /** True when results bring text from outside (a web page, another server) that may carry instructions: they taint the context. */
+  taints?: boolean;
 }
 
 /** Whether a call needs a person's approval; `run` says which run and call is asking. */
@@ -53,6 +60,9 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
   readonly definition: ToolDefinition;
   readonly timeoutMs?: number;
   readonly needsApproval?: NeedsApproval<z.infer<Parameters>>;
+  /** Absent means `write`. */
+  readonly effects?: ToolEffects;
+  readonly taints?: boolean;
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
 }
 
@@ -87,8 +97,10 @@ export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Par
     description: spec.description,
     parameters,
     definition,
+    effects: spec.effects ?? 'write',
     execute: spec.execute,
   };
+  if (spec.taints === true) Object.assign(tool, { taints: true });
   if (spec.needsApproval !== undefined) Object.assign(tool, { needsApproval: spec.needsApproval });
   if (spec.timeoutMs !== undefined) return Object.freeze({ ...tool, timeoutMs: spec.timeoutMs });
   return Object.freeze(tool);

@@ -64,6 +64,8 @@ export function webSearchTool(options: WebSearchOptions = {}): Tool<typeof param
 
   return defineTool({
     name: 'web_search',
+    effects: 'read',
+    taints: true,
     description:
       'Search the web (Google) for current facts, news or pages you do not know. Returns numbered results with title, ' +
       'link, snippet and date when known. Use short, specific queries.',

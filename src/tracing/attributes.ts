@@ -48,6 +48,8 @@ export const StageloopAttributes = {
   status: 'stageloop.status',
   stopReasonKind: 'stageloop.stop_reason.kind',
   stopReasonStage: 'stageloop.stop_reason.stage',
+  /** Prefix of the limits in force on the root span: stageloop.limit.max_tokens, stageloop.limit.timeout_seconds... (-1: off). */
+  limitPrefix: 'stageloop.limit.',
   stopReasonMessage: 'stageloop.stop_reason.message',
   iterations: 'stageloop.iterations',
   stageName: 'stageloop.stage.name',

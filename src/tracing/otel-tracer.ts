@@ -46,7 +46,18 @@ function summaryAttributes(result: RunOutcomeSummary): Attributes {
     [GenAiAttributes.usageCacheReadInputTokens]: result.usage.cachedInputTokens,
   };
   if (result.stopReason.stage !== null) attributes[StageloopAttributes.stopReasonStage] = result.stopReason.stage;
+  // The limits in force (the guards' limits slot): stageloop.limit.max_tokens and so on; -1 for one that was off.
+  const limits = (result as { state?: { limits?: unknown } }).state?.limits;
+  if (typeof limits === 'object' && limits !== null) {
+    for (const [name, value] of Object.entries(limits)) {
+      if (typeof value === 'number' || value === null) attributes[`${StageloopAttributes.limitPrefix}${snakeCase(name)}`] = value ?? -1;
+    }
+  }
   return attributes;
+}
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
 /** The cause kept on a failed RunResult, if the summary is one. */

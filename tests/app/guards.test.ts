@@ -3,6 +3,8 @@ import { applyGuards } from '../../app/guards.js';
 import { GuardConfigError } from '../../stages/guard-config-error.js';
 import { definePipeline, stageNames } from '../../src/engine/pipeline.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
+import { ScriptedModel } from '../../src/model/scripted-model.js';
+import { makeCtx, makeState } from '../support/helpers.js';
 
 const zonesOf = (pipeline: ReturnType<typeof reactPipeline>) => ({
   setup: pipeline.setup.map((stage) => stage.name),
@@ -12,11 +14,11 @@ const zonesOf = (pipeline: ReturnType<typeof reactPipeline>) => ({
 
 describe('applyGuards', () => {
   it('puts every guard in its place in ReAct and leaves the original pipeline unchanged', () => {
-    const react = reactPipeline();
+    const react = reactPipeline({ guards: false });
     const before = stageNames(react);
     const guarded = applyGuards(react, { maxTokens: 50_000, maxCostUsd: 0.5, timeoutSeconds: 30, maxIterations: 8, injection: 'flag', loopLimit: 3, contextBudget: 20_000 });
     expect(zonesOf(guarded)).toEqual({
-      setup: ['budget-start', 'injection-guard-task', 'context'],
+      setup: ['limits', 'budget-start', 'injection-guard-task', 'injection-guard-tools', 'context'],
       iteration: ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate'],
       finalize: ['summarize'],
     });
@@ -25,13 +27,13 @@ describe('applyGuards', () => {
   });
 
   it('works on Plan-Execute-Replan and adds only the guards whose flags are given', () => {
-    const guarded = applyGuards(planExecuteReplanPipeline(), { loopLimit: '4', injection: 'block' });
+    const guarded = applyGuards(planExecuteReplanPipeline({ guards: false }), { loopLimit: '4', injection: 'block' });
     expect(zonesOf(guarded)).toEqual({
-      setup: ['injection-guard-task', 'context', 'plan'],
+      setup: ['limits', 'injection-guard-task', 'injection-guard-tools', 'context', 'plan'],
       iteration: ['think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate', 'replan'],
       finalize: ['summarize'],
     });
-    expect(stageNames(applyGuards(reactPipeline(), {}))).toEqual(stageNames(reactPipeline()));
+    expect(stageNames(applyGuards(reactPipeline({ guards: false }), {}))).toEqual(stageNames(reactPipeline({ guards: false })));
   });
 
   it('raises the iteration cap above --max-iterations so the budget, not the bare cap, ends the run', () => {
@@ -42,20 +44,20 @@ describe('applyGuards', () => {
   it('handles a pipeline without setup or think', () => {
     const bare = definePipeline({ name: 'bare', iteration: [{ name: 'act', async execute() {} }], maxIterations: 3 });
     expect(zonesOf(applyGuards(bare, { timeoutSeconds: 1, injection: 'redact' }))).toEqual({
-      setup: ['budget-start', 'injection-guard-task'],
+      setup: ['limits', 'budget-start', 'injection-guard-task', 'injection-guard-tools'],
       iteration: ['budget', 'act', 'injection-guard'],
       finalize: [],
     });
   });
 
   it.each([
-    [{ maxTokens: 0 }, '--max-tokens must be a positive whole number of tokens, got 0'],
-    [{ maxTokens: '12k' }, '--max-tokens must be a positive whole number of tokens, got "12k"'],
+    [{ maxTokens: -1 }, '--max-tokens must be a whole number of tokens (0 turns the token budget off), got -1'],
+    [{ maxTokens: '12k' }, '--max-tokens must be a whole number of tokens (0 turns the token budget off), got "12k"'],
     [{ maxCostUsd: -2 }, '--max-cost must be a positive number of US dollars, got -2'],
-    [{ timeoutSeconds: 'soon' }, '--timeout must be a positive number of seconds, got "soon"'],
+    [{ timeoutSeconds: 'soon' }, '--timeout must be a number of seconds (0 turns the time limit off), got "soon"'],
     [{ maxIterations: 2.5 }, '--max-iterations must be a positive whole number, got 2.5'],
-    [{ loopLimit: 1 }, '--loop-limit must be a whole number of at least 2 (the first call always runs), got 1'],
-    [{ contextBudget: '' }, '--context-budget must be a positive whole number of tokens, got ""'],
+    [{ loopLimit: 1 }, '--loop-limit must be a whole number of at least 2 (the first call always runs), or 0 for off, got 1'],
+    [{ contextBudget: '' }, '--context-budget must be a whole number of tokens (0 turns pruning off), got ""'],
     [{ injection: 'warn' as 'flag' }, '--guard injection=warn is not an action: use flag, redact or block'],
   ])('rejects %j with a one-line message', (flags, message) => {
     expect(() => applyGuards(reactPipeline(), flags)).toThrow(GuardConfigError);
@@ -71,5 +73,49 @@ describe('applyGuards', () => {
   it('says which stage a guard needs', () => {
     const noAct = definePipeline({ name: 'responder', iteration: [{ name: 'think', async execute() {} }], maxIterations: 3 });
     expect(() => applyGuards(noAct, { loopLimit: 3 })).toThrow('--loop-limit needs a pipeline with an "act" stage; "responder" has: think');
+  });
+});
+
+describe('the default guards (docs/guards.md "Defaults")', () => {
+  const limitsOf = (pipeline: ReturnType<typeof reactPipeline>, modelName?: string) => {
+    const state = makeState();
+    const stage = pipeline.setup.find((candidate) => candidate.name === 'limits')!;
+    stage.execute(state, makeCtx({ zone: 'setup', ...(modelName !== undefined && { deps: { model: new ScriptedModel([], { modelName }) } }) }));
+    return state.limits;
+  };
+
+  it('are in both built-in pipelines: token budget and pruning at 80% of the window, the repeated-call guard at 3, no time limit in code', () => {
+    for (const pipeline of [reactPipeline(), planExecuteReplanPipeline()]) {
+      expect(stageNames(pipeline)).toEqual(expect.arrayContaining(['limits', 'budget-start', 'budget', 'prune', 'loop-guard', 'loop-guard-history']));
+    }
+    expect(limitsOf(reactPipeline())).toEqual({ maxIterations: 10, maxTokens: 102_400, maxCostUsd: null, timeoutSeconds: null, loopLimit: 3, contextBudget: 102_400 });
+    expect(limitsOf(reactPipeline(), 'gpt-4o-mini')).toMatchObject({ maxTokens: 102_400, contextBudget: 102_400 });
+    expect(limitsOf(reactPipeline(), 'gpt-4')).toMatchObject({ maxTokens: 6_553, contextBudget: 6_553 });
+    expect(limitsOf(planExecuteReplanPipeline())).toMatchObject({ maxIterations: 24, loopLimit: 3 });
+  });
+
+  it('each is switched off by 0, all of them by noGuards or guards: false; the iteration cap stays', () => {
+    expect(limitsOf(reactPipeline({ guards: { maxTokens: 0, timeoutSeconds: 0, loopLimit: 0, contextBudget: 0 } }))).toEqual({
+      maxIterations: 10, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null,
+    });
+    expect(stageNames(reactPipeline({ guards: { maxTokens: 0 } }))).not.toContain('budget');
+    expect(stageNames(reactPipeline({ guards: { loopLimit: 0 } }))).not.toContain('loop-guard');
+    expect(stageNames(reactPipeline({ guards: { noGuards: true } }))).toEqual(['limits', 'context', 'think', 'act', 'observe', 'evaluate', 'summarize']);
+    expect(stageNames(reactPipeline({ guards: false }))).toEqual(['context', 'think', 'act', 'observe', 'evaluate', 'summarize']);
+    expect(limitsOf(reactPipeline({ guards: { noGuards: true, maxTokens: 5_000 } }))).toMatchObject({ maxTokens: 5_000, loopLimit: null, contextBudget: null });
+  });
+
+  it('a flag replaces its default in place instead of adding a second guard', () => {
+    const guarded = applyGuards(reactPipeline(), { maxTokens: 250, loopLimit: 5 });
+    expect(stageNames(guarded).filter((name) => name === 'budget' || name === 'loop-guard')).toEqual(['budget', 'loop-guard']);
+    expect(limitsOf(guarded)).toMatchObject({ maxTokens: 250, loopLimit: 5, contextBudget: 102_400 });
+  });
+
+  it('the CLI adds a 10-minute time limit, off with --timeout 0 or --no-guards', () => {
+    const cli = (flags: Parameters<typeof applyGuards>[1]) => limitsOf(applyGuards(reactPipeline({ guards: false }), flags, { defaults: true, defaultTimeoutSeconds: 600 }));
+    expect(cli({})).toMatchObject({ timeoutSeconds: 600, maxTokens: 102_400, loopLimit: 3 });
+    expect(cli({ timeoutSeconds: '0' })).toMatchObject({ timeoutSeconds: null });
+    expect(cli({ timeoutSeconds: '30' })).toMatchObject({ timeoutSeconds: 30 });
+    expect(cli({ noGuards: true })).toMatchObject({ timeoutSeconds: null, maxTokens: null, loopLimit: null });
   });
 });

@@ -72,7 +72,7 @@ describe('stageloop run with the offline model', () => {
     const result = await runCli(['run', '--json', '--pipeline', 'plan-execute-replan', 'Compute 12*12, then add 10, then divide by 2']);
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
+    expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'limits', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
     expect(output).toMatchObject({ pipeline: 'plan-execute-replan', status: 'completed', partial: false, stopReason: { kind: 'completed' } });
     const plan = output.plan as { goal: string; steps: Array<{ id: string; dependsOn: string[]; status: string }> };
     expect(plan.goal).toBe('Compute 12*12, then add 10, then divide by 2');
@@ -113,8 +113,8 @@ describe('stageloop run with the offline model', () => {
   it('lists the pipelines with their zones, and the guards when flags ask for them', async () => {
     const plain = await runCli(['pipelines', '--json']);
     const listing = JSON.parse(plain.stdout) as Array<{ name: string; setup: string[]; iteration: string[]; finalize: string[] }>;
-    expect(listing.find((entry) => entry.name === 'react')).toMatchObject({ setup: ['context'], iteration: ['think', 'act', 'observe', 'evaluate'], finalize: ['summarize'] });
-    expect(listing.find((entry) => entry.name === 'plan-execute-replan')).toMatchObject({ setup: ['context', 'plan'], iteration: ['think', 'act', 'observe', 'evaluate', 'replan'] });
+    expect(listing.find((entry) => entry.name === 'react')).toMatchObject({ setup: ['limits', 'budget-start', 'context'], iteration: ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'observe', 'evaluate'], finalize: ['summarize'] });
+    expect(listing.find((entry) => entry.name === 'plan-execute-replan')).toMatchObject({ setup: ['limits', 'budget-start', 'context', 'plan'] });
     const guarded = await runCli(['pipelines', '--max-tokens', '1000', '--guard', 'injection=block']);
     expect(guarded.code).toBe(0);
     expect(guarded.stdout).toMatch(/budget/);

@@ -114,7 +114,8 @@ describe('escape codes in what a model writes', () => {
     loopback.server.replyWith({ content: hostileAnswer });
     const human = await runCli(['run', 'go'], env);
     expect(human.code).toBe(0);
-    expect(human.stderr).toContain('→ calc {"x":""}');
+    // The hostile name is no tool: the model gets a repair turn, shown in the progress view with the name made harmless.
+    expect(human.stderr).toContain('repair turn');
     expect(human.stdout + human.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(human.stdout).toBe('All tests passed\ndone 31m\n');
 

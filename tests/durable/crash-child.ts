@@ -11,13 +11,14 @@ import { z } from 'zod';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
-import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { openStore } from '../../src/store/location.js';
 import { StoreError, type RunStore } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { crashPipeline, type CrashPipeline } from './crash-pipelines.js';
 
 export interface ChildConfig {
+  /** The store: a SQLite file, or a postgres:// URL (with ?schema=). */
   db: string;
   runId: string;
   action: 'start' | 'resume';
@@ -57,7 +58,7 @@ const sideEffect = defineTool({
   },
 });
 
-/** The real SQLite store, saying on stdout when a checkpoint write starts and when a write was acknowledged. */
+/** The real store, saying on stdout when a checkpoint write starts and when a write was acknowledged. */
 function announcingStore(store: RunStore): RunStore {
   return {
     ...store,
@@ -70,7 +71,7 @@ function announcingStore(store: RunStore): RunStore {
 }
 
 async function main(): Promise<number> {
-  const store = announcingStore(sqliteStore(config.db));
+  const store = announcingStore(openStore({ path: config.db }));
   const deps: Partial<Deps> = {
     model: new OpenAIChatModel({ baseUrl: config.serverUrl, model: 'test-model', apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 }),
     tools: new ToolRegistry([sideEffect]),

@@ -4,12 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { RunResult } from '../../src/engine/runner.js';
-import { sqliteStore } from '../../src/store/sqlite-store.js';
+import { openStore } from '../../src/store/location.js';
 import type { RunStore } from '../../src/store/types.js';
 import type { ChildConfig } from './crash-child.js';
 import { buildChild, spawnChild, startScriptedModel, type Child, type ScriptedModel } from './crash-harness.js';
 import type { CrashPipeline } from './crash-pipelines.js';
 import type { Reference } from './crash-recovery.js';
+import { startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 
 export const modelDelayMs = 40;
 export const toolDelayMs = 30;
@@ -51,22 +52,28 @@ export interface Lab {
   launch(setup: Setup, action: ChildConfig['action'], attempt: number, extra?: Partial<ChildConfig>): Child;
   /** The uninterrupted run of a mode (same child, same model, no kills), made once. */
   reference(modeName: ModeName): Promise<Reference>;
-  dispose(): void;
+  /** The PostgreSQL server the lab's stores live on (postgres labs only). */
+  postgres?: PostgresInstance;
+  dispose(): Promise<void>;
 }
 
-export async function openLab(): Promise<Lab> {
+export type LabStore = 'sqlite' | 'postgres';
+
+/** A SQLite file per scenario, or (postgres) one server for the file with a schema per scenario. */
+export async function openLab(kind: LabStore = 'sqlite'): Promise<Lab> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-crash-'));
-  const script = await buildChild();
+  const [script, postgres] = await Promise.all([buildChild(), kind === 'postgres' ? startPostgres() : undefined]);
+  const location = (name: string) => (postgres === undefined ? join(folder, `${name}.db`) : `${postgres.url}?schema=${name.replaceAll('-', '_')}`);
   const live = new Set<Child>();
   const references = new Map<ModeName, Promise<Reference>>();
   const lab: Lab = {
     async setUp(name, modeName) {
       const mode: Mode = modes[modeName];
       const model = await startScriptedModel(mode.toolTurns, modelDelayMs, mode.graphPlan ?? false);
-      const db = join(folder, `${name}.db`);
+      const db = location(name);
       const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), pipeline: mode.pipeline, maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
-      // The parent reads the same file the children write (WAL: readers never block the writer).
-      return { mode: modeName, model, store: sqliteStore(db), config };
+      // The parent reads the same store the children write (SQLite WAL: readers never block the writer).
+      return { mode: modeName, model, store: openStore({ path: db }), config };
     },
     async tearDown(setup) {
       await setup.store.close();
@@ -86,10 +93,12 @@ export async function openLab(): Promise<Lab> {
       }
       return made;
     },
-    dispose() {
+    ...(postgres !== undefined && { postgres }),
+    async dispose() {
       for (const child of live) child.kill('SIGKILL');
       rmSync(folder, { recursive: true, force: true });
       rmSync(dirname(script), { recursive: true, force: true });
+      await postgres?.stop();
     },
   };
   return lab;

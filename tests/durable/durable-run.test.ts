@@ -39,7 +39,7 @@ describe('a recorded run', () => {
   it('journals every call and stage end with contiguous seqs, checkpoints, and the outcome', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: loggingTools(log) } });
+    const result = await runPipeline(reactPipeline({ guards: false }), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: loggingTools(log) } });
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11' });
     const journal = await store.journal(result.runId);
     expect(journal.map((entry) => entry.seq)).toEqual(journal.map((_entry, index) => index + 1));

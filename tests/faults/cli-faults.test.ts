@@ -142,8 +142,8 @@ describe('fault matrix: the command line', () => {
   it.each([
     [['run', '--budget-mode', 'hard', '--max-iterations', '3', 'x'], /--budget-mode hard needs --max-tokens or --max-cost/],
     [['run', '--budget-mode', 'strict', '--max-tokens', '3', 'x'], /--budget-mode must be "soft" or "hard", got "strict"/],
-    [['run', '--max-tokens', '1e400', 'x'], /--max-tokens must be a positive whole number/],
-    [['run', '--timeout', 'NaN', 'x'], /--timeout must be a positive number of seconds/],
+    [['run', '--max-tokens', '1e400', 'x'], /--max-tokens must be a whole number of tokens \(0 turns the token budget off\)/],
+    [['run', '--timeout', 'NaN', 'x'], /--timeout must be a number of seconds \(0 turns the time limit off\)/],
     [['run', '   ', ], /the task is empty/],
   ])('bad input %j: exit 2, one line', async (args, message) => {
     const run = await runCli(args);

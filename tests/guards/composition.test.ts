@@ -29,8 +29,8 @@ async function run(pipeline: Pipeline, task: string) {
 
 describe('the four guards composed into the built-in pipelines', () => {
   it('ReAct still answers 395, with every guard having run and recorded its slot', async () => {
-    const { result, events } = await run(reactPipeline(), 'What is 17 * 23 + 4?');
-    expect(stageNames(withAllGuards(reactPipeline()))).toEqual([
+    const { result, events } = await run(reactPipeline({ guards: false }), 'What is 17 * 23 + 4?');
+    expect(stageNames(withAllGuards(reactPipeline({ guards: false })))).toEqual([
       'budget-start', 'injection-guard-task', 'context',
       'budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate',
       'summarize',
@@ -39,9 +39,11 @@ describe('the four guards composed into the built-in pipelines', () => {
     expect(result.answer).toMatch(/\b395\b/);
     expect(result.state.budget?.spent.iterations).toBe(2);
     expect(result.state.budget?.spent.tokens).toBeGreaterThan(0);
-    expect(Object.values(result.state.loopGuard!.calls)).toEqual([{ tool: 'calculator', requested: 1, refused: 0, failure: null }]);
+    // Only failing calls are tracked: a run whose calls all succeed leaves no loop-guard slot.
+    expect(result.state.loopGuard).toBeUndefined();
     expect(result.state.injectionGuard).toEqual({ screened: 2, detections: [] });
-    expect(result.state.prune?.lastTokens).toBeGreaterThan(0);
+    // A request far under the budget is never counted with the tokenizer.
+    expect(result.state.prune).toBeUndefined();
     expect(result.stages.filter((stage) => stage.calls === 0).map((stage) => stage.name)).toEqual([]);
     expect(events.some((event) => event.type.startsWith('budget_') || event.type === 'loop_refused' || event.type === 'injection_detected')).toBe(false);
     expect(JSON.parse(JSON.stringify(result.state))).toEqual(result.state);
@@ -49,11 +51,11 @@ describe('the four guards composed into the built-in pipelines', () => {
 
   it('Plan-Execute-Replan still computes 77 over three steps with the guards in place', async () => {
     // One step at a time, the guards' slots are the run's own (side by side, each step has its own: docs/plans.md).
-    const { result } = await run(planExecuteReplanPipeline({ maxParallelSteps: 1 }), 'Compute 12*12, then add 10, then divide by 2');
-    expect(stageNames(withAllGuards(planExecuteReplanPipeline())).slice(0, 4)).toEqual(['budget-start', 'injection-guard-task', 'context', 'plan']);
+    const { result } = await run(planExecuteReplanPipeline({ maxParallelSteps: 1, guards: false }), 'Compute 12*12, then add 10, then divide by 2');
+    expect(stageNames(withAllGuards(planExecuteReplanPipeline({ guards: false }))).slice(0, 4)).toEqual(['budget-start', 'injection-guard-task', 'context', 'plan']);
     expect(result.status).toBe('completed');
     expect(result.answer).toMatch(/The answer is 77\.$/);
-    expect(Object.keys(result.state.loopGuard!.calls)).toHaveLength(3);
+    expect(result.state.loopGuard).toBeUndefined();
     expect(result.state.injectionGuard?.screened).toBe(4);
     expect(result.state.budget?.spent.costUsd).toBe(0);
   });

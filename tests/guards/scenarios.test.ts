@@ -145,14 +145,24 @@ describe('a forced final answer still reports the limit that forced it', () => {
 });
 
 describe('loop guard', () => {
-  it('a model repeating the same call is refused, then stopped with loop_detected', async () => {
-    for (let turn = 1; turn <= 4; turn++) loopback.server.replyWithToolCalls([calc('17 * 23', `call_${turn}`)]);
-    loopback.server.replyWith({ content: 'Partial: 17 * 23 = 391; I kept repeating myself.' });
+  it('a model repeating the same failing call is refused, then stopped with loop_detected', async () => {
+    const failing = { name: 'calculator', arguments: '{"expresion":"17 * 23"}' };
+    for (let turn = 1; turn <= 4; turn++) loopback.server.replyWithToolCalls([{ ...failing, id: `call_${turn}` }]);
+    loopback.server.replyWith({ content: 'Partial: I kept repeating myself.' });
     const { result, bodies } = await run({ loopLimit: 3 });
     loopback.server.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'loop_detected', stage: 'loop-guard' }, partial: true });
-    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(refused\): Not run: you already called calculator with these same arguments 2 times/) });
+    expect(bodies[3]!.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error \(refused\): Not run: this is a repeated, identical call to calculator .* already failed 2 times in a row/) });
     expect(result.state.act?.executed).toBe(2);
+  });
+
+  it('a model repeating the same successful call is never refused: the iteration cap ends it', async () => {
+    for (let turn = 1; turn <= 4; turn++) loopback.server.replyWithToolCalls([calc('17 * 23', `call_${turn}`)]);
+    loopback.server.replyWith({ content: 'Partial: 391.' });
+    const { result, events } = await run({ loopLimit: 3, maxIterations: 4 });
+    loopback.server.assertConsumed();
+    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_iterations' } });
+    expect(events.some((event) => event.type === 'loop_refused')).toBe(false);
   });
 });
 

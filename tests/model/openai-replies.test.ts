@@ -34,8 +34,13 @@ describe('replies are validated at the adapter', () => {
     expect(error.message).toMatch(/as message\.content, where text was expected/);
   });
 
-  it('a tool call whose arguments are not text is an invalid_response', async () => {
+  it('a tool call whose arguments are an object instead of text (as some servers for open models send) is read as that JSON', async () => {
     loopback.server.raw(200, rawCompletion((body) => (body.choices[0]!.message.tool_calls = [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: { expression: '1' } } }])));
+    expect((await loopback.model().chat(request)).toolCalls).toEqual([{ id: 'c1', name: 'calculator', arguments: '{"expression":"1"}' }]);
+  });
+
+  it('a tool call whose arguments are neither text nor an object is an invalid_response', async () => {
+    loopback.server.raw(200, rawCompletion((body) => (body.choices[0]!.message.tool_calls = [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: 42 } }])));
     expect((await failure(loopback.model().chat(request))).kind).toBe('invalid_response');
   });
 

@@ -80,11 +80,17 @@ describe("toolProtocol 'text'", () => {
     expect(response.content).toBe('');
   });
 
-  it('fails with invalid_response when an Action is not valid JSON', async () => {
+  it('says exactly why an Action line is not valid JSON, for think to show the model in a repair turn', async () => {
     loopback.server.replyWith({ content: "Action: {'type': 'tool', name: calculator}" });
-    const error = (await model().chat(request).catch((caught: unknown) => caught)) as ModelError;
-    expect(error).toBeInstanceOf(ModelError);
-    expect(error.kind).toBe('invalid_response');
+    const response = await model().chat(request);
+    expect(response.toolCalls).toEqual([]);
+    expect(response.toolCallProblem).toMatch(/^Your Action line could not be read: an Action line is not valid JSON \(.*JSON.*\): \{'type': 'tool', name: calculator\}$/);
+  });
+
+  it('reads an Action without "type" as a tool call or a finish, and "arguments" as "args"', async () => {
+    loopback.server.replyWith({ content: 'Action: {"name":"calculator","arguments":{"expression":"2+2"}}' }).replyWith({ content: 'Action: {"answer":"4"}' });
+    expect((await model().chat(request)).toolCalls).toMatchObject([{ name: 'calculator', arguments: '{"expression":"2+2"}' }]);
+    expect((await model().chat(request)).content).toBe('4');
   });
 
   it('takes a reply with no Action line as the plain answer', async () => {

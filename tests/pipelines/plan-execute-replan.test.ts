@@ -18,7 +18,7 @@ async function run(steps: ScriptedStep[], options: Parameters<typeof planExecute
 
 describe('plan-execute-replan pipeline (scripted model)', () => {
   it('is context, plan · think, act, observe, evaluate, replan · summarize with a cap of 24', () => {
-    const pipeline = planExecuteReplanPipeline();
+    const pipeline = planExecuteReplanPipeline({ guards: false });
     expect([pipeline.setup, pipeline.iteration, pipeline.finalize].map((zone) => zone.map((stage) => stage.name))).toEqual([
       ['context', 'plan'], ['think', 'act', 'observe', 'evaluate', 'replan'], ['summarize'],
     ]);

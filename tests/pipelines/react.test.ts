@@ -15,10 +15,14 @@ async function run(model: ScriptedModel, options: Parameters<typeof reactPipelin
 }
 
 describe('react pipeline (scripted model)', () => {
-  it('is context · think, act, observe, evaluate · summarize with a cap of 10', () => {
-    const pipeline = reactPipeline();
+  it('is context · think, act, observe, evaluate · summarize with a cap of 10, and the default guards around them', () => {
+    const pipeline = reactPipeline({ guards: false });
     expect([pipeline.setup, pipeline.iteration, pipeline.finalize].map((zone) => zone.map((stage) => stage.name))).toEqual([
       ['context'], ['think', 'act', 'observe', 'evaluate'], ['summarize'],
+    ]);
+    const guarded = reactPipeline();
+    expect([guarded.setup, guarded.iteration, guarded.finalize].map((zone) => zone.map((stage) => stage.name))).toEqual([
+      ['limits', 'budget-start', 'context'], ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'observe', 'evaluate'], ['summarize'],
     ]);
     expect(pipeline.maxIterations).toBe(10);
     expect(reactPipeline({ maxIterations: 3 }).maxIterations).toBe(3);
@@ -34,9 +38,11 @@ describe('react pipeline (scripted model)', () => {
       { role: 'tool', toolCallId: 'call_1_1', name: 'calculator', content: '395' },
     ]);
     // The rest of the answering iteration still ran.
-    expect(result.stages.map((stage) => [stage.name, stage.calls])).toEqual([['context', 1], ['think', 2], ['act', 2], ['observe', 2], ['evaluate', 2], ['summarize', 1]]);
+    expect(result.stages.map((stage) => [stage.name, stage.calls])).toEqual([
+      ['limits', 1], ['budget-start', 1], ['context', 1], ['budget', 2], ['prune', 2], ['think', 2], ['loop-guard', 2], ['act', 2], ['loop-guard-history', 2], ['observe', 2], ['evaluate', 2], ['summarize', 1],
+    ]);
     expect(types.filter((type) => !type.startsWith('stage_'))).toEqual([
-      'run_started', 'context_rendered', 'model_reply', 'tool_call', 'tool_result', 'verdict', 'model_reply', 'answer', 'verdict', 'summary', 'run_finished',
+      'run_started', 'limits', 'context_rendered', 'model_reply', 'tool_call', 'tool_result', 'verdict', 'model_reply', 'answer', 'verdict', 'summary', 'run_finished',
     ]);
   });
 

@@ -59,8 +59,8 @@ describe('stageloop chat', () => {
     // The cancelled turn is not in the history; the turn after it saw the first one.
     expect(session.output).toContain('1. My name is Ada. → Hello, Ada.');
     expect(session.output).not.toContain('very long story. →');
-    const last = loopback.server.requests.at(-1)!.body.messages[0]!.content ?? '';
-    expect(last).toContain('Turn 1 task: My name is Ada.');
+    const last = loopback.server.requests.at(-1)!.body.messages.map((message) => `${message.role}: ${message.content ?? ''}`).join('\n');
+    expect(last).toContain('user: My name is Ada.\nassistant: Hello, Ada.');
     expect(last).not.toContain('very long story');
   });
 

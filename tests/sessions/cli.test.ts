@@ -96,8 +96,14 @@ describe('sessions against a loopback model server', () => {
     loopback.server.replyWith({ content: 'It is 30 centimetres.' });
     await cli(['run', '-q', '--session', 'work', ...serverArgs(), 'How long is a ruler?'], { OPENAI_API_KEY: 'sk-test' });
     const second = systemOf(2);
-    expect(second).toContain('Facts you can rely on:\n- unit: centimetres');
-    expect(second).toContain('Turn 1 task: Please use centimetres from now on.\nTurn 1 answer: Noted: I will use centimetres.');
+    expect(second).toMatch(/Facts saved in this session [^\n]*\n<<data-[a-z]{16} session facts>>\n- unit: centimetres\n<<\/data-[a-z]{16}>>/);
+    // The earlier turn is a user and an assistant message, not text in the system prompt.
+    expect(loopback.server.requests[2]!.body.messages.slice(1).map((message) => [message.role, message.content])).toEqual([
+      ['user', 'Please use centimetres from now on.'],
+      ['assistant', expect.stringMatching(/^Tool results this answer relied on:\n- remember\(/)],
+      ['assistant', 'Noted: I will use centimetres.'],
+      ['user', 'How long is a ruler?'],
+    ]);
     const facts = JSON.parse((await cli(['facts', '--json', '--session', 'work'])).stdout) as Array<{ sourceRun: string }>;
     // The fact names the run that remembered it, and that run is recorded in the same store.
     const runs = new sqlite(join(home, 'stageloop.db'));

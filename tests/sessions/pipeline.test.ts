@@ -7,7 +7,7 @@ import { OfflineModel } from '../../src/model/offline-model.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { selectFacts } from '../../src/sessions/fact-selection.js';
 import { memorySessions } from '../../src/sessions/memory-sessions.js';
-import { compactionInstructions } from '../../src/sessions/render.js';
+import { compactionInstructions, compactionRequest, summaryMessageLabel } from '../../src/sessions/render.js';
 import type { SessionStore } from '../../src/sessions/types.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
@@ -19,11 +19,11 @@ describe('pipelines with a session', () => {
   const loopback = useLoopbackServer();
 
   it('adds history and memory as list entries only when a session is given', () => {
-    expect(reactPipeline().setup.map((stage) => stage.name)).toEqual(['context']);
-    const withSession = reactPipeline({ session: {} });
+    expect(reactPipeline({ guards: false }).setup.map((stage) => stage.name)).toEqual(['context']);
+    const withSession = reactPipeline({ session: {}, guards: false });
     expect(withSession.setup.map((stage) => stage.name)).toEqual(['history', 'context']);
     expect(withSession.finalize.map((stage) => stage.name)).toEqual(['summarize', 'memory']);
-    expect(planExecuteReplanPipeline({ session: {} }).setup.map((stage) => stage.name)).toEqual(['history', 'context', 'plan']);
+    expect(planExecuteReplanPipeline({ session: {}, guards: false }).setup.map((stage) => stage.name)).toEqual(['history', 'context', 'plan']);
   });
 
   it('past the budget the oldest turns are folded by one model call in finalize; the next turn answers from the summary', async () => {
@@ -40,8 +40,11 @@ describe('pipelines with a session', () => {
     const second = await runPipeline(pipeline, input('When do I leave?'), { deps });
     const compaction = loopback.server.requests[2]!.body.messages;
     expect(compaction[0]!.content).toBe(compactionInstructions);
-    expect(compaction[1]!.content).toContain('Turn 1 task: Where am I going?');
-    expect(compaction[1]!.content).not.toContain('Turn 2');
+    // The folded turn as messages (its answer an assistant message), then the request.
+    expect(compaction.slice(1).map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(compaction[1]!.content).toBe('Where am I going?');
+    expect(compaction[2]!.content).toMatch(/^Lisbon is the destination/);
+    expect(compaction[3]!.content).toBe(compactionRequest);
     expect(second.state.memory?.compaction).toMatchObject({ folded: [1], summarizer: 'model' });
     expect(second.state.memory!.compaction!.tokensBefore).toBeGreaterThan(120);
     expect(events.find((event) => event.type === 'session_compacted')?.data).toMatchObject({ folded: 1, kept: 1, summarizer: 'model' });
@@ -50,10 +53,13 @@ describe('pipelines with a session', () => {
     expect(stored.turns.map((turn) => turn.seq)).toEqual([2]);
     loopback.server.replyWith({ content: 'You are going to Lisbon.' });
     const third = await runPipeline(pipeline, input('Remind me where I am going.'), { deps });
-    const system = loopback.server.requests[3]!.body.messages[0]!.content ?? '';
-    expect(system).toContain('Summary of earlier turns:\nThe trip goes to Lisbon.');
-    expect(system).toContain('Turn 2 task: When do I leave?');
-    expect(system).not.toContain('Turn 1 task');
+    const messages = loopback.server.requests[3]!.body.messages.slice(1).map((message) => [message.role, message.content]);
+    expect(messages).toEqual([
+      ['assistant', `${summaryMessageLabel}\nThe trip goes to Lisbon.`],
+      ['user', 'When do I leave?'],
+      ['assistant', long('You leave on Friday')],
+      ['user', 'Remind me where I am going.'],
+    ]);
     expect(third.answer).toBe('You are going to Lisbon.');
     loopback.server.assertConsumed();
   });
@@ -98,11 +104,11 @@ describe('pipelines with a session', () => {
     const pipeline = reactPipeline({ session: {} });
     await runPipeline(pipeline, { task: 'hi', session: 'notes', user: 'ben' }, { deps: { model, sessions } });
     await runPipeline(pipeline, { task: 'hi', session: 'notes', user: 'ann' }, { deps: { model, sessions } });
-    const [ben, ann] = model.requests.map((request) => request.messages[0]!.content);
+    const [ben, ann] = model.requests.map((request) => request.messages.map((message) => `${message.role}: ${message.content}`).join('\n'));
     expect(ben).toContain('- colour: green');
     expect(ben).not.toMatch(/ann|1234/);
     expect(ann).toContain('- pin: 1234');
-    expect(ann).toContain('Turn 1 answer: ann answer');
+    expect(ann).toContain('user: ann task\nassistant: ann answer');
     expect(ann).not.toContain('green');
   });
 });

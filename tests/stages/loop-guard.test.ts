@@ -32,15 +32,17 @@ describe('canonical call fingerprints', () => {
 });
 
 describe('loopGuard', () => {
-  it('lets a call run limit - 1 times, refuses the next with a tool error, aborts when asked again', async () => {
-    const { history, ...stage } = loopGuard({ limit: 3 });
+  const fails = (message = 'service unavailable', retryable = false) => (): ToolResult => ({ ok: false, error: { kind: 'failed', message, retryable }, durationMs: 1 });
+
+  it('observe-plan-act "Repeated Tool Failure": the 3rd identical failing call is refused as a repeated, identical call; asking again stops with loop_detected', async () => {
+    const { history, ...stage } = loopGuard();
     const state = makeState();
     const ctx = makeCtx();
     for (const args of ['{"q":"weather"}', '{ "q": "weather" }']) {
       newTurn(state, call('search', args));
       expect(await stage.execute(state, ctx)).toBeUndefined();
       expect(state.turn.results).toEqual([]);
-      act(state);
+      act(state, fails('HTTP 503 from the search service', true));
       await history.execute(state, ctx);
     }
     newTurn(state, call('search', '{"q":"weather"}'), call('search', '{"q":"news"}'));
@@ -49,53 +51,53 @@ describe('loopGuard', () => {
     const refused = state.turn.results[0]!;
     expect(refused.call.arguments).toBe('{"q":"weather"}');
     expect(refused.result).toMatchObject({ ok: false, error: { kind: 'refused', retryable: false } });
-    expect(refused.result.ok ? '' : refused.result.error.message).toMatch(/already called search with these same arguments 2 times.*Change your approach/);
+    expect(refused.result.ok ? '' : refused.result.error.message).toMatch(/repeated, identical call to search .* already failed 2 times in a row \(last error: HTTP 503.*Take another path/);
     expect(ctx.events.map((event) => event.type)).toEqual(['loop_refused']);
     act(state);
+    await history.execute(state, ctx);
     expect(state.turn.results).toHaveLength(2);
     newTurn(state, call('search', '{"q":"weather"}'));
     expect(await stage.execute(state, ctx)).toMatchObject({ type: 'abort_run', kind: 'loop_detected' });
   });
 
-  it('refuses a repeat of a call that failed for good, but not of a transient failure', async () => {
-    const { history, ...stage } = loopGuard({ limit: 5 });
+  it('never refuses identical successful calls', async () => {
+    const { history, ...stage } = loopGuard();
     const state = makeState();
     const ctx = makeCtx();
-    newTurn(state, call('divide', '{"a":1,"b":0}'), call('fetch', '{"url":"x"}'));
-    await stage.execute(state, ctx);
-    act(state, (pending) => ({
-      ok: false,
-      error: pending.name === 'divide'
-        ? { kind: 'failed', message: 'division by zero', retryable: false }
-        : { kind: 'timeout', message: 'timed out', retryable: true },
-      durationMs: 1,
-    }));
-    await history.execute(state, ctx);
-    newTurn(state, call('divide', '{"b":0,"a":1}'), call('fetch', '{"url":"x"}'));
-    expect(await stage.execute(state, ctx)).toBeUndefined();
-    expect(state.turn.results).toHaveLength(1);
-    const refused = state.turn.results[0]!.result;
-    expect(refused.ok ? '' : refused.error.message).toContain('already failed (division by zero)');
-    expect(state.loopGuard?.pending.map((pending) => pending.id)).toEqual([state.turn.toolCalls[1]!.id]);
+    for (let turn = 0; turn < 6; turn++) {
+      newTurn(state, call('clock', '{}'));
+      expect(await stage.execute(state, ctx)).toBeUndefined();
+      expect(state.turn.results).toEqual([]);
+      act(state);
+      await history.execute(state, ctx);
+    }
+    expect(ctx.events).toEqual([]);
   });
 
-  it('a later success clears an earlier failure', async () => {
-    const { history, ...stage } = loopGuard({ limit: 5 });
+  it('counts a streak: a success of the same call ends it, so fail, succeed, fail, fail all run and only the next is refused', async () => {
+    const { history, ...stage } = loopGuard();
     const state = makeState();
+    const ctx = makeCtx();
+    for (const outcome of [fails(), undefined, fails(), fails()]) {
+      newTurn(state, call('read', '{"path":"a"}'));
+      expect(await stage.execute(state, ctx)).toBeUndefined();
+      expect(state.turn.results).toEqual([]);
+      act(state, outcome);
+      await history.execute(state, ctx);
+    }
     newTurn(state, call('read', '{"path":"a"}'));
-    await stage.execute(state, makeCtx());
-    state.loopGuard!.calls[callFingerprint({ name: 'read', arguments: '{"path":"a"}' })]!.failure = 'gone';
-    act(state);
-    await history.execute(state, makeCtx());
-    expect(Object.values(state.loopGuard!.calls)[0]!.failure).toBeNull();
+    await stage.execute(state, ctx);
+    expect(state.turn.results[0]?.result).toMatchObject({ ok: false, error: { kind: 'refused' } });
   });
 
   it('skips calls a guard already decided and aborts after limit refusals of different calls', async () => {
-    const stage = loopGuard({ limit: 2 });
+    const { history, ...stage } = loopGuard({ limit: 2 });
     const state = makeState();
     const ctx = makeCtx();
     newTurn(state, call('a', '{}'), call('b', '{}'));
     await stage.execute(state, ctx);
+    act(state, fails());
+    await history.execute(state, ctx);
     newTurn(state, call('a', '{}'));
     expect(await stage.execute(state, ctx)).toBeUndefined();
     newTurn(state, call('b', '{}'));
@@ -103,9 +105,10 @@ describe('loopGuard', () => {
     const prefilled = makeState();
     const decided = call('a', '{}');
     newTurn(prefilled, decided);
-    prefilled.turn.results.push({ call: decided, result: { ok: false, error: { kind: 'failed', message: 'no', retryable: false }, durationMs: 0 } });
+    prefilled.turn.results.push({ call: decided, result: { ok: false, error: { kind: 'refused', message: 'no', retryable: false }, durationMs: 0 } });
     await stage.execute(prefilled, ctx);
-    expect(prefilled.loopGuard?.calls).toEqual({});
+    await history.execute(prefilled, ctx);
+    expect(prefilled.loopGuard).toBeUndefined();
   });
 
   it('rejects a limit below 2', () => {

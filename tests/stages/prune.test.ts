@@ -39,8 +39,12 @@ describe('prune', () => {
     const before = structuredClone(state.messages);
     await prune({ budgetTokens: 100_000 }).execute(state, makeCtx());
     expect(state.messages).toEqual(before);
-    expect(state.prune?.history).toEqual([]);
-    expect(state.prune?.lastTokens).toBeGreaterThan(700);
+    // Far under the budget even at a token per character: the tokenizer is not run at all.
+    expect(state.prune).toBeUndefined();
+    const near = makeState({ messages: conversation(1) });
+    await prune({ budgetTokens: 1_500 }).execute(near, makeCtx());
+    expect(near.prune?.history).toEqual([]);
+    expect(near.prune?.lastTokens).toBeGreaterThan(700);
   });
 
   it('condenses the oldest tool observations first and keeps system, task and the latest results', async () => {
@@ -78,13 +82,15 @@ describe('prune', () => {
     expect(state.messages).toHaveLength(4);
   });
 
-  it('defaults to 80% of the model window from the table; unknown models get a small window', async () => {
+  it('defaults to 80% of the model window from the table; an unknown model is taken to have 128,000 tokens', async () => {
     expect(contextWindowFor('gpt-4o-2024-08-06')).toBe(128_000);
     expect(contextWindowFor('llama3.1:8b', { 'llama3.1': 4096 })).toBe(4096);
     expect(contextWindowFor('mystery-model')).toBe(unknownModelWindow);
+    expect(unknownModelWindow).toBe(128_000);
+    expect(prune().limitsInForce('mystery-model')).toEqual({ contextBudget: 102_400 });
     const state = makeState({ messages: conversation(10) });
-    await prune().execute(state, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'mystery-model' }) } }));
-    expect(state.prune!.history[0]!.budget).toBe(Math.floor(unknownModelWindow * 0.8));
+    await prune().execute(state, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'gpt-4' }) } }));
+    expect(state.prune!.history[0]!.budget).toBe(Math.floor(8192 * 0.8));
     const small = makeState({ messages: conversation(2) });
     await prune({ contextWindows: { tiny: 1_000 }, reserveOutputTokens: 400 }).execute(small, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'tiny' }) } }));
     expect(small.prune!.history[0]!.budget).toBe(600);

@@ -1,8 +1,9 @@
 // A small MCP server written with the SDK, for tests: stdio by default, Streamable HTTP with `--http` (it then prints
 // `{"url": ...}` as its first stdout line). Run with `node --import tsx tests/support/mcp-test-server.ts [--http]`.
-// Tools: echo, slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
-// picture (text and an image), whoami (the request's x-test-token header), `--alias NAME` copies of echo, and
-// `--many N` numbered tools tool_00001... (calls to them answer like echo). When MCP_TEST_LOG names a file, every
+// Tools: echo (annotated read-only), slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
+// picture (text and an image), whoami (the request's x-test-token header), `--alias NAME` copies of echo,
+// `--many N` numbered tools tool_00001... (calls to them answer like echo), `--describe NAME=TEXT` replaces a description,
+// `--with-write-tool` adds send_message. When MCP_TEST_LOG names a file, every
 // call, finish and cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -11,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 const logFile = process.env.MCP_TEST_LOG;
 
@@ -19,11 +20,12 @@ function log(event: Record<string, unknown>): void {
   if (logFile) appendFileSync(logFile, `${JSON.stringify({ pid: process.pid, ...event })}\n`);
 }
 
-const tools: Array<{ name: string; description: string; inputSchema: Record<string, unknown> }> = [
+const tools: Tool[] = [
   {
     name: 'echo',
     description: 'Returns its text.',
     inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'], additionalProperties: false },
+    annotations: { readOnlyHint: true },
   },
   {
     name: 'slow',
@@ -44,6 +46,19 @@ const many = Number(process.argv[process.argv.indexOf('--many') + 1] ?? 0);
 for (let index = 1; process.argv.includes('--many') && index <= many; index++) {
   const name = `tool_${String(index).padStart(5, '0')}`;
   tools.push({ name, description: `Tool number ${index}: returns its text.`, inputSchema: { type: 'object', properties: { [`text_${index}`]: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0, maximum: index } }, required: [`text_${index}`], additionalProperties: false } });
+}
+
+// `--with-write-tool` adds send_message, a side effect the server does not annotate read-only (so stageloop calls it a write).
+if (process.argv.includes('--with-write-tool')) {
+  tools.push({ name: 'send_message', description: 'Sends a message to a recipient.', inputSchema: { type: 'object', properties: { to: { type: 'string' }, text: { type: 'string' } }, required: ['to', 'text'] } });
+}
+
+// `--describe NAME=TEXT` (repeatable) replaces a tool's description, for screening and terminal-output tests.
+for (const [index, argument] of process.argv.entries()) {
+  if (argument !== '--describe') continue;
+  const [name, ...words] = process.argv[index + 1]!.split('=');
+  const tool = tools.find((each) => each.name === name);
+  if (tool) tool.description = words.join('=');
 }
 
 function text(value: string): CallToolResult {
@@ -81,6 +96,8 @@ function makeServer(): Server {
         return { content: [{ type: 'text', text: 'no such record: 42' }], isError: true };
       case 'picture':
         return { content: [{ type: 'text', text: 'a red dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] };
+      case 'send_message':
+        return text(`sent to ${String(args.to)}`);
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:

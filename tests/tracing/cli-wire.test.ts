@@ -43,22 +43,17 @@ describe('stageloop run --trace otlp', { timeout: 60_000 }, () => {
     expect(child.stdout).toContain('20');
     const spans = receiver.spans;
     const tree = wireTree(spans);
+    // The CLI's default guards are stages too.
+    const turn = (calls: string[]) => ['    stage budget', '    stage prune', '    stage think', '      chat stageloop-offline [CLIENT]', '    stage loop-guard', '    stage act', ...calls, '    stage loop-guard-history', '    stage observe', '    stage evaluate'];
     expect(tree).toEqual([
       'invoke_agent react',
+      '  stage limits',
+      '  stage budget-start',
       '  stage context',
       '  iteration 1',
-      '    stage think',
-      '      chat stageloop-offline [CLIENT]',
-      '    stage act',
-      '      execute_tool calculator',
-      '    stage observe',
-      '    stage evaluate',
+      ...turn(['      execute_tool calculator']),
       '  iteration 2',
-      '    stage think',
-      '      chat stageloop-offline [CLIENT]',
-      '    stage act',
-      '    stage observe',
-      '    stage evaluate',
+      ...turn([]),
       '  stage summarize',
     ]);
     expect(tree.length).toBe(spans.length);

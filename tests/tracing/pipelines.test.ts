@@ -69,7 +69,7 @@ describe('reactPipeline span tree', () => {
   it('parallel tool calls are sibling execute_tool spans under stage act; usage totals on the root', async () => {
     const tracing = makeTracing();
     const model = new ScriptedModel([parallelSums, { content: '5 and 20', usage }]);
-    const result = await tracedRun(tracing, reactPipeline(), model, 'compute 2+3 and 4*5');
+    const result = await tracedRun(tracing, reactPipeline({ guards: false }), model, 'compute 2+3 and 4*5');
     expect(result.status).toBe('completed');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual([
@@ -99,7 +99,7 @@ describe('reactPipeline span tree', () => {
   it('a failing model call: stage think ERROR with an exception event, the run failed, summarize still under the root', async () => {
     const tracing = makeTracing();
     const model = new ScriptedModel([parallelSums, new Error('model exploded'), { content: 'summary' }]);
-    const result = await tracedRun(tracing, reactPipeline(), model, 'compute');
+    const result = await tracedRun(tracing, reactPipeline({ guards: false }), model, 'compute');
     expect(result.status).toBe('failed');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual([
@@ -131,7 +131,7 @@ describe('reactPipeline span tree', () => {
       },
       { content: 'summary' },
     ]);
-    const result = await tracedRun(tracing, reactPipeline(), model, 'compute', controller.signal);
+    const result = await tracedRun(tracing, reactPipeline({ guards: false }), model, 'compute', controller.signal);
     expect(result.status).toBe('cancelled');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual([
@@ -150,7 +150,7 @@ describe('reactPipeline span tree', () => {
 describe('planExecuteReplanPipeline span tree', () => {
   it('plan sits under the root in setup; replan and summarize calls nest under their stages', async () => {
     const tracing = makeTracing();
-    const result = await tracedRun(tracing, planExecuteReplanPipeline(), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4');
+    const result = await tracedRun(tracing, planExecuteReplanPipeline({ guards: false }), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4');
     expect(result.status).toBe('completed');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual(offlinePlanExecuteReplanTree);
@@ -164,8 +164,8 @@ describe('concurrent runs of both pipelines', () => {
   it('never share a trace, and each tree is the one a lone run gives', async () => {
     const tracing = makeTracing();
     const [reactResult, replanResult] = await Promise.all([
-      tracedRun(tracing, reactPipeline(), new OfflineModel(), 'What is (2 + 3) * 4?'),
-      tracedRun(tracing, planExecuteReplanPipeline(), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4'),
+      tracedRun(tracing, reactPipeline({ guards: false }), new OfflineModel(), 'What is (2 + 3) * 4?'),
+      tracedRun(tracing, planExecuteReplanPipeline({ guards: false }), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4'),
     ]);
     const roots = spanForest(tracing.spans());
     expect(roots).toHaveLength(2);

@@ -1,6 +1,7 @@
 // A worker process for the tests: startWorker with the react pipeline, the loopback model and the logging tool.
-// Settings come from the environment: REDIS_URL, QUEUE, MODEL_URL, SIDE_EFFECT_LOG, CONCURRENCY, LOCK_MS, STALL_MS, TOOL_DELAY_MS.
+// Settings come from the environment: REDIS_URL, QUEUE, STORE_URL (default: the Redis store at REDIS_URL), MODEL_URL, SIDE_EFFECT_LOG, CONCURRENCY, LOCK_MS, STALL_MS, TOOL_DELAY_MS.
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
+import { openStore } from '../../src/store/location.js';
 import { startWorker } from '../../src/workers/worker.js';
 import { reactPipeline } from '../../pipelines/index.js';
 import { recordTools } from './fleet.js';
@@ -16,6 +17,7 @@ const worker = await startWorker({
   concurrency: Number(env.CONCURRENCY ?? 4),
   lockDurationMs: Number(env.LOCK_MS ?? 2_000),
   stalledIntervalMs: Number(env.STALL_MS ?? 500),
+  ...(env.STORE_URL !== undefined && env.STORE_URL !== env.REDIS_URL && { store: openStore({ path: env.STORE_URL }) }),
   prepare: () => ({ pipeline, deps: { model, tools } }),
   log: (line) => process.stderr.write(`${line}\n`),
 });

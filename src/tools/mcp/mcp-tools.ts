@@ -116,6 +116,9 @@ function mcpTool(connection: McpConnection, listed: ListedTool, name: string, va
     description,
     parameters: argumentsSchema(schema, validator),
     definition,
+    // A server's own word that a tool only reads is taken; otherwise a call may change something (MCP's default too).
+    effects: listed.annotations?.readOnlyHint === true ? 'read' : 'write',
+    taints: true,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     execute: (args, context) => callTool(connection, listed.name, args, context.signal),
   };
