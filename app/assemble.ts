@@ -46,12 +46,40 @@ export interface AssembledRun {
   close(): Promise<void>;
 }
 
+/** Where a pipeline's stages look a tool up by name: the run's registry, or for a replay the recorded traits. */
+export type ToolLookup = { get(name: string): Tool | undefined };
+
+/** What the taint policy reads of each tool, recorded with the run so a replay (which starts no MCP server) decides alike. */
+function traitsOf(tools: ToolRegistry): JsonObject {
+  return Object.fromEntries(
+    tools.names.map((name) => {
+      const tool = tools.get(name)!;
+      return [name, { effects: tool.effects ?? 'write', taints: tool.taints === true }];
+    }),
+  );
+}
+
+/** The recorded tool traits as a lookup: enough for the taint and approval stages to replay; undefined for older runs. */
+export function recordedTools(options: JsonObject): ToolLookup | undefined {
+  const traits = options.toolTraits;
+  if (traits === null || typeof traits !== 'object' || Array.isArray(traits)) return undefined;
+  const byName = new Map(
+    Object.entries(traits).map(([name, value]) => {
+      const trait = (value ?? {}) as { effects?: unknown; taints?: unknown };
+      const effects = trait.effects === 'none' || trait.effects === 'read' ? trait.effects : 'write';
+      // Only the traits are known offline: a replay serves every call from the journal, so nothing else is read.
+      return [name, { name, description: '', effects, ...(trait.taints === true && { taints: true }) } as unknown as Tool];
+    }),
+  );
+  return { get: (name) => byName.get(name) };
+}
+
 /** The recipe's pipeline: the built-in one with session stages and output schema, its guards and its approval stage. */
-export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolRegistry): Pipeline {
+export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLookup): Pipeline {
   return buildPipeline(recipe, modelName, tools);
 }
 
-function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolRegistry | undefined): Pipeline {
+function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined): Pipeline {
   const factory = builtInPipelines[recipe.pipeline];
   if (factory === undefined) throw new StageloopError('usage', `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`);
   const options: BuiltInPipelineOptions = {};
@@ -108,7 +136,7 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
       pipeline,
       deps,
       recipe: resolved,
-      record: recordOf(resolved),
+      record: { ...recordOf(resolved), toolTraits: traitsOf(tools) },
       notice: choice.notice,
       offline: choice.offline,
       async close() {

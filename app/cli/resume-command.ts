@@ -75,8 +75,8 @@ export async function replayCommand(argv: string[], streams: CliStreams, store: 
     const run = await mustGet(store, runId);
     const recorded = recipeOf(run);
     const recipe = typeof values.pipeline === 'string' ? { ...recorded, pipeline: values.pipeline } : recorded;
-    const { pipelineOf } = await import('../assemble.js');
-    const pipeline = pipelineOf(recipe, recipe.model.name ?? recordedModelName(run));
+    const { pipelineOf, recordedTools } = await import('../assemble.js');
+    const pipeline = pipelineOf(recipe, recipe.model.name ?? recordedModelName(run), recordedTools(run.options));
     const deps = recipe.session === undefined ? {} : { sessions: await replaySessionsOf(run, file) };
     const { replayRun } = await import('../../src/durable/replay.js');
     let report;
