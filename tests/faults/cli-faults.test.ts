@@ -37,10 +37,6 @@ async function timed(run: Promise<CliRun>): Promise<{ run: CliRun; elapsedMs: nu
   return { run: finished, elapsedMs: Date.now() - started };
 }
 
-async function firstRequest(server: ChatServer): Promise<void> {
-  while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-}
-
 const keepsCalling = (server: ChatServer, turns: number, usage: { input: number; output: number }) => {
   for (let turn = 1; turn <= turns; turn++) server.replyWithToolCalls([calc(`${turn} + 1`, `c${turn}`)], { usage });
   server.replyWith({ content: 'Forced answer: 395.', usage });
@@ -85,8 +81,8 @@ describe('fault matrix: the command line', () => {
   it('Ctrl-C during a 429 retry-after of 40 s: exit 130 at once, nothing keeps the process alive', async () => {
     loopback.server.fail(429, { headers: { 'retry-after': '40' }, times: 3 });
     const cli = startCli(['run', '--json', 'hello'], env());
-    await firstRequest(loopback.server);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The 429 is sent in full: the CLI is in its retry-after wait.
+    await loopback.server.answered(1);
     const interruptedAt = Date.now();
     cli.child.kill('SIGINT');
     const run = await cli.done;
@@ -97,7 +93,7 @@ describe('fault matrix: the command line', () => {
   it('one Ctrl-C during a hanging model call: a partial summary from the state, exit 130', async () => {
     loopback.server.hang(2);
     const cli = startCli(['run', '--json', 'Take your time'], env());
-    await firstRequest(loopback.server);
+    await loopback.server.received(1);
     const interruptedAt = Date.now();
     cli.child.kill('SIGINT');
     const run = await cli.done;
@@ -111,7 +107,7 @@ describe('fault matrix: the command line', () => {
   it('two Ctrl-C: the process quits at once with 130', async () => {
     loopback.server.hang(2);
     const hangingFinalize = startCli(['run', 'Take your time'], env());
-    await firstRequest(loopback.server);
+    await loopback.server.received(1);
     const interruptedAt = Date.now();
     hangingFinalize.child.kill('SIGINT');
     hangingFinalize.child.kill('SIGINT');

@@ -81,7 +81,7 @@ describe('OpenAIChatModel errors', () => {
     loopback.server.hang();
     const controller = new AbortController();
     const pending = model({ timeoutMs: 10_000 }).chat(request, controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await loopback.server.received(1);
     const abortedAt = Date.now();
     controller.abort();
     const error = await failure(pending);
@@ -94,7 +94,7 @@ describe('OpenAIChatModel errors', () => {
     loopback.server.fail(503, { headers: { 'retry-after': '5' } }).replyWith({ content: 'too late' });
     const controller = new AbortController();
     const pending = model({ maxRetries: 1 }).chat(request, controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await loopback.server.answered(1);
     expect(loopback.server.requests).toHaveLength(1);
     const abortedAt = Date.now();
     controller.abort();

@@ -108,7 +108,7 @@ describe('retries', () => {
     loopback.server.fail(429, { headers: { 'retry-after': '40' } });
     const controller = new AbortController();
     const pending = loopback.model({ maxRetries: 2, maxRetryAfterMs: 60_000 }).chat(request, controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await loopback.server.answered(1);
     const abortedAt = Date.now();
     controller.abort();
     const error = await failure(pending);

@@ -16,6 +16,7 @@
 //   server.handle((request, response) => ...)                   anything else, with node:http objects
 // `times` (default 1) repeats an entry. A request with nothing queued gets 418 "chat-server: unexpected request #n".
 // Recorded: server.requests[] ({ method, path, headers, body, rawBody }), server.lastBody, server.remaining;
+// server.received(n) / server.answered(n) wait (bounded) for the nth request to arrive / its reply to be sent in full.
 // server.assertConsumed() throws when queued entries were never used. Always `await server.close()` (afterEach), or let
 // useLoopbackServer() (tests/support/loopback-model.ts) start and close one per test.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -171,7 +172,10 @@ export function replyChunks(reply: ReplyOptions & { splitEvery?: number }): Arra
 
 export class ChatServer {
   readonly requests: RecordedRequest[] = [];
+  /** Requests whose handler has finished: the reply (or error) is on its way to the client. */
+  answeredCount = 0;
   private readonly queue: QueueEntry[] = [];
+  private readonly waiters: Array<{ ready: () => boolean; resolve: () => void }> = [];
   private readonly server: Server;
   private port = 0;
 
@@ -248,6 +252,31 @@ export class ChatServer {
     return this.handle(() => undefined, times);
   }
 
+  /** Resolves once `count` requests have arrived (a wait on the event, not on time). */
+  received(count = 1): Promise<void> {
+    return this.waitFor(() => this.requests.length >= count, `${count} request(s)`);
+  }
+
+  /** Resolves once `count` replies have been sent in full: the client is then past that answer (in a retry wait, say). */
+  answered(count = 1): Promise<void> {
+    return this.waitFor(() => this.answeredCount >= count, `${count} answered request(s)`);
+  }
+
+  private waitFor(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    if (ready()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`chat-server: no ${what} within ${timeoutMs} ms (got ${this.requests.length})`)), timeoutMs);
+      this.waiters.push({ ready, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.filter((entry) => entry.ready())) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  }
+
   assertConsumed(): void {
     if (this.remaining > 0) throw new Error(`chat-server: ${this.remaining} queued repl${this.remaining === 1 ? 'y was' : 'ies were'} never requested`);
   }
@@ -269,6 +298,11 @@ export class ChatServer {
     }
     const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, rawBody };
     this.requests.push(recorded);
+    this.wake();
+    response.once('finish', () => {
+      this.answeredCount += 1;
+      this.wake();
+    });
     const entry = this.queue[0];
     if (entry === undefined) {
       sendJson(response, 418, { error: { message: `chat-server: unexpected request #${this.requests.length}: nothing was queued`, type: 'test_error' } });

@@ -32,7 +32,6 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
     server.handle(async (request, response) => {
       modelCalls += 1;
       const task = (request.body.messages.find((message) => message.role === 'user')?.content ?? '').trim();
-      await new Promise((resolve) => setTimeout(resolve, 100));
       sendReply(request, response, { content: `the answer to ${task}` });
     }, Number.POSITIVE_INFINITY);
     worker = spawn(process.execPath, ['--import', 'tsx', entry, 'worker', '--redis', redis.url, '--concurrency', '2'], {
