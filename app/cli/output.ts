@@ -1,14 +1,9 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
+import type { StepView } from '../../stages/plan-steps.js';
 
-/** A plan step in `--json`: the planner's fields and how the step went. */
-export interface PlanStepView {
-  id: string;
-  description: string;
-  dependsOn: string[];
-  tool?: string;
-  priority?: number;
-  status: string;
+/** A plan step in `--json`: the step as events show it, plus how it went. */
+export interface PlanStepView extends StepView {
   result?: string;
   attempts?: number;
 }

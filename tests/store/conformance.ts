@@ -46,6 +46,20 @@ export function deadPid(): number {
 const here = hostname();
 export const liveOwner = (id: string): Owner => ({ id, pid: process.pid, host: here });
 
+/** Two connections to one shared store (two processes on one server): the newer claim fences the older owner. */
+export function sharedStoreFencing(where: string, open: () => RunStore): void {
+  it(`fences an owner on another connection: two processes sharing one ${where} never merge their writes`, async () => {
+    const first = open();
+    const second = open();
+    const old = await first.create(header('shared'), { ...liveOwner('old'), pid: deadPid() }, 60_000);
+    const { claim } = await second.claim('shared', liveOwner('new'));
+    await second.append(claim, [entry(1, 'new')]);
+    await expect(first.append(old, [entry(2, 'old')])).rejects.toBeInstanceOf(StaleClaimError);
+    expect((await first.journal('shared')).map((item) => item.data)).toEqual(['new']);
+    await Promise.all([first.close(), second.close()]);
+  });
+}
+
 export function storeConformance(name: string, factory: StoreFactory): void {
   describe(`${name}: RunStore conformance`, () => {
     let now = 10_000;

@@ -8,7 +8,7 @@ import { postgresStore } from '../../src/store/postgres-store.js';
 import { StaleClaimError } from '../../src/store/types.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { freePort } from '../workers/redis-server.js';
-import { checkpoint, deadPid, entry, header, liveOwner, outcome, storeConformance } from './conformance.js';
+import { checkpoint, deadPid, entry, header, liveOwner, outcome, sharedStoreFencing, storeConformance } from './conformance.js';
 
 /** A plain client on the server, as an operator's psql would be. */
 async function admin<Result>(url: string, body: (client: pg.Client) => Promise<Result>): Promise<Result> {
@@ -33,16 +33,7 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
   // Each store gets its own schema: a fresh, empty store on the same server.
   storeConformance('postgresStore', (clock) => postgresStore(server!.url, { clock, schema: `conformance_${++count}` }));
 
-  it('fences an owner on another connection: two processes sharing one database never merge their writes', async () => {
-    const first = postgresStore(server!.url, { schema: 'two' });
-    const second = postgresStore(server!.url, { schema: 'two' });
-    const old = await first.create(header('shared'), { ...liveOwner('old'), pid: deadPid() }, 60_000);
-    const { claim } = await second.claim('shared', liveOwner('new'));
-    await second.append(claim, [entry(1, 'new')]);
-    await expect(first.append(old, [entry(2, 'old')])).rejects.toBeInstanceOf(StaleClaimError);
-    expect((await first.journal('shared')).map((item) => item.data)).toEqual(['new']);
-    await Promise.all([first.close(), second.close()]);
-  });
+  sharedStoreFencing('database', () => postgresStore(server!.url, { schema: 'two' }));
 
   it('refuses a store written by a newer stageloop, and migrates an older one keeping its runs', async () => {
     const newer = postgresStore(server!.url, { schema: 'newer' });

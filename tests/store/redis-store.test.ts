@@ -6,7 +6,7 @@ import { checkRedisReachable, checkRedisUrl } from '../../src/store/redis-connec
 import { redisStore } from '../../src/store/redis-store.js';
 import { StaleClaimError } from '../../src/store/types.js';
 import { freePort, runRedisTests, startRedis, type RedisInstance } from '../workers/redis-server.js';
-import { checkpoint, deadPid, entry, header, liveOwner, storeConformance } from './conformance.js';
+import { checkpoint, deadPid, entry, header, liveOwner, sharedStoreFencing, storeConformance } from './conformance.js';
 
 let server: RedisInstance | undefined;
 let count = 0;
@@ -34,16 +34,7 @@ describe.runIf(runRedisTests)('redisStore', () => {
     await store.close();
   });
 
-  it('fences an owner on another connection: two processes sharing one Redis never merge their writes', async () => {
-    const first = redisStore(server!.url, { prefix: 'two' });
-    const second = redisStore(server!.url, { prefix: 'two' });
-    const old = await first.create(header('shared'), { ...liveOwner('old'), pid: deadPid() }, 60_000);
-    const { claim } = await second.claim('shared', liveOwner('new'));
-    await second.append(claim, [entry(1, 'new')]);
-    await expect(first.append(old, [entry(2, 'old')])).rejects.toBeInstanceOf(StaleClaimError);
-    expect((await first.journal('shared')).map((item) => item.data)).toEqual(['new']);
-    await Promise.all([first.close(), second.close()]);
-  });
+  sharedStoreFencing('Redis', () => redisStore(server!.url, { prefix: 'two' }));
 
   it('names an unreachable Redis and a malformed URL in one line each', async () => {
     const port = await freePort();
