@@ -1,30 +1,40 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
-import { parseArgs } from 'node:util';
 import type { JsonObject, JsonValue } from '../../src/common/json.js';
 import type { LoadedRun } from '../../src/durable/inspect.js';
 import type { JournalEntry } from '../../src/store/types.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
-import { UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CliStreams, CommandModule } from './command.js';
+import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
-export function parseShowFlags(argv: string[]): { runId: string; json: boolean; html: boolean } | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, html: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop show --help"`);
-  }
+export function parseShowFlags(argv: readonly string[]): { runId: string; json: boolean; html: boolean; store?: string } | 'help' {
+  const parsed = parseFlags('show', argv, { json: { type: 'boolean' }, html: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (parsed.values.help) return 'help';
   const [runId, extra] = parsed.positionals;
   if (runId === undefined) throw new UsageError('stageloop show needs a run id: list them with "stageloop runs"');
   if (extra !== undefined) throw new UsageError(`stageloop show takes one run id, got also "${extra}"`);
   if (parsed.values.json && parsed.values.html) throw new UsageError('stageloop show takes --json or --html, not both');
-  return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false };
+  return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false, ...(parsed.values.store !== undefined && { store: parsed.values.store }) };
 }
+
+export const show: CommandModule = {
+  usage: () => showUsage,
+  async run(argv, io) {
+    const flags = parseShowFlags(argv);
+    if (flags === 'help') return 'help';
+    const { store } = await openCliStore(flags.store, io.env);
+    try {
+      const { loadRun } = await import('../../src/durable/inspect.js');
+      return await showCommand(await loadRun(store, flags.runId), flags, io);
+    } finally {
+      await store.close();
+    }
+  },
+};
 
 /** One timeline line per journal entry worth showing, in order. */
 export interface TimelineItem {
