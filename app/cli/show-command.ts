@@ -1,7 +1,6 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
-import type { JsonObject, JsonValue } from '../../src/common/json.js';
 import type { LoadedRun } from '../../src/durable/inspect.js';
-import type { JournalEntry } from '../../src/store/types.js';
+import { shortText, timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
 import { parseFlags, UsageError } from './args.js';
@@ -36,67 +35,6 @@ export const show: CommandModule = {
   },
 };
 
-/** One timeline line per journal entry worth showing, in order. */
-export interface TimelineItem {
-  kind: 'stage' | 'model' | 'tool';
-  zone: string;
-  iteration: number;
-  stage: string | null;
-  at: number;
-  /** ms since the previous stage ended (for a stage: its duration). */
-  durationMs?: number;
-  summary: string;
-  detail: JsonValue;
-}
-
-export function timelineOf(loaded: LoadedRun): TimelineItem[] {
-  const items: TimelineItem[] = [];
-  let stageStart = loaded.run.createdAt;
-  for (const entry of loaded.journal) {
-    const item = itemOf(entry, stageStart);
-    if (item === undefined) continue;
-    if (entry.kind === 'stage') stageStart = entry.at;
-    items.push(item);
-  }
-  return items;
-}
-
-function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefined {
-  const data = (entry.data ?? {}) as JsonObject;
-  const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
-  if (entry.kind === 'stage') {
-    const signal = data.signal as { type?: string; kind?: string; reason?: string } | null;
-    const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
-    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: data };
-  }
-  if (entry.kind === 'model') {
-    const response = data.response as { content?: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; toolCalls?: Array<{ name: string; arguments: string }> } | undefined;
-    const error = data.error as { kind?: string; message?: string } | undefined;
-    const purpose = (data.request as { purpose?: string } | undefined)?.purpose ?? 'model';
-    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${short(error.message ?? '')}`, detail: data };
-    const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${short(call.arguments, 60)}`).join(', ');
-    const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
-    const said = response?.content ? ` "${short(response.content)}"` : '';
-    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: data };
-  }
-  if (entry.kind === 'tool') {
-    const calls = (data.calls ?? []) as Array<{ name: string; arguments: string }>;
-    const results = (data.results ?? []) as Array<{ ok: boolean; content?: string; error?: { kind: string; message: string } }>;
-    const lines = calls.map((call, index) => {
-      const result = results[index];
-      const outcome = result === undefined ? '?' : result.ok ? short(result.content ?? '') : `error ${result.error?.kind}: ${short(result.error?.message ?? '')}`;
-      return `${call.name} ${short(call.arguments, 60)} → ${outcome}`;
-    });
-    return { kind: 'tool', ...base, summary: lines.join('; '), detail: data };
-  }
-  return undefined;
-}
-
-function short(text: string, limit = 80): string {
-  const single = text.replace(/\s+/g, ' ').trim();
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
-}
-
 /** "[b] " for a call made for plan step b while steps ran side by side. */
 function stepOf(item: TimelineItem): string {
   const mark = item.stage?.indexOf('#') ?? -1;
@@ -122,7 +60,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
     streams.stdout.write(`${terminalSafeJson({ ...rest.run, timeline })}\n`);
     return 0;
   }
-  const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${short(String(run.input.task ?? ''), 200)}`, ''];
+  const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
     else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
