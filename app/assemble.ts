@@ -15,7 +15,7 @@ import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/inde
 import { withApproval } from '../stages/approval.js';
 import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './cli/mcp-config.js';
-import { applyGuards, guardDefaults } from './guards.js';
+import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 

@@ -1,6 +1,6 @@
 // Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session), with the default guards. Think to evaluate run for each running plan step (perStep), side by side up to maxParallelSteps.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { applyGuards, type GuardFlags } from '../app/guards.js';
+import { applyGuards, type GuardFlags } from './guards.js';
 import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
 import { withOutput } from '../stages/final-output.js';

@@ -1,6 +1,6 @@
 // ReAct: setup [history?, context] · iteration [think, act, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { applyGuards, type GuardFlags } from '../app/guards.js';
+import { applyGuards, type GuardFlags } from './guards.js';
 import { act, context, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
 import { withOutput } from '../stages/final-output.js';
 import { withJudgedAnswer } from '../stages/evaluate.js';

@@ -1,7 +1,7 @@
 // Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { GuardFlags } from '../guards.js';
+import type { GuardFlags } from '../../pipelines/guards.js';
 
 export type { GuardFlags };
 
@@ -132,7 +132,7 @@ function injectionAction(values: string[] | undefined): InjectionAction | undefi
   return action;
 }
 
-/** Guard flags stay text here: applyGuards (app/guards.ts) checks them and names the flag in its error. */
+/** Guard flags stay text here: applyGuards (pipelines/guards.ts) checks them and names the flag in its error. */
 export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
   const flags: GuardFlags = {};
   const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection' | 'noGuards'>) => {

@@ -12,15 +12,10 @@ import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema
 import type { RunAssembly, RunHost } from './run-host.js';
 import { listItemOf, runViewOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
+import type { PipelineInfo } from './pipeline-info.js';
 import { streamEvents, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
-export interface PipelineInfo {
-  name: string;
-  maxIterations: number;
-  setup: string[];
-  iteration: string[];
-  finalize: string[];
-}
+export type { PipelineInfo } from './pipeline-info.js';
 
 /** Sends people's decisions to an interrupted run (approvals); absent until the engine has them. */
 export type DecisionsAdapter = (runId: string, decisions: DecisionsBody['decisions']) => Promise<void>;

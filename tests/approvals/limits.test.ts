@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reactPipeline } from '../../pipelines/react.js';
-import { applyGuards } from '../../app/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
 import { runPipeline } from '../../src/durable/durable-run.js';
 import type { LimitDecision, LimitRequest } from '../../src/durable/decisions.js';
 import { replayRun } from '../../src/durable/replay.js';

@@ -5,7 +5,7 @@ import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.
 import { definePipeline, type Pipeline } from '../../src/engine/pipeline.js';
 import { calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { applyGuards, type GuardFlags } from '../../app/guards.js';
+import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
 import type { ChatServer } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';

@@ -3,7 +3,7 @@
 import { describe, it } from 'vitest';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import type { OpenAIChatModelOptions } from '../../src/model/openai-model.js';
-import { applyGuards, type GuardFlags } from '../../app/guards.js';
+import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
 import { completionBody, replyChunks, textChunk, type ChatServer } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';

@@ -7,7 +7,7 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { makeClock } from '../../src/testing/index.js';
 import { otelRunTracer } from '../../src/tracing/otel-tracer.js';
-import { applyGuards, guardDefaults } from '../../app/guards.js';
+import { applyGuards, guardDefaults } from '../../pipelines/guards.js';
 import { sendReply } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { runCli } from '../support/run-cli.js';

@@ -11,7 +11,7 @@ import type { SessionStore } from '../../src/sessions/types.js';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { rememberTool } from '../../src/tools/remember.js';
-import { applyGuards } from '../../app/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
 import { injectionGuard, type InjectionAction } from '../../stages/guards.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 

@@ -7,7 +7,7 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
-import { applyGuards, type GuardFlags } from '../../app/guards.js';
+import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
 import { testTools } from '../support/stage-tools.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.js';
-import { applyGuards } from '../../app/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
 import { resumeRun, runPipeline as recordedRun } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
 import { runPipeline } from '../../src/engine/runner.js';

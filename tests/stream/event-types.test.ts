@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
-import { applyGuards } from '../../app/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEventType } from '../../src/engine/stage.js';
 import { OfflineModel } from '../../src/model/offline-model.js';

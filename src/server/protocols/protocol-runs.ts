@@ -3,7 +3,7 @@
 import { StageloopError } from '../../common/stageloop-error.js';
 import type { RunResult } from '../../engine/run-result.js';
 import type { RunEvent } from '../../engine/stage.js';
-import type { PipelineInfo } from '../app.js';
+import type { PipelineInfo } from '../pipeline-info.js';
 import type { RunEventLog } from '../event-log.js';
 import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
 import type { RunAssembly, RunHost } from '../run-host.js';

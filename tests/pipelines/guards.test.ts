@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyGuards } from '../../app/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
 import { GuardConfigError } from '../../stages/guard-config-error.js';
 import { definePipeline, stageNames } from '../../src/engine/pipeline.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
