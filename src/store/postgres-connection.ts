@@ -174,9 +174,9 @@ export function postgresFailure(url: string, error: unknown): StoreError | Stage
 
 /**
  * Runs `body` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it throws. A broken
- * connection is dropped from the pool rather than reused. A connection lost before COMMIT was sent (a server that
- * ended an owner's transaction while the process was stopped, say) rolled the transaction back, so it is tried once
- * more on a fresh connection; a loss during COMMIT is in doubt and is never retried.
+ * connection is dropped from the pool rather than reused. A transaction the server ended because its process was
+ * silent too long (stopped, say) was rolled back before COMMIT was sent, so it is tried once more on a fresh
+ * connection; any other loss is reported (a loss during COMMIT is in doubt and is never retried).
  */
 export async function inTransaction<Result>(pool: PostgresPool, body: (client: PostgresClient) => Promise<Result>): Promise<Result> {
   const first = await transactionOnce(pool, body);
@@ -184,6 +184,12 @@ export async function inTransaction<Result>(pool: PostgresPool, body: (client: P
   const second = await transactionOnce(pool, body);
   if (second.done) return second.result;
   throw second.lost;
+}
+
+const idleTransactionEnded = '25P03';
+
+function codeOf(error: unknown): string {
+  return String((error as { code?: unknown })?.code ?? '');
 }
 
 type Attempt<Result> = { done: true; result: Result } | { done: false; lost: unknown };
@@ -204,7 +210,7 @@ async function transactionOnce<Result>(pool: PostgresPool, body: (client: Postgr
   } catch (error) {
     if (isConnectionError(error) || broken !== undefined) {
       broken ??= error;
-      if (!committing) return { done: false, lost: error };
+      if (!committing && codeOf(broken) === idleTransactionEnded) return { done: false, lost: error };
     } else {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
     }
