@@ -45,6 +45,20 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'taint policy',
+    // An MCP result taints the context, so the MCP write tool waits (`ask`, the default) with no approval flag: the
+    // approve, reject and server cells are that pause. Cells that must not pause (run, kill -9, worker: no terminal)
+    // take `refuse`: the write comes back refused, and the answer is the same echoed 84.
+    flags: (context, cell) => {
+      const { name: _name, ...server } = stdioTestServer('${MCP_TEST_LOG}', 'test', ['--with-write-tool']);
+      const policy = ['approve', 'reject', 'server'].includes(cell) ? 'ask' : 'refuse';
+      return ['--mcp-config', context.file('mcp-write.json', { mcpServers: { files: server } }), '--taint-policy', policy];
+    },
+    approvalFlags: [],
+    task: 'Please echo 84, then send it to ops',
+    expected: answered,
+  },
+  {
     name: 'fallback model',
     // The recipe's base URL fails (503); the config file's fallback server answers.
     flags: (context) => ['--base-url', failing.url, '--mcp-config', context.file('fallback.json', { fallback: [{ model: 'test-model', baseUrl: context.model.url, apiKey: '${FALLBACK_KEY}' }] })],

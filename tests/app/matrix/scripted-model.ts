@@ -24,6 +24,14 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   const toolResult = messages.slice(lastUser + 1).find((message) => message.role === 'tool');
   // The final-output call: the work so far in one user message, answered as the schema's object.
   if (body.response_format?.type === 'json_schema') return { content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }) };
+  // The taint row: echo (an MCP result taints the context), then send it (a write), then answer with the echoed number.
+  if (/\bsend it\b/i.test(task) && toolResult !== undefined) {
+    const after = messages.slice(lastUser + 1);
+    const sent = after.some((message) => message.tool_calls?.some((call) => call.function.name === 'files__send_message'));
+    const echoed = numberIn(String(toolResult.content ?? '')) ?? '0';
+    if (!sent) return { toolCalls: [{ name: 'files__send_message', arguments: JSON.stringify({ to: 'ops', text: echoed }) }] };
+    return { content: `The answer is ${echoed}.` };
+  }
   if (toolResult === undefined) {
     if (/\becho\b/i.test(task)) return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
     const addition = /add (\d+) to that/i.exec(task);
