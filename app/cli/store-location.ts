@@ -40,6 +40,7 @@ export interface OpenedStore {
  * it in output: the SQLite file, or the URL without its password.
  */
 export async function openCliStore(path: string | undefined, env: Environment): Promise<OpenedStore> {
+  if (path === '') throw new UsageError(needsValue);
   const location = { env, ...(path !== undefined ? { path } : {}) };
   const { openStore, storeDisplayName, storePath } = await import('../../src/store/location.js');
   const file = storeDisplayName(location);

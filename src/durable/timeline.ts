@@ -1,0 +1,67 @@
+// A recorded run's timeline: one item per journal entry worth showing (stages, model and tool calls), in order.
+// `stageloop show` prints it and the server's run view sends it.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { JournalEntry } from '../store/types.js';
+import type { LoadedRun } from './inspect.js';
+
+/** One timeline line per journal entry worth showing, in order. */
+export interface TimelineItem {
+  kind: 'stage' | 'model' | 'tool';
+  zone: string;
+  iteration: number;
+  stage: string | null;
+  at: number;
+  /** ms since the previous stage ended (for a stage: its duration). */
+  durationMs?: number;
+  summary: string;
+  detail: JsonValue;
+}
+
+export function timelineOf(loaded: LoadedRun): TimelineItem[] {
+  const items: TimelineItem[] = [];
+  let stageStart = loaded.run.createdAt;
+  for (const entry of loaded.journal) {
+    const item = itemOf(entry, stageStart);
+    if (item === undefined) continue;
+    if (entry.kind === 'stage') stageStart = entry.at;
+    items.push(item);
+  }
+  return items;
+}
+
+function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefined {
+  const data = (entry.data ?? {}) as JsonObject;
+  const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
+  if (entry.kind === 'stage') {
+    const signal = data.signal as { type?: string; kind?: string; reason?: string } | null;
+    const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
+    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: data };
+  }
+  if (entry.kind === 'model') {
+    const response = data.response as { content?: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; toolCalls?: Array<{ name: string; arguments: string }> } | undefined;
+    const error = data.error as { kind?: string; message?: string } | undefined;
+    const purpose = (data.request as { purpose?: string } | undefined)?.purpose ?? 'model';
+    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message ?? '')}`, detail: data };
+    const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${shortText(call.arguments, 60)}`).join(', ');
+    const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
+    const said = response?.content ? ` "${shortText(response.content)}"` : '';
+    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: data };
+  }
+  if (entry.kind === 'tool') {
+    const calls = (data.calls ?? []) as Array<{ name: string; arguments: string }>;
+    const results = (data.results ?? []) as Array<{ ok: boolean; content?: string; error?: { kind: string; message: string } }>;
+    const lines = calls.map((call, index) => {
+      const result = results[index];
+      const outcome = result === undefined ? '?' : result.ok ? shortText(result.content ?? '') : `error ${result.error?.kind}: ${shortText(result.error?.message ?? '')}`;
+      return `${call.name} ${shortText(call.arguments, 60)} → ${outcome}`;
+    });
+    return { kind: 'tool', ...base, summary: lines.join('; '), detail: data };
+  }
+  return undefined;
+}
+
+/** One line of at most `limit` characters. */
+export function shortText(text: string, limit = 80): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+}
