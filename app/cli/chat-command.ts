@@ -30,7 +30,7 @@ export async function chatCommand(argv: string[], env: Environment, streams: Cli
   }
   const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env);
   const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;

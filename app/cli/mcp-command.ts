@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { Environment } from '../../src/model/config.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
 
@@ -23,11 +24,9 @@ export async function mcpCommand(argv: string[], env: Environment, streams: CliS
   // stdout belongs to JSON-RPC: anything a library logs goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
-  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('./serve-command.js'),
-    import('../../src/server/protocols/mcp-server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
+  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional('stageloop mcp', optionalParts.mcp, () =>
+    Promise.all([import('./serve-command.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+  );
   const services = await runServices(values.store, env, calculatorHost);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);
   const server = stageloopMcpServer({ ...services, defaultPipeline: 'react' });

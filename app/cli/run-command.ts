@@ -40,7 +40,7 @@ export async function runCommand(flags: RunFlags, env: Environment, streams: Cli
   const { assemble } = await import('../assemble.js');
   const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
-    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const { session } = given.recipe;
     const input = session ? { task: flags.task, session: session.name, user: session.user } : { task: flags.task };
