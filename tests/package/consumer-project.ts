@@ -56,9 +56,7 @@ function closureOf(packages: Record<string, LockEntry>, roots: readonly string[]
  */
 export async function installPackedPackage(): Promise<ConsumerProject> {
   const directory = await mkdtemp(join(tmpdir(), 'stageloop-consumer-'));
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: repositoryRoot });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = packed!.filename.replace(/^.*\//, '');
+  const { tarball, files } = await packInto(directory);
   const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as {
     version: string;
     dependencies: Record<string, string>;
@@ -87,9 +85,21 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
   // better-sqlite3 builds its native addon in an install script (from source here, ~80 s); the consumer gets the one
   // this repository's npm ci built, for this same Node.
   await cp(join(repositoryRoot, 'node_modules/better-sqlite3/build'), join(directory, 'node_modules/better-sqlite3/build'), { recursive: true });
+  return projectAt(directory, files);
+}
+
+/** Packs this repository (dist/ is already built by the test set-up) into `directory`: the tarball's name and files. */
+export async function packInto(directory: string): Promise<{ tarball: string; files: string[] }> {
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: repositoryRoot });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: packed!.filename.replace(/^.*\//, ''), files: packed!.files.map((file) => file.path) };
+}
+
+/** A project in `directory` whose node() runs with nothing of this repository's environment but PATH. */
+export function projectAt(directory: string, tarballFiles: string[]): ConsumerProject {
   return {
     directory,
-    tarballFiles: packed!.files.map((file) => file.path),
+    tarballFiles,
     node: (args, env = {}, timeoutMs = 60_000) =>
       new Promise((resolve) => {
         execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs }, (error, out, err) =>

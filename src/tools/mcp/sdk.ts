@@ -25,7 +25,7 @@ let loading: Promise<McpSdk> | undefined;
 export let loadedSdk: McpSdk | undefined;
 
 export function loadSdk(): Promise<McpSdk> {
-  loading ??= loadOptional('MCP tools', optionalParts.mcp, () => Promise.all([
+  loading ??= loadOptional('stageloop/mcp', optionalParts.mcp, () => Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
