@@ -3,6 +3,7 @@
 // its own dependencies, and each optional part, when used, is one line naming the package to add.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -48,6 +49,24 @@ describe('the light install', () => {
     expect(JSON.parse(output.stdout)).toMatchObject({ status: 'completed' });
     expect(JSON.parse(output.stdout).answer).toContain('395');
   }, 60_000);
+
+  it('a strict TypeScript consumer of the engine entries type-checks without the optional packages', async () => {
+    const consumer = `import { runPipeline, OfflineModel, ToolRegistry, calculatorTool, memoryStore, type RunResult } from 'stageloop';
+import { think } from 'stageloop/stages';
+import { reactPipeline } from 'stageloop/pipelines';
+import { ScriptedModel } from 'stageloop/testing';
+const result: Promise<RunResult> = runPipeline(reactPipeline(), { task: 'x' }, { store: memoryStore(), deps: { model: new OfflineModel(), tools: new ToolRegistry([calculatorTool()]) } });
+export { result, think, ScriptedModel };
+`;
+    await writeFile(join(project.directory, 'consumer.ts'), consumer);
+    // @types/node from this repository: the app itself installs nothing for the check.
+    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'], typeRoots: [join(repositoryRoot, 'node_modules/@types')] };
+    await writeFile(join(project.directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+    const tsc = createRequire(join(repositoryRoot, 'package.json')).resolve('typescript/bin/tsc');
+    const output = await project.node([tsc, '-p', '.'], {}, 240_000);
+    expect(output.stdout + output.stderr).toBe('');
+    expect(output.code).toBe(0);
+  }, 300_000);
 
   it('the command runs offline with --no-store; a recorded run says which package to add, or --no-store', async () => {
     const unrecorded = await project.node(['node_modules/.bin/stageloop', 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
