@@ -16,7 +16,7 @@ import { withApproval } from '../stages/approval.js';
 import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './cli/mcp-config.js';
 import { applyGuards, guardDefaults } from './guards.js';
-import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
+import { schemaOfJson } from './output-schema.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
 export const pipelineNames = Object.keys(builtInPipelines);
@@ -107,6 +107,8 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   if (model.offline === false && model.baseUrl === undefined && !env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) {
     throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${model.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
   }
+  // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
+  const { chooseModel, withFallbacks } = await import('./ingredients.js');
   const chosen = await chooseModel({ offline: model.offline === true, ...(model.name !== undefined && { model: model.name }), ...(model.baseUrl !== undefined && { baseUrl: model.baseUrl }) }, env);
   const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
     model: entry.model,
@@ -161,6 +163,7 @@ async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, 
     const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
+  const { toolsWithMcp } = await import('./ingredients.js');
   const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [] }), recipe.tools.only);
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');

@@ -31,7 +31,7 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
   const { env, stdin: input, ...streams } = io;
   const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env, io.cwd);
   const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;

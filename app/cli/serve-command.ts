@@ -15,6 +15,7 @@ import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
+import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
                       [--allow-host NAME]... [--allow-origin URL]...
@@ -142,7 +143,9 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
 }
 
 export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]);
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional('stageloop serve', optionalParts.server, () =>
+    Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]),
+  );
   checkBind(flags.host, flags.token);
   const services = await runServices(flags.store, env, calculatorHost);
   const app = serverApp({
