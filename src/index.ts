@@ -166,7 +166,6 @@ export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } 
 // serve (issue 18)
 export { serverApp, type ServerAppOptions, type PipelineInfo, type DecisionsAdapter } from './server/app.js';
 export { RunHost, type RunAssembly, type RunStarter } from './server/run-host.js';
-export { RunEventLog, type SequencedEvent } from './server/event-log.js';
 export { listen, checkBind, isLoopback, ServeConfigError, type ListeningServer } from './server/listen.js';
 export { standaloneRunPage } from './server/console/pages.js';
 
@@ -186,7 +185,8 @@ export type { NeedsApproval } from './tools/define-tool.js';
 // --- streaming (issue 14) ---
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
-export { toServerSentEvents, serverSentEventsHeaders, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+export { toServerSentEvents, serverSentEventsHeaders, serverSentEvent, eventStreamBody, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+export { EventLog } from './stream/event-log.js';
 
 // --- eval (issue 30): datasets, graders (also for your own vitest tests), evaluate(), baseline comparison ---
 export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from './eval/evaluate.js';

@@ -11,6 +11,7 @@ import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
+import { shownSlots } from '../shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
 import { UsageError } from './args.js';
 import type { CliStreams } from './run-command.js';
@@ -79,6 +80,8 @@ export interface RunServices {
   store: RunStore;
   host: RunHost;
   pipelines: PipelineInfo[];
+  /** The state slots a run's view shows. */
+  shownSlots: readonly string[];
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide: DecisionsAdapter;
   /** Which model is in use and where runs are recorded, for stderr. */
@@ -118,6 +121,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
     store: recording.store,
     host,
     pipelines,
+    shownSlots,
     notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
@@ -156,6 +160,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     store: services.store,
     host: services.host,
     pipelines: services.pipelines,
+    shownSlots: services.shownSlots,
     defaultPipeline: 'react',
     ...(flags.token !== undefined && { token: flags.token }),
     access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },

@@ -4,7 +4,7 @@ import type { Pipeline } from '../engine/pipeline.js';
 import type { RunResult } from '../engine/runner.js';
 import type { Deps, RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
-import { RunEventLog } from './event-log.js';
+import { EventLog } from '../stream/event-log.js';
 
 /** What one run needs, built by the application (the CLI assembles pipelines, models and tools; src/server cannot). */
 export interface RunAssembly {
@@ -18,7 +18,7 @@ export interface RunAssembly {
 export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
 
 interface HostedRun {
-  log: RunEventLog;
+  log: EventLog;
   controller: AbortController;
   done: Promise<RunResult | undefined> | undefined;
 }
@@ -39,7 +39,7 @@ export class RunHost {
 
   /** Starts the run and resolves with its id once it has one (its first event), or with the result when it ends before. */
   start(assembly: RunAssembly, input: RunInput): Promise<string> {
-    const log = new RunEventLog();
+    const log = new EventLog();
     const controller = new AbortController();
     const given = assembly.deps.onEvent;
     // Made before the run starts: a run may report its first event synchronously.
@@ -57,7 +57,7 @@ export class RunHost {
         this.#runs.set(known, hosted);
         announce(known);
       }
-      log.append(event);
+      log.push(event);
       given?.(event);
     };
     const done = this.startRun(assembly, input, { deps: { ...assembly.deps, onEvent }, signal: controller.signal }).then(
@@ -88,13 +88,13 @@ export class RunHost {
     return this.#runs.get(runId)?.done;
   }
 
-  log(runId: string): RunEventLog | undefined {
+  log(runId: string): EventLog | undefined {
     return this.#runs.get(runId)?.log;
   }
 
   isActive(runId: string): boolean {
     const hosted = this.#runs.get(runId);
-    return hosted !== undefined && !hosted.log.ended;
+    return hosted !== undefined && !hosted.log.done;
   }
 
   cancel(runId: string, reason: string): boolean {
@@ -106,7 +106,7 @@ export class RunHost {
   /** Stops taking runs, asks every running one to stop (it reaches a checkpoint and is recorded as cancelled), waits for them. */
   async drain(reason: string): Promise<void> {
     this.#accepting = false;
-    const running = [...this.#runs.values()].filter((hosted) => !hosted.log.ended);
+    const running = [...this.#runs.values()].filter((hosted) => !hosted.log.done);
     for (const hosted of running) hosted.controller.abort(new Error(reason));
     await Promise.all(running.map((hosted) => hosted.done));
   }

@@ -37,6 +37,7 @@ export class RunViewCache {
 
   constructor(
     private readonly store: RunStore,
+    private readonly shownSlots: readonly string[],
     private readonly maxRuns = 2_000,
   ) {}
 
@@ -69,7 +70,7 @@ export class RunViewCache {
     const heldThrough = held.at(-1)?.seq ?? 0;
     const journal = heldThrough > 0 && run.head >= heldThrough ? [...held, ...(await this.store.journal(runId, heldThrough))] : await this.store.journal(runId);
     const checkpoint = await this.store.latestCheckpoint(runId);
-    const view = viewOfLoaded({ run, journal: effectiveJournal(journal), checkpoints: checkpoint === undefined ? [] : [checkpoint] });
+    const view = viewOfLoaded({ run, journal: effectiveJournal(journal), checkpoints: checkpoint === undefined ? [] : [checkpoint] }, this.shownSlots);
     const final = finalStatuses.has(run.status);
     // A finished run is never read again from the store: its entries need not be kept.
     return { stamp, final, journal: final ? [] : journal, prefix: JSON.stringify(view).slice(0, -1), facts: '', rendered: { body: '', etag: '' } };
