@@ -138,7 +138,11 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
       const assembled = await assembleRun(recipeOf(run));
       // The run goes on in the background; its events and outcome are in the store.
       const resumed = resumeRun(recording.store, runId, { pipeline: assembled.pipeline, deps: assembled.deps, decisions: byId });
-      void resumed.catch(() => undefined).finally(() => assembled.close());
+      host.notify(runId);
+      void resumed.catch(() => undefined).finally(() => {
+        host.notify(runId);
+        return assembled.close();
+      });
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const assembled = await assembleRun(recipeOfRequest(body));

@@ -12,7 +12,7 @@ import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema
 import type { RunAssembly, RunHost } from './run-host.js';
 import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
-import { streamEvents, streamStoredStatus, streamWatchedStatus } from './sse.js';
+import { streamEvents, streamRunChanges, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
 export interface PipelineInfo {
   name: string;
@@ -84,6 +84,8 @@ export function serverApp(options: ServerAppOptions): Hono {
   });
 
   app.get('/v1/runs', async (context) => {
+    // Asked as an event stream: the runs that start or end here from now on, one `run` event each (the console's list).
+    if (wantsEvents(context)) return streamRunChanges(host, store);
     const query = parseWith(listQuerySchema, context.req.query());
     // One more than asked for says whether another page follows; its cursor is the last run listed.
     const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {

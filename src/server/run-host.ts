@@ -21,6 +21,8 @@ interface HostedRun {
   log: EventLog;
   controller: AbortController;
   done: Promise<RunResult | undefined> | undefined;
+  /** True once the run's result is in (its store record written): its log may end a little earlier, at run_finished. */
+  settled: boolean;
 }
 
 /** Logs of finished runs kept for late readers of their stream; older ones are dropped first. */
@@ -29,6 +31,7 @@ const keptFinishedLogs = 500;
 export class RunHost {
   readonly #runs = new Map<string, HostedRun>();
   readonly #finished: string[] = [];
+  readonly #watchers = new Set<(runId: string) => void>();
   #accepting = true;
 
   constructor(private readonly startRun: RunStarter) {}
@@ -43,7 +46,7 @@ export class RunHost {
     const controller = new AbortController();
     const given = assembly.deps.onEvent;
     // Made before the run starts: a run may report its first event synchronously.
-    const hosted: HostedRun = { log, controller, done: undefined };
+    const hosted: HostedRun = { log, controller, done: undefined, settled: false };
     let announce: (runId: string) => void = () => {};
     let refuse: (error: unknown) => void = () => {};
     const runId = new Promise<string>((resolve, reject) => {
@@ -56,6 +59,7 @@ export class RunHost {
         known = event.runId;
         this.#runs.set(known, hosted);
         announce(known);
+        this.notify(known);
       }
       log.push(event);
       given?.(event);
@@ -77,8 +81,12 @@ export class RunHost {
     );
     hosted.done = done;
     void done.finally(() => {
+      hosted.settled = true;
       log.end();
-      if (known !== undefined) this.#retire(known);
+      if (known !== undefined) {
+        this.#retire(known);
+        this.notify(known);
+      }
     });
     return runId;
   }
@@ -94,7 +102,7 @@ export class RunHost {
 
   isActive(runId: string): boolean {
     const hosted = this.#runs.get(runId);
-    return hosted !== undefined && !hosted.log.done;
+    return hosted !== undefined && !hosted.settled;
   }
 
   cancel(runId: string, reason: string): boolean {
@@ -106,9 +114,26 @@ export class RunHost {
   /** Stops taking runs, asks every running one to stop (it reaches a checkpoint and is recorded as cancelled), waits for them. */
   async drain(reason: string): Promise<void> {
     this.#accepting = false;
-    const running = [...this.#runs.values()].filter((hosted) => !hosted.log.done);
+    const running = [...this.#runs.values()].filter((hosted) => !hosted.settled);
     for (const hosted of running) hosted.controller.abort(new Error(reason));
     await Promise.all(running.map((hosted) => hosted.done));
+  }
+
+  /** Calls `listener` with a run's id when a run here starts or ends (or `notify` says so): the run list's feed. */
+  watch(listener: (runId: string) => void): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  /** Tells the watchers that a run changed, e.g. one resumed in this process outside the host. */
+  notify(runId: string): void {
+    for (const listener of this.#watchers) {
+      try {
+        listener(runId);
+      } catch {
+        // A watcher's bug must not stop a run.
+      }
+    }
   }
 
   #retire(runId: string): void {

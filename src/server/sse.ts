@@ -3,6 +3,8 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { RunStore, RunSummary } from '../store/types.js';
+import type { RunHost } from './run-host.js';
+import { listItemOf } from './run-view.js';
 import type { EventLog } from '../stream/event-log.js';
 import { eventStreamBody, serverSentEvent, serverSentEventOf, serverSentEventsHeaders } from '../stream/server-sent-events.js';
 
@@ -15,6 +17,38 @@ export function streamEvents(runId: string, log: EventLog, afterSeq: number): Re
   const body = eventStreamBody(blocks(), {
     trailer: () => serverSentEvent({ event: 'end', data: { runId, lastSeq: Math.max(afterSeq, log.lastSeq) } }),
     onClose: () => gone.abort(),
+  });
+  return new Response(body as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
+}
+
+/** Each run that starts or ends in this server from now on, as a `run` event with its list item, until the reader goes. */
+export function streamRunChanges(host: RunHost, store: RunStore): Response {
+  const changed = new Set<string>();
+  let wake: () => void = () => undefined;
+  const stop = host.watch((runId) => {
+    changed.add(runId);
+    wake();
+  });
+  let closed = false;
+  async function* blocks(): AsyncGenerator<string, void, undefined> {
+    // A first comment line, so the reader knows the feed is on before any run changes.
+    yield ': watching runs\n\n';
+    while (!closed) {
+      if (changed.size === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const runIds = [...changed];
+      changed.clear();
+      for (const runId of runIds) {
+        const run = await store.get(runId);
+        if (run !== undefined) yield serverSentEvent({ event: 'run', data: listItemOf(run) });
+      }
+    }
+  }
+  const body = eventStreamBody(blocks(), {
+    onClose: () => {
+      closed = true;
+      stop();
+      wake();
+    },
   });
   return new Response(body as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
 }
