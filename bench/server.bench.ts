@@ -50,7 +50,7 @@ function bareServer(body: Buffer, headers: Record<string, string>): Promise<{ ur
   );
 }
 
-async function getRunRate(): Promise<void> {
+export async function getRunRate(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-server-bench-'));
   const serve = await startServe({ port: 0, host: '127.0.0.1', store: join(folder, 'runs.db') }, {});
   try {
