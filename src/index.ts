@@ -145,7 +145,8 @@ export type { NeedsApproval } from './tools/define-tool.js';
 // Streaming: typed run events, a run as a stream, Server-Sent Events for any HTTP server.
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
-export { toServerSentEvents, serverSentEventsHeaders, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+export { toServerSentEvents, serverSentEventsHeaders, serverSentEvent, eventStreamBody, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+export { EventLog } from './stream/event-log.js';
 
 // Evaluation: datasets, graders (also for your own vitest tests), evaluate(), baseline comparison.
 export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from './eval/evaluate.js';

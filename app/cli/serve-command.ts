@@ -10,6 +10,7 @@ import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
+import { shownSlots } from '../shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
@@ -73,6 +74,8 @@ export interface RunServices {
   store: RunStore;
   host: RunHost;
   pipelines: PipelineInfo[];
+  /** The state slots a run's view shows. */
+  shownSlots: readonly string[];
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide: DecisionsAdapter;
   /** Which model is in use and where runs are recorded, for stderr. */
@@ -112,6 +115,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
     store: recording.store,
     host,
     pipelines,
+    shownSlots,
     notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
@@ -128,7 +132,11 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
       const assembled = await assembleRun(recipeOf(run));
       // The run goes on in the background; its events and outcome are in the store.
       const resumed = resumeRun(recording.store, runId, { pipeline: assembled.pipeline, deps: assembled.deps, decisions: byId });
-      void resumed.catch(() => undefined).finally(() => assembled.close());
+      host.notify(runId);
+      void resumed.catch(() => undefined).finally(() => {
+        host.notify(runId);
+        return assembled.close();
+      });
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const assembled = await assembleRun(recipeOfRequest(body));
@@ -152,6 +160,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
     store: services.store,
     host: services.host,
     pipelines: services.pipelines,
+    shownSlots: services.shownSlots,
     defaultPipeline: 'react',
     ...(flags.token !== undefined && { token: flags.token }),
     access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },

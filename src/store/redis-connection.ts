@@ -11,6 +11,8 @@ export interface RedisConnectOptions {
   patient?: boolean;
   /** Told about connection errors (each is retried); without it they are ignored, never an unhandled 'error'. */
   onConnectionError?: (error: Error) => void;
+  /** Commands issued in the same tick go out as one write (the store's many concurrent runs); never for blocking commands. */
+  autoPipelining?: boolean;
 }
 
 /** Whether a store location names Redis rather than a SQLite file. */
@@ -32,6 +34,7 @@ export function redisOptions(options: RedisConnectOptions = {}): RedisOptions {
     // Reconnects back off up to 1 s: an outage ends within a second of Redis coming back.
     retryStrategy: (times) => Math.min(50 * times, 1_000),
     enableReadyCheck: true,
+    ...(options.autoPipelining === true && { enableAutoPipelining: true }),
   };
 }
 
