@@ -89,10 +89,9 @@ export {
   type Claim,
   type ClaimOptions,
   type AppendOptions,
-  type JournalEntry,
-  type JournalKind,
+  type StoredEntry,
+  type StoredPosition,
   type Checkpoint,
-  type RunPosition,
 } from './store/types.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
@@ -104,7 +103,8 @@ export { runPipeline, resumeRun, PipelineMismatchError, type DurableRunOptions, 
 export { replayRun, type ReplayOptions, type ReplayReport } from './durable/replay.js';
 export { listRuns, loadRun, type LoadedRun } from './durable/inspect.js';
 export type { Divergence, DivergenceKind } from './durable/divergence.js';
-export type { RunSeam, RunStart, RunCursor } from './engine/run-seam.js';
+export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from './durable/journal-entries.js';
+export type { RunSeam, RunStart, RunCursor, RunPosition } from './engine/run-seam.js';
 
 // --- MCP tools and fallback models (issue 17) ---
 export {

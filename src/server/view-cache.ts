@@ -3,7 +3,7 @@
 // on, reading just the journal entries after the ones it has. Each answer carries an ETag of its exact bytes.
 import { createHash } from 'node:crypto';
 import { effectiveJournal } from '../durable/effective-journal.js';
-import { RunNotFoundError, type JournalEntry, type RunStore } from '../store/types.js';
+import { RunNotFoundError, type RunStore, type StoredEntry } from '../store/types.js';
 import { viewOfLoaded } from './run-view.js';
 
 export interface RenderedView {
@@ -21,7 +21,7 @@ interface CachedView {
   /** What the summary looked like when the view was built: a change of any of these means rebuild. */
   stamp: string;
   final: boolean;
-  journal: JournalEntry[];
+  journal: StoredEntry[];
   /** The view's JSON without its closing brace, for the hosted facts to follow. */
   prefix: string;
   facts: string;
