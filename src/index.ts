@@ -90,14 +90,16 @@ export {
   type Claim,
   type ClaimOptions,
   type AppendOptions,
-  type JournalEntry,
-  type JournalKind,
+  type StoredEntry,
+  type StoredPosition,
   type Checkpoint,
-  type RunPosition,
 } from './store/types.js';
 export type { StoreClock } from './store/run-store.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { runPipeline, type DurableRunOptions, type RecordOptions } from './durable/durable-run.js';
+
+export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from './durable/journal-entries.js';
+export type { RunPosition } from './engine/run-seam.js';
 
 // Fallback models: move to the next model when one fails.
 export {
