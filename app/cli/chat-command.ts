@@ -90,7 +90,7 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pi
         streams.stdout.write(facts.length === 0 ? '(no facts)\n' : facts.map((fact) => `${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}\n`).join(''));
       } else if (task === '/history') {
         const history = await opened.sessions.load(scope);
-        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}`)].filter(Boolean);
+        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}${entry.status === undefined ? '' : ` (${entry.status})`}`)].filter(Boolean);
         streams.stdout.write(text.length === 0 ? '(no turns yet)\n' : `${terminalSafe(text.join('\n'))}\n`);
       } else if (task.startsWith('/')) {
         streams.stdout.write(`unknown command ${terminalSafe(task)}: ${help}\n`);

@@ -40,6 +40,8 @@ export const migrations: readonly string[] = [
    CREATE TABLE session_facts (
      user_id TEXT NOT NULL, session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, source_run TEXT NOT NULL,
      updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session, key)) WITHOUT ROWID;`,
+  // 4: a session turn keeps how its run ended (a cancelled or failed turn is kept too, with its partial answer).
+  `ALTER TABLE session_turns ADD COLUMN status TEXT NOT NULL DEFAULT 'completed';`,
 ];
 export const schemaVersion = migrations.length;
 
