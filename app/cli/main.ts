@@ -26,6 +26,7 @@ Commands:
   reject RUN ID --message "..."
                          reject one of them; the model reads the message
   tools [--json]         list every tool a run offers (built-in and MCP servers) with where it comes from
+  agents [--json]        list the agents of stageloop.config.json (run one with: run --agent NAME "TASK")
   chat [--session NAME]  talk to an agent turn by turn; every turn a recorded run of the session
   eval DATASET [--variant NAME=PIPELINE[:FLAGS]]...
                          run a dataset on pipeline variants, grade every run, compare (docs/eval.md)
@@ -42,6 +43,8 @@ const runUsage = (pipelineNames: string[]) => `Usage: stageloop run [options] "T
 
 Model:
   --pipeline, -p NAME      ${pipelineNames.join(' | ')} (default react)
+  --agent NAME             run an agent of stageloop.config.json: its pipeline, instructions and tools, calling
+                           the agents it names as tools (docs/agents.md); "stageloop agents" lists them
   --model, -m NAME         model name (default OPENAI_MODEL, or gpt-4o-mini on OpenAI)
   --base-url URL           OpenAI-compatible endpoint (default OPENAI_BASE_URL); works without a key
   --offline                use the built-in offline model even when a key is set
@@ -151,6 +154,7 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
       const builtIn = await defaultTools(env);
       return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env, cwd: process.cwd(), streams });
     }
+    if (command === 'agents') return await (await import('./agents-command.js')).agentsCommand(rest, env, streams);
     if (command === 'worker') return await (await import('./worker-command.js')).workerCommand(rest, env, streams);
     if (command === 'submit') return await (await import('./submit-command.js')).submitCommand(rest, streams);
     if (command === 'runs' || command === 'show' || command === 'resume' || command === 'replay') return await storeCommand(command, rest, streams, env);

@@ -8,7 +8,7 @@ import { mcpToolOrigin, mcpTools } from '../../src/tools/mcp/mcp-tools.js';
 import { McpServerPool } from '../../src/tools/mcp/pool.js';
 import type { McpServer } from '../../src/tools/mcp/types.js';
 import { messageOf } from '../../src/common/error-message.js';
-import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from './mcp-config.js';
+import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from '../config.js';
 
 export interface ToolsFlags {
   json: boolean;
