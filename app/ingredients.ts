@@ -14,7 +14,7 @@ import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { UsageError } from './cli/args.js';
 import { schemaOfJson } from './output-schema.js';
-import type { StageloopConfig } from './cli/mcp-config.js';
+import type { StageloopConfig } from './config.js';
 
 export interface ModelChoice {
   model: ChatModel;
@@ -82,7 +82,7 @@ export interface McpFlags {
 /** stageloop.config.json (or --mcp-config FILE) and --mcp: read only when one of them is there. */
 export async function cliConfig(flags: McpFlags, env: Environment, cwd = process.cwd()): Promise<StageloopConfig | undefined> {
   if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json'))) return undefined;
-  const { loadStageloopConfig } = await import('./cli/mcp-config.js');
+  const { loadStageloopConfig } = await import('./config.js');
   return loadStageloopConfig({ cwd, env, inline: flags.mcp, ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }) });
 }
 

@@ -7,12 +7,19 @@ import type { RunResult } from '../engine/run-result.js';
 import type { Signal } from '../engine/signal.js';
 import type { Deps } from '../engine/stage.js';
 import type { RunState } from '../engine/state.js';
-import type { RunOutcomeRecord } from '../store/types.js';
+import type { RunOutcomeRecord, RunStore } from '../store/types.js';
 import { place, shortDiff } from './divergence.js';
 import { stateDigest } from './hashing.js';
 import { jsonOf, positionJson, type JournalEntries, type RecordedSignal } from './journal-entries.js';
 import { journaledDeps, type PortOptions } from './journaled-ports.js';
 import type { JournalWriter, RunJournal } from './run-journal.js';
+
+declare module '../engine/stage.js' {
+  interface Deps {
+    /** The store a recorded run is recorded in (set by the journal seam): runs its tools start are recorded beside it. */
+    runStore?: RunStore;
+  }
+}
 
 /** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
 const checkpointBytesPerIteration = 8192;
@@ -43,7 +50,10 @@ export class JournalSeam implements RunSeam {
   }
 
   wrapDeps(deps: Deps, cursor: RunCursor): Deps {
-    return journaledDeps(deps, cursor, this.journal, this.ports);
+    const wrapped = journaledDeps(deps, cursor, this.journal, this.ports);
+    // A run started by one of this run's tool calls (an agent) is recorded in the same store.
+    if (this.writer !== undefined) wrapped.runStore = this.writer.store;
+    return wrapped;
   }
 
   boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE_NAME, loadStageloopConfig, parseConfigText, parseInlineServer } from '../../app/cli/mcp-config.js';
+import { CONFIG_FILE_NAME, loadStageloopConfig, parseConfigText, parseInlineServer } from '../../app/config.js';
 import { ConfigError } from '../../src/model/config.js';
 
 const env = { GITHUB_TOKEN: 'ghp_secretsecretsecret123', API_HOST: 'mcp.example.com' };
