@@ -28,7 +28,7 @@ export function parseShowFlags(argv: string[]): { runId: string; json: boolean; 
 
 /** One timeline line per journal entry worth showing, in order. */
 export interface TimelineItem {
-  kind: 'stage' | 'model' | 'tool';
+  kind: 'stage' | 'model' | 'tool' | 'decision';
   zone: string;
   iteration: number;
   stage: string | null;
@@ -79,7 +79,18 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
     });
     return { kind: 'tool', ...base, summary: lines.join('; '), detail: data };
   }
+  if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(data), detail: data };
   return undefined;
+}
+
+/** A person's decision in words: what was decided about which call, with the edit or the message. */
+function decisionSummary(data: JsonObject): string {
+  const answer = (data.answer ?? {}) as { approve?: boolean; arguments?: JsonValue; message?: string; always?: boolean; action?: string; by?: number };
+  const call = typeof data.id === 'string' ? ` call ${data.id}` : '';
+  if (data.type === 'limit') return `limit: ${answer.action ?? '?'}${answer.by !== undefined ? ` by ${answer.by}` : ''}`;
+  if (answer.approve === false) return `rejected${call}${answer.message ? `: "${short(answer.message, 200)}"` : ''}`;
+  const edited = answer.arguments === undefined ? '' : ` with edited arguments ${short(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}`;
+  return `approved${call}${edited}${answer.always ? ' (and the rest of this tool\'s calls)' : ''}`;
 }
 
 function short(text: string, limit = 80): string {
@@ -115,7 +126,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${short(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
-    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
+    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
   }
   const plan = planOfState(loaded.checkpoints.at(-1)?.state);
   if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));
