@@ -3,9 +3,11 @@
 import { zones } from '../../src/engine/pipeline.js';
 import type { Environment } from '../../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
+import type { Decision } from '../../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
 import type { RunStore } from '../../src/store/types.js';
-import type { StartRunBody } from '../../src/server/request-schemas.js';
+import type { DecisionsBody, StartRunBody } from '../../src/server/request-schemas.js';
+import type { JsonObject } from '../../src/common/json.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
@@ -126,7 +128,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
       ]);
       const run = await recording.store.get(runId);
       if (run === undefined) return;
-      const byId = Object.fromEntries(decisions.map((decision) => [decision.callId, decision.approve ? { approve: true as const } : { approve: false as const, ...(decision.reason !== undefined && { message: decision.reason }) }]));
+      const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
       const assembled = await assembleRun(recipeOf(run));
@@ -208,4 +210,10 @@ export async function serveCommand(argv: readonly string[], io: CommandIo, calcu
   await running.stop();
   streams.stderr.write('stageloop serve: stopped\n');
   return 0;
+}
+
+/** A decision as the HTTP API takes it, as the run takes it: an edit approves the edited call. */
+function decisionOf(decision: DecisionsBody['decisions'][number]): Decision {
+  if (!decision.approve) return { approve: false, ...(decision.reason !== undefined && { message: decision.reason }) };
+  return decision.arguments !== undefined ? { approve: true, arguments: decision.arguments as string | JsonObject } : { approve: true };
 }

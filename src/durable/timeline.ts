@@ -1,12 +1,12 @@
 // A recorded run's timeline: one item per journal entry worth showing (stages, model and tool calls), in order.
 // `stageloop show` prints it and the server's run view sends it.
 import type { JsonValue } from '../common/json.js';
-import { jsonOf, type JournalEntry } from './journal-entries.js';
+import { jsonOf, type JournalEntries, type JournalEntry } from './journal-entries.js';
 import type { LoadedRun } from './inspect.js';
 
 /** One timeline line per journal entry worth showing, in order. */
 export interface TimelineItem {
-  kind: 'stage' | 'model' | 'tool';
+  kind: 'stage' | 'model' | 'tool' | 'decision';
   zone: string;
   iteration: number;
   stage: string | null;
@@ -54,7 +54,18 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
     });
     return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data) };
   }
+  if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
   return undefined;
+}
+
+/** A person's decision in words: what was decided about which call, with the edit or the message. */
+function decisionSummary(data: JournalEntries['decision']): string {
+  const { answer } = data;
+  const call = data.id !== undefined ? ` call ${data.id}` : '';
+  if ('action' in answer) return `limit: ${answer.action}${answer.action === 'extend' ? ` by ${answer.by}` : ''}`;
+  if (!answer.approve) return `rejected${call}${answer.message ? `: "${shortText(answer.message, 200)}"` : ''}`;
+  const edited = 'arguments' in answer ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}` : '';
+  return `approved${call}${edited}${'always' in answer && answer.always ? " (and the rest of this tool's calls)" : ''}`;
 }
 
 /** One line of at most `limit` characters. */
