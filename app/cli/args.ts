@@ -18,6 +18,8 @@ export type InjectionAction = NonNullable<GuardFlags['injection']>;
 export interface RunFlags extends GuardFlags {
   task: string;
   pipeline: string;
+  /** --agent NAME: run this agent of the config file (its pipeline, instructions, tools and agents). */
+  agent?: string;
   model?: string;
   baseUrl?: string;
   offline: boolean;
@@ -88,6 +90,7 @@ export const runOptions = {
   'ask-on-limit': { type: 'boolean' },
   'taint-policy': { type: 'string' },
   'max-parallel-steps': { type: 'string' },
+  agent: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -197,6 +200,7 @@ export function runFlagsOf(values: RunValues, positionals: readonly string[], co
   if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
+  if (values.agent !== undefined) flags.agent = values.agent;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
   if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');

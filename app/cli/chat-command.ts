@@ -31,7 +31,7 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
   const { env, stdin: input, ...streams } = io;
   const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env, io.cwd);
   const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;
@@ -90,7 +90,7 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pi
         streams.stdout.write(facts.length === 0 ? '(no facts)\n' : facts.map((fact) => `${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}\n`).join(''));
       } else if (task === '/history') {
         const history = await opened.sessions.load(scope);
-        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}`)].filter(Boolean);
+        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}${entry.status === undefined ? '' : ` (${entry.status})`}`)].filter(Boolean);
         streams.stdout.write(text.length === 0 ? '(no turns yet)\n' : `${terminalSafe(text.join('\n'))}\n`);
       } else if (task.startsWith('/')) {
         streams.stdout.write(`unknown command ${terminalSafe(task)}: ${help}\n`);

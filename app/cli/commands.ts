@@ -16,6 +16,7 @@ export const commands: readonly Command[] = [
   { name: 'approve', synopsis: 'approve RUN [ID...]', summary: 'approve the calls a paused run waits for (docs/approvals.md)', load: async () => (await import('./approve-command.js')).approve },
   { name: 'reject', synopsis: 'reject RUN ID --message "..."', summary: 'reject one of them; the model reads the message', load: async () => (await import('./approve-command.js')).reject },
   { name: 'tools', synopsis: 'tools [--json]', summary: 'list every tool a run offers (built-in and MCP servers) with where it comes from', load: async () => (await import('./tools-command.js')).tools },
+  { name: 'agents', synopsis: 'agents [--json]', summary: 'list the agents of stageloop.config.json (run one with: run --agent NAME "TASK")', load: async () => (await import('./agents-command.js')).agents },
   { name: 'chat', synopsis: 'chat [--session NAME]', summary: 'talk to an agent turn by turn; every turn a recorded run of the session', load: async () => (await import('./chat-command.js')).chat },
   { name: 'eval', synopsis: 'eval DATASET [--variant NAME=PIPELINE[:FLAGS]]...', summary: 'run a dataset on pipeline variants, grade every run, compare (docs/eval.md)', load: async () => (await import('./eval-command.js')).evaluate },
   { name: 'facts', synopsis: 'facts [list|set|delete] --session NAME', summary: 'the durable facts of a session', load: async () => (await import('./facts-command.js')).facts },

@@ -14,6 +14,7 @@ import { configVariants, parseVariantFlag, variantRun, type VariantContext, type
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { shownSlots } from '../shown-slots.js';
 
 export const evalUsage = `Usage: stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]... [options]
 Runs every case of DATASET (a .jsonl file, a .js/.ts module, or builtin:arithmetic) on each variant, grades each
@@ -259,6 +260,6 @@ async function replayEval(ledger: import('../../src/eval/ledger.js').Ledger, dat
 async function writeReport(file: string, result: EvalResult, comparison: import('../../src/eval/baseline.js').BaselineComparison | undefined, store: RunStore): Promise<void> {
   const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([import('../../src/eval/report-html.js'), import('../../src/server/run-view.js')]);
   const views: Record<string, Awaited<ReturnType<typeof runViewOf>>> = {};
-  for (const run of result.results.flatMap((entry) => entry.runs)) views[run.runId] = await runViewOf(store, run.runId);
+  for (const run of result.results.flatMap((entry) => entry.runs)) views[run.runId] = await runViewOf(store, run.runId, shownSlots);
   await writeHtmlReport(file, result, views, comparison);
 }

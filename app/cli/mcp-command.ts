@@ -1,6 +1,7 @@
 // `stageloop mcp`: an MCP server on stdio with one tool per pipeline, for Claude Desktop, Cursor or VS Code. Only
 // JSON-RPC goes to stdout; notices go to stderr. Every call is an ordinary recorded run in the CLI's store.
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
 import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 
@@ -19,11 +20,9 @@ export async function mcpCommand(argv: readonly string[], io: CommandIo, calcula
   // stdout belongs to JSON-RPC: anything a library logs goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
-  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('./serve-command.js'),
-    import('../../src/server/protocols/mcp-server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
+  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional('stageloop mcp', optionalParts.mcp, () =>
+    Promise.all([import('./serve-command.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+  );
   const services = await runServices(values.store, env, calculatorHost);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);
   const server = stageloopMcpServer({ ...services, defaultPipeline: 'react' });

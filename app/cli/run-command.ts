@@ -38,7 +38,7 @@ export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost:
   const { assemble } = await import('../assemble.js');
   const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
-    const recording = flags.noStore ? undefined : await openCliStore(flags.store, io.env);
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const { session } = given.recipe;
     const input = session ? { task: flags.task, session: session.name, user: session.user } : { task: flags.task };

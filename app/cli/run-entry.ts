@@ -28,6 +28,8 @@ const runUsage = (pipelineNames: string[]) => `Usage: stageloop run [options] "T
 
 Model:
   --pipeline, -p NAME      ${pipelineNames.join(' | ')} (default react)
+  --agent NAME             run an agent of stageloop.config.json: its pipeline, instructions and tools, calling
+                           the agents it names as tools (docs/agents.md); "stageloop agents" lists them
   --model, -m NAME         model name (default OPENAI_MODEL, or gpt-4o-mini on OpenAI)
   --base-url URL           OpenAI-compatible endpoint (default OPENAI_BASE_URL); works without a key
   --offline                use the built-in offline model even when a key is set

@@ -7,6 +7,7 @@ import { parseFlags, UsageError } from './args.js';
 import type { CliStreams, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { shownSlots } from '../shown-slots.js';
 
 export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
@@ -51,7 +52,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   const { json, html = false } = typeof output === 'boolean' ? { json: output } : output;
   if (html) {
     const [{ standaloneRunPage }, { viewOfLoaded }] = await Promise.all([import('../../src/server/console/pages.js'), import('../../src/server/run-view.js')]);
-    streams.stdout.write(standaloneRunPage(viewOfLoaded(loaded)));
+    streams.stdout.write(standaloneRunPage(viewOfLoaded(loaded, shownSlots)));
     return 0;
   }
   const timeline = timelineOf(loaded);
@@ -63,7 +64,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
-    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
+    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
   }
   const plan = planOfState(loaded.checkpoints.at(-1)?.state);
   if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));

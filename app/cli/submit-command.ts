@@ -1,6 +1,7 @@
 // `stageloop submit --redis URL [--id ID] [--queue NAME] [--detach] [run flags] "TASK"`: queues one run, prints its
 // id, then follows it live through BullMQ's own events (progress, completed, failed) until it ends.
 import { messageOf } from '../../src/common/error-message.js';
+import { loadOptional, MissingPackageError, optionalParts } from '../../src/common/optional-package.js';
 import type { JsonObject } from '../../src/common/json.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { checkRedisReachable, connectRedis } from '../../src/store/redis-connection.js';
@@ -59,10 +60,11 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
   try {
     await checkRedisReachable(flags.redis);
   } catch (error) {
+    if (error instanceof MissingPackageError) throw error;
     streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
     return 1;
   }
-  const { Queue, QueueEvents } = await import('bullmq');
+  const { Queue, QueueEvents } = await loadOptional('stageloop submit', optionalParts.workers, () => import('bullmq'));
   const queue = new Queue(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   // Listening starts before the job is added, so no event of the run is missed.
   const events = flags.detach ? undefined : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });

@@ -8,7 +8,7 @@ import type { McpServer } from '../../src/tools/mcp/types.js';
 import { messageOf } from '../../src/common/error-message.js';
 import { parseFlags } from './args.js';
 import type { CommandModule } from './command.js';
-import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from './mcp-config.js';
+import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from '../config.js';
 
 export interface ToolsFlags {
   json: boolean;

@@ -1,12 +1,12 @@
 // A recorded run's timeline: one item per journal entry worth showing (stages, model and tool calls), in order.
 // `stageloop show` prints it and the server's run view sends it.
-import type { JsonObject, JsonValue } from '../common/json.js';
-import type { JournalEntry } from '../store/types.js';
+import type { JsonValue } from '../common/json.js';
+import { jsonOf, type JournalEntries, type JournalEntry } from './journal-entries.js';
 import type { LoadedRun } from './inspect.js';
 
 /** One timeline line per journal entry worth showing, in order. */
 export interface TimelineItem {
-  kind: 'stage' | 'model' | 'tool';
+  kind: 'stage' | 'model' | 'tool' | 'decision';
   zone: string;
   iteration: number;
   stage: string | null;
@@ -30,34 +30,42 @@ export function timelineOf(loaded: LoadedRun): TimelineItem[] {
 }
 
 function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefined {
-  const data = (entry.data ?? {}) as JsonObject;
   const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
   if (entry.kind === 'stage') {
-    const signal = data.signal as { type?: string; kind?: string; reason?: string } | null;
+    const signal = entry.data.signal;
     const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
-    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: data };
+    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: jsonOf(entry.data) };
   }
   if (entry.kind === 'model') {
-    const response = data.response as { content?: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; toolCalls?: Array<{ name: string; arguments: string }> } | undefined;
-    const error = data.error as { kind?: string; message?: string } | undefined;
-    const purpose = (data.request as { purpose?: string } | undefined)?.purpose ?? 'model';
-    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message ?? '')}`, detail: data };
+    const { response, error, request } = entry.data;
+    const purpose = typeof request.purpose === 'string' ? request.purpose : 'model';
+    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message)}`, detail: jsonOf(entry.data) };
     const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${shortText(call.arguments, 60)}`).join(', ');
     const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
     const said = response?.content ? ` "${shortText(response.content)}"` : '';
-    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: data };
+    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: jsonOf(entry.data) };
   }
   if (entry.kind === 'tool') {
-    const calls = (data.calls ?? []) as Array<{ name: string; arguments: string }>;
-    const results = (data.results ?? []) as Array<{ ok: boolean; content?: string; error?: { kind: string; message: string } }>;
+    const { calls, results } = entry.data;
     const lines = calls.map((call, index) => {
       const result = results[index];
-      const outcome = result === undefined ? '?' : result.ok ? shortText(result.content ?? '') : `error ${result.error?.kind}: ${shortText(result.error?.message ?? '')}`;
+      const outcome = result === undefined ? '?' : result.ok ? shortText(result.content) : `error ${result.error.kind}: ${shortText(result.error.message)}`;
       return `${call.name} ${shortText(call.arguments, 60)} → ${outcome}`;
     });
-    return { kind: 'tool', ...base, summary: lines.join('; '), detail: data };
+    return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data) };
   }
+  if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
   return undefined;
+}
+
+/** A person's decision in words: what was decided about which call, with the edit or the message. */
+function decisionSummary(data: JournalEntries['decision']): string {
+  const { answer } = data;
+  const call = data.id !== undefined ? ` call ${data.id}` : '';
+  if ('action' in answer) return `limit: ${answer.action}${answer.action === 'extend' ? ` by ${answer.by}` : ''}`;
+  if (!answer.approve) return `rejected${call}${answer.message ? `: "${shortText(answer.message, 200)}"` : ''}`;
+  const edited = 'arguments' in answer ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}` : '';
+  return `approved${call}${edited}${'always' in answer && answer.always ? " (and the rest of this tool's calls)" : ''}`;
 }
 
 /** One line of at most `limit` characters. */

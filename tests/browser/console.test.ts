@@ -40,6 +40,27 @@ describe.skipIf(skipBrowser)('the web console', () => {
     }
   }, 60_000);
 
+  it('the run list follows runs started elsewhere through the server\'s feed, with no polling', async () => {
+    loopback.server.replyWith({ content: 'From the feed.' });
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
+    const browser = await openBrowser();
+    try {
+      const page = await browser.context.newPage();
+      const feedOpened = page.waitForRequest((request) => request.url().endsWith('/v1/runs') && request.headers().accept === 'text/event-stream');
+      await page.goto(`${serve.running.url}/`);
+      await feedOpened;
+      const listReads = () => page.evaluate(() => performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/v1/runs?limit')).length);
+      await expect.poll(listReads).toBe(1);
+      const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'started by another client' }))).json()) as { runId: string };
+      await page.locator(`tr.run-row[data-run="${runId}"] .status-completed`).waitFor({ timeout: 15_000 });
+      expect(await page.locator(`tr.run-row[data-run="${runId}"]`).textContent()).toContain('started by another client');
+      // The row came from the feed: the list was read once, at the start.
+      expect(await listReads()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
   it('`stageloop show RUN --html` is one page that draws the same waterfall from a file, with no server', async () => {
     loopback.server.replyWith({ content: 'Done </script><b>not markup</b>' });
     const serve = await serves.start(loopbackModelEnv(loopback.server.url));

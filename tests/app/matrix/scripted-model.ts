@@ -33,6 +33,9 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
     return { content: `The answer is ${echoed}.` };
   }
   if (toolResult === undefined) {
+    // A coordinator (agents offered as tools, no calculator) hands the whole task to its first agent.
+    const agent = body.tools?.find((tool) => (tool.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties?.task !== undefined);
+    if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
     if (/\becho\b/i.test(task)) return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
     const addition = /add (\d+) to that/i.exec(task);
     // The session's earlier turns: as messages or rendered into the system prompt, the last answer given.
