@@ -60,7 +60,10 @@ function importCircles(plan: ReadonlyMap<string, readonly string[]>): string[][]
 /** Calls of buildPipeline( outside comments, in any file but the assembler. */
 function pipelineBuilders(files: readonly string[], read: (file: string) => string): string[] {
   const code = (text: string) => text.replace(/\/\*[^]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  return files.filter((file) => file !== 'app/assemble.ts' && /\bbuildPipeline\(/.test(code(read(file))));
+  // A call through what assemble.ts hands over (`parts.buildPipeline(...)`, app/agents.ts) and the signature that
+  // declares it are assemble's builder, not a second one.
+  const handedOver = (text: string) => text.replace(/\.buildPipeline\(/g, '').replace(/^\s+buildPipeline\([^)]*\):.*$/gm, '');
+  return files.filter((file) => file !== 'app/assemble.ts' && /\bbuildPipeline\(/.test(handedOver(code(read(file)))));
 }
 
 const files = layers.flatMap(sourceFiles);
