@@ -101,7 +101,7 @@ describe('the import plan', () => {
     ]);
     expect(upwardImports(planted)).toEqual(['src/engine/a.ts imports stages/b.ts', 'pipelines/c.ts imports app/d.ts']);
     expect(importCircles(planted).map((circle) => [...circle].sort())).toEqual([['src/engine/a.ts', 'stages/b.ts'], ['pipelines/c.ts']]);
-    const texts: Record<string, string> = { 'app/x.ts': 'const p = buildPipeline(recipe);', 'app/y.ts': '// buildPipeline(recipe) was here', 'app/assemble.ts': 'buildPipeline(recipe)' };
+    const texts: Record<string, string> = { 'app/x.ts': 'const p = buildPipeline(recipe);', 'app/y.ts': '// buildPipeline(recipe) was here', 'app/assemble.ts': 'buildPipeline(recipe)', 'app/z.ts': 'interface Parts {\n  buildPipeline(recipe: RunRecipe): Pipeline;\n}\nparts.buildPipeline(recipe);' };
     expect(pipelineBuilders(Object.keys(texts), (file) => texts[file]!)).toEqual(['app/x.ts']);
   });
 });
