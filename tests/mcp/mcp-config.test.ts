@@ -47,7 +47,7 @@ describe('the config file', () => {
 
   it('no file and no flags: nothing configured; --mcp-config naming a missing file is an error', () => {
     const empty = mkdtempSync(join(tmpdir(), 'stageloop-config-'));
-    expect(loadStageloopConfig({ cwd: empty, env })).toEqual({ mcpServers: [], fallback: [] });
+    expect(loadStageloopConfig({ cwd: empty, env })).toEqual({ mcpServers: [], fallback: [], agents: [] });
     expect(() => loadStageloopConfig({ cwd: empty, env, configFile: 'other.json' })).toThrow('--mcp-config other.json: no such file');
     const folder = folderWith({ mcpServers: { a: { command: 'x' } } });
     expect(loadStageloopConfig({ cwd: empty, env, configFile: join(folder, CONFIG_FILE_NAME) }).mcpServers).toEqual([{ name: 'a', command: 'x' }]);
