@@ -16,8 +16,8 @@ import { withApproval } from '../stages/approval.js';
 import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './config.js';
 import { applyGuards, guardDefaults } from './guards.js';
+import { schemaOfJson } from './output-schema.js';
 import { asAgentRecipe, buildTeam } from './agents.js';
-import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
 export const pipelineNames = Object.keys(builtInPipelines);
@@ -109,6 +109,8 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   if (model.offline === false && model.baseUrl === undefined && !env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) {
     throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${model.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
   }
+  // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
+  const { chooseModel, withFallbacks } = await import('./ingredients.js');
   const chosen = await chooseModel({ offline: model.offline === true, ...(model.name !== undefined && { model: model.name }), ...(model.baseUrl !== undefined && { baseUrl: model.baseUrl }) }, env);
   const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
     model: entry.model,
@@ -161,6 +163,7 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
 /** The model of each agent that names one: on the run's server (an offline run has none to offer). */
 async function agentModels(recipe: RunRecipe, offline: boolean, env: Environment): Promise<Map<string, ChatModel>> {
   const models = new Map<string, ChatModel>();
+  const { chooseModel } = await import('./ingredients.js');
   for (const [name, agent] of Object.entries(recipe.agents)) {
     if (agent.model === undefined) continue;
     if (offline) throw new StageloopError('config', `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`);
@@ -180,6 +183,7 @@ async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, 
     const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
+  const { toolsWithMcp } = await import('./ingredients.js');
   const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }), recipe.tools.only);
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');

@@ -1,10 +1,9 @@
 // `stageloop agents [--json] [--mcp-config FILE]`: the agents of the config file, each with its description and tools
 // (the agents it may call are tools named after them).
-import { parseArgs } from 'node:util';
 import type { Environment } from '../../src/model/config.js';
 import { loadStageloopConfig, mcpFlagOptions, type AgentConfig } from '../config.js';
-import { parse, UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CliStreams, CommandModule } from './command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 export const agentsUsage = `Usage: stageloop agents [--json] [--mcp-config FILE]
@@ -20,10 +19,12 @@ export interface AgentListing {
   tools: string[];
 }
 
-export async function agentsCommand(argv: string[], env: Environment, streams: CliStreams, cwd = process.cwd()): Promise<number> {
+export const agents: CommandModule = { usage: () => agentsUsage, run: (argv, io) => agentsCommand(argv, io.env, io, io.cwd) };
+
+export async function agentsCommand(argv: readonly string[], env: Environment, streams: CliStreams, cwd = process.cwd()): Promise<number | 'help'> {
   const options = { 'mcp-config': mcpFlagOptions['mcp-config'], json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  const { values } = parse('agents', () => parseArgs({ args: argv, options, allowPositionals: false, strict: true }));
-  if (values.help) return void streams.stdout.write(`${agentsUsage}\n`), 0;
+  const { values } = parseFlags('agents', argv, options, false);
+  if (values.help) return 'help';
   const config = loadStageloopConfig({ cwd, env: templates(env), ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }) });
   if (config.agents.length === 0) throw new UsageError(`no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`);
   const listing = config.agents.map(listingOf);

@@ -1,6 +1,6 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
-import { summaryMessageLabel } from '../sessions/render.js';
+import { summaryMessageLabel, unfinishedTurnPrefix } from '../sessions/render.js';
 import { offlineStructured } from './offline-structured.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
@@ -164,7 +164,8 @@ function summarise(brief: string): string {
  * last "Answer:" of a summary message. Text inside an answer is never read as another turn.
  */
 function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
-  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant').at(-1)?.content;
+  // A turn that did not complete has no result to build on: the latest one that did.
+  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant' && !message.content.startsWith(unfinishedTurnPrefix)).at(-1)?.content;
   if (latest === undefined) return undefined;
   if (latest.startsWith(summaryMessageLabel)) {
     const answer = [...latest.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];

@@ -36,9 +36,17 @@ export interface ToolOutcome {
   result: ToolResult;
 }
 
+/** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
+export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
+
 export interface ToolBox {
   /** The tool list sent to the model. */
   definitions(): ToolDefinition[];
   /** Runs the calls (in parallel, bounded) and resolves one result per call, in call order. Never rejects. */
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]>;
+  /**
+   * Optional: the same tools with `wrap` run around each single call, outside any wrapper already there. A box
+   * that offers it gets a span per call from tracing; one that does not is traced at the stage only.
+   */
+  wrappingCalls?(wrap: WrapToolCall): ToolBox;
 }
