@@ -156,3 +156,4 @@ export { loadDataset, parseJsonl, checkCases, type Dataset } from './eval/datase
 export * as graders from './eval/graders/index.js';
 export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } from './eval/graders/index.js';
 export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from './eval/types.js';
+export { agentTool, AGENT_DEFAULTS, type AgentToolOptions } from './agents/agent-tool.js';

@@ -27,6 +27,8 @@ const everyField: RunRecipe = makeRecipe({
   mcpServers: [{ name: 'files', command: 'node', args: ['server.js'], env: { TOKEN: '${FILES_TOKEN}' } }],
   tools: { webSearch: true, only: ['calculator', 'web_search'] },
   instructions: 'Answer in one line.',
+  agents: { helper: { description: 'Helps.', pipeline: 'react', model: 'small-model', instructions: 'Help.', tools: ['calculator'], agents: [] } },
+  agent: 'helper',
   tracing: { exporter: 'console', content: true },
 });
 /** The same with a team: assembled below without one, so the agent fields are only in the round trip. */
@@ -45,7 +47,9 @@ describe('RunRecipe', () => {
   });
 
   it('assembles what it says: session stages, output schema, guards, approval, tools and the resolved model', async () => {
-    const recipe = makeRecipe({ ...everyField, mcpServers: [], model: { name: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'] } });
+    // (An --agent run is assembled as its agent: tests/cli/agents-cli.test.ts.)
+    const { agent: _agent, ...withoutAgent } = everyField;
+    const recipe = makeRecipe({ ...withoutAgent, mcpServers: [], model: { name: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'] } });
     const env = { SERPAPI_API_KEY: 'serp-test', STAGELOOP_HOME: folder };
     const run = await assemble(recipe, env);
     try {
