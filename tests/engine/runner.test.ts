@@ -446,6 +446,28 @@ describe('the tracer seam', () => {
     }
   });
 
+  it('gives a tracer info it may keep: each call its own object, as it was at that call', async () => {
+    const kept: Array<{ runId: string; iteration: number; name?: string; zone?: string }> = [];
+    const tracer: RunTracer = {
+      run: (_info, body) => body(),
+      iteration: (info, body) => (kept.push(info), body()),
+      stage: (info, body) => (kept.push(info), body()),
+    };
+    const twoTurns = definePipeline({ name: 'demo', setup: [step('prepare')], iteration: [step('think', (state) => (state.iteration === 2 ? breakLoop('ok') : undefined)), step('act')], finalize: [step('summarize')], maxIterations: 3 });
+    const result = await runPipeline(twoTurns, { task: 't' }, { deps: { tracer } });
+    expect(kept.map((info) => ({ ...info }))).toEqual([
+      { runId: result.runId, name: 'prepare', zone: 'setup', iteration: 0 },
+      { runId: result.runId, iteration: 1 },
+      { runId: result.runId, name: 'think', zone: 'iteration', iteration: 1 },
+      { runId: result.runId, name: 'act', zone: 'iteration', iteration: 1 },
+      { runId: result.runId, iteration: 2 },
+      { runId: result.runId, name: 'think', zone: 'iteration', iteration: 2 },
+      { runId: result.runId, name: 'act', zone: 'iteration', iteration: 2 },
+      { runId: result.runId, name: 'summarize', zone: 'finalize', iteration: 2 },
+    ]);
+    expect(new Set(kept).size).toBe(kept.length);
+  });
+
   it('does not wrap anything when the tracer says at the start that it is disabled', async () => {
     const { tracer, wrapped } = countingTracer(() => false);
     const result = await runPipeline(pipeline, { task: 't' }, { deps: { tracer } });
