@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { requireOptional } from '../common/optional-package.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
@@ -97,6 +98,7 @@ function migrate(database: Database.Database, file: string): void {
 
 /** Opens (or creates) the store file, ready for the statements of schema `schemaVersion`. */
 export function openDatabase(file: string, options: OpenOptions): Database.Database {
+  sqlite ??= requireOptional('a SQLite store', 'better-sqlite3', () => require('better-sqlite3') as typeof Database);
   let database: Database.Database | undefined;
   try {
     try {
@@ -104,7 +106,6 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     } catch (error) {
       throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
     }
-    sqlite ??= require('better-sqlite3') as typeof Database;
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;
     retryBusy(() => opened.pragma('journal_mode = WAL'), options.busyTimeoutMs);
