@@ -2,13 +2,13 @@
 import { abortRun, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
-import priceData from './data/model-prices.json' with { type: 'json' };
 import { GuardConfigError } from './guard-config-error.js';
-import { lookupModel } from './model-table.js';
+import { costUsd, priceFor, validate, type BudgetOptions, type ModelPrice } from './budget-options.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../src/model/token-count.js';
 import type {} from './turn-limit.js';
 import { contextShareTokens } from './context-window.js';
 import type { LimitedStage } from './limits.js';
+import { decide, farFromLimits, kindNames, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode } from './budget-decide.js';
 import { armDeadline, waitBegins, waitedMs, waitEnds } from './person-wait.js';
 import type {} from '../src/durable/decisions.js';
 
@@ -21,41 +21,8 @@ declare module '../src/engine/stage.js' {
   }
 }
 
-/** USD per million tokens. `cachedInput` defaults to `input`. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cachedInput?: number;
-}
-
-export interface BudgetOptions {
-  /** Reasoning turns (loop iterations); the last one is made without tools. */
-  maxIterations?: number;
-  /** Input + output tokens of the whole run. */
-  maxTokens?: number;
-  /** Without maxTokens: a token budget of this share of the model's context window (the defaults use 0.8). */
-  contextShare?: number;
-  /** Context windows per model name for contextShare, added to (and overriding) stages/data/context-windows.json. */
-  contextWindows?: Readonly<Record<string, number>>;
-  /** US dollars, from the price table; an unknown model's price is a configuration error. */
-  maxCostUsd?: number;
-  /** Wall-clock milliseconds from run start; the call in flight is aborted at the deadline. */
-  maxTimeMs?: number;
-  /** Fraction of any budget at which the model is told to finish (default 0.8). */
-  warnAt?: number;
-  /** Prices per model name, added to (and overriding) stages/data/model-prices.json. */
-  prices?: Readonly<Record<string, ModelPrice>>;
-  /**
-   * 'soft' (default): a spent token or cost budget grants one tools-less final turn. 'hard': the run stops before a
-   * model call whose estimated tokens (its input counted locally plus the largest output of any earlier turn) would
-   * cross the token or cost limit, and a spent budget grants no final turn.
-   */
-  mode?: BudgetMode;
-}
-
-export type BudgetMode = 'soft' | 'hard';
-
-export type BudgetKind = 'iterations' | 'tokens' | 'cost' | 'time';
+export type { BudgetKind, BudgetMode } from './budget-decide.js';
+export { costUsd, priceFor, type BudgetOptions, type ModelPrice } from './budget-options.js';
 
 export interface BudgetSlot {
   startedAt: number;
@@ -85,21 +52,6 @@ export interface BudgetStage extends LimitedStage {
   readonly start: Stage;
 }
 
-const defaultPrices: Readonly<Record<string, ModelPrice>> = priceData.models;
-const kinds: readonly BudgetKind[] = ['iterations', 'tokens', 'cost', 'time'];
-const kindNames: Record<BudgetKind, string> = { iterations: 'iteration', tokens: 'token', cost: 'cost', time: 'time' };
-
-export function priceFor(modelName: string, prices: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
-  return lookupModel(prices, modelName) ?? lookupModel(defaultPrices, modelName);
-}
-
-/** Cost of a usage in USD; cached input tokens are part of inputTokens and billed at the cached price. */
-export function costUsd(usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number }, price: ModelPrice): number {
-  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const dollarsPerMillion = (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
-  return dollarsPerMillion / 1_000_000;
-}
-
 export function budget(options: BudgetOptions): BudgetStage {
   const settings = validate(options);
   const configured: Partial<Record<BudgetKind, number>> = {
@@ -108,11 +60,29 @@ export function budget(options: BudgetOptions): BudgetStage {
     cost: settings.maxCostUsd,
     time: settings.maxTimeMs,
   };
-  const tokenLimitFor = (modelName: string | undefined): number | undefined =>
-    settings.maxTokens ?? (settings.contextShare === undefined ? undefined : contextShareTokens(modelName, settings.contextShare, settings.contextWindows));
+  // The table lookup scans every entry: once per model name, not once per run.
+  const shareLimits = new Map<string | undefined, number>();
+  const tokenLimitFor = (modelName: string | undefined): number | undefined => {
+    if (settings.maxTokens !== undefined || settings.contextShare === undefined) return settings.maxTokens;
+    let limit = shareLimits.get(modelName);
+    if (limit === undefined) {
+      limit = contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
+      if (shareLimits.size < 64) shareLimits.set(modelName, limit);
+    }
+    return limit;
+  };
   const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => (slot.tokenLimit === undefined ? configured : { ...configured, tokens: slot.tokenLimit });
   const countsTokens = settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
-  const activeKinds = kinds.filter((kind) => configured[kind] !== undefined || (kind === 'tokens' && settings.contextShare !== undefined));
+  const mode: BudgetMode = settings.mode ?? 'soft';
+  /** The limits in force for this run: the configured ones, the token limit resolved for its model, a person's extensions. */
+  const limitsIn = (slot: BudgetSlot): BudgetLimits => {
+    const base = limitsOf(slot);
+    const extended = slot.extended;
+    if (extended === undefined) return base;
+    const limits: Partial<Record<BudgetKind, number>> = { ...base };
+    for (const kind of Object.keys(extended) as BudgetKind[]) if (limits[kind] !== undefined) limits[kind] = limits[kind]! + extended[kind]!;
+    return limits;
+  };
 
   function start(state: RunState, ctx: StageContext): BudgetSlot {
     const slot = (state.budget ??= {
@@ -168,48 +138,55 @@ export function budget(options: BudgetOptions): BudgetStage {
     return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
   }
 
-  /** The usual turn: every active budget below its warning share, nothing to say or do (soft mode). */
-  function farFromLimits(slot: BudgetSlot, used: Record<BudgetKind, number>): boolean {
-    if (settings.mode === 'hard' || slot.finalTurn !== null) return false;
-    for (const kind of activeKinds) {
-      const base = kind === 'tokens' && slot.tokenLimit !== undefined ? slot.tokenLimit : configured[kind]!;
-      if (used[kind] >= settings.warnAt * (base + (slot.extended?.[kind] ?? 0))) return false;
-    }
-    return true;
-  }
-
   function check(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
     const slot = start(state, ctx);
     if (ctx.zone === 'setup') return;
     const used = measure(state, ctx, slot);
-    if (used instanceof Promise) return used.then((counted) => decide(state, ctx, slot, counted));
-    return farFromLimits(slot, used) ? undefined : decide(state, ctx, slot, used);
+    if (used instanceof Promise) return used.then((counted) => decided(state, ctx, slot, counted, true));
+    // The usual turn: every budget below its warning share, nothing to decide.
+    if (farFromLimits(used, limitsIn(slot), mode, { warnAt: settings.warnAt, finalTurn: slot.finalTurn })) return;
+    return decided(state, ctx, slot, used, true);
   }
 
-  function decide(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>): Signal | void | Promise<Signal | void> {
-    const limits = limitsOf(slot);
-    const limitOf = (kind: BudgetKind) => limits[kind]! + (slot.extended?.[kind] ?? 0);
-    const status = (kind: BudgetKind) => used[kind] / limitOf(kind);
-    const active = kinds.filter((kind) => limits[kind] !== undefined);
-    const spentNow = active.find((kind) => kind === 'time' && status(kind) >= 1) ?? active.find((kind) => status(kind) >= 1);
-    if (spentNow !== undefined && slot.finalTurn === null && settings.mode !== 'hard' && ctx.deps.onLimit !== undefined) {
-      return askPerson(state, ctx, slot, spentNow, used);
+  /** decide() and its effects. */
+  function decided(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>, canAsk: boolean): Signal | void | Promise<Signal | void> {
+    const limits = limitsIn(slot);
+    const decision = decide(used, limits, mode, { iteration: state.iteration, warnAt: settings.warnAt, warned: slot.warned, finalTurn: slot.finalTurn, canAsk: canAsk && ctx.deps.onLimit !== undefined });
+    return apply(state, ctx, slot, used, limits, decision);
+  }
+
+  function apply(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>, limits: BudgetLimits, decision: BudgetDecision): Signal | void | Promise<Signal | void> {
+    switch (decision.action) {
+      case 'continue':
+        return;
+      case 'stop':
+        return stop(ctx, slot, decision.kind, decision.reason);
+      case 'ask':
+        return askPerson(state, ctx, slot, decision.kind, used);
+      case 'estimate':
+        return nextCallCrosses(state, ctx, slot, used).then((crossing) => crossing ?? apply(state, ctx, slot, used, limits, decision.then));
+      case 'final_turn': {
+        const kind = decision.kind;
+        slot.finalTurn = { kind, iteration: state.iteration };
+        state.nextTurn.withoutTools = true;
+        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent` };
+        state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
+        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind]! });
+        return;
+      }
+      case 'warn':
+        for (const kind of decision.kinds) {
+          const fraction = used[kind] / limits[kind]!;
+          slot.warned.push(kind);
+          state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
+          ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind]!, fraction });
+        }
+        return;
     }
-    for (const kind of active) {
-      if (kind === 'time' && status(kind) >= 1) return stop(ctx, slot, kind, 'the time budget is spent');
-    }
-    const exhausted = active.filter((kind) => kind !== 'time' && status(kind) >= 1);
-    if (settings.mode === 'hard') {
-      const spent = exhausted.find((kind) => kind !== 'iterations');
-      if (spent !== undefined) return stop(ctx, slot, spent, `the ${kindNames[spent]} budget is spent (hard mode: no final turn)`);
-      return nextCallCrosses(state, ctx, slot, used).then((crossing) => crossing ?? spentOrWarned(state, ctx, slot, used, exhausted, active, limitOf));
-    }
-    return spentOrWarned(state, ctx, slot, used, exhausted, active, limitOf);
   }
 
   async function askPerson(state: RunState, ctx: StageContext, slot: BudgetSlot, kind: BudgetKind, used: Record<BudgetKind, number>): Promise<Signal | void> {
-    const limits = limitsOf(slot);
-    const limitOf = (spent: BudgetKind) => limits[spent]! + (slot.extended?.[spent] ?? 0);
+    const limitOf = (spent: BudgetKind) => limitsIn(slot)[spent]!;
     waitBegins(state, ctx);
     const answer = await ctx.deps.onLimit!({ kind, used: used[kind], limit: limitOf(kind) });
     waitEnds(state, ctx);
@@ -221,42 +198,7 @@ export function budget(options: BudgetOptions): BudgetStage {
       return check(state, ctx);
     }
     // No decision: the budget takes its usual course (the final tools-less turn).
-    const active = kinds.filter((spent) => limits[spent] !== undefined);
-    if (kind === 'time') return stop(ctx, slot, kind, 'the time budget is spent');
-    const exhausted = active.filter((spent) => spent !== 'time' && used[spent] / limitOf(spent) >= 1);
-    return spentOrWarned(state, ctx, slot, used, exhausted, active, limitOf);
-  }
-
-  function spentOrWarned(
-    state: RunState,
-    ctx: StageContext,
-    slot: BudgetSlot,
-    used: Record<BudgetKind, number>,
-    exhausted: readonly BudgetKind[],
-    active: readonly BudgetKind[],
-    limitOf: (kind: BudgetKind) => number,
-  ): Signal | void {
-    if (exhausted.length > 0) {
-      const kind = exhausted[0]!;
-      if (slot.finalTurn !== null && slot.finalTurn.iteration < state.iteration) {
-        return stop(ctx, slot, kind, `the ${kindNames[kind]} budget is spent and the final tools-less turn did not end the run`);
-      }
-      if (slot.finalTurn === null) {
-        slot.finalTurn = { kind, iteration: state.iteration };
-        state.nextTurn.withoutTools = true;
-        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limitOf(kind))} was spent` };
-        state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
-        ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limitOf(kind) });
-      }
-      return;
-    }
-    for (const kind of active) {
-      const fraction = used[kind] / limitOf(kind);
-      if (fraction < settings.warnAt || slot.warned.includes(kind)) continue;
-      slot.warned.push(kind);
-      state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limitOf(kind))}). Finish soon: prefer answering over more tool calls.`);
-      ctx.emit('budget_warning', { kind, used: used[kind], limit: limitOf(kind), fraction });
-    }
+    return decided(state, ctx, slot, used, false);
   }
 
   /** Hard mode: the next call's input counted locally, its output guessed as the largest so far. */
@@ -335,40 +277,4 @@ async function estimateUnreported(state: RunState, slot: BudgetSlot): Promise<vo
     if (message.role === 'assistant') slot.estimated.outputTokens += messageTokens(count, message);
   }
   noteCheck(state, slot);
-}
-
-type Settings = Omit<BudgetOptions, 'warnAt'> & { warnAt: number };
-
-function validate(options: BudgetOptions): Settings {
-  const fail = (problem: string): never => {
-    throw new GuardConfigError(`budget: ${problem}`);
-  };
-  if (typeof options !== 'object' || options === null) fail('options must be an object like { maxTokens: 50000 }');
-  const positive = (name: keyof BudgetOptions, whole: boolean) => {
-    const value = options[name];
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (whole && !Number.isInteger(value))) {
-      fail(`${name} must be a positive ${whole ? 'whole ' : ''}number, got ${JSON.stringify(value)}`);
-    }
-  };
-  positive('maxIterations', true);
-  positive('maxTokens', true);
-  positive('maxCostUsd', false);
-  positive('maxTimeMs', false);
-  if (options.contextShare !== undefined && !(typeof options.contextShare === 'number' && options.contextShare > 0 && options.contextShare <= 1)) {
-    fail(`contextShare must be a fraction above 0 and at most 1, got ${JSON.stringify(options.contextShare)}`);
-  }
-  const warnAt = options.warnAt ?? 0.8;
-  if (options.mode !== undefined && options.mode !== 'soft' && options.mode !== 'hard') fail(`mode must be "soft" or "hard", got ${JSON.stringify(options.mode)}`);
-  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) fail(`warnAt must be a fraction above 0 and at most 1, got ${JSON.stringify(warnAt)}`);
-  for (const [model, price] of Object.entries(options.prices ?? {})) {
-    const valid = (value: unknown) => typeof value === 'number' && value >= 0 && Number.isFinite(value);
-    if (!valid(price?.input) || !valid(price?.output) || (price.cachedInput !== undefined && !valid(price.cachedInput))) {
-      fail(`the price of "${model}" must be { input, output, cachedInput? } in USD per million tokens, each a number >= 0`);
-    }
-  }
-  if ([options.maxIterations, options.maxTokens, options.contextShare, options.maxCostUsd, options.maxTimeMs].every((limit) => limit === undefined)) {
-    fail('give at least one of maxIterations, maxTokens, contextShare, maxCostUsd, maxTimeMs');
-  }
-  return { ...options, warnAt };
 }
