@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSessions } from '../../src/sessions/postgres-sessions.js';
+import { createPool, inTransaction } from '../../src/store/postgres-connection.js';
 import { postgresMigrations, postgresSchemaVersion } from '../../src/store/postgres-schema.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { StaleClaimError } from '../../src/store/types.js';
@@ -34,6 +35,27 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
   storeConformance('postgresStore', (clock) => postgresStore(server!.url, { clock, schema: `conformance_${++count}` }));
 
   sharedStoreFencing('database', () => postgresStore(server!.url, { schema: 'two' }));
+
+  it('a transaction the server ended while its process was silent is tried again on a fresh connection, never a crash', async () => {
+    const poolErrors: Error[] = [];
+    const pool = createPool(server!.url, { idleTransactionTimeoutMs: 100 }, (error) => poolErrors.push(error));
+    let attempts = 0;
+    try {
+      const answer = await inTransaction(pool, async (client) => {
+        attempts++;
+        if (attempts === 1) {
+          // Silent inside the transaction until the server ends the session (idle_in_transaction_session_timeout).
+          await new Promise<void>((resolve) => client.on('error', () => resolve()));
+        }
+        const result = await client.query('SELECT 41 + 1 AS answer');
+        return (result.rows[0] as { answer: number }).answer;
+      });
+      expect(answer).toBe(42);
+      expect(attempts).toBe(2);
+    } finally {
+      await pool.end();
+    }
+  });
 
   it('refuses a store written by a newer stageloop, and migrates an older one keeping its runs', async () => {
     const newer = postgresStore(server!.url, { schema: 'newer' });
