@@ -14,7 +14,7 @@ import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams } from './run-command.js';
 import { openCliStore } from './store-location.js';
-import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { terminalSafe, errorLine, terminalSafeJson } from './terminal-text.js';
 
 export const evalUsage = `Usage: stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]... [options]
 Runs every case of DATASET (a .jsonl file, a .js/.ts module, or builtin:arithmetic) on each variant, grades each
@@ -134,7 +134,7 @@ export async function evalCommand(argv: string[], env: Environment, streams: Cli
     return await runEval(values, positionals, env, streams);
   } catch (error) {
     if (!isStageloopError(error)) throw error;
-    streams.stderr.write(`stageloop: ${terminalSafe(error.message)}\n`);
+    streams.stderr.write(errorLine(error.message));
     return exitCodeOf[error.code];
   }
 }

@@ -3,7 +3,7 @@
 import { parsePipelinesFlags, parseRunFlags, UsageError } from './args.js';
 import { environmentHelp } from './environment.js';
 import type { CliStreams } from './run-command.js';
-import { terminalSafe } from './terminal-text.js';
+import { terminalSafe, errorLine } from './terminal-text.js';
 import { messageOf } from '../../src/common/error-message.js';
 import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
 import { packageVersion } from '../../src/common/version.js';
@@ -182,7 +182,8 @@ export async function main(argv: string[], streams: CliStreams = { stdout: proce
     // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
     const exitCode = exitCodeOf[codeOf(error)];
     const message = messageOf(error);
-    streams.stderr.write(`stageloop: ${terminalSafe(message)}\n`);
+    // A message that already names the command ("stageloop show needs a run id") gets no second prefix.
+    streams.stderr.write(errorLine(message));
     if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) streams.stderr.write(`${terminalSafe(error.stack)}\n`);
     return exitCode;
   }

@@ -1,5 +1,5 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
-import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { terminalSafe, errorLine, terminalSafeJson } from './terminal-text.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs } from 'node:util';
 import { messageOf } from '../../src/common/error-message.js';
@@ -97,7 +97,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     flags = parseRunsFlags(argv);
   } catch (error) {
-    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
+    streams.stderr.write(errorLine(messageOf(error)));
     return 2;
   }
   if (flags === 'help') {
@@ -108,7 +108,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
   } catch (error) {
-    streams.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
+    streams.stderr.write(errorLine(messageOf(error)));
     return 1;
   }
   const at = now();
