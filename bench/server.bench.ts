@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startServe } from '../app/cli/serve-command.js';
+import { shownSlots } from '../app/shown-slots.js';
 import type { RunResult } from '../src/engine/runner.js';
 import { serverApp } from '../src/server/app.js';
 import { listen } from '../src/server/listen.js';
@@ -49,7 +50,7 @@ function bareServer(body: Buffer, headers: Record<string, string>): Promise<{ ur
   );
 }
 
-async function getRunRate(): Promise<void> {
+export async function getRunRate(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-server-bench-'));
   const serve = await startServe({ port: 0, host: '127.0.0.1', store: join(folder, 'runs.db') }, {});
   try {
@@ -87,7 +88,7 @@ async function listRate(count: number): Promise<void> {
     await store.create({ runId: `run-${String(index).padStart(6, '0')}`, pipeline: 'react', fingerprint: 'f', version: '0', input: { task: `task number ${index}` }, options: {}, createdAt: started + index }, owner, 60_000);
   }
   const host = new RunHost(() => Promise.reject(new Error('not used')));
-  const app = serverApp({ store, host, pipelines: [], defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
+  const app = serverApp({ store, host, pipelines: [], shownSlots, defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
   const server = await listen(app, { host: '127.0.0.1', port: 0 });
   try {
     const first = await getRate(server.url, '/v1/runs?limit=50', 100, 3);
@@ -111,7 +112,7 @@ async function sseRate(streams: number, count: number): Promise<void> {
     await new Promise<void>((resolve) => (finish = resolve));
     return { runId: 'bench-run' } as RunResult;
   });
-  const app = serverApp({ store: memoryStore(), host, pipelines: [], defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
+  const app = serverApp({ store: memoryStore(), host, pipelines: [], shownSlots, defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
   const server = await listen(app, { host: '127.0.0.1', port: 0 });
   await host.start({ pipeline: {} as never, deps: {} }, { task: 'bench' });
   const readers = Array.from({ length: streams }, async () => {

@@ -47,8 +47,9 @@ export async function run(): Promise<void> {
     while ((await queue.getCompletedCount()) < total) await sleep(20);
     const seconds = (performance.now() - started) / 1000;
     const commandsPerRun = ((await commandsSoFar()) - commandsBefore) / total;
+    const byCommand = [...(await counter.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map(([, name, calls]) => [name!, Number(calls) / total] as const).sort((a, b) => b[1] - a[1]);
     counter.disconnect();
-    console.log(`Redis commands per run (workers, bench polling and enqueueing included): ${commandsPerRun.toFixed(0)}`);
+    console.log(`Redis commands per run (workers, bench polling and enqueueing included): ${commandsPerRun.toFixed(0)}; by command (whole bench so far, per run): ${byCommand.slice(0, 10).map(([name, calls]) => `${name} ${calls.toFixed(1)}`).join(', ')}`);
     console.log(`throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`);
 
     const failovers: number[] = [];

@@ -10,9 +10,9 @@ import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
-import { listItemOf, runViewOf } from './run-view.js';
+import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
-import { streamEvents, streamStoredStatus, streamWatchedStatus } from './sse.js';
+import { streamEvents, streamRunChanges, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
 export interface PipelineInfo {
   name: string;
@@ -30,6 +30,8 @@ export interface ServerAppOptions {
   host: RunHost;
   pipelines: readonly PipelineInfo[];
   defaultPipeline: string;
+  /** The state slots a run's view carries (the application's stages own them; this server knows no stage). */
+  shownSlots: readonly string[];
   /** Builds a run's pipeline and deps from a request (the application's job: src/server knows no stages). */
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide?: DecisionsAdapter;
@@ -43,7 +45,7 @@ export interface ServerAppOptions {
 export function serverApp(options: ServerAppOptions): Hono {
   const { store, host } = options;
   const app = new Hono();
-  const views = new RunViewCache(store);
+  const views = new RunViewCache(store, options.shownSlots);
   const limit = bodyLimit({
     maxSize: options.bodyLimitBytes ?? 1024 * 1024,
     onError: (context) => sendError(context, 413, 'body_too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
@@ -77,11 +79,13 @@ export function serverApp(options: ServerAppOptions): Hono {
     const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
     const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session, user: body.user ?? 'default' };
     const runId = await host.start(assembly, input);
-    if (wantsEvents(context)) return streamEvents(context, runId, host.log(runId)!, 0);
+    if (wantsEvents(context)) return streamEvents(runId, host.log(runId)!, 0);
     return context.json({ runId }, 201, { Location: `/v1/runs/${runId}` });
   });
 
   app.get('/v1/runs', async (context) => {
+    // Asked as an event stream: the runs that start or end here from now on, one `run` event each (the console's list).
+    if (wantsEvents(context)) return streamRunChanges(host, store);
     const query = parseWith(listQuerySchema, context.req.query());
     // One more than asked for says whether another page follows; its cursor is the last run listed.
     const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {
@@ -105,12 +109,12 @@ export function serverApp(options: ServerAppOptions): Hono {
     const runId = context.req.param('id');
     const afterSeq = afterSeqOf(context.req.header('last-event-id'), context.req.query('after'));
     const log = host.log(runId);
-    if (log !== undefined) return streamEvents(context, runId, log, afterSeq);
+    if (log !== undefined) return streamEvents(runId, log, afterSeq);
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
     if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus(context, { ...store, watch: store.watch.bind(store) }, run);
-    return streamStoredStatus(context, runId, run.status);
+    return streamStoredStatus(runId, run.status);
   });
 
   app.post('/v1/runs/:id/cancel', limit, async (context) => {

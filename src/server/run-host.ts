@@ -4,7 +4,7 @@ import type { Pipeline } from '../engine/pipeline.js';
 import type { RunResult } from '../engine/runner.js';
 import type { Deps, RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
-import { RunEventLog } from './event-log.js';
+import { EventLog } from '../stream/event-log.js';
 
 /** What one run needs, built by the application (the CLI assembles pipelines, models and tools; src/server cannot). */
 export interface RunAssembly {
@@ -18,9 +18,11 @@ export interface RunAssembly {
 export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
 
 interface HostedRun {
-  log: RunEventLog;
+  log: EventLog;
   controller: AbortController;
   done: Promise<RunResult | undefined> | undefined;
+  /** True once the run's result is in (its store record written): its log may end a little earlier, at run_finished. */
+  settled: boolean;
 }
 
 /** Logs of finished runs kept for late readers of their stream; older ones are dropped first. */
@@ -29,6 +31,7 @@ const keptFinishedLogs = 500;
 export class RunHost {
   readonly #runs = new Map<string, HostedRun>();
   readonly #finished: string[] = [];
+  readonly #watchers = new Set<(runId: string) => void>();
   #accepting = true;
 
   constructor(private readonly startRun: RunStarter) {}
@@ -39,11 +42,11 @@ export class RunHost {
 
   /** Starts the run and resolves with its id once it has one (its first event), or with the result when it ends before. */
   start(assembly: RunAssembly, input: RunInput): Promise<string> {
-    const log = new RunEventLog();
+    const log = new EventLog();
     const controller = new AbortController();
     const given = assembly.deps.onEvent;
     // Made before the run starts: a run may report its first event synchronously.
-    const hosted: HostedRun = { log, controller, done: undefined };
+    const hosted: HostedRun = { log, controller, done: undefined, settled: false };
     let announce: (runId: string) => void = () => {};
     let refuse: (error: unknown) => void = () => {};
     const runId = new Promise<string>((resolve, reject) => {
@@ -56,8 +59,9 @@ export class RunHost {
         known = event.runId;
         this.#runs.set(known, hosted);
         announce(known);
+        this.notify(known);
       }
-      log.append(event);
+      log.push(event);
       given?.(event);
     };
     const done = this.startRun(assembly, input, { deps: { ...assembly.deps, onEvent }, signal: controller.signal }).then(
@@ -77,8 +81,12 @@ export class RunHost {
     );
     hosted.done = done;
     void done.finally(() => {
+      hosted.settled = true;
       log.end();
-      if (known !== undefined) this.#retire(known);
+      if (known !== undefined) {
+        this.#retire(known);
+        this.notify(known);
+      }
     });
     return runId;
   }
@@ -88,13 +96,13 @@ export class RunHost {
     return this.#runs.get(runId)?.done;
   }
 
-  log(runId: string): RunEventLog | undefined {
+  log(runId: string): EventLog | undefined {
     return this.#runs.get(runId)?.log;
   }
 
   isActive(runId: string): boolean {
     const hosted = this.#runs.get(runId);
-    return hosted !== undefined && !hosted.log.ended;
+    return hosted !== undefined && !hosted.settled;
   }
 
   cancel(runId: string, reason: string): boolean {
@@ -106,9 +114,26 @@ export class RunHost {
   /** Stops taking runs, asks every running one to stop (it reaches a checkpoint and is recorded as cancelled), waits for them. */
   async drain(reason: string): Promise<void> {
     this.#accepting = false;
-    const running = [...this.#runs.values()].filter((hosted) => !hosted.log.ended);
+    const running = [...this.#runs.values()].filter((hosted) => !hosted.settled);
     for (const hosted of running) hosted.controller.abort(new Error(reason));
     await Promise.all(running.map((hosted) => hosted.done));
+  }
+
+  /** Calls `listener` with a run's id when a run here starts or ends (or `notify` says so): the run list's feed. */
+  watch(listener: (runId: string) => void): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  /** Tells the watchers that a run changed, e.g. one resumed in this process outside the host. */
+  notify(runId: string): void {
+    for (const listener of this.#watchers) {
+      try {
+        listener(runId);
+      } catch {
+        // A watcher's bug must not stop a run.
+      }
+    }
   }
 
   #retire(runId: string): void {

@@ -1,9 +1,9 @@
-// What the API shows of a run: its summary, the timeline (as `stageloop show` has it), and the plan, verdicts and
-// replan decisions from its latest checkpoint.
+// What the API shows of a run: its summary, the timeline (as `stageloop show` has it), and the state slots the
+// application asks to show (the plan, verdicts and replans, say) from its latest checkpoint.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { loadRun, type LoadedRun } from '../durable/inspect.js';
 import type { RunStore, RunSummary } from '../store/types.js';
-import { timelineOf, type TimelineItem } from '../../app/cli/show-command.js';
+import { timelineOf, type TimelineItem } from '../durable/timeline.js';
 
 export interface RunListItem {
   runId: string;
@@ -24,19 +24,18 @@ export function listItemOf(run: RunSummary): RunListItem {
 export interface RunView {
   run: RunSummary;
   timeline: TimelineItem[];
-  /** The plan, evaluate and replan slots of the latest checkpoint (null when the run has none or no checkpoint). */
-  slots: { plan: JsonValue; evaluate: JsonValue; replan: JsonValue };
+  /** The shown slots of the latest checkpoint, each null when the run has none or no checkpoint. */
+  slots: Record<string, JsonValue>;
 }
 
-const shownSlots = ['plan', 'evaluate', 'replan'] as const;
-
-export async function runViewOf(store: RunStore, runId: string): Promise<RunView> {
-  return viewOfLoaded(await loadRun(store, runId));
+/** `shownSlots`: which state slots the view carries; the application names them (src/server knows no stage). */
+export async function runViewOf(store: RunStore, runId: string, shownSlots: readonly string[]): Promise<RunView> {
+  return viewOfLoaded(await loadRun(store, runId), shownSlots);
 }
 
-export function viewOfLoaded(loaded: LoadedRun): RunView {
+export function viewOfLoaded(loaded: LoadedRun, shownSlots: readonly string[]): RunView {
   const checkpoint = loaded.checkpoints.at(-1);
   const state: JsonObject = checkpoint?.state ?? {};
-  const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null])) as RunView['slots'];
+  const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null]));
   return { run: loaded.run, timeline: timelineOf(loaded), slots };
 }

@@ -3,37 +3,63 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { RunStore, RunSummary } from '../store/types.js';
-import type { RunEventLog } from './event-log.js';
+import type { RunHost } from './run-host.js';
+import { listItemOf } from './run-view.js';
+import type { EventLog } from '../stream/event-log.js';
+import { eventStreamBody, serverSentEvent, serverSentEventOf, serverSentEventsHeaders } from '../stream/server-sent-events.js';
 
-export function streamEvents(context: Context, runId: string, log: RunEventLog, afterSeq: number): Response {
-  return streamSSE(context, async (stream) => {
-    const gone = new AbortController();
-    stream.onAbort(() => gone.abort());
-    let seq = afterSeq;
-    while (!gone.signal.aborted) {
-      const pending = log.after(seq);
-      if (pending.length > 0) {
-        for (const event of pending) {
-          await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
-          seq = event.seq;
-        }
-        continue;
-      }
-      if (log.ended) {
-        await stream.writeSSE({ event: 'end', data: JSON.stringify({ runId, lastSeq: seq }) });
-        return;
-      }
-      await log.next(gone.signal);
-    }
+/** The events after `afterSeq` with the seq the run gave them, then `end` once the run is over; written by src/stream. */
+export function streamEvents(runId: string, log: EventLog, afterSeq: number): Response {
+  const gone = new AbortController();
+  async function* blocks(): AsyncGenerator<string, void, undefined> {
+    for await (const event of log.read(afterSeq, gone.signal)) yield serverSentEventOf(event);
+  }
+  const body = eventStreamBody(blocks(), {
+    trailer: () => serverSentEvent({ event: 'end', data: { runId, lastSeq: Math.max(afterSeq, log.lastSeq) } }),
+    onClose: () => gone.abort(),
   });
+  return new Response(body as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
+}
+
+/** Each run that starts or ends in this server from now on, as a `run` event with its list item, until the reader goes. */
+export function streamRunChanges(host: RunHost, store: RunStore): Response {
+  const changed = new Set<string>();
+  let wake: () => void = () => undefined;
+  const stop = host.watch((runId) => {
+    changed.add(runId);
+    wake();
+  });
+  let closed = false;
+  async function* blocks(): AsyncGenerator<string, void, undefined> {
+    // A first comment line, so the reader knows the feed is on before any run changes.
+    yield ': watching runs\n\n';
+    while (!closed) {
+      if (changed.size === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const runIds = [...changed];
+      changed.clear();
+      for (const runId of runIds) {
+        const run = await store.get(runId);
+        if (run !== undefined) yield serverSentEvent({ event: 'run', data: listItemOf(run) });
+      }
+    }
+  }
+  const body = eventStreamBody(blocks(), {
+    onClose: () => {
+      closed = true;
+      stop();
+      wake();
+    },
+  });
+  return new Response(body as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
 }
 
 /** A run this server did not start (or forgot): its stored status as one event, then the end. */
-export function streamStoredStatus(context: Context, runId: string, status: string): Response {
-  return streamSSE(context, async (stream) => {
-    await stream.writeSSE({ event: 'stored', data: JSON.stringify({ runId, status, live: false }) });
-    await stream.writeSSE({ event: 'end', data: JSON.stringify({ runId, lastSeq: 0 }) });
-  });
+export function streamStoredStatus(runId: string, status: string): Response {
+  async function* blocks(): AsyncGenerator<string, void, undefined> {
+    yield serverSentEvent({ event: 'stored', data: { runId, status, live: false } });
+    yield serverSentEvent({ event: 'end', data: { runId, lastSeq: 0 } });
+  }
+  return new Response(eventStreamBody(blocks()) as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
 }
 
 /**
@@ -42,7 +68,7 @@ export function streamStoredStatus(context: Context, runId: string, status: stri
  */
 export function streamWatchedStatus(context: Context, store: RunStore & Required<Pick<RunStore, 'watch'>>, first: RunSummary): Response {
   const runId = first.runId;
-  const progress = (run: RunSummary) => JSON.stringify({ runId, status: run.status, head: run.head, iterations: run.iterations, tokens: run.tokens, live: true });
+  const progress = (run: RunSummary) => serverSentEvent({ event: 'stored', data: { runId, status: run.status, head: run.head, iterations: run.iterations, tokens: run.tokens, live: true } });
   return streamSSE(context, async (stream) => {
     let wake = (): void => undefined;
     // Set at first too: a change between the read above and LISTEN is read once the feed is on.
@@ -55,16 +81,16 @@ export function streamWatchedStatus(context: Context, store: RunStore & Required
     });
     try {
       let last = first;
-      await stream.writeSSE({ event: 'stored', data: progress(first) });
+      await stream.write(progress(first));
       while (last.status === 'running' && !stream.aborted) {
         if (!changed) await new Promise<void>((resolve) => (wake = resolve));
         changed = false;
         const run = await store.get(runId);
         if (run === undefined) break;
-        if (run.head !== last.head || run.status !== last.status || run.iterations !== last.iterations) await stream.writeSSE({ event: 'stored', data: progress(run) });
+        if (run.head !== last.head || run.status !== last.status || run.iterations !== last.iterations) await stream.write(progress(run));
         last = run;
       }
-      if (!stream.aborted) await stream.writeSSE({ event: 'end', data: JSON.stringify({ runId, lastSeq: 0 }) });
+      if (!stream.aborted) await stream.write(serverSentEvent({ event: 'end', data: { runId, lastSeq: 0 } }));
     } finally {
       await stop();
     }

@@ -1,9 +1,10 @@
 // GET /v1/runs/:id without rebuilding the run each time: a completed or stopped run never changes, so its view's
-// JSON is kept and sent as is; any other run is looked up by its summary (one row) and rebuilt only when that moved
-// on, reading just the journal entries after the ones it has. Each answer carries an ETag of its exact bytes.
+// JSON is kept and sent as is; a run live in this server is read again only once its event log has moved on (no
+// store read while no event came); any other run is looked up by its summary (one row) and rebuilt only when that
+// moved on. A rebuild reads just the journal entries after the ones held. Each answer carries an ETag of its bytes.
 import { createHash } from 'node:crypto';
 import { effectiveJournal } from '../durable/effective-journal.js';
-import { RunNotFoundError, type JournalEntry, type RunStore } from '../store/types.js';
+import { RunNotFoundError, type RunStore, type StoredEntry } from '../store/types.js';
 import { viewOfLoaded } from './run-view.js';
 
 export interface RenderedView {
@@ -21,7 +22,9 @@ interface CachedView {
   /** What the summary looked like when the view was built: a change of any of these means rebuild. */
   stamp: string;
   final: boolean;
-  journal: JournalEntry[];
+  /** The hosted run's last event seq when the view was built. */
+  seq: number;
+  journal: StoredEntry[];
   /** The view's JSON without its closing brace, for the hosted facts to follow. */
   prefix: string;
   facts: string;
@@ -37,12 +40,14 @@ export class RunViewCache {
 
   constructor(
     private readonly store: RunStore,
+    private readonly shownSlots: readonly string[],
     private readonly maxRuns = 2_000,
   ) {}
 
   async render(runId: string, hosted: HostedFacts): Promise<RenderedView> {
     const known = this.#views.get(runId);
-    const cached = known !== undefined && known.final && !hosted.live ? known : await this.#refresh(runId, known);
+    const unchanged = known !== undefined && (hosted.live ? known.seq === hosted.lastSeq : known.final);
+    const cached = unchanged ? known : await this.#refresh(runId, known, hosted.lastSeq);
     // Oldest use first in the map: a view read again moves to the end, the front is dropped when over the limit.
     this.#views.delete(runId);
     this.#views.set(runId, cached);
@@ -56,22 +61,22 @@ export class RunViewCache {
     return cached.rendered;
   }
 
-  async #refresh(runId: string, cached: CachedView | undefined): Promise<CachedView> {
+  async #refresh(runId: string, cached: CachedView | undefined, seq: number): Promise<CachedView> {
     const run = await this.store.get(runId);
     if (run === undefined) {
       this.#views.delete(runId);
       throw new RunNotFoundError(runId);
     }
     const stamp = `${run.epoch}:${run.head}:${run.updatedAt}:${run.status}`;
-    if (cached !== undefined && cached.stamp === stamp) return cached;
+    if (cached !== undefined && cached.stamp === stamp) return { ...cached, seq };
     // The journal only grows: read what came after the entries already held.
     const held = cached?.journal ?? [];
     const heldThrough = held.at(-1)?.seq ?? 0;
     const journal = heldThrough > 0 && run.head >= heldThrough ? [...held, ...(await this.store.journal(runId, heldThrough))] : await this.store.journal(runId);
     const checkpoint = await this.store.latestCheckpoint(runId);
-    const view = viewOfLoaded({ run, journal: effectiveJournal(journal), checkpoints: checkpoint === undefined ? [] : [checkpoint] });
+    const view = viewOfLoaded({ run, journal: effectiveJournal(journal), checkpoints: checkpoint === undefined ? [] : [checkpoint] }, this.shownSlots);
     const final = finalStatuses.has(run.status);
     // A finished run is never read again from the store: its entries need not be kept.
-    return { stamp, final, journal: final ? [] : journal, prefix: JSON.stringify(view).slice(0, -1), facts: '', rendered: { body: '', etag: '' } };
+    return { stamp, final, seq, journal: final ? [] : journal, prefix: JSON.stringify(view).slice(0, -1), facts: '', rendered: { body: '', etag: '' } };
   }
 }

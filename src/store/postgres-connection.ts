@@ -3,6 +3,7 @@
 // names the problem and the fix.
 import { createRequire } from 'node:module';
 import { messageOf } from '../common/error-message.js';
+import { requireOptional } from '../common/optional-package.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import { StoreError } from './types.js';
 
@@ -84,15 +85,8 @@ let loaded: PgModule | undefined;
 /** `pg`, loaded on the first PostgreSQL store: a one-line error naming the package when it is not installed. */
 export function loadPg(): PgModule {
   if (loaded !== undefined) return loaded;
-  try {
-    loaded = require('pg') as PgModule;
-    return loaded;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
-      throw new StageloopError('config', 'a postgres:// store needs the "pg" package, which is not installed: run "npm install pg@8" beside stageloop', { cause: error });
-    }
-    throw error;
-  }
+  loaded = requireOptional('a postgres:// store', 'pg', () => require('pg') as PgModule);
+  return loaded;
 }
 
 export interface PostgresConnectOptions {

@@ -58,7 +58,12 @@ if ARGV[7] ~= '' then
   local at = tonumber(ARGV[7])
   if at > newHead or at < math.min(head + 1, newHead) then return {'seq', tostring(newHead), ARGV[7]} end
 end
-for index = 0, count - 1 do redis.call('RPUSH', KEYS[2], ARGV[12 + index * 2]) end
+-- One RPUSH and one HSET for the whole write, however many entries it carries.
+if count > 0 then
+  local texts = {}
+  for index = 0, count - 1 do texts[index + 1] = ARGV[12 + index * 2] end
+  redis.call('RPUSH', KEYS[2], unpack(texts))
+end
 if ARGV[7] ~= '' then
   if ARGV[9] == '1' then redis.call('DEL', KEYS[3]) end
   if ARGV[9] ~= '1' and fenced[4] == ARGV[7] and redis.call('LLEN', KEYS[3]) > 0 then
@@ -66,12 +71,13 @@ if ARGV[7] ~= '' then
   else
     redis.call('RPUSH', KEYS[3], ARGV[8])
   end
-  redis.call('HSET', KEYS[1], 'checkpointSeq', ARGV[7])
 end
-redis.call('HSET', KEYS[1], 'head', tostring(newHead), 'updatedAt', ARGV[3])
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'leaseUntil', ARGV[4]) end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'iterations', ARGV[5]) end
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'tokens', ARGV[6]) end
+local fields = {'head', tostring(newHead), 'updatedAt', ARGV[3]}
+if ARGV[7] ~= '' then table.insert(fields, 'checkpointSeq'); table.insert(fields, ARGV[7]) end
+if ARGV[4] ~= '' then table.insert(fields, 'leaseUntil'); table.insert(fields, ARGV[4]) end
+if ARGV[5] ~= '' then table.insert(fields, 'iterations'); table.insert(fields, ARGV[5]) end
+if ARGV[6] ~= '' then table.insert(fields, 'tokens'); table.insert(fields, ARGV[6]) end
+redis.call('HSET', KEYS[1], unpack(fields))
 return {'ok'}
 `);
 

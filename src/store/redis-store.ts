@@ -76,7 +76,8 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
   const prefix = options.prefix ?? 'stageloop';
   const owned = typeof connection === 'string';
   const name = `the Redis store at ${owned ? checkRedisUrl(connection) : 'the given connection'}`;
-  const client = owned ? connectRedis(connection, options) : Promise.resolve(connection);
+  // The store sends no blocking command: the writes of a worker's concurrent runs may share a socket write.
+  const client = owned ? connectRedis(connection, { autoPipelining: true, ...options }) : Promise.resolve(connection);
   client.catch(() => undefined);
   let loaded: Redis | undefined;
   /** The client, once ioredis has loaded (ready() first, so a closed store never reconnects). */
@@ -128,10 +129,14 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const id = await redis.incr(`${indexKey}:next`);
       const now = clock.now();
       const fields = { id, runId: header.runId, pipeline: header.pipeline, fingerprint: header.fingerprint, version: header.version, input, options: runOptions, createdAt: header.createdAt, status: 'running', updatedAt: now, epoch: 1, ownerId: owner.id, ownerPid: owner.pid, ownerHost: owner.host, leaseUntil: now + leaseMs, head: 0, iterations: 0, tokens: 0 };
-      const [status] = await runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String));
-      if (status === 'exists') throw new RunExistsError(header.runId);
-      // Apart from the run's slot: listed after it exists (a run is never listed before its record).
-      await redis.zadd(indexKey, header.createdAt, `${String(id).padStart(15, '0')}:${header.runId}`);
+      const member = `${String(id).padStart(15, '0')}:${header.runId}`;
+      // Sent together (one round trip): Redis runs them in order, so the index names the run just after its record
+      // exists; the index is apart from the run's slot (one cluster slot per run), so it cannot join the script.
+      const [[status], listed] = await Promise.all([runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String)), redis.zadd(indexKey, header.createdAt, member)]);
+      if (status === 'exists') {
+        if (listed > 0) await redis.zrem(indexKey, member);
+        throw new RunExistsError(header.runId);
+      }
       return { runId: header.runId, epoch: 1, owner: { ...owner } };
     },
 

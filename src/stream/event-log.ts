@@ -1,4 +1,5 @@
 // Every event of one run, kept in order so each reader reads at its own pace from any seq: the run never waits for one.
+// The events keep the seq the run gave them (1, 2, 3... with no gap), so seq n sits at index n - 1: never renumbered.
 import type { RunEvent } from '../engine/stage.js';
 
 export class EventLog {
@@ -26,9 +27,37 @@ export class EventLog {
     return this.ended;
   }
 
-  /** Resolves when an event is added or the log ends. */
-  changed(): Promise<void> {
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  /** The seq of the latest event (0 before the first). */
+  get lastSeq(): number {
+    return this.events.at(-1)?.seq ?? 0;
+  }
+
+  /** Resolves when an event is added or the log ends, or when the signal aborts (a reader that went away). */
+  changed(signal?: AbortSignal): Promise<void> {
+    if (signal === undefined) return new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Every event whose seq is above `after`, as they come, ending with the log or when the signal aborts. */
+  async *read(after: number, signal?: AbortSignal): AsyncGenerator<RunEvent, void, undefined> {
+    const events = this.events;
+    let index = Math.max(0, after);
+    for (;;) {
+      while (index < events.length) {
+        if (signal?.aborted) return;
+        yield events[index++]!;
+      }
+      if (this.ended || signal?.aborted) return;
+      await this.changed(signal);
+    }
   }
 
   /** Throws the run's failure to a reader that has read every event, when the run rejected. */

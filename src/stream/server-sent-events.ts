@@ -1,5 +1,7 @@
 // toServerSentEvents(): a run's stream as a text/event-stream body (`id:` is the event's seq), for any HTTP server.
+// The server's event endpoints write through eventStreamBody() too: one writer, one format.
 import { ReadableStream } from 'node:stream/web';
+import type { RunEvent } from '../engine/stage.js';
 import type { RunStream } from './stream-run.js';
 
 export interface ServerSentEventsOptions {
@@ -16,25 +18,50 @@ export const serverSentEventsHeaders: Readonly<Record<string, string>> = Object.
   connection: 'keep-alive',
 });
 
-/** One `id:` / `event:` / `data:` block per event; JSON text never holds a raw newline, so data is one line. */
-export function toServerSentEvents(stream: RunStream, options: ServerSentEventsOptions = {}): ReadableStream<Uint8Array> {
+/** One `id:` / `event:` / `data:` block; JSON text never holds a raw newline, so data is one line. */
+export function serverSentEvent(block: { id?: number; event: string; data: unknown }): string {
+  return `${block.id === undefined ? '' : `id: ${block.id}\n`}event: ${block.event}\ndata: ${JSON.stringify(block.data)}\n\n`;
+}
+
+/** A run event as its block: `id:` is its seq, `event:` its type. */
+export const serverSentEventOf = (event: RunEvent): string => serverSentEvent({ id: event.seq, event: event.type, data: event });
+
+export interface EventStreamBodyOptions {
+  /** Written once the events end (not when the body is closed early): an `end` block, say. */
+  trailer?: () => string;
+  /** Called when the reader closes the body before the events ended. */
+  onClose?: () => void;
+}
+
+/** Any blocks of text (a run's events, a feed of changes) as a text/event-stream body read at the reader's pace. */
+export function eventStreamBody(blocks: AsyncIterator<string>, options: EventStreamBodyOptions = {}): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const cancelRunOnClose = options.cancelRunOnClose ?? true;
-  const events = stream.eventsAfter(options.after ?? 0, { cancelOnBreak: false })[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await events.next();
-      if (next.done) {
-        controller.close();
+      const next = await blocks.next();
+      if (!next.done) {
+        controller.enqueue(encoder.encode(next.value));
         return;
       }
-      const event = next.value;
-      controller.enqueue(encoder.encode(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+      if (options.trailer !== undefined) controller.enqueue(encoder.encode(options.trailer()));
+      controller.close();
     },
     cancel() {
       // Directly, not through the reader: a reader waiting for the next event would only see the cancel after it.
-      if (cancelRunOnClose) stream.cancel('the event-stream body was closed before the run ended');
-      void events.return?.();
+      options.onClose?.();
+      void blocks.return?.();
     },
+  });
+}
+
+async function* blocksOf(events: AsyncIterable<RunEvent>): AsyncGenerator<string, void, undefined> {
+  for await (const event of events) yield serverSentEventOf(event);
+}
+
+export function toServerSentEvents(stream: RunStream, options: ServerSentEventsOptions = {}): ReadableStream<Uint8Array> {
+  const cancelRunOnClose = options.cancelRunOnClose ?? true;
+  const events = stream.eventsAfter(options.after ?? 0, { cancelOnBreak: false });
+  return eventStreamBody(blocksOf(events), {
+    ...(cancelRunOnClose && { onClose: () => stream.cancel('the event-stream body was closed before the run ended') }),
   });
 }

@@ -39,19 +39,13 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
   const cancel = (reason = 'the run was cancelled through its stream'): void => {
     if (!log.done) controller.abort(new Error(reason));
   };
-  // One generator per reader, reading the log by index (seq n sits at index n - 1): no generator chain per event.
+  // One generator per reader over the one log: a reader that leaves before the end cancels the run when asked to.
   const read = async function* <Item>(after: number, cancelOnBreak: boolean, pick: (event: RunEvent) => Item | undefined): AsyncGenerator<Item, void, undefined> {
-    const events = log.events;
-    let index = Math.max(0, after);
     let finished = false;
     try {
-      for (;;) {
-        while (index < events.length) {
-          const item = pick(events[index++]!);
-          if (item !== undefined) yield item;
-        }
-        if (log.done) break;
-        await log.changed();
+      for await (const event of log.read(after)) {
+        const item = pick(event);
+        if (item !== undefined) yield item;
       }
       finished = true;
     } finally {

@@ -13,7 +13,7 @@ const serves = useServes();
 async function showText(serve: TestServe, runId: string): Promise<string> {
   let text = '';
   const sink = { write: (chunk: string) => ((text += chunk), true) } as NodeJS.WritableStream;
-  expect(await main(['show', runId, '--store', serve.storeFile], { stdout: sink, stderr: sink }, {})).toBe(0);
+  expect(await main(['show', runId, '--store', serve.storeFile], { stdout: sink, stderr: sink, env: {} })).toBe(0);
   return text;
 }
 

@@ -5,7 +5,7 @@ import { main } from '../../app/cli/main.js';
 async function stderrOf(argv: string[]): Promise<{ code: number; text: string }> {
   let text = '';
   const sink = { write: (chunk: string) => ((text += chunk), true) } as NodeJS.WritableStream;
-  const code = await main(argv, { stdout: sink, stderr: sink }, {});
+  const code = await main(argv, { stdout: sink, stderr: sink, env: {} });
   return { code, text };
 }
 

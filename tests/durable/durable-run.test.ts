@@ -157,5 +157,4 @@ describe('a store that fails', () => {
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let tries = 0; tries < 200 && !condition(); tries++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!condition()) throw new Error('condition not reached');
-  await new Promise((resolve) => setTimeout(resolve, 20));
 }

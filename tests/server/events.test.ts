@@ -35,6 +35,20 @@ describe('run events over SSE', () => {
     expect(tail.map((event) => event.id)).toEqual([String(all.length)]);
   });
 
+  it('GET /v1/runs as an event stream says when each run starts and ends here', async () => {
+    loopback.server.replyWith({ content: 'ok' });
+    const serve = await serves.start(modelEnv());
+    const feed = await serve.call('/v1/runs', { headers: { accept: 'text/event-stream' } });
+    expect(feed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    let runId = '';
+    const started = serve.call('/v1/runs', jsonPost({ task: 'watched' })).then(async (response) => (runId = ((await response.json()) as { runId: string }).runId));
+    const seen = await readEvents(feed, (event) => event.event === 'run' && JSON.parse(event.data).status === 'completed');
+    await started;
+    const runs = seen.filter((event) => event.event === 'run').map((event) => JSON.parse(event.data) as { runId: string; status: string; task: string });
+    expect(runs.every((run) => run.runId === runId && run.task === 'watched')).toBe(true);
+    expect(runs.at(-1)!.status).toBe('completed');
+  });
+
   it('a run this server did not start gets its stored status and the end', async () => {
     loopback.server.replyWith({ content: 'ok' });
     const serve = await serves.start(modelEnv());

@@ -1,7 +1,9 @@
 // Fast reads: a run's view is the same whether built afresh or kept, carries an ETag (304 when unchanged), follows a
 // live run as it goes, and the list pages with limit and before.
+import { effectiveJournal } from '../../src/durable/effective-journal.js';
 import { describe, expect, it } from 'vitest';
-import { runViewOf } from '../../src/server/run-view.js';
+import { shownSlots } from '../../app/shown-slots.js';
+import { runViewOf, viewOfLoaded } from '../../src/server/run-view.js';
 import { RunViewCache } from '../../src/server/view-cache.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
@@ -24,31 +26,43 @@ function countingStore(store: RunStore) {
 }
 
 describe('the view cache', () => {
-  it('builds a live run from the new journal entries only, and a finished run once', async () => {
+  it('builds a live run again only after a new event, from the new journal entries only, and a finished run once', async () => {
     const base = memoryStore();
     const { store, reads } = countingStore(base);
-    const cache = new RunViewCache(store);
+    const cache = new RunViewCache(store, shownSlots);
     const claim = await base.create(header('r1', 1_000), owner, 60_000);
     await base.append(claim, [entry(1, 'context'), entry(2, 'think')]);
     const first = await cache.render('r1', { live: true, lastSeq: 2 });
-    expect(JSON.parse(first.body)).toEqual({ ...(await runViewOf(base, 'r1')), live: true, lastSeq: 2 });
-    // Unchanged: the summary is looked at, the journal is not read again, and the bytes and ETag are the same.
+    expect(JSON.parse(first.body)).toEqual({ ...(await runViewOf(base, 'r1', shownSlots)), live: true, lastSeq: 2 });
+    // No event since: the store is not read at all, and the bytes and ETag are the same.
     const again = await cache.render('r1', { live: true, lastSeq: 2 });
     expect(again).toEqual(first);
-    expect(reads.journal).toBe(1);
+    expect(reads).toEqual({ get: 1, journal: 1 });
     await base.append(claim, [entry(3, 'act')]);
     const grown = await cache.render('r1', { live: true, lastSeq: 3 });
     expect(grown.etag).not.toBe(first.etag);
-    expect(JSON.parse(grown.body)).toEqual({ ...(await runViewOf(base, 'r1')), live: true, lastSeq: 3 });
+    expect(JSON.parse(grown.body)).toEqual({ ...(await runViewOf(base, 'r1', shownSlots)), live: true, lastSeq: 3 });
     expect(reads.journal).toBe(2);
     await base.finish(claim, { status: 'completed', answer: '42', partial: false, stopReason: { kind: 'answer', stage: 'think', message: 'done' }, iterations: 1, tokens: 3, result: {} });
     const finished = await cache.render('r1', { live: false, lastSeq: 3 });
-    expect(JSON.parse(finished.body)).toEqual({ ...(await runViewOf(base, 'r1')), live: false, lastSeq: 3 });
+    expect(JSON.parse(finished.body)).toEqual({ ...(await runViewOf(base, 'r1', shownSlots)), live: false, lastSeq: 3 });
     const getsThen = reads.get;
     for (let index = 0; index < 5; index++) expect(await cache.render('r1', { live: false, lastSeq: 3 })).toEqual(finished);
     // A finished run never changes: it is sent without looking at the store at all.
     expect(reads.get).toBe(getsThen);
     await expect(cache.render('nope', { live: false, lastSeq: 0 })).rejects.toThrow(/nope/);
+  });
+});
+
+describe('a run view', () => {
+  it('carries the slots the application names, and no other', async () => {
+    const store = memoryStore();
+    const claim = await store.create(header('r2', 1_000), owner, 60_000);
+    await store.append(claim, [entry(1, 'context')]);
+    const run = (await store.get('r2'))!;
+    const checkpoint = { seq: 1, position: { zone: 'iteration' as const, iteration: 1, nextStage: 1, steer: null, breakRequested: false, ended: null }, state: { notes: ['n1'], plan: { steps: [] }, secret: 'kept out' }, stateHash: 'h', at: 1_001 };
+    const view = viewOfLoaded({ run, journal: effectiveJournal(await store.journal('r2')), checkpoints: [checkpoint] }, ['notes', 'verdict']);
+    expect(view.slots).toEqual({ notes: ['n1'], verdict: null });
   });
 });
 
@@ -65,7 +79,7 @@ describe('GET /v1/runs/:id over HTTP', () => {
     const served = (await response.json()) as Record<string, unknown>;
     const reader = sqliteStore(serve.storeFile);
     try {
-      expect(served).toEqual({ ...JSON.parse(JSON.stringify(await runViewOf(reader, runId))), live: false, lastSeq: served.lastSeq });
+      expect(served).toEqual({ ...JSON.parse(JSON.stringify(await runViewOf(reader, runId, shownSlots))), live: false, lastSeq: served.lastSeq });
     } finally {
       await reader.close();
     }

@@ -12,7 +12,7 @@ describe('RunHost', () => {
       return { runId: 'sync-run' } as RunResult;
     });
     await expect(host.start({ pipeline: {} as never, deps: {} }, input)).resolves.toBe('sync-run');
-    expect(host.log('sync-run')!.after(0).map((event) => event.seq)).toEqual([1]);
+    expect(host.log('sync-run')!.events.map((event) => event.seq)).toEqual([1]);
   });
 
   it('a starter that throws rejects the start (the server answers 500) and leaves no run behind', async () => {

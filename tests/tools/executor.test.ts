@@ -126,6 +126,8 @@ describe('tool failures', () => {
 
   it('gives a tool one signal for the whole call, aborted with a TimeoutError even when read after the timeout', async () => {
     const seen: AbortSignal[] = [];
+    let ended: () => void = () => undefined;
+    const toolEnded = new Promise<void>((resolve) => (ended = resolve));
     const late = defineTool({
       name: 'late',
       description: 'd',
@@ -135,11 +137,13 @@ describe('tool failures', () => {
         seen.push(ctx.signal);
         await new Promise((resolve) => setTimeout(resolve, 60));
         seen.push(ctx.signal);
+        ended();
         return 'late';
       },
     });
     expect(errorOf(await new ToolRegistry([late]).execute(call('late', {}))).kind).toBe('timeout');
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // Waits for the tool's own end, not for a pause long enough.
+    await toolEnded;
     expect(seen).toHaveLength(2);
     expect(seen[1]).toBe(seen[0]);
     expect(seen[0]!.aborted).toBe(true);
@@ -148,6 +152,8 @@ describe('tool failures', () => {
 
   it('aborts the signal of a tool that first reads it after the run was cancelled', async () => {
     let seen: AbortSignal | undefined;
+    let ended: () => void = () => undefined;
+    const toolEnded = new Promise<void>((resolve) => (ended = resolve));
     const controller = new AbortController();
     const late = defineTool({
       name: 'late',
@@ -156,12 +162,13 @@ describe('tool failures', () => {
       async execute(_args, ctx) {
         await new Promise((resolve) => setTimeout(resolve, 40));
         seen = ctx.signal;
+        ended();
         return 'late';
       },
     });
     setTimeout(() => controller.abort(new Error('user cancelled')), 10);
     expect(errorOf(await new ToolRegistry([late]).execute(call('late', {}), controller.signal)).kind).toBe('aborted');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await toolEnded;
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('user cancelled');
   });
@@ -180,7 +187,7 @@ describe('tool failures', () => {
       },
     });
     expect(errorOf(await new ToolRegistry([tool]).execute(call('spreads', {}))).kind).toBe('timeout');
-    expect(Object.keys(spread)).toEqual(['signal']);
+    expect(Object.keys(spread)).toEqual(['callId', 'signal']);
     expect(spread.signal?.aborted).toBe(true);
   });
 

@@ -1,5 +1,6 @@
-// Browser code of the console: the run list (polled), the start form, and a run page that follows the run's event
-// stream (fetch, so the bearer token can be sent; it resumes with Last-Event-ID after a dropped connection).
+// Browser code of the console: the run list (read once, then kept current by the server's feed of runs that start
+// and end), the start form, and a run page that follows the run's event stream. Streams are read with fetch, so the
+// bearer token can be sent; a dropped one is opened again (the run page's with Last-Event-ID). No polling.
 export const consoleScript = String.raw`
 var token = localStorage.getItem('stageloop-token') || '';
 function api(path, init) {
@@ -15,22 +16,81 @@ function api(path, init) {
 }
 function showError(error) { document.getElementById('error').textContent = error ? String(error.message || error) : ''; }
 function age(at) { var seconds = Math.round((Date.now() - at) / 1000); return seconds < 60 ? seconds + ' s ago' : Math.round(seconds / 60) + ' min ago'; }
+var listed = [];
+function rowOf(run) {
+  var row = el('tr', { class: 'run-row', 'data-run': run.runId }, [
+    el('td', {}, [el('span', { class: 'status status-' + run.status }, [run.status])]),
+    el('td', { class: 'hide-narrow' }, [run.pipeline]),
+    el('td', { class: 'task' }, [run.task]),
+    el('td', { class: 'muted' }, [age(run.createdAt)]),
+    el('td', { class: 'hide-narrow' }, [String(run.tokens)]),
+  ]);
+  row.addEventListener('click', function () { location.hash = '#/runs/' + run.runId; });
+  return row;
+}
+function drawList() {
+  var rows = document.getElementById('run-rows');
+  rows.replaceChildren.apply(rows, listed.map(rowOf));
+}
 function refreshList() {
   return api('/v1/runs?limit=50').then(function (body) {
-    var rows = body.runs.map(function (run) {
-      var row = el('tr', { class: 'run-row', 'data-run': run.runId }, [
-        el('td', {}, [el('span', { class: 'status status-' + run.status }, [run.status])]),
-        el('td', { class: 'hide-narrow' }, [run.pipeline]),
-        el('td', { class: 'task' }, [run.task]),
-        el('td', { class: 'muted' }, [age(run.createdAt)]),
-        el('td', { class: 'hide-narrow' }, [String(run.tokens)]),
-      ]);
-      row.addEventListener('click', function () { location.hash = '#/runs/' + run.runId; });
-      return row;
-    });
-    document.getElementById('run-rows').replaceChildren.apply(document.getElementById('run-rows'), rows);
+    listed = body.runs;
+    drawList();
     showError(null);
   }).catch(showError);
+}
+// One run that started or ended: its row replaced, or put in its place (newest first).
+function placeRun(run) {
+  listed = listed.filter(function (known) { return known.runId !== run.runId; });
+  var at = listed.findIndex(function (known) { return known.createdAt < run.createdAt; });
+  listed.splice(at === -1 ? listed.length : at, 0, run);
+  listed = listed.slice(0, 50);
+  drawList();
+}
+// Reads an event stream's blocks, calling onBlock(fields) for each; resolves when the stream ends.
+function readStream(path, headers, signal, onBlock) {
+  headers = Object.assign({ accept: 'text/event-stream' }, headers);
+  if (token) headers.authorization = 'Bearer ' + token;
+  return fetch(path, { headers: headers, signal: signal }).then(function (response) {
+    if (!response.ok) throw new Error('the event stream answered ' + response.status);
+    var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = '';
+    function pump() {
+      return reader.read().then(function (chunk) {
+        if (chunk.done) return;
+        buffer += decoder.decode(chunk.value, { stream: true });
+        var blocks = buffer.split('\n\n');
+        buffer = blocks.pop();
+        blocks.forEach(function (block) {
+          var fields = {};
+          block.split('\n').forEach(function (line) { var at = line.indexOf(':'); if (at > 0) fields[line.slice(0, at)] = line.slice(at + 1).trim(); });
+          onBlock(fields);
+        });
+        return pump();
+      });
+    }
+    return pump();
+  });
+}
+var listFeed = null;
+function watchList() {
+  if (listFeed) return;
+  var controller = new AbortController();
+  listFeed = controller;
+  var opened = false;
+  readStream('/v1/runs', {}, controller.signal, function (fields) {
+    // The list is read once the feed is on (its first block), so no run falls between the two.
+    if (!opened) { opened = true; refreshList(); }
+    if (fields.event === 'run' && fields.data) placeRun(JSON.parse(fields.data));
+  }).catch(function (error) { if (!controller.signal.aborted) showError(error); }).then(function () {
+    // The feed dropped (the server restarted, say): open it again, and read the list afresh, after a pause.
+    if (controller.signal.aborted) return;
+    listFeed = null;
+    setTimeout(function () { if (!document.getElementById('list-view').hidden) watchList(); }, 1000);
+  });
+}
+function unwatchList() {
+  if (listFeed) listFeed.abort();
+  listFeed = null;
 }
 function loadPipelines() {
   return api('/v1/pipelines').then(function (body) {
@@ -47,14 +107,22 @@ function followRun(runId) {
   if (following) following.abort();
   var controller = new AbortController(), live = { answer: null, plan: null }, lastSeq = 0, root = document.getElementById('run');
   following = controller;
+  unwatchList();
   document.getElementById('list-view').hidden = true;
   document.getElementById('run-view').hidden = false;
+  // One view request at a time: events that come while one is out ask for one more after it, not one each.
+  var drawing = null, again = false;
   function redraw() {
-    return api('/v1/runs/' + encodeURIComponent(runId)).then(function (view) {
+    if (drawing) { again = true; return drawing; }
+    drawing = api('/v1/runs/' + encodeURIComponent(runId)).then(function (view) {
       renderRun(view, root, live);
       drawDecisions(view);
       return view;
+    }).finally(function () {
+      drawing = null;
+      if (again && !controller.signal.aborted) { again = false; redraw().catch(showError); }
     });
+    return drawing;
   }
   function onEvent(event) {
     if (event.type === 'answer') live.answer = event.data.text;
@@ -62,29 +130,14 @@ function followRun(runId) {
     if (event.type === 'stage_finished' || event.type === 'run_finished' || event.type === 'answer') redraw().catch(showError);
   }
   function stream() {
-    var headers = { accept: 'text/event-stream' };
-    if (token) headers.authorization = 'Bearer ' + token;
+    var ended = false, headers = {};
     if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
-    return fetch('/v1/runs/' + encodeURIComponent(runId) + '/events', { headers: headers, signal: controller.signal }).then(function (response) {
-      var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = '', ended = false;
-      function pump() {
-        return reader.read().then(function (chunk) {
-          if (chunk.done) return ended;
-          buffer += decoder.decode(chunk.value, { stream: true });
-          var blocks = buffer.split('\n\n');
-          buffer = blocks.pop();
-          blocks.forEach(function (block) {
-            var fields = {};
-            block.split('\n').forEach(function (line) { var at = line.indexOf(':'); if (at > 0) fields[line.slice(0, at)] = line.slice(at + 1).trim(); });
-            if (fields.id) lastSeq = Number(fields.id);
-            if (fields.event === 'end') ended = true;
-            else if (fields.data) onEvent(JSON.parse(fields.data));
-          });
-          return pump();
-        });
-      }
-      return pump();
-    }).then(function (ended) {
+    return readStream('/v1/runs/' + encodeURIComponent(runId) + '/events', headers, controller.signal, function (fields) {
+      if (fields.id) lastSeq = Number(fields.id);
+      if (fields.event === 'end') ended = true;
+      else if (fields.event !== 'stored' && fields.data) onEvent(JSON.parse(fields.data));
+      else if (fields.event === 'stored') redraw().catch(showError);
+    }).then(function () {
       var again = function () { return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(stream); };
       if (!ended && !controller.signal.aborted) return again();
       // A run this server continues in the background (after a decision) has no live stream here: look again until it ends.
@@ -140,13 +193,13 @@ function route() {
   following = null;
   document.getElementById('list-view').hidden = false;
   document.getElementById('run-view').hidden = true;
-  refreshList();
+  watchList();
 }
 document.getElementById('token').value = token;
 document.getElementById('token').addEventListener('change', function (event) {
   token = event.target.value.trim();
   localStorage.setItem('stageloop-token', token);
-  loadPipelines(); refreshList();
+  loadPipelines(); unwatchList(); if (!document.getElementById('list-view').hidden) watchList();
 });
 document.getElementById('start').addEventListener('submit', function (event) {
   event.preventDefault();
@@ -158,7 +211,6 @@ document.getElementById('start').addEventListener('submit', function (event) {
     .then(function (body) { document.getElementById('task').value = ''; location.hash = '#/runs/' + body.runId; }).catch(showError);
 });
 window.addEventListener('hashchange', route);
-setInterval(function () { if (!document.getElementById('list-view').hidden) refreshList(); }, 2000);
 loadPipelines();
 route();
 `;

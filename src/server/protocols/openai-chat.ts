@@ -75,7 +75,7 @@ export function openAIChatRoutes(services: ProtocolServices): Hono {
     if (request.stream === true) return streamCompletion(context, run, request, { id, created });
     const result = await run.result;
     if (result.status === 'failed') throw new StageloopError('internal', `run ${run.runId} failed: ${result.stopReason.message}`);
-    const progress = request.include_reasoning === true ? run.log.after(0).flatMap((event) => progressLineOf(event) ?? []) : [];
+    const progress = request.include_reasoning === true ? run.log.events.flatMap((event) => progressLineOf(event) ?? []) : [];
     return context.json({
       id,
       object: 'chat.completion',

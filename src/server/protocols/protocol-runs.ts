@@ -4,7 +4,7 @@ import { StageloopError } from '../../common/stageloop-error.js';
 import type { RunResult } from '../../engine/run-result.js';
 import type { RunEvent } from '../../engine/stage.js';
 import type { PipelineInfo } from '../app.js';
-import type { RunEventLog } from '../event-log.js';
+import type { EventLog } from '../../stream/event-log.js';
 import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
 import type { RunAssembly, RunHost } from '../run-host.js';
 
@@ -30,7 +30,7 @@ export interface ProtocolRunRequest {
 
 export interface ProtocolRun {
   runId: string;
-  log: RunEventLog;
+  log: EventLog;
   /** The run's result; rejects with a StageloopError when the run threw instead of ending. */
   result: Promise<RunResult>;
   cancel(reason: string): void;
@@ -69,25 +69,8 @@ export async function startProtocolRun(services: ProtocolServices, request: Prot
 }
 
 /** Every event of the run in order, as it happens, ending after the last one; leaving early stops only the reading. */
-export async function* eventsOf(log: RunEventLog, signal?: AbortSignal): AsyncGenerator<RunEvent> {
-  const reading = new AbortController();
-  const stop = () => reading.abort();
-  signal?.addEventListener('abort', stop, { once: true });
-  let seq = 0;
-  try {
-    while (!reading.signal.aborted) {
-      const pending = log.after(seq);
-      for (const event of pending) {
-        seq = event.seq;
-        yield event;
-      }
-      if (pending.length > 0) continue;
-      if (log.ended) return;
-      await log.next(reading.signal);
-    }
-  } finally {
-    signal?.removeEventListener('abort', stop);
-  }
+export function eventsOf(log: EventLog, signal?: AbortSignal): AsyncGenerator<RunEvent> {
+  return log.read(0, signal);
 }
 
 /** A conversation as one task: the last user message is the task, earlier turns (and instructions) come before it. */
