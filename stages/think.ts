@@ -15,6 +15,8 @@ import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOpti
 declare module '../src/engine/stage.js' {
   interface RunEvents {
     model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
+    /** The text a reply wrote before its tool calls (the whole text): not the answer, so textStream leaves it out. */
+    tool_preamble: { text: string; toolCalls: string[] };
     truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
     repair_turn: { attempt: number; maxRepairs: number; problems: string[] };
     tool_call_repair_failed: { problems: string[]; fallback: 'renamed' | 'run_as_written' | 'stopped' };
@@ -265,6 +267,7 @@ function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response:
     toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
     usage: { ...response.usage },
   });
+  if (response.toolCalls.length > 0 && response.content.trim() !== '') ctx.emit('tool_preamble', { text: response.content, toolCalls: response.toolCalls.map((call) => call.name) });
   return response;
 }
 

@@ -112,8 +112,21 @@ export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
     // node calls a value that starts with "-" ambiguous; say how to write it instead.
     const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
     if (ambiguous) throw new UsageError(`${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
-    throw new UsageError(`${message.replace(/\.$/, '')}: run "stageloop ${command} --help" for the options`);
+    throw new UsageError(`${ourWording(message)}: run "stageloop ${command} --help" for the options`);
   }
+}
+
+/** Node's parser wording ("Unknown option '--x'", "Option '--max-tokens <value>' argument missing") in ours. */
+function ourWording(message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `${unknown[1]} is not an option of this command`;
+  const missing = /^Option '(-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
+  if (missing) return `${missing[2]} needs a value (${missing[2]} VALUE)`;
+  const unexpected = /^Unexpected argument '([^']+)'/.exec(message);
+  if (unexpected) return `"${unexpected[1]}" is not expected here: this command takes no arguments besides its options`;
+  const noValue = /^Option '(--[\w-]+)' does not take an argument/.exec(message);
+  if (noValue) return `${noValue[1]} is a switch and takes no value: write it alone`;
+  return message.replace(/\.$/, '');
 }
 
 function taintPolicyFlag(value: string | undefined): RunFlags['taintPolicy'] {

@@ -13,7 +13,7 @@ import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
-import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { terminalSafe, errorLine, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 
 export const evalUsage = `Usage: stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]... [options]
@@ -135,7 +135,7 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
     return await runEval(values, positionals, env, streams);
   } catch (error) {
     if (!isStageloopError(error)) throw error;
-    streams.stderr.write(`stageloop: ${terminalSafe(error.message)}\n`);
+    streams.stderr.write(errorLine(error.message));
     return exitCodeOf[error.code];
   }
 }

@@ -2,7 +2,7 @@
 // one line and an exit code. Only this file and the table load up front (--help stays instant).
 import { processIo, type CommandIo } from './command.js';
 import { commandList, commands } from './commands.js';
-import { terminalSafe } from './terminal-text.js';
+import { terminalSafe, errorLine } from './terminal-text.js';
 import { UsageError } from './args.js';
 import { messageOf } from '../../src/common/error-message.js';
 import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
@@ -36,7 +36,8 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
   } catch (error) {
     // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
     const exitCode = exitCodeOf[codeOf(error)];
-    io.stderr.write(`stageloop: ${terminalSafe(messageOf(error))}\n`);
+    // A message that already names the command ("stageloop show needs a run id") gets no second prefix.
+    io.stderr.write(errorLine(messageOf(error)));
     if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) io.stderr.write(`${terminalSafe(error.stack)}\n`);
     return exitCode;
   }

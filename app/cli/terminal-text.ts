@@ -14,3 +14,8 @@ export function terminalSafe(text: string): string {
 export function terminalSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** One error line: `stageloop: message`, with no second prefix when the message already names its command. */
+export function errorLine(message: string): string {
+  return `${/^stageloop /.test(message) ? '' : 'stageloop: '}${terminalSafe(message)}\n`;
+}

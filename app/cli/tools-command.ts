@@ -101,9 +101,14 @@ function render(listings: readonly ToolListing[], servers: readonly McpServer[])
   const width = Math.max(4, ...listings.map((listing) => listing.name.length));
   const lines = listings.map((listing) => {
     const origin = originText(listing);
-    const summary = listing.description.split('\n')[0]!.slice(0, 100);
+    const summary = shortened(listing.description.split('\n')[0]!, 100);
     return `${listing.name.padEnd(width)}  ${origin}\n${' '.repeat(width + 2)}${summary}`;
   });
   const footer = servers.length === 0 ? '\n(no MCP servers configured: add stageloop.config.json or pass --mcp NAME=COMMAND)' : '';
   return `${lines.join('\n')}${footer}\n`;
+}
+
+/** The first line cut to `limit` characters; a cut line ends in an ellipsis so it does not read as the whole text. */
+export function shortened(line: string, limit: number): string {
+  return line.length <= limit ? line : `${line.slice(0, limit - 1).trimEnd()}…`;
 }

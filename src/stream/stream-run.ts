@@ -55,8 +55,7 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     log.throwIfFailed();
   };
   const everyEvent = (event: RunEvent) => event;
-  const answerText = (event: RunEvent) => (event.type === 'text_delta' && event.data.mayAnswer ? event.data.text : undefined);
-  const textStream: AsyncIterable<string> = { [Symbol.asyncIterator]: () => read(0, true, answerText) };
+  const textStream: AsyncIterable<string> = { [Symbol.asyncIterator]: () => read(0, true, answerTextPicker()) };
   return {
     [Symbol.asyncIterator]: () => read(0, true, everyEvent),
     textStream,
@@ -64,5 +63,27 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     events: log.events,
     eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent) }),
     cancel,
+  };
+}
+
+/**
+ * The answer's text only. A reasoning (think) reply may write a sentence and then call a tool, which is known only
+ * when the reply ends: its text is held until then, given whole when the reply has no tool call, and dropped when it
+ * has (that text is the `tool_preamble` event). Other calls that may answer (summarize) stream piece by piece.
+ */
+function answerTextPicker(): (event: RunEvent) => string | undefined {
+  let held: string[] = [];
+  return (event) => {
+    if (event.type === 'text_delta') {
+      if (!event.data.mayAnswer) return undefined;
+      if (event.data.purpose !== 'think') return event.data.text;
+      held.push(event.data.text);
+      return undefined;
+    }
+    if (event.type === 'tool_call_delta' && event.data.purpose === 'think') held = [];
+    if (event.type !== 'model_reply') return undefined;
+    const text = event.data.toolCalls.length === 0 ? held.join('') : '';
+    held = [];
+    return text === '' ? undefined : text;
   };
 }

@@ -78,8 +78,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
       throw error instanceof RunJobError ? new UnrecoverableError(error.message) : error;
     }
     const progress = batchedProgress((batch) => job.updateProgress(batch));
+    // One line per job taken and finished, so an operator watching the worker sees it work.
+    const started = Date.now();
+    log(`job taken: run ${data.runId}`);
     try {
-      return await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent: progress.onEvent });
+      const result = await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent: progress.onEvent });
+      log(`job finished: run ${result.runId} ${result.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return result;
     } catch (error) {
       // Said here: BullMQ will not report this job's failure, since the lock went to the new owner.
       if (error instanceof RunTakenOverError) log(`job ${job.id}: ${error.message}`);

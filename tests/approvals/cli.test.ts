@@ -74,7 +74,7 @@ describe('stageloop approve / reject in a new process', () => {
       [['approve', runId, 'call_1', '--arguments', '{not json'], /--arguments must be JSON/],
       [['approve', runId, 'call_1', 'call_1'], /a call id is given twice/],
       [['approve', 'no-such-run'], /no run with id no-such-run/],
-      [['approve', runId, '--colour'], /Unknown option '--colour'/],
+      [['approve', runId, '--colour'], /--colour is not an option of this command/],
     ];
     for (const [args, message] of cases) {
       const failed = await runCli([...args, ...store()]);

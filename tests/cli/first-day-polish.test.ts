@@ -42,3 +42,23 @@ describe('first-day polish', () => {
     expect(approved.stderr).not.toContain('time: 0.0 ms');
   });
 });
+
+describe('first-day polish: argument errors and tool listings', () => {
+  it('argument errors are in our wording with the fix, not node\'s raw "Unknown option" / "argument missing"', async () => {
+    const unknown = await runCli(['run', '--x', 'hi']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe('stageloop: --x is not an option of this command: run "stageloop run --help" for the options');
+    const missing = await runCli(['run', 'hi', '--max-tokens']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('stageloop: --max-tokens needs a value (--max-tokens VALUE): run "stageloop run --help" for the options');
+    expect(missing.stderr).not.toContain('<value>');
+  });
+
+  it('stageloop tools ends a cut description with an ellipsis', async () => {
+    const { shortened } = await import('../../app/cli/tools-command.js');
+    expect(shortened('a'.repeat(150), 100)).toBe(`${'a'.repeat(99)}…`);
+    expect(shortened('short', 100)).toBe('short');
+    const listed = await runCli(['tools']);
+    for (const line of listed.stdout.split('\n').filter((line) => line.startsWith('  ') && line.trim().length >= 100)) expect(line.endsWith('…')).toBe(true);
+  });
+});

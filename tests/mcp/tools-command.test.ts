@@ -64,6 +64,6 @@ describe('stageloop tools', () => {
   it('flags: --help, and an unknown flag is a usage error', () => {
     expect(parseToolsFlags(['--help'])).toBe('help');
     expect(parseToolsFlags(['--mcp-config', 'x.json', '--mcp', 'a=b', '--mcp', 'c=d'])).toEqual({ json: false, configFile: 'x.json', inline: ['a=b', 'c=d'] });
-    expect(() => parseToolsFlags(['--jsn'])).toThrow(/Unknown option '--jsn': run "stageloop tools --help" for the options/);
+    expect(() => parseToolsFlags(['--jsn'])).toThrow(/--jsn is not an option of this command: run "stageloop tools --help" for the options/);
   });
 });

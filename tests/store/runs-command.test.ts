@@ -69,8 +69,8 @@ describe('stageloop runs', () => {
       [['--limit=-1'], 'stageloop: --limit must be a whole number >= 1, got "-1"\n'],
       [['--limit', 'ten'], 'stageloop: --limit must be a whole number >= 1, got "ten"\n'],
       [['--status', 'done'], 'stageloop: --status must be one of running, completed, stopped, failed, cancelled, interrupted, got "done"\n'],
-      [['--colour'], `stageloop: Unknown option '--colour': run "stageloop runs --help" for the options\n`],
-      [['run-done'], 'stageloop: stageloop runs takes no arguments, got "run-done": use "stageloop show RUN" for one run\n'],
+      [['--colour'], `stageloop: --colour is not an option of this command: run "stageloop runs --help" for the options\n`],
+      [['run-done'], 'stageloop runs takes no arguments, got "run-done": use "stageloop show RUN" for one run\n'],
     ];
     for (const [argv, message] of cases) expect(await runs(argv)).toEqual({ code: 2, stdout: '', stderr: message });
     expect((await runs(['--help'])).stdout).toMatch(/^Usage: stageloop runs \[--json\]/);

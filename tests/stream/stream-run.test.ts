@@ -17,7 +17,7 @@ const slowReply = (content: string, delayMs: number) => slowReplyOn(loopback.ser
 
 
 describe('streamRun', () => {
-  it('gives the first text_delta before the reply has ended, and the deltas add up to the answer', async () => {
+  it('gives the first text_delta before the reply has ended; textStream gives the answer once the reply is known to be one', async () => {
     const reply = slowReply('The answer is 395, as 17 * 23 = 391.', 25);
     let sentAtFirstDelta = -1;
     let firstDeltaAt = 0;
@@ -34,8 +34,11 @@ describe('streamRun', () => {
     for await (const text of stream.textStream) pieces.push(text);
     const result = await stream.result;
     expect(result.status).toBe('completed');
-    expect(pieces.length).toBeGreaterThan(5);
-    expect(pieces.join('')).toBe(result.answer);
+    // The reply could have ended with a tool call: its text is given whole when it ends without one.
+    expect(pieces).toEqual([result.answer]);
+    const deltas = stream.events.filter((event) => event.type === 'text_delta');
+    expect(deltas.length).toBeGreaterThan(5);
+    expect(deltas.map((event) => event.data.text).join('')).toBe(result.answer);
     expect(sentAtFirstDelta).toBeGreaterThan(0);
     expect(sentAtFirstDelta).toBeLessThan(reply.total - 5);
     const replied = stream.events.find((event) => event.type === 'model_reply')!;
@@ -141,6 +144,24 @@ describe('streamRun', () => {
     expect(result.status).toBe('failed');
     expect(result.error?.cause).toMatchObject({ name: 'ModelError', kind: 'server' });
     expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text)).toEqual(['half an ']);
+  });
+});
+
+describe('textStream without preambles', () => {
+  it('leaves out the text a reply wrote before its tool call; that text is the tool_preamble event', async () => {
+    const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
+    loopback.server.streamReply({ content: 'Let me calculate that first. ', toolCalls: [call] }, { delayMs: 1 });
+    loopback.server.streamReply({ content: 'The answer is 395.' }, { delayMs: 1 });
+    const stream = streamRun(reactPipeline(), task, { deps: { model: loopback.model(), tools: testTools() } });
+    const pieces: string[] = [];
+    for await (const text of stream.textStream) pieces.push(text);
+    const result = await stream.result;
+    expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.' });
+    expect(pieces.join('')).toBe('The answer is 395.');
+    const preambles = stream.events.filter((event) => event.type === 'tool_preamble');
+    expect(preambles.map((event) => event.data)).toEqual([{ text: 'Let me calculate that first. ', toolCalls: ['calculator'] }]);
+    // The preamble still streamed as text_delta events, for a reader that wants every piece.
+    expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text).join('')).toBe('Let me calculate that first. The answer is 395.');
   });
 });
 

@@ -59,6 +59,13 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
     // Progress came from the worker's job progress events.
     expect(first.stderr).toMatch(/think/);
     expect(first.stderr).toContain('run cli-run-1 completed after 1 iterations');
+    // The worker says one line per job taken and one per job finished, with run id, status and time.
+    const deadline = Date.now() + 10_000;
+    while (!/job finished: run cli-run-1 completed in \d+\.\d s/.test(workerOutput)) {
+      if (Date.now() > deadline) throw new Error(`the worker did not log the finished job: ${workerOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(workerOutput).toContain('job taken: run cli-run-1\n');
     const calls = modelCalls;
     const again = await cli(['submit', '--redis', redis.url, '--id', 'cli-run-1', '--quiet', 'What is six times seven?']);
     expect([again.code, again.stdout]).toEqual([0, 'cli-run-1\nthe answer to What is six times seven?\n']);
