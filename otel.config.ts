@@ -7,15 +7,24 @@
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { loadOptional, optionalParts } from './src/common/optional-package.js';
 import type { Deps } from './src/engine/stage.js';
 import { ConsoleWaterfallExporter } from './src/tracing/console-waterfall.js';
 import { instrumentDeps, traceContentFromEnv } from './src/tracing/instrument.js';
+
+// The SDK is an optional part of stageloop: without it, importing this file is one line naming what to install.
+const [{ AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { NodeSDK }, { BatchSpanProcessor, SimpleSpanProcessor }, { ATTR_SERVICE_NAME }] =
+  await loadOptional('tracing (stageloop/otel, --trace)', optionalParts.tracing, () =>
+    Promise.all([
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/semantic-conventions'),
+    ]),
+  );
 
 export type TraceMode = 'otlp' | 'console';
 

@@ -14,9 +14,10 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval.js';
 import { withTaintPolicy } from '../stages/taint.js';
-import type { FallbackModelEntry } from './cli/mcp-config.js';
+import type { FallbackModelEntry } from './config.js';
 import { applyGuards, guardDefaults } from './guards.js';
-import { chooseModel, schemaOfJson, toolsWithMcp, withFallbacks } from './ingredients.js';
+import { schemaOfJson } from './output-schema.js';
+import { asAgentRecipe, buildTeam } from './agents.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
 export const pipelineNames = Object.keys(builtInPipelines);
@@ -76,7 +77,8 @@ export function recordedTools(options: JsonObject): ToolLookup | undefined {
 
 /** The recipe's pipeline: the built-in one with session stages and output schema, its guards and its approval stage. */
 export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLookup): Pipeline {
-  return buildPipeline(recipe, modelName, tools);
+  // A run made with --agent is that agent's pipeline (its own agents are tools: a replay serves their calls).
+  return buildPipeline(recipe.agent === undefined ? recipe : asAgentRecipe(recipe, recipe.agent), modelName, tools);
 }
 
 function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined): Pipeline {
@@ -107,13 +109,15 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   if (model.offline === false && model.baseUrl === undefined && !env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) {
     throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${model.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
   }
+  // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
+  const { chooseModel, withFallbacks } = await import('./ingredients.js');
   const chosen = await chooseModel({ offline: model.offline === true, ...(model.name !== undefined && { model: model.name }), ...(model.baseUrl !== undefined && { baseUrl: model.baseUrl }) }, env);
   const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
     model: entry.model,
     ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
     ...(entry.apiKey !== undefined && { apiKey: expandSecret(entry.apiKey, `fallback model ${entry.model}: apiKey`, env) }),
   }));
-  const choice = await withFallbacks(chosen, model.fallbacks, { mcpServers: [], fallback: fallbackServers }, env, model.baseUrl);
+  const choice = await withFallbacks(chosen, model.fallbacks, { mcpServers: [], fallback: fallbackServers, agents: [] }, env, model.baseUrl);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
   const tools = await toolsOf(recipe, env, host, mcpServers);
   let sessions: SessionStore | undefined;
@@ -121,7 +125,12 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   try {
     // What the environment decided is part of the run from now on: resume and replay use the same model.
     const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
-    const pipeline = buildPipeline(resolved, choice.model.modelName, tools);
+    const team = recipe.agent === undefined ? undefined : buildTeam({
+      recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice.offline, env),
+      buildPipeline: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
+    }, recipe.agent);
+    const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools);
+    const runTools = team?.tools ?? tools;
     if (recipe.session !== undefined) {
       sessions = host.sessions;
       if (sessions === undefined) {
@@ -130,13 +139,13 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
         ownsSessions = true;
       }
     }
-    const deps: AssembledRun['deps'] = { model: choice.model, tools, ...(sessions !== undefined && { sessions }) };
+    const deps: AssembledRun['deps'] = { model: team?.model ?? choice.model, tools: runTools, ...(sessions !== undefined && { sessions }), ...(team !== undefined && { agent: { path: team.path } }) };
     const opened = sessions;
     return {
       pipeline,
       deps,
       recipe: resolved,
-      record: { ...recordOf(resolved), toolTraits: traitsOf(tools) },
+      record: { ...recordOf(resolved), toolTraits: traitsOf(runTools) },
       notice: choice.notice,
       offline: choice.offline,
       async close() {
@@ -151,6 +160,19 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   }
 }
 
+/** The model of each agent that names one: on the run's server (an offline run has none to offer). */
+async function agentModels(recipe: RunRecipe, offline: boolean, env: Environment): Promise<Map<string, ChatModel>> {
+  const models = new Map<string, ChatModel>();
+  const { chooseModel } = await import('./ingredients.js');
+  for (const [name, agent] of Object.entries(recipe.agents)) {
+    if (agent.model === undefined) continue;
+    if (offline) throw new StageloopError('config', `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`);
+    const chosen = await chooseModel({ offline: false, model: agent.model, ...(recipe.model.baseUrl !== undefined && { baseUrl: recipe.model.baseUrl }) }, env);
+    models.set(name, chosen.model);
+  }
+  return models;
+}
+
 /** The calculator always; web search when the recipe has it (its key from the environment); MCP servers; remember in a session. */
 async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, mcpServers: McpServer[]): Promise<ToolRegistry> {
   const { calculatorTool } = await import('../src/tools/calculator.js');
@@ -161,7 +183,8 @@ async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, 
     const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
-  const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [] }), recipe.tools.only);
+  const { toolsWithMcp } = await import('./ingredients.js');
+  const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }), recipe.tools.only);
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');
   return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);

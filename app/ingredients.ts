@@ -2,7 +2,7 @@
 // schema. The model server modules load only when a server is used, so offline runs skip them.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import type { JsonObject } from '../src/common/json.js';
 import { messageOf } from '../src/common/error-message.js';
 import type { Environment } from '../src/model/config.js';
@@ -13,7 +13,8 @@ import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { UsageError } from './cli/args.js';
-import type { StageloopConfig } from './cli/mcp-config.js';
+import { schemaOfJson } from './output-schema.js';
+import type { StageloopConfig } from './config.js';
 
 export interface ModelChoice {
   model: ChatModel;
@@ -81,7 +82,7 @@ export interface McpFlags {
 /** stageloop.config.json (or --mcp-config FILE) and --mcp: read only when one of them is there. */
 export async function cliConfig(flags: McpFlags, env: Environment, cwd = process.cwd()): Promise<StageloopConfig | undefined> {
   if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json'))) return undefined;
-  const { loadStageloopConfig } = await import('./cli/mcp-config.js');
+  const { loadStageloopConfig } = await import('./config.js');
   return loadStageloopConfig({ cwd, env, inline: flags.mcp, ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }) });
 }
 
@@ -119,12 +120,4 @@ export async function outputSchemaFrom(file: string | undefined): Promise<{ json
   return { json, schema: schemaOfJson(json, `--output-schema ${file}`) };
 }
 
-/** A recorded or given JSON Schema as zod (zod 4's fromJSONSchema); one line when it is not one zod can read. */
-export function schemaOfJson(json: JsonObject, where: string): ZodType {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new UsageError(`${where} is not a JSON Schema object`);
-  try {
-    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    throw new UsageError(`${where} is not a JSON Schema stageloop can use: ${messageOf(error).split('\n')[0]}`);
-  }
-}
+export { schemaOfJson };

@@ -53,6 +53,17 @@ const mcpServerSchema = z.object({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
+/** An agent of the config file: a pipeline with its instructions, its tools and the agents it may call. */
+const agentSchema = z.object({
+  description: z.string().min(1),
+  pipeline: z.string().min(1).default('react'),
+  /** A model name on the run's server; absent: the run's model. */
+  model: z.string().optional(),
+  instructions: z.string().min(1),
+  tools: z.array(z.string().min(1)).default([]),
+  agents: z.array(z.string().min(1)).default([]),
+});
+
 export const runRecipeSchema = z.object({
   version: z.literal(recipeVersion).default(recipeVersion),
   /** A built-in pipeline's name. */
@@ -79,6 +90,10 @@ export const runRecipeSchema = z.object({
   tools: z.object({ webSearch: z.boolean().optional(), only: z.array(z.string().min(1)).optional() }).prefault({}),
   /** Replaces the default instructions at the top of the system prompt (an eval variant's --instructions). */
   instructions: z.string().min(1).optional(),
+  /** The config file's agents, kept with the run so resume and replay build the same team without the file. */
+  agents: z.record(z.string(), agentSchema).default({}),
+  /** --agent NAME: the run is this agent (its pipeline, instructions and tools), calling the others as tools. */
+  agent: z.string().min(1).optional(),
   /** --trace otlp|console and --trace-content. */
   tracing: z.object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) }).prefault({}),
 });
@@ -87,6 +102,7 @@ export type RunRecipe = z.output<typeof runRecipeSchema>;
 /** A recipe as written by hand or by a client: every field with a default may be left out. */
 export type RunRecipeInput = z.input<typeof runRecipeSchema>;
 export type McpServerRecipe = RunRecipe['mcpServers'][number];
+export type AgentRecipe = RunRecipe['agents'][string];
 
 /** A recipe from its parts, defaults filled in; a bad field is a config error naming it. */
 export function makeRecipe(input: RunRecipeInput, where = 'the run recipe'): RunRecipe {

@@ -68,23 +68,31 @@ function starter(contender: Contender, turns: number, delayMs: number): () => Pr
   return () => runPipeline(pipeline, { task: 'add' }, { deps });
 }
 
-/** µs per turn of runs of 10 turns, one run after another: best and median of 9 rounds of 2,000 runs, after 2 of warm-up. */
-async function turnCost(contender: Contender): Promise<{ best: number; median: number }> {
+/**
+ * µs per turn of runs of 10 turns, one run after another: best and median of 9 rounds of 2,000 runs, after 2 of
+ * warm-up; wall time, and CPU time of this process (the steadier figure when other work shares the cores).
+ */
+async function turnCost(contender: Contender): Promise<{ best: number; median: number; cpuBest: number; cpuMedian: number }> {
   const turns = 10;
   const runs = 2_000;
   const start = starter(contender, turns, 0);
   const check = await start();
   if (check !== undefined && typeof check === 'object' && (check as { iterations?: number }).iterations !== turns) throw new Error('bench pipeline misbehaves');
   const samples: number[] = [];
+  const cpuSamples: number[] = [];
   // Two rounds of warm-up (the JIT), then 9 measured. No forced collection between rounds: it shrinks the young
   // generation, so the next round promotes more, and its times then swing by half with the collector.
   for (let round = -2; round < 9; round++) {
+    const cpuBefore = process.cpuUsage();
     const ms = await timeMs(async () => {
       for (let index = 0; index < runs; index++) await start();
     });
-    if (round >= 0) samples.push((ms * 1_000) / (runs * turns));
+    const cpu = process.cpuUsage(cpuBefore);
+    if (round < 0) continue;
+    samples.push((ms * 1_000) / (runs * turns));
+    cpuSamples.push((cpu.user + cpu.system) / (runs * turns));
   }
-  return { best: Math.min(...samples), median: median(samples) };
+  return { best: Math.min(...samples), median: median(samples), cpuBest: Math.min(...cpuSamples), cpuMedian: median(cpuSamples) };
 }
 
 /** 5,000 concurrent runs of 5 turns, the model waiting 10 ms a turn: wall time (best and median of 3), heap a parked run keeps. */

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reactPipeline } from '../pipelines/index.js';
-import { evaluate, sqliteStore, type ChatModel, type ChatResponse, type EvalCase } from '../src/index.js';
+import { sqliteStore } from '../src/entries/durable.js';
+import { evaluate, type ChatModel, type ChatResponse, type EvalCase } from '../src/index.js';
 import { format, timeMs } from './measure.js';
 
 const modelMs = 50;

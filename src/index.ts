@@ -1,4 +1,7 @@
-// The engine's public API. Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'.
+// The main entry: the engine, its ports and the everyday adapters, none of which needs an optional package.
+// Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'; recorded
+// runs on SQLite, resume and replay in 'stageloop/durable'; the HTTP server in 'stageloop/server'; queued runs on Redis
+// in 'stageloop/workers'; MCP tools in 'stageloop/mcp'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
 export {
@@ -47,14 +50,12 @@ export {
 } from './model/types.js';
 export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
 
-// --- Models: the OpenAI-compatible adapter and its configuration (issue 3) ---
+// Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
 export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
-
-// --- The offline model: deterministic rules, no key or network needed (issue 3) ---
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
 
-// --- Tools: defineTool, the registry (the ToolBox port), calculator and web search (issue 4) ---
+// Tools: defineTool, the registry (the ToolBox port), calculator and web search.
 export { defineTool, isStrictCompatible, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
 export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
 export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
@@ -62,7 +63,7 @@ export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
 export { calculatorTool, type CalculatorTool, type CalculatorOptions } from './tools/calculator.js';
 export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
 
-// --- Tracing: OpenTelemetry spans through @opentelemetry/api only; the SDK is set up by otel.config.ts (issue 6) ---
+// Tracing: OpenTelemetry spans through @opentelemetry/api only; the SDK is started by 'stageloop/otel'.
 export { otelRunTracer, type OtelRunTracerOptions } from './tracing/otel-tracer.js';
 export { traceModel, type TraceModelOptions } from './tracing/traced-model.js';
 export { toolSpanWrapper, type ToolSpanOptions } from './tracing/tool-spans.js';
@@ -71,7 +72,7 @@ export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type Wat
 export { redactSecrets, redactValue, redactedJson } from './common/redact.js';
 export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';
 
-// --- durable runs (issue 13): the RunStore port, its memory and SQLite adapters, where the CLI keeps its store ---
+// Recording runs: the RunStore port, its errors and the in-memory adapter; runPipeline records when given a store.
 export {
   StoreError,
   RunNotFoundError,
@@ -89,41 +90,18 @@ export {
   type Claim,
   type ClaimOptions,
   type AppendOptions,
-  type JournalEntry,
-  type JournalKind,
+  type StoredEntry,
+  type StoredPosition,
   type Checkpoint,
-  type RunPosition,
 } from './store/types.js';
-export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
-export { sqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
 export type { StoreClock } from './store/run-store.js';
-export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from './store/location.js';
+export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
+export { runPipeline, type DurableRunOptions, type RecordOptions } from './durable/durable-run.js';
 
-// --- Durable runs: recorded with a store, resumed after a crash or cancel, replayed offline (issue 13) ---
-export { runPipeline, resumeRun, PipelineMismatchError, type DurableRunOptions, type RecordOptions, type ResumeOptions } from './durable/durable-run.js';
-export { replayRun, type ReplayOptions, type ReplayReport } from './durable/replay.js';
-export { listRuns, loadRun, type LoadedRun } from './durable/inspect.js';
-export type { Divergence, DivergenceKind } from './durable/divergence.js';
-export type { RunSeam, RunStart, RunCursor } from './engine/run-seam.js';
+export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from './durable/journal-entries.js';
+export type { RunPosition } from './engine/run-seam.js';
 
-// --- MCP tools and fallback models (issue 17) ---
-export {
-  mcpTools,
-  loadMcpTools,
-  mcpToolOrigin,
-  McpServerPool,
-  processMcpPool,
-  closeMcpServers,
-  McpServerError,
-  prefixedToolName,
-  type McpToolsOptions,
-  type McpToolInfo,
-  type McpServer,
-  type McpServerSpec,
-  type McpStdioServer,
-  type McpHttpServer,
-  type McpToolOrigin,
-} from './tools/mcp/index.js';
+// Fallback models: move to the next model when one fails.
 export {
   fallbackModel,
   DEFAULT_FALLBACK_KINDS,
@@ -134,15 +112,7 @@ export {
   type AnsweredBy,
 } from './model/fallback-model.js';
 
-// --- workers (issue 19) ---
-export { redisStore, type RedisStoreOptions } from './store/redis-store.js';
-export { checkRedisReachable, isRedisUrl, type RedisConnectOptions } from './store/redis-connection.js';
-export { openStoreAt } from './store/redis-location.js';
-export { startWorker, type WorkerOptions, type RunWorker } from './workers/worker.js';
-export { enqueueRun, parseRunJob, defaultQueueName, RunJobError, type RunJobData, type EnqueueInput, type EnqueueOptions } from './workers/run-job.js';
-export { processRun, RunTakenOverError, type PreparedRun, type PrepareRun, type RunJobResult, type ProcessRunOptions } from './workers/process-run.js';
-
-// --- sessions and memory (issue 16) ---
+// Sessions and memory: the SessionStore port and its in-memory adapter (SQLite ones are in 'stageloop/durable').
 export {
   SessionError,
   SessionNameError,
@@ -159,17 +129,9 @@ export {
   type Fact,
 } from './sessions/types.js';
 export { memorySessions } from './sessions/memory-sessions.js';
-export { sqliteSessions, type SqliteSessionsOptions } from './sessions/sqlite-sessions.js';
-export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from './sessions/session-store.js';
 export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';
 
-// serve (issue 18)
-export { serverApp, type ServerAppOptions, type PipelineInfo, type DecisionsAdapter } from './server/app.js';
-export { RunHost, type RunAssembly, type RunStarter } from './server/run-host.js';
-export { listen, checkBind, isLoopback, ServeConfigError, type ListeningServer } from './server/listen.js';
-export { standaloneRunPage } from './server/console/pages.js';
-
-// --- approvals (issue 15): pause for a person's decision, resume with it; the approval stage is in stageloop/stages ---
+// Approvals: pause for a person's decision, resume with it; the approval stage is in 'stageloop/stages'.
 export { interruptRun, type PendingDecision } from './engine/signal.js';
 export {
   DecisionError,
@@ -182,13 +144,13 @@ export {
 } from './durable/decisions.js';
 export type { NeedsApproval } from './tools/define-tool.js';
 
-// --- streaming (issue 14) ---
+// Streaming: typed run events, a run as a stream, Server-Sent Events for any HTTP server.
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
 export { toServerSentEvents, serverSentEventsHeaders, serverSentEvent, eventStreamBody, type ServerSentEventsOptions } from './stream/server-sent-events.js';
 export { EventLog } from './stream/event-log.js';
 
-// --- eval (issue 30): datasets, graders (also for your own vitest tests), evaluate(), baseline comparison ---
+// Evaluation: datasets, graders (also for your own vitest tests), evaluate(), baseline comparison.
 export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from './eval/evaluate.js';
 export { loadDataset, parseJsonl, checkCases, type Dataset } from './eval/dataset.js';
 export * as graders from './eval/graders/index.js';

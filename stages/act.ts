@@ -1,6 +1,8 @@
-// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools; writes turn.results (in call order) and the act slot; returns no signal.
+// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools (as the calling run: call-scope); writes turn.results (in call order), the act slot and the usage tools report; returns no signal.
 import type { RunEvents, Stage, StageContext } from '../src/engine/stage.js';
-import type { RunState } from '../src/engine/state.js';
+import { addUsage, type RunState } from '../src/engine/state.js';
+import { asToolCaller, toolCallersWanted, type ToolCaller } from '../src/tools/call-scope.js';
+import type {} from './limits.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../src/tools/types.js';
 import { shortText } from './plan-steps.js';
@@ -53,7 +55,14 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
   // A continuation rather than an async function: one promise a turn instead of an async frame.
   // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
-  return Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable)).then((results) => record(state, ctx, pending, results, decided, previewChars));
+  const execute = () => Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable));
+  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), execute) : execute();
+  return running.then((results) => record(state, ctx, pending, results, decided, previewChars));
+}
+
+/** What a tool that starts a run of its own (an agent) learns of this one. */
+function callerOf(state: RunState, ctx: StageContext): ToolCaller {
+  return { runId: state.runId, pipeline: state.pipeline, iteration: state.iteration, deps: ctx.deps, usage: state.usage, tokenLimit: state.limits?.maxTokens ?? undefined };
 }
 
 /** Stores the outcomes in call order, after any the guards decided. */
@@ -63,6 +72,8 @@ function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[]
     const result = results[index] ?? missingResult(call);
     slot.executed++;
     if (!result.ok) slot.failed++;
+    // An agent's tokens count in this run's usage (and so in its budgets).
+    if (result.usage !== undefined) addUsage(state.usage, result.usage);
     if (ctx.observed) ctx.emit('tool_result', resultEvent(call, result, previewChars));
     return { call, result };
   });

@@ -8,6 +8,7 @@ import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
+import { waitBegins, waitEnds } from './person-wait.js';
 import { perStepPipeline } from './plan-branch.js';
 
 declare module '../src/engine/stage.js' {
@@ -79,6 +80,8 @@ export function approval(options: ApprovalOptions = {}): Stage {
 
   async function decide(state: RunState, ctx: StageContext): Promise<Signal | void> {
     const slot = (state.approval ??= { always: [], decided: {}, log: [] });
+    // A resumed run: the time it waited paused is not the time budget's.
+    waitEnds(state, ctx);
     const settled = new Set(state.turn.results.map((outcome) => outcome.call.id));
     const waiting: PendingDecision[] = [];
     const asked: ToolCall[] = [];
@@ -98,15 +101,19 @@ export function approval(options: ApprovalOptions = {}): Stage {
       }
       const request = { id: call.id, tool: call.name, arguments: call.arguments, reason };
       ctx.emit('approval_requested', { ...request });
+      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
       const decision = await ctx.deps.approve?.(request);
       if (decision === undefined) {
+        // No answer now: the run pauses, and the wait goes on until it is resumed.
         waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason });
         continue;
       }
+      waitEnds(state, ctx);
       slot.decided[call.id] = decision as Decision;
       if ('always' in decision && decision.always === true && !slot.always.includes(call.name)) slot.always.push(call.name);
       record(ctx, slot, state, call, decision, 'person');
     }
+    if (waiting.length > 0) waitBegins(state, ctx);
     if (waiting.length > 0) return interruptRun(`waiting for a person to approve ${waiting.length === 1 ? `the ${waiting[0]!.tool} call` : `${waiting.length} tool calls`}`, waiting, 'awaiting_approval');
     for (const call of asked) await applyDecision(state, call, slot.decided[call.id]!, lookup(call.name));
     slot.decided = {};

@@ -9,6 +9,7 @@ import { conversationTokens, loadTokenCounter, messageTokens } from '../src/mode
 import type {} from './turn-limit.js';
 import { contextShareTokens } from './context-window.js';
 import type { LimitedStage } from './limits.js';
+import { armDeadline, waitBegins, waitedMs, waitEnds } from './person-wait.js';
 import type {} from '../src/durable/decisions.js';
 
 declare module '../src/engine/stage.js' {
@@ -126,7 +127,7 @@ export function budget(options: BudgetOptions): BudgetStage {
     if (slot.tokenLimit === undefined && settings.maxTokens === undefined && settings.contextShare !== undefined) slot.tokenLimit = tokenLimitFor(ctx.deps.model?.modelName);
     if (settings.maxTimeMs !== undefined) {
       // Re-armed on every check (it replaces itself), so a resumed run gets its deadline back.
-      ctx.setDeadline(slot.startedAt + settings.maxTimeMs, `the time budget of ${settings.maxTimeMs / 1000} s was reached`, 'budget_time');
+      armDeadline(state, ctx, slot.startedAt + settings.maxTimeMs + (slot.extended?.time ?? 0), `the time budget of ${(settings.maxTimeMs + (slot.extended?.time ?? 0)) / 1000} s was reached`, 'budget_time');
     }
     if (settings.maxCostUsd !== undefined) modelPrice(ctx);
     return slot;
@@ -162,7 +163,8 @@ export function budget(options: BudgetOptions): BudgetStage {
     spent.iterations = state.iteration;
     spent.tokens = inputTokens + outputTokens;
     spent.costUsd = settings.maxCostUsd === undefined ? 0 : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
-    spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt;
+    // Time waiting for a person (an approval, a limit question) is not the run's time.
+    spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt - waitedMs(state);
     return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
   }
 
@@ -208,12 +210,14 @@ export function budget(options: BudgetOptions): BudgetStage {
   async function askPerson(state: RunState, ctx: StageContext, slot: BudgetSlot, kind: BudgetKind, used: Record<BudgetKind, number>): Promise<Signal | void> {
     const limits = limitsOf(slot);
     const limitOf = (spent: BudgetKind) => limits[spent]! + (slot.extended?.[spent] ?? 0);
+    waitBegins(state, ctx);
     const answer = await ctx.deps.onLimit!({ kind, used: used[kind], limit: limitOf(kind) });
+    waitEnds(state, ctx);
     ctx.emit('budget_decided', { kind, ...(answer ?? { action: 'none' }) });
     if (answer?.action === 'stop') return stop(ctx, slot, kind, `a person stopped the run when the ${kindNames[kind]} budget was spent`);
     if (answer?.action === 'extend' && answer.by > 0) {
       (slot.extended ??= {})[kind] = (slot.extended[kind] ?? 0) + answer.by;
-      if (kind === 'time') ctx.setDeadline(slot.startedAt + limitOf('time'), `the time budget of ${limitOf('time') / 1000} s was reached`, 'budget_time');
+      if (kind === 'time') armDeadline(state, ctx, slot.startedAt + limitOf('time'), `the time budget of ${limitOf('time') / 1000} s was reached`, 'budget_time');
       return check(state, ctx);
     }
     // No decision: the budget takes its usual course (the final tools-less turn).

@@ -1,8 +1,8 @@
-// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn and its remembered facts to deps.sessions, folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
+// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn (with its status when it did not complete) and its remembered facts to deps.sessions, folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { loadTokenCounter } from '../src/model/token-count.js';
 import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../src/sessions/render.js';
-import type { SessionScope, SessionStore, TurnRecord } from '../src/sessions/types.js';
+import { sessionScope, type SessionScope, type SessionStore, type TurnRecord } from '../src/sessions/types.js';
 import { rememberedFacts } from '../src/tools/remember.js';
 import { messageOf } from '../src/common/error-message.js';
 
@@ -28,8 +28,6 @@ export interface MemoryOptions {
 export interface MemorySlot {
   /** The seq of this turn in the session, when it was kept. */
   turn?: number;
-  /** Why the turn was not kept (cancelled, failed, no answer). */
-  skipped?: string;
   facts: number;
   compaction?: { folded: number[]; tokensBefore: number; tokensAfter: number; summarizer: 'model' | 'extractive'; modelError?: string };
 }
@@ -51,8 +49,10 @@ export function memory(options: MemoryOptions = {}): Stage {
     async execute(state, ctx) {
       const slot = state.history;
       const store = ctx.deps.sessions;
-      if (slot === undefined || store === undefined) return;
-      const scope: SessionScope = { user: slot.user, session: slot.session };
+      // A run cancelled before history loaded is still a turn of its session.
+      const session = slot ?? (state.input.session === undefined ? undefined : sessionScope(state.input.session, state.input.user));
+      if (session === undefined || store === undefined) return;
+      const scope: SessionScope = { user: session.user, session: session.session };
       const status = state.stop?.status;
       const results = state.observe?.results ?? [];
       const facts = rememberedFacts(results.filter((result) => result.ok).map((result) => ({ name: result.tool, content: result.content })));
@@ -61,12 +61,14 @@ export function memory(options: MemoryOptions = {}): Stage {
       const now = ctx.deps.clock.now();
       // Facts the model chose to keep are kept even when the turn itself is not.
       for (const fact of facts) await store.setFact(scope, { ...fact, sourceRun: state.runId, updated: now });
-      if (state.answer === undefined || status === 'cancelled' || status === 'failed') {
-        memorySlot.skipped = state.answer === undefined ? 'no answer' : `the run was ${status}`;
-        return;
-      }
-      const turn = await store.appendTurn(scope, { runId: state.runId, task: state.input.task, answer: state.answer, tools: toolAccount(results), at: now });
+      // A paused run keeps its turn for when it ends. Every other turn is kept, a cancelled or failed one too: with its status and whatever answer it had.
+      if (status === 'interrupted') return;
+      const turnStatus = status === undefined || status === 'completed' ? undefined : status;
+      const turn = await store.appendTurn(scope, {
+        runId: state.runId, task: state.input.task, answer: state.answer ?? '', tools: toolAccount(results), at: now, ...(turnStatus === undefined ? {} : { status: turnStatus }),
+      });
       memorySlot.turn = turn.seq;
+      if (slot === undefined) return;
       const budget = options.budgetTokens ?? Math.floor(contextWindowFor(ctx.deps.model?.modelName, options.contextWindows) * fraction);
       await compactIfNeeded(store, scope, [...slot.turns, turn], slot.summary, budget, memorySlot, ctx, options.summarizer ?? 'model');
     },

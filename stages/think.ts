@@ -1,4 +1,4 @@
-// think (iteration): reads messages, nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
+// think (iteration): reads messages (rendered per turn, stages/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
 import { abortRun, breakLoop, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import { addUsage, type RunState } from '../src/engine/state.js';
@@ -10,6 +10,7 @@ import type { TurnLimit } from './turn-limit.js';
 import { activeStep, finishStep, requireModel, shortText } from './plan-steps.js';
 import { lastRoundNote, renderNotes, truncationHint } from './prompts.js';
 import { callModel } from './model-stream.js';
+import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOptions } from './turn-context.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -56,6 +57,8 @@ export interface ThinkOptions {
   maxStepToolRounds?: number;
   /** Offer the tools in deps.tools to the model (default true); false makes a tool-less responder. */
   useTools?: boolean;
+  /** How each request is rendered from the conversation (stages/turn-context.ts); false sends the whole conversation as it is. */
+  context?: TurnContextOptions | false;
   temperature?: number;
   maxOutputTokens?: number;
 }
@@ -71,7 +74,8 @@ export function think(options: ThinkOptions = {}): Stage {
   const settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'> = {};
   if (options.temperature !== undefined) settings.temperature = options.temperature;
   if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
-  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings, maxRepairs });
+  const context = options.context === false ? undefined : turnContext(options.context);
+  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings, maxRepairs, context });
 
   return {
     name: 'think',
@@ -88,6 +92,8 @@ interface ThinkConfig {
   readonly maxStepToolRounds: number;
   readonly useTools: boolean;
   readonly settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>;
+  /** Undefined: the request is the whole conversation. */
+  readonly context: TurnContext | undefined;
 }
 
 /** What one turn decided before asking: the plan step, whether it is the step's last round, the tools offered. */
@@ -133,7 +139,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
 function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
-  return Promise.resolve(callModel(model, requestOf(state, config.settings, turn), ctx, ctx.signalIfAbortable, turn.step === null)).then(
+  return Promise.resolve(callModel(model, requestOf(state, config, turn), ctx, ctx.signalIfAbortable, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
     (error: unknown) => {
       throw recordModelFailure(state, 'think', error);
@@ -221,10 +227,17 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
   return breakLoop('the model gave its final answer', 'completed');
 }
 
-/** The request is exactly state.messages (copied, so a model keeping it sees no later change), any repair exchange, and the offered tools. */
-function requestOf(state: RunState, settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>, turn: ThinkTurn): ChatRequest {
+/**
+ * The request: the conversation as rendered for this turn (older tool results shortened, stages/turn-context.ts; a
+ * copy, so a model keeping it sees no later change), any repair exchange, and the offered tools. state.messages keeps
+ * the whole transcript.
+ */
+function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatRequest {
+  const settings = config.settings;
   const tools = turn.tools;
-  const request: ChatRequest = turn.repairs.length === 0 ? { messages: state.messages.slice(), purpose: 'think' } : { messages: state.messages.concat(turn.repairs), purpose: 'think_repair' };
+  const rendered = config.context === undefined ? state.messages : renderTurnMessages(state.messages, config.context);
+  const messages = turn.repairs.length > 0 ? rendered.concat(turn.repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
+  const request: ChatRequest = { messages, purpose: turn.repairs.length === 0 ? 'think' : 'think_repair' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   // Assigned, not spread: a spread in a literal is a runtime call on every turn.
   if (settings.temperature !== undefined) request.temperature = settings.temperature;

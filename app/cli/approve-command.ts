@@ -2,14 +2,13 @@
 // that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
 import { resumeRun } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
-import type { Environment } from '../../src/model/config.js';
 import { RunNotFoundError } from '../../src/store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
-import { parse, UsageError } from './args.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CommandIo, CommandModule } from './command.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { assemble } from '../assemble.js';
 import { recordedRecipe } from '../recipe.js';
@@ -18,7 +17,7 @@ import { sessionWarnings } from './session-setup.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { openCliStore } from './store-location.js';
-import { printResult, type CliStreams, type ShowFlags } from './run-command.js';
+import { printResult, type ShowFlags } from './run-command.js';
 import { startCliTracing, type CliTracing } from './tracing.js';
 
 export type DecideCommand = 'approve' | 'reject';
@@ -42,12 +41,13 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export async function decideCommand(command: DecideCommand, argv: string[], env: Environment, streams: CliStreams): Promise<number> {
-  const { values, positionals } = parse(`${command}`, () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
-  if (values.help) {
-    streams.stdout.write(`${decideUsage}\n`);
-    return 0;
-  }
+export const approve: CommandModule = { usage: () => decideUsage, run: (argv, io) => decideCommand('approve', argv, io) };
+export const reject: CommandModule = { usage: () => decideUsage, run: (argv, io) => decideCommand('reject', argv, io) };
+
+export async function decideCommand(command: DecideCommand, argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
+  const { values, positionals } = parseFlags(command, argv, options);
+  if (values.help) return 'help';
+  const { env, stdin, ...streams } = io;
   const [runId, ...ids] = positionals;
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
   const { store } = await openCliStore(values.store, env);
@@ -68,7 +68,7 @@ export async function decideCommand(command: DecideCommand, argv: string[], env:
     const deps: Partial<Deps> = tracing ? { ...assembled.deps, ...tracing.instrument({ model: assembled.deps.model, tools: assembled.deps.tools }) } : { ...assembled.deps };
     if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
     if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
-    if (decisions === undefined) attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
+    if (decisions === undefined) attachDeciders(deps, recipe, { input: stdin, output: streams.stderr });
     closeAssembled = () => assembled.close();
     const started = performance.now();
     const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });

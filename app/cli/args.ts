@@ -1,6 +1,6 @@
 // Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
 import { StageloopError } from '../../src/common/stageloop-error.js';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { GuardFlags } from '../guards.js';
 
 export type { GuardFlags };
@@ -18,6 +18,8 @@ export type InjectionAction = NonNullable<GuardFlags['injection']>;
 export interface RunFlags extends GuardFlags {
   task: string;
   pipeline: string;
+  /** --agent NAME: run this agent of the config file (its pipeline, instructions, tools and agents). */
+  agent?: string;
   model?: string;
   baseUrl?: string;
   offline: boolean;
@@ -63,7 +65,7 @@ export const guardOptions = {
   'no-guards': { type: 'boolean' },
 } as const;
 
-const runOptions = {
+export const runOptions = {
   ...guardOptions,
   pipeline: { type: 'string', short: 'p' },
   model: { type: 'string', short: 'm' },
@@ -88,8 +90,18 @@ const runOptions = {
   'ask-on-limit': { type: 'boolean' },
   'taint-policy': { type: 'string' },
   'max-parallel-steps': { type: 'string' },
+  agent: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** The one flag parser: node's, strict, with its errors turned into one line that names the fix (via `parse`). */
+type ParsedFlags<Options extends OptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: Options; allowPositionals: boolean; strict: true }>>;
+
+export function parseFlags<const Options extends OptionsConfig>(command: string, argv: readonly string[], options: Options, allowPositionals = true): ParsedFlags<Options> {
+  return parse(command, () => parseArgs({ args: [...argv], options, allowPositionals, strict: true }));
+}
 
 /** Runs node's parser, turning its errors into a message that names the fix; every command parses through it. */
 export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
@@ -143,9 +155,16 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   return flags;
 }
 
-export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
-  const { values, positionals } = parse('run', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+type RunValues = ReturnType<typeof parseFlags<typeof runOptions>>['values'];
+
+export function parseRunFlags(argv: readonly string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
+  const { values, positionals } = parseFlags('run', argv, runOptions);
   if (values.help) return 'help';
+  return runFlagsOf(values, positionals, command);
+}
+
+/** The run flags of parsed values: `submit` parses the flags of `run` beside its own and reads them here. */
+export function runFlagsOf(values: RunValues, positionals: readonly string[], command: 'run' | 'chat' = 'run'): RunFlags {
   if (positionals.length === 0) throw new UsageError('stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
   if (positionals.length > 1) {
     throw new UsageError(`stageloop run takes one task but got ${positionals.length} words: put the task in quotes`);
@@ -181,6 +200,7 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
   if (values.store !== undefined && flags.noStore) throw new UsageError('--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
+  if (values.agent !== undefined) flags.agent = values.agent;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
   if (command === 'run' && values.user !== undefined && values.session === undefined) throw new UsageError('--user names whose session a run is a turn of: add --session NAME');
@@ -194,17 +214,17 @@ export function parseRunFlags(argv: string[], command: 'run' | 'chat' = 'run'): 
   return flags;
 }
 
-export function parsePipelinesFlags(argv: string[]): (GuardFlags & { json: boolean }) | 'help' {
+export function parsePipelinesFlags(argv: readonly string[]): (GuardFlags & { json: boolean }) | 'help' {
   const options = { ...guardOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  const { values, positionals } = parse('pipelines', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
+  const { values, positionals } = parseFlags('pipelines', argv, options);
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
   return { ...parseGuardFlags(values), json: values.json ?? false };
 }
 
 /** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */
-export function parseChatFlags(argv: string[]): RunFlags | 'help' {
-  const { positionals } = parse('chat', () => parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true }));
+export function parseChatFlags(argv: readonly string[]): RunFlags | 'help' {
+  const { positionals } = parseFlags('chat', argv, runOptions);
   if (positionals.length > 0) throw new UsageError(`stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
   return parseRunFlags([...argv, '--', 'chat'], 'chat');
 }

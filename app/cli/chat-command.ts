@@ -3,7 +3,6 @@
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../src/engine/runner.js';
 import type { Deps } from '../../src/engine/stage.js';
-import type { Environment } from '../../src/model/config.js';
 import { sessionScope, type SessionScope } from '../../src/sessions/types.js';
 import { parseChatFlags } from './args.js';
 import { assemble, type AssembledRun } from '../assemble.js';
@@ -11,7 +10,7 @@ import { recordOf } from '../recipe.js';
 import type { Pipeline } from '../../src/engine/pipeline.js';
 import { progressPrinter } from './progress.js';
 import { recipeFromFlags } from './recipe-flags.js';
-import type { CliStreams } from './run-command.js';
+import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import type { JsonObject } from '../../src/common/json.js';
 import type { RunStore } from '../../src/store/types.js';
@@ -22,15 +21,17 @@ const help = 'Type a task and press Enter. /facts, /history, /new (a fresh sessi
 
 const freshName = () => `chat-${Date.now().toString(36)}`;
 
-export async function chatCommand(argv: string[], env: Environment, streams: CliStreams, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+export const chatUsage = `Usage: stageloop chat [--session NAME] [--user ID] [model and limit flags of "stageloop run"]\n${help}`;
+
+export const chat: CommandModule = { usage: () => chatUsage, run: chatCommand };
+
+export async function chatCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
   const flags = parseChatFlags(argv);
-  if (flags === 'help') {
-    streams.stdout.write(`Usage: stageloop chat [--session NAME] [--user ID] [model and limit flags of "stageloop run"]\n${help}\n`);
-    return 0;
-  }
-  const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env);
+  if (flags === 'help') return 'help';
+  const { env, stdin: input, ...streams } = io;
+  const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env, io.cwd);
   const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;
@@ -89,7 +90,7 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pi
         streams.stdout.write(facts.length === 0 ? '(no facts)\n' : facts.map((fact) => `${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}\n`).join(''));
       } else if (task === '/history') {
         const history = await opened.sessions.load(scope);
-        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}`)].filter(Boolean);
+        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}${entry.status === undefined ? '' : ` (${entry.status})`}`)].filter(Boolean);
         streams.stdout.write(text.length === 0 ? '(no turns yet)\n' : `${terminalSafe(text.join('\n'))}\n`);
       } else if (task.startsWith('/')) {
         streams.stdout.write(`unknown command ${terminalSafe(task)}: ${help}\n`);

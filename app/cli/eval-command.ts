@@ -1,18 +1,17 @@
 // `stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]...`: runs a dataset on variants, prints the table,
 // writes --json / --html, gates on --baseline; --resume runs what an interrupted eval left, --replay grades again.
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { JsonObject } from '../../src/common/json.js';
 import { exitCodeOf, isStageloopError, StageloopError } from '../../src/common/stageloop-error.js';
 import type { EvalResult } from '../../src/eval/types.js';
 import type { Environment } from '../../src/model/config.js';
 import type { ChatModel } from '../../src/model/types.js';
 import type { RunStore } from '../../src/store/types.js';
-import { parse } from './args.js';
+import { parseFlags } from './args.js';
 import { chooseModel } from '../ingredients.js';
 import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
-import type { CliStreams } from './run-command.js';
+import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
@@ -69,8 +68,8 @@ const options = {
 
 type Values = ReturnType<typeof parseEvalArgs>['values'];
 
-function parseEvalArgs(argv: string[]) {
-  return parse('eval', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
+function parseEvalArgs(argv: readonly string[]) {
+  return parseFlags('eval', argv, options);
 }
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
@@ -125,12 +124,13 @@ function evalsFolder(file: string, env: Environment): string {
   return join(dirname(file), 'evals');
 }
 
-export async function evalCommand(argv: string[], env: Environment, streams: CliStreams): Promise<number> {
+/** `eval` is a reserved word, hence the entry's name. */
+export const evaluate: CommandModule = { usage: () => evalUsage, run: evalCommand };
+
+export async function evalCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
   const { values, positionals } = parseEvalArgs(argv);
-  if (values.help) {
-    streams.stdout.write(`${evalUsage}\n`);
-    return 0;
-  }
+  if (values.help) return 'help';
+  const { env, ...streams } = io;
   try {
     return await runEval(values, positionals, env, streams);
   } catch (error) {

@@ -1,9 +1,7 @@
 // `stageloop facts [list|set|delete] --session NAME [--user ID] [--json]`: the durable facts of one session.
-import { parseArgs } from 'node:util';
-import type { Environment } from '../../src/model/config.js';
 import { SessionNotFoundError } from '../../src/sessions/types.js';
-import { parse, UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CommandIo, CommandModule } from './command.js';
 import { openSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
 import { detectInjection } from '../../stages/injection-detector.js';
@@ -14,12 +12,13 @@ export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY
   set KEY VALUE    store or update a fact (source run "cli")
   delete KEY       remove a fact`;
 
-export async function factsCommand(argv: string[], env: Environment, streams: CliStreams): Promise<number> {
-  const { values, positionals } = parse(`facts`, () => parseArgs({ args: argv, allowPositionals: true, strict: true, options: { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
-  if (values.help) {
-    streams.stdout.write(`${factsUsage}\n`);
-    return 0;
-  }
+export const facts: CommandModule = { usage: () => factsUsage, run: factsCommand };
+
+export async function factsCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
+  const options = { session: { type: 'string' }, store: { type: 'string' }, user: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseFlags('facts', argv, options);
+  if (values.help) return 'help';
+  const { env, ...streams } = io;
   const [action = 'list', ...rest] = positionals;
   const arity: Record<string, number> = { list: 0, set: 2, delete: 1 };
   if (arity[action] === undefined) throw new UsageError(`stageloop facts knows list, set and delete, got "${action}"`);

@@ -1,10 +1,9 @@
 // `stageloop mcp`: an MCP server on stdio with one tool per pipeline, for Claude Desktop, Cursor or VS Code. Only
 // JSON-RPC goes to stdout; notices go to stderr. Every call is an ordinary recorded run in the CLI's store.
-import { parseArgs } from 'node:util';
-import type { Environment } from '../../src/model/config.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
-import { UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
+import { parseFlags } from './args.js';
+import type { CommandIo, CommandModule } from './command.js';
 
 export const mcpUsage = `Usage: stageloop mcp [--store PATH]
 Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), with progress
@@ -12,29 +11,25 @@ notifications and cancellation. Runs are recorded in --store PATH (default $STAG
 ./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
 Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }`;
 
-export async function mcpCommand(argv: string[], env: Environment, streams: CliStreams, calculatorHost?: CalculatorWorkerHost): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, options: { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop mcp --help"`);
-  }
-  if (values.help) return void streams.stdout.write(`${mcpUsage}\n`), 0;
+export const mcp: CommandModule = { usage: () => mcpUsage, run: (argv, io) => mcpCommand(argv, io) };
+
+export async function mcpCommand(argv: readonly string[], io: CommandIo, calculatorHost?: CalculatorWorkerHost): Promise<number | 'help'> {
+  const { values } = parseFlags('mcp', argv, { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, false);
+  if (values.help) return 'help';
+  const { env, stdin, ...streams } = io;
   // stdout belongs to JSON-RPC: anything a library logs goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
-  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await Promise.all([
-    import('./serve-command.js'),
-    import('../../src/server/protocols/mcp-server.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-  ]);
+  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional('stageloop mcp', optionalParts.mcp, () =>
+    Promise.all([import('./serve-command.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+  );
   const services = await runServices(values.store, env, calculatorHost);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);
   const server = stageloopMcpServer({ ...services, defaultPipeline: 'react' });
   const transport = new StdioServerTransport();
   const closed = new Promise<string>((resolve) => {
     transport.onclose = () => resolve('the client closed stdin');
-    process.stdin.once('end', () => resolve('the client closed stdin'));
+    stdin.once('end', () => resolve('the client closed stdin'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });

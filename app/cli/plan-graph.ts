@@ -1,6 +1,6 @@
 // The plan of a recorded run as `stageloop show` draws it: its steps in waves (steps of one wave need nothing from
 // each other and may run side by side), each with its status, dependencies and how long its calls took.
-import type { JournalEntry } from '../../src/store/types.js';
+import type { JournalEntry } from '../../src/durable/journal-entries.js';
 import type { PlanStepView, PlanView } from './output.js';
 
 const marks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', blocked: '[-]' };
@@ -48,8 +48,7 @@ function stepDurations(journal: readonly JournalEntry[]): Map<string, number> {
     const mark = entry.stage?.indexOf('#') ?? -1;
     if (mark === -1 || (entry.kind !== 'model' && entry.kind !== 'tool')) continue;
     const id = entry.stage!.slice(mark + 1);
-    const data = entry.data as { results?: Array<{ durationMs?: number }>; response?: { latencyMs?: number } } | null;
-    const took = entry.kind === 'tool' ? Math.max(0, ...(data?.results ?? []).map((result) => result.durationMs ?? 0)) : (data?.response?.latencyMs ?? 0);
+    const took = entry.kind === 'tool' ? Math.max(0, ...entry.data.results.map((result) => result.durationMs)) : (entry.data.response?.latencyMs ?? 0);
     const span = spans.get(id);
     const start = entry.at - took;
     if (span === undefined) spans.set(id, { start, end: entry.at });

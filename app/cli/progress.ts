@@ -28,8 +28,10 @@ function stepTag(event: RunEvent): string {
 /** Returns an onEvent handler writing one or a few lines per interesting event, and model text as it streams in. */
 export function progressPrinter(stream: NodeJS.WritableStream, options: { color?: boolean } = {}): (event: RunEvent) => void {
   // Every line carries text a model, tool or server wrote: cleaned first, then styled by us.
-  const write = (line: string) => stream.write(`${terminalSafe(line)}\n`);
-  const writeDim = (line: string) => stream.write(options.color ? `\u001b[2m${terminalSafe(line)}\u001b[22m\n` : `${terminalSafe(line)}\n`);
+  // An agent's run (called as a tool) shows inline, each line under its agent path.
+  let agent = '';
+  const write = (line: string) => stream.write(`${agent}${terminalSafe(line)}\n`);
+  const writeDim = (line: string) => stream.write(options.color ? `\u001b[2m${agent}${terminalSafe(line)}\u001b[22m\n` : `${agent}${terminalSafe(line)}\n`);
   // Streamed text is written as it comes, indented under its stage line; the next line starts on a fresh line.
   let midLine = false;
   const writeLive = (piece: string) => {
@@ -38,6 +40,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
     midLine = true;
   };
   return (event) => {
+    agent = event.agent === undefined ? '' : `${terminalSafe(event.agent)} │ `;
     if (event.type === 'text_delta') return writeLive(event.data.text);
     if (midLine && event.type !== 'tool_call_delta') {
       stream.write('\n');

@@ -5,7 +5,7 @@ import type { Environment } from '../../src/model/config.js';
 import { sessionScope } from '../../src/sessions/types.js';
 import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
 import { cliConfig, outputSchemaFrom } from '../ingredients.js';
-import type { RunFlags } from './args.js';
+import { UsageError, type RunFlags } from './args.js';
 
 export interface FlagsRecipe {
   recipe: RunRecipe;
@@ -54,8 +54,14 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),
     mcpServers,
+    agents: Object.fromEntries((config?.agents ?? []).map(({ name, ...agent }) => [name, agent])),
+    ...(flags.agent !== undefined && { agent: flags.agent }),
     tracing: { ...(flags.trace !== undefined && { exporter: flags.trace }), content: flags.traceContent === true },
   });
+  if (flags.agent !== undefined && recipe.agents[flags.agent] === undefined) {
+    const known = Object.keys(recipe.agents);
+    throw new UsageError(`--agent ${flags.agent}: no such agent${config?.file ? ` in ${config.file}` : ''}: ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
+  }
   return { recipe, env: { ...env, ...lent } };
 }
 

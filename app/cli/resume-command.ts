@@ -1,14 +1,13 @@
 // `stageloop resume RUN` and `stageloop replay RUN`: continue a recorded run, or run it again from its recording.
-import { parseArgs } from 'node:util';
-import type { Environment } from '../../src/model/config.js';
 import type { RunStore, RunSummary } from '../../src/store/types.js';
 import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
-import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { SessionStore } from '../../src/sessions/types.js';
-import { parse, UsageError } from './args.js';
-import type { OpenedStore } from './store-location.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CommandIo, CommandModule } from './command.js';
+import { openCliStore, type OpenedStore } from './store-location.js';
+import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { recipeOf } from '../recipe.js';
-import { attendedRun, type CliStreams, type ShowFlags } from './run-command.js';
+import { attendedRun, type ShowFlags } from './run-command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
 export const resumeUsage = `Usage: stageloop resume RUN [--force] [--json] [--quiet] [--verbose] [--store PATH]
@@ -22,7 +21,7 @@ Runs a recorded run again offline, serving every model and tool call from the re
 the first stage where it went another way. With --pipeline, replays it on another pipeline: does it still do the same?
 Exit codes: 0 identical, 1 diverged, 2 usage error.`;
 
-function runIdOf(command: string, positionals: string[]): string {
+function runIdOf(command: string, positionals: readonly string[]): string {
   const [runId, extra] = positionals;
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: list them with "stageloop runs"`);
   if (extra !== undefined) throw new UsageError(`stageloop ${command} takes one run id, got also "${extra}"`);
@@ -40,37 +39,48 @@ async function mustGet(store: RunStore, runId: string): Promise<RunSummary> {
   return run;
 }
 
-export async function resumeCommand(argv: string[], env: Environment, streams: CliStreams, store: OpenedStore, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const options = { force: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  const { values, positionals } = parse('resume', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
-  if (values.help) {
-    streams.stdout.write(`${resumeUsage}\n`);
-    return 0;
-  }
+export const resume: CommandModule = { usage: () => resumeUsage, run: resumeCommand };
+export const replay: CommandModule = { usage: () => replayUsage, run: replayCommand };
+
+export async function resumeCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
+  const options = { force: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseFlags('resume', argv, options);
+  if (values.help) return 'help';
   const runId = runIdOf('resume', positionals);
+  const store = await openCliStore(values.store, io.env);
+  const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
+  const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
+  try {
+    return await resumeOpened(runId, values, io, store, calculatorHost);
+  } finally {
+    await calculatorHost.close();
+    await store.store.close().catch(() => undefined);
+  }
+}
+
+async function resumeOpened(runId: string, values: { force?: boolean; quiet?: boolean; verbose?: boolean; json?: boolean }, io: CommandIo, store: OpenedStore, calculatorHost: CalculatorWorkerHost): Promise<number> {
   const run = await mustGet(store.store, runId);
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
   const recipe = recipeOf(run);
   const { assemble } = await import('../assemble.js');
-  const assembled = await assemble(recipe, env, { calculatorHost, sessionFile: store.location });
+  const assembled = await assemble(recipe, io.env, { calculatorHost, sessionFile: store.location });
   const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: recipe.tracing.content, ...(recipe.tracing.exporter && { trace: recipe.tracing.exporter }) };
   const force = values.force ?? false;
   const { resumeRun } = await import('../../src/durable/durable-run.js');
   try {
-    return await attendedRun(flags, env, streams, { run: assembled, recipe, recording: store }, (deps, signal) => resumeRun(store.store, runId, { pipeline: assembled.pipeline, deps, signal, force, takeOver: force }));
+    return await attendedRun(flags, io, { run: assembled, recipe, recording: store }, (deps, signal) => resumeRun(store.store, runId, { pipeline: assembled.pipeline, deps, signal, force, takeOver: force }));
   } finally {
     await assembled.close();
   }
 }
 
-export async function replayCommand(argv: string[], streams: CliStreams, store: RunStore, file = ''): Promise<number> {
-  const options = { pipeline: { type: 'string', short: 'p' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  const { values, positionals } = parse('replay', () => parseArgs({ args: argv, options, allowPositionals: true, strict: true }));
-  if (values.help) {
-    streams.stdout.write(`${replayUsage}\n`);
-    return 0;
-  }
+export async function replayCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
+  const options = { pipeline: { type: 'string', short: 'p' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseFlags('replay', argv, options);
+  if (values.help) return 'help';
   const runId = runIdOf('replay', positionals);
+  const { store, location: file } = await openCliStore(values.store, io.env);
+  const streams = io;
   try {
     const run = await mustGet(store, runId);
     const recorded = recipeOf(run);

@@ -7,6 +7,7 @@ import type { Environment } from '../../src/model/config.js';
 import type { RunStore } from '../../src/store/types.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { RunFlags } from './args.js';
+import type { CliStreams, CommandIo } from './command.js';
 import type { AssembledRun } from '../assemble.js';
 import type { RunRecipe } from '../recipe.js';
 import { recipeFromFlags } from './recipe-flags.js';
@@ -18,10 +19,7 @@ import { sessionWarnings } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
 
-export interface CliStreams {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+export type { CliStreams } from './command.js';
 
 /** How the run is shown: the output flags of `run` (resume has the same ones). */
 export interface ShowFlags {
@@ -35,16 +33,16 @@ export interface ShowFlags {
 }
 
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
-export async function runCommand(flags: RunFlags, env: Environment, streams: CliStreams, calculatorHost: CalculatorWorkerHost): Promise<number> {
-  const given = await recipeFromFlags(flags, env);
+export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost: CalculatorWorkerHost): Promise<number> {
+  const given = await recipeFromFlags(flags, io.env, io.cwd);
   const { assemble } = await import('../assemble.js');
   const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
-    const recording = flags.noStore ? undefined : await openCliStore(flags.store, env);
+    const recording = flags.noStore ? undefined : await openCliStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const { session } = given.recipe;
     const input = session ? { task: flags.task, session: session.name, user: session.user } : { task: flags.task };
-    return await attendedRun(flags, env, streams, { run, recipe: given.recipe, recording }, (deps, signal) =>
+    return await attendedRun(flags, io, { run, recipe: given.recipe, recording }, (deps, signal) =>
       runPipeline(run.pipeline, input, { deps, signal, ...(recording ? { store: recording.store, record: run.record, hashEvery: 'stage' } : {}) }),
     );
   } finally {
@@ -66,8 +64,9 @@ export function asksPerson(recipe: RunRecipe, pipeline?: Pipeline): boolean {
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
-export async function attendedRun(flags: ShowFlags, env: Environment, streams: CliStreams, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
+export async function attendedRun(flags: ShowFlags, io: CommandIo, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
   const { run, recording, recipe } = parts;
+  const { env, stdin, ...streams } = io;
   const chatty = !flags.json && !flags.quiet && !flags.events;
   if (chatty) streams.stderr.write(`${terminalSafe(run.notice)}\n`);
   const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
@@ -88,7 +87,7 @@ export async function attendedRun(flags: ShowFlags, env: Environment, streams: C
   }
   // Unreadable history rows are warned about even when progress is not shown.
   if (run.deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
-  if (parts.attach !== false && asksPerson(recipe, run.pipeline)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: process.stdin, output: streams.stderr });
+  if (parts.attach !== false && asksPerson(recipe, run.pipeline)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {

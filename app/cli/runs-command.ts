@@ -1,23 +1,17 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
-import { StageloopError } from '../../src/common/stageloop-error.js';
-import { parseArgs } from 'node:util';
 import { messageOf } from '../../src/common/error-message.js';
 import { leaseIsLive } from '../../src/store/run-store.js';
 import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
-import type { CliStreams } from './run-command.js';
+import type { CliStreams, CommandModule } from './command.js';
+import { parseFlags, UsageError } from './args.js';
+import { openCliStore, takeStoreFlag } from './store-location.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
-const usage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
+export const runsUsage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
 Lists the recorded runs, newest first (default limit 20). "running (owner gone)" marks a run whose process died:
 continue it with "stageloop resume RUN". "stageloop runs prune --help": deleting old runs and checkpoints.`;
 const taskWidth = 40;
-
-class RunsUsageError extends StageloopError {
-  constructor(message: string) {
-    super('usage', message);
-  }
-}
 
 interface RunsFlags {
   json: boolean;
@@ -26,23 +20,14 @@ interface RunsFlags {
 }
 
 function parseRunsFlags(argv: string[]): RunsFlags | 'help' {
-  let parsed;
-  try {
-    const options = { json: { type: 'boolean' }, status: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    const message = messageOf(error).split('\n')[0]!;
-    const flag = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message)?.[1];
-    if (flag !== undefined) throw new RunsUsageError(`${flag} got a value starting with "-": write it as ${flag}=VALUE`);
-    throw new RunsUsageError(`${message.replace(/\. To specify a positional.*$/, '').replace(/\.$/, '')}: run "stageloop runs --help" for the options`);
-  }
-  const { values, positionals } = parsed;
+  const options = { json: { type: 'boolean' }, status: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values, positionals } = parseFlags('runs', argv, options);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new RunsUsageError(`stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
+  if (positionals.length > 0) throw new UsageError(`stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
   const status = values.status;
-  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new RunsUsageError(`--status must be one of ${statuses.join(', ')}, got "${status}"`);
+  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, got "${status}"`);
   const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new RunsUsageError(`--limit must be a whole number >= 1, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number >= 1, got "${values.limit}"`);
   return { json: values.json ?? false, limit, ...(status !== undefined && { status: status as StoredRunStatus }) };
 }
 
@@ -101,7 +86,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
     return 2;
   }
   if (flags === 'help') {
-    streams.stdout.write(`${usage}\n`);
+    streams.stdout.write(`${runsUsage}\n`);
     return 0;
   }
   let runs: RunSummary[];
@@ -117,3 +102,17 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   else streams.stdout.write(`${terminalSafe(table(runs, at))}\n`);
   return 0;
 }
+
+/** `stageloop runs [--store PATH] ...`: the store is taken out first, since `runs prune` parses flags of its own. */
+export const runs: CommandModule = {
+  usage: () => runsUsage,
+  async run(argv, io) {
+    const { store: path, rest } = takeStoreFlag(argv);
+    const { store } = await openCliStore(path, io.env);
+    try {
+      return await runsCommand(rest, io, store);
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,22 +1,24 @@
 // `stageloop serve`: the HTTP API and the web console over the CLI's store; runs started over HTTP are ordinary
 // recorded runs (the built-in pipelines, the model from the environment), so `stageloop show/resume` work on them.
-import { parseArgs } from 'node:util';
 import { zones } from '../../src/engine/pipeline.js';
 import type { Environment } from '../../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
+import type { Decision } from '../../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
 import type { RunStore } from '../../src/store/types.js';
-import type { StartRunBody } from '../../src/server/request-schemas.js';
+import type { DecisionsBody, StartRunBody } from '../../src/server/request-schemas.js';
+import type { JsonObject } from '../../src/common/json.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
 import type { ListeningServer } from '../../src/server/listen.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
 import { shownSlots } from '../shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
-import { UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
+import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
                       [--allow-host NAME]... [--allow-origin URL]...
@@ -36,15 +38,9 @@ export interface ServeFlags {
   allowOrigins?: string[];
 }
 
-export function parseServeFlags(argv: string[], env: Environment): ServeFlags | 'help' {
-  let parsed;
-  try {
-    const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, 'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop serve --help"`);
-  }
-  const { values } = parsed;
+export function parseServeFlags(argv: readonly string[], env: Environment): ServeFlags | 'help' {
+  const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, 'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values } = parseFlags('serve', argv, options, false);
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
@@ -132,7 +128,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
       ]);
       const run = await recording.store.get(runId);
       if (run === undefined) return;
-      const byId = Object.fromEntries(decisions.map((decision) => [decision.callId, decision.approve ? { approve: true as const } : { approve: false as const, ...(decision.reason !== undefined && { message: decision.reason }) }]));
+      const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
       const assembled = await assembleRun(recipeOf(run));
@@ -157,7 +153,9 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
 }
 
 export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]);
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional('stageloop serve', optionalParts.server, () =>
+    Promise.all([import('../../src/server/listen.js'), import('../../src/server/app.js'), import('../../src/server/access.js')]),
+  );
   checkBind(flags.host, flags.token);
   const services = await runServices(flags.store, env, calculatorHost);
   const app = serverApp({
@@ -190,10 +188,13 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
 }
 
 /** Runs until SIGTERM or SIGINT, then drains; resolves with the exit code. */
-export async function serveCommand(argv: string[], env: Environment, streams: CliStreams, calculatorHost?: CalculatorWorkerHost): Promise<number> {
-  const flags = parseServeFlags(argv, env);
-  if (flags === 'help') return void streams.stdout.write(`${serveUsage}\n`), 0;
-  const running = await startServe(flags, env, calculatorHost);
+export const serve: CommandModule = { usage: () => serveUsage, run: (argv, io) => serveCommand(argv, io) };
+
+export async function serveCommand(argv: readonly string[], io: CommandIo, calculatorHost?: CalculatorWorkerHost): Promise<number | 'help'> {
+  const flags = parseServeFlags(argv, io.env);
+  if (flags === 'help') return 'help';
+  const streams = io;
+  const running = await startServe(flags, io.env, calculatorHost);
   streams.stderr.write(`${running.notice}\n`);
   streams.stdout.write(`stageloop serve: listening on ${running.url} (console at ${running.url}/)${flags.token ? ', token required' : ''}\n`);
   await new Promise<void>((resolve) => {
@@ -209,4 +210,10 @@ export async function serveCommand(argv: string[], env: Environment, streams: Cl
   await running.stop();
   streams.stderr.write('stageloop serve: stopped\n');
   return 0;
+}
+
+/** A decision as the HTTP API takes it, as the run takes it: an edit approves the edited call. */
+function decisionOf(decision: DecisionsBody['decisions'][number]): Decision {
+  if (!decision.approve) return { approve: false, ...(decision.reason !== undefined && { message: decision.reason }) };
+  return decision.arguments !== undefined ? { approve: true, arguments: decision.arguments as string | JsonObject } : { approve: true };
 }

@@ -1,92 +1,40 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
-import { parseArgs } from 'node:util';
-import type { JsonObject, JsonValue } from '../../src/common/json.js';
 import type { LoadedRun } from '../../src/durable/inspect.js';
-import type { JournalEntry } from '../../src/store/types.js';
+import { shortText, timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
-import { UsageError } from './args.js';
-import type { CliStreams } from './run-command.js';
+import { parseFlags, UsageError } from './args.js';
+import type { CliStreams, CommandModule } from './command.js';
+import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 
 export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
-export function parseShowFlags(argv: string[]): { runId: string; json: boolean; html: boolean } | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, html: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]!.replace(/\.$/, '')}: run "stageloop show --help"`);
-  }
+export function parseShowFlags(argv: readonly string[]): { runId: string; json: boolean; html: boolean; store?: string } | 'help' {
+  const parsed = parseFlags('show', argv, { json: { type: 'boolean' }, html: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (parsed.values.help) return 'help';
   const [runId, extra] = parsed.positionals;
   if (runId === undefined) throw new UsageError('stageloop show needs a run id: list them with "stageloop runs"');
   if (extra !== undefined) throw new UsageError(`stageloop show takes one run id, got also "${extra}"`);
   if (parsed.values.json && parsed.values.html) throw new UsageError('stageloop show takes --json or --html, not both');
-  return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false };
+  return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false, ...(parsed.values.store !== undefined && { store: parsed.values.store }) };
 }
 
-/** One timeline line per journal entry worth showing, in order. */
-export interface TimelineItem {
-  kind: 'stage' | 'model' | 'tool';
-  zone: string;
-  iteration: number;
-  stage: string | null;
-  at: number;
-  /** ms since the previous stage ended (for a stage: its duration). */
-  durationMs?: number;
-  summary: string;
-  detail: JsonValue;
-}
-
-export function timelineOf(loaded: LoadedRun): TimelineItem[] {
-  const items: TimelineItem[] = [];
-  let stageStart = loaded.run.createdAt;
-  for (const entry of loaded.journal) {
-    const item = itemOf(entry, stageStart);
-    if (item === undefined) continue;
-    if (entry.kind === 'stage') stageStart = entry.at;
-    items.push(item);
-  }
-  return items;
-}
-
-function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefined {
-  const data = (entry.data ?? {}) as JsonObject;
-  const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
-  if (entry.kind === 'stage') {
-    const signal = data.signal as { type?: string; kind?: string; reason?: string } | null;
-    const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
-    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: data };
-  }
-  if (entry.kind === 'model') {
-    const response = data.response as { content?: string; finishReason?: string; usage?: { inputTokens?: number; outputTokens?: number }; toolCalls?: Array<{ name: string; arguments: string }> } | undefined;
-    const error = data.error as { kind?: string; message?: string } | undefined;
-    const purpose = (data.request as { purpose?: string } | undefined)?.purpose ?? 'model';
-    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${short(error.message ?? '')}`, detail: data };
-    const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${short(call.arguments, 60)}`).join(', ');
-    const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
-    const said = response?.content ? ` "${short(response.content)}"` : '';
-    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: data };
-  }
-  if (entry.kind === 'tool') {
-    const calls = (data.calls ?? []) as Array<{ name: string; arguments: string }>;
-    const results = (data.results ?? []) as Array<{ ok: boolean; content?: string; error?: { kind: string; message: string } }>;
-    const lines = calls.map((call, index) => {
-      const result = results[index];
-      const outcome = result === undefined ? '?' : result.ok ? short(result.content ?? '') : `error ${result.error?.kind}: ${short(result.error?.message ?? '')}`;
-      return `${call.name} ${short(call.arguments, 60)} → ${outcome}`;
-    });
-    return { kind: 'tool', ...base, summary: lines.join('; '), detail: data };
-  }
-  return undefined;
-}
-
-function short(text: string, limit = 80): string {
-  const single = text.replace(/\s+/g, ' ').trim();
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
-}
+export const show: CommandModule = {
+  usage: () => showUsage,
+  async run(argv, io) {
+    const flags = parseShowFlags(argv);
+    if (flags === 'help') return 'help';
+    const { store } = await openCliStore(flags.store, io.env);
+    try {
+      const { loadRun } = await import('../../src/durable/inspect.js');
+      return await showCommand(await loadRun(store, flags.runId), flags, io);
+    } finally {
+      await store.close();
+    }
+  },
+};
 
 /** "[b] " for a call made for plan step b while steps ran side by side. */
 function stepOf(item: TimelineItem): string {
@@ -113,10 +61,10 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
     streams.stdout.write(`${terminalSafeJson({ ...rest.run, timeline })}\n`);
     return 0;
   }
-  const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${short(String(run.input.task ?? ''), 200)}`, ''];
+  const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
-    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : 'tools'} · ${item.summary}`);
+    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
   }
   const plan = planOfState(loaded.checkpoints.at(-1)?.state);
   if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));

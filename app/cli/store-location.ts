@@ -39,9 +39,16 @@ export interface OpenedStore {
  * Opens the store the CLI uses; the store modules load only here, when a command records or reads runs. `file` names
  * it in output: the SQLite file, or the URL without its password.
  */
-export async function openCliStore(path: string | undefined, env: Environment): Promise<OpenedStore> {
+export async function openCliStore(path: string | undefined, env: Environment, options: { optional?: boolean } = {}): Promise<OpenedStore> {
+  if (path === '') throw new UsageError(needsValue);
   const location = { env, ...(path !== undefined ? { path } : {}) };
-  const { openStore, storeDisplayName, storePath } = await import('../../src/store/location.js');
+  const [{ openStore, storeDisplayName, storePath }, { MissingPackageError }] = await Promise.all([import('../../src/store/location.js'), import('../../src/common/optional-package.js')]);
   const file = storeDisplayName(location);
-  return { store: openStore(location), file, location: storePath(location) };
+  try {
+    return { store: openStore(location), file, location: storePath(location) };
+  } catch (error) {
+    // A light install has no SQLite binding: a command that can run without recording says so.
+    if (options.optional && error instanceof MissingPackageError) throw new MissingPackageError(error.feature, error.missing, { cause: error, hint: ', or pass --no-store' });
+    throw error;
+  }
 }

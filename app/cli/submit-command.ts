@@ -1,18 +1,20 @@
 // `stageloop submit --redis URL [--id ID] [--queue NAME] [--detach] [run flags] "TASK"`: queues one run, prints its
 // id, then follows it live through BullMQ's own events (progress, completed, failed) until it ends.
 import { messageOf } from '../../src/common/error-message.js';
+import { loadOptional, MissingPackageError, optionalParts } from '../../src/common/optional-package.js';
 import type { JsonObject } from '../../src/common/json.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { checkRedisReachable, connectRedis } from '../../src/store/redis-connection.js';
 import type { RunJobResult } from '../../src/workers/process-run.js';
 import { defaultQueueName, enqueueRun } from '../../src/workers/run-job.js';
 import { recordOf } from '../recipe.js';
-import { parseRunFlags, UsageError, type RunFlags } from './args.js';
+import { parseFlags, runFlagsOf, runOptions, UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventsOfProgress } from '../../src/workers/progress.js';
-import type { CliStreams } from './run-command.js';
+import type { CommandIo, CommandModule } from './command.js';
+import type { Environment } from '../../src/model/config.js';
 import { terminalSafe } from './terminal-text.js';
 
 export const submitUsage = `Usage: stageloop submit --redis URL [--id ID] [--queue NAME] [--detach] [options of "stageloop run"] "TASK"
@@ -27,47 +29,42 @@ export interface SubmitFlags {
   run: RunFlags;
 }
 
-/** Takes submit's own flags out of argv; the rest are "stageloop run" flags and the task. */
-export function parseSubmitFlags(argv: string[]): SubmitFlags | 'help' {
-  const own: Record<string, string | true> = {};
-  const rest: string[] = [];
-  for (let index = 0; index < argv.length; index += 1) {
-    const [flag, inline] = argv[index]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    if (flag === '--detach') own.detach = true;
-    else if (flag === '--redis' || flag === '--queue' || flag === '--id') {
-      const value = inline ?? argv[++index];
-      if (value === undefined || value === '') throw new UsageError(`${flag} needs a value: run "stageloop submit --help" for the options`);
-      own[flag.slice(2)] = value;
-    } else rest.push(argv[index]!);
+const submitOptions = { ...runOptions, redis: { type: 'string' }, queue: { type: 'string' }, id: { type: 'string' }, detach: { type: 'boolean' } } as const;
+
+/** Submit's own flags beside the flags of "stageloop run" and the task, in one parse. */
+export function parseSubmitFlags(argv: readonly string[]): SubmitFlags | 'help' {
+  const { values, positionals } = parseFlags('submit', argv, submitOptions);
+  if (values.help) return 'help';
+  for (const flag of ['redis', 'queue', 'id'] as const) {
+    if (values[flag] === '') throw new UsageError(`--${flag} needs a value: run "stageloop submit --help" for the options`);
   }
-  if (rest.includes('--help') || rest.includes('-h')) return 'help';
-  if (typeof own.redis !== 'string') throw new UsageError('stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
-  const run = parseRunFlags(rest);
-  if (run === 'help') return 'help';
-  return { redis: own.redis, queue: typeof own.queue === 'string' ? own.queue : defaultQueueName, detach: own.detach === true, run, ...(typeof own.id === 'string' && { id: own.id }) };
+  if (values.redis === undefined) throw new UsageError('stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  const run = runFlagsOf(values, positionals);
+  return { redis: values.redis, queue: values.queue ?? defaultQueueName, detach: values.detach ?? false, run, ...(values.id !== undefined && { id: values.id }) };
 }
 
 /** What a worker needs to build the run: its recipe (the config file's secrets as `${VAR}` templates). */
-async function settingsOf(run: RunFlags): Promise<JsonObject> {
-  const { recipe } = await recipeFromFlags(run, process.env);
+async function settingsOf(run: RunFlags, env: Environment, cwd: string): Promise<JsonObject> {
+  const { recipe } = await recipeFromFlags(run, env, cwd);
   return recordOf(recipe);
 }
 
-export async function submitCommand(argv: string[], streams: CliStreams): Promise<number> {
+export const submit: CommandModule = { usage: () => submitUsage, run: submitCommand };
+
+export async function submitCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
   const flags = parseSubmitFlags(argv);
-  if (flags === 'help') {
-    streams.stdout.write(`${submitUsage}\n`);
-    return 0;
-  }
+  if (flags === 'help') return 'help';
+  const streams = io;
   // Made before Redis is reached: a bad flag or file is reported at once.
-  const settings = await settingsOf(flags.run);
+  const settings = await settingsOf(flags.run, io.env, io.cwd);
   try {
     await checkRedisReachable(flags.redis);
   } catch (error) {
+    if (error instanceof MissingPackageError) throw error;
     streams.stderr.write(`stageloop: ${messageOf(error)}\n`);
     return 1;
   }
-  const { Queue, QueueEvents } = await import('bullmq');
+  const { Queue, QueueEvents } = await loadOptional('stageloop submit', optionalParts.workers, () => import('bullmq'));
   const queue = new Queue(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   // Listening starts before the job is added, so no event of the run is missed.
   const events = flags.detach ? undefined : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });

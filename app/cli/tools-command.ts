@@ -1,14 +1,14 @@
 // `stageloop tools [--json] [--mcp-config FILE] [--mcp NAME=COMMAND]...`: every tool a run would offer, with its origin.
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
-import { StageloopError } from '../../src/common/stageloop-error.js';
-import { parseArgs } from 'node:util';
 import type { Environment } from '../../src/model/config.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { mcpToolOrigin, mcpTools } from '../../src/tools/mcp/mcp-tools.js';
 import { McpServerPool } from '../../src/tools/mcp/pool.js';
 import type { McpServer } from '../../src/tools/mcp/types.js';
 import { messageOf } from '../../src/common/error-message.js';
-import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from './mcp-config.js';
+import { parseFlags } from './args.js';
+import type { CommandModule } from './command.js';
+import { loadStageloopConfig, mcpFlagOptions, type ConfigSources } from '../config.js';
 
 export interface ToolsFlags {
   json: boolean;
@@ -21,28 +21,26 @@ export const toolsUsage = `Usage: stageloop tools [--json] [--mcp-config FILE] [
 Lists the built-in tools and the tools of every configured MCP server (stageloop.config.json in the current folder,
 or --mcp-config FILE, in the "mcpServers" shape of Claude Desktop, Cursor and VS Code), each with where it comes from.`;
 
-/** Throws a plain Error with a one-line message on a bad flag (the caller prints it as a usage error). */
-export function parseToolsFlags(argv: string[]): ToolsFlags | 'help' {
+/** Throws a UsageError with a one-line message on a bad flag. */
+export function parseToolsFlags(argv: readonly string[]): ToolsFlags | 'help' {
   const options = { ...mcpFlagOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
-  } catch (error) {
-    throw new ToolsUsageError(`${messageOf(error).split('\n')[0]!.replace(/\.$/, '')}: run "stageloop tools --help" for the options`);
-  }
-  const { values } = parsed;
+  const { values } = parseFlags('tools', argv, options, false);
   if (values.help) return 'help';
   const flags: ToolsFlags = { json: values.json ?? false, inline: values.mcp ?? [] };
   if (values['mcp-config'] !== undefined) flags.configFile = values['mcp-config'];
   return flags;
 }
 
-export class ToolsUsageError extends StageloopError {
-  constructor(message: string) {
-    super('usage', message);
-    this.name = 'UsageError';
-  }
-}
+export const tools: CommandModule = {
+  usage: () => toolsUsage,
+  async run(argv, io) {
+    const flags = parseToolsFlags(argv);
+    if (flags === 'help') return 'help';
+    const { defaultTools } = await import('../ingredients.js');
+    const builtIn = await defaultTools(io.env);
+    return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env: io.env, cwd: io.cwd, streams: io });
+  },
+};
 
 export interface ToolListing {
   name: string;

@@ -1,6 +1,5 @@
 // `stageloop worker --redis URL [--concurrency N] [--queue NAME]`: runs submitted runs until SIGTERM or Ctrl-C. Each
 // job's recipe (made by `submit` from its flags) says what the run is; secrets come from this worker's environment.
-import { parseArgs } from 'node:util';
 import { messageOf } from '../../src/common/error-message.js';
 import type { JsonObject } from '../../src/common/json.js';
 import type { Environment } from '../../src/model/config.js';
@@ -11,9 +10,9 @@ import { startWorker } from '../../src/workers/worker.js';
 import type { RunSummary } from '../../src/store/types.js';
 import { assemble } from '../assemble.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
-import { UsageError, type RunFlags } from './args.js';
+import { parseFlags, UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
-import type { CliStreams } from './run-command.js';
+import type { CommandIo, CommandModule } from './command.js';
 import type { RunStore } from '../../src/store/types.js';
 import { openCliStore } from './store-location.js';
 import { storeDisplayName } from '../../src/store/location.js';
@@ -30,15 +29,9 @@ export interface WorkerFlags {
   queue?: string;
 }
 
-export function parseWorkerFlags(argv: string[]): WorkerFlags | 'help' {
-  let parsed;
-  try {
-    const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
-    parsed = parseArgs({ args: argv, options, allowPositionals: false, strict: true });
-  } catch (error) {
-    throw new UsageError(`${messageOf(error).split('\n')[0]!.replace(/\.$/, '')}: run "stageloop worker --help" for the options`);
-  }
-  const { values } = parsed;
+export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' {
+  const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const { values } = parseFlags('worker', argv, options, false);
   if (values.help) return 'help';
   if (values.redis === undefined) throw new UsageError('stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
   const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
@@ -59,12 +52,12 @@ async function jobRecipe(settings: JsonObject, env: Environment): Promise<RunRec
 }
 
 /** Runs the worker until a signal stops it; resolves the exit code (1 when Redis cannot be reached at start). */
-export async function workerCommand(argv: string[], env: Environment, streams: CliStreams, stopped?: Promise<void>): Promise<number> {
+export const worker: CommandModule = { usage: () => workerUsage, run: (argv, io) => workerCommand(argv, io) };
+
+export async function workerCommand(argv: readonly string[], io: CommandIo, stopped?: Promise<void>): Promise<number | 'help'> {
   const flags = parseWorkerFlags(argv);
-  if (flags === 'help') {
-    streams.stdout.write(`${workerUsage}\n`);
-    return 0;
-  }
+  if (flags === 'help') return 'help';
+  const { env, ...streams } = io;
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   const log = (line: string) => void streams.stderr.write(`${line}\n`);
   // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.

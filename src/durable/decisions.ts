@@ -1,33 +1,14 @@
 // A person's decisions during a run: the ports (deps.approve, deps.onLimit), their types, how a recorded run journals
 // them (so a resume and a replay see the same), and the checks a decision given on resume must pass.
-import type { JsonObject, JsonValue } from '../common/json.js';
+import type { JsonObject } from '../common/json.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { PendingDecision } from '../engine/signal.js';
-import type { JournalEntry } from '../store/types.js';
 import { StoreError } from '../store/types.js';
+import type { ApprovalRequest, Decision, LimitDecision, LimitRequest } from './decision-types.js';
+import type { JournalEntry } from './journal-entries.js';
 import type { RunJournal } from './run-journal.js';
 
-/** A tool call waiting for a person: `arguments` is the JSON text the model sent. */
-export interface ApprovalRequest {
-  id: string;
-  tool: string;
-  arguments: string;
-  reason: string;
-}
-
-/** `always`: allow this tool for the rest of the run; `arguments`: run it with these (validated again) instead. */
-export type Decision = { approve: true; always?: boolean } | { approve: true; arguments: string | JsonObject } | { approve: false; message?: string };
-
-export type LimitKind = 'iterations' | 'tokens' | 'cost' | 'time';
-
-export interface LimitRequest {
-  kind: LimitKind;
-  used: number;
-  limit: number;
-}
-
-/** `extend`: raise the limit by `by` (tokens, dollars, ms, iterations); `finish`: the forced final turn; `stop`: now. */
-export type LimitDecision = { action: 'extend'; by: number } | { action: 'finish' } | { action: 'stop' };
+export type { ApprovalRequest, Decision, LimitKind, LimitRequest, LimitDecision } from './decision-types.js';
 
 declare module '../engine/stage.js' {
   interface Deps {
@@ -48,23 +29,34 @@ export class DecisionError extends StoreError {
 
 type Decider<Request, Answer> = (request: Request) => Promise<Answer | undefined>;
 
+/** The two decisions a run asks for, by the type recorded with them. */
+interface Decided {
+  approval: { request: ApprovalRequest; answer: Decision };
+  limit: { request: LimitRequest; answer: LimitDecision };
+}
+
+const answerChecks: { [Type in keyof Decided]: (answer: Decision | LimitDecision) => answer is Decided[Type]['answer'] } = {
+  approval: (answer): answer is Decision => 'approve' in answer,
+  limit: (answer): answer is LimitDecision => 'action' in answer,
+};
+
 /** Serves a recorded decision at this place, else asks `live` and records what it answered (a pause records nothing). */
-export function journaledDecider<Request extends object, Answer>(
-  live: Decider<Request, Answer> | undefined,
-  type: 'approval' | 'limit',
+export function journaledDecider<Type extends keyof Decided>(
+  live: Decider<Decided[Type]['request'], Decided[Type]['answer']> | undefined,
+  type: Type,
   cursor: RunCursor,
   journal: RunJournal,
-): Decider<Request, Answer> {
+): Decider<Decided[Type]['request'], Decided[Type]['answer']> {
   return async (request) => {
     if (journal.peek()?.kind === 'decision') {
       const served = journal.serve('decision', cursor);
-      if (served !== undefined) return (served.data as { answer: JsonValue }).answer as Answer;
+      const answer = served?.data.answer;
+      if (answer !== undefined && answerChecks[type](answer)) return answer;
     }
     // A replay that finds no decision here: the recording paused at this point.
     if (journal.mode === 'replay' || live === undefined) return undefined;
     const answer = await live(request);
-    const id = (request as { id?: unknown }).id;
-    if (answer !== undefined) journal.record('decision', cursor, { type, ...(typeof id === 'string' ? { id } : {}), answer: answer as unknown as JsonValue });
+    if (answer !== undefined) journal.record('decision', cursor, { type, ...('id' in request ? { id: request.id } : {}), answer });
     return answer;
   };
 }
@@ -74,9 +66,8 @@ export function pendingOf(journal: readonly JournalEntry[]): { pending: PendingD
   let pending: PendingDecision[] = [];
   const decided = new Set<string>();
   for (const entry of journal) {
-    const data = entry.data as { signal?: { type?: string; pending?: PendingDecision[] }; id?: unknown } | null;
-    if (entry.kind === 'stage' && data?.signal?.type === 'interrupt_run') pending = data.signal.pending ?? [];
-    if (entry.kind === 'decision' && typeof data?.id === 'string') decided.add(data.id);
+    if (entry.kind === 'stage' && entry.data.signal?.type === 'interrupt_run') pending = [...(entry.data.signal.pending ?? [])];
+    if (entry.kind === 'decision' && entry.data.id !== undefined) decided.add(entry.data.id);
   }
   return { pending, decided };
 }

@@ -1,7 +1,7 @@
 // The first place where a replay (or a resume's catch-up) did something other than the recording.
 import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonValue } from '../common/json.js';
-import type { JournalEntry } from '../store/types.js';
+import type { JournalEntry } from './journal-entries.js';
 import type { RunCursor } from '../engine/run-seam.js';
 
 export type DivergenceKind = 'model_request' | 'tool_call' | 'state' | 'signal' | 'extra_call' | 'missing_call';

@@ -1,21 +1,22 @@
 // Recorded runs: runPipeline with a store records the run as it goes; resumeRun continues one from its last
 // checkpoint, serving every call the journal already holds, so nothing that completed runs twice.
-import type { JsonObject, JsonValue } from '../common/json.js';
+import type { JsonObject } from '../common/json.js';
 import { packageVersion } from '../common/version.js';
 import { randomIds, systemClock } from '../engine/defaults.js';
 import type { Pipeline } from '../engine/pipeline.js';
-import type { RunPosition } from '../engine/run-seam.js';
+import type { RunStart } from '../engine/run-seam.js';
 import { runPipeline as runUnrecorded, type RunOptions, type RunResult } from '../engine/runner.js';
 import type { Deps } from '../engine/stage.js';
-import { createRunState, type RunInput, type RunState } from '../engine/state.js';
+import type { RunInput } from '../engine/state.js';
 import { makeOwner } from '../store/location.js';
-import { StoreError, type JournalEntry, type RunStore } from '../store/types.js';
-import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-journal.js';
+import { StoreError, type RunStore } from '../store/types.js';
+import { effectiveJournal } from './effective-journal.js';
 import { pipelineFingerprint } from './hashing.js';
 import { definitionsJson } from './journal-codec.js';
 import { JournalSeam, type HashEvery } from './journal-seam.js';
 import { checkDecisions, type Decision } from './decisions.js';
-import { RunJournal } from './run-journal.js';
+import type { RunJournal } from './run-journal.js';
+import { freshStart, inputJson, openRecordJournal, openResumeJournal, recordedHashEvery, recordedInput, recordedLimits } from './start.js';
 
 export interface RecordOptions {
   /** Where the run is recorded; without one the run lives only in memory, as before. */
@@ -49,7 +50,6 @@ export class PipelineMismatchError extends StoreError {
 }
 
 const defaultLeaseMs = 30_000;
-const freshStart: RunPosition = { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null };
 
 /** Runs a pipeline; with `store`, records it so it can be resumed, shown and replayed. Resolves for every outcome. */
 export function runPipeline(pipeline: Pipeline, input: RunInput, options: DurableRunOptions = {}): Promise<RunResult> {
@@ -62,20 +62,20 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: Durabl
 async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject, hashEvery: HashEvery): Promise<RunResult> {
   const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
   if (typeof input !== 'object' || input === null || typeof input.task !== 'string') return runUnrecorded(pipeline, input, options);
-  const state = createRunState(deps.ids.newId(), pipeline.name, input);
+  const start = freshStart(deps.ids.newId(), pipeline.name, input);
   const header = {
-    runId: state.runId,
+    runId: start.state.runId,
     pipeline: pipeline.name,
     fingerprint: pipelineFingerprint(pipeline),
     version: packageVersion(),
-    input: state.input as unknown as JsonObject,
+    input: inputJson(start.state.input),
     options: { ...record, ...runSettings(options, deps) },
     createdAt: Date.now(),
   };
   const claim = await store.create(header, makeOwner(), leaseMs);
-  const journal = new RunJournal('record', [], 0, 0, { store, claim, leaseMs });
-  const seam = new JournalSeam(journal, pipeline, { store, claim, leaseMs }, {}, hashEvery);
-  return runUnrecorded(pipeline, input, { ...options, deps, seam, start: { state, position: freshStart } });
+  const writer = { store, claim, leaseMs };
+  const seam = new JournalSeam(openRecordJournal(writer), pipeline, writer, {}, hashEvery);
+  return runUnrecorded(pipeline, input, { ...options, deps, seam, start });
 }
 
 /** What replay needs again: limits, the tool list and the model's name (never its key or address). */
@@ -102,31 +102,19 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
     runOptions.deps = { ...runOptions.deps, approve: decideFrom(given, runOptions.deps?.approve) };
   }
   const { claim, run } = await store.claim(runId, makeOwner(), { force: takeOver, leaseMs });
-  let start: { state: RunState; position: RunPosition; journal: RunJournal };
+  const writer = { store, claim, leaseMs };
+  let opened: { journal: RunJournal; start: RunStart };
+  let input: RunInput;
   try {
     if (!force && run.fingerprint !== pipelineFingerprint(pipeline)) throw new PipelineMismatchError(runId, run.pipeline, pipeline.name);
-    const entries = await store.journal(runId);
-    const effective = effectiveJournal(entries);
-    const cut = resumeCut(effective, endedAs);
-    const lastServable = cut > 0 ? effective[cut - 1]!.seq : 0;
-    const checkpoint = usableCheckpoints(entries, await store.checkpoints(runId)).filter((candidate) => candidate.seq <= lastServable).pop();
-    const from = checkpoint?.seq ?? 0;
-    const served = effective.slice(0, cut).filter((entry) => entry.seq > from);
-    const journal = new RunJournal('resume', served, run.head, from, { store, claim, leaseMs });
-    primeMessages(journal, effective, from);
-    const state = (checkpoint?.state as unknown as RunState | undefined) ?? createRunState(runId, run.pipeline, run.input as unknown as RunInput);
-    start = { state, position: checkpoint?.position ?? freshStart, journal };
+    input = recordedInput(run);
+    opened = await openResumeJournal(store, run, endedAs, writer);
   } catch (error) {
     await store.release(claim, endedAs).catch(() => undefined);
     throw error;
   }
-  const hashEvery = (run.options as { hashEvery?: unknown }).hashEvery === 'stage' ? 'stage' : 'iteration';
-  const seam = new JournalSeam(start.journal, pipeline, { store, claim, leaseMs }, {}, hashEvery);
-  const recorded = run.options as { finalizeTimeoutMs?: JsonValue; abandonAfterMs?: JsonValue };
-  const limits: RunOptions = {};
-  if (typeof recorded.finalizeTimeoutMs === 'number') limits.finalizeTimeoutMs = recorded.finalizeTimeoutMs;
-  if (typeof recorded.abandonAfterMs === 'number') limits.abandonAfterMs = recorded.abandonAfterMs;
-  return runUnrecorded(pipeline, run.input as unknown as RunInput, { ...limits, ...runOptions, seam, start: { state: start.state, position: start.position } });
+  const seam = new JournalSeam(opened.journal, pipeline, writer, {}, recordedHashEvery(run));
+  return runUnrecorded(pipeline, input, { ...recordedLimits(run), ...runOptions, seam, start: opened.start });
 }
 
 /** Answers pending calls from the decisions given (each once), and any other call as the caller's own decider would. */
@@ -137,12 +125,4 @@ function decideFrom(given: Map<string, Decision>, fallback: Deps['approve']): No
     given.delete(request.id);
     return decision;
   };
-}
-
-/** Requests are stored as a difference from the one before: replay that part of the journal into the log. */
-export function primeMessages(journal: RunJournal, effective: readonly JournalEntry[], through: number): void {
-  for (const entry of effective) {
-    if (entry.seq > through) break;
-    if (entry.kind === 'model') journal.messages.expand((entry.data as JsonObject).request as JsonObject, entry.stage);
-  }
 }

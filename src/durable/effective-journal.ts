@@ -1,5 +1,6 @@
 // A run resumed after a cancel or a divergence leaves entries behind; this is the journal as the run actually went.
-import type { Checkpoint, JournalEntry } from '../store/types.js';
+import type { Checkpoint, StoredEntry } from '../store/types.js';
+import { entriesOf, type JournalEntry } from './journal-entries.js';
 
 interface Marker {
   seq: number;
@@ -8,22 +9,18 @@ interface Marker {
 
 function markers(entries: readonly JournalEntry[]): Marker[] {
   const found: Marker[] = [];
-  for (const entry of entries) {
-    const data = entry.data as { type?: unknown; servedThrough?: unknown } | null;
-    if (entry.kind === 'event' && data?.type === 'resumed' && typeof data.servedThrough === 'number') found.push({ seq: entry.seq, servedThrough: data.servedThrough });
-  }
+  for (const entry of entries) if (entry.kind === 'event') found.push({ seq: entry.seq, servedThrough: entry.data.servedThrough });
   return found;
 }
 
-/** The entries the run went through, in order: at each resume, what came after the served part is dropped. */
-export function effectiveJournal(entries: readonly JournalEntry[]): JournalEntry[] {
+/** The entries the run went through, in order, typed: at each resume, what came after the served part is dropped. */
+export function effectiveJournal(stored: readonly StoredEntry[]): JournalEntry[] {
   let effective: JournalEntry[] = [];
-  for (const entry of entries) {
-    const data = entry.data as { type?: unknown; servedThrough?: unknown } | null;
-    if (entry.kind === 'event' && data?.type === 'resumed' && typeof data.servedThrough === 'number') {
-      const servedThrough = data.servedThrough;
+  for (const entry of entriesOf(stored)) {
+    if (entry.kind === 'event') {
+      const servedThrough = entry.data.servedThrough;
       effective = effective.filter((kept) => kept.seq <= servedThrough);
-    } else if (entry.kind !== 'event') {
+    } else {
       effective.push(entry);
     }
   }
@@ -31,8 +28,8 @@ export function effectiveJournal(entries: readonly JournalEntry[]): JournalEntry
 }
 
 /** Checkpoints that belong to the run as it went (not to a part a resume left behind). */
-export function usableCheckpoints(entries: readonly JournalEntry[], checkpoints: readonly Checkpoint[]): Checkpoint[] {
-  const stale = markers(entries);
+export function usableCheckpoints(stored: readonly StoredEntry[], checkpoints: readonly Checkpoint[]): Checkpoint[] {
+  const stale = markers(entriesOf(stored));
   return checkpoints.filter((checkpoint) => !stale.some((marker) => checkpoint.seq > marker.servedThrough && checkpoint.seq < marker.seq));
 }
 
@@ -51,8 +48,8 @@ export function resumeCut(effective: readonly JournalEntry[], status: string): n
     return lastStage + 1;
   }
   for (let index = 0; index < end; index++) {
-    const data = effective[index]!.data as { abort?: unknown } | null;
-    if (data !== null && typeof data === 'object' && data.abort !== undefined) return index;
+    const entry = effective[index]!;
+    if ((entry.kind === 'model' || entry.kind === 'tool') && entry.data.abort !== undefined) return index;
   }
   return end;
 }

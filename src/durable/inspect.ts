@@ -1,7 +1,8 @@
 // Reading recorded runs back: the list, and one run with its journal as it went and its checkpoints.
-import type { Checkpoint, JournalEntry, RunStore, RunSummary, StoredRunStatus } from '../store/types.js';
+import type { Checkpoint, RunStore, RunSummary, StoredRunStatus } from '../store/types.js';
 import { RunNotFoundError } from '../store/types.js';
 import { effectiveJournal } from './effective-journal.js';
+import type { JournalEntry } from './journal-entries.js';
 
 export function listRuns(store: RunStore, filter: { status?: StoredRunStatus; limit?: number } = {}): Promise<RunSummary[]> {
   return store.list(filter);

@@ -3,24 +3,19 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
 import { ModelError, type ChatRequest, type ModelErrorKind } from '../model/types.js';
 import type { ToolCall, ToolDefinition } from '../model/types.js';
+import { jsonListOf, type RecordedError } from './journal-entries.js';
+
+export type { RecordedError } from './journal-entries.js';
 
 /** A request as JSON: a zod response schema is kept by name only (it is code, not data). */
 export function requestJson(request: ChatRequest): JsonObject {
-  const json: JsonObject = { purpose: request.purpose, messages: request.messages as unknown as JsonValue };
+  const json: JsonObject = { purpose: request.purpose, messages: jsonListOf(request.messages) };
   if (request.tools !== undefined) json.tools = request.tools.map((tool) => tool.name);
   if (request.toolChoice !== undefined) json.toolChoice = request.toolChoice as JsonValue;
   if (request.responseFormat !== undefined) json.responseFormat = request.responseFormat.name;
   if (request.temperature !== undefined) json.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) json.maxOutputTokens = request.maxOutputTokens;
   return json;
-}
-
-export interface RecordedError {
-  name: string;
-  message: string;
-  kind?: string;
-  retryable?: boolean;
-  status?: number;
 }
 
 export function errorJson(error: unknown): RecordedError {
@@ -45,19 +40,10 @@ export function errorFromJson(json: RecordedError): Error {
   return error;
 }
 
-export function toolCallsJson(calls: readonly ToolCall[]): JsonValue {
+export function recordedCalls(calls: readonly ToolCall[]): ToolCall[] {
   return calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
 }
 
 export function definitionsJson(definitions: readonly ToolDefinition[]): JsonValue {
   return JSON.parse(JSON.stringify(definitions)) as JsonValue;
-}
-
-/** Whether a recorded call ended because the run was cancelled: on resume it runs again rather than being served. */
-export function wasAborted(data: JsonValue): boolean {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return false;
-  const error = data.error as { kind?: unknown } | undefined;
-  if (error?.kind === 'aborted') return true;
-  const results = data.results;
-  return Array.isArray(results) && results.some((result) => (result as { error?: { kind?: unknown } } | null)?.error?.kind === 'aborted');
 }

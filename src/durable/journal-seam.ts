@@ -1,17 +1,25 @@
 // The durability seam: at every stage boundary it records the stage's end (signal, state hash), takes a checkpoint
 // when one is due, serves the recording while catching up or replaying, and at the end records the outcome.
-import type { JsonObject, JsonValue } from '../common/json.js';
+import type { JsonObject } from '../common/json.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { RunCursor, RunPosition, RunSeam } from '../engine/run-seam.js';
 import type { RunResult } from '../engine/run-result.js';
 import type { Signal } from '../engine/signal.js';
 import type { Deps } from '../engine/stage.js';
 import type { RunState } from '../engine/state.js';
-import type { RunOutcomeRecord } from '../store/types.js';
+import type { RunOutcomeRecord, RunStore } from '../store/types.js';
 import { place, shortDiff } from './divergence.js';
 import { stateDigest } from './hashing.js';
+import { jsonOf, positionJson, type JournalEntries, type RecordedSignal } from './journal-entries.js';
 import { journaledDeps, type PortOptions } from './journaled-ports.js';
 import type { JournalWriter, RunJournal } from './run-journal.js';
+
+declare module '../engine/stage.js' {
+  interface Deps {
+    /** The store a recorded run is recorded in (set by the journal seam): runs its tools start are recorded beside it. */
+    runStore?: RunStore;
+  }
+}
 
 /** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
 const checkpointBytesPerIteration = 8192;
@@ -42,7 +50,10 @@ export class JournalSeam implements RunSeam {
   }
 
   wrapDeps(deps: Deps, cursor: RunCursor): Deps {
-    return journaledDeps(deps, cursor, this.journal, this.ports);
+    const wrapped = journaledDeps(deps, cursor, this.journal, this.ports);
+    // A run started by one of this run's tool calls (an agent) is recorded in the same store.
+    if (this.writer !== undefined) wrapped.runStore = this.writer.store;
+    return wrapped;
   }
 
   boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {
@@ -54,26 +65,28 @@ export class JournalSeam implements RunSeam {
     if (paused) this.pausedAt = position;
     const passEnd = paused || stage === null || position.nextStage >= this.pipeline[position.zone].length;
     // A replay hashes wherever the recording did; a live run where its setting says.
-    const recordedHash = !journal.isLive && typeof (journal.peek()?.data as { hash?: unknown } | undefined)?.hash === 'string';
+    const next = journal.peek();
+    const recordedHash = next?.kind === 'stage' && next.data.hash !== undefined;
     const digest = passEnd || recordedHash || this.hashEvery === 'stage' ? stateDigest(state) : undefined;
     if (digest !== undefined) this.stateBytes = digest.text.length;
-    const signalJson: JsonValue = signal ? signalRecord(signal) : null;
+    const signalJson = signal ? signalRecord(signal) : null;
     const served = journal.serve('stage', where, (entry) => {
-      const data = entry.data as JsonObject;
-      if (JSON.stringify(data.signal ?? null) !== JSON.stringify(signalJson)) {
-        return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(data.signal ?? null, signalJson)}`, recorded: data.signal ?? null, replayed: signalJson };
+      const data = entry.data;
+      if (JSON.stringify(data.signal) !== JSON.stringify(signalJson)) {
+        const [recorded, replayed] = [data.signal && jsonOf(data.signal), signalJson && jsonOf(signalJson)];
+        return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(recorded, replayed)}`, recorded, replayed };
       }
       if (data.hash === undefined || digest === undefined || data.hash === digest.hash) return undefined;
       return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digest.hash };
     });
     if (served !== undefined) return this.afterServed(position);
-    const data: JsonObject = { signal: signalJson };
+    const data: JournalEntries['stage'] = { signal: signalJson };
     if (digest !== undefined) data.hash = digest.hash;
-    if (stage === null) data.ended = position.ended as unknown as JsonValue;
+    if (stage === null) data.ended = position.ended;
     journal.record('stage', where, data);
     if (digest === undefined || !(paused || this.checkpointDue(position, stage))) return undefined;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
-    const checkpoint = { position, state: state as unknown as JsonObject, stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
+    const checkpoint = { position: positionJson(position), state: jsonOf(state), stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
     journal.hold(checkpoint, progress);
     // Entering finalize is written at once: a run that ends there must be resumable from it.
     return stage === null ? journal.flush().then(() => journal.check()) : undefined;
@@ -105,7 +118,7 @@ export class JournalSeam implements RunSeam {
   private afterServed(position: RunPosition): undefined {
     const next = this.journal.peek();
     if (next?.kind !== 'stage' || next.stage !== null || position.ended !== null) return undefined;
-    const ended = (next.data as { ended?: RunPosition['ended'] }).ended;
+    const ended = next.data.ended;
     if (ended === undefined || ended === null) return undefined;
     if (ended.status === 'cancelled') {
       const prefix = 'the run was cancelled by its caller: ';
@@ -117,9 +130,9 @@ export class JournalSeam implements RunSeam {
   }
 }
 
-function signalRecord(signal: Signal): JsonObject {
-  const record: JsonObject = { type: signal.type, kind: signal.kind, reason: signal.reason };
-  if (signal.pending !== undefined) record.pending = signal.pending as unknown as JsonValue;
+function signalRecord(signal: Signal): RecordedSignal {
+  const record: RecordedSignal = { type: signal.type, kind: signal.kind, reason: signal.reason };
+  if (signal.pending !== undefined) record.pending = signal.pending;
   return record;
 }
 

@@ -1,6 +1,5 @@
 // The ports a recorded run uses: each model call, tool batch, clock read and id goes through the journal, which
 // serves it from the recording (resume, replay) or makes it live and records it.
-import type { JsonObject, JsonValue } from '../common/json.js';
 import { isErrorNamed, messageOf } from '../common/error-message.js';
 import { DeadlineReached } from '../engine/run-abort.js';
 import type { RunCursor } from '../engine/run-seam.js';
@@ -8,12 +7,12 @@ import type { Deps } from '../engine/stage.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall, ToolDefinition } from '../model/types.js';
 import type { ToolBox, ToolResult } from '../tools/types.js';
 import { shortDiff, place } from './divergence.js';
-import { errorFromJson, errorJson, requestJson, toolCallsJson, type RecordedError } from './journal-codec.js';
+import { errorFromJson, errorJson, recordedCalls, requestJson } from './journal-codec.js';
+import { jsonListOf, type JournalEntries, type RecordedAbort } from './journal-entries.js';
 import type { RunJournal } from './run-journal.js';
 import { journaledDecider } from './decisions.js';
 
-/** Why the run was aborted when a call failed, so a replay can abort at the same point. */
-export type RecordedAbort = { deadline: { stage: string; kind: string; message: string } } | { cancel: string | null };
+export type { RecordedAbort } from './journal-entries.js';
 
 export interface PortOptions {
   /** Replay: the tool list as recorded, when no real ToolBox is given. */
@@ -41,10 +40,10 @@ function journaledIds(deps: Deps, cursor: RunCursor, journal: RunJournal): Deps[
 }
 
 /** A value drawn through deps: served from the recording, else drawn live and recorded. */
-function journaledValue<Value extends number | string>(kind: 'clock' | 'id', draw: () => Value, cursor: RunCursor, journal: RunJournal): () => Value {
+function journaledValue<Kind extends 'clock' | 'id'>(kind: Kind, draw: () => JournalEntries[Kind], cursor: RunCursor, journal: RunJournal): () => JournalEntries[Kind] {
   return () => {
     const served = journal.serve(kind, cursor);
-    if (served !== undefined) return served.data as Value;
+    if (served !== undefined) return served.data;
     const value = draw();
     journal.record(kind, cursor, value);
     return value;
@@ -74,15 +73,15 @@ class JournaledModel implements ChatModel {
     const json = requestJson(request);
     const journal = this.journal;
     const served = journal.serve('model', this.cursor, (entry) => {
-      const recorded = journal.messages.preview((entry.data as JsonObject).request as JsonObject, entry.stage);
+      const recorded = journal.messages.preview(entry.data.request, entry.stage);
       if (JSON.stringify(recorded) === JSON.stringify(json)) return undefined;
       return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'model_request', message: `the model request in ${place(entry)} differs: ${shortDiff(recorded, json)}`, recorded, replayed: json };
     });
     if (served !== undefined) {
-      const data = served.data as JsonObject;
-      journal.messages.expand(data.request as JsonObject, served.stage);
-      if (data.error !== undefined) throw this.recordedFailure(data);
-      const response = data.response as unknown as ChatResponse;
+      const data = served.data;
+      journal.messages.expand(data.request, served.stage);
+      if (data.response === undefined) throw this.recordedFailure(data);
+      const response = data.response;
       if (onEvent !== undefined && response.content !== '') onEvent({ type: 'text', delta: response.content });
       return response;
     }
@@ -90,19 +89,19 @@ class JournaledModel implements ChatModel {
     const stored = journal.messages.compress(json, this.cursor.stage);
     try {
       const response = await live(this.model);
-      journal.record('model', this.cursor, { request: stored, response: response as unknown as JsonValue });
+      journal.record('model', this.cursor, { request: stored, response });
       await journal.flush();
       return response;
     } catch (error) {
-      journal.record('model', this.cursor, withAbort({ request: stored, error: errorJson(error) as unknown as JsonValue }, signal));
+      journal.record('model', this.cursor, withAbort<JournalEntries['model']>({ request: stored, error: errorJson(error) }, signal));
       await journal.flush();
       throw error;
     }
   }
 
-  private recordedFailure(data: JsonObject): Error {
-    if (data.abort !== undefined) this.options.onRecordedAbort?.(data.abort as unknown as RecordedAbort);
-    return errorFromJson(data.error as unknown as RecordedError);
+  private recordedFailure(data: JournalEntries['model']): Error {
+    if (data.abort !== undefined) this.options.onRecordedAbort?.(data.abort);
+    return errorFromJson(data.error ?? { name: 'Error', message: 'the recorded model call has neither a response nor an error' });
   }
 }
 
@@ -110,29 +109,29 @@ function journaledTools(tools: ToolBox | undefined, cursor: RunCursor, journal: 
   return {
     definitions: () => tools?.definitions() ?? options.definitions ?? [],
     async executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
-      const callsJson = toolCallsJson(calls);
+      const recorded = recordedCalls(calls);
       const served = journal.serve('tool', cursor, (entry) => {
-        const recorded = (entry.data as JsonObject).calls ?? null;
-        if (JSON.stringify(recorded) === JSON.stringify(callsJson)) return undefined;
-        return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'tool_call', message: `the tool calls in ${place(entry)} differ: ${shortDiff(recorded, callsJson)}`, recorded, replayed: callsJson };
+        if (JSON.stringify(entry.data.calls) === JSON.stringify(recorded)) return undefined;
+        const [before, now] = [jsonListOf(entry.data.calls), jsonListOf(recorded)];
+        return { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, what: 'tool_call', message: `the tool calls in ${place(entry)} differ: ${shortDiff(before, now)}`, recorded: before, replayed: now };
       });
       if (served !== undefined) {
-        const data = served.data as JsonObject;
-        if (data.abort !== undefined) options.onRecordedAbort?.(data.abort as unknown as RecordedAbort);
-        return data.results as unknown as ToolResult[];
+        if (served.data.abort !== undefined) options.onRecordedAbort?.(served.data.abort);
+        return served.data.results;
       }
       if (tools === undefined) throw new Error('no tools are configured for this run');
       const results = await tools.executeAll(calls, signal);
-      journal.record('tool', cursor, withAbort({ calls: callsJson, results: results as unknown as JsonValue }, signal));
+      journal.record('tool', cursor, withAbort<JournalEntries['tool']>({ calls: recorded, results }, signal));
       await journal.flush();
       return results;
     },
   };
 }
 
-function withAbort(data: JsonObject, signal: AbortSignal | undefined): JsonObject {
+/** The call's data, with why the run was aborted when it was. */
+function withAbort<Data extends { abort?: RecordedAbort }>(data: Data, signal: AbortSignal | undefined): Data {
   if (signal?.aborted !== true) return data;
-  return { ...data, abort: abortOf(signal.reason) as unknown as JsonValue };
+  return { ...data, abort: abortOf(signal.reason) };
 }
 
 export function abortOf(reason: unknown): RecordedAbort {

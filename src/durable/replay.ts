@@ -1,20 +1,16 @@
 // Replay: runs a recorded run again with every model and tool call served from its journal (no network, no tool
 // side effects), and says whether it went the same way or where it first went another.
-import type { JsonObject } from '../common/json.js';
 import { DeadlineReached } from '../engine/run-abort.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline as runUnrecorded, type RunResult } from '../engine/runner.js';
 import type { RunStart } from '../engine/run-seam.js';
 import type { Deps } from '../engine/stage.js';
-import { createRunState, type RunInput } from '../engine/state.js';
-import type { ToolDefinition } from '../model/types.js';
 import { RunNotFoundError, type RunStore, type RunSummary } from '../store/types.js';
 import { place, type Divergence } from './divergence.js';
-import { effectiveJournal } from './effective-journal.js';
 import { stateDigest } from './hashing.js';
+import { jsonOf, type RecordedAbort } from './journal-entries.js';
 import { JournalSeam } from './journal-seam.js';
-import type { RecordedAbort } from './journaled-ports.js';
-import { RunJournal } from './run-journal.js';
+import { freshStart, openReplayJournal, recordedInput, recordedLimits, recordedTools } from './start.js';
 
 export interface ReplayOptions {
   /** The pipeline to replay with: the recorded one, or a changed one to see whether it still does the same. */
@@ -37,36 +33,27 @@ export interface ReplayReport {
 export async function replayRun(store: RunStore, runId: string, options: ReplayOptions): Promise<ReplayReport> {
   const run = await store.get(runId);
   if (run === undefined) throw new RunNotFoundError(runId);
-  const entries = effectiveJournal(await store.journal(runId));
-  const journal = new RunJournal('replay', entries, 0, 0, undefined);
+  const { entries, journal } = await openReplayJournal(store, runId);
   const controller = new AbortController();
-  const settings = run.options as { tools?: unknown; finalizeTimeoutMs?: unknown; abandonAfterMs?: unknown };
   const seam = new JournalSeam(journal, options.pipeline, undefined, {
-    definitions: Array.isArray(settings.tools) ? (settings.tools as unknown as ToolDefinition[]) : [],
+    definitions: recordedTools(run),
     onRecordedAbort: (abort) => controller.abort(abortReason(abort)),
   });
-  const input = run.input as unknown as RunInput;
+  const input = recordedInput(run);
   const replayFrom = (start: RunStart) =>
-    runUnrecorded(options.pipeline, input, {
-      deps: { ...options.deps, tracer: undefined, onEvent: undefined },
-      signal: controller.signal,
-      seam,
-      start,
-      ...(typeof settings.finalizeTimeoutMs === 'number' ? { finalizeTimeoutMs: settings.finalizeTimeoutMs } : {}),
-      ...(typeof settings.abandonAfterMs === 'number' ? { abandonAfterMs: settings.abandonAfterMs } : {}),
-    });
-  let result = await replayFrom({ state: createRunState(runId, run.pipeline, input), position: { zone: 'setup', iteration: 0, nextStage: 0, steer: null, breakRequested: false, ended: null } });
+    runUnrecorded(options.pipeline, input, { ...recordedLimits(run), deps: { ...options.deps, tracer: undefined, onEvent: undefined }, signal: controller.signal, seam, start });
+  let result = await replayFrom(freshStart(runId, run.pipeline, input));
   // A run paused for a decision and resumed goes on in the journal: continue from the pause as the resume did.
   while (result.status === 'interrupted' && seam.pausedAt !== undefined && journal.peek() !== undefined) {
     result = await replayFrom({ state: result.state, position: seam.pausedAt });
   }
   const replayedHash = stateDigest(result.state).hash;
-  const lastStage = [...entries].reverse().find((entry) => entry.kind === 'stage');
-  const recordedHash = ((lastStage?.data as JsonObject | undefined)?.hash as string | undefined) ?? null;
+  const lastStage = entries.findLast((entry) => entry.kind === 'stage');
+  const recordedHash = (lastStage?.kind === 'stage' ? lastStage.data.hash : undefined) ?? null;
   let divergence = journal.divergence;
   const left = journal.peek();
   if (divergence === undefined && left !== undefined) {
-    divergence = { zone: left.zone, iteration: left.iteration, stage: left.stage, what: 'missing_call', message: `the replay ended where the recording goes on with ${left.kind === 'stage' ? 'the end of' : `a ${left.kind} call in`} ${place(left)}`, recorded: left.data, replayed: null };
+    divergence = { zone: left.zone, iteration: left.iteration, stage: left.stage, what: 'missing_call', message: `the replay ended where the recording goes on with ${left.kind === 'stage' ? 'the end of' : `a ${left.kind} call in`} ${place(left)}`, recorded: typeof left.data === 'object' ? jsonOf(left.data) : left.data, replayed: null };
   }
   const report: ReplayReport = {
     runId,

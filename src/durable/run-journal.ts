@@ -2,8 +2,9 @@
 // writes them to the store in order. A write that fails is kept and reported at the next stage boundary.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { RunCursor } from '../engine/run-seam.js';
-import type { Checkpoint, Claim, JournalEntry, JournalKind, RunStore } from '../store/types.js';
+import type { Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
 import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
+import { isKind, toStored, type JournalEntries, type JournalEntry, type JournalKind } from './journal-entries.js';
 
 export type JournalMode = 'record' | 'resume' | 'replay';
 
@@ -22,7 +23,7 @@ export class RunJournal {
   /** Recorded entries of other steps that are still to be served when a step's call went live. */
   private keptThrough = 0;
   private live: boolean;
-  private pending: JournalEntry[] = [];
+  private pending: StoredEntry[] = [];
   private writing: Promise<void> = Promise.resolve();
   private broken: unknown;
   /** A checkpoint waiting for the next write: it costs no transaction of its own. */
@@ -48,11 +49,11 @@ export class RunJournal {
   }
 
   /** The next recorded entry of this kind at this place, while catching up or replaying; undefined once live. */
-  serve(kind: JournalKind, where: Where, check?: (entry: JournalEntry) => Divergence | undefined): JournalEntry | undefined {
+  serve<Kind extends JournalKind>(kind: Kind, where: Where, check?: (entry: JournalEntry<Kind>) => Divergence | undefined): JournalEntry<Kind> | undefined {
     if (this.live) return undefined;
     const position = this.positionOf(kind, where);
     const entry = this.served[position];
-    if (entry === undefined || entry.kind !== kind || entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage !== where.stage) {
+    if (entry === undefined || !isKind(entry, kind) || entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage !== where.stage) {
       // A resume after a crash mid-stage: this step's call was never recorded, but the other steps' calls were
       // and are still to be served. Only this call goes live; what the others recorded stays the run's history.
       const group = this.mode === 'resume' ? this.groupEnd(where) : undefined;
@@ -113,7 +114,7 @@ export class RunJournal {
     return this.live;
   }
 
-  record(kind: JournalKind, where: Where, data: JsonValue): void {
+  record<Kind extends JournalKind>(kind: Kind, where: Where, data: JournalEntries[Kind]): void {
     if (this.writer === undefined) return;
     if (this.markerDue) {
       this.markerDue = false;
@@ -155,9 +156,9 @@ export class RunJournal {
     if (this.broken !== undefined) throw this.broken;
   }
 
-  private push(kind: JournalKind, where: Where, data: JsonValue): void {
+  private push<Kind extends JournalKind>(kind: Kind, where: Where, data: JournalEntries[Kind]): void {
     this.head += 1;
-    this.pending.push({ seq: this.head, kind, zone: where.zone, iteration: where.iteration, stage: where.stage, at: Date.now(), data });
+    this.pending.push(toStored({ seq: this.head, kind, zone: where.zone, iteration: where.iteration, stage: where.stage, at: Date.now(), data }));
   }
 
   private diverge(divergence: Divergence, recordingEnded: boolean): undefined {

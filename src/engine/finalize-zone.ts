@@ -1,90 +1,89 @@
-// The finalize zone: every stage runs once, whatever happened before; its problems become warnings; it has a time limit.
+// The finalize zone's rules: every stage runs once, whatever happened before; its problems become warnings; it has a
+// time limit, after which a stage still running is left behind and the rest are skipped.
+import { performance } from 'node:perf_hooks';
 import { LazyAbort } from '../common/lazy-abort.js';
-import { isPromiseLike } from '../common/promise-like.js';
 import { messageOf } from '../common/error-message.js';
-import type { Pipeline } from './pipeline.js';
 import type { RunWarning } from './run-result.js';
 import type { Signal } from './signal.js';
-import { firstSlot } from './stage-timings.js';
-import type { Stage, StageReturn } from './stage.js';
+import { leftBehind, type ZoneRules } from './stage-loop.js';
+import type { Stage } from './stage.js';
 
 /** After the limit aborts a finalize stage, how long it may take to write its fallback before it is left behind. */
 const finalizeGraceMs = 100;
-const expired = Symbol('finalize-expired');
 
 export interface FinalizeHost {
-  readonly pipeline: Pipeline;
-  readonly timings: number[];
   readonly warnings: RunWarning[];
-  dispatch(stage: Stage, zone: 'finalize'): StageReturn;
-  finished(stage: Stage, signal: Signal | void): Signal | void;
   /** The durability seam after each finalize stage; its failures are warnings here. */
   boundary(stage: Stage, nextStage: number, signal: Signal | void): void | PromiseLike<void>;
 }
 
-/** Runs finalize from `from`; resolves true when a stage was left running past the limit (it may still write). */
-export async function runFinalize(host: FinalizeHost, abort: LazyAbort, limitMs: number, from: number, now: () => number): Promise<boolean> {
-  const stages = host.pipeline.finalize;
-  const limit = new FinalizeLimit(abort, limitMs, now());
-  const first = firstSlot(host.pipeline, 'finalize');
-  let leftRunning = false;
-  let boundary = now();
-  try {
-    for (let index = from; index < stages.length; index++) {
-      const stage = stages[index]!;
-      if (abort.aborted) {
-        host.warnings.push({ stage: stage.name, message: `skipped: the finalize time limit of ${limitMs} ms had passed` });
-        continue;
-      }
-      let signal: Signal | void = undefined;
-      try {
-        const returned = host.dispatch(stage, 'finalize');
-        const outcome = isPromiseLike(returned) ? await Promise.race([returned, limit.wait(now)]) : returned;
-        if (outcome === expired) {
-          leftRunning = true;
-          host.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${limitMs} ms` });
-        } else {
-          signal = host.finished(stage, outcome);
-        }
-      } catch (error) {
-        host.warnings.push({ stage: stage.name, message: messageOf(error), cause: error });
-      } finally {
-        const end = now();
-        host.timings[first + 2 * index]! += 1;
-        host.timings[first + 2 * index + 1]! += end - boundary;
-        boundary = end;
-      }
-      try {
-        const pending = host.boundary(stage, index + 1, signal);
-        if (pending !== undefined) await pending;
-      } catch (error) {
-        host.warnings.push({ stage: stage.name, message: `could not record the stage: ${messageOf(error)}`, cause: error });
-      }
-    }
-  } finally {
-    limit.clear();
-  }
-  return leftRunning;
-}
-
-/** The limit counts from finalize's start; its timers are armed only once a finalize stage waits. */
-class FinalizeLimit {
-  private expiry: Promise<typeof expired> | undefined;
+export class FinalizeZone implements ZoneRules {
+  /** The zone's own abort: what `ctx.signal` is in finalize. */
+  readonly abort = new LazyAbort();
+  /** True once a stage was left running past the limit: it may still write to the state. */
+  leftRunning = false;
+  private readonly started = performance.now();
+  private expiry: Promise<typeof leftBehind> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly abort: LazyAbort, private readonly limitMs: number, private readonly started: number) {}
+  constructor(private readonly host: FinalizeHost, private readonly limitMs: number) {}
 
-  wait(now: () => number): Promise<typeof expired> {
-    this.expiry ??= new Promise<typeof expired>((resolve) => {
-      this.timer = setTimeout(() => {
-        this.abort.abort(new Error('finalize time limit reached'));
-        this.timer = setTimeout(resolve, finalizeGraceMs, expired);
-      }, Math.max(0, this.limitMs - (now() - this.started)));
-    });
-    return this.expiry;
+  get aborted(): boolean {
+    return this.abort.aborted;
   }
 
-  clear(): void {
+  abortedBefore(stage: Stage): boolean {
+    this.host.warnings.push({ stage: stage.name, message: `skipped: the finalize time limit of ${this.limitMs} ms had passed` });
+    return true;
+  }
+
+  wait(returned: PromiseLike<Signal | void>): Promise<Signal | void | typeof leftBehind> {
+    return Promise.race([returned, this.expired()]);
+  }
+
+  leftBehind(stage: Stage): boolean {
+    this.leftRunning = true;
+    this.host.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.limitMs} ms` });
+    return true;
+  }
+
+  failed(stage: Stage, error: unknown): boolean {
+    this.host.warnings.push({ stage: stage.name, message: messageOf(error), cause: error });
+    return true;
+  }
+
+  after(stage: Stage, index: number, signal: Signal | void): boolean | Promise<boolean> {
+    try {
+      const pending = this.host.boundary(stage, index + 1, signal);
+      if (pending === undefined) return true;
+      return Promise.resolve(pending).then(() => true, (error: unknown) => this.unrecorded(stage, error));
+    } catch (error) {
+      return this.unrecorded(stage, error);
+    }
+  }
+
+  again(): false {
+    return false;
+  }
+
+  /** Ends the zone's timers once its stages are done. */
+  close(): void {
     clearTimeout(this.timer);
+  }
+
+  private unrecorded(stage: Stage, error: unknown): true {
+    this.host.warnings.push({ stage: stage.name, message: `could not record the stage: ${messageOf(error)}`, cause: error });
+    return true;
+  }
+
+  /** The limit counts from finalize's start; its timers are armed only once a finalize stage waits. */
+  private expired(): Promise<typeof leftBehind> {
+    this.expiry ??= new Promise<typeof leftBehind>((resolve) => {
+      this.timer = setTimeout(() => {
+        this.abort.abort(new Error('finalize time limit reached'));
+        this.timer = setTimeout(resolve, finalizeGraceMs, leftBehind);
+      }, Math.max(0, this.limitMs - (performance.now() - this.started)));
+    });
+    return this.expiry;
   }
 }

@@ -2,6 +2,7 @@
 import { StageloopError } from '../common/stageloop-error.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isErrorNamed, messageOf } from '../common/error-message.js';
+import { leftBehind } from './stage-loop.js';
 import type { Clock } from './stage.js';
 
 /** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
@@ -11,8 +12,6 @@ export class DeadlineReached extends StageloopError {
   }
 }
 
-export const gaveUp = Symbol('gave-up');
-
 export class RunAbort {
   readonly controller = new LazyAbort();
   /** The stage that was running when the abort came: it is the one a cancelled run names. */
@@ -20,8 +19,8 @@ export class RunAbort {
   deadlineSet = false;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
-  private giveUp: ((value: typeof gaveUp) => void) | undefined;
-  private givenUp: Promise<typeof gaveUp> | undefined;
+  private giveUp: ((value: typeof leftBehind) => void) | undefined;
+  private givenUp: Promise<typeof leftBehind> | undefined;
   private abortedAt = 0;
   private readonly onCallerAbort: (() => void) | undefined;
 
@@ -55,7 +54,7 @@ export class RunAbort {
     this.stageAtAbort = this.currentStage();
     this.abortedAt = this.realClock.now();
     this.controller.abort(reason);
-    if (this.giveUp !== undefined) this.graceTimer = setTimeout(this.giveUp, this.graceMs, gaveUp);
+    if (this.giveUp !== undefined) this.graceTimer = setTimeout(this.giveUp, this.graceMs, leftBehind);
   }
 
   setDeadline(at: number, reason: string, kind: string): void {
@@ -69,12 +68,12 @@ export class RunAbort {
   }
 
   /** Settles `graceMs` after the abort; made once per run, and only when a stage is awaited while abortable. */
-  gracePassed(): Promise<typeof gaveUp> {
+  gracePassed(): Promise<typeof leftBehind> {
     if (this.givenUp === undefined) {
-      this.givenUp = new Promise<typeof gaveUp>((resolve) => (this.giveUp = resolve));
+      this.givenUp = new Promise<typeof leftBehind>((resolve) => (this.giveUp = resolve));
       if (this.controller.aborted) {
         const left = Math.max(0, this.graceMs - (this.realClock.now() - this.abortedAt));
-        this.graceTimer = setTimeout(this.giveUp!, left, gaveUp);
+        this.graceTimer = setTimeout(this.giveUp!, left, leftBehind);
       }
     }
     return this.givenUp;

@@ -1,13 +1,13 @@
 // What a stage sees of its run. The signal is read through the run, so it is only made when a stage asks for it.
 import type { LazyAbort } from '../common/lazy-abort.js';
-import type { Deps, EmitData, RunEventType, StageContext, Zone } from './stage.js';
+import { deliver } from './run-events.js';
+import type { Clock, Deps, EmitData, RunEventType, StageContext, Zone } from './stage.js';
 
 /** The part of a run its context reads. */
 export interface ContextHost {
   readonly runSignal: LazyAbort;
   readonly finalizeSignal: LazyAbort | undefined;
   readonly abortable: boolean;
-  emit(type: RunEventType, data: object): void;
   setDeadline(at: number, reason: string, kind: string): void;
 }
 
@@ -20,9 +20,16 @@ export class RunContext implements StageContext {
   declare readonly signal: AbortSignal;
   declare readonly signalIfAbortable: AbortSignal | undefined;
   readonly #host: ContextHost;
+  readonly #runId: string;
+  readonly #eventClock: Clock;
+  /** The seq of the latest event delivered. */
+  #eventSeq = 0;
 
-  constructor(host: ContextHost, readonly deps: Deps) {
+  /** `eventClock` is the real clock: event times are not part of what a replay must reproduce. */
+  constructor(host: ContextHost, readonly deps: Deps, runId: string, eventClock: Clock) {
     this.#host = host;
+    this.#runId = runId;
+    this.#eventClock = eventClock;
     this.observed = deps.onEvent !== undefined;
     // Bound own copies so a stage may destructure them; assigned here, not declared as class fields (which made a
     // bench turn twice as slow).
@@ -33,7 +40,13 @@ export class RunContext implements StageContext {
   }
 
   emit<Type extends RunEventType>(type: Type, ...data: EmitData<Type>): void {
-    this.#host.emit(type, data[0] ?? {});
+    this.report(type, data[0] ?? {});
+  }
+
+  /** The runner's own events, whose data it has built itself. */
+  report(type: RunEventType, data: object): void {
+    const onEvent = this.deps.onEvent;
+    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.#runId, seq: ++this.#eventSeq, zone: this.zone, stage: this.stage, iteration: this.iteration, at: this.#eventClock.now() }, data);
   }
 
   setDeadline(at: number, reason: string, kind: string): void {

@@ -2,7 +2,14 @@
 import { isPromiseLike } from '../common/promise-like.js';
 import type { RunOutcomeSummary, RunTracer, StageInfo, StageReturn } from './stage.js';
 
-/** The tracer a run uses, or undefined when it says at the start that it records nothing (the untraced path). */
+/** Calls straight through: the tracer of a run nobody traces, so traced and untraced runs take one path. */
+export const identityTracer: RunTracer = {
+  run: (_info, body) => body(),
+  iteration: (_info, body) => body(),
+  stage: (_info, body) => body(),
+};
+
+/** The tracer a run uses, or undefined when it says at the start that it records nothing. */
 export function runTracer(tracer: RunTracer | undefined): RunTracer | undefined {
   if (tracer === undefined) return undefined;
   let enabled = true;
@@ -16,17 +23,18 @@ export function runTracer(tracer: RunTracer | undefined): RunTracer | undefined 
 
 /**
  * Calls the tracer's wrappers but owns the body: whatever the tracer throws or returns instead, the run gets the
- * body's own outcome, and the body runs exactly once.
+ * body's own outcome, and the body runs exactly once. The runner passes live info objects it keeps changing; the
+ * tracer gets copies it may keep.
  */
 class GuardedTracer implements RunTracer {
   constructor(private readonly tracer: RunTracer) {}
 
   run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result> {
-    return guardAsync((wrapped) => this.tracer.run(info, wrapped), body);
+    return guardAsync((wrapped) => this.tracer.run({ runId: info.runId, pipeline: info.pipeline }, wrapped), body);
   }
 
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result> {
-    return guardAsync((wrapped) => this.tracer.iteration(info, wrapped), body);
+    return guardAsync((wrapped) => this.tracer.iteration({ runId: info.runId, iteration: info.iteration }, wrapped), body);
   }
 
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn {
@@ -38,7 +46,7 @@ class GuardedTracer implements RunTracer {
     };
     let traced: StageReturn;
     try {
-      traced = this.tracer.stage(info, wrapped);
+      traced = this.tracer.stage({ runId: info.runId, name: info.name, zone: info.zone, iteration: info.iteration }, wrapped);
     } catch {
       return called ? returned : body();
     }

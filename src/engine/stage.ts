@@ -55,6 +55,8 @@ export interface RunEventOf<Type extends RunEventType> {
   at: number;
   /** The plan step the event belongs to, when a stage worked for one (steps may run side by side). */
   step?: string;
+  /** An agent's run called as a tool: its path from the calling run ("coordinator/researcher"). */
+  agent?: string;
   data: Readonly<RunEvents[Type]>;
 }
 

@@ -1,8 +1,7 @@
 // What graders see of a run: built from a live RunResult (tool calls seen on the way) or a replayed one (the journal's).
-import type { JsonObject } from '../common/json.js';
 import type { RunResult } from '../engine/run-result.js';
 import type { ToolCall } from '../model/types.js';
-import type { JournalEntry } from '../store/types.js';
+import type { JournalEntry } from '../durable/journal-entries.js';
 import type { ToolBox } from '../tools/types.js';
 import type { CalledTool, EvalCase, GradeSubject } from './graders/types.js';
 
@@ -29,10 +28,7 @@ export function noteToolCalls(tools: ToolBox, into: CalledTool[]): ToolBox {
 
 /** The tool calls a recorded run made, from its journal. */
 export function toolCallsOfJournal(entries: readonly JournalEntry[]): CalledTool[] {
-  return entries.flatMap((entry) => {
-    const calls = entry.kind === 'tool' ? (entry.data as JsonObject).calls : undefined;
-    return Array.isArray(calls) ? calls.map((call) => calledTool(call as unknown as ToolCall)) : [];
-  });
+  return entries.flatMap((entry) => (entry.kind === 'tool' ? entry.data.calls.map(calledTool) : []));
 }
 
 /** The answer as JSON: the whole text, or a ```json fenced block in it. */

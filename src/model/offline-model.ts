@@ -1,6 +1,6 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
-import { summaryMessageLabel } from '../sessions/render.js';
+import { summaryMessageLabel, unfinishedTurnPrefix } from '../sessions/render.js';
 import { offlineStructured } from './offline-structured.js';
 import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
 
@@ -86,6 +86,8 @@ function reason(request: ChatRequest, brief: string): Reply {
   }
   // Without a plan the parts of the task ("..., then add 10") are worked through one call at a time.
   const parts = splitTask(brief);
+  const agents = offeredAgents(request);
+  if (agents.length > 0 && !offersCalculator(request)) return delegate(request, parts, agents, results);
   if (last === undefined) {
     // "Add 10 to that": an operation with no arithmetic of its own applies to the session's latest answer.
     const expression = findExpression(parts[0] ?? brief) ?? findExpression(brief) ?? stepExpression(parts[0] ?? brief, sessionAnswer(request.messages));
@@ -105,6 +107,24 @@ function callCalculator(request: ChatRequest, expression: string): Reply {
   }
   const id = `offline_call_${request.messages.length}`;
   return { content: '', toolCalls: [{ id, name: 'calculator', arguments: JSON.stringify({ expression }) }] };
+}
+
+/**
+ * A coordinator (agents offered as tools, no calculator): every part of the task goes to the next agent in the order
+ * offered, all in one turn; the answer is their answers joined.
+ */
+function delegate(request: ChatRequest, parts: readonly string[], agents: readonly string[], results: ReadonlyArray<{ content: string }>): Reply {
+  if (results.length > 0) return { content: results.map((result) => result.content.trim()).join('; ') };
+  const toolCalls = parts.map((part, index) => ({ id: `offline_call_${request.messages.length}_${index + 1}`, name: agents[index % agents.length]!, arguments: JSON.stringify({ task: part }) }));
+  return { content: '', toolCalls };
+}
+
+/** Tools whose parameters are an agent's (`{ task }`). */
+function offeredAgents(request: ChatRequest): string[] {
+  return (request.tools ?? []).filter((tool) => {
+    const properties = (tool.parameters as { properties?: Record<string, unknown> } | undefined)?.properties;
+    return properties !== undefined && 'task' in properties;
+  }).map((tool) => tool.name);
 }
 
 function offersCalculator(request: ChatRequest): boolean {
@@ -144,7 +164,8 @@ function summarise(brief: string): string {
  * last "Answer:" of a summary message. Text inside an answer is never read as another turn.
  */
 function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
-  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant').at(-1)?.content;
+  // A turn that did not complete has no result to build on: the latest one that did.
+  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant' && !message.content.startsWith(unfinishedTurnPrefix)).at(-1)?.content;
   if (latest === undefined) return undefined;
   if (latest.startsWith(summaryMessageLabel)) {
     const answer = [...latest.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];

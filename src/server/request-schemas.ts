@@ -48,7 +48,14 @@ export type RunRequestOptions = z.infer<typeof runOptionsSchema>;
 
 export const decisionsSchema = z.strictObject({
   decisions: z
-    .array(z.strictObject({ callId: z.string().min(1), approve: z.boolean(), reason: z.string().max(2_000).optional() }))
+    .array(z.strictObject({
+      callId: z.string().min(1),
+      approve: z.boolean(),
+      /** A rejection's message: the model reads it. */
+      reason: z.string().max(2_000).optional(),
+      /** An approval of the call with these arguments instead (JSON text or an object; validated again). */
+      arguments: z.union([z.string().max(100_000), z.record(z.string(), z.json())]).optional(),
+    }).refine((decision) => decision.approve || decision.arguments === undefined, { message: 'arguments go with an approval, not a rejection', path: ['arguments'] }))
     .min(1, 'give at least one decision'),
 });
 

@@ -3,7 +3,7 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { loadRun, type LoadedRun } from '../durable/inspect.js';
 import type { RunStore, RunSummary } from '../store/types.js';
-import { timelineOf, type TimelineItem } from '../../app/cli/show-command.js';
+import { timelineOf, type TimelineItem } from '../durable/timeline.js';
 
 export interface RunListItem {
   runId: string;

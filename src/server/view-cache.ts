@@ -4,7 +4,7 @@
 // moved on. A rebuild reads just the journal entries after the ones held. Each answer carries an ETag of its bytes.
 import { createHash } from 'node:crypto';
 import { effectiveJournal } from '../durable/effective-journal.js';
-import { RunNotFoundError, type JournalEntry, type RunStore } from '../store/types.js';
+import { RunNotFoundError, type RunStore, type StoredEntry } from '../store/types.js';
 import { viewOfLoaded } from './run-view.js';
 
 export interface RenderedView {
@@ -24,7 +24,7 @@ interface CachedView {
   final: boolean;
   /** The hosted run's last event seq when the view was built. */
   seq: number;
-  journal: JournalEntry[];
+  journal: StoredEntry[];
   /** The view's JSON without its closing brace, for the hosted facts to follow. */
   prefix: string;
   facts: string;

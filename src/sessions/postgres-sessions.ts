@@ -30,9 +30,9 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
     ensure: `INSERT INTO ${S}.sessions (user_id, session, summary, created_at, updated_at) VALUES ($1, $2, '', $3, $3) ON CONFLICT DO NOTHING`,
     lockSession: `SELECT summary FROM ${S}.sessions WHERE ${scoped} FOR UPDATE`,
     setSummary: `UPDATE ${S}.sessions SET summary = $3, updated_at = $4 WHERE ${scoped}`,
-    turns: `SELECT seq, run_id AS "runId", task, answer, tools, at FROM ${S}.session_turns WHERE ${scoped} ORDER BY seq`,
+    turns: `SELECT seq, run_id AS "runId", task, answer, tools, at, status FROM ${S}.session_turns WHERE ${scoped} ORDER BY seq`,
     lastSeq: `SELECT coalesce(max(seq), 0) AS seq FROM ${S}.session_turns WHERE ${scoped}`,
-    insertTurn: `INSERT INTO ${S}.session_turns (user_id, session, seq, run_id, task, answer, tools, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    insertTurn: `INSERT INTO ${S}.session_turns (user_id, session, seq, run_id, task, answer, tools, at, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     deleteTurns: `DELETE FROM ${S}.session_turns WHERE ${scoped} AND seq = ANY($3::integer[])`,
     facts: `SELECT key, value, source_run AS "sourceRun", updated_at AS updated FROM ${S}.session_facts WHERE ${scoped} ORDER BY key`,
     putFact: `INSERT INTO ${S}.session_facts (user_id, session, key, value, source_run, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -85,7 +85,8 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
       return write(owned, turn.at, async (client, values) => {
         const [last] = await query(client, sql.lastSeq, values);
         const record: TurnRecord = { seq: Number(last?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
-        await query(client, sql.insertTurn, [...values, record.seq, record.runId, record.task, record.answer, JSON.stringify(record.tools), record.at]);
+        if (record.status === undefined) delete record.status;
+        await query(client, sql.insertTurn, [...values, record.seq, record.runId, record.task, record.answer, JSON.stringify(record.tools), record.at, record.status ?? 'completed']);
         return record;
       });
     },

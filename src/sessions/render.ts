@@ -14,15 +14,25 @@ function clip(text: string, limit: number): string {
   return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
 }
 
+/** How the answer of a turn that did not complete begins when it is shown again. */
+export const unfinishedTurnPrefix = '(This turn was ';
+
+/** A turn's answer as it is shown again: a turn that did not complete says so, before its partial answer. */
+export function turnAnswer(turn: Pick<TurnRecord, 'answer' | 'status'>): string {
+  if (turn.status === undefined) return turn.answer;
+  const how = turn.status === 'stopped' ? 'stopped before it finished' : `${turn.status}`;
+  return turn.answer.trim() === '' ? `${unfinishedTurnPrefix}${how}, before any answer.)` : `${unfinishedTurnPrefix}${how}; its partial answer follows.)\n${turn.answer}`;
+}
+
 /** The lines of one turn; "Turn N answer:" is how a reader (the offline model too) finds the latest answer. */
-export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools'>): string[] {
-  const lines = [`Turn ${turn.seq} task: ${clip(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${clip(turn.answer, 2_000)}`];
+export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>): string[] {
+  const lines = [`Turn ${turn.seq} task: ${clip(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${clip(turnAnswer(turn), 2_000)}`];
   if (turn.tools.length > 0) lines.push(`Turn ${turn.seq} relied on: ${turn.tools.join('; ')}`);
   return lines;
 }
 
 /** The history section, or '' for a session with nothing in it yet. */
-export function renderHistory(summary: string, turns: readonly Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools'>[]): string {
+export function renderHistory(summary: string, turns: readonly Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>[]): string {
   if (summary === '' && turns.length === 0) return '';
   const parts = [historyHeading];
   if (summary !== '') parts.push(`${summaryLabel}\n${summary}`);
@@ -44,13 +54,13 @@ export const toolAccountLabel = 'Tool results this answer relied on:';
  * message; each turn as its task (user) and its answer (assistant), the tools it relied on as an assistant message
  * before the answer. Nothing of an answer is ever put in a system or user message.
  */
-export function historyMessages(summary: string, turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools'>[]): ChatMessage[] {
+export function historyMessages(summary: string, turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools' | 'status'>[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
   if (summary !== '') messages.push({ role: 'assistant', content: `${summaryMessageLabel}\n${summary}` });
   for (const turn of turns) {
     messages.push({ role: 'user', content: turn.task });
     if (turn.tools.length > 0) messages.push({ role: 'assistant', content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}` });
-    messages.push({ role: 'assistant', content: turn.answer });
+    messages.push({ role: 'assistant', content: turnAnswer(turn) });
   }
   return messages;
 }
@@ -76,7 +86,7 @@ function argumentsText(text: string): string {
 /** Without a model call: one line per folded turn after the earlier summary, the oldest lines dropped past `maxChars`. */
 export function extractiveSummary(summary: string, folded: readonly TurnRecord[], maxChars: number): string {
   const lines = summary === '' ? [] : summary.split('\n');
-  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 120)} Answer: ${clip(turn.answer, 160)}`);
+  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 120)} Answer: ${clip(turnAnswer(turn), 160)}`);
   while (lines.length > 1 && lines.join('\n').length > maxChars) lines.shift();
   return lines.join('\n');
 }

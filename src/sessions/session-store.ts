@@ -1,7 +1,7 @@
 // The SessionStore rules, written once over a small table interface: names checked, rows read defensively (a row
 // that cannot be read is reported and kept, never dropped), compaction all or nothing.
 import { messageOf } from '../common/error-message.js';
-import { checkFact, checkName, SessionError, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
+import { checkFact, checkName, SessionError, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord, type TurnStatus } from './types.js';
 
 /** A turn row as stored: tools as JSON text; anything may be wrong with a row someone edited by hand. */
 export interface TurnRow {
@@ -11,6 +11,8 @@ export interface TurnRow {
   answer: unknown;
   tools: unknown;
   at: unknown;
+  /** Absent in a row written before turns had a status. */
+  status?: unknown;
 }
 
 export interface FactRow {
@@ -57,8 +59,14 @@ export function readTurn(row: TurnRow): TurnRecord | string {
   if (!Array.isArray(tools) || !tools.every((entry) => typeof entry === 'string')) return `turn ${row.seq}: its tool account is not a list of text`;
   if (typeof row.task !== 'string' || typeof row.answer !== 'string') return `turn ${row.seq}: its task or answer is not text`;
   if (typeof row.runId !== 'string' || typeof row.at !== 'number') return `turn ${row.seq}: its run id or time is missing`;
-  return { seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: tools as string[], at: row.at };
+  const status = row.status ?? 'completed';
+  if (!(typeof status === 'string' && turnStatuses.has(status))) return `turn ${row.seq}: its status ${JSON.stringify(status)} is not one of ${[...turnStatuses].join(', ')}`;
+  const record: TurnRecord = { seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: tools as string[], at: row.at };
+  if (status !== 'completed') record.status = status as Exclude<TurnStatus, 'completed'>;
+  return record;
 }
+
+const turnStatuses: ReadonlySet<string> = new Set<TurnStatus>(['completed', 'stopped', 'cancelled', 'failed']);
 
 export function readFact(row: FactRow): Fact | string {
   if (typeof row.key !== 'string' || typeof row.value !== 'string' || typeof row.sourceRun !== 'string' || typeof row.updated !== 'number') {
@@ -112,6 +120,7 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
           tables.ensureSession(owned, turn.at);
           const last = tables.turns(owned).at(-1)?.seq ?? 0;
           const record: TurnRecord = { seq: last + 1, ...turn, tools: [...turn.tools] };
+          if (record.status === undefined) delete record.status;
           tables.insertTurn(owned, { ...record, toolsText: JSON.stringify(record.tools) });
           return record;
         });

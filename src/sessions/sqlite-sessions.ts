@@ -1,4 +1,4 @@
-// sqliteSessions(path): the SessionStore in the same SQLite file as the runs (schema migration 3), shared safely by
+// sqliteSessions(path): the SessionStore in the same SQLite file as the runs (schema migrations 3 and 4), shared safely by
 // processes on this host; every write is one IMMEDIATE transaction.
 import { resolve } from 'node:path';
 import { openDatabase } from '../store/sqlite-schema.js';
@@ -28,10 +28,10 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
       ),
       setSummary: database.prepare<[string, number, string, string]>(`UPDATE sessions SET summary = ?, updated_at = ? WHERE ${scoped}`),
       turns: database.prepare<[string, string], TurnRow>(
-        `SELECT seq, run_id AS runId, task, answer, tools, at FROM session_turns WHERE ${scoped} ORDER BY seq`,
+        `SELECT seq, run_id AS runId, task, answer, tools, at, status FROM session_turns WHERE ${scoped} ORDER BY seq`,
       ),
-      insertTurn: database.prepare<[string, string, number, string, string, string, string, number]>(
-        'INSERT INTO session_turns (user_id, session, seq, run_id, task, answer, tools, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      insertTurn: database.prepare<[string, string, number, string, string, string, string, number, string]>(
+        'INSERT INTO session_turns (user_id, session, seq, run_id, task, answer, tools, at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       deleteTurn: database.prepare<[string, string, number]>(`DELETE FROM session_turns WHERE ${scoped} AND seq = ?`),
       facts: database.prepare<[string, string], FactRow>(
@@ -64,7 +64,7 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
     ensureSession: (scope, at) => void prepared.ensure.run(scope.user, scope.session, at, at),
     setSummary: (scope, summary, at) => void prepared.setSummary.run(summary, at, scope.user, scope.session),
     turns: (scope) => prepared.turns.all(scope.user, scope.session),
-    insertTurn: (scope, row) => void prepared.insertTurn.run(scope.user, scope.session, row.seq, row.runId, row.task, row.answer, row.toolsText, row.at),
+    insertTurn: (scope, row) => void prepared.insertTurn.run(scope.user, scope.session, row.seq, row.runId, row.task, row.answer, row.toolsText, row.at, row.status ?? 'completed'),
     deleteTurn: (scope, seq) => void prepared.deleteTurn.run(scope.user, scope.session, seq),
     facts: (scope) => prepared.facts.all(scope.user, scope.session),
     putFact: (scope, fact) => void prepared.putFact.run(scope.user, scope.session, fact.key, fact.value, fact.sourceRun, fact.updated),

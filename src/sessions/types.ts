@@ -8,7 +8,14 @@ export interface SessionScope {
   session: string;
 }
 
-/** One finished turn as the store keeps it. `tools`: a short account of the tool results the answer relied on. */
+/** How a turn's run ended; a turn without one completed. */
+export type TurnStatus = 'completed' | 'stopped' | 'cancelled' | 'failed';
+
+/**
+ * One turn as the store keeps it. `tools`: a short account of the tool results the answer relied on. A turn that did
+ * not complete keeps its `status` and its partial answer (empty when there was none), so nothing of the conversation
+ * is lost.
+ */
 export interface TurnRecord {
   seq: number;
   runId: string;
@@ -16,6 +23,8 @@ export interface TurnRecord {
   answer: string;
   tools: string[];
   at: number;
+  /** Absent for a completed turn. */
+  status?: Exclude<TurnStatus, 'completed'>;
 }
 
 export type NewTurn = Omit<TurnRecord, 'seq'>;

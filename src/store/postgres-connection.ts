@@ -3,6 +3,7 @@
 // names the problem and the fix.
 import { createRequire } from 'node:module';
 import { messageOf } from '../common/error-message.js';
+import { requireOptional } from '../common/optional-package.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import { StoreError } from './types.js';
 
@@ -19,6 +20,7 @@ export interface PostgresClient {
   release(destroy?: boolean | Error): void;
   on(event: 'notification', listener: (message: { channel: string; payload?: string }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 export interface PostgresQuery {
@@ -83,15 +85,8 @@ let loaded: PgModule | undefined;
 /** `pg`, loaded on the first PostgreSQL store: a one-line error naming the package when it is not installed. */
 export function loadPg(): PgModule {
   if (loaded !== undefined) return loaded;
-  try {
-    loaded = require('pg') as PgModule;
-    return loaded;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
-      throw new StageloopError('config', 'a postgres:// store needs the "pg" package, which is not installed: run "npm install pg@8" beside stageloop', { cause: error });
-    }
-    throw error;
-  }
+  loaded = requireOptional('a postgres:// store', 'pg', () => require('pg') as PgModule);
+  return loaded;
 }
 
 export interface PostgresConnectOptions {
@@ -173,21 +168,49 @@ export function postgresFailure(url: string, error: unknown): StoreError | Stage
 
 /**
  * Runs `body` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it throws. A broken
- * connection is dropped from the pool rather than reused.
+ * connection is dropped from the pool rather than reused. A transaction the server ended because its process was
+ * silent too long (stopped, say) was rolled back before COMMIT was sent, so it is tried once more on a fresh
+ * connection; any other loss is reported (a loss during COMMIT is in doubt and is never retried).
  */
 export async function inTransaction<Result>(pool: PostgresPool, body: (client: PostgresClient) => Promise<Result>): Promise<Result> {
+  const first = await transactionOnce(pool, body);
+  if (first.done) return first.result;
+  const second = await transactionOnce(pool, body);
+  if (second.done) return second.result;
+  throw second.lost;
+}
+
+const idleTransactionEnded = '25P03';
+
+function codeOf(error: unknown): string {
+  return String((error as { code?: unknown })?.code ?? '');
+}
+
+type Attempt<Result> = { done: true; result: Result } | { done: false; lost: unknown };
+
+async function transactionOnce<Result>(pool: PostgresPool, body: (client: PostgresClient) => Promise<Result>): Promise<Attempt<Result>> {
   const client = await pool.connect();
   let broken: unknown;
+  // A checked-out client whose server ends the session emits 'error': without a listener it would end the process.
+  const onError = (error: Error): void => void (broken ??= error);
+  client.on('error', onError);
+  let committing = false;
   try {
     await client.query('BEGIN');
     const result = await body(client);
+    committing = true;
     await client.query('COMMIT');
-    return result;
+    return { done: true, result };
   } catch (error) {
-    if (isConnectionError(error)) broken = error;
-    else await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+    if (isConnectionError(error) || broken !== undefined) {
+      broken ??= error;
+      if (!committing && codeOf(broken) === idleTransactionEnded) return { done: false, lost: error };
+    } else {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+    }
     throw error;
   } finally {
+    client.removeListener('error', onError);
     client.release(broken === undefined ? undefined : true);
   }
 }

@@ -38,6 +38,8 @@ export const postgresMigrations: ReadonlyArray<(S: string, channel: string) => s
     CREATE FUNCTION ${S}.notify_run_change() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN PERFORM pg_notify(${literal(channel)}, NEW.run_id); RETURN NULL; END $$;
     CREATE TRIGGER runs_changed AFTER INSERT OR UPDATE ON ${S}.runs FOR EACH ROW EXECUTE FUNCTION ${S}.notify_run_change();`,
+  // 4: a session turn keeps how its run ended (a cancelled or failed turn is kept too, with its partial answer).
+  (S) => `ALTER TABLE ${S}.session_turns ADD COLUMN status text NOT NULL DEFAULT 'completed';`,
 ];
 export const postgresSchemaVersion = postgresMigrations.length;
 

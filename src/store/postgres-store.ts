@@ -186,6 +186,9 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       // One connection held for the feed: LISTEN lasts as long as its session.
       const client = await step(() => pool.connect());
       client.on('notification', (message) => message.payload !== undefined && onChange(message.payload));
+      // A feed whose server ended the session emits 'error' on the held client: it must not end the process.
+      let lost = false;
+      client.on('error', () => void (lost = true));
       try {
         await client.query(`LISTEN ${quoteIdentifier(changeChannel(schema))}`);
       } catch (error) {
@@ -196,8 +199,8 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       return async () => {
         if (stopped) return;
         stopped = true;
-        await client.query('UNLISTEN *').catch(() => undefined);
-        client.release();
+        if (!lost) await client.query('UNLISTEN *').catch(() => undefined);
+        client.release(lost);
       };
     },
 

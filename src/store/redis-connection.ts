@@ -3,6 +3,7 @@
 // first use: `import 'stageloop'` does not pay for it.
 import type { Redis, RedisOptions } from 'ioredis';
 import { messageOf } from '../common/error-message.js';
+import { loadOptional, optionalParts } from '../common/optional-package.js';
 import { StoreError } from './types.js';
 
 export interface RedisConnectOptions {
@@ -24,6 +25,8 @@ export function checkRedisUrl(url: string): string {
   return url;
 }
 
+const loadIoredis = () => loadOptional('a Redis store', optionalParts.redis, () => import('ioredis'));
+
 /** The client options for this use: BullMQ's workers need maxRetriesPerRequest null, so do patient store writes. */
 export function redisOptions(options: RedisConnectOptions = {}): RedisOptions {
   return {
@@ -36,7 +39,7 @@ export function redisOptions(options: RedisConnectOptions = {}): RedisOptions {
 }
 
 export async function connectRedis(url: string, options: RedisConnectOptions = {}): Promise<Redis> {
-  const { Redis } = await import('ioredis');
+  const { Redis } = await loadIoredis();
   const redis = new Redis(checkRedisUrl(url), redisOptions(options));
   redis.on('error', (error: Error) => options.onConnectionError?.(error));
   return redis;
@@ -44,7 +47,7 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
 
 /** Resolves once Redis at `url` answers PING; else rejects with one line naming the address and the fix. */
 export async function checkRedisReachable(url: string, timeoutMs = 2_000): Promise<void> {
-  const { Redis } = await import('ioredis');
+  const { Redis } = await loadIoredis();
   const probe = new Redis(checkRedisUrl(url), { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
   // connect() rejects with "Connection is closed"; the socket's own error (ECONNREFUSED) says why.
   let socketError: NodeJS.ErrnoException | undefined;

@@ -2,7 +2,7 @@
 // conversions between them and the port's types.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
-import { StoreError, type Checkpoint, type JournalEntry, type Owner, type RunHeader, type RunOutcomeRecord, type RunPosition, type RunSummary, type StoredRunStatus } from './types.js';
+import { StoreError, type Checkpoint, type Owner, type RunHeader, type RunOutcomeRecord, type RunSummary, type StoredEntry, type StoredPosition, type StoredRunStatus } from './types.js';
 
 /** The columns a write reads and changes; the header's (input, options...) are written once and never read by one. */
 export interface WritableRow {
@@ -34,8 +34,8 @@ export interface RunRow extends WritableRow {
 
 export interface EntryRow {
   seq: number;
-  kind: JournalEntry['kind'];
-  zone: JournalEntry['zone'];
+  kind: string;
+  zone: StoredEntry['zone'];
   iteration: number;
   stage: string | null;
   at: number;
@@ -112,12 +112,12 @@ export function toSummary(row: RunRow): RunSummary {
   };
 }
 
-export function toEntryRow(runId: string, entry: JournalEntry): EntryRow {
+export function toEntryRow(runId: string, entry: StoredEntry): EntryRow {
   const data = jsonText(`journal entry ${entry.seq} of run ${runId}`, entry.data);
   return { seq: entry.seq, kind: entry.kind, zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at, data };
 }
 
-export function toEntry(row: EntryRow): JournalEntry {
+export function toEntry(row: EntryRow): StoredEntry {
   return { seq: row.seq, kind: row.kind, zone: row.zone, iteration: row.iteration, stage: row.stage, at: row.at, data: JSON.parse(row.data) as JsonValue };
 }
 
@@ -129,5 +129,5 @@ export function toCheckpointRow(runId: string, checkpoint: Checkpoint): Checkpoi
 }
 
 export function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return { seq: row.seq, position: JSON.parse(row.position) as RunPosition, state: JSON.parse(row.state) as JsonObject, stateHash: row.stateHash, at: row.at };
+  return { seq: row.seq, position: JSON.parse(row.position) as StoredPosition, state: JSON.parse(row.state) as JsonObject, stateHash: row.stateHash, at: row.at };
 }

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { requireOptional } from '../common/optional-package.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
@@ -39,6 +40,8 @@ export const migrations: readonly string[] = [
    CREATE TABLE session_facts (
      user_id TEXT NOT NULL, session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, source_run TEXT NOT NULL,
      updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session, key)) WITHOUT ROWID;`,
+  // 4: a session turn keeps how its run ended (a cancelled or failed turn is kept too, with its partial answer).
+  `ALTER TABLE session_turns ADD COLUMN status TEXT NOT NULL DEFAULT 'completed';`,
 ];
 export const schemaVersion = migrations.length;
 
@@ -95,6 +98,7 @@ function migrate(database: Database.Database, file: string): void {
 
 /** Opens (or creates) the store file, ready for the statements of schema `schemaVersion`. */
 export function openDatabase(file: string, options: OpenOptions): Database.Database {
+  sqlite ??= requireOptional('a SQLite store', 'better-sqlite3', () => require('better-sqlite3') as typeof Database);
   let database: Database.Database | undefined;
   try {
     try {
@@ -102,7 +106,6 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     } catch (error) {
       throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
     }
-    sqlite ??= require('better-sqlite3') as typeof Database;
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;
     retryBusy(() => opened.pragma('journal_mode = WAL'), options.busyTimeoutMs);

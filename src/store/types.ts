@@ -1,7 +1,6 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
 import { StageloopError, type ErrorCode, type StageloopErrorOptions } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
-import type { RunPosition } from '../engine/run-seam.js';
 
 /** `running` also covers a run whose process died: its owner's lease tells whether anyone still holds it. */
 export type StoredRunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
@@ -63,15 +62,13 @@ export interface RunSummary extends RunHeader {
 }
 
 /**
- * What the journal records. `model` and `tool` hold a call and its outcome, `clock` and `id` a value drawn through
- * deps, `stage` a stage boundary (its signal and the state hash after it), `decision` a person's decision.
+ * One journal entry as the store keeps it: the place it was made and its data as JSON. The store reads only `seq`;
+ * what each kind's data holds is the durable layer's business (src/durable/journal-entries.ts types it by kind).
  */
-export type JournalKind = 'model' | 'tool' | 'clock' | 'id' | 'stage' | 'decision' | 'event';
-
-export interface JournalEntry {
+export interface StoredEntry {
   /** 1, 2, 3...: contiguous per run; a write whose first seq is not head + 1 is refused. */
   seq: number;
-  kind: JournalKind;
+  kind: string;
   zone: 'setup' | 'iteration' | 'finalize';
   iteration: number;
   stage: string | null;
@@ -79,13 +76,19 @@ export interface JournalEntry {
   data: JsonValue;
 }
 
-/** Where the runner stands at a stage boundary (the engine's own type, so a checkpoint resumes exactly there). */
-export type { RunPosition } from '../engine/run-seam.js';
+/** The stored entry under the name the Redis store still imports it by (the typed entry is the durable layer's). */
+export type JournalEntry = StoredEntry;
+
+/** Where the runner stood at a checkpoint, as JSON: the store reads only its iteration (for the run's progress). */
+export interface StoredPosition {
+  iteration: number;
+  [field: string]: JsonValue;
+}
 
 export interface Checkpoint {
   /** The journal seq this checkpoint follows: entries after it are what happened since. */
   seq: number;
-  position: RunPosition;
+  position: StoredPosition;
   state: JsonObject;
   /** The state's JSON text when the writer has made it already (it hashed it): stored as is, not made again. */
   stateJson?: string;
@@ -141,7 +144,7 @@ export interface RunStore {
    * Appends journal entries (first seq head + 1, contiguous) and optionally a checkpoint, in one transaction; renews
    * the lease when `leaseMs` is given (a long model call needs heartbeats meanwhile, or another process may take over).
    */
-  append(claim: Claim, entries: JournalEntry[], options?: AppendOptions): Promise<void>;
+  append(claim: Claim, entries: StoredEntry[], options?: AppendOptions): Promise<void>;
   /** Renews the lease without writing anything else. */
   heartbeat(claim: Claim, leaseMs: number): Promise<void>;
   /** Records how the run ended and releases it. */
@@ -152,7 +155,7 @@ export interface RunStore {
   /** Newest first; `before` pages on after that run (RunNotFoundError when there is no such run). */
   list(filter?: RunListFilter): Promise<RunSummary[]>;
   /** Journal entries with seq > afterSeq (default 0), in order. */
-  journal(runId: string, afterSeq?: number): Promise<JournalEntry[]>;
+  journal(runId: string, afterSeq?: number): Promise<StoredEntry[]>;
   latestCheckpoint(runId: string): Promise<Checkpoint | undefined>;
   /** Every checkpoint of the run, oldest first (a later checkpoint at the same seq replaces the earlier one). */
   checkpoints(runId: string): Promise<Checkpoint[]>;

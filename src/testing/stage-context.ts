@@ -1,9 +1,8 @@
 // stageContext(): the context the runner gives a stage, built from the runner's own parts (RunContext, RunAbort,
-// deliver), for tests that call `stage.execute(state, ctx)` directly and read what the stage emitted and set.
+// the event delivery), for tests that call `stage.execute(state, ctx)` directly and read what the stage emitted and set.
 import { LazyAbort } from '../common/lazy-abort.js';
 import { RunAbort } from '../engine/run-abort.js';
 import { RunContext, type ContextHost } from '../engine/run-context.js';
-import { deliver } from '../engine/run-events.js';
 import type { Deps, RunEvent, StageContext, Zone } from '../engine/stage.js';
 import { makeClock, makeIds } from './state.js';
 
@@ -51,16 +50,12 @@ export function stageContext(options: StageContextOptions = {}): TestStageContex
     get abortable() {
       return abort.abortable;
     },
-    emit(type, data) {
-      const source = { runId: 'run-test', seq: events.length + 1, zone: context!.zone, stage: context!.stage, iteration: context!.iteration, at: deps.clock.now() };
-      deliver(onEvent, type, source, data);
-    },
     setDeadline(at, reason, kind) {
       deadlines.push({ at, reason, kind });
       abort.setDeadline(at, reason, kind);
     },
   };
-  context = new RunContext(host, deps);
+  context = new RunContext(host, deps, 'run-test', deps.clock);
   context.zone = zone;
   context.iteration = options.iteration ?? 1;
   context.stage = options.stage ?? 'test-stage';

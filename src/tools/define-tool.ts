@@ -2,7 +2,7 @@
 import { StageloopError } from '../common/stageloop-error.js';
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../common/json.js';
-import type { ToolDefinition } from '../model/types.js';
+import type { ChatUsage, ToolDefinition } from '../model/types.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -13,6 +13,10 @@ export type ToolParameters = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConf
 export interface ToolContext {
   /** Aborted when the run is cancelled or the call's timeout passes; a well-behaved tool stops its work. */
   signal: AbortSignal;
+  /** The model's id of this call (set by the executor). */
+  callId?: string;
+  /** A tool that spends model tokens (an agent) says so: they count in the calling run's usage and budgets. */
+  reportUsage?(usage: ChatUsage): void;
 }
 
 /**

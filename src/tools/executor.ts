@@ -1,7 +1,7 @@
 // The executor: runs one tool call (lookup, JSON parse, zod validation, timeout, abort, output cap) and always resolves.
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import type { ToolCall } from '../model/types.js';
+import { emptyUsage, type ChatUsage, type ToolCall } from '../model/types.js';
 import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
@@ -75,12 +75,16 @@ function runValidated(call: ToolCall, tool: Tool, validation: Validation, settin
   return runWithDeadline(call, tool, validation.data, settings, started, signal);
 }
 
-function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSettings, started: number): ToolResult {
+function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSettings, started: number, context?: CallContext): ToolResult {
+  let result: ToolResult;
   try {
-    return describeSettled(settled, tool, settings, started);
+    result = describeSettled(settled, tool, settings, started);
   } catch (error) {
-    return unexpected(call, error, started);
+    result = unexpected(call, error, started);
   }
+  // Tokens the tool spent (an agent's run) travel with its result, whatever the outcome.
+  if (context?.usage !== undefined) result.usage = context.usage;
+  return result;
 }
 
 function describeSettled(settled: Settled, tool: Tool, settings: CallSettings, started: number): ToolResult {
@@ -141,10 +145,24 @@ type Settled =
 class CallContext implements ToolContext {
   declare readonly signal: AbortSignal;
   readonly #abort: LazyAbort;
+  #usage: ChatUsage | undefined = undefined;
 
-  constructor(abort: LazyAbort) {
+  constructor(abort: LazyAbort, readonly callId: string) {
     this.#abort = abort;
     Object.defineProperty(this, 'signal', CallContext.#signalProperty);
+  }
+
+  get usage(): ChatUsage | undefined {
+    return this.#usage;
+  }
+
+  reportUsage(usage: ChatUsage): void {
+    const total = (this.#usage ??= emptyUsage());
+    total.inputTokens += usage.inputTokens;
+    total.outputTokens += usage.outputTokens;
+    total.cachedInputTokens += usage.cachedInputTokens;
+    total.reasoningTokens += usage.reasoningTokens;
+    if (usage.estimated) total.estimated = true;
   }
 
   /** An own, enumerable accessor, so `{ ...ctx }` keeps the signal as with a plain object; one shared getter keeps one hidden class. */
@@ -172,13 +190,14 @@ function runWithDeadline(
   const deadline = started + settings.timeoutMs;
   const abort = new LazyAbort();
   let output: ReturnType<Tool['execute']>;
+  const context = new CallContext(abort, call.id);
   try {
-    output = tool.execute(args, new CallContext(abort));
+    output = tool.execute(args, context);
   } catch (error) {
-    return resultOf({ kind: 'thrown', error }, call, tool, settings, started);
+    return resultOf({ kind: 'thrown', error }, call, tool, settings, started, context);
   }
-  if (!isPromiseLike(output)) return resultOf({ kind: 'returned', output }, call, tool, settings, started);
-  return new Promise<ToolResult>((resolve) => new PendingCall(call, tool, settings, started, output, abort, deadline, runSignal, resolve));
+  if (!isPromiseLike(output)) return resultOf({ kind: 'returned', output }, call, tool, settings, started, context);
+  return new Promise<ToolResult>((resolve) => new PendingCall(call, tool, settings, started, output, abort, deadline, runSignal, resolve, context));
 }
 
 /** One asynchronous call in flight: the first of its output, its timeout or the run's abort settles it. */
@@ -195,6 +214,7 @@ class PendingCall extends InFlightCall {
     readonly deadline: number,
     readonly runSignal: AbortSignal | undefined,
     private readonly resolve: (result: ToolResult) => void,
+    private readonly context: CallContext,
   ) {
     super();
     watch(this);
@@ -224,13 +244,17 @@ class PendingCall extends InFlightCall {
     if (this.#done) return false;
     this.#done = true;
     unwatch(this);
-    this.resolve(resultOf(value, this.call, this.tool, this.settings, this.started));
+    this.resolve(resultOf(value, this.call, this.tool, this.settings, this.started, this.context));
     return true;
   }
 }
 
 function fromThrown(toolName: string, error: unknown, durationMs: number): ToolResult {
-  if (error instanceof ToolFailure) return failure(error.kind, `Tool "${toolName}" failed: ${error.message}`, error.retryable, durationMs);
+  if (error instanceof ToolFailure) {
+    const result = failure(error.kind, `Tool "${toolName}" failed: ${error.message}`, error.retryable, durationMs);
+    if (error.agent !== undefined && !result.ok) result.error.agent = { ...error.agent };
+    return result;
+  }
   return failure('failed', `Tool "${toolName}" failed: ${messageOf(error)}`, false, durationMs);
 }
 

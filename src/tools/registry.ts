@@ -3,11 +3,10 @@ import type { ToolCall, ToolDefinition } from '../model/types.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { ToolDefinitionError, type Tool } from './define-tool.js';
 import { executeToolCall, type CallSettings } from './executor.js';
-import type { ToolBox, ToolResult } from './types.js';
+import type { ToolBox, ToolResult, WrapToolCall } from './types.js';
 import { messageOf } from '../common/error-message.js';
 
-/** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
-export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
+export type { WrapToolCall };
 
 export interface ToolRegistryOptions {
   /** Timeout of a tool that sets none itself. Default 30,000 ms. */
@@ -75,6 +74,12 @@ export class ToolRegistry implements ToolBox {
   /** A new registry over the same tools with these options merged over the current ones. */
   with(options: ToolRegistryOptions): ToolRegistry {
     return new ToolRegistry([...this.#tools.values()], { ...this.#options, ...options });
+  }
+
+  /** A new registry whose calls run through `wrap`, around the wrapper already set (both keep working). */
+  wrappingCalls(wrap: WrapToolCall): ToolRegistry {
+    const inner = this.#options.wrapCall;
+    return this.with({ wrapCall: inner === undefined ? wrap : (call, execute) => wrap(call, () => inner(call, execute)) });
   }
 
   /** A new registry holding only the named tools (a permission boundary). Naming an unregistered tool throws. */

@@ -1,19 +1,34 @@
 // The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
-import type { ToolCall, ToolDefinition } from '../model/types.js';
+import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
 
-/** `refused`: a guard (loop guard, later approval) decided the call must not run; the tool itself never saw it. */
-export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused';
+/**
+ * `refused`: a guard (loop guard, approval) or the tool itself decided the call must not run. `agent_stopped`: the
+ * tool was an agent whose run did not complete (its `agent` field says how it ended).
+ */
+export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused' | 'agent_stopped';
 
 export interface ToolError {
   kind: ToolErrorKind;
   message: string;
   retryable: boolean;
+  /** Kind `agent_stopped`: how the agent's own run ended. */
+  agent?: AgentStop;
+}
+
+/** How an agent called as a tool ended when it did not complete. */
+export interface AgentStop {
+  name: string;
+  runId: string;
+  status: 'stopped' | 'failed' | 'cancelled' | 'interrupted';
+  /** The child's stop reason kind (budget_tokens, error, cancelled, approval...). */
+  stopKind: string;
 }
 
 export type ToolResult =
   /** `empty`: the tool returned nothing (content says so); `truncated`: content was cut at the output cap (content ends with a marker). */
-  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean }
-  | { ok: false; error: ToolError; durationMs: number };
+  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean; usage?: ChatUsage }
+  | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage };
+// `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 
 /** A tool call together with its result, as kept in RunState. */
 export interface ToolOutcome {
@@ -21,9 +36,17 @@ export interface ToolOutcome {
   result: ToolResult;
 }
 
+/** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
+export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
+
 export interface ToolBox {
   /** The tool list sent to the model. */
   definitions(): ToolDefinition[];
   /** Runs the calls (in parallel, bounded) and resolves one result per call, in call order. Never rejects. */
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]>;
+  /**
+   * Optional: the same tools with `wrap` run around each single call, outside any wrapper already there. A box
+   * that offers it gets a span per call from tracing; one that does not is traced at the stage only.
+   */
+  wrappingCalls?(wrap: WrapToolCall): ToolBox;
 }

@@ -1,7 +1,6 @@
 // One call to trace a run's dependencies: the run tracer, the model decorator and the tool-call wrapper.
 import { trace, type Attributes, type Tracer } from '@opentelemetry/api';
 import type { Deps, RunEvent } from '../engine/stage.js';
-import { ToolRegistry, type WrapToolCall } from '../tools/registry.js';
 import { otelRunTracer } from './otel-tracer.js';
 import { traceModel } from './traced-model.js';
 import { toolSpanWrapper } from './tool-spans.js';
@@ -18,21 +17,14 @@ export function traceContentFromEnv(env: Readonly<Record<string, string | undefi
   return /^(true|1|yes|on)$/i.test(env.STAGELOOP_TRACE_CONTENT?.trim() ?? '');
 }
 
-/** Runs our tool span around any wrapper already on the registry, so both keep working. */
-function composeWrappers(outer: WrapToolCall, inner: WrapToolCall | undefined): WrapToolCall {
-  return inner === undefined ? outer : (call, execute) => outer(call, () => inner(call, execute));
-}
-
 /**
- * Returns a copy of `deps` with tracing on: `tracer` set, `model` wrapped by traceModel, and `tools` (when it is a
- * ToolRegistry) given a span per call. Another ToolBox is left as is: give it `toolSpanWrapper()` yourself.
+ * Returns a copy of `deps` with tracing on: `tracer` set, `model` wrapped by traceModel, and `tools` given a span
+ * per call when the box can wrap its calls (`wrappingCalls`, as ToolRegistry can); another box is left as is.
  */
 export function instrumentDeps<Given extends Partial<Deps>>(deps: Given, options: TracingOptions = {}): Given {
   const instrumented: Given = { ...deps, tracer: otelRunTracer(options), onEvent: withSpanEvents(deps.onEvent, options.recordContent === true) };
   if (deps.model !== undefined) instrumented.model = traceModel(deps.model, options);
-  if (deps.tools instanceof ToolRegistry) {
-    instrumented.tools = deps.tools.with({ wrapCall: composeWrappers(toolSpanWrapper(options), deps.tools.options.wrapCall) });
-  }
+  if (deps.tools?.wrappingCalls !== undefined) instrumented.tools = deps.tools.wrappingCalls(toolSpanWrapper(options));
   return instrumented;
 }
 

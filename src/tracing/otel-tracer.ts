@@ -1,11 +1,12 @@
 // A RunTracer on @opentelemetry/api: one span per run, iteration and stage, each made the active context
 // around its body so model and tool spans nest under the stage that made the call.
-import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { isPromiseLike } from '../common/promise-like.js';
 import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
 import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
-import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
+import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff } from './span-helpers.js';
 
 export interface OtelRunTracerOptions {
   /** Defaults to `trace.getTracer('stageloop', version)` from the global API (a no-op without an SDK). */
@@ -14,24 +15,49 @@ export interface OtelRunTracerOptions {
   recordContent?: boolean;
 }
 
-/** Runs `body` in an INTERNAL span; records a throw as ERROR and lets `onResult` label the span. */
+/**
+ * Runs `body` in an INTERNAL span made the active context and ends the span when the body settles: no async frame,
+ * and a body that answers synchronously (most stages) ends its span at once. A throw is recorded as ERROR;
+ * `onResult` labels the span. Without an SDK (and no incoming trace) the span is a no-op: the body runs directly.
+ */
 function inSpan<Result>(
   tracer: Tracer,
   name: string,
   attributes: Attributes,
   body: () => Result | Promise<Result>,
   onResult?: (span: Span, result: Result) => void,
-): Promise<Result> {
-  return withSpan(tracer, name, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+): Result | Promise<Result> {
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  if (!isSpanContextValid(span.spanContext())) return body();
+  const finish = (result: Result): Result => {
     try {
-      const result = await body();
       if (onResult !== undefined && span.isRecording()) onResult(span, result);
-      return result;
-    } catch (error) {
-      if (span.isRecording()) recordFailure(span, error);
-      throw error;
+    } finally {
+      span.end();
     }
-  });
+    return result;
+  };
+  const fail = (error: unknown): never => {
+    if (span.isRecording()) recordFailure(span, error);
+    span.end();
+    throw error;
+  };
+  let returned: Result | Promise<Result>;
+  try {
+    returned = context.with(trace.setSpan(context.active(), span), body);
+  } catch (error) {
+    return fail(error);
+  }
+  return isPromiseLike(returned) ? Promise.resolve(returned).then(finish, fail) : finish(returned);
+}
+
+/** Span names by stage name, made once: a traced run names the same few stages every iteration. */
+const stageSpanNames = new Map<string, string>();
+
+function stageSpanName(stage: string): string {
+  let name = stageSpanNames.get(stage);
+  if (name === undefined && stageSpanNames.size < 1_000) stageSpanNames.set(stage, (name = SpanNames.stage(stage)));
+  return name ?? SpanNames.stage(stage);
 }
 
 /** Root attributes read from the finished run. */
@@ -84,7 +110,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         [GenAiAttributes.agentName]: info.pipeline,
         [StageloopAttributes.runId]: info.runId,
       };
-      return inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
+      return Promise.resolve(inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
         span.setAttributes(summaryAttributes(result));
         if (result.status === 'failed') {
           const cause = failureCause(result);
@@ -96,12 +122,12 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
           const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
           span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
         }
-      });
+      }));
     },
 
     iteration(info, body) {
       if (tracingIsOff(tracer)) return body();
-      return inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body);
+      return Promise.resolve(inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body));
     },
 
     stage(info, body) {
@@ -111,7 +137,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         [StageloopAttributes.zone]: info.zone,
         [StageloopAttributes.iteration]: info.iteration,
       };
-      return inSpan(tracer, SpanNames.stage(info.name), attributes, body, (span, signal) => {
+      return inSpan(tracer, stageSpanName(info.name), attributes, body, (span, signal) => {
         if (!isSignal(signal)) return;
         span.setAttributes({
           [StageloopAttributes.signal]: signal.type,

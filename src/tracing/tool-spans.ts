@@ -1,7 +1,7 @@
-// `execute_tool {tool}` spans, through the tool registry's `wrapCall` seam: one span per call, so parallel
+// `execute_tool {tool}` spans, through the tool box's call-wrapping seam: one span per call, so parallel
 // calls are siblings under the stage that ran them.
 import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
-import type { WrapToolCall } from '../tools/registry.js';
+import type { WrapToolCall } from '../tools/types.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
@@ -21,7 +21,7 @@ function argumentsValue(text: string): string {
   }
 }
 
-/** A `wrapCall` for ToolRegistry: `registry.with({ wrapCall: toolSpanWrapper() })`. */
+/** A call wrapper for any ToolBox that offers `wrappingCalls`: `registry.wrappingCalls(toolSpanWrapper())`. */
 export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;

@@ -4,6 +4,7 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { messageOf } from '../common/error-message.js';
+import { loadOptional, optionalParts } from '../common/optional-package.js';
 import { checkRedisReachable, connectRedis } from '../store/redis-connection.js';
 import { redisStore } from '../store/redis-store.js';
 import type { RunStore } from '../store/types.js';
@@ -61,7 +62,7 @@ function outageReporter(redis: string, log: (line: string) => void) {
 export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
   const log = options.log ?? (() => undefined);
   await checkRedisReachable(options.redis);
-  const { Worker, UnrecoverableError } = await import('bullmq');
+  const { Worker, UnrecoverableError } = await loadOptional('a worker', optionalParts.workers, () => import('bullmq'));
   const lockDuration = options.lockDurationMs ?? 5_000;
   const outage = outageReporter(options.redis, log);
   const connection: Redis = await connectRedis(options.redis, { patient: true, onConnectionError: (error) => outage.lost(error) });

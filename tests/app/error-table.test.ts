@@ -78,7 +78,7 @@ describe('the server maps error codes to HTTP statuses', () => {
     await waitForStatus(serve, runId, ['completed']);
     let stdout = '';
     const sink = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
-    expect(await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: sink, stderr: process.stderr }, {})).toBe(0);
+    expect(await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: sink, stderr: process.stderr, env: {} })).toBe(0);
     const shown = JSON.parse(stdout) as { input: Record<string, unknown>; options: { recipe: Record<string, unknown> } };
     expect(shown.input).toMatchObject({ session: 'web-1', user: 'ada' });
     expect(shown.options.recipe).toMatchObject({ session: { name: 'web-1', user: 'ada' } });

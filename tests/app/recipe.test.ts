@@ -29,13 +29,19 @@ const everyField: RunRecipe = makeRecipe({
   instructions: 'Answer in one line.',
   tracing: { exporter: 'console', content: true },
 });
+/** The same with a team: assembled below without one, so the agent fields are only in the round trip. */
+const everyFieldWithTeam: RunRecipe = makeRecipe({
+  ...everyField,
+  agents: { helper: { description: 'Does sums.', pipeline: 'react', instructions: 'Add.', tools: ['calculator'], agents: [] } },
+  agent: 'helper',
+});
 
 describe('RunRecipe', () => {
   it('every field survives record -> load (through JSON, as a store keeps it)', () => {
-    const stored = JSON.parse(JSON.stringify(recordOf(everyField))) as Record<string, unknown>;
-    expect(recordedRecipe(storedRun(stored))).toEqual(everyField);
+    const stored = JSON.parse(JSON.stringify(recordOf(everyFieldWithTeam))) as Record<string, unknown>;
+    expect(recordedRecipe(storedRun(stored))).toEqual(everyFieldWithTeam);
     // Every top-level field of the schema is set in the sample, so a new field without a round trip fails here.
-    expect(Object.keys(everyField).sort()).toEqual(Object.keys(runRecipeSchema.shape).sort());
+    expect(Object.keys(everyFieldWithTeam).sort()).toEqual(Object.keys(runRecipeSchema.shape).sort());
   });
 
   it('assembles what it says: session stages, output schema, guards, approval, tools and the resolved model', async () => {

@@ -67,7 +67,7 @@ describe.skipIf(skipBrowser)('the web console', () => {
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'html please' }))).json()) as { runId: string };
     await expect.poll(async () => ((await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } }).run.status, { timeout: 15_000 }).toBe('completed');
     let html = '';
-    const code = await main(['show', runId, '--html', '--store', serve.storeFile], { stdout: { write: (text: string) => ((html += text), true) } as NodeJS.WritableStream, stderr: process.stderr }, {});
+    const code = await main(['show', runId, '--html', '--store', serve.storeFile], { stdout: { write: (text: string) => ((html += text), true) } as NodeJS.WritableStream, stderr: process.stderr, env: {} });
     expect(code).toBe(0);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
     const file = join(artifacts, 'show-run.html');

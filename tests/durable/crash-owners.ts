@@ -69,8 +69,8 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         const seenBeforeWaking = old.lines.length;
         old.kill('SIGCONT');
         const [oldExit, takerExit] = await Promise.all([old.exited, taker.exited]);
-        expect(takerExit.code).toBe(0);
-        expect(oldExit.code).toBe(0);
+        expect(takerExit.code, taker.stderr).toBe(0);
+        expect(oldExit.code, old.stderr).toBe(0);
 
         // The old owner went on, but the store refused every write it made after waking; its run ended failed (store).
         expect(old.lines.slice(seenBeforeWaking).filter((line) => line.startsWith('appended '))).toEqual([]);

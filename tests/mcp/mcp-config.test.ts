@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE_NAME, loadStageloopConfig, parseConfigText, parseInlineServer } from '../../app/cli/mcp-config.js';
+import { CONFIG_FILE_NAME, loadStageloopConfig, parseConfigText, parseInlineServer } from '../../app/config.js';
 import { ConfigError } from '../../src/model/config.js';
 
 const env = { GITHUB_TOKEN: 'ghp_secretsecretsecret123', API_HOST: 'mcp.example.com' };
@@ -47,7 +47,7 @@ describe('the config file', () => {
 
   it('no file and no flags: nothing configured; --mcp-config naming a missing file is an error', () => {
     const empty = mkdtempSync(join(tmpdir(), 'stageloop-config-'));
-    expect(loadStageloopConfig({ cwd: empty, env })).toEqual({ mcpServers: [], fallback: [] });
+    expect(loadStageloopConfig({ cwd: empty, env })).toEqual({ mcpServers: [], fallback: [], agents: [] });
     expect(() => loadStageloopConfig({ cwd: empty, env, configFile: 'other.json' })).toThrow('--mcp-config other.json: no such file');
     const folder = folderWith({ mcpServers: { a: { command: 'x' } } });
     expect(loadStageloopConfig({ cwd: empty, env, configFile: join(folder, CONFIG_FILE_NAME) }).mcpServers).toEqual([{ name: 'a', command: 'x' }]);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { parseToolsFlags, toolsCommand, type ToolListing } from '../../app/cli/tools-command.js';
-import { CONFIG_FILE_NAME } from '../../app/cli/mcp-config.js';
+import { CONFIG_FILE_NAME } from '../../app/config.js';
 import { testCalculator } from '../support/stage-tools.js';
 import type { McpStdioServer } from '../../src/tools/mcp/index.js';
 import { everythingStdioServer, newLogFile, stdioTestServer } from '../support/mcp-servers.js';

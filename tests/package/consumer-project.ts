@@ -21,7 +21,31 @@ export interface ConsumerProject {
 
 interface LockEntry {
   dev?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
   [key: string]: unknown;
+}
+
+/** Node's lookup: the nearest node_modules/NAME above the package at `from`. */
+function resolvedPath(packages: Record<string, LockEntry>, from: string, name: string): string | undefined {
+  for (let base = from; ; base = base.replace(/\/?node_modules\/(?:@[^/]+\/)?[^/]+$/, '')) {
+    const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
+    if (packages[candidate]) return candidate;
+    if (base === '') return undefined;
+  }
+}
+
+/** The lock entries of `roots` and everything they depend on, as the repository's npm ci laid them out. */
+function closureOf(packages: Record<string, LockEntry>, roots: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const visit = (path: string | undefined) => {
+    if (path === undefined || found.has(path)) return;
+    found.add(path);
+    const entry = packages[path]!;
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(resolvedPath(packages, path, name));
+  };
+  for (const root of roots) visit(resolvedPath(packages, '', root));
+  return found;
 }
 
 /**
@@ -32,21 +56,27 @@ interface LockEntry {
  */
 export async function installPackedPackage(): Promise<ConsumerProject> {
   const directory = await mkdtemp(join(tmpdir(), 'stageloop-consumer-'));
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: repositoryRoot });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const tarball = packed!.filename.replace(/^.*\//, '');
-  const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+  const { tarball, files } = await packInto(directory);
+  const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
   const lock = JSON.parse(await readFile(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   const integrity = `sha512-${createHash('sha512').update(await readFile(join(directory, tarball))).digest('base64')}`;
-  const dependencies = { stageloop: `file:${tarball}`, '@types/node': lock.packages['node_modules/@types/node']!.version as string };
+  // The app installs every optional part too (the peers, pinned as this repository's lock has them), except pg.
+  const versionOf = (name: string) => lock.packages[`node_modules/${name}`]!.version as string;
+  const parts = Object.keys(manifest.peerDependencies).filter((name) => name !== 'pg');
+  const dependencies: Record<string, string> = { stageloop: `file:${tarball}`, '@types/node': versionOf('@types/node') };
+  for (const name of parts) dependencies[name] = versionOf(name);
+  const { peerDependencies, peerDependenciesMeta } = manifest;
   const packages: Record<string, unknown> = {
     '': { name: 'consumer', version: '1.0.0', dependencies },
-    'node_modules/stageloop': { version: manifest.version, resolved: `file:${tarball}`, integrity, dependencies: manifest.dependencies, bin: { stageloop: 'bin/stageloop.js' } },
+    'node_modules/stageloop': { version: manifest.version, resolved: `file:${tarball}`, integrity, dependencies: manifest.dependencies, peerDependencies, peerDependenciesMeta, bin: { stageloop: 'bin/stageloop.js' } },
   };
-  const forTypes = new Set(['node_modules/@types/node', 'node_modules/undici-types']);
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (!path.startsWith('node_modules/') || (entry.dev && !forTypes.has(path))) continue;
-    const { dev: _dev, ...rest } = entry;
+  for (const path of closureOf(lock.packages, [...Object.keys(manifest.dependencies), ...parts, '@types/node'])) {
+    const { dev: _dev, peer: _peer, devOptional: _devOptional, ...rest } = lock.packages[path]!;
     packages[path] = rest;
   }
   await writeFile(join(directory, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
@@ -55,9 +85,21 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
   // better-sqlite3 builds its native addon in an install script (from source here, ~80 s); the consumer gets the one
   // this repository's npm ci built, for this same Node.
   await cp(join(repositoryRoot, 'node_modules/better-sqlite3/build'), join(directory, 'node_modules/better-sqlite3/build'), { recursive: true });
+  return projectAt(directory, files);
+}
+
+/** Packs this repository (dist/ is already built by the test set-up) into `directory`: the tarball's name and files. */
+export async function packInto(directory: string): Promise<{ tarball: string; files: string[] }> {
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: repositoryRoot });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: packed!.filename.replace(/^.*\//, ''), files: packed!.files.map((file) => file.path) };
+}
+
+/** A project in `directory` whose node() runs with nothing of this repository's environment but PATH. */
+export function projectAt(directory: string, tarballFiles: string[]): ConsumerProject {
   return {
     directory,
-    tarballFiles: packed!.files.map((file) => file.path),
+    tarballFiles,
     node: (args, env = {}, timeoutMs = 60_000) =>
       new Promise((resolve) => {
         execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs }, (error, out, err) =>

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
 import { installPackedPackage, installedPackages, repositoryRoot, type ConsumerProject } from './consumer-project.js';
+import { docImports, typeCheckedImports } from './doc-imports.js';
 
 let project: ConsumerProject;
 beforeAll(async () => {
@@ -104,13 +105,31 @@ describe('the packed package in a fresh project', () => {
     expect(output.stdout).toContain('395');
   }, 60_000);
 
-  it('type-checks a strict nodenext TypeScript consumer, declarations of dependencies included', async () => {
+  it('exports every name README.md and docs/*.md import, from the entry they import it from', async () => {
+    const entries = await docImports(repositoryRoot);
+    expect([...entries.keys()]).toEqual(expect.arrayContaining(['stageloop', 'stageloop/durable', 'stageloop/mcp', 'stageloop/workers']));
+    const wanted = Object.fromEntries([...entries].map(([entry, names]) => [entry, [...names.values]]));
+    const check = `const wanted = ${JSON.stringify(wanted)};
+const missing = [];
+for (const [entry, names] of Object.entries(wanted)) {
+  const module = await import(entry);
+  for (const name of names) if (!(name in module)) missing.push(entry + ': ' + name);
+}
+console.log(JSON.stringify(missing));`;
+    await writeFile(join(project.directory, 'doc-names.mjs'), check);
+    const output = await project.node(['doc-names.mjs']);
+    expect(output.stderr).toBe('');
+    expect(JSON.parse(output.stdout)).toEqual([]);
+  });
+
+  it('type-checks a strict nodenext TypeScript consumer (and every name the docs import), declarations of dependencies included', async () => {
     await writeFile(join(project.directory, 'consumer.ts'), strictConsumer);
+    await writeFile(join(project.directory, 'doc-names.ts'), typeCheckedImports(await docImports(repositoryRoot)));
     const compilerOptions = {
       module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
       noPropertyAccessFromIndexSignature: true, noImplicitReturns: true, skipLibCheck: false, noEmit: true, types: ['node'],
     };
-    await writeFile(join(project.directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+    await writeFile(join(project.directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'doc-names.ts'] }));
     const tsc = createRequire(join(repositoryRoot, 'package.json')).resolve('typescript/bin/tsc');
     // Checking every dependency's declarations takes 15 s on a quiet machine, far more under load.
     const output = await project.node([tsc, '-p', '.'], {}, 240_000);

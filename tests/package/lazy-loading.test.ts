@@ -66,4 +66,23 @@ describe('lazy loading', () => {
     expect(packages).toContain('zod');
     for (const name of heavy) expect(packages, name).not.toContain(name);
   });
+
+  it("import 'stageloop' (the built dist/src/index.js) resolves no HTTP framework, Redis client, queue, MCP SDK or SQLite binding", async () => {
+    const { packages, code, files } = await packagesLoaded(['--input-type=module', '-e', "await import('stageloop')"]);
+    expect(code).toBe(0);
+    expect(files.some((url) => url.endsWith('/dist/src/index.js'))).toBe(true);
+    expect([...packages].filter((name) => optionalPart.test(name))).toEqual([]);
+  });
+
+  it('each capability entry loads its own optional packages and no other', async () => {
+    const entries = { 'stageloop/durable': [], 'stageloop/workers': [], 'stageloop/mcp': [], 'stageloop/server': ['hono', '@hono/node-server'] };
+    for (const [entry, expected] of Object.entries(entries)) {
+      const { packages, code } = await packagesLoaded(['--input-type=module', '-e', `await import('${entry}')`]);
+      expect(code, entry).toBe(0);
+      expect([...packages].filter((name) => optionalPart.test(name)).sort(), entry).toEqual([...expected].sort());
+    }
+  });
 });
+
+/** The optional packages the main entry must not load: server, queue, Redis, MCP, SQLite, the OTel SDK. */
+const optionalPart = /^(hono|@hono\/.*|ioredis|bullmq|@modelcontextprotocol\/.*|better-sqlite3|@opentelemetry\/(?!api$).*|@a2a-js\/.*|pg)$/;

@@ -157,7 +157,7 @@ describe('tokens at start', () => {
     let stderr = '';
     let stdout = '';
     const streams = { stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream, stderr: { write: (text: string) => ((stderr += text), true) } as NodeJS.WritableStream };
-    const code = await main(['serve', '--port', '0', ...argv], streams, env);
+    const code = await main(['serve', '--port', '0', ...argv], { ...streams, env });
     return { code, stderr, stdout };
   }
 

@@ -31,7 +31,7 @@ describe('stageloop serve: runs over HTTP', () => {
     const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'capital of France?' }))).json()) as { runId: string };
     await waitForStatus(serve, runId, ['completed']);
     let stdout = '';
-    const code = await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream, stderr: process.stderr }, {});
+    const code = await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream, stderr: process.stderr, env: {} });
     expect(code).toBe(0);
     const shown = JSON.parse(stdout) as { runId: string; status: string; options: { recipe: { pipeline: string } } };
     expect(shown).toMatchObject({ runId, status: 'completed', options: { recipe: { pipeline: 'react', model: { offline: false } } } });
@@ -100,7 +100,7 @@ describe('decisions over HTTP', () => {
     const serve = await serves.start(modelEnv());
     let stdout = '';
     const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
-    const code = await main(['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'], { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream }, modelEnv());
+    const code = await main(['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'], { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: modelEnv() });
     expect(code).toBe(4);
     const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
     const decided = await serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: [{ callId: paused.pending[0]!.id, approve: true }] }));

@@ -1,5 +1,6 @@
 // Fast reads: a run's view is the same whether built afresh or kept, carries an ETag (304 when unchanged), follows a
 // live run as it goes, and the list pages with limit and before.
+import { effectiveJournal } from '../../src/durable/effective-journal.js';
 import { describe, expect, it } from 'vitest';
 import { shownSlots } from '../../app/shown-slots.js';
 import { runViewOf, viewOfLoaded } from '../../src/server/run-view.js';
@@ -60,7 +61,7 @@ describe('a run view', () => {
     await store.append(claim, [entry(1, 'context')]);
     const run = (await store.get('r2'))!;
     const checkpoint = { seq: 1, position: { zone: 'iteration' as const, iteration: 1, nextStage: 1, steer: null, breakRequested: false, ended: null }, state: { notes: ['n1'], plan: { steps: [] }, secret: 'kept out' }, stateHash: 'h', at: 1_001 };
-    const view = viewOfLoaded({ run, journal: await store.journal('r2'), checkpoints: [checkpoint] }, ['notes', 'verdict']);
+    const view = viewOfLoaded({ run, journal: effectiveJournal(await store.journal('r2')), checkpoints: [checkpoint] }, ['notes', 'verdict']);
     expect(view.slots).toEqual({ notes: ['n1'], verdict: null });
   });
 });

@@ -1,5 +1,4 @@
-// `stageloop serve` in a process of its own (as main.ts runs it), so a test can send it SIGTERM.
-import { serveCommand } from '../../app/cli/serve-command.js';
+// `stageloop serve` in a process of its own, through the CLI's main, so a test can send it SIGTERM.
+import { main } from '../../app/cli/main.js';
 
-const code = await serveCommand(process.argv.slice(2), process.env, { stdout: process.stdout, stderr: process.stderr });
-process.exit(code);
+process.exit(await main(['serve', ...process.argv.slice(2)]));

@@ -47,7 +47,7 @@ describe('stageloop chat', () => {
         { expect: 'Your name is Ada.' },
         { expect: 'talk> ' },
         { send: '/history\r' },
-        { expect: '2. What is my name?' },
+        { expect: '3. What is my name?' },
         { expect: 'talk> ' },
         { send: '\u0004' },
       ],
@@ -56,12 +56,12 @@ describe('stageloop chat', () => {
     );
     expect(session.failed).toBeNull();
     expect(session.code).toBe(0);
-    // The cancelled turn is not in the history; the turn after it saw the first one.
+    // The cancelled turn is kept with its status; the turn after it saw the first one and knows the second was cancelled.
     expect(session.output).toContain('1. My name is Ada. → Hello, Ada.');
-    expect(session.output).not.toContain('very long story. →');
+    expect(session.output).toMatch(/2\. Tell me a very long story\. → .*\(cancelled\)/s);
     const last = loopback.server.requests.at(-1)!.body.messages.map((message) => `${message.role}: ${message.content ?? ''}`).join('\n');
     expect(last).toContain('user: My name is Ada.\nassistant: Hello, Ada.');
-    expect(last).not.toContain('very long story');
+    expect(last).toContain('user: Tell me a very long story.\nassistant: (This turn was cancelled');
   });
 
   it('/facts, /new and /exit', async () => {

@@ -113,4 +113,22 @@ describe('sessions against a loopback model server', () => {
     await cli(['run', '-q', '--session', 'work', '--user', 'bob', ...serverArgs(), 'Which unit do I use?'], { OPENAI_API_KEY: 'sk-test' });
     expect(systemOf(3)).not.toContain('centimetres');
   });
+  it('nothing of the conversation is lost: a turn whose model fails is kept with its status and partial answer, and the next turn sees it', async () => {
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: JSON.stringify({ expression: '6 * 7' }) }]);
+    loopback.server.fail(400, { message: 'the model is gone' });
+    const failed = await cli(['run', '--json', '--session', 'lost', ...serverArgs(), 'What is 6 * 7?'], { OPENAI_API_KEY: 'sk-test' });
+    expect(failed.code).not.toBe(0);
+    const result = JSON.parse(failed.stdout.trim().split('\n').at(-1)!) as { status: string; answer: string | null };
+    expect(result.status).toBe('failed');
+    const database = new sqlite(join(home, 'stageloop.db'));
+    const row = database.prepare("SELECT task, answer, status FROM session_turns WHERE session = 'lost'").get() as { task: string; answer: string; status: string };
+    database.close();
+    expect(row).toEqual({ task: 'What is 6 * 7?', answer: result.answer ?? '', status: 'failed' });
+    loopback.server.replyWith({ content: 'It was 42.' });
+    const next = await cli(['run', '-q', '--session', 'lost', ...serverArgs(), 'What was the result?'], { OPENAI_API_KEY: 'sk-test' });
+    expect(next.stdout.trim()).toBe('It was 42.');
+    const seen = loopback.server.requests.at(-1)!.body.messages.map((message) => `${message.role}: ${message.content ?? ''}`);
+    expect(seen).toContain('user: What is 6 * 7?');
+    expect(seen.some((line) => line.startsWith('assistant: (This turn was failed'))).toBe(true);
+  });
 });

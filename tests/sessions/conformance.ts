@@ -30,6 +30,18 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
       store.close();
     });
 
+    it('keeps how a turn ended: a cancelled or failed turn with its status and partial answer, a completed one without a status', async () => {
+      const store = open();
+      const cancelled = await store.appendTurn(alice, { ...turn('3+3', ''), status: 'cancelled' });
+      const failed = await store.appendTurn(alice, { ...turn('4+4', 'partly'), status: 'failed' });
+      await store.appendTurn(alice, turn('5+5', '10'));
+      expect([cancelled.status, failed.status]).toEqual(['cancelled', 'failed']);
+      const loaded = await store.load(alice);
+      expect(loaded.turns.map((entry) => [entry.task, entry.answer, entry.status])).toEqual([['3+3', '', 'cancelled'], ['4+4', 'partly', 'failed'], ['5+5', '10', undefined]]);
+      expect('status' in loaded.turns[2]!).toBe(false);
+      store.close();
+    });
+
     it('sets, updates, lists (by key) and deletes facts with their source run and time', async () => {
       const store = open();
       await store.setFact(alice, { key: 'unit', value: 'metres', sourceRun: 'r1', updated: 1 });

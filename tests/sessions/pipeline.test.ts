@@ -5,6 +5,8 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OfflineModel } from '../../src/model/offline-model.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
+import { ModelError } from '../../src/model/types.js';
+import { testTools } from '../support/stage-tools.js';
 import { selectFacts } from '../../src/sessions/fact-selection.js';
 import { memorySessions } from '../../src/sessions/memory-sessions.js';
 import { compactionInstructions, compactionRequest, summaryMessageLabel } from '../../src/sessions/render.js';
@@ -86,13 +88,29 @@ describe('pipelines with a session', () => {
     expect((await sessions.load({ user: 'default', session: 's' })).summary).toMatch(/^- Turn 1: one\? Answer: first/);
   });
 
-  it('a cancelled turn is not kept, and the session is', async () => {
+  it('nothing of the conversation is lost: a cancelled turn is kept with its status, a failed one with its partial answer, and the next turn reads both', async () => {
     const sessions = memorySessions();
+    const scope = { user: 'default', session: 's' };
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
-    const result = await runPipeline(reactPipeline({ session: {} }), { task: 'x', session: 's' }, { deps: { model: new ScriptedModel([]), sessions }, signal: controller.signal });
-    expect(result.status).toBe('cancelled');
-    expect((await sessions.load({ user: 'default', session: 's' })).turns).toEqual([]);
+    const cancelled = await runPipeline(reactPipeline({ session: {} }), { task: 'x', session: 's' }, { deps: { model: new ScriptedModel([]), sessions }, signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.answer).toMatch(/^I could not finish this task: the run was cancelled/);
+    expect((await sessions.load(scope)).turns).toEqual([{ seq: 1, runId: cancelled.runId, task: 'x', answer: cancelled.answer, tools: [], at: expect.any(Number), status: 'cancelled' }]);
+    // A model that stops answering after one tool round: the run fails, its partial answer is kept with the turn.
+    const broken = new ScriptedModel([{ toolCalls: [{ name: 'calculator', arguments: '{"expression":"6 * 7"}' }] }, new ModelError('server', 'the server went away', { retryable: false })]);
+    const failed = await runPipeline(reactPipeline({ session: {} }), { task: 'What is 6 * 7?', session: 's' }, { deps: { model: broken, tools: testTools(), sessions } });
+    expect(failed.status).toBe('failed');
+    const kept = (await sessions.load(scope)).turns[1]!;
+    expect(kept).toMatchObject({ seq: 2, task: 'What is 6 * 7?', status: 'failed', tools: ['calculator(6 * 7) → 42'] });
+    expect(kept.answer).toBe(failed.answer ?? '');
+    const next = new ScriptedModel([{ content: 'ok' }]);
+    await runPipeline(reactPipeline({ session: {} }), { task: 'and now?', session: 's' }, { deps: { model: next, sessions } });
+    const seen = next.requests[0]!.messages.map((message) => `${message.role}: ${message.content}`);
+    expect(seen).toContain('user: x');
+    expect(seen).toContain(`assistant: (This turn was cancelled; its partial answer follows.)\n${cancelled.answer}`);
+    expect(seen).toContain('user: What is 6 * 7?');
+    expect(seen.some((line) => line.startsWith('assistant: (This turn was failed'))).toBe(true);
   });
 
   it('two users with the same session name: each one’s context shows only their own turns and facts', async () => {

@@ -82,7 +82,7 @@ describe('plan stage repair turns for a graph problem', () => {
     const model = new ScriptedModel([{ content: '["Add 10 to 42"]' }]);
     const state = makeState({ task: 'Add 10 to that' });
     state.context = { systemPrompt: 'sys', tools: [], facts: ['units: metric'] };
-    state.history = { user: 'default', session: 's', summary: '', turns: [{ seq: 1, task: 'What is 6*7?', answer: '42', tools: [], status: 'completed' } as never], facts: [] };
+    state.history = { user: 'default', session: 's', summary: '', turns: [{ seq: 1, task: 'What is 6*7?', answer: '42', tools: [], runId: 'r0', at: 1 }], facts: [] };
     await plan().execute(state, makeCtx({ deps: { model } }));
     const system = model.requests[0]!.messages[0]!.content;
     expect(system).toContain('What the agent already knows');

@@ -87,7 +87,7 @@ describe.runIf(runPostgresTests)('the CLI on a PostgreSQL store', () => {
     const withoutPg = fileURLToPath(new URL('../support/without-pg.cjs', import.meta.url));
     const cli = (args: string[]) => spawnSync(process.execPath, ['--require', withoutPg, cliPath, ...args], { env: cleanEnvironment(), encoding: 'utf8' });
     const missing = cli(['runs', '--store', url]);
-    expect([missing.status, missing.stderr.trim()]).toEqual([2, 'stageloop: a postgres:// store needs the "pg" package, which is not installed: run "npm install pg@8" beside stageloop']);
+    expect([missing.status, missing.stderr.trim()]).toEqual([2, 'stageloop: a postgres:// store needs the optional package pg, not installed: run "npm install pg@8" beside stageloop']);
     expect(cli(['runs']).status).toBe(0);
   });
 

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSessions } from '../../src/sessions/postgres-sessions.js';
+import { createPool, inTransaction } from '../../src/store/postgres-connection.js';
 import { postgresMigrations, postgresSchemaVersion } from '../../src/store/postgres-schema.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { StaleClaimError } from '../../src/store/types.js';
@@ -35,6 +36,27 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
 
   sharedStoreFencing('database', () => postgresStore(server!.url, { schema: 'two' }));
 
+  it('a transaction the server ended while its process was silent is tried again on a fresh connection, never a crash', async () => {
+    const poolErrors: Error[] = [];
+    const pool = createPool(server!.url, { idleTransactionTimeoutMs: 100 }, (error) => poolErrors.push(error));
+    let attempts = 0;
+    try {
+      const answer = await inTransaction(pool, async (client) => {
+        attempts++;
+        if (attempts === 1) {
+          // Silent inside the transaction until the server ends the session (idle_in_transaction_session_timeout).
+          await new Promise<void>((resolve) => client.on('error', () => resolve()));
+        }
+        const result = await client.query('SELECT 41 + 1 AS answer');
+        return (result.rows[0] as { answer: number }).answer;
+      });
+      expect(answer).toBe(42);
+      expect(attempts).toBe(2);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('refuses a store written by a newer stageloop, and migrates an older one keeping its runs', async () => {
     const newer = postgresStore(server!.url, { schema: 'newer' });
     await newer.list();
@@ -57,7 +79,7 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
     await sessions.setFact({ user: 'u', session: 's' }, { key: 'k', value: 'v', sourceRun: 'kept', updated: 1 });
     sessions.close();
     const versions = await admin(server!.url, (client) => client.query('SELECT version FROM older.schema_version ORDER BY version'));
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    expect(versions.rows.map((row) => row.version)).toEqual(Array.from({ length: postgresSchemaVersion }, (_, index) => index + 1));
 
     await admin(server!.url, (client) => client.query('CREATE SCHEMA foreign_tables; CREATE TABLE foreign_tables.orders (id int)'));
     const foreign = postgresStore(server!.url, { schema: 'foreign_tables' });

@@ -187,7 +187,7 @@ describe('tool failures', () => {
       },
     });
     expect(errorOf(await new ToolRegistry([tool]).execute(call('spreads', {}))).kind).toBe('timeout');
-    expect(Object.keys(spread)).toEqual(['signal']);
+    expect(Object.keys(spread)).toEqual(['callId', 'signal']);
     expect(spread.signal?.aborted).toBe(true);
   });
 

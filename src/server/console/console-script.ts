@@ -138,8 +138,10 @@ function followRun(runId) {
       else if (fields.event !== 'stored' && fields.data) onEvent(JSON.parse(fields.data));
       else if (fields.event === 'stored') redraw().catch(showError);
     }).then(function () {
-      if (!ended && !controller.signal.aborted) return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(stream);
-      return redraw();
+      var again = function () { return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(stream); };
+      if (!ended && !controller.signal.aborted) return again();
+      // A run this server continues in the background (after a decision) has no live stream here: look again until it ends.
+      return redraw().then(function (view) { if (view.run.status === 'running' && !controller.signal.aborted) return again(); });
     }).catch(function (error) { if (!controller.signal.aborted) showError(error); });
   }
   redraw().then(stream).catch(showError);
@@ -149,17 +151,39 @@ function drawDecisions(view) {
   box.replaceChildren();
   if (view.run.status !== 'interrupted') return;
   var pending = (view.run.outcome && view.run.outcome.result && view.run.outcome.result.pending) || [];
+  // One card per pending call: what it is, why it waits, its arguments (editable: an edit approves the edited call).
   pending.forEach(function (item) {
     var callId = item.callId || item.id;
-    function decide(approve) {
-      api('/v1/runs/' + encodeURIComponent(view.run.runId) + '/decisions', { method: 'POST', body: JSON.stringify({ decisions: [{ callId: callId, approve: approve }] }) })
+    var given = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments || {});
+    var shown = given;
+    try { shown = JSON.stringify(JSON.parse(given), null, 2); } catch (error) { /* not JSON: shown as the model sent it */ }
+    var argumentsBox = el('textarea', { class: 'arguments', 'data-call': callId, spellcheck: 'false', 'aria-label': 'arguments of ' + callId }, []);
+    argumentsBox.value = shown;
+    var message = el('input', { class: 'message', 'data-call': callId, placeholder: 'why not (the model reads this)', 'aria-label': 'rejection message for ' + callId }, []);
+    function decide(decision) {
+      decision.callId = callId;
+      api('/v1/runs/' + encodeURIComponent(view.run.runId) + '/decisions', { method: 'POST', body: JSON.stringify({ decisions: [decision] }) })
         .then(function () { followRun(view.run.runId); }).catch(showError);
     }
     var approve = el('button', { class: 'approve', 'data-call': callId }, ['Approve']);
     var reject = el('button', { class: 'reject', 'data-call': callId }, ['Reject']);
-    approve.addEventListener('click', function () { decide(true); });
-    reject.addEventListener('click', function () { decide(false); });
-    box.append(el('p', {}, ['waiting for a decision: ' + (item.name || item.tool || callId) + ' ', approve, ' ', reject]));
+    approve.addEventListener('click', function () {
+      var edited = argumentsBox.value.trim();
+      var changed = edited !== shown.trim();
+      if (changed) { try { JSON.parse(edited); } catch (error) { return showError('the arguments are not JSON: ' + error.message); } }
+      decide(changed ? { approve: true, arguments: edited } : { approve: true });
+    });
+    reject.addEventListener('click', function () {
+      var text = message.value.trim();
+      decide(text ? { approve: false, reason: text } : { approve: false });
+    });
+    box.append(el('div', { class: 'pending-call', 'data-call': callId }, [
+      el('strong', {}, ['waiting for a decision: ' + (item.tool || item.name || 'a call')]),
+      el('span', { class: 'call-id muted' }, ['call ' + callId]),
+      el('span', { class: 'why' }, [item.reason || '']),
+      argumentsBox,
+      el('div', {}, [approve, ' ', reject, ' ', message]),
+    ]));
   });
 }
 function route() {
@@ -180,7 +204,10 @@ document.getElementById('token').addEventListener('change', function (event) {
 document.getElementById('start').addEventListener('submit', function (event) {
   event.preventDefault();
   var task = document.getElementById('task').value;
-  api('/v1/runs', { method: 'POST', body: JSON.stringify({ task: task, pipeline: document.getElementById('pipeline').value }) })
+  var request = { task: task, pipeline: document.getElementById('pipeline').value };
+  var approveTools = document.getElementById('approve-tools').value.split(',').map(function (name) { return name.trim(); }).filter(Boolean);
+  if (approveTools.length) request.approveTools = approveTools.indexOf('all') >= 0 ? 'all' : approveTools;
+  api('/v1/runs', { method: 'POST', body: JSON.stringify(request) })
     .then(function (body) { document.getElementById('task').value = ''; location.hash = '#/runs/' + body.runId; }).catch(showError);
 });
 window.addEventListener('hashchange', route);

@@ -17,7 +17,7 @@ export const consolePage = `${head('stageloop console', '<link rel="stylesheet" 
 <p id="error" class="error" role="alert"></p>
 <div id="list-view">
 <section><h2>Start a run</h2>
-<form id="start"><textarea id="task" name="task" required placeholder="What should the agent do?"></textarea><select id="pipeline" name="pipeline"></select><button type="submit">Start</button></form>
+<form id="start"><textarea id="task" name="task" required placeholder="What should the agent do?"></textarea><select id="pipeline" name="pipeline"></select><input id="approve-tools" name="approveTools" placeholder="ask before: calculator, or all" aria-label="tools whose calls wait for a decision"><button type="submit">Start</button></form>
 </section>
 <section><h2>Runs</h2><table><thead><tr><th>status</th><th class="hide-narrow">pipeline</th><th>task</th><th>started</th><th class="hide-narrow">tokens</th></tr></thead><tbody id="run-rows"></tbody></table></section>
 </div>

@@ -8,21 +8,56 @@ function el(tag, attributes, children) {
   return node;
 }
 function ms(value) { return value >= 1000 ? (value / 1000).toFixed(2) + ' s' : Math.round(value) + ' ms'; }
+// A stage's colour says how it ended: a normal end of the loop is not an error, a pause is a pause.
+function stageClass(item) {
+  var signal = item.detail && item.detail.signal;
+  if (item.summary === 'continue' || item.stage === null || !signal) return 'stage';
+  if (signal.type === 'interrupt_run') return 'paused';
+  if (signal.type === 'break_loop' && (signal.kind || 'completed') === 'completed') return 'ended';
+  return 'steer';
+}
+// The time a run spent waiting for a person (from its pause to the stage that resumed it) is drawn as a short
+// hatched bar labelled with the wait, so a long wait does not squash every bar doing work.
+function waitsOf(timeline) {
+  var waits = [], pausedAt = null;
+  timeline.forEach(function (item, index) {
+    if (item.kind !== 'stage') return;
+    if (pausedAt !== null) { waits.push({ index: index, from: pausedAt, to: item.at }); pausedAt = null; }
+    if (stageClass(item) === 'paused') pausedAt = item.at;
+  });
+  return waits;
+}
 function waterfallRows(view) {
-  var start = view.run.createdAt, end = start;
+  var start = view.run.createdAt, end = start, waits = waitsOf(view.timeline), waited = 0;
   view.timeline.forEach(function (item) { end = Math.max(end, item.at); });
-  var total = Math.max(1, end - start), rows = [], zoneKey = null, previous = start;
-  view.timeline.forEach(function (item) {
+  waits.forEach(function (wait) { waited += wait.to - wait.from; });
+  var working = Math.max(1, end - start - waited), shownWait = working * 0.08;
+  var total = working + waits.length * shownWait;
+  function place(at) {
+    var shift = 0;
+    waits.forEach(function (wait) { if (at >= wait.to) shift += (wait.to - wait.from) - shownWait; else if (at > wait.from) shift += (at - wait.from) - shownWait * (at - wait.from) / (wait.to - wait.from); });
+    return 100 * (at - start - shift) / total;
+  }
+  var rows = [], zoneKey = null, previous = start;
+  function addRow(labelText, className, from, to, title, isCall) {
+    var bar = el('div', { class: 'bar ' + className, title: title });
+    bar.style.left = place(from) + '%';
+    bar.style.width = Math.max(0, place(to) - place(from)) + '%';
+    rows.push(el('div', { class: 'label' + (isCall ? ' call' : ''), title: title }, [labelText]));
+    rows.push(el('div', { class: 'track' }, [bar]));
+  }
+  view.timeline.forEach(function (item, index) {
     var key = item.zone === 'iteration' ? 'iteration ' + item.iteration : item.zone;
     if (key !== zoneKey) { rows.push(el('div', { class: 'zone' }, [key])); zoneKey = key; }
-    var from = item.kind === 'stage' ? item.at - (item.durationMs || 0) : previous;
-    var steer = item.kind === 'stage' && item.summary !== 'continue' && item.stage !== null;
-    var label = item.kind === 'stage' ? (item.stage || 'finalize') + ' · ' + ms(item.durationMs || 0) : item.kind + ' · ' + item.summary;
-    var bar = el('div', { class: 'bar ' + (item.kind === 'stage' ? (steer ? 'steer' : 'stage') : item.kind), title: item.summary });
-    bar.style.left = (100 * (from - start) / total) + '%';
-    bar.style.width = (100 * Math.max(0, item.at - from) / total) + '%';
-    rows.push(el('div', { class: 'label' + (item.kind === 'stage' ? '' : ' call'), title: item.summary }, [label]));
-    rows.push(el('div', { class: 'track' }, [bar]));
+    var wait = waits.filter(function (entry) { return entry.index === index; })[0];
+    if (wait) addRow('waiting for a decision · ' + ms(wait.to - wait.from), 'waiting', wait.from, wait.to, 'the run waited for a person', false);
+    if (item.kind === 'stage') {
+      // A resumed stage's duration counts the wait; its own work is what is left after it.
+      var own = wait ? Math.max(0, (item.durationMs || 0) - (wait.to - wait.from)) : (item.durationMs || 0);
+      addRow((item.stage || 'finalize') + ' · ' + ms(own), stageClass(item), item.at - own, item.at, item.summary, false);
+    } else {
+      addRow(item.kind + ' · ' + item.summary, item.kind, previous, item.at, item.summary, true);
+    }
     previous = item.at;
   });
   return rows;

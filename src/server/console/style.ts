@@ -22,6 +22,10 @@ tr.run-row { cursor: pointer; } tr.run-row:hover { background: #8881; }
 .waterfall .track { position: relative; height: 16px; background: #8881; border-radius: 3px; }
 .waterfall .bar { position: absolute; top: 2px; bottom: 2px; min-width: 2px; border-radius: 2px; background: var(--accent); }
 .waterfall .bar.model { background: #9b59b6; } .waterfall .bar.tool { background: #e67e22; } .waterfall .bar.steer { background: #c33; }
+.waterfall .bar.decision { background: #c80; } .waterfall .bar.ended { background: #2a8a3a; } .waterfall .bar.paused { background: #c80; }
+.waterfall .bar.waiting { background: repeating-linear-gradient(45deg, #c803, #c803 4px, #c806 4px, #c806 8px); }
+.pending-call { border: 1px solid #c80; border-radius: 6px; padding: 8px; margin: 8px 0; display: grid; gap: 6px; }
+.pending-call textarea { font-family: ui-monospace, monospace; min-height: 3em; } .pending-call .why { color: var(--muted); }
 .plan li { margin: 2px 0; } .step-completed { color: #2a8a3a; } .step-failed { color: #c33; } .step-in_progress { color: var(--accent); }
 .plan .wave > ul { list-style: none; padding-left: 0.5em; border-left: 2px solid #ccc; margin: 2px 0 6px; } .step-blocked { color: #999; }
 pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; border: 1px solid var(--line); border-radius: 6px; }

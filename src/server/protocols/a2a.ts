@@ -7,7 +7,7 @@ import { streamSSE } from 'hono/streaming';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { packageVersion } from '../../common/version.js';
-import { StageloopError } from '../../common/stageloop-error.js';
+import { loadOptional } from '../../common/optional-package.js';
 import { protocolErrorResponse } from './protocol-errors.js';
 import type { ProtocolServices } from './protocol-runs.js';
 
@@ -23,11 +23,7 @@ interface A2aEndpoint {
 async function loadA2a(services: ProtocolServices): Promise<A2aEndpoint> {
   let sdk: typeof import('@a2a-js/sdk');
   let server: typeof import('@a2a-js/sdk/server');
-  try {
-    [sdk, server] = await Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]);
-  } catch (error) {
-    throw new StageloopError('config', 'the A2A endpoints need the optional package @a2a-js/sdk: run "npm install @a2a-js/sdk@1.3.0" next to stageloop', { cause: error });
-  }
+  [sdk, server] = await loadOptional('the A2A endpoints', ['@a2a-js/sdk'], () => Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]));
   const { StageloopAgentExecutor } = await import('./a2a-executor.js');
   const executor = new StageloopAgentExecutor(services);
   const taskStore = new server.InMemoryTaskStore();

@@ -1,5 +1,6 @@
 // The protocol adapters in one place: the server's app mounts these routes once, behind its own auth and limits.
 import { Hono, type Context } from 'hono';
+import { loadOptional, optionalParts } from '../../common/optional-package.js';
 import { a2aRoutes } from './a2a.js';
 import { openAIChatRoutes } from './openai-chat.js';
 import type { ProtocolServices } from './protocol-runs.js';
@@ -16,7 +17,7 @@ export function protocolRoutes(services: ProtocolServices): Hono {
   app.route('/', uiMessageStreamRoutes(services));
   // The MCP SDK loads with the first /mcp request, not with every import of the server.
   let mcp: Promise<(context: Context) => Promise<Response>> | undefined;
-  app.all('/mcp', async (context) => (await (mcp ??= import('./mcp-server.js').then((module) => module.mcpHttpHandler(services))))(context));
+  app.all('/mcp', async (context) => (await (mcp ??= loadOptional('the /mcp endpoint', optionalParts.mcp, () => import('./mcp-server.js')).then((module) => module.mcpHttpHandler(services))))(context));
   app.route('/', a2aRoutes(services));
   return app;
 }

@@ -1,6 +1,7 @@
 // One client per MCP server: connected on first use, reconnected after the server went away, closed once.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MissingPackageError } from '../../common/optional-package.js';
 import { loadSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import { redactSecrets, withoutSecret } from '../../common/redact.js';
@@ -100,6 +101,7 @@ export class McpConnection {
       }
       return client;
     } catch (error) {
+      if (error instanceof MissingPackageError) throw error;
       const tail = this.stderrTail;
       const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
       throw new McpServerError(`Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });

@@ -7,6 +7,8 @@ import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelc
 import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
+import { loadOptional, optionalParts } from '../../common/optional-package.js';
+
 export interface McpSdk {
   Client: typeof Client;
   SSEClientTransport: typeof SSEClientTransport;
@@ -23,14 +25,14 @@ let loading: Promise<McpSdk> | undefined;
 export let loadedSdk: McpSdk | undefined;
 
 export function loadSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([
+  loading ??= loadOptional('stageloop/mcp', optionalParts.mcp, () => Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/validation/ajv'),
-  ]).then(([client, sse, stdio, http, types, ajv]) => {
+  ])).then(([client, sse, stdio, http, types, ajv]) => {
     loadedSdk = {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,

@@ -51,6 +51,18 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'agents',
+    // The coordinator hands the task to a specialist agent; the call to the agent is the one that waits for a person.
+    flags: (context) => ['--agent', 'coordinator', '--mcp-config', context.file('agents.json', {
+      agents: {
+        coordinator: { description: 'Hands tasks on.', instructions: 'Hand the task to the specialist.', tools: [], agents: ['specialist'] },
+        specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
+      },
+    })],
+    approvalFlags: ['--approve-tools', 'specialist'],
+    expected: answered,
+  },
+  {
     name: 'session + approvals + output schema',
     flags: (context, cell) => [...sessionFlags(cell), '--output-schema', context.file('schema.json', schema)],
     approvalFlags: ['--approve-tools', 'calculator'],

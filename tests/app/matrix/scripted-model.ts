@@ -25,6 +25,9 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   // The final-output call: the work so far in one user message, answered as the schema's object.
   if (body.response_format?.type === 'json_schema') return { content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }) };
   if (toolResult === undefined) {
+    // A coordinator (agents offered as tools, no calculator) hands the whole task to its first agent.
+    const agent = body.tools?.find((tool) => (tool.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties?.task !== undefined);
+    if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
     if (/\becho\b/i.test(task)) return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
     const addition = /add (\d+) to that/i.exec(task);
     // The session's earlier turns: as messages or rendered into the system prompt, the last answer given.

@@ -1,10 +1,10 @@
 // The config file (stageloop.config.json or --mcp-config FILE) and --mcp NAME=COMMAND: MCP servers in the
-// `mcpServers` shape Claude Desktop, Cursor and VS Code use, and fallback models. Errors never show a value.
+// `mcpServers` shape Claude Desktop, Cursor and VS Code use, fallback models, and agents. Errors never show a value.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, type Environment } from '../../src/model/config.js';
-import { messageOf } from '../../src/common/error-message.js';
-import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../../src/tools/mcp/types.js';
+import { ConfigError, type Environment } from '../src/model/config.js';
+import { messageOf } from '../src/common/error-message.js';
+import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../src/tools/mcp/types.js';
 
 export const CONFIG_FILE_NAME = 'stageloop.config.json';
 
@@ -21,11 +21,27 @@ export interface FallbackModelEntry {
   apiKey?: string;
 }
 
+/** An agent of the config file's `agents` object: a pipeline with its own instructions, tools and agents. */
+export interface AgentConfig {
+  name: string;
+  description: string;
+  pipeline: string;
+  /** A model name on the run's server; absent: the run's model. */
+  model?: string;
+  /** The agent's system prompt, as is. */
+  instructions: string;
+  /** Tool names (built-in, MCP, or another agent's name). */
+  tools: string[];
+  /** Agents it may call, offered as tools named after them. */
+  agents: string[];
+}
+
 export interface StageloopConfig {
   /** The file read, when one was. */
   file?: string;
   mcpServers: McpServer[];
   fallback: FallbackModelEntry[];
+  agents: AgentConfig[];
 }
 
 export interface ConfigSources {
@@ -39,7 +55,7 @@ export interface ConfigSources {
 
 export function loadStageloopConfig(sources: ConfigSources): StageloopConfig {
   const file = sources.configFile !== undefined ? resolve(sources.cwd, sources.configFile) : resolve(sources.cwd, CONFIG_FILE_NAME);
-  let config: StageloopConfig = { mcpServers: [], fallback: [] };
+  let config: StageloopConfig = { mcpServers: [], fallback: [], agents: [] };
   if (sources.configFile !== undefined && !existsSync(file)) throw new ConfigError(`--mcp-config ${sources.configFile}: no such file`);
   if (existsSync(file)) {
     let text: string;
@@ -76,7 +92,41 @@ export function parseConfigText(text: string, file: string, env: Environment): S
     if (server) mcpServers.push(server);
   }
   const fallback = root.fallback === undefined ? [] : fallbackEntries(root.fallback, file, env);
-  return { file, mcpServers, fallback };
+  const agents = root.agents === undefined ? [] : agentEntries(object(root.agents, file, '"agents"'), file);
+  return { file, mcpServers, fallback, agents };
+}
+
+const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents'];
+
+function agentEntries(entries: Record<string, unknown>, file: string): AgentConfig[] {
+  const agents = Object.entries(entries).map(([name, value]) => {
+    const where = `${file}: agents.${name}`;
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new ConfigError(`${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`);
+    const entry = object(value, file, `agents.${name}`);
+    const unknown = Object.keys(entry).filter((key) => !AGENT_KEYS.includes(key));
+    if (unknown.length > 0) throw new ConfigError(`${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`);
+    const names = (key: 'tools' | 'agents'): string[] => {
+      const list = entry[key] ?? [];
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) throw new ConfigError(`${where}.${key} must be a list of names`);
+      return list as string[];
+    };
+    const agent: AgentConfig = {
+      name,
+      description: text(entry.description, `${where}.description`),
+      pipeline: entry.pipeline === undefined ? 'react' : text(entry.pipeline, `${where}.pipeline`),
+      instructions: text(entry.instructions, `${where}.instructions`),
+      tools: names('tools'),
+      agents: names('agents'),
+    };
+    if (entry.model !== undefined) agent.model = text(entry.model, `${where}.model`);
+    return agent;
+  });
+  const known = new Set(agents.map((agent) => agent.name));
+  for (const agent of agents) {
+    const missing = agent.agents.find((name) => !known.has(name));
+    if (missing !== undefined) throw new ConfigError(`${file}: agents.${agent.name}.agents names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
+  }
+  return agents;
 }
 
 /** `files=npx -y @modelcontextprotocol/server-filesystem /tmp` or `docs=https://example.com/mcp`. */

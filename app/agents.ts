@@ -1,0 +1,87 @@
+// The team of a run made with --agent: the recipe's agents become tools of one another (agentTool), each with its own
+// pipeline (built like the run's), instructions, tools and model. Built from the recipe alone, so resume and replay
+// rebuild the same team without the config file.
+import { StageloopError } from '../src/common/stageloop-error.js';
+import { agentTool } from '../src/agents/agent-tool.js';
+import type { Pipeline } from '../src/engine/pipeline.js';
+import type { ChatModel } from '../src/model/types.js';
+import type { Tool } from '../src/tools/define-tool.js';
+import { ToolRegistry } from '../src/tools/registry.js';
+import type { ToolBox } from '../src/tools/types.js';
+import type { AgentRecipe, RunRecipe } from './recipe.js';
+
+export interface TeamParts {
+  /** The run's recipe, with what the environment decided filled in. */
+  recipe: RunRecipe;
+  /** The tools an agent may name: built-in, MCP. */
+  tools: ToolRegistry;
+  /** The run's model, and the model of each agent that names its own. */
+  model: ChatModel;
+  agentModels: ReadonlyMap<string, ChatModel>;
+  /** The assembler's pipeline builder (guards, approvals, output schema) for a recipe. */
+  buildPipeline(recipe: RunRecipe, modelName: string | undefined): Pipeline;
+}
+
+export interface Team {
+  pipeline: Pipeline;
+  tools: ToolRegistry;
+  /** The root agent's model. */
+  model: ChatModel;
+  path: string[];
+}
+
+/** The recipe's agent by name; a name the recipe has no agent for is a usage error listing them. */
+export function agentOf(recipe: RunRecipe, name: string): AgentRecipe {
+  const agent = recipe.agents[name];
+  if (agent === undefined) {
+    const known = Object.keys(recipe.agents);
+    throw new StageloopError('usage', `no agent named "${name}": ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
+  }
+  return agent;
+}
+
+/** The recipe as the agent's own run: its pipeline and instructions, no further agent. */
+export function asAgentRecipe(recipe: RunRecipe, name: string): RunRecipe {
+  const agent = agentOf(recipe, name);
+  const { agent: _root, ...rest } = recipe;
+  return { ...rest, pipeline: agent.pipeline, instructions: agent.instructions };
+}
+
+export function buildTeam(parts: TeamParts, root: string): Team {
+  const agentTools = new Map<string, Tool>();
+  const registries = new Map<string, ToolRegistry>();
+  const modelOf = (name: string) => parts.agentModels.get(name) ?? parts.model;
+
+  function registryOf(name: string): ToolRegistry {
+    const existing = registries.get(name);
+    if (existing !== undefined) return existing;
+    const agent = agentOf(parts.recipe, name);
+    const names = [...new Set([...agent.tools, ...agent.agents])];
+    const tools = names.map((toolName) => {
+      if (parts.recipe.agents[toolName] !== undefined) return agentToolOf(toolName);
+      const tool = parts.tools.get(toolName);
+      if (tool === undefined) throw new StageloopError('usage', `agent "${name}" names the tool "${toolName}", which this run does not have: the tools are ${[...parts.tools.names, ...Object.keys(parts.recipe.agents)].join(', ')}`);
+      return tool;
+    });
+    const registry = new ToolRegistry(tools, parts.tools.options);
+    registries.set(name, registry);
+    return registry;
+  }
+
+  function agentToolOf(name: string): Tool {
+    const existing = agentTools.get(name);
+    if (existing !== undefined) return existing;
+    const agent = agentOf(parts.recipe, name);
+    // Its tools are made when it first runs: agents may name one another (the depth limit ends a cycle).
+    const lazyTools: ToolBox = { definitions: () => registryOf(name).definitions(), executeAll: (calls, signal) => registryOf(name).executeAll(calls, signal) };
+    const model = modelOf(name);
+    const tool = agentTool({ name, description: agent.description, pipeline: parts.buildPipeline(asAgentRecipe(parts.recipe, name), model.modelName), deps: { model, tools: lazyTools } });
+    agentTools.set(name, tool);
+    return tool;
+  }
+
+  const pipeline = parts.buildPipeline(asAgentRecipe(parts.recipe, root), modelOf(root).modelName);
+  // Every name an agent gives is checked now, not when a model first calls it.
+  for (const name of Object.keys(parts.recipe.agents)) registryOf(name);
+  return { pipeline, tools: registryOf(root), model: modelOf(root), path: [root] };
+}

@@ -1,0 +1,121 @@
+// agentTool: any pipeline as a tool another pipeline can call. A call starts a child run with the task; its answer
+// (or typed output) is the tool result, and a child that did not complete is a typed tool error (`agent_stopped`).
+// One run, one set of limits: the child's tokens count in the caller's usage, it gets at most the caller's remaining
+// token budget, the caller's cancel reaches it, and its events and spans appear under the caller's.
+import { z } from 'zod';
+import type { JsonObject } from '../common/json.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import type { Deps, RunEvent } from '../engine/stage.js';
+import type { RunInput } from '../engine/state.js';
+import { currentToolCaller, wantToolCallers, type ToolCaller } from '../tools/call-scope.js';
+import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOutput } from '../tools/define-tool.js';
+import { ToolFailure } from '../tools/tool-failure.js';
+import { chargedModel, TokenAllowance } from './allowance.js';
+import { runChild, type ChildOutcome } from './child-run.js';
+
+declare module '../engine/stage.js' {
+  interface Deps {
+    /** Set on an agent's run: its path from the first run ("coordinator/researcher" is ["coordinator", "researcher"]). */
+    agent?: { path: readonly string[] };
+  }
+}
+
+export interface AgentToolOptions<Input extends z.ZodObject = z.ZodObject> {
+  /** The tool's name, which is also the agent's name in event paths. */
+  name: string;
+  /** What the agent does and when to ask it: the calling model chooses by this. */
+  description: string;
+  pipeline: Pipeline;
+  /** The child's own ports: its model (required) and tools; clock and ids default to the system's. */
+  deps?: Partial<Deps>;
+  /** A structured input the caller sends beside the task (`{ task, input }`). */
+  input?: Input;
+  /** How many agents deep a chain may go (default 3): a call beyond is refused. */
+  maxDepth?: number;
+  /** The share of the caller's remaining token budget the child may spend (default 1: all that is left). */
+  budgetShare?: number;
+  /** Default 10 minutes: a child run is many model calls, far beyond a plain tool's 30 s. */
+  timeoutMs?: number;
+  /** Default `write`: say `read` or `none` when the agent's own tools change nothing. */
+  effects?: ToolEffects;
+}
+
+export const AGENT_DEFAULTS: { readonly maxDepth: number; readonly budgetShare: number; readonly timeoutMs: number } = { maxDepth: 3, budgetShare: 1, timeoutMs: 600_000 };
+
+export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<Input>): Tool {
+  const settings = { ...AGENT_DEFAULTS, ...options };
+  if (!(Number.isInteger(settings.maxDepth) && settings.maxDepth >= 1)) throw new TypeError(`agentTool "${options.name}": maxDepth must be a whole number of at least 1`);
+  if (!(settings.budgetShare > 0 && settings.budgetShare <= 1)) throw new TypeError(`agentTool "${options.name}": budgetShare must be a fraction above 0 and at most 1`);
+  wantToolCallers();
+  const task = z.string().min(1).describe(`What to ask the ${options.name} agent, in full: it sees nothing else of this conversation`);
+  const parameters = options.input === undefined ? z.object({ task }) : z.object({ task, input: options.input });
+  return defineTool({
+    name: options.name,
+    description: options.description,
+    parameters,
+    timeoutMs: settings.timeoutMs,
+    effects: settings.effects ?? 'write',
+    execute: (args: { task: string; input?: unknown }, ctx) => callAgent(settings, args, ctx),
+  });
+}
+
+type Settings = AgentToolOptions & { maxDepth: number; budgetShare: number; timeoutMs: number };
+
+async function callAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext): Promise<ToolOutput> {
+  const caller = currentToolCaller();
+  const path = [...(caller?.deps.agent?.path ?? [caller?.pipeline ?? 'run']), settings.name];
+  const pathText = path.join('/');
+  if (path.length - 1 > settings.maxDepth) {
+    throw new ToolFailure(`agent "${settings.name}" was not started: agents may nest at most ${settings.maxDepth} deep (${pathText})`, { kind: 'refused' });
+  }
+  const model = settings.deps?.model;
+  if (model === undefined) throw new ToolFailure(`agent "${settings.name}" has no model: give agentTool({ deps: { model } })`);
+  const controller = new AbortController();
+  // The caller's cancel (and this call's timeout) reaches the child through the tool's signal.
+  const forward = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) forward();
+  else ctx.signal.addEventListener('abort', forward, { once: true });
+  const allowance = allowanceFor(caller, settings, controller);
+  if (allowance !== undefined && allowance.limit <= 0) {
+    throw new ToolFailure(`agent "${settings.name}" was not started: the calling run's token budget is spent`, { kind: 'refused' });
+  }
+  const deps: Partial<Deps> = { ...settings.deps, model: allowance === undefined ? model : chargedModel(model, allowance), agent: { path } };
+  const onEvent = caller?.deps.onEvent;
+  if (onEvent !== undefined) deps.onEvent = (event: RunEvent) => onEvent(event.agent === undefined ? { ...event, agent: pathText } : event);
+  if (deps.tracer === undefined && caller?.deps.tracer !== undefined) deps.tracer = caller.deps.tracer;
+  const store = caller?.deps.runStore;
+  const recording = store === undefined || caller === undefined || ctx.callId === undefined
+    ? undefined
+    : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
+  let outcome: ChildOutcome;
+  try {
+    outcome = await runChild(settings.pipeline, childInput(args), { deps, signal: controller.signal }, recording);
+  } finally {
+    ctx.signal.removeEventListener('abort', forward);
+  }
+  ctx.reportUsage?.(outcome.usage);
+  return resultOf(settings.name, outcome);
+}
+
+/** The caller's remaining tokens times the share; none when the caller has no token limit. */
+function allowanceFor(caller: ToolCaller | undefined, settings: Settings, controller: AbortController): TokenAllowance | undefined {
+  if (caller?.tokenLimit === undefined) return undefined;
+  const left = caller.tokenLimit - caller.usage.inputTokens - caller.usage.outputTokens;
+  return new TokenAllowance(Math.floor(Math.max(0, left) * settings.budgetShare), controller, settings.name);
+}
+
+function childInput(args: { task: string; input?: unknown }): RunInput {
+  if (args.input === undefined) return { task: args.task };
+  // The structured input is shown to the child's model with the task, and kept in its options for stages to read.
+  const input = args.input as JsonObject;
+  return { task: `${args.task}\n\nInput (JSON): ${JSON.stringify(input)}`, options: { input } };
+}
+
+function resultOf(name: string, outcome: ChildOutcome): ToolOutput {
+  if (outcome.status === 'completed') return outcome.output !== undefined ? outcome.output : (outcome.answer ?? '');
+  const partial = outcome.answer ? ` Its partial answer: ${outcome.answer}` : '';
+  throw new ToolFailure(`agent "${name}" ${outcome.status} (${outcome.stopReason.kind}): ${outcome.stopReason.message}.${partial}`, {
+    kind: 'agent_stopped',
+    agent: { name, runId: outcome.runId, status: outcome.status, stopKind: outcome.stopReason.kind },
+  });
+}

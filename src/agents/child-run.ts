@@ -1,0 +1,65 @@
+// Starting an agent's run for a tool call. In a recorded run the child is recorded in the same store under an id made
+// from the caller's run and call, so a resume of the caller finds it: a finished child gives its recorded outcome,
+// an unfinished one is resumed where it stopped (nothing it finished runs again), and a new one starts.
+import type { JsonObject, JsonValue } from '../common/json.js';
+import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
+import { randomIds } from '../engine/defaults.js';
+import type { Pipeline } from '../engine/pipeline.js';
+import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
+import type { IdGenerator } from '../engine/stage.js';
+import type { RunInput, RunStatus, StopReason, Usage } from '../engine/state.js';
+import type { PendingDecision } from '../engine/signal.js';
+import type { RunStore } from '../store/types.js';
+
+/** What the calling run needs of a child's result. */
+export interface ChildOutcome {
+  runId: string;
+  status: RunStatus;
+  answer: string | null;
+  output?: JsonValue;
+  usage: Usage;
+  stopReason: StopReason;
+  pending?: PendingDecision[];
+}
+
+export interface ChildRecording {
+  store: RunStore;
+  /** The child's run id: the caller's run id and the call's id. */
+  runId: string;
+  record: JsonObject;
+}
+
+export async function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined): Promise<ChildOutcome> {
+  if (recording === undefined) return outcomeOf(await runPipeline(pipeline, input, options));
+  const { store, runId, record } = recording;
+  const existing = await store.get(runId);
+  if (existing === undefined) {
+    const deps = { ...options.deps, ids: firstIdThen(runId, options.deps?.ids ?? randomIds) };
+    return outcomeOf(await runRecorded(pipeline, input, { ...options, deps, store, record }));
+  }
+  if (existing.outcome !== null && (existing.status === 'completed' || existing.status === 'stopped')) {
+    return outcomeOf(existing.outcome.result as unknown as RunResult);
+  }
+  // The caller's process died while the child ran (or it was cancelled with it): the child continues from its last
+  // checkpoint. Its old owner was the caller's, which this process has taken over.
+  return outcomeOf(await resumeRun(store, runId, { ...options, pipeline, takeOver: true }));
+}
+
+/** The run's own id first (recordRun draws it), then ids as usual. */
+function firstIdThen(first: string, rest: IdGenerator): IdGenerator {
+  let given = false;
+  return {
+    newId() {
+      if (given) return rest.newId();
+      given = true;
+      return first;
+    },
+  };
+}
+
+function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'>): ChildOutcome {
+  const outcome: ChildOutcome = { runId: result.runId, status: result.status, answer: result.answer, usage: { ...result.usage }, stopReason: { ...result.stopReason } };
+  if (result.output !== undefined) outcome.output = result.output;
+  if (result.pending !== undefined) outcome.pending = result.pending;
+  return outcome;
+}

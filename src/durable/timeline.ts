@@ -1,0 +1,75 @@
+// A recorded run's timeline: one item per journal entry worth showing (stages, model and tool calls), in order.
+// `stageloop show` prints it and the server's run view sends it.
+import type { JsonValue } from '../common/json.js';
+import { jsonOf, type JournalEntries, type JournalEntry } from './journal-entries.js';
+import type { LoadedRun } from './inspect.js';
+
+/** One timeline line per journal entry worth showing, in order. */
+export interface TimelineItem {
+  kind: 'stage' | 'model' | 'tool' | 'decision';
+  zone: string;
+  iteration: number;
+  stage: string | null;
+  at: number;
+  /** ms since the previous stage ended (for a stage: its duration). */
+  durationMs?: number;
+  summary: string;
+  detail: JsonValue;
+}
+
+export function timelineOf(loaded: LoadedRun): TimelineItem[] {
+  const items: TimelineItem[] = [];
+  let stageStart = loaded.run.createdAt;
+  for (const entry of loaded.journal) {
+    const item = itemOf(entry, stageStart);
+    if (item === undefined) continue;
+    if (entry.kind === 'stage') stageStart = entry.at;
+    items.push(item);
+  }
+  return items;
+}
+
+function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefined {
+  const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
+  if (entry.kind === 'stage') {
+    const signal = entry.data.signal;
+    const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
+    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: jsonOf(entry.data) };
+  }
+  if (entry.kind === 'model') {
+    const { response, error, request } = entry.data;
+    const purpose = typeof request.purpose === 'string' ? request.purpose : 'model';
+    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message)}`, detail: jsonOf(entry.data) };
+    const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${shortText(call.arguments, 60)}`).join(', ');
+    const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
+    const said = response?.content ? ` "${shortText(response.content)}"` : '';
+    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: jsonOf(entry.data) };
+  }
+  if (entry.kind === 'tool') {
+    const { calls, results } = entry.data;
+    const lines = calls.map((call, index) => {
+      const result = results[index];
+      const outcome = result === undefined ? '?' : result.ok ? shortText(result.content) : `error ${result.error.kind}: ${shortText(result.error.message)}`;
+      return `${call.name} ${shortText(call.arguments, 60)} → ${outcome}`;
+    });
+    return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data) };
+  }
+  if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
+  return undefined;
+}
+
+/** A person's decision in words: what was decided about which call, with the edit or the message. */
+function decisionSummary(data: JournalEntries['decision']): string {
+  const { answer } = data;
+  const call = data.id !== undefined ? ` call ${data.id}` : '';
+  if ('action' in answer) return `limit: ${answer.action}${answer.action === 'extend' ? ` by ${answer.by}` : ''}`;
+  if (!answer.approve) return `rejected${call}${answer.message ? `: "${shortText(answer.message, 200)}"` : ''}`;
+  const edited = 'arguments' in answer ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}` : '';
+  return `approved${call}${edited}${'always' in answer && answer.always ? " (and the rest of this tool's calls)" : ''}`;
+}
+
+/** One line of at most `limit` characters. */
+export function shortText(text: string, limit = 80): string {
+  const single = text.replace(/\s+/g, ' ').trim();
+  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+}

@@ -1,0 +1,11 @@
+// 'stageloop/durable': runs recorded in SQLite (or PostgreSQL, by URL), resumed after a crash or cancel, replayed
+// offline, inspected; SQLite session stores. The SQLite binding (better-sqlite3, an optional package) loads on first use.
+export { sqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.js';
+export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from '../store/location.js';
+export { resumeRun, PipelineMismatchError, type ResumeOptions } from '../durable/durable-run.js';
+export { replayRun, type ReplayOptions, type ReplayReport } from '../durable/replay.js';
+export { listRuns, loadRun, type LoadedRun } from '../durable/inspect.js';
+export type { Divergence, DivergenceKind } from '../durable/divergence.js';
+export type { RunSeam, RunStart, RunCursor } from '../engine/run-seam.js';
+export { sqliteSessions, type SqliteSessionsOptions } from '../sessions/sqlite-sessions.js';
+export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from '../sessions/session-store.js';

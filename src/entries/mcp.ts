@@ -1,0 +1,19 @@
+// 'stageloop/mcp': the tools of MCP servers as stageloop tools, each server started once per process. The MCP SDK
+// (@modelcontextprotocol/sdk, an optional package) loads when the first server is opened.
+export {
+  mcpTools,
+  loadMcpTools,
+  mcpToolOrigin,
+  McpServerPool,
+  processMcpPool,
+  closeMcpServers,
+  McpServerError,
+  prefixedToolName,
+  type McpToolsOptions,
+  type McpToolInfo,
+  type McpServer,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpHttpServer,
+  type McpToolOrigin,
+} from '../tools/mcp/index.js';

@@ -1,0 +1,38 @@
+// Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
+// (an agent) reaches the calling run's listeners, tracer, usage and limits. Async context, so it follows every await.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Deps } from '../engine/stage.js';
+import type { Usage } from '../engine/state.js';
+
+export interface ToolCaller {
+  readonly runId: string;
+  readonly pipeline: string;
+  readonly iteration: number;
+  /** The calling run's ports as its stages see them. */
+  readonly deps: Deps;
+  /** The calling run's usage so far (the live total). */
+  readonly usage: Usage;
+  /** The calling run's token limit (input + output), when it has one. */
+  readonly tokenLimit: number | undefined;
+}
+
+const scope = new AsyncLocalStorage<ToolCaller>();
+/** Set once a tool that reads its caller exists: until then no batch pays for the async context. */
+let wanted = false;
+
+/** Called by tools that read their caller (agentTool), once, when they are made. */
+export function wantToolCallers(): void {
+  wanted = true;
+}
+
+export function toolCallersWanted(): boolean {
+  return wanted;
+}
+
+export function asToolCaller<Result>(caller: ToolCaller, body: () => Result): Result {
+  return scope.run(caller, body);
+}
+
+export function currentToolCaller(): ToolCaller | undefined {
+  return scope.getStore();
+}

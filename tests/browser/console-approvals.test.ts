@@ -1,0 +1,80 @@
+// The console as a place to decide, in headless Chromium: a run started from the form with "ask before: calculator"
+// pauses; the card shows the call's tool, id, reason and arguments; one run is approved with edited arguments, one
+// rejected with a message, and `stageloop show` has both decisions. The waterfall draws the wait as waiting.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../app/cli/main.js';
+import { useServes, type TestServe } from '../server/serve-support.js';
+import { artifacts, openBrowser, skipBrowser } from './browser-support.js';
+import type { Page } from 'playwright-core';
+
+const serves = useServes();
+
+async function showText(serve: TestServe, runId: string): Promise<string> {
+  let text = '';
+  const sink = { write: (chunk: string) => ((text += chunk), true) } as NodeJS.WritableStream;
+  expect(await main(['show', runId, '--store', serve.storeFile], { stdout: sink, stderr: sink, env: {} })).toBe(0);
+  return text;
+}
+
+/** Starts a run from the console's form with approvals for the calculator; resolves with its id once it waits. */
+async function startPausedRun(page: Page, task: string): Promise<string> {
+  await page.locator('#pipeline option[value="react"]').waitFor({ state: 'attached' });
+  await page.fill('#task', task);
+  await page.fill('#approve-tools', 'calculator');
+  await page.click('#start button[type=submit]');
+  await page.locator('.pending-call').waitFor({ timeout: 15_000 });
+  return decodeURIComponent(/#\/runs\/(.+)$/.exec(page.url())![1]!);
+}
+
+describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
+  it('shows the pending call, approves it with edited arguments, and the waterfall draws the wait', async () => {
+    const serve = await serves.start({});
+    const browser = await openBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${serve.running.url}/`);
+      const runId = await startPausedRun(page, 'What is 6 * 7?');
+      const card = page.locator('.pending-call').first();
+      expect(await card.locator('strong').textContent()).toBe('waiting for a decision: calculator');
+      expect(await card.locator('.call-id').textContent()).toMatch(/^call \S+/);
+      expect(await card.locator('.why').textContent()).toContain('approval of every calculator call');
+      expect(JSON.parse(await card.locator('textarea.arguments').inputValue())).toEqual({ expression: '6 * 7' });
+      await page.screenshot({ path: join(artifacts, 'approval-pending.png'), fullPage: true });
+      await card.locator('textarea.arguments').fill('{ "expression": "6 * 8" }');
+      await card.locator('button.approve').click();
+      await page.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
+      await expect.poll(() => page.locator('pre.answer').textContent()).toContain('48');
+      expect(await page.locator('.waterfall .bar.waiting').count()).toBe(1);
+      expect(await page.locator('.waterfall .label').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^waiting for a decision · /)]));
+      // A normal end of the loop is drawn as an end, not as an error.
+      expect(await page.locator('.waterfall .bar.ended').count()).toBeGreaterThan(0);
+      expect(await page.locator('.waterfall .bar.steer').count()).toBe(0);
+      await page.screenshot({ path: join(artifacts, 'approval-edited-done.png'), fullPage: true });
+      const shown = await showText(serve, runId);
+      expect(shown).toMatch(/decision · approved call \S+ with edited arguments \{ "expression": "6 \* 8" \}/);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
+
+  it('rejects a call with a message the model reads, and show has the message', async () => {
+    const serve = await serves.start({});
+    const browser = await openBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${serve.running.url}/`);
+      const runId = await startPausedRun(page, 'What is 9 * 9?');
+      const card = page.locator('.pending-call').first();
+      await card.locator('input.message').fill('no calculator today');
+      await card.locator('button.reject').click();
+      await page.locator('.pending-call').waitFor({ state: 'detached', timeout: 15_000 });
+      await expect.poll(async () => page.locator('[data-status]').getAttribute('data-status'), { timeout: 15_000 }).not.toMatch(/running|interrupted/);
+      await page.screenshot({ path: join(artifacts, 'approval-rejected.png'), fullPage: true });
+      const shown = await showText(serve, runId);
+      expect(shown).toMatch(/decision · rejected call \S+: "no calculator today"/);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
+});

@@ -1,0 +1,40 @@
+// `stageloop agents` and `stageloop run --agent NAME` over the example team (a coordinator and two specialists),
+// offline, recorded, then shown and replayed from the recording alone.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+
+const config = fileURLToPath(new URL('../../examples/agents/stageloop.config.json', import.meta.url));
+
+describe('agents in the CLI', () => {
+  it('lists the configured agents with their tools', async () => {
+    const listed = await runCli(['agents', '--mcp-config', config]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('coordinator  Splits a task into parts');
+    expect(listed.stdout).toContain('tools: multiplier, subtractor');
+    const json = await runCli(['agents', '--json', '--mcp-config', config]);
+    expect(JSON.parse(json.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'multiplier', tools: ['calculator'], pipeline: 'react', model: null })]));
+  });
+
+  it('runs the coordinator offline: both specialists answer, usage sums the three runs, replay is identical', async () => {
+    const run = await runCli(['run', '--agent', 'coordinator', '--offline', '--json', '--mcp-config', config, 'Compute 12 * 7; compute 100 - 58']);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { runId: string; status: string; answer: string; usage: { inputTokens: number } };
+    expect(result).toMatchObject({ status: 'completed', answer: '12 * 7 = 84; 100 - 58 = 42' });
+    const runs = JSON.parse((await runCli(['runs', '--json'])).stdout) as Array<{ runId: string; tokens: number; status: string }>;
+    const children = runs.filter((entry) => entry.runId.startsWith(`${result.runId}.`));
+    expect(children.map((child) => child.status)).toEqual(['completed', 'completed']);
+    const parent = runs.find((entry) => entry.runId === result.runId)!;
+    // The coordinator's tokens include its children's, which are recorded as runs of their own.
+    expect(parent.tokens).toBeGreaterThan(children.reduce((sum, child) => sum + child.tokens, 0));
+    const replay = await runCli(['replay', result.runId]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toContain('identical');
+  });
+
+  it('an unknown agent is one line and exit 2', async () => {
+    const run = await runCli(['run', '--agent', 'nobody', '--offline', '--mcp-config', config, '2 + 2']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(`stageloop: --agent nobody: no such agent in ${config}: the agents are coordinator, multiplier, subtractor`);
+  });
+});
