@@ -68,6 +68,11 @@ export class CalculatorWorkerHost {
     return this.#live?.child.pid;
   }
 
+  /** Whether a calculation is in the worker right now (sent to it, not yet answered): what an abort or close interrupts. */
+  get evaluating(): boolean {
+    return this.#current?.posted === true;
+  }
+
   /** Resolves the formatted result; rejects with ToolFailure (math error, timeout, out of memory) or the signal's reason. */
   evaluate(expression: string, signal: AbortSignal): Promise<string> {
     return new Promise<string>((resolve, reject) => {

@@ -9,3 +9,12 @@ export type TestContext = TestStageContext;
 export function makeCtx(options: StageContextOptions = {}): TestContext {
   return stageContext(options);
 }
+
+/** Resolves once `condition()` holds, looking every few ms; fails naming `what` after `timeoutMs` (a bound, not a pause). */
+export async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

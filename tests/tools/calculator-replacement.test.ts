@@ -1,6 +1,7 @@
 // A calculator process killed by a limit is replaced at once, in the background: the next call finds it started.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { until } from '../support/helpers.js';
 
 const hosts: CalculatorWorkerHost[] = [];
 const newHost = (memoryLimitMb = 64) => {
@@ -42,7 +43,8 @@ describe('calculator process replacement', { retry: 2 }, () => {
     await expectStartedReplacement(host, async () => {
       const controller = new AbortController();
       const running = host.evaluate('sum(map(ones(3000, 3000), f(x) = x + 1))', controller.signal);
-      setTimeout(() => controller.abort(new Error('stop')), 100);
+      await until(() => host.evaluating, 'the worker is calculating');
+      controller.abort(new Error('stop'));
       await expect(running).rejects.toThrow('stop');
     });
   }, 20_000);

@@ -2,8 +2,10 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { calculatorTool } from '../../src/tools/calculator.js';
+import { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
+import { calculatorLimits, calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import { until } from '../support/helpers.js';
 import type { ToolResult } from '../../src/tools/types.js';
 
 const calculator = calculatorTool();
@@ -74,11 +76,12 @@ describe('calculator', () => {
 
 describe('calculator worker lifecycle', () => {
   it('close() fails a running calculation at once, and the next call starts a new worker', async () => {
-    const own = calculatorTool();
+    const host = new CalculatorWorkerHost(calculatorLimits());
+    const own = calculatorTool({}, host);
     const ownTools = new ToolRegistry([own]);
     await own.warm();
     const running = ownTools.execute({ id: 'r', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(2000, 2000), f(x) = x + 1))' }) });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => host.evaluating, 'the worker is calculating');
     await own.close();
     expect(await running).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('closed') } });
     expect(await ownTools.execute({ id: 'n', name: 'calculator', arguments: '{"expression":"2 + 2"}' })).toMatchObject({ ok: true, content: 'Expression: 2 + 2\nResult: 4' });
