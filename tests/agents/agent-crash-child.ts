@@ -14,15 +14,10 @@ import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { openStore } from '../../src/store/location.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import type { ChildConfig } from '../durable/crash-child.js';
 
-export interface AgentCrashConfig {
-  db: string;
-  runId: string;
-  action: 'start' | 'resume';
-  serverUrl: string;
-  sideLog: string;
-  attempt: number;
-}
+/** The durable crash child's settings that this child shares (a type import: that file runs when loaded). */
+export type AgentCrashConfig = Pick<ChildConfig, 'db' | 'runId' | 'action' | 'serverUrl' | 'sideLog' | 'attempt'>;
 
 const config = JSON.parse(process.argv[2] ?? '{}') as AgentCrashConfig;
 const mark = (line: string) => new Promise((resolve) => process.stdout.write(`${line}\n`, resolve));

@@ -27,14 +27,22 @@ async function startPausedRun(page: Page, task: string): Promise<string> {
   return decodeURIComponent(/#\/runs\/(.+)$/.exec(page.url())![1]!);
 }
 
+/** A fresh server and browser page whose run, started from the console's form, waits for a decision on `task`. */
+async function withPausedRun(task: string, body: (page: Page, serve: TestServe, runId: string) => Promise<void>): Promise<void> {
+  const serve = await serves.start({});
+  const browser = await openBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${serve.running.url}/`);
+    await body(page, serve, await startPausedRun(page, task));
+  } finally {
+    await browser.close();
+  }
+}
+
 describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
   it('shows the pending call, approves it with edited arguments, and the waterfall draws the wait', async () => {
-    const serve = await serves.start({});
-    const browser = await openBrowser();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(`${serve.running.url}/`);
-      const runId = await startPausedRun(page, 'What is 6 * 7?');
+    await withPausedRun('What is 6 * 7?', async (page, serve, runId) => {
       const card = page.locator('.pending-call').first();
       expect(await card.locator('strong').textContent()).toBe('waiting for a decision: calculator');
       expect(await card.locator('.call-id').textContent()).toMatch(/^call \S+/);
@@ -53,18 +61,11 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       await page.screenshot({ path: join(artifacts, 'approval-edited-done.png'), fullPage: true });
       const shown = await showText(serve, runId);
       expect(shown).toMatch(/decision · approved call \S+ with edited arguments \{ "expression": "6 \* 8" \}/);
-    } finally {
-      await browser.close();
-    }
+    });
   }, 90_000);
 
   it('rejects a call with a message the model reads, and show has the message', async () => {
-    const serve = await serves.start({});
-    const browser = await openBrowser();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(`${serve.running.url}/`);
-      const runId = await startPausedRun(page, 'What is 9 * 9?');
+    await withPausedRun('What is 9 * 9?', async (page, serve, runId) => {
       const card = page.locator('.pending-call').first();
       await card.locator('input.message').fill('no calculator today');
       await card.locator('button.reject').click();
@@ -73,8 +74,6 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       await page.screenshot({ path: join(artifacts, 'approval-rejected.png'), fullPage: true });
       const shown = await showText(serve, runId);
       expect(shown).toMatch(/decision · rejected call \S+: "no calculator today"/);
-    } finally {
-      await browser.close();
-    }
+    });
   }, 90_000);
 });

@@ -3,21 +3,14 @@ import { contextWindowFor, prune, unknownModelWindow } from '../../stages/prune.
 import { GuardConfigError } from '../../stages/guard-config-error.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import type { ChatMessage } from '../../src/model/types.js';
+import { toolConversation } from '../support/conversations.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 
 const page = (topic: string) => `${topic} results:\n` + `The ${topic} page lists many details about ${topic} that go on and on. `.repeat(60);
 
-/** system, task, then `turns` tool rounds with a large observation each. */
+/** system, task, then `turns` tool rounds with a long result each. */
 function conversation(turns: number): ChatMessage[] {
-  const messages: ChatMessage[] = [
-    { role: 'system', content: 'You are a research assistant. Plan:\n1. search\n2. answer' },
-    { role: 'user', content: 'Compare the three cities.' },
-  ];
-  for (let turn = 1; turn <= turns; turn++) {
-    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `call_${turn}`, name: 'search', arguments: `{"q":"city ${turn}"}` }] });
-    messages.push({ role: 'tool', toolCallId: `call_${turn}`, name: 'search', content: page(`city ${turn}`) });
-  }
-  return messages;
+  return toolConversation(turns, { system: 'You are a research assistant. Plan:\n1. search\n2. answer', task: 'Compare the three cities.', page });
 }
 
 /** Every assistant message with tool calls is followed by one tool message per call, as Chat Completions requires. */

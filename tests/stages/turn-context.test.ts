@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../src/model/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { memorySessions } from '../../src/sessions/memory-sessions.js';
 import { sessionScope } from '../../src/sessions/types.js';
+import { toolConversation } from '../support/conversations.js';
 import { makeIds } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
 
@@ -15,15 +16,7 @@ const page = (topic: string) => `${topic} page:\n` + `Details about ${topic} tha
 
 /** system, task, then `rounds` tool rounds with a long result each. */
 function conversation(rounds: number): ChatMessage[] {
-  const messages: ChatMessage[] = [
-    { role: 'system', content: 'You are a research assistant.' },
-    { role: 'user', content: 'Compare the cities.' },
-  ];
-  for (let round = 1; round <= rounds; round++) {
-    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `call_${round}`, name: 'search', arguments: `{"q":"city ${round}"}` }] });
-    messages.push({ role: 'tool', toolCallId: `call_${round}`, name: 'search', content: page(`city ${round}`) });
-  }
-  return messages;
+  return toolConversation(rounds, { system: 'You are a research assistant.', task: 'Compare the cities.', page });
 }
 
 describe('rendered context: the context is rendered, not accumulated', () => {
