@@ -1,5 +1,6 @@
 // The RunStore rules, written once over a small table interface: epoch fencing, leases, journal contiguity and
 // atomic writes. memory-store.ts and sqlite-store.ts only say where the rows live.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
 import {
@@ -61,9 +62,20 @@ export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** A killed process its parent has not reaped yet still answers kill(pid, 0); Linux shows it as state Z (or X). */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').charAt(0);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false; // gone between the two looks, or no /proc: kill() said it was there
   }
 }
 
