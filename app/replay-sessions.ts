@@ -14,7 +14,9 @@ export function replaySessions(live: SessionStore, run: { runId: string; created
     },
     async appendTurn(scope: SessionScope, turn: NewTurn): Promise<TurnRecord> {
       const history = await live.load(scope);
-      return { ...turn, seq: history.turns.filter(before).reduce((highest, earlier) => Math.max(highest, earlier.seq), 0) + 1 };
+      // The seq the run's own turn got when it was saved: a turn of another run may have come in between.
+      const saved = history.turns.find((earlier) => earlier.runId === run.runId);
+      return { ...turn, seq: saved?.seq ?? history.turns.filter(before).reduce((highest, earlier) => Math.max(highest, earlier.seq), 0) + 1 };
     },
     compact: async () => undefined,
     listFacts: async (scope) => earlierFacts(await live.listFacts(scope)),

@@ -30,6 +30,20 @@ describe('one recipe for every lifecycle verb', () => {
     expect(replayed.stdout).not.toMatch(/\bdiverg/i);
   });
 
+  it('session + approvals with another turn of the session in between: approve, then replay is identical', async () => {
+    const paused = await runCli(['run', '--session', 's3', '--approve-all-tools', 'What is 12 * 7?'], env);
+    expect(paused.code).toBe(4);
+    const runId = runIdOf(paused.stderr)!;
+    // This turn is saved first, so the paused run's turn is the session's second, though it started first.
+    const between = await runCli(['run', '-q', '--session', 's3', 'What is 2 + 3?'], env);
+    expect(between.code).toBe(0);
+    const approved = await runCli(['approve', runId, '-q'], env);
+    expect(approved.code).toBe(0);
+    const replayed = await runCli(['replay', runId], env);
+    expect(replayed.stdout).toMatch(/^identical/);
+    expect(replayed.code).toBe(0);
+  });
+
   it('output schema + approvals: approve --json in a new process has the typed output', async () => {
     const schema = join(home, 'result.schema.json');
     writeFileSync(schema, JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }));
