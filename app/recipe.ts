@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
+import type { RunInput } from '../src/engine/state.js';
 import type { RunSummary } from '../src/store/types.js';
 
 export const recipeVersion = 1;
@@ -113,6 +114,12 @@ export function makeRecipe(input: RunRecipeInput, where = 'the run recipe'): Run
 }
 
 /** What runPipeline records with the run (its `record` option). */
+/** A run's input for `task` under this recipe: a session run names its session and user, so history and memory see it. */
+export function runInputOf(task: string, recipe: RunRecipe): RunInput {
+  const { session } = recipe;
+  return session === undefined ? { task } : { task, session: session.name, user: session.user };
+}
+
 export function recordOf(recipe: RunRecipe): JsonObject {
   return { recipe: JSON.parse(JSON.stringify(recipe)) as JsonObject };
 }

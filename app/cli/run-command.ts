@@ -9,7 +9,7 @@ import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import type { RunFlags } from './args.js';
 import type { CliStreams, CommandIo } from './command.js';
 import type { AssembledRun } from '../assemble.js';
-import type { RunRecipe } from '../recipe.js';
+import { runInputOf, type RunRecipe } from '../recipe.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
 import { progressPrinter } from './progress.js';
@@ -40,8 +40,7 @@ export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost:
   try {
     const recording = flags.noStore ? undefined : await openCliStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
-    const { session } = given.recipe;
-    const input = session ? { task: flags.task, session: session.name, user: session.user } : { task: flags.task };
+    const input = runInputOf(flags.task, given.recipe);
     return await attendedRun(flags, io, { run, recipe: given.recipe, recording }, (deps, signal) =>
       runPipeline(run.pipeline, input, { deps, signal, ...(recording ? { store: recording.store, record: run.record, hashEvery: 'stage' } : {}) }),
     );

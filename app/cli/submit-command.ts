@@ -7,7 +7,8 @@ import type { RunEvent } from '../../src/engine/stage.js';
 import { checkRedisReachable, connectRedis } from '../../src/store/redis-connection.js';
 import type { RunJobResult } from '../../src/workers/process-run.js';
 import { defaultQueueName, enqueueRun } from '../../src/workers/run-job.js';
-import { recordOf } from '../recipe.js';
+import { recordOf, runInputOf } from '../recipe.js';
+import type { RunInput } from '../../src/engine/state.js';
 import { parseFlags, runFlagsOf, runOptions, UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf } from './output.js';
@@ -44,9 +45,9 @@ export function parseSubmitFlags(argv: readonly string[]): SubmitFlags | 'help' 
 }
 
 /** What a worker needs to build the run: its recipe (the config file's secrets as `${VAR}` templates). */
-async function settingsOf(run: RunFlags, env: Environment, cwd: string): Promise<JsonObject> {
+async function jobOf(run: RunFlags, env: Environment, cwd: string): Promise<{ input: RunInput; settings: JsonObject }> {
   const { recipe } = await recipeFromFlags(run, env, cwd);
-  return recordOf(recipe);
+  return { input: runInputOf(run.task, recipe), settings: recordOf(recipe) };
 }
 
 export const submit: CommandModule = { usage: () => submitUsage, run: submitCommand };
@@ -56,7 +57,7 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
   if (flags === 'help') return 'help';
   const streams = io;
   // Made before Redis is reached: a bad flag or file is reported at once.
-  const settings = await settingsOf(flags.run, io.env, io.cwd);
+  const { input, settings } = await jobOf(flags.run, io.env, io.cwd);
   try {
     await checkRedisReachable(flags.redis);
   } catch (error) {
@@ -70,7 +71,7 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
   const events = flags.detach ? undefined : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   try {
     await events?.waitUntilReady();
-    const { runId } = await enqueueRun(queue, { task: flags.run.task, settings, ...(flags.id !== undefined && { runId: flags.id }) });
+    const { runId } = await enqueueRun(queue, { ...input, settings, ...(flags.id !== undefined && { runId: flags.id }) });
     streams.stdout.write(`${runId}\n`);
     if (events === undefined) return 0;
     const show = flags.run.quiet || flags.run.json ? undefined : progressPrinter(streams.stderr, { color: false });

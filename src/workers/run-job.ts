@@ -22,7 +22,7 @@ const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const jsonObject = z.record(z.string(), z.json());
 const jobSchema = z.strictObject({
   runId: z.string().regex(runIdPattern, 'a run id is 1-128 letters, digits, "_", "." or "-"'),
-  input: z.object({ task: z.string().min(1, 'the task is empty'), options: jsonObject.optional() }),
+  input: z.object({ task: z.string().min(1, 'the task is empty'), options: jsonObject.optional(), session: z.string().min(1).optional(), user: z.string().min(1).optional() }),
   settings: jsonObject,
 });
 
@@ -50,6 +50,9 @@ export interface EnqueueInput {
   /** The run's id and job id (default: a new UUID); submitting the same id again adds nothing. */
   runId?: string;
   options?: JsonObject;
+  /** The session the run is a turn of, and its user (checked by the history stage as the CLI checks them). */
+  session?: string;
+  user?: string;
   settings?: JsonObject;
 }
 
@@ -61,7 +64,7 @@ export interface EnqueueOptions {
 /** Adds a run to the queue and resolves its id; the job id is the run id, so adding it twice is one run. */
 export async function enqueueRun(queue: Queue, input: EnqueueInput, options: EnqueueOptions = {}): Promise<{ runId: string }> {
   const runId = input.runId ?? randomUUID();
-  const data: RunJobData = { runId, input: { task: input.task, ...(input.options && { options: input.options }) }, settings: input.settings ?? {} };
+  const data: RunJobData = { runId, input: { task: input.task, ...(input.options && { options: input.options }), ...(input.session !== undefined && { session: input.session }), ...(input.user !== undefined && { user: input.user }) }, settings: input.settings ?? {} };
   parseRunJob(runId, data);
   await queue.add('run', data, { jobId: runId, attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } });
   return { runId };

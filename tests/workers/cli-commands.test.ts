@@ -2,6 +2,9 @@
 // prints the run id and follows the run live, a double submit is one run, --detach returns at once, an unreachable
 // Redis is one line and exit 1, and `runs --store redis://...` reads the shared store.
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsCommand } from '../../app/cli/runs-command.js';
@@ -16,6 +19,9 @@ let server: ChatServer;
 let worker: ReturnType<typeof spawn> | undefined;
 let workerOutput = '';
 let modelCalls = 0;
+// Sessions live beside the worker, not in Redis: the worker and the CLI share this home.
+const home = mkdtempSync(join(tmpdir(), 'stageloop-worker-sessions-'));
+const modelEnv = { OPENAI_BASE_URL: '', OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model', STAGELOOP_HOME: home };
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], { env: cleanEnvironment(env) });
@@ -35,7 +41,7 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
       sendReply(request, response, { content: `the answer to ${task}` });
     }, Number.POSITIVE_INFINITY);
     worker = spawn(process.execPath, ['--import', 'tsx', entry, 'worker', '--redis', redis.url, '--concurrency', '2'], {
-      env: cleanEnvironment({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' }),
+      env: cleanEnvironment({ ...modelEnv, OPENAI_BASE_URL: server.url }),
     });
     worker.stderr!.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
     const deadline = Date.now() + 20_000;
@@ -79,6 +85,15 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
     const runs = JSON.parse(output.join('')) as Array<{ runId: string; status: string; answer: string }>;
     expect(runs.filter((run) => run.runId === 'cli-run-1')).toEqual([expect.objectContaining({ status: 'completed', answer: 'the answer to What is six times seven?' })]);
   }, 40_000);
+
+  it('a session turn taken by the worker is read by the next turn run from the CLI on the same Redis store', async () => {
+    const first = await cli(['submit', '--redis', redis.url, '--quiet', '--session', 'shared', 'What is nine squared?']);
+    expect(first.code).toBe(0);
+    const next = await cli(['run', '-q', '--store', redis.url, '--session', 'shared', 'And doubled?'], { ...modelEnv, OPENAI_BASE_URL: server.url });
+    expect([next.code, next.stderr]).toEqual([0, '']);
+    const messages = server.lastBody!.messages.map((message) => message.content ?? '').join('\n');
+    expect(messages, JSON.stringify(server.lastBody!.messages)).toContain('the answer to What is nine squared?');
+  });
 
   it('returns at once with --detach, printing only the id', async () => {
     const detached = await cli(['submit', '--redis', redis.url, '--detach', 'a detached task']);
