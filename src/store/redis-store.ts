@@ -130,9 +130,18 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const now = clock.now();
       const fields = { id, runId: header.runId, pipeline: header.pipeline, fingerprint: header.fingerprint, version: header.version, input, options: runOptions, createdAt: header.createdAt, status: 'running', updatedAt: now, epoch: 1, ownerId: owner.id, ownerPid: owner.pid, ownerHost: owner.host, leaseUntil: now + leaseMs, head: 0, iterations: 0, tokens: 0 };
       const member = `${String(id).padStart(15, '0')}:${header.runId}`;
-      // Sent together (one round trip): Redis runs them in order, so the index names the run just after its record
-      // exists; the index is apart from the run's slot (one cluster slot per run), so it cannot join the script.
-      const [[status], listed] = await Promise.all([runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String)), redis.zadd(indexKey, header.createdAt, member)]);
+      // Sent together (one round trip): the index entry goes with the script. The index is apart from the run's slot
+      // (one cluster slot per run), so it cannot join the script; a failed script takes its index entry back out.
+      const scripted = runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String));
+      const listing = redis.zadd(indexKey, header.createdAt, member);
+      let status: string | undefined;
+      try {
+        [status] = await scripted;
+      } catch (error) {
+        await listing.then((added) => (added > 0 ? redis.zrem(indexKey, member) : 0)).catch(() => undefined);
+        throw error;
+      }
+      const listed = await listing;
       if (status === 'exists') {
         if (listed > 0) await redis.zrem(indexKey, member);
         throw new RunExistsError(header.runId);

@@ -36,6 +36,17 @@ describe.runIf(runRedisTests)('redisStore', () => {
 
   sharedStoreFencing('Redis', () => redisStore(server!.url, { prefix: 'two' }));
 
+  it('a create whose script fails leaves no index entry behind', async () => {
+    const client = new Redis(server!.url);
+    // A user that may not HSET: the create script fails inside Redis (scripts' commands obey the caller's ACL).
+    await client.call('ACL', 'SETUSER', 'nohset', 'on', '>secret', '~*', '&*', '+@all', '-hset');
+    const store = redisStore(server!.url.replace('redis://', 'redis://nohset:secret@'), { prefix: 'failed-create' });
+    await expect(store.create(header('r-bad'), liveOwner('alice'), 5_000)).rejects.toThrow(/user executing the script can/);
+    expect(await client.zrange('failed-create:runs', 0, -1)).toEqual([]);
+    client.disconnect();
+    await store.close();
+  });
+
   it('names an unreachable Redis and a malformed URL in one line each', async () => {
     const port = await freePort();
     await expect(checkRedisReachable(`redis://127.0.0.1:${port}`, 500)).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} (ECONNREFUSED): start redis-server there, or pass the right --redis URL`);
