@@ -7,10 +7,11 @@ import type { JsonObject } from '../common/json.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { Deps, RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
+import type { ChatModel } from '../model/types.js';
 import { currentToolCaller, wantToolCallers, type ToolCaller } from '../tools/call-scope.js';
 import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOutput } from '../tools/define-tool.js';
 import { ToolFailure } from '../tools/tool-failure.js';
-import { chargedModel, TokenAllowance } from './allowance.js';
+import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
 import { runChild, type ChildOutcome } from './child-run.js';
 
 declare module '../engine/stage.js' {
@@ -76,9 +77,28 @@ async function callAgent(settings: Settings, args: { task: string; input?: unkno
   if (ctx.signal.aborted) forward();
   else ctx.signal.addEventListener('abort', forward, { once: true });
   const allowance = allowanceFor(caller, settings, controller);
-  if (allowance !== undefined && allowance.limit <= 0) {
-    throw new ToolFailure(`agent "${settings.name}" was not started: the calling run's token budget is spent`, { kind: 'refused' });
+  try {
+    if (allowance !== undefined && allowance.limit <= 0) {
+      throw new ToolFailure(`agent "${settings.name}" was not started: the calling run's token budget is spent`, { kind: 'refused' });
+    }
+    return await runAgent(settings, args, ctx, { caller, path, pathText, model, controller, allowance });
+  } finally {
+    ctx.signal.removeEventListener('abort', forward);
+    if (allowance !== undefined && caller !== undefined) leavePool(caller);
   }
+}
+
+interface AgentCall {
+  caller: ToolCaller | undefined;
+  path: string[];
+  pathText: string;
+  model: ChatModel;
+  controller: AbortController;
+  allowance: TokenAllowance | undefined;
+}
+
+async function runAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext, call: AgentCall): Promise<ToolOutput> {
+  const { caller, path, pathText, model, controller, allowance } = call;
   const deps: Partial<Deps> = { ...settings.deps, model: allowance === undefined ? model : chargedModel(model, allowance), agent: { path } };
   const onEvent = caller?.deps.onEvent;
   if (onEvent !== undefined) deps.onEvent = (event: RunEvent) => onEvent(event.agent === undefined ? { ...event, agent: pathText } : event);
@@ -87,21 +107,31 @@ async function callAgent(settings: Settings, args: { task: string; input?: unkno
   const recording = store === undefined || caller === undefined || ctx.callId === undefined
     ? undefined
     : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
-  let outcome: ChildOutcome;
-  try {
-    outcome = await runChild(settings.pipeline, childInput(args), { deps, signal: controller.signal }, recording);
-  } finally {
-    ctx.signal.removeEventListener('abort', forward);
-  }
+  const outcome = await runChild(settings.pipeline, childInput(args), { deps, signal: controller.signal }, recording);
   ctx.reportUsage?.(outcome.usage);
   return resultOf(settings.name, outcome);
 }
 
-/** The caller's remaining tokens times the share; none when the caller has no token limit. */
+/** The pools of calling runs with children running now, by the caller's live usage (one object per run). */
+const pools = new WeakMap<object, TokenPool>();
+
+/** The caller's remaining tokens times the share, shared by its children running at once; none without a token limit. */
 function allowanceFor(caller: ToolCaller | undefined, settings: Settings, controller: AbortController): TokenAllowance | undefined {
   if (caller?.tokenLimit === undefined) return undefined;
-  const left = caller.tokenLimit - caller.usage.inputTokens - caller.usage.outputTokens;
-  return new TokenAllowance(Math.floor(Math.max(0, left) * settings.budgetShare), controller, settings.name);
+  let pool = pools.get(caller.usage);
+  if (pool === undefined) {
+    const left = caller.tokenLimit - caller.usage.inputTokens - caller.usage.outputTokens;
+    pool = { limit: Math.floor(Math.max(0, left) * settings.budgetShare), spent: 0, active: 0 };
+    pools.set(caller.usage, pool);
+  }
+  pool.active++;
+  return new TokenAllowance(pool, controller, settings.name);
+}
+
+/** Once the last child running at once ends, the next call sees what they spent in the caller's usage instead. */
+function leavePool(caller: ToolCaller): void {
+  const pool = pools.get(caller.usage);
+  if (pool !== undefined && --pool.active === 0) pools.delete(caller.usage);
 }
 
 function childInput(args: { task: string; input?: unknown }): RunInput {

@@ -86,6 +86,22 @@ describe('agentTool: a pipeline as a tool', () => {
     expect(result.usage).toEqual(usage(100 + 1200 + 50, 5));
   });
 
+  it('two greedy children running at once share what is left of the budget; together they do not each spend all of it', async () => {
+    const greedyModel = () => new ScriptedModel(Array.from({ length: 10 }, (_, index) => ({ toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: `${index} + 1` }) }], usage: usage(400, 0) })));
+    const [first, second] = [greedyModel(), greedyModel()];
+    const researcher = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: first, tools: new ToolRegistry([testCalculator]) } });
+    const writer = agentTool({ name: 'writer', description: 'Writes.', pipeline: reactPipeline(), deps: { model: second, tools: new ToolRegistry([testCalculator]) } });
+    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Count forever'), ask('writer', 'Count too')], usage: usage(100, 0) }, { content: 'Both stopped', usage: usage(50, 5) }]);
+    const result = await runPipeline(reactPipeline({ guards: { maxTokens: 1000 } }), { task: 't' }, {
+      deps: { ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([researcher, writer]) },
+    });
+    // 900 tokens were left for both: each of the two may overshoot by its one reply in flight, never 900 each.
+    const childTokens = (first.requests.length + second.requests.length) * 400;
+    expect(childTokens).toBeLessThanOrEqual(900 + 2 * 400);
+    expect(first.requests.length + second.requests.length).toBeLessThan(6);
+    expect(result.usage.inputTokens).toBe(100 + childTokens + 50);
+  });
+
   it("cancelling the caller cancels the child: the child's run ends cancelled", async () => {
     const controller = new AbortController();
     let onChildFinished!: (event: RunEvent) => void;

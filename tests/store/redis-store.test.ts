@@ -42,7 +42,7 @@ describe.runIf(runRedisTests)('redisStore', () => {
     await client.call('ACL', 'SETUSER', 'nohset', 'on', '>secret', '~*', '&*', '+@all', '-hset');
     const store = redisStore(server!.url.replace('redis://', 'redis://nohset:secret@'), { prefix: 'failed-create' });
     await expect(store.create(header('r-bad'), liveOwner('alice'), 5_000)).rejects.toThrow(/user executing the script can/);
-    expect(await client.zrange('failed-create:runs', 0, -1)).toEqual([]);
+    expect(await client.zrange('failed-create:runs', '0', '-1')).toEqual([]);
     client.disconnect();
     await store.close();
   });
