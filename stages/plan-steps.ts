@@ -1,5 +1,6 @@
 // Every change to the plan slot (start a plan, finish a step, block dependants, rewrite unstarted steps, start the
 // ready ones), and helpers the plan stages share; not a stage itself.
+import { shortText as oneLine } from '../src/common/short-text.js';
 import type { StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ChatModel } from '../src/model/types.js';
@@ -139,8 +140,5 @@ export function requireModel(ctx: StageContext, stage: string): ChatModel {
 
 /** One line of at most `limit` characters, for events and summaries. */
 export function shortText(text: string, limit = 200): string {
-  // Fast path for the common short single-line text: no regex, no copy.
-  if (text.length <= limit && text.indexOf('\n') === -1) return text;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit - 3)}...` : flat;
+  return oneLine(text, limit, '...');
 }

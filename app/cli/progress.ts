@@ -1,4 +1,5 @@
 // Live progress on stderr, rendered from run events: stages, model text as it arrives, the plan, tool calls, verdicts, replans.
+import { shortText } from '../../src/common/short-text.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
 
@@ -7,9 +8,7 @@ const quietStages = new Set(['context', 'act', 'observe']);
 const textIndent = '    ';
 
 function text(value: unknown, limit = 160): string {
-  const raw = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
-  const single = raw.replace(/\s+/g, ' ').trim();
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
+  return shortText(typeof value === 'string' ? value : JSON.stringify(value) ?? '', limit);
 }
 
 function planLines(steps: ReadonlyArray<{ id?: string; description: string; status: string; dependsOn?: readonly string[] }>): string[] {

@@ -1,6 +1,7 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
 import type { LoadedRun } from '../../src/durable/inspect.js';
-import { shortText, timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
+import { shortText } from '../../src/common/short-text.js';
+import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
 import { parseFlags, UsageError } from './args.js';

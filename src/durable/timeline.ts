@@ -1,6 +1,7 @@
 // A recorded run's timeline: one item per journal entry worth showing (stages, model and tool calls), in order.
 // `stageloop show` prints it and the server's run view sends it.
 import type { JsonValue } from '../common/json.js';
+import { shortText } from '../common/short-text.js';
 import { jsonOf, type JournalEntries, type JournalEntry } from './journal-entries.js';
 import type { LoadedRun } from './inspect.js';
 
@@ -66,10 +67,4 @@ function decisionSummary(data: JournalEntries['decision']): string {
   if (!answer.approve) return `rejected${call}${answer.message ? `: "${shortText(answer.message, 200)}"` : ''}`;
   const edited = 'arguments' in answer ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}` : '';
   return `approved${call}${edited}${'always' in answer && answer.always ? " (and the rest of this tool's calls)" : ''}`;
-}
-
-/** One line of at most `limit` characters. */
-export function shortText(text: string, limit = 80): string {
-  const single = text.replace(/\s+/g, ' ').trim();
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
 }

@@ -1,6 +1,7 @@
 // How a session reaches the model: earlier turns as user and assistant messages (an answer is only ever an assistant
 // message's whole content, so no answer can write a line that reads as another turn), the short account of a turn's
 // tool results, the history as text for budgets and the compaction brief, and the extractive summary.
+import { shortText } from '../common/short-text.js';
 import type { ChatMessage } from '../model/types.js';
 import type { Fact, TurnRecord } from './types.js';
 
@@ -9,10 +10,6 @@ export const summaryLabel = 'Summary of earlier turns:';
 const maxToolLines = 5;
 const maxToolLine = 160;
 
-function clip(text: string, limit: number): string {
-  const single = text.replace(/\s+/g, ' ').trim();
-  return single.length > limit ? `${single.slice(0, limit - 1)}…` : single;
-}
 
 /** How the answer of a turn that did not complete begins when it is shown again. */
 export const unfinishedTurnPrefix = '(This turn was ';
@@ -26,7 +23,7 @@ export function turnAnswer(turn: Pick<TurnRecord, 'answer' | 'status'>): string 
 
 /** The lines of one turn; "Turn N answer:" is how a reader (the offline model too) finds the latest answer. */
 export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>): string[] {
-  const lines = [`Turn ${turn.seq} task: ${clip(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${clip(turnAnswer(turn), 2_000)}`];
+  const lines = [`Turn ${turn.seq} task: ${shortText(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${shortText(turnAnswer(turn), 2_000)}`];
   if (turn.tools.length > 0) lines.push(`Turn ${turn.seq} relied on: ${turn.tools.join('; ')}`);
   return lines;
 }
@@ -67,7 +64,7 @@ export function historyMessages(summary: string, turns: readonly Pick<TurnRecord
 
 /** "calculator(12 * 12) → 144" for the run's last tool results (the observe stage keeps them), at most five, each clipped. */
 export function toolAccount(results: readonly { tool: string; arguments: string; ok: boolean; content: string }[]): string[] {
-  return results.slice(-maxToolLines).map((result) => clip(`${result.tool}(${argumentsText(result.arguments)}) → ${result.ok ? '' : 'failed: '}${result.content}`, maxToolLine));
+  return results.slice(-maxToolLines).map((result) => shortText(`${result.tool}(${argumentsText(result.arguments)}) → ${result.ok ? '' : 'failed: '}${result.content}`, maxToolLine));
 }
 
 function argumentsText(text: string): string {
@@ -86,7 +83,7 @@ function argumentsText(text: string): string {
 /** Without a model call: one line per folded turn after the earlier summary, the oldest lines dropped past `maxChars`. */
 export function extractiveSummary(summary: string, folded: readonly TurnRecord[], maxChars: number): string {
   const lines = summary === '' ? [] : summary.split('\n');
-  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${clip(turn.task, 120)} Answer: ${clip(turnAnswer(turn), 160)}`);
+  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${shortText(turn.task, 120)} Answer: ${shortText(turnAnswer(turn), 160)}`);
   while (lines.length > 1 && lines.join('\n').length > maxChars) lines.shift();
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 // What a grader sees of one run, and what it returns: a score in [0, 1] and a one-line reason.
+import { shortText } from '../../common/short-text.js';
 import type { JsonObject, JsonValue } from '../../common/json.js';
 import type { RunStatus, StopReason } from '../../engine/state.js';
 
@@ -80,6 +81,5 @@ export const passes = (grader: Pick<Grader, 'threshold'>, grade: Grade): boolean
 
 /** A short, one-line view of a value for reasons. */
 export function preview(value: unknown, limit = 80): string {
-  const text = (typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)).replace(/\s+/g, ' ').trim();
-  return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
+  return shortText(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value), limit);
 }
