@@ -14,6 +14,7 @@ const finalizeGraceMs = 100;
 export interface FinalizeHost {
   readonly warnings: RunWarning[];
   /** The durability seam after each finalize stage; its failures are warnings here. */
+  /** Records the boundary; never rejects (a failure to record is the host's warning, and finalize goes on). */
   boundary(stage: Stage, nextStage: number, signal: Signal | void): void | PromiseLike<void>;
 }
 
@@ -53,13 +54,8 @@ export class FinalizeZone implements ZoneRules {
   }
 
   after(stage: Stage, index: number, signal: Signal | void): boolean | Promise<boolean> {
-    try {
-      const pending = this.host.boundary(stage, index + 1, signal);
-      if (pending === undefined) return true;
-      return Promise.resolve(pending).then(() => true, (error: unknown) => this.unrecorded(stage, error));
-    } catch (error) {
-      return this.unrecorded(stage, error);
-    }
+    const pending = this.host.boundary(stage, index + 1, signal);
+    return pending === undefined ? true : Promise.resolve(pending).then(() => true);
   }
 
   again(): false {
@@ -69,11 +65,6 @@ export class FinalizeZone implements ZoneRules {
   /** Ends the zone's timers once its stages are done. */
   close(): void {
     clearTimeout(this.timer);
-  }
-
-  private unrecorded(stage: Stage, error: unknown): true {
-    this.host.warnings.push({ stage: stage.name, message: `could not record the stage: ${messageOf(error)}`, cause: error });
-    return true;
   }
 
   /** The limit counts from finalize's start; its timers are armed only once a finalize stage waits. */

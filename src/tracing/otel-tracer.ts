@@ -51,15 +51,6 @@ function inSpan<Result>(
   return isPromiseLike(returned) ? Promise.resolve(returned).then(finish, fail) : finish(returned);
 }
 
-/** Span names by stage name, made once: a traced run names the same few stages every iteration. */
-const stageSpanNames = new Map<string, string>();
-
-function stageSpanName(stage: string): string {
-  let name = stageSpanNames.get(stage);
-  if (name === undefined && stageSpanNames.size < 1_000) stageSpanNames.set(stage, (name = SpanNames.stage(stage)));
-  return name ?? SpanNames.stage(stage);
-}
-
 /** Root attributes read from the finished run. */
 function summaryAttributes(result: RunOutcomeSummary): Attributes {
   const attributes: Attributes = {
@@ -137,7 +128,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         [StageloopAttributes.zone]: info.zone,
         [StageloopAttributes.iteration]: info.iteration,
       };
-      return inSpan(tracer, stageSpanName(info.name), attributes, body, (span, signal) => {
+      return inSpan(tracer, SpanNames.stage(info.name), attributes, body, (span, signal) => {
         if (!isSignal(signal)) return;
         span.setAttributes({
           [StageloopAttributes.signal]: signal.type,
