@@ -1,15 +1,19 @@
 // A run resumed after a cancel or a divergence leaves entries behind; this is the journal as the run actually went.
 import type { Checkpoint, StoredEntry } from '../store/types.js';
-import { entriesOf, type JournalEntry } from './journal-entries.js';
+import { entriesOf, entryOf, type JournalEntry } from './journal-entries.js';
 
 interface Marker {
   seq: number;
   servedThrough: number;
 }
 
-function markers(entries: readonly JournalEntry[]): Marker[] {
+function markers(stored: readonly StoredEntry[]): Marker[] {
   const found: Marker[] = [];
-  for (const entry of entries) if (entry.kind === 'event') found.push({ seq: entry.seq, servedThrough: entry.data.servedThrough });
+  for (const candidate of stored) {
+    if (candidate.kind !== 'event') continue;
+    const entry = entryOf(candidate);
+    if (entry?.kind === 'event') found.push({ seq: entry.seq, servedThrough: entry.data.servedThrough });
+  }
   return found;
 }
 
@@ -29,7 +33,7 @@ export function effectiveJournal(stored: readonly StoredEntry[]): JournalEntry[]
 
 /** Checkpoints that belong to the run as it went (not to a part a resume left behind). */
 export function usableCheckpoints(stored: readonly StoredEntry[], checkpoints: readonly Checkpoint[]): Checkpoint[] {
-  const stale = markers(entriesOf(stored));
+  const stale = markers(stored);
   return checkpoints.filter((checkpoint) => !stale.some((marker) => checkpoint.seq > marker.servedThrough && checkpoint.seq < marker.seq));
 }
 
