@@ -60,17 +60,8 @@ export function budget(options: BudgetOptions): BudgetStage {
     cost: settings.maxCostUsd,
     time: settings.maxTimeMs,
   };
-  // The table lookup scans every entry: once per model name, not once per run.
-  const shareLimits = new Map<string | undefined, number>();
-  const tokenLimitFor = (modelName: string | undefined): number | undefined => {
-    if (settings.maxTokens !== undefined || settings.contextShare === undefined) return settings.maxTokens;
-    let limit = shareLimits.get(modelName);
-    if (limit === undefined) {
-      limit = contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
-      if (shareLimits.size < 64) shareLimits.set(modelName, limit);
-    }
-    return limit;
-  };
+  const tokenLimitFor = (modelName: string | undefined): number | undefined =>
+    settings.maxTokens !== undefined || settings.contextShare === undefined ? settings.maxTokens : contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
   const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => (slot.tokenLimit === undefined ? configured : { ...configured, tokens: slot.tokenLimit });
   const countsTokens = settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
   const mode: BudgetMode = settings.mode ?? 'soft';

@@ -6,6 +6,18 @@ const separators = new Set(['-', ':', '@']);
  * A dot is not a separator, so `gpt-4.5-preview` does not fall back to `gpt-4`.
  */
 export function lookupModel<Value>(table: Readonly<Record<string, Value>>, modelName: string): Value | undefined {
+  // The scan reads every entry, and the guards ask every turn: each table remembers its answers (tables are read-only).
+  let answers = remembered.get(table) as Map<string, Value | undefined> | undefined;
+  if (answers === undefined) remembered.set(table, (answers = new Map()));
+  if (answers.has(modelName)) return answers.get(modelName);
+  const found = scan(table, modelName);
+  if (answers.size < 256) answers.set(modelName, found);
+  return found;
+}
+
+const remembered = new WeakMap<object, Map<string, unknown>>();
+
+function scan<Value>(table: Readonly<Record<string, Value>>, modelName: string): Value | undefined {
   const name = modelName.trim().toLowerCase().replace(/^.*\//, '');
   if (Object.hasOwn(table, name)) return table[name];
   let best: string | undefined;
