@@ -233,3 +233,8 @@ function splitCommand(line: string, where: string): string[] {
   if (quotes !== 0) throw new ConfigError(`${where}: unbalanced quote in the command`);
   return words;
 }
+
+/** Variables read by the config loader come back as their own `${VAR}` reference: the file's templates stay templates. */
+export function templateEnvironment(): Environment {
+  return new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) }) as Environment;
+}

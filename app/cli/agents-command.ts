@@ -1,7 +1,6 @@
 // `stageloop agents [--json] [--mcp-config FILE]`: the agents of the config file, each with its description and tools
 // (the agents it may call are tools named after them).
-import type { Environment } from '../../src/model/config.js';
-import { loadStageloopConfig, mcpFlagOptions, type AgentConfig } from '../config.js';
+import { loadStageloopConfig, mcpFlagOptions, templateEnvironment, type AgentConfig } from '../config.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliStreams, CommandModule } from './command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -19,13 +18,13 @@ export interface AgentListing {
   tools: string[];
 }
 
-export const agents: CommandModule = { usage: () => agentsUsage, run: (argv, io) => agentsCommand(argv, io.env, io, io.cwd) };
+export const agents: CommandModule = { usage: () => agentsUsage, run: (argv, io) => agentsCommand(argv, io, io.cwd) };
 
-export async function agentsCommand(argv: readonly string[], env: Environment, streams: CliStreams, cwd = process.cwd()): Promise<number | 'help'> {
+export async function agentsCommand(argv: readonly string[], streams: CliStreams, cwd = process.cwd()): Promise<number | 'help'> {
   const options = { 'mcp-config': mcpFlagOptions['mcp-config'], json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values } = parseFlags('agents', argv, options, false);
   if (values.help) return 'help';
-  const config = loadStageloopConfig({ cwd, env: templates(env), ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }) });
+  const config = loadStageloopConfig({ cwd, env: templateEnvironment(), ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }) });
   if (config.agents.length === 0) throw new UsageError(`no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`);
   const listing = config.agents.map(listingOf);
   if (values.json) {
@@ -44,7 +43,3 @@ function listingOf(agent: AgentConfig): AgentListing {
   return { name: agent.name, description: agent.description, pipeline: agent.pipeline, model: agent.model ?? null, tools: [...new Set([...agent.tools, ...agent.agents])] };
 }
 
-/** Listing reads no secret: a `${VAR}` in the file stays as written. */
-function templates(_env: Environment): Environment {
-  return new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) }) as Environment;
-}

@@ -2,7 +2,7 @@
 // writes --json / --html, gates on --baseline; --resume runs what an interrupted eval left, --replay grades again.
 import { dirname, join } from 'node:path';
 import type { JsonObject } from '../../src/common/json.js';
-import { exitCodeOf, isStageloopError, StageloopError } from '../../src/common/stageloop-error.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { EvalResult } from '../../src/eval/types.js';
 import type { Environment } from '../../src/model/config.js';
 import type { ChatModel } from '../../src/model/types.js';
@@ -13,7 +13,7 @@ import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
-import { terminalSafe, errorLine, terminalSafeJson } from './terminal-text.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 
 export const evalUsage = `Usage: stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]... [options]
@@ -131,13 +131,8 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   const { values, positionals } = parseEvalArgs(argv);
   if (values.help) return 'help';
   const { env, ...streams } = io;
-  try {
-    return await runEval(values, positionals, env, streams);
-  } catch (error) {
-    if (!isStageloopError(error)) throw error;
-    streams.stderr.write(errorLine(error.message));
-    return exitCodeOf[error.code];
-  }
+  // A StageloopError goes up to main, which prints it in one line with its exit code.
+  return runEval(values, positionals, env, streams);
 }
 
 async function runEval(values: Values, positionals: string[], env: Environment, streams: CliStreams): Promise<number> {

@@ -4,6 +4,7 @@ import type { JsonObject } from '../../src/common/json.js';
 import type { Environment } from '../../src/model/config.js';
 import { sessionScope } from '../../src/sessions/types.js';
 import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import { templateEnvironment } from '../config.js';
 import { cliConfig, outputSchemaFrom } from '../ingredients.js';
 import { UsageError, type RunFlags } from './args.js';
 
@@ -65,7 +66,3 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
   return { recipe, env: { ...env, ...lent } };
 }
 
-/** Variables read by the config loader come back as their own `${VAR}` reference: the file's templates stay templates. */
-function templateEnvironment(): Environment {
-  return new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) }) as Environment;
-}
