@@ -3,10 +3,8 @@
 // an unfinished one is resumed where it stopped (nothing it finished runs again), and a new one starts.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
-import { randomIds } from '../engine/defaults.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
-import type { IdGenerator } from '../engine/stage.js';
 import type { RunInput, RunStatus, StopReason, Usage } from '../engine/state.js';
 import type { PendingDecision } from '../engine/signal.js';
 import type { RunStore } from '../store/types.js';
@@ -34,8 +32,7 @@ export async function runChild(pipeline: Pipeline, input: RunInput, options: Run
   const { store, runId, record } = recording;
   const existing = await store.get(runId);
   if (existing === undefined) {
-    const deps = { ...options.deps, ids: firstIdThen(runId, options.deps?.ids ?? randomIds) };
-    return outcomeOf(await runRecorded(pipeline, input, { ...options, deps, store, record }));
+    return outcomeOf(await runRecorded(pipeline, input, { ...options, store, record, runId }));
   }
   if (existing.outcome !== null && (existing.status === 'completed' || existing.status === 'stopped')) {
     return outcomeOf(existing.outcome.result as unknown as RunResult);
@@ -45,17 +42,6 @@ export async function runChild(pipeline: Pipeline, input: RunInput, options: Run
   return outcomeOf(await resumeRun(store, runId, { ...options, pipeline, takeOver: true }));
 }
 
-/** The run's own id first (recordRun draws it), then ids as usual. */
-function firstIdThen(first: string, rest: IdGenerator): IdGenerator {
-  let given = false;
-  return {
-    newId() {
-      if (given) return rest.newId();
-      given = true;
-      return first;
-    },
-  };
-}
 
 function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'>): ChildOutcome {
   const outcome: ChildOutcome = { runId: result.runId, status: result.status, answer: result.answer, usage: { ...result.usage }, stopReason: { ...result.stopReason } };

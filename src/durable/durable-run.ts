@@ -27,6 +27,8 @@ export interface RecordOptions {
   record?: JsonObject;
   /** Where the state is hashed: after every stage, or at the end of each zone pass (default, cheaper). */
   hashEvery?: HashEvery;
+  /** The run's id (a queued job's, a child run's); default: the first id deps.ids makes. */
+  runId?: string;
 }
 
 export type DurableRunOptions = Omit<RunOptions, 'seam' | 'start'> & RecordOptions;
@@ -55,14 +57,14 @@ const defaultLeaseMs = 30_000;
 export function runPipeline(pipeline: Pipeline, input: RunInput, options: DurableRunOptions = {}): Promise<RunResult> {
   // Without a store this is the engine's own call: no copy of the options, nothing added to the run.
   if (options.store === undefined) return runUnrecorded(pipeline, input, options);
-  const { store, leaseMs = defaultLeaseMs, record, hashEvery = 'iteration', ...runOptions } = options;
-  return recordRun(store, pipeline, input, runOptions, leaseMs, { ...record, hashEvery }, hashEvery);
+  const { store, leaseMs = defaultLeaseMs, record, hashEvery = 'iteration', runId, ...runOptions } = options;
+  return recordRun(store, pipeline, input, runOptions, leaseMs, { ...record, hashEvery }, hashEvery, runId);
 }
 
-async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject, hashEvery: HashEvery): Promise<RunResult> {
+async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject, hashEvery: HashEvery, runId: string | undefined): Promise<RunResult> {
   const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
   if (typeof input !== 'object' || input === null || typeof input.task !== 'string') return runUnrecorded(pipeline, input, options);
-  const start = freshStart(deps.ids.newId(), pipeline.name, input);
+  const start = freshStart(runId ?? deps.ids.newId(), pipeline.name, input);
   const header = {
     runId: start.state.runId,
     pipeline: pipeline.name,

@@ -3,10 +3,9 @@
 import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { resumeRun, runPipeline } from '../durable/durable-run.js';
-import { randomIds } from '../engine/defaults.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { RunResult } from '../engine/run-result.js';
-import type { Deps, IdGenerator, RunEvent } from '../engine/stage.js';
+import type { Deps, RunEvent } from '../engine/stage.js';
 import { RunBusyError, RunExistsError, RunFinishedError, type RunStore, type RunSummary } from '../store/types.js';
 import type { RunJobData } from './run-job.js';
 
@@ -49,18 +48,6 @@ export class RunTakenOverError extends StageloopError {
   constructor(message: string) {
     super('conflict', message);
   }
-}
-
-/** The run's first id is the job's id: that is how runPipeline names the run it records. */
-function idsStartingWith(runId: string, ids: IdGenerator): IdGenerator {
-  let first = true;
-  return {
-    newId() {
-      if (!first) return ids.newId();
-      first = false;
-      return runId;
-    },
-  };
 }
 
 type Finished = { runId: string; status: string; answer: string | null; iterations: number; tokens: number; output?: JsonValue; outcome?: { result: JsonObject } | null };
@@ -110,8 +97,7 @@ async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared
   let resumed = known !== undefined;
   if (known === undefined) {
     try {
-      const ids = idsStartingWith(job.runId, deps.ids ?? randomIds);
-      result = await runPipeline(prepared.pipeline, job.input, { store, leaseMs: options.leaseMs, deps: { ...deps, ids }, ...(prepared.record && { record: prepared.record }), ...(options.signal && { signal: options.signal }) });
+      result = await runPipeline(prepared.pipeline, job.input, { store, leaseMs: options.leaseMs, runId: job.runId, deps, ...(prepared.record && { record: prepared.record }), ...(options.signal && { signal: options.signal }) });
     } catch (error) {
       if (!(error instanceof RunExistsError)) throw error;
       // Another worker created it between our look and our create: continue it like any begun run.
