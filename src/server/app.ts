@@ -108,7 +108,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
-    if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus(context, { ...store, watch: store.watch.bind(store) }, run);
+    if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus({ ...store, watch: store.watch.bind(store) }, run);
     return streamStoredStatus(runId, run.status);
   });
 

@@ -54,7 +54,8 @@ export function eventStreamBody(blocks: AsyncIterator<string>, options: EventStr
   });
 }
 
-async function* blocksOf(events: AsyncIterable<RunEvent>): AsyncGenerator<string, void, undefined> {
+/** Run events as SSE blocks, each with its seq as `id:`. */
+export async function* blocksOf(events: AsyncIterable<RunEvent>): AsyncGenerator<string, void, undefined> {
   for await (const event of events) yield serverSentEventOf(event);
 }
 
