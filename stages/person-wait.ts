@@ -7,6 +7,8 @@ export interface PersonWaitSlot {
   waitedMs: number;
   /** When the current wait began (a paused run keeps it until it is resumed). */
   since?: number;
+  /** The time budget's deadline without the waits, as budget armed it. */
+  deadline?: { at: number; reason: string; kind: string };
 }
 
 declare module '../src/engine/state.js' {
@@ -22,32 +24,19 @@ export function waitedMs(state: RunState): number {
   return state.personWait?.waitedMs ?? 0;
 }
 
-interface Deadline {
-  at: number;
-  reason: string;
-  kind: string;
-}
-
-/**
- * The time budget's deadline without the waits, as budget armed it in this process, by run. Kept out of the state:
- * a run that never waits for a person keeps the state (and the state hashes) it had before waits were counted.
- */
-const armed = new WeakMap<RunState, Deadline>();
-
 /** Arms the run's deadline at `at` plus the time already spent waiting for people, and keeps it for the next wait. */
 export function armDeadline(state: RunState, ctx: StageContext, at: number, reason: string, kind: string): void {
-  const known = armed.get(state);
-  if (known?.at !== at || known.reason !== reason || known.kind !== kind) armed.set(state, { at, reason, kind });
-  ctx.setDeadline(at + waitedMs(state), reason, kind);
+  const slot = (state.personWait ??= { waitedMs: 0 });
+  slot.deadline = { at, reason, kind };
+  ctx.setDeadline(at + slot.waitedMs, reason, kind);
 }
 
 /** A wait for a person begins: the deadline stands still until it ends. Without a time budget nothing is read. */
 export function waitBegins(state: RunState, ctx: StageContext): void {
-  const deadline = armed.get(state);
-  if (deadline === undefined || state.personWait?.since !== undefined) return;
-  const slot = (state.personWait ??= { waitedMs: 0 });
+  const slot = state.personWait;
+  if (slot?.deadline === undefined || slot.since !== undefined) return;
   slot.since = ctx.deps.clock.now();
-  ctx.setDeadline(slot.since + duringWaitMs, deadline.reason, deadline.kind);
+  ctx.setDeadline(slot.since + duringWaitMs, slot.deadline.reason, slot.deadline.kind);
 }
 
 /** The wait ended (an answer came, or the paused run was resumed): its time is added, the deadline moves by it. */
@@ -56,7 +45,5 @@ export function waitEnds(state: RunState, ctx: StageContext): void {
   if (slot?.since === undefined) return;
   slot.waitedMs += Math.max(0, ctx.deps.clock.now() - slot.since);
   delete slot.since;
-  // A resumed run re-arms at its next budget check when this process has not armed it yet.
-  const deadline = armed.get(state);
-  if (deadline !== undefined) ctx.setDeadline(deadline.at + slot.waitedMs, deadline.reason, deadline.kind);
+  if (slot.deadline !== undefined) ctx.setDeadline(slot.deadline.at + slot.waitedMs, slot.deadline.reason, slot.deadline.kind);
 }

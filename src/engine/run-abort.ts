@@ -18,7 +18,6 @@ export class RunAbort {
   stageAtAbort = '';
   deadlineSet = false;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  private armed: { at: number; reason: string; kind: string } | undefined;
   private graceTimer: ReturnType<typeof setTimeout> | undefined;
   private giveUp: ((value: typeof leftBehind) => void) | undefined;
   private givenUp: Promise<typeof leftBehind> | undefined;
@@ -59,10 +58,6 @@ export class RunAbort {
   }
 
   setDeadline(at: number, reason: string, kind: string): void {
-    // The time budget re-arms on every check: the same deadline again keeps its timer.
-    const armed = this.armed;
-    if (armed !== undefined && armed.at === at && armed.reason === reason && armed.kind === kind && !this.controller.aborted) return;
-    this.armed = { at, reason, kind };
     this.deadlineSet = true;
     const stage = this.currentStage();
     clearTimeout(this.deadlineTimer);

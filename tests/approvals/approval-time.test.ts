@@ -36,14 +36,6 @@ describe('the time limit and a person\'s approval', () => {
     expect(result.state.budget?.spent.timeMs).toBeLessThan(minute);
   });
 
-  it('a run with a time limit that never waits for a person keeps no wait record in its state (old recordings replay the same)', async () => {
-    const tools = loggedCalculator([], false);
-    loopback.server.replyWithToolCalls([sum('2 + 3')]).replyWith({ content: 'the answer is 5' });
-    const result = await runPipeline(reactPipeline({ guards: { timeoutSeconds: 60 } }), { task: 'add' }, { deps: { model: loopback.model(), tools } });
-    expect(result.status).toBe('completed');
-    expect(result.state.personWait).toBeUndefined();
-  });
-
   it('a run paused for approval and resumed twenty minutes later finishes within its 60 s time limit', async () => {
     const clock = manualClock();
     const store = memoryStore();
