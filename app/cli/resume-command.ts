@@ -2,6 +2,7 @@
 import type { RunStore, RunSummary } from '../../src/store/types.js';
 import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
 import type { SessionStore } from '../../src/sessions/types.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openCliStore, type OpenedStore } from './store-location.js';
@@ -83,6 +84,8 @@ export async function replayCommand(argv: readonly string[], io: CommandIo): Pro
   const streams = io;
   try {
     const run = await mustGet(store, runId);
+    // A recording that stops mid-run has nothing to compare the end with: the run must end first.
+    if (run.status === 'running') throw new StageloopError('conflict', `run ${runId} has not finished (it is running, or its process died): continue it with "stageloop resume ${runId}", then replay it`);
     const recorded = recipeOf(run);
     const recipe = typeof values.pipeline === 'string' ? { ...recorded, pipeline: values.pipeline } : recorded;
     const { pipelineOf, recordedTools } = await import('../assemble.js');

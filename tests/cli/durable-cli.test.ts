@@ -90,6 +90,10 @@ describe('a CLI run killed mid-run', () => {
     const runId = runIdOf(killed.stderr)!;
     const listed = await runCli(['runs', '--json'], env);
     expect(JSON.parse(listed.stdout)[0]).toMatchObject({ runId, status: 'running', held: false });
+    // A recording cut off mid-run is not replayed: it is resumed first.
+    const early = await runCli(['replay', runId], env);
+    expect(early.code).toBe(2);
+    expect(early.stderr.trim()).toBe(`stageloop: run ${runId} has not finished (it is running, or its process died): continue it with "stageloop resume ${runId}", then replay it`);
 
     const before = loopback.server.requests.length;
     loopback.server.replyWith({ content: 'The answer is 42.' });
