@@ -21,6 +21,7 @@ const guardsSchema = z.object({
   maxIterations: count.optional(),
   injection: z.enum(['flag', 'redact', 'block']).optional(),
   loopLimit: count.optional(),
+  onRepeat: z.string().optional(),
   contextBudget: count.optional(),
   budgetMode: z.string().optional(),
   /** --no-guards: none of the default guards. */

@@ -24,6 +24,8 @@ export interface GuardFlags {
   injection?: 'flag' | 'redact' | 'block';
   /** --loop-limit N: the same tool call is refused the Nth time. */
   loopLimit?: number | string;
+  /** --on-repeat refuse|ask: what the repeated-call guard does at that call (ask: a person decides; it brings the guard on its own). */
+  onRepeat?: string;
   /** --context-budget TOKENS: prune each request to this many tokens. */
   contextBudget?: number | string;
   /** --budget-mode soft|hard: hard stops before a model call that would cross --max-tokens or --max-cost. */
@@ -68,7 +70,14 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   const maxTokens = givenTokens === 'off' ? undefined : givenTokens;
   const contextShare = givenTokens === undefined && defaults ? guardDefaults.contextShare : undefined;
   const timeoutSeconds = givenTimeout === 'off' ? undefined : (givenTimeout ?? (defaults ? environment.defaultTimeoutSeconds : undefined));
-  const loopLimit = givenLoopLimit === 'off' ? undefined : (givenLoopLimit ?? (defaults ? guardDefaults.loopLimit : undefined));
+  const onRepeat = flags.onRepeat;
+  if (onRepeat !== undefined && onRepeat !== 'refuse' && onRepeat !== 'ask') {
+    throw new GuardConfigError(`--on-repeat must be "refuse" or "ask", got ${JSON.stringify(onRepeat)}`);
+  }
+  if (onRepeat !== undefined && givenLoopLimit === 'off') {
+    throw new GuardConfigError('--on-repeat needs the repeated-call guard, but --loop-limit 0 turns it off: drop one of the two');
+  }
+  const loopLimit = givenLoopLimit === 'off' ? undefined : (givenLoopLimit ?? (defaults || onRepeat !== undefined ? guardDefaults.loopLimit : undefined));
   const contextBudget = givenContextBudget === 'off' ? undefined : givenContextBudget;
   const defaultPrune = givenContextBudget === undefined && defaults;
   const budgetMode = flags.budgetMode;
@@ -111,9 +120,9 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   }
   if (contextBudget !== undefined) beforeThink.push(prune({ budgetTokens: contextBudget }));
   else if (defaultPrune && names.includes('think')) beforeThink.push(prune());
-  if (loopLimit !== undefined && (givenLoopLimit !== undefined || names.includes('act'))) {
-    needs('act', '--loop-limit');
-    const guard = loopGuard({ limit: loopLimit });
+  if (loopLimit !== undefined && (givenLoopLimit !== undefined || onRepeat !== undefined || names.includes('act'))) {
+    needs('act', onRepeat !== undefined && givenLoopLimit === undefined ? '--on-repeat' : '--loop-limit');
+    const guard = loopGuard({ limit: loopLimit, ...(onRepeat !== undefined && { onRepeat }) });
     beforeAct.push(guard);
     afterAct.push(guard.history);
   }

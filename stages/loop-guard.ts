@@ -1,12 +1,14 @@
-// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused.
+// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused, or (onRepeat 'ask') interruptRun while a person decides a repeated call.
 import { createHash } from 'node:crypto';
-import { abortRun, type Signal } from '../src/engine/signal.js';
+import { abortRun, interruptRun, type PendingDecision, type Signal } from '../src/engine/signal.js';
 import type { Stage, StageContext } from '../src/engine/stage.js';
 import type { RunState } from '../src/engine/state.js';
 import type { ToolCall } from '../src/model/types.js';
 import type { ToolOutcome } from '../src/tools/types.js';
+import { applyDecision } from './approval-apply.js';
 import { GuardConfigError } from './guard-config-error.js';
 import type { LimitedStage } from './limits.js';
+import { waitBegins, waitEnds } from './person-wait.js';
 
 declare module '../src/engine/stage.js' {
   interface RunEvents {
@@ -17,6 +19,12 @@ declare module '../src/engine/stage.js' {
 export interface LoopGuardOptions {
   /** The same call (tool + canonical arguments) is refused when it already failed this many times less one in a row (default 3). */
   limit?: number;
+  /**
+   * What happens at that call: 'refuse' (default) tells the model to take another path; 'ask' asks a person through
+   * the approvals port (deps.approve, or a pause the run resumes from with a decision): approved, the call runs once
+   * more; rejected, the model reads the person's message and asking again ends the run.
+   */
+  onRepeat?: 'refuse' | 'ask';
 }
 
 export interface LoopGuardEntry {
@@ -69,21 +77,28 @@ export function callFingerprint(call: Pick<ToolCall, 'name' | 'arguments'>): str
 
 export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   const limit = options.limit ?? 3;
+  const onRepeat = options.onRepeat ?? 'refuse';
   if (!Number.isInteger(limit) || limit < 2) {
     throw new GuardConfigError(`loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
   }
+  if (onRepeat !== 'refuse' && onRepeat !== 'ask') {
+    throw new GuardConfigError(`loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
+  }
 
-  function guard(state: RunState, ctx: StageContext): Signal | void {
+  function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
     const slot = state.loopGuard;
     // Nothing has failed yet (the usual turn): no call needs a fingerprint.
     if (slot === undefined || (slot.refusals === 0 && Object.keys(slot.calls).length === 0)) return;
+    return onRepeat === 'ask' ? ask(state, ctx, slot) : refuse(state, ctx, slot);
+  }
+
+  function refuse(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Signal | void {
     const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
     let repeatedAfterRefusal: string | undefined;
     for (const call of state.turn.toolCalls) {
       if (decided.has(call.id)) continue;
-      const key = callFingerprint(call);
-      const entry = slot.calls[key];
-      if (entry === undefined || entry.failures < limit - 1) continue;
+      const entry = repeatedEntry(slot, call);
+      if (entry === undefined) continue;
       if (entry.refused > 0) repeatedAfterRefusal ??= call.name;
       entry.refused += 1;
       entry.failures += 1;
@@ -91,12 +106,60 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
       state.turn.results.push(refusal(call, refusalText(entry)));
       ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
     }
+    return stopFor(slot, repeatedAfterRefusal);
+  }
+
+  /** The entry of a call that reached the limit, or undefined when the call may run. */
+  function repeatedEntry(slot: LoopGuardSlot, call: ToolCall): LoopGuardEntry | undefined {
+    const entry = slot.calls[callFingerprint(call)];
+    return entry === undefined || entry.failures < limit - 1 ? undefined : entry;
+  }
+
+  function stopFor(slot: LoopGuardSlot, repeatedAfterRefusal: string | undefined): Signal | void {
     if (repeatedAfterRefusal !== undefined) {
       return abortRun(`the model asked again for a repeated, identical call to "${repeatedAfterRefusal}" after it had been refused`, 'loop_detected');
     }
     if (slot.refusals >= limit) {
       return abortRun(`the model kept repeating failing tool calls (${slot.refusals} refused)`, 'loop_detected');
     }
+  }
+
+  /** onRepeat 'ask': a person decides each repeated call; a rejection is a refusal the model reads. */
+  async function ask(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Promise<Signal | void> {
+    waitEnds(state, ctx);
+    const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
+    const waiting: PendingDecision[] = [];
+    let repeatedAfterRefusal: string | undefined;
+    for (const call of state.turn.toolCalls) {
+      if (decided.has(call.id)) continue;
+      const entry = repeatedEntry(slot, call);
+      if (entry === undefined) continue;
+      if (entry.refused > 0) {
+        repeatedAfterRefusal ??= call.name;
+        continue;
+      }
+      const request = { id: call.id, tool: call.name, arguments: call.arguments, reason: askText(entry) };
+      ctx.emit('approval_requested', { ...request });
+      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
+      const decision = await ctx.deps.approve?.(request);
+      if (decision === undefined) {
+        waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason: request.reason });
+        continue;
+      }
+      waitEnds(state, ctx);
+      ctx.emit('approval_decided', { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by: 'person' });
+      if (decision.approve) continue;
+      entry.refused += 1;
+      entry.failures += 1;
+      slot.refusals += 1;
+      await applyDecision(state, call, decision, undefined);
+      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
+    }
+    if (waiting.length > 0) {
+      waitBegins(state, ctx);
+      return interruptRun(`waiting for a person to decide a repeated, identical ${waiting.length === 1 ? `${waiting[0]!.tool} call` : 'set of calls'}`, waiting, 'awaiting_approval');
+    }
+    return stopFor(slot, repeatedAfterRefusal);
   }
 
   /** After act: a failed call starts or extends its streak; a success of the same call ends it. */
@@ -132,6 +195,10 @@ function refusalText(entry: LoopGuardEntry): string {
     `${entry.failure === null ? '' : ` (last error: ${entry.failure})`}. It would fail again. Take another path: change the arguments, ` +
     'use another tool, or answer with what you already have. Asking for this same call again ends the run.'
   );
+}
+
+function askText(entry: LoopGuardEntry): string {
+  return `a repeated, identical call to ${entry.tool} that already failed ${entry.failures} times in a row${entry.failure === null ? '' : ` (last error: ${entry.failure})`}`;
 }
 
 function refusal(call: ToolCall, message: string): ToolOutcome {

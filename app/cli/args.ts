@@ -60,6 +60,7 @@ export const guardOptions = {
   'max-iterations': { type: 'string' },
   guard: { type: 'string', multiple: true },
   'loop-limit': { type: 'string' },
+  'on-repeat': { type: 'string' },
   'context-budget': { type: 'string' },
   'budget-mode': { type: 'string' },
   'no-guards': { type: 'boolean' },
@@ -160,6 +161,7 @@ export function parseGuardFlags(values: Record<string, string | boolean | string
   copy('timeout', 'timeoutSeconds');
   copy('max-iterations', 'maxIterations');
   copy('loop-limit', 'loopLimit');
+  copy('on-repeat', 'onRepeat');
   copy('context-budget', 'contextBudget');
   copy('budget-mode', 'budgetMode');
   if (values['no-guards'] === true) flags.noGuards = true;

@@ -100,6 +100,7 @@ const guardsSchema = z.strictObject({
   timeoutSeconds: z.union([z.number(), z.string()]).transform(String).optional(),
   maxIterations: z.union([z.number(), z.string()]).transform(String).optional(),
   loopLimit: z.union([z.number(), z.string()]).transform(String).optional(),
+  onRepeat: z.enum(['refuse', 'ask']).optional(),
   contextBudget: z.union([z.number(), z.string()]).transform(String).optional(),
   budgetMode: z.enum(['soft', 'hard']).optional(),
   injection: z.enum(['flag', 'redact', 'block']).optional(),

@@ -14,7 +14,7 @@ export interface FlagsRecipe {
   env: Environment;
 }
 
-const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const;
+const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'onRepeat', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const;
 
 /** What the flags (and the config file in `cwd`, unless `cwd` is undefined) say a run is. */
 export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: string | undefined = process.cwd()): Promise<FlagsRecipe> {

@@ -48,6 +48,8 @@ Limits and guards (on by default; 0 turns one off, --no-guards all the defaults;
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse the Nth identical failing tool call in a row (same tool and arguments; asking
                            again after a refusal stops the run with loop_detected) (default 3); 0 for none
+  --on-repeat refuse|ask   at that call: refuse it (default), or ask a person as for an approval (exit 4 when no
+                           one is at the terminal; approve runs it once more, reject tells the model why)
   --context-budget TOKENS  prune old tool observations to keep each request under TOKENS (default: 80% of the
                            model's context window); 0 for none
   --no-guards              none of the defaults above (the iteration cap stays); limits given by flags still apply

@@ -111,6 +111,39 @@ describe('loopGuard', () => {
     expect(prefilled.loopGuard).toBeUndefined();
   });
 
+  it("onRepeat 'ask': the repeated call goes to the approvals port; approved it runs, rejected the model reads why", async () => {
+    const answers = [{ approve: true as const }, { approve: false as const, message: 'try 17 / 23' }];
+    const asked: string[] = [];
+    const { history, ...stage } = loopGuard({ onRepeat: 'ask' });
+    const state = makeState();
+    const ctx = makeCtx({ deps: { approve: async (request) => (asked.push(request.reason), answers.shift()) } });
+    for (let turn = 0; turn < 2; turn++) {
+      newTurn(state, call('calculator', '{"expression":"1//"}'));
+      expect(await stage.execute(state, ctx)).toBeUndefined();
+      act(state, fails('bad expression'));
+      await history.execute(state, ctx);
+    }
+    newTurn(state, call('calculator', '{"expression":"1//"}'));
+    expect(await stage.execute(state, ctx)).toBeUndefined();
+    expect(state.turn.results).toEqual([]);
+    act(state, fails('bad expression'));
+    await history.execute(state, ctx);
+    newTurn(state, call('calculator', '{"expression":"1//"}'));
+    expect(await stage.execute(state, ctx)).toBeUndefined();
+    expect(state.turn.results[0]?.result).toMatchObject({ ok: false, error: { kind: 'refused', message: expect.stringContaining('rejected this call: try 17 / 23') } });
+    expect(asked).toEqual([expect.stringMatching(/failed 2 times in a row \(last error: bad expression\)/), expect.stringMatching(/failed 3 times in a row/)]);
+    newTurn(state, call('calculator', '{"expression":"1//"}'));
+    expect(await stage.execute(state, ctx)).toMatchObject({ type: 'abort_run', kind: 'loop_detected' });
+    const paused = loopGuard({ onRepeat: 'ask', limit: 2 });
+    const waiting = makeState();
+    newTurn(waiting, call('calculator', '{"expression":"1//"}'));
+    act(waiting, fails());
+    await paused.history.execute(waiting, makeCtx());
+    newTurn(waiting, call('calculator', '{"expression":"1//"}'));
+    expect(await paused.execute(waiting, makeCtx())).toMatchObject({ type: 'interrupt_run', kind: 'awaiting_approval', pending: [{ kind: 'tool_approval', tool: 'calculator' }] });
+    expect(() => loopGuard({ onRepeat: 'never' as 'ask' })).toThrow('onRepeat must be "refuse" or "ask"');
+  });
+
   it('rejects a limit below 2', () => {
     expect(() => loopGuard({ limit: 1 })).toThrow(GuardConfigError);
     expect(() => loopGuard({ limit: 2.5 })).toThrow('limit must be a whole number of at least 2');
