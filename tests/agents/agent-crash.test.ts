@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { showCommand } from '../../app/cli/show-command.js';
+import { loadRunTree } from '../../src/durable/run-tree.js';
 import { replayRun } from '../../src/durable/replay.js';
 import { openStore } from '../../src/store/location.js';
 import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
@@ -108,6 +111,15 @@ describe('a team of agents survives kill -9', () => {
     await first.waitFor('tool 2');
     first.child.kill('SIGKILL');
     await first.exited;
+    // Killed mid-handoff, the triage run has no tool entry yet: show hangs the target under the reply that asked for it.
+    const killed = openStore({ path: config.db });
+    const stdout = new PassThrough();
+    let shown = '';
+    stdout.on('data', (chunk: Buffer) => void (shown += chunk.toString()));
+    await showCommand(await loadRunTree(killed, 'triage-run'), false, { stdout, stderr: new PassThrough() });
+    await killed.close();
+    expect(shown).toMatch(/ {4}model · think: tool_calls .*→ transfer_to_researcher \{\}\n {4}↳ agent coordinator\/researcher · run triage-run\.call_r · running\n/);
+    expect(shown).toContain('      not finished:');
     const second = startChild({ ...config, action: 'resume', attempt: 2 });
     expect(await second.exited, second.errors()).toBe(0);
     const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as { status: string; answer: string; usage: { inputTokens: number; outputTokens: number } };

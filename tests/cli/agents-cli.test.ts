@@ -51,6 +51,22 @@ describe('agents in the CLI', () => {
     const replay = await runCli(['replay', result.runId]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toContain('identical');
+    // show prints the target's own timeline under the handoff call that started it, indented, with its answer.
+    const shown = await runCli(['show', result.runId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stdout.split('\n');
+    const call = lines.findIndex((line) => line.startsWith('    tools · transfer_to_subtractor {} → 100 - 58 = 42'));
+    expect(call).toBeGreaterThan(0);
+    expect(lines[call + 1]).toBe(`    ↳ agent triage/subtractor · run ${target!.runId} · completed`);
+    const child = lines.slice(call + 2, lines.indexOf('      answer: 100 - 58 = 42', call));
+    expect(child.length).toBeGreaterThan(10);
+    expect(child.every((line) => line.startsWith('      '))).toBe(true);
+    expect(child).toContain('          tools · calculator {"expression":"100 - 58"} → Expression: 100 - 58 Result: 42');
+    expect(lines.slice(call).find((line) => line.startsWith('[1] handoff'))).toMatch(/ends the loop \(handoff\): handed off to subtractor/);
+    const json = JSON.parse((await runCli(['show', result.runId, '--json'])).stdout) as { children: Array<{ callId: string; runId: string; status: string; timeline: unknown[]; children: unknown[] }> };
+    expect(json.children).toEqual([expect.objectContaining({ runId: target!.runId, status: 'completed', children: [] })]);
+    expect(`${result.runId}.${json.children[0]!.callId}`).toBe(target!.runId);
+    expect(json.children[0]!.timeline.length).toBeGreaterThan(10);
   });
 
   it('a handoff to an agent the file does not define is a config error naming it', async () => {
