@@ -80,7 +80,8 @@ function handedInput(name: string, caller: ToolCaller | undefined, callId: strin
     throw new ToolFailure(`the handoff to "${name}" was not made: this turn already hands off with ${first.name}`, { kind: 'refused' });
   }
   const before = handing === -1 ? messages : messages.slice(0, handing);
-  const data = filter({ task: caller.task, messages: before.filter((message) => message.role !== 'system') });
+  // A copy: a filter that edits what it is given leaves the calling run's conversation as it was.
+  const data = filter({ task: caller.task, messages: structuredClone(before.filter((message) => message.role !== 'system')) });
   const conversation: HandedConversation = { from: caller.deps.agent?.path.join('/') ?? caller.pipeline, messages: [...data.messages] };
   return { task: data.task, options: { handoff: JSON.parse(JSON.stringify(conversation)) as JsonObject } };
 }

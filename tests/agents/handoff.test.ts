@@ -53,12 +53,17 @@ describe('handoff: the rest of the run goes to another pipeline', () => {
     const specialistModel = new ScriptedModel([{ content: 'done' }]);
     const refunds = handoff({
       name: 'refunds', description: 'Handles refunds.', pipeline: reactPipeline(), deps: { model: specialistModel },
-      inputFilter: (data) => ({ task: `Refund request: ${data.task}`, messages: [] }),
+      inputFilter: (data) => {
+        // Editing what it is given changes nothing in the calling run.
+        for (const message of data.messages) if (message.role === 'user') message.content = 'edited';
+        return { task: `Refund request: ${data.task}`, messages: [] };
+      },
     });
     const triageModel = new ScriptedModel([{ toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: '1 + 1' }) }] }, { toolCalls: [transfer('refunds')] }]);
     const result = await runPipeline(reactPipeline({ handoffs: true }), { task }, { deps: { model: triageModel, tools: new ToolRegistry([testCalculator, refunds]) } });
     expect(result.answer).toBe('done');
     expect(withoutSystem(specialistModel.requests[0]!.messages)).toEqual([{ role: 'user', content: `Refund request: ${task}` }]);
+    expect(result.state.messages.find((message) => message.role === 'user')?.content).toBe(task);
   });
 
   it('only the first handoff of a turn is taken: the second target never runs', async () => {
