@@ -1,8 +1,10 @@
-// The team of a run made with --agent: the recipe's agents become tools of one another (agentTool), each with its own
-// pipeline (built like the run's), instructions, tools and model. Built from the recipe alone, so resume and replay
-// rebuild the same team without the config file.
+// The team of a run made with --agent: the recipe's agents become tools of one another (agentTool) and handoffs
+// (`transfer_to_NAME`), each with its own pipeline (built like the run's), instructions, tools and model. Built from
+// the recipe alone, so resume and replay rebuild the same team without the config file.
 import { StageloopError } from '../src/common/stageloop-error.js';
 import { agentTool } from '../src/agents/agent-tool.js';
+import { handoff } from '../src/agents/handoff.js';
+import { withHandoffs } from '../stages/handoff.js';
 import type { Pipeline } from '../src/engine/pipeline.js';
 import type { ChatModel } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
@@ -47,8 +49,15 @@ export function asAgentRecipe(recipe: RunRecipe, name: string): RunRecipe {
   return { ...rest, pipeline: agent.pipeline, instructions: agent.instructions };
 }
 
+/** The agent's pipeline: built like the run's, with the handoff stage when it may hand off. */
+export function agentPipeline(recipe: RunRecipe, name: string, build: (recipe: RunRecipe) => Pipeline): Pipeline {
+  const pipeline = build(asAgentRecipe(recipe, name));
+  return agentOf(recipe, name).handoffs.length > 0 ? withHandoffs(pipeline) : pipeline;
+}
+
 export function buildTeam(parts: TeamParts, root: string): Team {
   const agentTools = new Map<string, Tool>();
+  const handoffTools = new Map<string, Tool>();
   const registries = new Map<string, ToolRegistry>();
   const modelOf = (name: string) => parts.agentModels.get(name) ?? parts.model;
 
@@ -63,24 +72,28 @@ export function buildTeam(parts: TeamParts, root: string): Team {
       if (tool === undefined) throw new StageloopError('usage', `agent "${name}" names the tool "${toolName}", which this run does not have: the tools are ${[...parts.tools.names, ...Object.keys(parts.recipe.agents)].join(', ')}`);
       return tool;
     });
-    const registry = new ToolRegistry(tools, parts.tools.options);
+    const registry = new ToolRegistry([...tools, ...agent.handoffs.map(handoffToolOf)], parts.tools.options);
     registries.set(name, registry);
     return registry;
   }
 
-  function agentToolOf(name: string): Tool {
-    const existing = agentTools.get(name);
+  /** The agent as a tool (its name) or as a handoff (`transfer_to_NAME`), each made once. */
+  function member(name: string, made: Map<string, Tool>, make: typeof agentTool | typeof handoff): Tool {
+    const existing = made.get(name);
     if (existing !== undefined) return existing;
     const agent = agentOf(parts.recipe, name);
     // Its tools are made when it first runs: agents may name one another (the depth limit ends a cycle).
     const lazyTools: ToolBox = { definitions: () => registryOf(name).definitions(), executeAll: (calls, signal) => registryOf(name).executeAll(calls, signal) };
     const model = modelOf(name);
-    const tool = agentTool({ name, description: agent.description, pipeline: parts.buildPipeline(asAgentRecipe(parts.recipe, name), model.modelName), deps: { model, tools: lazyTools } });
-    agentTools.set(name, tool);
+    const tool = make({ name, description: agent.description, pipeline: pipelineOf(name), deps: { model, tools: lazyTools } });
+    made.set(name, tool);
     return tool;
   }
+  const agentToolOf = (name: string) => member(name, agentTools, agentTool);
+  const handoffToolOf = (name: string) => member(name, handoffTools, handoff);
+  const pipelineOf = (name: string) => agentPipeline(parts.recipe, name, (recipe) => parts.buildPipeline(recipe, modelOf(name).modelName));
 
-  const pipeline = parts.buildPipeline(asAgentRecipe(parts.recipe, root), modelOf(root).modelName);
+  const pipeline = pipelineOf(root);
   // Every name an agent gives is checked now, not when a model first calls it.
   for (const name of Object.keys(parts.recipe.agents)) registryOf(name);
   return { pipeline, tools: registryOf(root), model: modelOf(root), path: [root] };

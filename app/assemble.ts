@@ -17,7 +17,7 @@ import { withTaintPolicy } from '../stages/taint.js';
 import type { FallbackModelEntry } from './config.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
-import { asAgentRecipe, buildTeam } from './agents.js';
+import { agentPipeline, buildTeam } from './agents.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
 export const pipelineNames = Object.keys(builtInPipelines);
@@ -78,7 +78,8 @@ export function recordedTools(options: JsonObject): ToolLookup | undefined {
 /** The recipe's pipeline: the built-in one with session stages and output schema, its guards and its approval stage. */
 export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLookup): Pipeline {
   // A run made with --agent is that agent's pipeline (its own agents are tools: a replay serves their calls).
-  return buildPipeline(recipe.agent === undefined ? recipe : asAgentRecipe(recipe, recipe.agent), modelName, tools);
+  const build = (built: RunRecipe) => buildPipeline(built, modelName, tools);
+  return recipe.agent === undefined ? build(recipe) : agentPipeline(recipe, recipe.agent, build);
 }
 
 function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined): Pipeline {

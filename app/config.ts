@@ -34,6 +34,8 @@ export interface AgentConfig {
   tools: string[];
   /** Agents it may call, offered as tools named after them. */
   agents: string[];
+  /** Agents it may hand the rest of the run to, offered as tools `transfer_to_NAME`. */
+  handoffs: string[];
 }
 
 export interface StageloopConfig {
@@ -96,7 +98,7 @@ export function parseConfigText(text: string, file: string, env: Environment): S
   return { file, mcpServers, fallback, agents };
 }
 
-const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents'];
+const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents', 'handoffs'];
 
 function agentEntries(entries: Record<string, unknown>, file: string): AgentConfig[] {
   const agents = Object.entries(entries).map(([name, value]) => {
@@ -105,7 +107,7 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
     const entry = object(value, file, `agents.${name}`);
     const unknown = Object.keys(entry).filter((key) => !AGENT_KEYS.includes(key));
     if (unknown.length > 0) throw new ConfigError(`${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`);
-    const names = (key: 'tools' | 'agents'): string[] => {
+    const names = (key: 'tools' | 'agents' | 'handoffs'): string[] => {
       const list = entry[key] ?? [];
       if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) throw new ConfigError(`${where}.${key} must be a list of names`);
       return list as string[];
@@ -117,14 +119,17 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
       instructions: text(entry.instructions, `${where}.instructions`),
       tools: names('tools'),
       agents: names('agents'),
+      handoffs: names('handoffs'),
     };
     if (entry.model !== undefined) agent.model = text(entry.model, `${where}.model`);
     return agent;
   });
   const known = new Set(agents.map((agent) => agent.name));
   for (const agent of agents) {
-    const missing = agent.agents.find((name) => !known.has(name));
-    if (missing !== undefined) throw new ConfigError(`${file}: agents.${agent.name}.agents names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
+    for (const key of ['agents', 'handoffs'] as const) {
+      const missing = agent[key].find((name) => !known.has(name));
+      if (missing !== undefined) throw new ConfigError(`${file}: agents.${agent.name}.${key} names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
+    }
   }
   return agents;
 }

@@ -64,6 +64,8 @@ const agentSchema = z.object({
   instructions: z.string().min(1),
   tools: z.array(z.string().min(1)).default([]),
   agents: z.array(z.string().min(1)).default([]),
+  /** Agents it may hand the rest of the run to (tools `transfer_to_NAME`). */
+  handoffs: z.array(z.string().min(1)).default([]),
 });
 
 export const runRecipeSchema = z.object({

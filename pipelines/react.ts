@@ -1,7 +1,7 @@
-// ReAct: setup [history?, context] · iteration [think, act, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
+// ReAct: setup [history?, context] · iteration [think, act, handoff?, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import { applyGuards, type GuardFlags } from './guards.js';
-import { act, context, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
+import { act, context, handoffStage, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
 import { withOutput } from '../stages/final-output.js';
 import { withJudgedAnswer } from '../stages/evaluate.js';
 import type { Stage } from '../src/engine/stage.js';
@@ -23,6 +23,8 @@ export interface ReactPipelineOptions {
   session?: { memory?: MemoryOptions };
   /** The guards (docs/guards.md): the defaults plus these flags (0 turns one off); false for none at all. */
   guards?: GuardFlags | false;
+  /** Its tools include handoffs (`handoff()`): the handoff stage after act ends the loop with the target's answer. */
+  handoffs?: boolean;
 }
 
 export function reactPipeline(options: ReactPipelineOptions = {}): Pipeline {
@@ -30,7 +32,7 @@ export function reactPipeline(options: ReactPipelineOptions = {}): Pipeline {
   const pipeline = definePipeline({
     name: 'react',
     setup: [...(options.session ? [history()] : []), context(options.context)],
-    iteration: [judged(withOutput(think(options.think), options.outputSchema), options.evaluate), act(options.act), observe(options.observe), evaluate(options.evaluate)],
+    iteration: [judged(withOutput(think(options.think), options.outputSchema), options.evaluate), act(options.act), ...(options.handoffs === true ? [handoffStage()] : []), observe(options.observe), evaluate(options.evaluate)],
     finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });

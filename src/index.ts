@@ -157,3 +157,5 @@ export * as graders from './eval/graders/index.js';
 export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } from './eval/graders/index.js';
 export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from './eval/types.js';
 export { agentTool, AGENT_DEFAULTS, type AgentToolOptions } from './agents/agent-tool.js';
+export { handoff, handoffToolName, type HandoffOptions, type HandoffInputData, type HandoffInputFilter } from './agents/handoff.js';
+export { answeredBy, type HandoffSlot } from './agents/handoff-conversation.js';

@@ -62,7 +62,7 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
 
 /** What a tool that starts a run of its own (an agent) learns of this one. */
 function callerOf(state: RunState, ctx: StageContext): ToolCaller {
-  return { runId: state.runId, pipeline: state.pipeline, iteration: state.iteration, deps: ctx.deps, usage: state.usage, tokenLimit: state.limits?.maxTokens ?? undefined };
+  return { runId: state.runId, pipeline: state.pipeline, iteration: state.iteration, deps: ctx.deps, usage: state.usage, tokenLimit: state.limits?.maxTokens ?? undefined, task: state.input.task, messages: state.messages };
 }
 
 /** Stores the outcomes in call order, after any the guards decided. */

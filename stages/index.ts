@@ -3,6 +3,7 @@ export { context, type ContextOptions, type ContextSlot } from './context.js';
 export { plan, planSchema, stepStatuses, type PlanOptions, type PlanSlot, type PlanStep, type StepResult, type StepStatus } from './plan.js';
 export { think, type ThinkOptions, type ThinkSlot } from './think.js';
 export { act, type ActOptions, type ActSlot } from './act.js';
+export { handoffStage, withHandoffs } from './handoff.js';
 export { observe, type ObserveOptions, type ObserveSlot, type ObservedResult } from './observe.js';
 export { evaluate, type EvaluateOptions, type EvaluateSlot, type Verdict, type VerdictRecord, type AnswerJudgement, type AnswerJudgeHook } from './evaluate.js';
 export { answerJudge, type AnswerJudgeOptions } from './answer-judge.js';

@@ -6,6 +6,7 @@ import type {} from './context-slot.js';
 import type {} from './history.js';
 import { historyMessages } from '../src/sessions/render.js';
 import { dependencyClosure } from './plan-steps.js';
+import { handedMessages } from '../src/agents/handoff-conversation.js';
 
 export const defaultInstructions =
   'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +
@@ -22,7 +23,7 @@ export function renderSystemPrompt(instructions: string, tools: readonly ToolDef
 /**
  * The conversation the next reasoning call starts from: the system prompt, the session's earlier turns as user and
  * assistant messages, then either the task (no plan) or, inside a plan, a brief of the goal, the plan, the results
- * the current step needs and the step itself.
+ * the current step needs and the step itself. A run handed a conversation (a handoff) has it in place of the task.
  */
 export function renderMessages(state: RunState, stepIndex?: number): ChatMessage[] {
   const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
@@ -31,7 +32,10 @@ export function renderMessages(state: RunState, stepIndex?: number): ChatMessage
   const user = plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
   const session = state.history;
   const earlier = session === undefined ? [] : historyMessages(session.summary, session.turns);
-  return [{ role: 'system', content: system }, ...earlier, { role: 'user', content: user }];
+  // A run handed off to (a handoff's target) goes on from the conversation it was given, the task in it.
+  const handed = handedMessages(state.input);
+  if (handed !== undefined && plan === undefined) return [{ role: 'system', content: system }, ...earlier, ...handed];
+  return [{ role: 'system', content: system }, ...earlier, ...(handed ?? []), { role: 'user', content: user }];
 }
 
 /** A step's brief: its description, the results of the steps it depends on (directly or not), its bound tool. */

@@ -8,7 +8,7 @@ import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 export const agentsUsage = `Usage: stageloop agents [--json] [--mcp-config FILE]
 
 Lists the agents of stageloop.config.json (or --mcp-config FILE), from its "agents" object: name, description, and
-the tools each offers its model (an agent it may call is a tool named after it). Run one with: stageloop run --agent NAME "TASK"`;
+the tools each offers its model (an agent it may call is a tool named after it), and the agents it may hand off to. Run one with: stageloop run --agent NAME "TASK"`;
 
 export interface AgentListing {
   name: string;
@@ -16,6 +16,8 @@ export interface AgentListing {
   pipeline: string;
   model: string | null;
   tools: string[];
+  /** Agents it may hand the rest of the run to. */
+  handoffs: string[];
 }
 
 export const agents: CommandModule = { usage: () => agentsUsage, run: (argv, io) => agentsCommand(argv, io, io.cwd) };
@@ -35,11 +37,12 @@ export async function agentsCommand(argv: readonly string[], streams: CliStreams
   for (const agent of listing) {
     streams.stdout.write(`${terminalSafe(agent.name.padEnd(width))}  ${terminalSafe(agent.description)}\n`);
     streams.stdout.write(`${' '.repeat(width)}  tools: ${agent.tools.length > 0 ? terminalSafe(agent.tools.join(', ')) : '(none)'}\n`);
+    if (agent.handoffs.length > 0) streams.stdout.write(`${' '.repeat(width)}  hands off to: ${terminalSafe(agent.handoffs.join(', '))}\n`);
   }
   return 0;
 }
 
 function listingOf(agent: AgentConfig): AgentListing {
-  return { name: agent.name, description: agent.description, pipeline: agent.pipeline, model: agent.model ?? null, tools: [...new Set([...agent.tools, ...agent.agents])] };
+  return { name: agent.name, description: agent.description, pipeline: agent.pipeline, model: agent.model ?? null, tools: [...new Set([...agent.tools, ...agent.agents])], handoffs: [...agent.handoffs] };
 }
 

@@ -1,4 +1,5 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
+import { answeredBy } from '../../src/agents/handoff-conversation.js';
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
 import type { StepView } from '../../stages/plan-steps.js';
 
@@ -31,6 +32,8 @@ export interface JsonOutput {
   warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
   pending?: RunResult['pending'];
+  /** The agent the run handed off to, whose answer this is. */
+  answeredBy?: string;
   /** The limits in force (docs/guards.md): null is a limit that was off. */
   limits?: Record<string, number | null>;
 }
@@ -104,6 +107,8 @@ export function jsonOutput(result: RunResult): JsonOutput {
   if (result.pending !== undefined) output.pending = result.pending;
   const limits = limitsOf(result);
   if (limits !== undefined) output.limits = limits;
+  const agent = answeredBy(result);
+  if (agent !== undefined) output.answeredBy = agent;
   return output;
 }
 

@@ -1,7 +1,9 @@
 // `stageloop show RUN [--json]`: a recorded run's timeline: stages, model and tool calls, signals, how it ended.
 import type { LoadedRun } from '../../src/durable/inspect.js';
 import { shortText } from '../../src/common/short-text.js';
+import type { RunTree } from '../../src/durable/run-tree.js';
 import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
+import { childrenJson, timelineLines } from './show-children.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
 import { parseFlags, UsageError } from './args.js';
@@ -10,7 +12,7 @@ import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 
-export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
+export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer; the runs of agents its tool calls started are shown under those calls, indented.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
 export function parseShowFlags(argv: readonly string[]): { runId: string; json: boolean; html: boolean; store?: string } | 'help' {
   const parsed = parseFlags('show', argv, { json: { type: 'boolean' }, html: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
@@ -29,8 +31,8 @@ export const show: CommandModule = {
     if (flags === 'help') return 'help';
     const { store } = await openCliStore(flags.store, io.env);
     try {
-      const { loadRun } = await import('../../src/durable/inspect.js');
-      return await showCommand(await loadRun(store, flags.runId), flags, io);
+      const { loadRunTree } = await import('../../src/durable/run-tree.js');
+      return await showCommand(await loadRunTree(store, flags.runId), flags, io);
     } finally {
       await store.close();
     }
@@ -43,12 +45,18 @@ function stepOf(item: TimelineItem): string {
   return mark === -1 ? '' : `[${item.stage!.slice(mark + 1)}] `;
 }
 
+function itemLine(item: TimelineItem): string {
+  if (item.kind === 'stage') return `${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`;
+  return `    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`;
+}
+
 function where(item: TimelineItem): string {
   if (item.zone === 'iteration') return `[${item.iteration}]`;
   return item.zone === 'setup' ? '[setup]' : '[finalize]';
 }
 
-export async function showCommand(loaded: LoadedRun, output: boolean | { json: boolean; html?: boolean }, streams: CliStreams): Promise<number> {
+/** `loaded` with its children (loadRunTree) shows each agent run under the tool call that started it. */
+export async function showCommand(loaded: LoadedRun | RunTree, output: boolean | { json: boolean; html?: boolean }, streams: CliStreams): Promise<number> {
   const { run } = loaded;
   const { json, html = false } = typeof output === 'boolean' ? { json: output } : output;
   if (html) {
@@ -56,17 +64,13 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
     streams.stdout.write(standaloneRunPage(viewOfLoaded(loaded, shownSlots)));
     return 0;
   }
-  const timeline = timelineOf(loaded);
   if (json) {
-    const { checkpoints: _checkpoints, journal: _journal, ...rest } = loaded;
-    streams.stdout.write(`${terminalSafeJson({ ...rest.run, timeline })}\n`);
+    const children = childrenJson(loaded);
+    streams.stdout.write(`${terminalSafeJson({ ...run, timeline: timelineOf(loaded), ...(children.length > 0 && { children }) })}\n`);
     return 0;
   }
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
-  for (const item of timeline) {
-    if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
-    else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
-  }
+  lines.push(...timelineLines(loaded, itemLine));
   const plan = planOfState(loaded.checkpoints.at(-1)?.state);
   if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));
   const outcome = run.outcome;

@@ -60,9 +60,10 @@ export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<I
   });
 }
 
-type Settings = AgentToolOptions & { maxDepth: number; budgetShare: number; timeoutMs: number };
+/** A handoff (handoff.ts) makes the child's input itself, from the calling run's conversation. */
+export type Settings = AgentToolOptions & { maxDepth: number; budgetShare: number; timeoutMs: number; inputOf?: (caller: ToolCaller | undefined, callId: string | undefined) => RunInput };
 
-async function callAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext): Promise<ToolOutput> {
+export async function callAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext): Promise<ToolOutput> {
   const caller = currentToolCaller();
   const path = [...(caller?.deps.agent?.path ?? [caller?.pipeline ?? 'run']), settings.name];
   const pathText = path.join('/');
@@ -107,7 +108,8 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
   const recording = store === undefined || caller === undefined || ctx.callId === undefined
     ? undefined
     : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
-  const outcome = await runChild(settings.pipeline, childInput(args), { deps, signal: controller.signal }, recording);
+  const input = settings.inputOf?.(caller, ctx.callId) ?? childInput(args);
+  const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording);
   ctx.reportUsage?.(outcome.usage);
   return resultOf(settings.name, outcome);
 }

@@ -16,6 +16,8 @@ export interface TimelineItem {
   durationMs?: number;
   summary: string;
   detail: JsonValue;
+  /** The tool call ids of a tool batch, or of the calls a model reply asked for: a child run may hang under each. */
+  calls?: string[];
 }
 
 export function timelineOf(loaded: LoadedRun): TimelineItem[] {
@@ -44,7 +46,9 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
     const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${shortText(call.arguments, 60)}`).join(', ');
     const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
     const said = response?.content ? ` "${shortText(response.content)}"` : '';
-    return { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: jsonOf(entry.data) };
+    const item: TimelineItem = { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: jsonOf(entry.data) };
+    if (response !== undefined && response.toolCalls.length > 0) item.calls = response.toolCalls.map((call) => call.id);
+    return item;
   }
   if (entry.kind === 'tool') {
     const { calls, results } = entry.data;
@@ -53,7 +57,7 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
       const outcome = result === undefined ? '?' : result.ok ? shortText(result.content) : `error ${result.error.kind}: ${shortText(result.error.message)}`;
       return `${call.name} ${shortText(call.arguments, 60)} → ${outcome}`;
     });
-    return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data) };
+    return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data), calls: calls.map((call) => call.id) };
   }
   if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
   return undefined;

@@ -86,6 +86,8 @@ function reason(request: ChatRequest, brief: string): Reply {
   }
   // Without a plan the parts of the task ("..., then add 10") are worked through one call at a time.
   const parts = splitTask(brief);
+  const transfers = (request.tools ?? []).filter((tool) => tool.name.startsWith('transfer_to_')).map((tool) => tool.name);
+  if (transfers.length > 0 && results.length === 0 && !offersCalculator(request)) return handOff(request, brief, transfers);
   const agents = offeredAgents(request);
   if (agents.length > 0 && !offersCalculator(request)) return delegate(request, parts, agents, results);
   if (last === undefined) {
@@ -117,6 +119,12 @@ function delegate(request: ChatRequest, parts: readonly string[], agents: readon
   if (results.length > 0) return { content: results.map((result) => result.content.trim()).join('; ') };
   const toolCalls = parts.map((part, index) => ({ id: `offline_call_${request.messages.length}_${index + 1}`, name: agents[index % agents.length]!, arguments: JSON.stringify({ task: part }) }));
   return { content: '', toolCalls };
+}
+
+/** A triage agent (handoffs offered, no calculator): the rest goes to the agent the task names, else the first offered. */
+function handOff(request: ChatRequest, brief: string, transfers: readonly string[]): Reply {
+  const named = transfers.find((name) => brief.toLowerCase().includes(name.slice('transfer_to_'.length).toLowerCase()));
+  return { content: '', toolCalls: [{ id: `offline_call_${request.messages.length}`, name: named ?? transfers[0]!, arguments: '{}' }] };
 }
 
 /** Tools whose parameters are an agent's (`{ task }`). */

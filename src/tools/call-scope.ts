@@ -3,6 +3,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
+import type { ChatMessage } from '../model/types.js';
 
 export interface ToolCaller {
   readonly runId: string;
@@ -14,6 +15,9 @@ export interface ToolCaller {
   readonly usage: Usage;
   /** The calling run's token limit (input + output), when it has one. */
   readonly tokenLimit: number | undefined;
+  /** The calling run's task and conversation so far (a handoff passes them on). */
+  readonly task?: string;
+  readonly messages?: readonly ChatMessage[];
 }
 
 const scope = new AsyncLocalStorage<ToolCaller>();

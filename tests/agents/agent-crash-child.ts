@@ -8,6 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
 import { reactPipeline } from '../../pipelines/react.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
+import { handoff } from '../../src/agents/handoff.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
@@ -17,7 +18,10 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ChildConfig } from '../durable/crash-child.js';
 
 /** The durable crash child's settings that this child shares (a type import: that file runs when loaded). */
-export type AgentCrashConfig = Pick<ChildConfig, 'db' | 'runId' | 'action' | 'serverUrl' | 'sideLog' | 'attempt'>;
+export type AgentCrashConfig = Pick<ChildConfig, 'db' | 'runId' | 'action' | 'serverUrl' | 'sideLog' | 'attempt'> & {
+  /** The coordinator hands the run off to the researcher instead of asking it as a tool. */
+  handoff?: boolean;
+};
 
 const config = JSON.parse(process.argv[2] ?? '{}') as AgentCrashConfig;
 const mark = (line: string) => new Promise((resolve) => process.stdout.write(`${line}\n`, resolve));
@@ -37,15 +41,17 @@ const count = defineTool({
 
 const model = (name: string) => new OpenAIChatModel({ baseUrl: config.serverUrl, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
 
-const agentCrashPipeline = reactPipeline();
+const agentCrashPipeline = (config: AgentCrashConfig) => reactPipeline({ handoffs: config.handoff === true });
 
 async function main(): Promise<void> {
   const store = openStore({ path: config.db });
-  const researcher = agentTool({ name: 'researcher', description: 'Counts.', pipeline: reactPipeline(), deps: { model: model('researcher-model'), tools: new ToolRegistry([count]) } });
+  const researcherOptions = { name: 'researcher', description: 'Counts.', pipeline: reactPipeline(), deps: { model: model('researcher-model'), tools: new ToolRegistry([count]) } };
+  const researcher = config.handoff === true ? handoff(researcherOptions) : agentTool(researcherOptions);
+  const pipeline = agentCrashPipeline(config);
   const deps: Partial<Deps> = { model: model('coordinator-model'), tools: new ToolRegistry([researcher]), ids: { newId: () => config.runId }, agent: { path: ['coordinator'] } };
   const result = config.action === 'start'
-    ? await runPipeline(agentCrashPipeline, { task: 'Count to two with the researcher.' }, { store, deps })
-    : await resumeRun(store, config.runId, { pipeline: agentCrashPipeline, deps });
+    ? await runPipeline(pipeline, { task: 'Count to two with the researcher.' }, { store, deps })
+    : await resumeRun(store, config.runId, { pipeline, deps });
   await mark(`result ${JSON.stringify({ status: result.status, answer: result.answer, usage: result.usage })}`);
   await store.close();
 }

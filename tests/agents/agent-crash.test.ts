@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { showCommand } from '../../app/cli/show-command.js';
+import { loadRunTree } from '../../src/durable/run-tree.js';
 import { replayRun } from '../../src/durable/replay.js';
 import { openStore } from '../../src/store/location.js';
 import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
@@ -15,8 +18,8 @@ import type { AgentCrashConfig } from './agent-crash-child.js';
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const childScript = join(repository, 'tests/agents/agent-crash-child.ts');
 
-/** The coordinator asks the researcher once, then answers with what it got; the researcher counts two steps. */
-async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }> {
+/** The coordinator asks the researcher once (or hands off to it), then answers with what it got; the researcher counts two steps. */
+async function startTeamModel(handoff = false): Promise<{ server: ChatServer; asked: string[] }> {
   const server = await startChatServer();
   const asked: string[] = [];
   server.handle((request, response) => {
@@ -25,6 +28,7 @@ async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }
     asked.push(`${body.model}:${results.length}`);
     const usage = { input: 10 + results.length, output: 5 };
     if (body.model === 'coordinator-model') {
+      if (handoff) return sendReply(request, response, { toolCalls: [{ id: 'call_r', name: 'transfer_to_researcher', arguments: '{}' }], usage });
       if (results.length === 0) return sendReply(request, response, { toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'Count to two' }) }], usage });
       return sendReply(request, response, { content: `coordinator: ${results[0]!.content}`, usage });
     }
@@ -95,5 +99,42 @@ describe('a team of agents survives kill -9', () => {
     expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
     expect(replay.result.answer).toBe('coordinator: counted to 2');
     expect(asked).toHaveLength(5);
+  }, 60_000);
+
+  it('resumes inside a handoff target: nothing finished runs again, the target answers for the run, replay identical', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'stageloop-handoff-crash-'));
+    const { server, asked } = await startTeamModel(true);
+    cleanup.push(() => rmSync(directory, { recursive: true, force: true }), () => server.close());
+    const config: AgentCrashConfig = { db: join(directory, 'runs.db'), runId: 'triage-run', action: 'start', serverUrl: server.url, sideLog: join(directory, 'side.log'), attempt: 1, handoff: true };
+
+    const first = startChild(config);
+    await first.waitFor('tool 2');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Killed mid-handoff, the triage run has no tool entry yet: show hangs the target under the reply that asked for it.
+    const killed = openStore({ path: config.db });
+    const stdout = new PassThrough();
+    let shown = '';
+    stdout.on('data', (chunk: Buffer) => void (shown += chunk.toString()));
+    await showCommand(await loadRunTree(killed, 'triage-run'), false, { stdout, stderr: new PassThrough() });
+    await killed.close();
+    expect(shown).toMatch(/ {4}model · think: tool_calls .*→ transfer_to_researcher \{\}\n {4}↳ agent coordinator\/researcher · run triage-run\.call_r · running\n/);
+    expect(shown).toContain('      not finished:');
+    const second = startChild({ ...config, action: 'resume', attempt: 2 });
+    expect(await second.exited, second.errors()).toBe(0);
+    const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as { status: string; answer: string; usage: { inputTokens: number; outputTokens: number } };
+    expect(result).toMatchObject({ status: 'completed', answer: 'counted to 2' });
+    // The coordinator's one call and the target's first two were served; it is never asked again after the handoff.
+    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:1', 'researcher-model:2']);
+    expect(readFileSync(config.sideLog, 'utf8').trim().split('\n')).toEqual(['1\t1', '1\t2', '2\t2']);
+    expect(result.usage).toMatchObject({ inputTokens: 10 + 10 + 11 + 12, outputTokens: 20 });
+
+    const store = openStore({ path: config.db });
+    cleanup.push(() => store.close());
+    expect((await store.get('triage-run.call_r'))?.status).toBe('completed');
+    const replay = await replayRun(store, 'triage-run', { pipeline: reactPipeline({ handoffs: true }) });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+    expect(replay.result.answer).toBe('counted to 2');
+    expect(asked).toHaveLength(4);
   }, 60_000);
 });

@@ -53,6 +53,15 @@ describe('OfflineModel', () => {
     expect(chat.content).toBe(offlineNotice);
   });
 
+  it('as a triage agent (handoffs offered, no calculator) hands off to the agent the task names, else the first', async () => {
+    const transfer = (name: string): ToolDefinition => ({ name: `transfer_to_${name}`, description: 'hand off', parameters: { type: 'object', properties: {} }, strict: true });
+    const tools = [transfer('multiplier'), transfer('subtractor')];
+    const named = await ask({ purpose: 'think', messages: [{ role: 'user', content: 'What is 100 - 58? Ask the subtractor.' }], tools });
+    expect(named).toMatchObject({ finishReason: 'tool_calls', toolCalls: [{ name: 'transfer_to_subtractor', arguments: '{}' }] });
+    const unnamed = await ask({ purpose: 'think', messages: [{ role: 'user', content: 'What is 6 * 7?' }], tools });
+    expect(unnamed.toolCalls).toMatchObject([{ name: 'transfer_to_multiplier' }]);
+  });
+
   it('honours a zod response format for plans and replans: JSON content and a parsed value', async () => {
     const plan = await ask({ purpose: 'plan', messages: [{ role: 'user', content: 'Compute 12*12, then add 10' }], responseFormat: { name: 'plan', schema: planSchema(8) } });
     expect(plan.parsed).toEqual({ goal: 'Compute 12*12, then add 10', steps: [{ id: 's1', description: 'Compute 12*12', dependsOn: [] }, { id: 's2', description: 'Add 10', dependsOn: ['s1'] }] });

@@ -21,7 +21,7 @@ const declaredTypes = {
   text_delta: true, tool_call_delta: true,
   context_rendered: true, plan_created: true, plan_repair: true, plan_fallback: true, model_reply: true, tool_preamble: true, truncation_retry: true,
   repair_turn: true, tool_call_repair_failed: true, tool_calls_ignored: true, step_last_round: true, empty_reply: true, answer: true, step_finished: true, plan_updated: true,
-  tool_call: true, tool_result: true, verdict: true, answer_judged: true, replan_decision: true, goal_not_met: true, step_started: true, summary: true, final_output: true,
+  tool_call: true, tool_result: true, handoff: true, verdict: true, answer_judged: true, replan_decision: true, goal_not_met: true, step_started: true, summary: true, final_output: true,
   budget_warning: true, budget_exhausted: true, budget_stop: true, loop_refused: true, injection_detected: true, context_pruned: true,
   limits: true, budget_decided: true, approval_requested: true, approval_decided: true, history_loaded: true, history_unreadable: true, session_compacted: true,
   context_tainted: true, taint_refused: true, injection_warning: true,
