@@ -28,7 +28,7 @@ async function pausedRun() {
 }
 
 describe('--on-repeat ask', () => {
-  it('pauses at the 3rd identical failing call (exit 4), asking as an approval; approve runs it once more; replay identical', async () => {
+  it('observe-plan-act "Repeated Tool Failure", fallback "request HITL approval": pauses at the 3rd identical failing call (exit 4), asking as an approval; approve runs it once more; replay identical', async () => {
     const paused = await pausedRun();
     expect(paused.status).toBe('interrupted');
     expect(paused.pending).toEqual([expect.objectContaining({ id: 'c3', kind: 'tool_approval', tool: 'calculator', reason: expect.stringMatching(/repeated, identical call to calculator that already failed 2 times in a row/) })]);

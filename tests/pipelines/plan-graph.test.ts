@@ -161,7 +161,7 @@ describe('plan steps as a dependency graph', () => {
     expect(events.find((event) => event.type === 'goal_not_met')!.data).toEqual({ failed: ['a'], blocked: [] });
   });
 
-  it('a step whose dependency failed and that nobody rewrites stays blocked, and the run stops goal_not_met', async () => {
+  it('six-components "Rule based evaluation" (a run is not completed when its steps failed): a step whose dependency failed and that nobody rewrites stays blocked, and the run stops goal_not_met', async () => {
     const model = new ScriptedModel([
       { content: '["Fetch a", "Use a"]' },
       { toolCalls: [{ name: 'replan', arguments: '{"reason":"no a"}' }] },

@@ -77,7 +77,7 @@ describe('react pipeline (scripted model)', () => {
     expect(result.state.nextTurn.notes).toEqual([]);
   });
 
-  it('the iteration cap ends the run early with a partial summary answer', async () => {
+  it('observe-plan-act "Max Iteration Limit", fallback "return graceful summary based on current observations": the iteration cap ends the run early with a partial summary answer', async () => {
     const model = new ScriptedModel([
       { toolCalls: [calc('17 * 23')] },
       { toolCalls: [calc('391 + 4')] },

@@ -18,7 +18,7 @@ const shape = (text: string) => {
 };
 
 describe('reading a plan the way real models write it', () => {
-  it('a plain list of strings is a chain', () => {
+  it('agent-patterns Rust notes, the plan shape {"steps": ["a", "b"]}: a plain list of strings is a chain', () => {
     expect(shape('["a", "b", "c"]')).toEqual([['s1', 'a', []], ['s2', 'b', ['s1']], ['s3', 'c', ['s2']]]);
     expect(shape('{"steps": ["a", "b"]}')).toEqual([['s1', 'a', []], ['s2', 'b', ['s1']]]);
   });

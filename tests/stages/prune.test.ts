@@ -40,7 +40,7 @@ describe('prune', () => {
     expect(near.prune?.lastTokens).toBeGreaterThan(700);
   });
 
-  it('condenses the oldest tool observations first and keeps system, task and the latest results', async () => {
+  it('observe-plan-act "Context & Token Budget", fallback "trigger context compression": condenses the oldest tool observations first and keeps system, task and the latest results', async () => {
     const state = makeState({ messages: conversation(4), iteration: 5 });
     const ctx = makeCtx();
     await prune({ budgetTokens: 2_500 }).execute(state, ctx);

@@ -20,7 +20,7 @@ function conversation(rounds: number): ChatMessage[] {
 }
 
 describe('rendered context: the context is rendered, not accumulated', () => {
-  it('sends the latest two tool rounds in full and shortens older results with a marker, keeping every role', () => {
+  it('six-components "Context is rendered, not accumulated" (render_context: the last two results): sends the latest two tool rounds in full and shortens older results with a marker, keeping every role', () => {
     const messages = conversation(4);
     const rendered = renderTurnMessages(messages, turnContext());
     expect(rendered.map((message) => message.role)).toEqual(messages.map((message) => message.role));
