@@ -1,6 +1,7 @@
 // Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
 // (an agent) reaches the calling run's listeners, tracer, usage and limits. Async context, so it follows every await.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Decision } from '../durable/decision-types.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 
@@ -14,6 +15,8 @@ export interface ToolCaller {
   readonly usage: Usage;
   /** The calling run's token limit (input + output), when it has one. */
   readonly tokenLimit: number | undefined;
+  /** A paused call run again on resume: the decisions it waited for, by call id, each keyed by its own run's id. */
+  readonly decisions?: ReadonlyMap<string, Readonly<Record<string, Decision>>>;
 }
 
 const scope = new AsyncLocalStorage<ToolCaller>();
