@@ -1,0 +1,136 @@
+// A child agent's approval pause pauses the coordinator: the coordinator ends `interrupted` with the child's pending
+// call under a prefixed id; approving (or rejecting) it resumes the coordinator, which resumes the child with the
+// decision, and the whole run finishes as one: nothing finished runs again, usage adds up exactly, replay identical.
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { reactPipeline } from '../../pipelines/react.js';
+import { withApproval } from '../../stages/approval.js';
+import { agentTool } from '../../src/agents/agent-tool.js';
+import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
+import { replayRun } from '../../src/durable/replay.js';
+import type { Deps } from '../../src/engine/stage.js';
+import { OpenAIChatModel } from '../../src/model/openai-model.js';
+import { memoryStore } from '../../src/store/memory-store.js';
+import type { RunStore } from '../../src/store/types.js';
+import { defineTool } from '../../src/tools/define-tool.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import { sendReply, startChatServer, type ChatServer } from '../support/chat-server.js';
+import { testCalculator } from '../support/stage-tools.js';
+
+let cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/**
+ * The coordinator asks the researcher and counts once in the same turn, then answers with both results; the
+ * researcher asks the calculator (which needs approval), then answers with what it got.
+ */
+async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }> {
+  const server = await startChatServer();
+  const asked: string[] = [];
+  server.handle((request, response) => {
+    const body = request.body;
+    const results = body.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    asked.push(`${body.model}:${results.length}`);
+    const usage = { input: 10 + results.length, output: 5 };
+    if (body.model === 'coordinator-model') {
+      if (results.length === 0) {
+        return sendReply(request, response, {
+          toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'What is 6 * 7?' }) }, { id: 'call_c', name: 'count', arguments: '{}' }],
+          usage,
+        });
+      }
+      return sendReply(request, response, { content: `coordinator: ${results.join(' | ')}`, usage });
+    }
+    if (results.length === 0) return sendReply(request, response, { toolCalls: [{ id: 'calc_1', name: 'calculator', arguments: JSON.stringify({ expression: '6 * 7' }) }], usage });
+    return sendReply(request, response, { content: `researcher: ${results[0]!}`, usage });
+  }, Number.MAX_SAFE_INTEGER);
+  cleanup.push(() => server.close());
+  return { server, asked };
+}
+
+function team(serverUrl: string) {
+  const model = (name: string) => new OpenAIChatModel({ baseUrl: serverUrl, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
+  const counted: string[] = [];
+  const count = defineTool({ name: 'count', description: 'Counts once.', parameters: z.object({}), execute: () => (counted.push('count'), 'counted') });
+  const researcher = agentTool({
+    name: 'researcher',
+    description: 'Works out arithmetic.',
+    pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }),
+    deps: { model: model('researcher-model'), tools: new ToolRegistry([testCalculator]) },
+  });
+  const deps: Partial<Deps> = { model: model('coordinator-model'), tools: new ToolRegistry([researcher, count]), ids: { newId: () => 'team-run' }, agent: { path: ['coordinator'] } };
+  return { deps, counted };
+}
+
+async function pausedTeam(): Promise<{ store: RunStore; asked: string[]; counted: string[]; deps: Partial<Deps> }> {
+  const { server, asked } = await startTeamModel();
+  const { deps, counted } = team(server.url);
+  const store = memoryStore();
+  cleanup.push(() => store.close());
+  const paused = await runPipeline(reactPipeline(), { task: 'Ask the researcher for 6 * 7, and count.' }, { store, deps });
+  expect(paused.status).toBe('interrupted');
+  expect(paused.pending).toEqual([expect.objectContaining({ id: 'call_r/calc_1', kind: 'tool_approval', tool: 'calculator', arguments: '{"expression":"6 * 7"}', agent: 'coordinator/researcher' })]);
+  // The count call of the same batch finished and is kept; the child waits in its own record.
+  expect(counted).toEqual(['count']);
+  expect((await store.get('team-run.call_r'))?.status).toBe('interrupted');
+  expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0']);
+  // The coordinator's usage so far already holds what the researcher spent before it paused.
+  expect(paused.usage).toMatchObject({ inputTokens: 10 + 10, outputTokens: 10 });
+  return { store, asked, counted, deps };
+}
+
+describe("a child agent's approval pause pauses the whole run", () => {
+  it('approve: the child continues with the decision, its answer reaches the coordinator, usage is exact, replay identical', async () => {
+    const { store, asked, counted, deps } = await pausedTeam();
+    // The coordinator takes the prefixed id only.
+    await expect(resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { calc_1: { approve: true } } })).rejects.toThrow(/waits for call_r\/calc_1/);
+
+    const result = await resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_r/calc_1': { approve: true } } });
+    expect(result).toMatchObject({ status: 'completed', answer: 'coordinator: researcher: 42 | counted' });
+    // Nothing finished ran again: each model call once, the count tool once.
+    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:1', 'coordinator-model:2']);
+    expect(counted).toEqual(['count']);
+    // The coordinator's two calls and the researcher's two, exactly.
+    expect(result.usage).toMatchObject({ inputTokens: 10 + 12 + 10 + 11, outputTokens: 20 });
+    expect((await store.get('team-run.call_r'))?.status).toBe('completed');
+    // The decision is journaled in both runs, each under its own id.
+    const decisionIds = async (runId: string) => (await store.journal(runId)).filter((entry) => entry.kind === 'decision').map((entry) => (entry.data as { id?: string }).id);
+    expect(await decisionIds('team-run')).toEqual(['call_r/calc_1']);
+    expect(await decisionIds('team-run.call_r')).toEqual(['calc_1']);
+
+    const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+    expect(replay.result.answer).toBe('coordinator: researcher: 42 | counted');
+    const childReplay = await replayRun(store, 'team-run.call_r', { pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }) });
+    expect(childReplay.identical, JSON.stringify(childReplay.divergence)).toBe(true);
+    expect(asked).toHaveLength(4);
+  });
+
+  it('reject: the child reads the rejection and answers, and the coordinator completes', async () => {
+    const { store, asked, deps } = await pausedTeam();
+    const result = await resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_r/calc_1': { approve: false, message: 'no arithmetic today' } } });
+    expect(result.status).toBe('completed');
+    expect(result.answer).toMatch(/^coordinator: researcher: .*rejected this call: no arithmetic today \| counted$/);
+    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:1', 'coordinator-model:2']);
+    const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+  });
+
+  it('a person deciding at once (deps.approve) decides the child call without a pause', async () => {
+    const { server, asked } = await startTeamModel();
+    const { deps } = team(server.url);
+    const store = memoryStore();
+    cleanup.push(() => store.close());
+    const requests: string[] = [];
+    deps.approve = async (request) => (requests.push(request.id), { approve: true });
+    const result = await runPipeline(reactPipeline(), { task: 'Ask the researcher for 6 * 7, and count.' }, { store, deps });
+    expect(result).toMatchObject({ status: 'completed', answer: 'coordinator: researcher: 42 | counted' });
+    expect(requests).toEqual(['call_r/calc_1']);
+    expect(asked).toHaveLength(4);
+    const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+  });
+});
