@@ -27,7 +27,9 @@ afterEach(async () => {
  * The coordinator asks the researcher and counts once in the same turn, then answers with both results; the
  * researcher asks the calculator (which needs approval), then answers with what it got.
  */
-async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }> {
+const askResearcherAndCount = [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'What is 6 * 7?' }) }, { id: 'call_c', name: 'count', arguments: '{}' }];
+
+async function startTeamModel(firstCalls = askResearcherAndCount): Promise<{ server: ChatServer; asked: string[] }> {
   const server = await startChatServer();
   const asked: string[] = [];
   server.handle((request, response) => {
@@ -37,10 +39,7 @@ async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }
     const usage = { input: 10 + results.length, output: 5 };
     if (body.model === 'coordinator-model') {
       if (results.length === 0) {
-        return sendReply(request, response, {
-          toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'What is 6 * 7?' }) }, { id: 'call_c', name: 'count', arguments: '{}' }],
-          usage,
-        });
+        return sendReply(request, response, { toolCalls: firstCalls, usage });
       }
       return sendReply(request, response, { content: `coordinator: ${results.join(' | ')}`, usage });
     }
@@ -51,17 +50,18 @@ async function startTeamModel(): Promise<{ server: ChatServer; asked: string[] }
   return { server, asked };
 }
 
-function team(serverUrl: string) {
+function team(serverUrl: string, agentNames = ['researcher']) {
   const model = (name: string) => new OpenAIChatModel({ baseUrl: serverUrl, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
   const counted: string[] = [];
   const count = defineTool({ name: 'count', description: 'Counts once.', parameters: z.object({}), execute: () => (counted.push('count'), 'counted') });
-  const researcher = agentTool({
-    name: 'researcher',
+  // Every agent asks the researcher's model: it needs the calculator, whose calls need approval.
+  const agents = agentNames.map((name) => agentTool({
+    name,
     description: 'Works out arithmetic.',
     pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }),
     deps: { model: model('researcher-model'), tools: new ToolRegistry([testCalculator]) },
-  });
-  const deps: Partial<Deps> = { model: model('coordinator-model'), tools: new ToolRegistry([researcher, count]), ids: { newId: () => 'team-run' }, agent: { path: ['coordinator'] } };
+  }));
+  const deps: Partial<Deps> = { model: model('coordinator-model'), tools: new ToolRegistry([...agents, count]), ids: { newId: () => 'team-run' }, agent: { path: ['coordinator'] } };
   return { deps, counted };
 }
 
@@ -130,6 +130,71 @@ describe("a child agent's approval pause pauses the whole run", () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'coordinator: researcher: 42 | counted' });
     expect(requests).toEqual(['call_r/calc_1']);
     expect(asked).toHaveLength(4);
+    const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+  });
+});
+
+describe('pauses deeper in the team', () => {
+  /** Each model asks the next agent (or, last, the calculator) once, then answers `<name>: <what it got>`. */
+  async function startChainModel(chain: Array<{ model: string; call: { id: string; name: string; arguments: string } }>): Promise<string[]> {
+    const server = await startChatServer();
+    cleanup.push(() => server.close());
+    const asked: string[] = [];
+    server.handle((request, response) => {
+      const results = request.body.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+      asked.push(`${request.body.model}:${results.length}`);
+      const step = chain.find((each) => each.model === request.body.model)!;
+      if (results.length === 0) return sendReply(request, response, { toolCalls: [step.call], usage: { input: 10, output: 5 } });
+      return sendReply(request, response, { content: `${step.model.replace('-model', '')}: ${results.join(' | ')}`, usage: { input: 10, output: 5 } });
+    }, Number.MAX_SAFE_INTEGER);
+    urls.set(asked, server.url);
+    return asked;
+  }
+  const urls = new WeakMap<string[], string>();
+  const model = (url: string, name: string) => new OpenAIChatModel({ baseUrl: url, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
+  const task = (text: string) => JSON.stringify({ task: text });
+
+  it("a grandchild's pause pauses all three runs; one decision finishes them, usage exact, replay identical", async () => {
+    const asked = await startChainModel([
+      { model: 'coordinator-model', call: { id: 'call_r', name: 'researcher', arguments: task('6 * 7?') } },
+      { model: 'researcher-model', call: { id: 'call_x', name: 'calc_agent', arguments: task('6 * 7?') } },
+      { model: 'calc-model', call: { id: 'calc_1', name: 'calculator', arguments: JSON.stringify({ expression: '6 * 7' }) } },
+    ]);
+    const url = urls.get(asked)!;
+    const calcAgent = agentTool({ name: 'calc_agent', description: 'Calculates.', pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }), deps: { model: model(url, 'calc-model'), tools: new ToolRegistry([testCalculator]) } });
+    const researcher = agentTool({ name: 'researcher', description: 'Asks the calculator agent.', pipeline: reactPipeline(), deps: { model: model(url, 'researcher-model'), tools: new ToolRegistry([calcAgent]) } });
+    const deps: Partial<Deps> = { model: model(url, 'coordinator-model'), tools: new ToolRegistry([researcher]), ids: { newId: () => 'deep-run' }, agent: { path: ['coordinator'] } };
+    const store = memoryStore();
+    cleanup.push(() => store.close());
+    const paused = await runPipeline(reactPipeline(), { task: 'What is 6 * 7?' }, { store, deps });
+    expect(paused.status).toBe('interrupted');
+    expect(paused.pending).toEqual([expect.objectContaining({ id: 'call_r/call_x/calc_1', tool: 'calculator', agent: 'coordinator/researcher/calc_agent' })]);
+    expect((await store.get('deep-run.call_r'))?.status).toBe('interrupted');
+    expect((await store.get('deep-run.call_r.call_x'))?.status).toBe('interrupted');
+
+    const result = await resumeRun(store, 'deep-run', { pipeline: reactPipeline(), deps, decisions: { 'call_r/call_x/calc_1': { approve: true } } });
+    expect(result).toMatchObject({ status: 'completed', answer: 'coordinator: researcher: calc: 42' });
+    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'calc-model:0', 'calc-model:1', 'researcher-model:1', 'coordinator-model:1']);
+    expect(result.usage).toMatchObject({ inputTokens: 60, outputTokens: 30 });
+    const replay = await replayRun(store, 'deep-run', { pipeline: reactPipeline() });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+  });
+
+  it('two agents paused in one turn: deciding one keeps the run paused for the other, then both finish', async () => {
+    const { server, asked } = await startTeamModel([{ id: 'call_r', name: 'researcher', arguments: task('6 * 7?') }, { id: 'call_k', name: 'checker', arguments: task('6 * 7?') }]);
+    const { deps } = team(server.url, ['researcher', 'checker']);
+    const store = memoryStore();
+    cleanup.push(() => store.close());
+    const paused = await runPipeline(reactPipeline(), { task: 'Ask both.' }, { store, deps });
+    expect(paused.pending?.map((item) => item.id)).toEqual(['call_r/calc_1', 'call_k/calc_1']);
+    const half = await resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_k/calc_1': { approve: true } } });
+    expect(half.status).toBe('interrupted');
+    expect(half.pending?.map((item) => item.id)).toEqual(['call_r/calc_1']);
+    await expect(resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_k/calc_1': { approve: true } } })).rejects.toThrow(/already decided/);
+    const done = await resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_r/calc_1': { approve: true } } });
+    expect(done).toMatchObject({ status: 'completed', answer: 'coordinator: researcher: 42 | researcher: 42' });
+    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:0', 'researcher-model:1', 'researcher-model:1', 'coordinator-model:2']);
     const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
     expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
   });
