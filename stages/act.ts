@@ -63,7 +63,12 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
   const execute = () => Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable));
   const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), execute) : execute();
-  return running.then((results) => (results.some((result) => pendingOfResult(result) !== undefined) ? pause(state, ctx, pending, results, decided, previewChars) : record(state, ctx, pending, results, decided, previewChars)));
+  return running.then((results) => settle(state, ctx, pending, results, decided, previewChars));
+}
+
+function settle(state: RunState, ctx: StageContext, calls: readonly ToolCall[], results: readonly ToolResult[], decided: Map<string, ToolOutcome> | undefined, previewChars: number): Promise<Signal | void> | void {
+  if (results.some((result) => pendingOfResult(result) !== undefined)) return pause(state, ctx, calls, results, decided, previewChars);
+  return record(state, ctx, calls, results, decided, previewChars);
 }
 
 /** Some calls wait for a person: the finished ones are kept (a resume does not run them again), the others asked for. */
@@ -94,7 +99,9 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   waitEnds(state, ctx);
   if ('waiting' in asked) {
     waitBegins(state, ctx);
-    return interruptRun(`waiting for a person to decide ${asked.waiting.length === 1 ? `the ${String(asked.waiting[0]!.tool ?? asked.waiting[0]!.kind)} call` : `${asked.waiting.length} calls`} of an agent`, asked.waiting, 'awaiting_approval');
+    const [first] = asked.waiting;
+    const what = asked.waiting.length === 1 ? `the ${String(first!.tool ?? first!.kind)} call of ${typeof first!.agent === 'string' ? `agent ${first!.agent}` : 'a tool'}` : `${asked.waiting.length} calls of its tools`;
+    return interruptRun(`waiting for a person to decide ${what}`, asked.waiting, 'awaiting_approval');
   }
   delete slot.paused;
   const calls = state.turn.toolCalls.filter((call) => asked.decisions.has(call.id));
@@ -103,7 +110,7 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   if (tools === undefined) return record(state, ctx, calls, calls.map(noToolBox), decided, previewChars);
   const caller: ToolCaller = { ...callerOf(state, ctx), decisions: asked.decisions };
   const results = await asToolCaller(caller, () => Promise.resolve(tools.executeAll(calls, ctx.signalIfAbortable)));
-  return results.some((result) => pendingOfResult(result) !== undefined) ? pause(state, ctx, calls, results, decided, previewChars) : record(state, ctx, calls, results, decided, previewChars);
+  return settle(state, ctx, calls, results, decided, previewChars);
 }
 
 /** What a tool that starts a run of its own (an agent) learns of this one. */
