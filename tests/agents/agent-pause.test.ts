@@ -135,6 +135,16 @@ describe("a child agent's approval pause pauses the whole run", () => {
   });
 });
 
+describe('an agent paused in a run that is not recorded', () => {
+  it('cannot be resumed, so it is an agent_stopped error (interrupted) the caller reads, and the caller completes', async () => {
+    const { server } = await startTeamModel();
+    const { deps } = team(server.url);
+    const result = await runPipeline(reactPipeline(), { task: 'Ask the researcher for 6 * 7, and count.' }, { deps });
+    expect(result.status).toBe('completed');
+    expect(result.answer).toMatch(/^coordinator: Error \(agent_stopped\): .*agent "researcher" interrupted \(awaiting_approval\).* \| counted$/);
+  });
+});
+
 describe('pauses deeper in the team', () => {
   /** Each model asks the next agent (or, last, the calculator) once, then answers `<name>: <what it got>`. */
   async function startChainModel(chain: Array<{ model: string; call: { id: string; name: string; arguments: string } }>): Promise<string[]> {
