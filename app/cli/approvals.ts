@@ -66,7 +66,8 @@ function round(value: number): string {
 export function pausedNotice(result: RunResult): string {
   const pending = result.pending ?? [];
   const lines = [`run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`];
-  for (const item of pending) lines.push(`  ${item.id}  ${String(item.tool)} ${String(item.arguments)}`);
+  // A call an agent of the run waits for says which agent asks.
+  for (const item of pending) lines.push(`  ${item.id}  ${String(item.tool)} ${String(item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`);
   lines.push(`continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`);
   return terminalSafe(lines.join('\n'));
 }

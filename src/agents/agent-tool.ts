@@ -109,8 +109,11 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
     ? undefined
     : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
   const input = settings.inputOf?.(caller, ctx.callId) ?? childInput(args);
-  const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording);
+  const decisions = ctx.callId === undefined ? undefined : caller?.decisions?.get(ctx.callId);
+  const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording, decisions);
   ctx.reportUsage?.(outcome.usage);
+  // A recorded child paused for approval pauses the caller (act); it can only be resumed when it is recorded.
+  if (recording !== undefined && outcome.status === 'interrupted' && outcome.pending !== undefined && outcome.pending.length > 0) throw pauseOf(settings.name, pathText, outcome);
   return resultOf(settings.name, outcome);
 }
 
@@ -141,6 +144,16 @@ function childInput(args: { task: string; input?: unknown }): RunInput {
   // The structured input is shown to the child's model with the task, and kept in its options for stages to read.
   const input = args.input as JsonObject;
   return { task: `${args.task}\n\nInput (JSON): ${JSON.stringify(input)}`, options: { input } };
+}
+
+function pauseOf(name: string, pathText: string, outcome: ChildOutcome): ToolFailure {
+  // Each decision names the agent that asks (a grandchild's already names its own path).
+  const pending = (outcome.pending ?? []).map((item) => (item.agent === undefined ? { ...item, agent: pathText } : item));
+  return new ToolFailure(`agent "${name}" waits for a person: ${outcome.stopReason.message}`, {
+    kind: 'paused',
+    agent: { name, runId: outcome.runId, status: 'interrupted', stopKind: outcome.stopReason.kind },
+    pending,
+  });
 }
 
 function resultOf(name: string, outcome: ChildOutcome): ToolOutput {

@@ -1,7 +1,9 @@
 // Starting an agent's run for a tool call. In a recorded run the child is recorded in the same store under an id made
 // from the caller's run and call, so a resume of the caller finds it: a finished child gives its recorded outcome,
-// an unfinished one is resumed where it stopped (nothing it finished runs again), and a new one starts.
+// an unfinished one is resumed where it stopped (nothing it finished runs again), and a new one starts. A child
+// paused for approval stays paused until the caller is resumed with its decisions, which resume the child.
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { Decision } from '../durable/decision-types.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
@@ -15,6 +17,7 @@ export interface ChildOutcome {
   status: RunStatus;
   answer: string | null;
   output?: JsonValue;
+  /** The tokens this call spent: a paused child resumed reports only those since its pause (the caller has the rest). */
   usage: Usage;
   stopReason: StopReason;
   pending?: PendingDecision[];
@@ -27,21 +30,36 @@ export interface ChildRecording {
   record: JsonObject;
 }
 
-export async function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined): Promise<ChildOutcome> {
+export async function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
   if (recording === undefined) return outcomeOf(await runPipeline(pipeline, input, options));
   const { store, runId, record } = recording;
   const existing = await store.get(runId);
   if (existing === undefined) {
     return outcomeOf(await runRecorded(pipeline, input, { ...options, store, record, runId }));
   }
-  if (existing.outcome !== null && (existing.status === 'completed' || existing.status === 'stopped')) {
-    return outcomeOf(existing.outcome.result as unknown as RunResult);
+  const recorded = existing.outcome === null ? undefined : outcomeOf(existing.outcome.result as unknown as RunResult);
+  if (recorded !== undefined && (existing.status === 'completed' || existing.status === 'stopped')) return recorded;
+  if (recorded !== undefined && existing.status === 'interrupted') {
+    // Still waiting (the caller ran the call again without its decisions): the same pause.
+    if (decisions === undefined) return recorded;
+    const resumed = outcomeOf(await resumeRun(store, runId, { ...options, pipeline, decisions }));
+    resumed.usage = usageSince(resumed.usage, recorded.usage);
+    return resumed;
   }
   // The caller's process died while the child ran (or it was cancelled with it): the child continues from its last
   // checkpoint. Its old owner was the caller's, which this process has taken over.
   return outcomeOf(await resumeRun(store, runId, { ...options, pipeline, takeOver: true }));
 }
 
+function usageSince(total: Usage, before: Usage): Usage {
+  return {
+    inputTokens: total.inputTokens - before.inputTokens,
+    outputTokens: total.outputTokens - before.outputTokens,
+    cachedInputTokens: total.cachedInputTokens - before.cachedInputTokens,
+    reasoningTokens: total.reasoningTokens - before.reasoningTokens,
+    estimated: total.estimated,
+  };
+}
 
 function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'>): ChildOutcome {
   const outcome: ChildOutcome = { runId: result.runId, status: result.status, answer: result.answer, usage: { ...result.usage }, stopReason: { ...result.stopReason } };

@@ -48,7 +48,9 @@ export function journaledDecider<Type extends keyof Decided>(
   journal: RunJournal,
 ): Decider<Decided[Type]['request'], Decided[Type]['answer']> {
   return async (request) => {
-    if (journal.peek()?.kind === 'decision') {
+    const next = journal.peek();
+    // A decision recorded for another call (a pause decided out of order) is not this call's.
+    if (next?.kind === 'decision' && (next.data.id === undefined || !('id' in request) || next.data.id === request.id)) {
       const served = journal.serve('decision', cursor);
       const answer = served?.data.answer;
       if (answer !== undefined && answerChecks[type](answer)) return answer;

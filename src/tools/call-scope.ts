@@ -1,6 +1,7 @@
 // Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
 // (an agent) reaches the calling run's listeners, tracer, usage and limits. Async context, so it follows every await.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Decision } from '../durable/decision-types.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 import type { ChatMessage } from '../model/types.js';
@@ -18,6 +19,8 @@ export interface ToolCaller {
   /** The calling run's task and conversation so far (a handoff passes them on). */
   readonly task?: string;
   readonly messages?: readonly ChatMessage[];
+  /** A paused call run again on resume: the decisions it waited for, by call id, each keyed by its own run's id. */
+  readonly decisions?: ReadonlyMap<string, Readonly<Record<string, Decision>>>;
 }
 
 const scope = new AsyncLocalStorage<ToolCaller>();

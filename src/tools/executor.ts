@@ -253,6 +253,7 @@ function fromThrown(toolName: string, error: unknown, durationMs: number): ToolR
   if (error instanceof ToolFailure) {
     const result = failure(error.kind, `Tool "${toolName}" failed: ${error.message}`, error.retryable, durationMs);
     if (error.agent !== undefined && !result.ok) result.error.agent = { ...error.agent };
+    if (error.pending !== undefined && !result.ok) result.error.pending = error.pending.map((item) => ({ ...item }));
     return result;
   }
   return failure('failed', `Tool "${toolName}" failed: ${messageOf(error)}`, false, durationMs);

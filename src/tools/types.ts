@@ -1,11 +1,14 @@
 // The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
+import type { PendingDecision } from '../engine/signal.js';
 import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
 
 /**
  * `refused`: a guard (loop guard, approval) or the tool itself decided the call must not run. `agent_stopped`: the
- * tool was an agent whose run did not complete (its `agent` field says how it ended).
+ * tool was an agent whose run did not complete (its `agent` field says how it ended). `paused`: the call waits for a
+ * person (an agent whose run paused for approval): act pauses the calling run with its `pending` decisions, and
+ * runs the call again with them on resume; a model never reads it.
  */
-export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused' | 'agent_stopped';
+export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused' | 'agent_stopped' | 'paused';
 
 export interface ToolError {
   kind: ToolErrorKind;
@@ -13,6 +16,8 @@ export interface ToolError {
   retryable: boolean;
   /** Kind `agent_stopped`: how the agent's own run ended. */
   agent?: AgentStop;
+  /** Kind `paused`: what the call waits for, with the ids its own run gave them. */
+  pending?: PendingDecision[];
 }
 
 /** How an agent called as a tool ended when it did not complete. */

@@ -125,6 +125,9 @@ describe('resuming with decisions', () => {
     expect(messages[0]).toBe('2');
     expect(messages[1]).toContain('rejected this call: no');
     expect(loopback.server.requests).toHaveLength(2);
+    // Decided out of order (the second call first): each recorded decision is served to its own call.
+    const replay = await replayRun(store, paused.runId, { pipeline: approvalPipeline(tools) });
+    expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
   });
 
   it('a paused and resumed run replays offline, identical, without calling the tool', async () => {

@@ -77,6 +77,26 @@ describe('agents in the CLI', () => {
     expect(listed.stderr.trim()).toBe(`stageloop: ${file}: agents.triage.handoffs names "refunds", which is not an agent in this file: the agents are triage`);
   });
 
+  it("a specialist's approval pause pauses the coordinator (exit 4); approve in a new process finishes it with the same usage; replay identical", async () => {
+    const task = 'Compute 12 * 7; compute 100 - 58';
+    const plain = JSON.parse((await runCli(['run', '--agent', 'coordinator', '--offline', '--json', '--mcp-config', config, task])).stdout) as { usage: object };
+    const paused = await runCli(['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--json', '--mcp-config', config, task]);
+    expect(paused.code, paused.stderr).toBe(4);
+    const result = JSON.parse(paused.stdout) as { runId: string; status: string; pending: Array<{ id: string; agent: string }> };
+    expect(result.status).toBe('interrupted');
+    // Each specialist's calculator call, under the coordinator's call that started it.
+    expect(result.pending.map((item) => [item.id.split('/').length, item.agent])).toEqual([[2, 'coordinator/multiplier'], [2, 'coordinator/subtractor']]);
+    expect(paused.stderr).toContain(`${result.pending[0]!.id}  calculator {"expression":"12 * 7"}  (agent coordinator/multiplier)`);
+    const approved = await runCli(['approve', result.runId, '--json']);
+    expect(approved.code, approved.stderr).toBe(0);
+    const finished = JSON.parse(approved.stdout) as { status: string; answer: string; usage: object };
+    expect(finished).toMatchObject({ status: 'completed', answer: '12 * 7 = 84; 100 - 58 = 42' });
+    expect(finished.usage).toEqual(plain.usage);
+    const replay = await runCli(['replay', result.runId]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/^identical/);
+  });
+
   it('an unknown agent is one line and exit 2', async () => {
     const run = await runCli(['run', '--agent', 'nobody', '--offline', '--mcp-config', config, '2 + 2']);
     expect(run.code).toBe(2);

@@ -1,4 +1,5 @@
 // The API's whole lifecycle against a real server on a loopback port: start, watch, inspect, cancel, a failing run.
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../app/cli/main.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
@@ -107,5 +108,20 @@ describe('decisions over HTTP', () => {
     expect(decided.status).toBe(202);
     const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
     expect(view.run.outcome.answer).toBe('It is 4.');
+  });
+
+  it("a coordinator paused by its agents' approvals takes their prefixed call ids and completes", async () => {
+    const serve = await serves.start({});
+    let stdout = '';
+    const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
+    const config = fileURLToPath(new URL('../../examples/agents/stageloop.config.json', import.meta.url));
+    const argv = ['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--mcp-config', config, '--json', '--store', serve.storeFile, 'Compute 12 * 7; compute 100 - 58'];
+    expect(await main(argv, { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} })).toBe(4);
+    const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
+    const [multiply, subtract] = paused.pending.map((item) => item.id);
+    const decided = await serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: [{ callId: multiply!, approve: true }, { callId: subtract!, approve: false, reason: 'not now' }] }));
+    expect(decided.status).toBe(202);
+    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
+    expect(view.run.outcome.answer).toMatch(/^12 \* 7 = 84; .*not now/);
   });
 });

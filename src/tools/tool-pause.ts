@@ -1,0 +1,51 @@
+// A tool call that waits for a person: an agent whose own run paused for approval. act keeps the batch's finished
+// results and pauses the calling run with the call's decisions under ids prefixed by the call's id
+// ("call_1/call_7"); on resume it asks deps.approve for them (the decisions given, or a person at a prompt) and runs
+// only that call again, with its decisions under its own run's ids (the scope's `decisions`).
+import type { Decision } from '../durable/decision-types.js';
+import type { PendingDecision } from '../engine/signal.js';
+import type { Deps } from '../engine/stage.js';
+import type { ToolResult } from './types.js';
+
+/** What act keeps while calls wait (JSON, so a paused run's checkpoint holds it). */
+export interface PausedCalls {
+  /** Each paused call's pending decisions, with the ids its own run gave them. */
+  calls: Record<string, PendingDecision[]>;
+  /** Decisions given so far, by prefixed id (kept across a pause until every one is decided). */
+  decided: Record<string, Decision>;
+}
+
+/** The decisions a result waits for, when it is a pause. */
+export function pendingOfResult(result: ToolResult | undefined): PendingDecision[] | undefined {
+  if (result === undefined || result.ok || result.error.kind !== 'paused') return undefined;
+  const pending = result.error.pending;
+  return pending !== undefined && pending.length > 0 ? pending : undefined;
+}
+
+/** The calling run's id for a decision of one of its calls: the call's id, then the id the call's own run gave it. */
+export function pausedId(callId: string, id: string): string {
+  return `${callId}/${id}`;
+}
+
+export type PausedDecided = { waiting: PendingDecision[] } | { decisions: Map<string, Record<string, Decision>> };
+
+/** Asks `approve` for each undecided decision; the ones still waiting (prefixed), or every call's decisions once all are given. */
+export async function decidePaused(paused: PausedCalls, approve: Deps['approve']): Promise<PausedDecided> {
+  const waiting: PendingDecision[] = [];
+  for (const [callId, pending] of Object.entries(paused.calls)) {
+    for (const item of pending) {
+      const id = pausedId(callId, item.id);
+      if (paused.decided[id] !== undefined) continue;
+      const tool = typeof item.tool === 'string' ? item.tool : item.kind;
+      const decision = await approve?.({ id, tool, arguments: typeof item.arguments === 'string' ? item.arguments : '', reason: item.reason });
+      if (decision === undefined) waiting.push({ ...item, id });
+      else paused.decided[id] = decision;
+    }
+  }
+  if (waiting.length > 0) return { waiting };
+  const decisions = new Map<string, Record<string, Decision>>();
+  for (const [callId, pending] of Object.entries(paused.calls)) {
+    decisions.set(callId, Object.fromEntries(pending.map((item) => [item.id, paused.decided[pausedId(callId, item.id)]!])));
+  }
+  return { decisions };
+}
