@@ -73,7 +73,10 @@ describe('rendered context: the context is rendered, not accumulated', () => {
     const result = await runPipeline(reactPipeline({ session: { memory: { summarizer: 'extractive' } } }), { task: 'Which city is coldest?', session: 'trip' }, { deps: { model, tools: testTools(search), ids: makeIds('run'), sessions } });
     expect(result.answer).toBe('Oslo is the coldest.');
     const last = model.requests[3]!.messages;
-    expect(last.slice(1, 3)).toEqual([{ role: 'user', content: 'Hello' }, { role: 'assistant', content: 'Hi! How can I help?' }]);
+    expect(last.slice(1, 3)).toEqual([
+      { role: 'user', content: 'Hello', history: { part: 'task' } },
+      { role: 'assistant', content: 'Hi! How can I help?', history: { part: 'answer', answer: 'Hi! How can I help?', completed: true } },
+    ]);
     const tools = last.filter((message) => message.role === 'tool');
     expect(tools).toHaveLength(3);
     expect(tools[0]!.content).toContain(shortenedMarker);
