@@ -5,7 +5,7 @@ import { asToolCaller, toolCallersWanted, type ToolCaller } from '../../src/tool
 import type {} from '../guards/limits.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
-import { shortText } from '../plan/plan-steps.js';
+import { shortText } from '../shared/text.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

@@ -2,7 +2,8 @@
 import type { Stage } from '../../src/engine/stage.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
-import { activeStep, shortText } from '../plan/plan-steps.js';
+import { activeStep } from '../plan/plan-steps.js';
+import { shortText } from '../shared/text.js';
 
 /** One tool result as working memory keeps it. */
 export interface ObservedResult {

@@ -6,7 +6,7 @@ import type {} from './evaluate.js';
 import type {} from './think.js';
 import type {} from '../shared/model-failure.js';
 import { temperatureOf } from '../plan/plan.js';
-import { shortText } from '../plan/plan-steps.js';
+import { shortText } from '../shared/text.js';
 import type {} from './observe.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from '../shared/prompts.js';
 import { messageOf } from '../../src/common/error-message.js';

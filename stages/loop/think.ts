@@ -7,9 +7,10 @@ import { checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
 import type { TurnLimit } from '../guards/turn-limit.js';
-import { activeStep, finishStep, requireModel, shortText } from '../plan/plan-steps.js';
+import { activeStep, finishStep } from '../plan/plan-steps.js';
+import { shortText } from '../shared/text.js';
 import { lastRoundNote, renderNotes, truncationHint } from '../shared/prompts.js';
-import { callModel } from '../shared/model-stream.js';
+import { callModel, requireModel } from '../shared/model-stream.js';
 import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOptions } from './turn-context.js';
 
 declare module '../../src/engine/stage.js' {

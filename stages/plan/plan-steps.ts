@@ -1,9 +1,8 @@
 // Every change to the plan slot (start a plan, finish a step, block dependants, rewrite unstarted steps, start the
 // ready ones), and helpers the plan stages share; not a stage itself.
-import { shortText as oneLine } from '../../src/common/short-text.js';
+import { shortText } from '../shared/text.js';
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
-import type { ChatModel } from '../../src/model/types.js';
 import type { PlanSlot, PlanStep, StepResult } from './plan-slot.js';
 
 /** A step as events and `--json` show it. */
@@ -130,15 +129,4 @@ export function dependencyClosure(plan: PlanSlot, index: number): Set<string> {
     pending.push(...(byId.get(id)?.dependsOn ?? []));
   }
   return needed;
-}
-
-export function requireModel(ctx: StageContext, stage: string): ChatModel {
-  const model = ctx.deps.model;
-  if (model === undefined) throw new Error(`stage "${stage}" needs a model: pass deps.model to runPipeline`);
-  return model;
-}
-
-/** One line of at most `limit` characters, for events and summaries. */
-export function shortText(text: string, limit = 200): string {
-  return oneLine(text, limit, '...');
 }

@@ -8,7 +8,8 @@ import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
 import { planFromJson, type Parsed, type ParsedPlan } from './plan-parse.js';
 import { startReadySteps } from './plan-schedule.js';
-import { newPlan, planView, requireModel, runningIds, type StepView } from './plan-steps.js';
+import { newPlan, planView, runningIds, type StepView } from './plan-steps.js';
+import { requireModel } from '../shared/model-stream.js';
 import { plannerInstructions } from '../shared/prompts.js';
 
 declare module '../../src/engine/stage.js' {

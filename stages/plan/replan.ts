@@ -12,7 +12,8 @@ import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
 import { stepsFromJson, type Parsed } from './plan-parse.js';
 import { currentIndex, startReadySteps } from './plan-schedule.js';
-import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, requireModel, runningIds } from './plan-steps.js';
+import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, runningIds } from './plan-steps.js';
+import { requireModel } from '../shared/model-stream.js';
 import { renderPlan, renderResults, replannerInstructions } from '../shared/prompts.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
 

@@ -1,4 +1,4 @@
-// One model call for think and summarize: streamed as text_delta / tool_call_delta events when the model can stream and
+// The model a stage needs, and one model call for think and summarize: streamed as text_delta / tool_call_delta events when the model can stream and
 // someone listens, otherwise the plain call at the plain call's cost.
 import type { StageContext } from '../../src/engine/stage.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '../../src/model/types.js';
@@ -10,6 +10,13 @@ declare module '../../src/engine/stage.js' {
     /** A piece of tool call `index`: its id and name come with its first piece, its arguments text in pieces. */
     tool_call_delta: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string };
   }
+}
+
+/** The run's model, or the one-line error saying the stage needs one. */
+export function requireModel(ctx: StageContext, stage: string): ChatModel {
+  const model = ctx.deps.model;
+  if (model === undefined) throw new Error(`stage "${stage}" needs a model: pass deps.model to runPipeline`);
+  return model;
 }
 
 export function callModel(model: ChatModel, request: ChatRequest, ctx: StageContext, signal: AbortSignal | undefined, mayAnswer: boolean): Promise<ChatResponse> {
