@@ -4,7 +4,7 @@
 import { StageloopError } from '../src/common/stageloop-error.js';
 import { agentTool } from '../src/agents/agent-tool.js';
 import { handoff } from '../src/agents/handoff.js';
-import { withHandoffs } from '../stages/handoff.js';
+import { withHandoffs } from '../stages/loop/handoff.js';
 import type { Pipeline } from '../src/engine/pipeline.js';
 import type { ChatModel } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';

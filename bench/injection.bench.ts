@@ -1,7 +1,7 @@
 // Injection screening: detection and false-positive rates of the default detector on the labelled corpus, and its speed.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { detectInjection } from '../stages/injection-detector.js';
+import { detectInjection } from '../stages/guards/injection/injection-detector.js';
 import { format, median } from './measure.js';
 
 interface Sample { label: 'injection' | 'benign'; round: string; text: string }

@@ -1,14 +1,14 @@
 // applyGuards: turns CLI-style guard flags (and, asked, the default guards) into a new pipeline with the guard stages in their places. Pure: the given pipeline is unchanged.
 import { definePipeline, insertAfter, insertBefore, replaceStage, stageNames, type Pipeline } from '../src/engine/pipeline.js';
 import type { Stage } from '../src/engine/stage.js';
-import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages/budget.js';
-import { defaultContextShare } from '../stages/context-window.js';
-import { GuardConfigError } from '../stages/guard-config-error.js';
-import { injectionGuard } from '../stages/injection-guard.js';
-import { limits } from '../stages/limits.js';
-import { loopGuard } from '../stages/loop-guard.js';
-import { perStepPipeline } from '../stages/plan-branch.js';
-import { prune } from '../stages/prune.js';
+import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages/guards/budget.js';
+import { defaultContextShare } from '../stages/guards/context-window.js';
+import { GuardConfigError } from '../stages/guards/guard-config-error.js';
+import { injectionGuard } from '../stages/guards/injection/injection-guard.js';
+import { limits } from '../stages/guards/limits.js';
+import { loopGuard } from '../stages/guards/loop-guard.js';
+import { perStepPipeline } from '../stages/plan/plan-branch.js';
+import { prune } from '../stages/guards/prune.js';
 
 /** The guard flags of `stageloop run` / `stageloop pipelines`, as parsed values (numbers or their text). */
 export interface GuardFlags {
@@ -89,7 +89,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
     throw new GuardConfigError(`--guard injection=${String(injection)} is not an action: use flag, redact or block`);
   }
   if (maxCostUsd !== undefined && environment.modelName !== undefined && priceFor(environment.modelName, environment.prices) === undefined) {
-    throw new GuardConfigError(`--max-cost needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/data/model-prices.json or use budget({ prices }) in code`);
+    throw new GuardConfigError(`--max-cost needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`);
   }
 
   const names = stageNames(pipeline);

@@ -3,8 +3,8 @@ import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import { applyGuards, type GuardFlags } from './guards.js';
 import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
-import { withOutput } from '../stages/final-output.js';
-import { perStep } from '../stages/plan-branch.js';
+import { withOutput } from '../stages/loop/final-output.js';
+import { perStep } from '../stages/plan/plan-branch.js';
 import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
 
 export interface PlanExecuteReplanPipelineOptions {

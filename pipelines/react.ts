@@ -2,8 +2,8 @@
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
 import { applyGuards, type GuardFlags } from './guards.js';
 import { act, context, handoffStage, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
-import { withOutput } from '../stages/final-output.js';
-import { withJudgedAnswer } from '../stages/evaluate.js';
+import { withOutput } from '../stages/loop/final-output.js';
+import { withJudgedAnswer } from '../stages/loop/evaluate.js';
 import type { Stage } from '../src/engine/stage.js';
 import type { z } from 'zod';
 import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';

@@ -39,6 +39,7 @@ export {
   type ChatRequest,
   type ChatResponse,
   type ChatMessage,
+  type HistoryPart,
   type ChatUsage,
   type ChatStreamEvent,
   type ToolCall,

@@ -9,7 +9,7 @@ import { isStageloopError, StageloopError } from '../../src/common/stageloop-err
 import type { EvalVariant } from '../../src/eval/evaluate.js';
 import type { Environment } from '../../src/model/config.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
-import { costUsd, priceFor } from '../../stages/budget.js';
+import { costUsd, priceFor } from '../../stages/guards/budget.js';
 import { assemble, pipelineNames, pipelineOf, type AssembledRun } from '../assemble.js';
 import { makeRecipe, recordOf, type RunRecipe } from '../recipe.js';
 import { guardOptions, parse, parseGuardFlags, type GuardFlags } from './args.js';

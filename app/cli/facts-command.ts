@@ -4,7 +4,7 @@ import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
-import { detectInjection } from '../../stages/injection-detector.js';
+import { detectInjection } from '../../stages/guards/injection/injection-detector.js';
 
 export const factsUsage = `Usage: stageloop facts [list|set KEY VALUE|delete KEY] --session NAME [--user ID] [--json]
 

@@ -1,8 +1,7 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
 import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
-import { summaryMessageLabel, unfinishedTurnPrefix } from '../sessions/render.js';
 import { offlineStructured } from './offline-structured.js';
-import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ResponseFormat, type ToolCall } from './types.js';
+import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type HistoryPart, type ResponseFormat, type ToolCall } from './types.js';
 
 /** What the offline model says when a request is outside what its rules understand. */
 export const offlineNotice =
@@ -167,50 +166,30 @@ function summarise(brief: string): string {
 }
 
 /**
- * The number in the session's latest answer, read from the history messages before the current task: the last
- * assistant message there, its first line (an answer's result; what follows a line break is not part of it), or the
- * last "Answer:" of a summary message. Text inside an answer is never read as another turn.
+ * The number in the session's latest answer, read from the records the history messages carry (`history`), never
+ * from their text: the latest turn that completed, its answer's first line (what follows a line break is not part of
+ * the result), or, before any, the last "Answer:" of the summary of folded turns.
  */
 function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
-  // A turn that did not complete has no result to build on: the latest one that did.
-  const latest = earlierTurns(messages).filter((message) => message.role === 'assistant' && !message.content.startsWith(unfinishedTurnPrefix)).at(-1)?.content;
-  if (latest === undefined) return undefined;
-  if (latest.startsWith(summaryMessageLabel)) {
-    const answer = [...latest.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];
+  const latest = historyParts(messages).filter((part) => part.part === 'summary' || (part.part === 'answer' && part.completed)).at(-1);
+  if (latest?.part === 'summary') {
+    const answer = [...latest.summary.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];
     return answer === undefined ? undefined : lastNumber(answer);
   }
-  return lastNumber(latest.trim().split('\n')[0]!);
+  return latest?.part === 'answer' ? lastNumber(latest.answer.trim().split('\n')[0]!) : undefined;
 }
 
-/** Where the history ends: after the system messages, (user, assistant...) turns whose assistants call no tool, up to the user message that follows. */
-function historyEnd(messages: readonly ChatMessage[]): number {
-  let start = 0;
-  while (messages[start]?.role === 'system') start++;
-  const isAnswer = (message: ChatMessage | undefined) => message?.role === 'assistant' && (message.toolCalls ?? []).length === 0;
-  let end = start;
-  let index = start;
-  while (index < messages.length) {
-    if (isAnswer(messages[index])) index++;
-    else if (messages[index]!.role === 'user' && isAnswer(messages[index + 1])) index += 2;
-    else break;
-    if (messages[index]?.role === 'user') end = index;
-  }
-  return messages[end]?.role === 'user' ? end : start;
-}
-
-function earlierTurns(messages: readonly ChatMessage[]): readonly ChatMessage[] {
-  let start = 0;
-  while (messages[start]?.role === 'system') start++;
-  return messages.slice(start, historyEnd(messages));
+function historyParts(messages: readonly ChatMessage[]): HistoryPart[] {
+  return messages.flatMap((message) => ('history' in message && message.history !== undefined ? [message.history] : []));
 }
 
 function resultLines(text: string): string[] {
   return [...text.matchAll(/^Result: (.+)$/gm)].map((match) => match[1]!.trim());
 }
 
-/** The task or brief of this request: the first user message after the session's earlier turns. */
+/** The task or brief of this request: the first user message that is not one of the session's earlier turns. */
 function currentUserText(messages: readonly ChatMessage[]): string {
-  return messages.slice(historyEnd(messages)).find((message) => message.role === 'user')?.content ?? '';
+  return messages.find((message) => message.role === 'user' && message.history === undefined)?.content ?? '';
 }
 
 /** Every tool result in the conversation, in order, with the expression that was sent for it. */

@@ -12,9 +12,19 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'user'; content: string; history?: HistoryPart }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; history?: HistoryPart }
   | { role: 'tool'; toolCallId: string; name: string; content: string };
+
+/**
+ * The part of a session's earlier turns a message renders, with the record it came from, so a reader that needs the
+ * history (the offline model) reads the records, not the message text. Adapters never send it to a server.
+ */
+export type HistoryPart =
+  | { part: 'summary'; summary: string }
+  | { part: 'task' }
+  | { part: 'tools' }
+  | { part: 'answer'; answer: string; completed: boolean };
 
 /** A tool as the model sees it. */
 export interface ToolDefinition {

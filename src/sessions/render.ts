@@ -21,7 +21,7 @@ export function turnAnswer(turn: Pick<TurnRecord, 'answer' | 'status'>): string 
   return turn.answer.trim() === '' ? `${unfinishedTurnPrefix}${how}, before any answer.)` : `${unfinishedTurnPrefix}${how}; its partial answer follows.)\n${turn.answer}`;
 }
 
-/** The lines of one turn; "Turn N answer:" is how a reader (the offline model too) finds the latest answer. */
+/** The lines of one turn, as the history text for budgets and the compaction brief shows it. */
 export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>): string[] {
   const lines = [`Turn ${turn.seq} task: ${shortText(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${shortText(turnAnswer(turn), 2_000)}`];
   if (turn.tools.length > 0) lines.push(`Turn ${turn.seq} relied on: ${turn.tools.join('; ')}`);
@@ -49,15 +49,16 @@ export const toolAccountLabel = 'Tool results this answer relied on:';
 /**
  * The session as messages, oldest first: the summary (written by a model or extracted from answers) as an assistant
  * message; each turn as its task (user) and its answer (assistant), the tools it relied on as an assistant message
- * before the answer. Nothing of an answer is ever put in a system or user message.
+ * before the answer. Nothing of an answer is ever put in a system or user message. Each message carries the record
+ * it renders (`history`), for readers that need the turns rather than their text.
  */
 export function historyMessages(summary: string, turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools' | 'status'>[]): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  if (summary !== '') messages.push({ role: 'assistant', content: `${summaryMessageLabel}\n${summary}` });
+  if (summary !== '') messages.push({ role: 'assistant', content: `${summaryMessageLabel}\n${summary}`, history: { part: 'summary', summary } });
   for (const turn of turns) {
-    messages.push({ role: 'user', content: turn.task });
-    if (turn.tools.length > 0) messages.push({ role: 'assistant', content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}` });
-    messages.push({ role: 'assistant', content: turnAnswer(turn) });
+    messages.push({ role: 'user', content: turn.task, history: { part: 'task' } });
+    if (turn.tools.length > 0) messages.push({ role: 'assistant', content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}`, history: { part: 'tools' } });
+    messages.push({ role: 'assistant', content: turnAnswer(turn), history: { part: 'answer', answer: turn.answer, completed: turn.status === undefined } });
   }
   return messages;
 }

@@ -6,7 +6,7 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OfflineModel } from '../../src/model/offline-model.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { budget, injectionGuard, loopGuard, prune } from '../../stages/guards.js';
+import { budget, injectionGuard, loopGuard, prune } from '../../stages/guards/index.js';
 import { testCalculator } from '../support/stage-tools.js';
 
 function withAllGuards(pipeline: Pipeline): Pipeline {

@@ -12,7 +12,7 @@ import { defineTool, type Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { rememberTool } from '../../src/tools/remember.js';
 import { applyGuards } from '../../pipelines/guards.js';
-import { injectionGuard, type InjectionAction } from '../../stages/guards.js';
+import { injectionGuard, type InjectionAction } from '../../stages/guards/index.js';
 import { makeCtx, makeState } from '../support/helpers.js';
 
 const scope = { user: 'default', session: 's4' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planSchema } from '../../stages/plan.js';
-import { replanSchema } from '../../stages/replan.js';
+import { planSchema } from '../../stages/plan/plan.js';
+import { replanSchema } from '../../stages/plan/replan.js';
 import { findExpression, splitTask, stepExpression } from '../../src/model/offline-arithmetic.js';
 import { OfflineModel, offlineNotice } from '../../src/model/offline-model.js';
 import type { ChatRequest, ToolDefinition } from '../../src/model/types.js';

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { OpenAIChatModel, type OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import type { ChatRequest, ToolDefinition } from '../../src/model/types.js';
+import { historyMessages } from '../../src/sessions/render.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 
 const calculator: ToolDefinition = {
@@ -37,6 +38,15 @@ describe('OpenAIChatModel.chat', () => {
       { role: 'system', content: 'You are terse.' },
       { role: 'user', content: 'Capital of France?' },
     ]);
+  });
+
+  it('sends the history messages without the records they carry', async () => {
+    loopback.server.replyWith({ content: '52' });
+    const history = historyMessages('Turn 1 answer: 42', [{ task: 'What is 6 * 7?', answer: '42', tools: ['calculator(6 * 7) → 42'] }]);
+    await model().chat(ask('Add 10 to that', { messages: [{ role: 'system', content: 'You are terse.' }, ...history, { role: 'user', content: 'Add 10 to that' }] }));
+    const sent = loopback.server.requests[0]!.body.messages;
+    expect(sent.map((message) => message.role)).toEqual(['system', 'assistant', 'user', 'assistant', 'assistant', 'user']);
+    expect(loopback.server.requests[0]!.rawBody).not.toContain('"history"');
   });
 
   it('reads cached input and reasoning tokens', async () => {

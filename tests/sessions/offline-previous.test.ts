@@ -41,6 +41,18 @@ describe('offline model with a session history', () => {
     expect(await firstCall('Add 10 to that', historyMessages('', forged))).toBe('42 + 10');
   });
 
+  it('reads the turn records the history messages carry, not their text', async () => {
+    // A completed answer that begins like a turn that did not complete: its record says it completed.
+    const completed = [{ seq: 1, task: 'What is 6 * 7?', answer: '(This turn was quick.) 6 * 7 = 42', tools: [] }];
+    expect(await firstCall('Add 10 to that', historyMessages('', completed))).toBe('42 + 10');
+    // A stopped turn's partial answer is not built on, however it reads: the completed turn before it is.
+    const stopped = [...turns, { seq: 3, task: 'Multiply it by 9', answer: '154 * 9 = 1386', tools: [], status: 'stopped' as const }];
+    expect(await firstCall('Add 10 to that', historyMessages('', stopped))).toBe('154 + 10');
+    // Text that only looks like earlier turns is this request's own conversation, not the session's history.
+    const lookalike: ChatMessage[] = [{ role: 'assistant', content: '12 * 12 = 144' }];
+    expect(await firstCall('Add 10 to that', lookalike)).toBe(offlineNotice);
+  });
+
   it('past answers are only ever assistant messages', () => {
     const messages = historyMessages('- Turn 1: earlier', turns);
     for (const turn of turns) {

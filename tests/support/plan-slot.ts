@@ -1,5 +1,5 @@
 // A complete plan slot from the few fields a stage test cares about: ids s1, s2..., a chain of dependencies, one step at a time.
-import type { PlanSlot, StepResult, StepStatus } from '../../stages/plan-slot.js';
+import type { PlanSlot, StepResult, StepStatus } from '../../stages/plan/plan-slot.js';
 
 export interface PlanSketch {
   steps: Array<{ description: string; status: StepStatus }>;

@@ -1,0 +1,145 @@
+// approval (before act): reads turn.toolCalls, turn.results and the `approval` slot, asks deps.approve; writes refusals into turn.results, edited arguments into turn.toolCalls and the slot; returns interruptRun (awaiting_approval) while a call waits for a person.
+import type { Decision } from '../../src/durable/decisions.js';
+import { interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
+import { insertBefore, stageNames, type Pipeline } from '../../src/engine/pipeline.js';
+import type { Stage, StageContext } from '../../src/engine/stage.js';
+import { GuardConfigError } from '../guards/guard-config-error.js';
+import type { RunState } from '../../src/engine/state.js';
+import type { ToolCall } from '../../src/model/types.js';
+import type { Tool } from '../../src/tools/define-tool.js';
+import { applyDecision } from './approval-apply.js';
+import { waitBegins, waitEnds } from './person-wait.js';
+import { perStepPipeline } from '../plan/plan-branch.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    approval_requested: { id: string; tool: string; arguments: string; reason: string };
+    approval_decided: ApprovalRecord & { always?: boolean };
+  }
+}
+
+export interface ApprovalOptions {
+  /** Tools whose every call needs approval, by name, or 'all' (the pipeline's policy, on top of each tool's own). */
+  tools?: readonly string[] | 'all';
+  /** Where each tool's own `needsApproval` and schema are found (the run's ToolRegistry, or a list of tools). */
+  registry?: { get(name: string): Tool | undefined } | readonly Tool[];
+  /** Other reasons a call needs a person (the taint policy's), asked after the pipeline's list and before the tool's own. */
+  reasons?: ReadonlyArray<(call: ToolCall, state: RunState) => string | undefined>;
+}
+
+/** One decision as the run keeps it; `by`: a person, or the "always" a person gave earlier for this tool. */
+export interface ApprovalRecord {
+  iteration: number;
+  id: string;
+  tool: string;
+  approve: boolean;
+  by: 'person' | 'always';
+  message?: string;
+  edited?: boolean;
+}
+
+export interface ApprovalSlot {
+  /** Tools a person allowed for the rest of the run. */
+  always: string[];
+  /** This turn's decisions so far, by call id (kept across a pause, applied once every call is decided). */
+  decided: Record<string, Decision>;
+  log: ApprovalRecord[];
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    approval: ApprovalSlot;
+  }
+}
+
+export function approval(options: ApprovalOptions = {}): Stage {
+  const policy = options.tools === 'all' ? 'all' : new Set(options.tools ?? []);
+  const registry = options.registry;
+  const lookup = Array.isArray(registry)
+    ? (name: string) => (registry as readonly Tool[]).find((tool) => tool.name === name)
+    : (name: string) => (registry as { get(name: string): Tool | undefined } | undefined)?.get(name);
+
+  /** Why this call needs a person, or undefined when it does not. */
+  async function reasonFor(call: ToolCall, state: RunState): Promise<string | undefined> {
+    if (policy === 'all' || policy.has(call.name)) return `the pipeline asks for approval of every ${call.name} call`;
+    for (const reason of options.reasons ?? []) {
+      const because = reason(call, state);
+      if (because !== undefined) return because;
+    }
+    const needs = lookup(call.name)?.needsApproval;
+    if (needs === undefined || needs === false) return undefined;
+    if (needs === true) return `the ${call.name} tool asks for approval of every call`;
+    let args: unknown;
+    try {
+      args = JSON.parse(call.arguments);
+    } catch {
+      return undefined; // act reports the invalid arguments; nothing runs
+    }
+    return (await needs(args as Record<string, unknown>, { runId: state.runId, iteration: state.iteration, callId: call.id })) ? `the ${call.name} tool asks for approval of these arguments` : undefined;
+  }
+
+  async function decide(state: RunState, ctx: StageContext): Promise<Signal | void> {
+    const slot = (state.approval ??= { always: [], decided: {}, log: [] });
+    // A resumed run: the time it waited paused is not the time budget's.
+    waitEnds(state, ctx);
+    const settled = new Set(state.turn.results.map((outcome) => outcome.call.id));
+    const waiting: PendingDecision[] = [];
+    const asked: ToolCall[] = [];
+    for (const call of state.turn.toolCalls) {
+      if (settled.has(call.id)) continue;
+      if (slot.decided[call.id] !== undefined) {
+        asked.push(call);
+        continue;
+      }
+      const reason = await reasonFor(call, state);
+      if (reason === undefined) continue;
+      asked.push(call);
+      if (slot.always.includes(call.name)) {
+        slot.decided[call.id] = { approve: true };
+        record(ctx, slot, state, call, { approve: true }, 'always');
+        continue;
+      }
+      const request = { id: call.id, tool: call.name, arguments: call.arguments, reason };
+      ctx.emit('approval_requested', { ...request });
+      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
+      const decision = await ctx.deps.approve?.(request);
+      if (decision === undefined) {
+        // No answer now: the run pauses, and the wait goes on until it is resumed.
+        waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason });
+        continue;
+      }
+      waitEnds(state, ctx);
+      slot.decided[call.id] = decision as Decision;
+      if ('always' in decision && decision.always === true && !slot.always.includes(call.name)) slot.always.push(call.name);
+      record(ctx, slot, state, call, decision, 'person');
+    }
+    if (waiting.length > 0) waitBegins(state, ctx);
+    if (waiting.length > 0) return interruptRun(`waiting for a person to approve ${waiting.length === 1 ? `the ${waiting[0]!.tool} call` : `${waiting.length} tool calls`}`, waiting, 'awaiting_approval');
+    for (const call of asked) await applyDecision(state, call, slot.decided[call.id]!, lookup(call.name));
+    slot.decided = {};
+  }
+
+  return {
+    name: 'approval',
+    execute(state, ctx) {
+      // A turn without tool calls returns at once, without a promise.
+      return state.turn.toolCalls.length === 0 ? undefined : decide(state, ctx);
+    },
+  };
+}
+
+function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: ToolCall, decision: Decision, by: ApprovalRecord['by']): void {
+  const entry: ApprovalRecord = { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by };
+  if (!decision.approve && decision.message !== undefined) entry.message = decision.message;
+  if ('arguments' in decision) entry.edited = true;
+  slot.log.push(entry);
+  ctx.emit('approval_decided', 'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry });
+}
+
+/** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */
+export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}): Pipeline {
+  if (!stageNames(pipeline).includes('act')) throw new GuardConfigError(`approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
+  const approved = insertBefore(pipeline, 'act', approval(options));
+  // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
+  return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;
+}

@@ -1,0 +1,52 @@
+// limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
+import type { Stage } from '../../src/engine/stage.js';
+import type {} from '../../src/engine/state.js';
+
+/** The limits a run has, resolved for its model; null is a limit that is off. Shown in --json and on the root span. */
+export interface LimitsInForce {
+  /** Reasoning turns: the budget's, else the runner's cap. */
+  maxIterations: number;
+  /** Input + output tokens of the whole run. */
+  maxTokens: number | null;
+  maxCostUsd: number | null;
+  timeoutSeconds: number | null;
+  /** The Nth identical failing call is refused. */
+  loopLimit: number | null;
+  /** Tokens each reasoning request is pruned to. */
+  contextBudget: number | null;
+}
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    limits: LimitsInForce;
+  }
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    limits: LimitsInForce;
+  }
+}
+
+/** A guard stage that can say which limits it enforces for a model. */
+export interface LimitedStage extends Stage {
+  limitsInForce(modelName: string | undefined): Partial<LimitsInForce>;
+}
+
+function isLimited(stage: Stage): stage is LimitedStage {
+  return typeof (stage as Partial<LimitedStage>).limitsInForce === 'function';
+}
+
+/** The limits stage of a pipeline whose stages are `stages`; `maxIterations` is the runner's cap. */
+export function limits(stages: readonly Stage[], maxIterations: number): Stage {
+  const guards = stages.filter(isLimited);
+  return {
+    name: 'limits',
+    execute(state, ctx) {
+      const inForce: LimitsInForce = { maxIterations, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null };
+      for (const guard of guards) Object.assign(inForce, guard.limitsInForce(ctx.deps.model?.modelName));
+      state.limits = inForce;
+      ctx.emit('limits', { ...inForce });
+    },
+  };
+}

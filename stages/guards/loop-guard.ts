@@ -1,0 +1,206 @@
+// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused, or (onRepeat 'ask') interruptRun while a person decides a repeated call.
+import { createHash } from 'node:crypto';
+import { abortRun, interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
+import type { Stage, StageContext } from '../../src/engine/stage.js';
+import type { RunState } from '../../src/engine/state.js';
+import type { ToolCall } from '../../src/model/types.js';
+import type { ToolOutcome } from '../../src/tools/types.js';
+import { applyDecision } from '../approval/approval-apply.js';
+import { GuardConfigError } from './guard-config-error.js';
+import type { LimitedStage } from './limits.js';
+import { waitBegins, waitEnds } from '../approval/person-wait.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    loop_refused: { tool: string; callId: string; requested: number; failedBefore: boolean };
+  }
+}
+
+export interface LoopGuardOptions {
+  /** The same call (tool + canonical arguments) is refused when it already failed this many times less one in a row (default 3). */
+  limit?: number;
+  /**
+   * What happens at that call: 'refuse' (default) tells the model to take another path; 'ask' asks a person through
+   * the approvals port (deps.approve, or a pause the run resumes from with a decision): approved, the call runs once
+   * more; rejected, the model reads the person's message and asking again ends the run.
+   */
+  onRepeat?: 'refuse' | 'ask';
+}
+
+export interface LoopGuardEntry {
+  tool: string;
+  /** Failures of this exact call in a row (a success of it ends the streak); refusals count as failures. */
+  failures: number;
+  refused: number;
+  /** The error of its latest failed run. */
+  failure: string | null;
+}
+
+export interface LoopGuardSlot {
+  /** Calls with a failure streak, keyed by call fingerprint (see callFingerprint). */
+  calls: Record<string, LoopGuardEntry>;
+  refusals: number;
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    loopGuard: LoopGuardSlot;
+  }
+}
+
+/** The loop guard (before act); `history` is its companion after act that records which calls failed. */
+export interface LoopGuardStage extends LimitedStage {
+  readonly history: Stage;
+}
+
+/** JSON with object keys sorted at every level, so `{"b":1,"a":2}` and `{ "a": 2, "b": 1 }` are one call. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** `tool#hash` of the tool name and its canonical arguments; unparsable arguments are compared as trimmed raw text. */
+export function callFingerprint(call: Pick<ToolCall, 'name' | 'arguments'>): string {
+  let argumentsText: string;
+  try {
+    argumentsText = `json:${canonicalJson(JSON.parse(call.arguments))}`;
+  } catch {
+    argumentsText = `raw:${call.arguments.trim()}`;
+  }
+  const hash = createHash('sha256').update(call.name).update('\u0000').update(argumentsText).digest('hex').slice(0, 16);
+  return `${call.name}#${hash}`;
+}
+
+export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
+  const limit = options.limit ?? 3;
+  const onRepeat = options.onRepeat ?? 'refuse';
+  if (!Number.isInteger(limit) || limit < 2) {
+    throw new GuardConfigError(`loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
+  }
+  if (onRepeat !== 'refuse' && onRepeat !== 'ask') {
+    throw new GuardConfigError(`loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
+  }
+
+  function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
+    const slot = state.loopGuard;
+    // Nothing has failed yet (the usual turn): no call needs a fingerprint.
+    if (slot === undefined || (slot.refusals === 0 && Object.keys(slot.calls).length === 0)) return;
+    return onRepeat === 'ask' ? ask(state, ctx, slot) : refuse(state, ctx, slot);
+  }
+
+  function refuse(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Signal | void {
+    const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
+    let repeatedAfterRefusal: string | undefined;
+    for (const call of state.turn.toolCalls) {
+      if (decided.has(call.id)) continue;
+      const entry = repeatedEntry(slot, call);
+      if (entry === undefined) continue;
+      if (entry.refused > 0) repeatedAfterRefusal ??= call.name;
+      entry.refused += 1;
+      entry.failures += 1;
+      slot.refusals += 1;
+      state.turn.results.push(refusal(call, refusalText(entry)));
+      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
+    }
+    return stopFor(slot, repeatedAfterRefusal);
+  }
+
+  /** The entry of a call that reached the limit, or undefined when the call may run. */
+  function repeatedEntry(slot: LoopGuardSlot, call: ToolCall): LoopGuardEntry | undefined {
+    const entry = slot.calls[callFingerprint(call)];
+    return entry === undefined || entry.failures < limit - 1 ? undefined : entry;
+  }
+
+  function stopFor(slot: LoopGuardSlot, repeatedAfterRefusal: string | undefined): Signal | void {
+    if (repeatedAfterRefusal !== undefined) {
+      return abortRun(`the model asked again for a repeated, identical call to "${repeatedAfterRefusal}" after it had been refused`, 'loop_detected');
+    }
+    if (slot.refusals >= limit) {
+      return abortRun(`the model kept repeating failing tool calls (${slot.refusals} refused)`, 'loop_detected');
+    }
+  }
+
+  /** onRepeat 'ask': a person decides each repeated call; a rejection is a refusal the model reads. */
+  async function ask(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Promise<Signal | void> {
+    waitEnds(state, ctx);
+    const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
+    const waiting: PendingDecision[] = [];
+    let repeatedAfterRefusal: string | undefined;
+    for (const call of state.turn.toolCalls) {
+      if (decided.has(call.id)) continue;
+      const entry = repeatedEntry(slot, call);
+      if (entry === undefined) continue;
+      if (entry.refused > 0) {
+        repeatedAfterRefusal ??= call.name;
+        continue;
+      }
+      const request = { id: call.id, tool: call.name, arguments: call.arguments, reason: askText(entry) };
+      ctx.emit('approval_requested', { ...request });
+      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
+      const decision = await ctx.deps.approve?.(request);
+      if (decision === undefined) {
+        waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason: request.reason });
+        continue;
+      }
+      waitEnds(state, ctx);
+      ctx.emit('approval_decided', { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by: 'person' });
+      if (decision.approve) continue;
+      entry.refused += 1;
+      entry.failures += 1;
+      slot.refusals += 1;
+      await applyDecision(state, call, decision, undefined);
+      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
+    }
+    if (waiting.length > 0) {
+      waitBegins(state, ctx);
+      return interruptRun(`waiting for a person to decide a repeated, identical ${waiting.length === 1 ? `${waiting[0]!.tool} call` : 'set of calls'}`, waiting, 'awaiting_approval');
+    }
+    return stopFor(slot, repeatedAfterRefusal);
+  }
+
+  /** After act: a failed call starts or extends its streak; a success of the same call ends it. */
+  function history(state: RunState): void {
+    let slot = state.loopGuard;
+    for (const { call, result } of state.turn.results) {
+      if (result.ok) {
+        if (slot !== undefined && Object.keys(slot.calls).length > 0) delete slot.calls[callFingerprint(call)];
+        continue;
+      }
+      // Refusals were counted when they were made.
+      if (result.error.kind === 'refused') continue;
+      slot ??= state.loopGuard = { calls: {}, refusals: 0 };
+      const key = callFingerprint(call);
+      const entry = (slot.calls[key] ??= { tool: call.name, failures: 0, refused: 0, failure: null });
+      entry.failures += 1;
+      entry.failure = result.error.message.slice(0, 200);
+    }
+  }
+
+  return {
+    name: 'loop-guard',
+    execute: guard,
+    limitsInForce: () => ({ loopLimit: limit }),
+    history: { name: 'loop-guard-history', execute: history },
+  };
+}
+
+function refusalText(entry: LoopGuardEntry): string {
+  const times = entry.failures - 1;
+  return (
+    `Not run: this is a repeated, identical call to ${entry.tool} (same arguments) that already failed ${times} times in a row` +
+    `${entry.failure === null ? '' : ` (last error: ${entry.failure})`}. It would fail again. Take another path: change the arguments, ` +
+    'use another tool, or answer with what you already have. Asking for this same call again ends the run.'
+  );
+}
+
+function askText(entry: LoopGuardEntry): string {
+  return `a repeated, identical call to ${entry.tool} that already failed ${entry.failures} times in a row${entry.failure === null ? '' : ` (last error: ${entry.failure})`}`;
+}
+
+function refusal(call: ToolCall, message: string): ToolOutcome {
+  return { call, result: { ok: false, error: { kind: 'refused', message, retryable: false }, durationMs: 0 } };
+}

@@ -1,0 +1,284 @@
+// think (iteration): reads messages (rendered per turn, stages/loop/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
+import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
+import type { Stage, StageContext } from '../../src/engine/stage.js';
+import { addUsage, type RunState } from '../../src/engine/state.js';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../../src/model/types.js';
+import { checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
+import type {} from './observe.js';
+import { recordModelFailure } from '../shared/model-failure.js';
+import type { TurnLimit } from '../guards/turn-limit.js';
+import { activeStep, finishStep } from '../plan/plan-steps.js';
+import { shortText } from '../shared/text.js';
+import { lastRoundNote, renderNotes, truncationHint } from '../shared/prompts.js';
+import { callModel, requireModel } from '../shared/model-stream.js';
+import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOptions } from './turn-context.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
+    /** The text a reply wrote before its tool calls (the whole text): not the answer, so textStream leaves it out. */
+    tool_preamble: { text: string; toolCalls: string[] };
+    truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
+    repair_turn: { attempt: number; maxRepairs: number; problems: string[] };
+    tool_call_repair_failed: { problems: string[]; fallback: 'renamed' | 'run_as_written' | 'stopped' };
+    tool_calls_ignored: { toolCalls: string[]; reason: string };
+    step_last_round: { step: number; round: number; maxRounds: number };
+    empty_reply: { finishReason: FinishReason };
+    answer: { text: string; cutByLength: boolean; limit?: string };
+  }
+}
+
+export interface ThinkSlot {
+  /** Model calls made by think in this run. */
+  calls: number;
+  lastFinishReason: FinishReason | null;
+  /** Re-asks after cut-off tool arguments in the latest turn. */
+  truncationRetries: number;
+  /** Repair turns in the latest turn (a tool call that could not be used), and in the whole run. */
+  repairs?: number;
+  repairsTotal?: number;
+  /** The plan step the round count belongs to (null without a plan). */
+  step: number | null;
+  /** Reasoning rounds spent on that step. */
+  stepRounds: number;
+  /** Why think stopped the run, when it did. */
+  stopReason?: string;
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    think: ThinkSlot;
+  }
+}
+
+export interface ThinkOptions {
+  /** Re-asks after a reply whose tool arguments were cut off by the length limit (default 3), then abortRun 'truncation'. */
+  maxTruncationRetries?: number;
+  /** Repair turns for a reply whose tool calls cannot be used (unknown tool, broken arguments or Action line), default 2. */
+  maxRepairs?: number;
+  /** Reasoning rounds per plan step (default 4); the last one must finish the step without tools. */
+  maxStepToolRounds?: number;
+  /** Offer the tools in deps.tools to the model (default true); false makes a tool-less responder. */
+  useTools?: boolean;
+  /** How each request is rendered from the conversation (stages/loop/turn-context.ts); false sends the whole conversation as it is. */
+  context?: TurnContextOptions | false;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export function think(options: ThinkOptions = {}): Stage {
+  const maxTruncationRetries = options.maxTruncationRetries ?? 3;
+  const maxStepToolRounds = options.maxStepToolRounds ?? 4;
+  const useTools = options.useTools ?? true;
+  const maxRepairs = options.maxRepairs ?? 2;
+  if (!(maxTruncationRetries >= 0) || !(maxStepToolRounds >= 1) || !(Number.isInteger(maxRepairs) && maxRepairs >= 0)) {
+    throw new RangeError('think: maxTruncationRetries and maxRepairs must be >= 0 and maxStepToolRounds >= 1');
+  }
+  const settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'> = {};
+  if (options.temperature !== undefined) settings.temperature = options.temperature;
+  if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
+  const context = options.context === false ? undefined : turnContext(options.context);
+  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings, maxRepairs, context });
+
+  return {
+    name: 'think',
+    execute(state, ctx) {
+      const model = requireModel(ctx, 'think');
+      return ask(state, ctx, model, startTurn(state, ctx, config), config);
+    },
+  };
+}
+
+interface ThinkConfig {
+  readonly maxTruncationRetries: number;
+  readonly maxRepairs: number;
+  readonly maxStepToolRounds: number;
+  readonly useTools: boolean;
+  readonly settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>;
+  /** Undefined: the request is the whole conversation. */
+  readonly context: TurnContext | undefined;
+}
+
+/** What one turn decided before asking: the plan step, whether it is the step's last round, the tools offered. */
+interface ThinkTurn {
+  readonly slot: ThinkSlot;
+  readonly step: number | null;
+  readonly lastRound: boolean;
+  readonly tools: ToolDefinition[] | undefined;
+  /** The spent limit that made this turn tool-less: its answer stops the run under that limit's kind. */
+  readonly limit: TurnLimit | undefined;
+  /** Repair exchanges of this turn, sent after the conversation but never kept in it. */
+  readonly repairs: ChatMessage[];
+}
+
+function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
+  const slot = (state.think ??= { calls: 0, lastFinishReason: null, truncationRetries: 0, step: null, stepRounds: 0 });
+  const step = activeStep(state);
+  if (step !== slot.step) {
+    slot.step = step;
+    slot.stepRounds = 0;
+  }
+  if (step !== null) slot.stepRounds++;
+  const lastRound = step !== null && slot.stepRounds >= config.maxStepToolRounds;
+
+  if (state.nextTurn.notes.length > 0) {
+    state.messages.push({ role: 'user', content: renderNotes(state.nextTurn.notes) });
+    state.nextTurn.notes = [];
+  }
+  if (lastRound) {
+    state.messages.push({ role: 'user', content: lastRoundNote });
+    ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: config.maxStepToolRounds });
+  }
+  const tools = config.useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
+  const limit = state.nextTurn.limit;
+  state.nextTurn.withoutTools = false;
+  if (limit !== undefined) delete state.nextTurn.limit;
+  state.turn = { toolCalls: [], results: [] };
+  slot.truncationRetries = 0;
+  if (slot.repairs !== undefined) slot.repairs = 0;
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: [] };
+}
+
+/** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
+function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
+  // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
+  return Promise.resolve(callModel(model, requestOf(state, config, turn), ctx, ctx.signalIfAbortable, turn.step === null)).then(
+    (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
+    (error: unknown) => {
+      throw recordModelFailure(state, 'think', error);
+    },
+  );
+}
+
+function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void | Promise<Signal | void> {
+  const slot = turn.slot;
+  // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
+  if (turn.tools !== undefined && response.finishReason === 'length' && response.toolCalls.length > 0) {
+    if (slot.truncationRetries >= config.maxTruncationRetries) {
+      slot.stopReason = `the model's tool-call arguments were cut off by the length limit ${slot.truncationRetries + 1} times in a row`;
+      return abortRun(slot.stopReason, 'truncation');
+    }
+    slot.truncationRetries++;
+    ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: config.maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
+    state.messages.push({ role: 'user', content: truncationHint });
+    return ask(state, ctx, model, turn, config);
+  }
+  if (turn.tools !== undefined && (response.toolCalls.length > 0 || response.toolCallProblem !== undefined)) {
+    const check = checkToolCalls(response, turn.tools);
+    if (check.problems.length > 0) return repairOrFallBack(state, ctx, model, turn, config, response, check);
+  }
+  // A small model sometimes answers with the question itself: asked once more, then taken as it is.
+  if (turn.step === null && response.toolCalls.length === 0 && repeatsTask(response.content, state.input.task) && (slot.repairs ?? 0) < config.maxRepairs) {
+    return repair(state, ctx, model, turn, config, response, ['Your reply only repeats the question. Answer it: use a tool if you need one, or give the answer itself.']);
+  }
+  return concluded(state, ctx, turn, config, response);
+}
+
+function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, problems: string[]): Promise<Signal | void> {
+  const slot = turn.slot;
+  slot.repairs = (slot.repairs ?? 0) + 1;
+  slot.repairsTotal = (slot.repairsTotal ?? 0) + 1;
+  ctx.emit('repair_turn', { attempt: slot.repairs, maxRepairs: config.maxRepairs, problems });
+  turn.repairs.push(...repairMessages(response, problems));
+  return ask(state, ctx, model, turn, config);
+}
+
+/** A reply whose tool calls cannot be used: shown its exact problems and asked again, at most maxRepairs times. */
+function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, check: ToolCallCheck): Signal | void | Promise<Signal | void> {
+  const slot = turn.slot;
+  if ((slot.repairs ?? 0) < config.maxRepairs) return repair(state, ctx, model, turn, config, response, check.problems);
+  // Out of repairs: a name in the wrong case is taken as meant; other calls run as written, and the model reads the tool's error.
+  if (response.toolCalls.length === 0) {
+    ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: 'stopped' });
+    slot.stopReason = `the model's tool call could not be read after ${config.maxRepairs} repair turns: ${check.problems[0]}`;
+    return abortRun(slot.stopReason, 'invalid_tool_call');
+  }
+  const renamed = new Map(check.renamed.map((call) => [call.id, call]));
+  ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: renamed.size > 0 ? 'renamed' : 'run_as_written' });
+  return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
+}
+
+/** Records the reply: tool calls to run, a finished plan step, or the final answer. */
+function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
+  const { step, lastRound } = turn;
+  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
+  if (calls.length > 0 && turn.tools !== undefined) {
+    state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+    state.turn.toolCalls = calls;
+    return;
+  }
+  if (calls.length > 0) ctx.emit('tool_calls_ignored', { toolCalls: calls.map((call) => call.name), reason: 'no tools were offered in this call' });
+  const text = response.content;
+  if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
+
+  if (step !== null) {
+    // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
+    if (lastRound && (calls.length > 0 || text.trim() === '')) finishStep(state, ctx, 'partial', partialStepOutput(state, step, config.maxStepToolRounds, text));
+    else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
+    else ctx.emit('empty_reply', { finishReason: response.finishReason });
+    return;
+  }
+  if (text.trim() === '') {
+    ctx.emit('empty_reply', { finishReason: response.finishReason });
+    return;
+  }
+  state.answer = text;
+  // An answer forced by a spent limit is the answer, but the run still reports the limit that ended it.
+  state.partial = turn.limit !== undefined;
+  ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length', ...(turn.limit ? { limit: turn.limit.kind } : {}) });
+  if (turn.limit !== undefined) return abortRun(`${turn.limit.reason}; the model answered in its final tool-less turn`, turn.limit.kind);
+  return breakLoop('the model gave its final answer', 'completed');
+}
+
+/**
+ * The request: the conversation as rendered for this turn (older tool results shortened, stages/loop/turn-context.ts; a
+ * copy, so a model keeping it sees no later change), any repair exchange, and the offered tools. state.messages keeps
+ * the whole transcript.
+ */
+function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatRequest {
+  const settings = config.settings;
+  const tools = turn.tools;
+  const rendered = config.context === undefined ? state.messages : renderTurnMessages(state.messages, config.context);
+  const messages = turn.repairs.length > 0 ? rendered.concat(turn.repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
+  const request: ChatRequest = { messages, purpose: turn.repairs.length === 0 ? 'think' : 'think_repair' };
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  // Assigned, not spread: a spread in a literal is a runtime call on every turn.
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
+  return request;
+}
+
+/** The reply is the task again, give or take case, spaces and punctuation. */
+function repeatsTask(text: string, task: string): boolean {
+  if (text.length > task.length * 1.2 + 20) return false;
+  const bare = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return bare(text) !== '' && bare(text) === bare(task);
+}
+
+/** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */
+function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response: ChatResponse): ChatResponse {
+  addUsage(state.usage, response.usage);
+  slot.calls++;
+  slot.lastFinishReason = response.finishReason;
+  if (!ctx.observed) return response;
+  ctx.emit('model_reply', {
+    purpose: 'think',
+    finishReason: response.finishReason,
+    text: shortText(response.content),
+    toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
+    usage: { ...response.usage },
+  });
+  if (response.toolCalls.length > 0 && response.content.trim() !== '') ctx.emit('tool_preamble', { text: response.content, toolCalls: response.toolCalls.map((call) => call.name) });
+  return response;
+}
+
+/** A step that ran out of rounds still reports what it had: its latest tool results and any text. */
+function partialStepOutput(state: RunState, step: number, maxRounds: number, text: string): string {
+  const observed = state.observe?.step === step ? state.observe.results : [];
+  const latest = observed.filter((result) => result.ok).slice(-3);
+  const had = latest.map((result) => `${result.tool}: ${result.content}`).join('; ');
+  const parts = [`The step did not finish within ${maxRounds} rounds.`];
+  if (had !== '') parts.push(`Latest tool results: ${had}.`);
+  if (text.trim() !== '') parts.push(text.trim());
+  return parts.join(' ');
+}

@@ -1,0 +1,71 @@
+// Checks a reply's tool calls before they run (think's repair turns): unknown names, names in another case, arguments
+// that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
+import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
+
+/** What was wrong with a reply's tool calls, each problem in words the model can act on. */
+export interface ToolCallCheck {
+  problems: string[];
+  /** Calls whose only problem is the case of the tool name, with the name the tool box knows. */
+  renamed: ToolCall[];
+}
+
+/** Empty `problems` when every call names an offered tool and carries a JSON object. */
+export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefinition[]): ToolCallCheck {
+  const problems: string[] = [];
+  if (response.toolCallProblem !== undefined) problems.push(response.toolCallProblem);
+  const names = tools.map((tool) => tool.name);
+  let renamed: ToolCall[] | undefined;
+  for (const call of response.toolCalls) {
+    if (names.includes(call.name)) {
+      const problem = argumentsProblem(call);
+      if (problem !== undefined) problems.push(problem);
+      continue;
+    }
+    const match = names.find((name) => name.toLowerCase() === call.name.trim().toLowerCase());
+    if (match !== undefined) {
+      problems.push(`There is no tool "${call.name}": tool names are case-sensitive, the tool is "${match}".`);
+      (renamed ??= []).push({ ...call, name: match });
+      const problem = argumentsProblem(call);
+      if (problem !== undefined) problems.push(problem);
+    } else {
+      problems.push(`There is no tool "${call.name}". The tools are: ${names.join(', ') || '(none)'}.`);
+    }
+  }
+  return { problems, renamed: renamed ?? [] };
+}
+
+function argumentsProblem(call: ToolCall): string | undefined {
+  const text = call.arguments.trim();
+  let value: unknown;
+  try {
+    value = JSON.parse(text === '' ? '{}' : text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `The arguments of your call to "${call.name}" are not valid JSON (${reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+    return `The arguments of your call to "${call.name}" are ${kind}, not a JSON object: ${excerpt(call.arguments)}. Send one JSON object with the tool's parameters as keys.`;
+  }
+  return undefined;
+}
+
+function excerpt(text: string): string {
+  const oneLine = JSON.stringify(text);
+  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}...` : oneLine;
+}
+
+/**
+ * The messages a repair request adds after the conversation: what the model wrote (as text, since calls that cannot run
+ * get no tool reply) and what was wrong with it.
+ */
+export function repairMessages(response: ChatResponse, problems: readonly string[]): ChatMessage[] {
+  const written = [response.content, ...response.toolCalls.map((call) => `Tool call: ${call.name} ${call.arguments}`)].filter((part) => part.trim() !== '').join('\n');
+  return [
+    { role: 'assistant', content: written === '' ? '(an empty reply)' : written },
+    {
+      role: 'user',
+      content: `Your tool call could not be used, so nothing was run:\n- ${problems.join('\n- ')}\nWrite the tool call again, corrected (or give your final answer if you need no tool).`,
+    },
+  ];
+}

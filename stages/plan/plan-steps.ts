@@ -1,0 +1,132 @@
+// Every change to the plan slot (start a plan, finish a step, block dependants, rewrite unstarted steps, start the
+// ready ones), and helpers the plan stages share; not a stage itself.
+import { shortText } from '../shared/text.js';
+import type { StageContext } from '../../src/engine/stage.js';
+import type { RunState } from '../../src/engine/state.js';
+import type { PlanSlot, PlanStep, StepResult } from './plan-slot.js';
+
+/** A step as events and `--json` show it. */
+export interface StepView {
+  id: string;
+  description: string;
+  dependsOn: string[];
+  tool?: string;
+  priority?: number;
+  status: string;
+}
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    step_finished: { step: number; id: string; description: string; outcome: 'completed' | 'partial' | 'failed'; result: string };
+    plan_updated: { steps: StepView[]; current: number | null; running: string[]; reason: string };
+    step_started: { step: number; id: string; description: string; dependsOn: string[]; attempt: number };
+  }
+}
+
+/** Index of the step being worked on, or null when the run has no plan (ReAct) or no step in progress. */
+export function activeStep(state: RunState): number | null {
+  const plan = state.plan;
+  if (plan === undefined) return null;
+  return plan.steps[plan.current]?.status === 'in_progress' ? plan.current : null;
+}
+
+/** Ends the current step: its status, its result in the run-wide history, and the events that report it. */
+export function finishStep(state: RunState, ctx: StageContext, outcome: StepResult['outcome'], output: string): void {
+  const plan = state.plan;
+  const step = plan?.steps[plan.current];
+  if (plan === undefined || step === undefined) return;
+  step.status = outcome === 'failed' ? 'failed' : 'completed';
+  step.result = output;
+  plan.results.push({ step: plan.current + 1, id: step.id, description: step.description, outcome, output });
+  ctx.emit('step_finished', { step: plan.current + 1, id: step.id, description: step.description, outcome, result: shortText(output) });
+  ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, running: runningIds(plan), reason: `step ${step.id} ${outcome}` });
+}
+
+/** A new plan; nothing is started yet (startReady does that). */
+export function newPlan(goal: string, steps: PlanStep[], source: PlanSlot['source'], maxParallel: number, reasoning?: string): PlanSlot {
+  const plan: PlanSlot = { goal, steps, current: 0, results: [], source, maxParallel, running: [], branches: {}, replanRequests: [] };
+  if (reasoning !== undefined) plan.reasoning = reasoning;
+  return plan;
+}
+
+/** Marks `blocked` every unstarted step that needs a failed or blocked step; returns the ids it blocked. */
+export function blockDependants(plan: PlanSlot): string[] {
+  const blocked: string[] = [];
+  const byId = new Map(plan.steps.map((step) => [step.id, step]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const step of plan.steps) {
+      if (step.status !== 'pending') continue;
+      if (step.dependsOn.some((id) => { const status = byId.get(id)?.status; return status === 'failed' || status === 'blocked'; })) {
+        step.status = 'blocked';
+        blocked.push(step.id);
+        changed = true;
+      }
+    }
+  }
+  return blocked;
+}
+
+/** Pending steps whose dependencies have all completed, by priority (1 first, none last), then in plan order. */
+export function readySteps(plan: PlanSlot): number[] {
+  const byId = new Map(plan.steps.map((step) => [step.id, step]));
+  const ready: number[] = [];
+  plan.steps.forEach((step, index) => {
+    if (step.status === 'pending' && step.dependsOn.every((id) => byId.get(id)?.status === 'completed')) ready.push(index);
+  });
+  const rank = (index: number) => plan.steps[index]!.priority ?? Number.POSITIVE_INFINITY;
+  return ready.sort((left, right) => rank(left) - rank(right) || left - right);
+}
+
+/** Starts a step: in progress, one more attempt, and the event that says so. */
+export function startStep(plan: PlanSlot, ctx: StageContext, index: number): PlanStep {
+  const step = plan.steps[index]!;
+  step.status = 'in_progress';
+  step.attempts += 1;
+  delete step.result;
+  ctx.emit('step_started', { step: index + 1, id: step.id, description: step.description, dependsOn: [...step.dependsOn], attempt: step.attempts });
+  return step;
+}
+
+/**
+ * Replaces the steps that have not started (pending or blocked) with `steps`; finished and running steps stay.
+ * The new steps go after the kept ones, in the replanner's order.
+ */
+export function replaceUnstarted(plan: PlanSlot, steps: readonly PlanStep[]): void {
+  plan.steps = [...plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked'), ...steps];
+}
+
+/** True when no step can run any more: none running, none ready. */
+export function planIsOver(plan: PlanSlot): boolean {
+  return !plan.steps.some((step) => step.status === 'in_progress') && readySteps(plan).length === 0;
+}
+
+export function runningIds(plan: PlanSlot): string[] {
+  return plan.steps.filter((step) => step.status === 'in_progress').map((step) => step.id);
+}
+
+/** The plan as event data: a fresh copy, so later edits do not change an event already emitted. */
+export function planView(plan: PlanSlot): StepView[] {
+  return plan.steps.map(stepView);
+}
+
+export function stepView(step: PlanStep): StepView {
+  const view: StepView = { id: step.id, description: step.description, dependsOn: [...step.dependsOn], status: step.status };
+  if (step.tool !== undefined) view.tool = step.tool;
+  if (step.priority !== undefined) view.priority = step.priority;
+  return view;
+}
+
+/** The ids a step needs, directly or through the steps it depends on, in plan order. */
+export function dependencyClosure(plan: PlanSlot, index: number): Set<string> {
+  const byId = new Map(plan.steps.map((step) => [step.id, step]));
+  const needed = new Set<string>();
+  const pending = [...plan.steps[index]!.dependsOn];
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (needed.has(id)) continue;
+    needed.add(id);
+    pending.push(...(byId.get(id)?.dependsOn ?? []));
+  }
+  return needed;
+}

@@ -1,0 +1,44 @@
+// history (setup): reads input.session/user and deps.sessions; writes the history slot (summary, earlier turns, facts); returns no signal.
+import type { Stage } from '../../src/engine/stage.js';
+import type { Fact, TurnRecord } from '../../src/sessions/types.js';
+import { sessionScope } from '../../src/sessions/types.js';
+
+/** Working memory of the session for this run; context renders it, memory appends to it. */
+export interface HistorySlot {
+  user: string;
+  session: string;
+  summary: string;
+  turns: TurnRecord[];
+  facts: Fact[];
+}
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    history_loaded: { session: string; turns: number; facts: number; summary: boolean };
+    history_unreadable: { problem: string };
+  }
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    history: HistorySlot;
+  }
+}
+
+export function history(): Stage {
+  return {
+    name: 'history',
+    async execute(state, ctx) {
+      const name = state.input.session;
+      if (name === undefined) return;
+      const store = ctx.deps.sessions;
+      if (store === undefined) throw new Error('the history stage needs deps.sessions (a SessionStore) for a run with a session');
+      const scope = sessionScope(name, state.input.user);
+      const loaded = await store.load(scope);
+      state.history = { ...scope, summary: loaded.summary, turns: loaded.turns, facts: loaded.facts };
+      // A row that cannot be read is reported, not fatal: the conversation goes on without it and the row stays.
+      for (const problem of loaded.problems) ctx.emit('history_unreadable', { problem });
+      ctx.emit('history_loaded', { session: scope.session, turns: loaded.turns.length, facts: loaded.facts.length, summary: loaded.summary !== '' });
+    },
+  };
+}

@@ -1,0 +1,113 @@
+// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn (with its status when it did not complete) and its remembered facts to deps.sessions, folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
+import type { Stage, StageContext } from '../../src/engine/stage.js';
+import { loadTokenCounter } from '../../src/model/token-count.js';
+import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../../src/sessions/render.js';
+import { sessionScope, type SessionScope, type SessionStore, type TurnRecord } from '../../src/sessions/types.js';
+import { rememberedFacts } from '../../src/tools/remember.js';
+import { messageOf } from '../../src/common/error-message.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    session_compacted: { folded: number; kept: number; tokensBefore: number; tokensAfter: number; summarizer: string };
+  }
+}
+import type {} from './history.js';
+import type {} from '../loop/observe.js';
+import { contextWindowFor } from '../guards/prune.js';
+
+export interface MemoryOptions {
+  /** History budget in tokens (summary and turns as rendered); default `budgetFraction` of the model's context window. */
+  budgetTokens?: number;
+  /** Share of the context window the history may use when no budgetTokens is given (default 0.25). */
+  budgetFraction?: number;
+  /** 'model' (default): one model call writes the new summary; 'extractive': kept lines of the folded turns, no call. */
+  summarizer?: 'model' | 'extractive';
+  contextWindows?: Readonly<Record<string, number>>;
+}
+
+export interface MemorySlot {
+  /** The seq of this turn in the session, when it was kept. */
+  turn?: number;
+  facts: number;
+  compaction?: { folded: number[]; tokensBefore: number; tokensAfter: number; summarizer: 'model' | 'extractive'; modelError?: string };
+}
+
+declare module '../../src/engine/state.js' {
+  interface StageSlots {
+    memory: MemorySlot;
+  }
+}
+
+export function memory(options: MemoryOptions = {}): Stage {
+  const fraction = options.budgetFraction ?? 0.25;
+  if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`memory: budgetFraction must be in (0, 1], got ${fraction}`);
+  if (options.budgetTokens !== undefined && !(Number.isInteger(options.budgetTokens) && options.budgetTokens > 0)) {
+    throw new RangeError(`memory: budgetTokens must be a whole number above 0, got ${options.budgetTokens}`);
+  }
+  return {
+    name: 'memory',
+    async execute(state, ctx) {
+      const slot = state.history;
+      const store = ctx.deps.sessions;
+      // A run cancelled before history loaded is still a turn of its session.
+      const session = slot ?? (state.input.session === undefined ? undefined : sessionScope(state.input.session, state.input.user));
+      if (session === undefined || store === undefined) return;
+      const scope: SessionScope = { user: session.user, session: session.session };
+      const status = state.stop?.status;
+      const results = state.observe?.results ?? [];
+      const facts = rememberedFacts(results.filter((result) => result.ok).map((result) => ({ name: result.tool, content: result.content })));
+      const memorySlot: MemorySlot = { facts: facts.length };
+      state.memory = memorySlot;
+      const now = ctx.deps.clock.now();
+      // Facts the model chose to keep are kept even when the turn itself is not.
+      for (const fact of facts) await store.setFact(scope, { ...fact, sourceRun: state.runId, updated: now });
+      // A paused run keeps its turn for when it ends. Every other turn is kept, a cancelled or failed one too: with its status and whatever answer it had.
+      if (status === 'interrupted') return;
+      const turnStatus = status === undefined || status === 'completed' ? undefined : status;
+      const turn = await store.appendTurn(scope, {
+        runId: state.runId, task: state.input.task, answer: state.answer ?? '', tools: toolAccount(results), at: now, ...(turnStatus === undefined ? {} : { status: turnStatus }),
+      });
+      memorySlot.turn = turn.seq;
+      if (slot === undefined) return;
+      const budget = options.budgetTokens ?? Math.floor(contextWindowFor(ctx.deps.model?.modelName, options.contextWindows) * fraction);
+      await compactIfNeeded(store, scope, [...slot.turns, turn], slot.summary, budget, memorySlot, ctx, options.summarizer ?? 'model');
+    },
+  };
+}
+
+async function compactIfNeeded(
+  store: SessionStore, scope: SessionScope, turns: TurnRecord[], summary: string, budget: number, slot: MemorySlot, ctx: StageContext, summarizer: 'model' | 'extractive',
+): Promise<void> {
+  // A token is at least one character: a history no longer than the budget in characters fits without the tokenizer.
+  if (renderHistory(summary, turns).length <= budget) return;
+  const count = await loadTokenCounter();
+  const tokensBefore = count(renderHistory(summary, turns));
+  if (tokensBefore <= budget) return;
+  // Whole turns only, oldest first, until the rest fills at most half the budget; the latest turn always stays.
+  if (turns.length < 2) return;
+  let keep = turns.length - 1;
+  while (keep > 1 && count(renderHistory(summary, turns.slice(-keep))) > budget / 2) keep -= 1;
+  const folded = turns.slice(0, turns.length - keep);
+  const remaining = turns.slice(folded.length);
+  let used: 'model' | 'extractive' = summarizer;
+  let modelError: string | undefined;
+  let next: string | undefined;
+  if (summarizer === 'model' && ctx.deps.model !== undefined) {
+    try {
+      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: compactionMessages(summary, folded) }, ctx.signalIfAbortable);
+      next = reply.content.trim() || undefined;
+      if (next === undefined) modelError = 'the model returned an empty summary';
+    } catch (error) {
+      modelError = messageOf(error);
+    }
+  }
+  if (next === undefined) {
+    // No model, or it failed: the extractive summary loses no turn either.
+    used = 'extractive';
+    next = extractiveSummary(summary, folded, budget * 4);
+  }
+  await store.compact(scope, folded.map((turn) => turn.seq), next);
+  const tokensAfter = count(renderHistory(next, remaining));
+  slot.compaction = { folded: folded.map((turn) => turn.seq), tokensBefore, tokensAfter, summarizer: used, ...(modelError === undefined ? {} : { modelError }) };
+  ctx.emit('session_compacted', { folded: folded.length, kept: remaining.length, tokensBefore, tokensAfter, summarizer: used });
+}

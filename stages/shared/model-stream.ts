@@ -1,0 +1,36 @@
+// The model a stage needs, and one model call for think and summarize: streamed as text_delta / tool_call_delta events when the model can stream and
+// someone listens, otherwise the plain call at the plain call's cost.
+import type { StageContext } from '../../src/engine/stage.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '../../src/model/types.js';
+
+declare module '../../src/engine/stage.js' {
+  interface RunEvents {
+    /** A piece of a reply's text as it arrives; `mayAnswer`: the reply may become the final answer (no plan step is running). */
+    text_delta: { purpose: string; text: string; mayAnswer: boolean };
+    /** A piece of tool call `index`: its id and name come with its first piece, its arguments text in pieces. */
+    tool_call_delta: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string };
+  }
+}
+
+/** The run's model, or the one-line error saying the stage needs one. */
+export function requireModel(ctx: StageContext, stage: string): ChatModel {
+  const model = ctx.deps.model;
+  if (model === undefined) throw new Error(`stage "${stage}" needs a model: pass deps.model to runPipeline`);
+  return model;
+}
+
+export function callModel(model: ChatModel, request: ChatRequest, ctx: StageContext, signal: AbortSignal | undefined, mayAnswer: boolean): Promise<ChatResponse> {
+  if (!ctx.observed || model.chatStream === undefined) return model.chat(request, signal);
+  const purpose = request.purpose;
+  const onPiece = (event: ChatStreamEvent): void => {
+    if (event.type === 'text') {
+      ctx.emit('text_delta', { purpose, text: event.delta, mayAnswer });
+      return;
+    }
+    const data: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string } = { purpose, index: event.index, argumentsDelta: event.argumentsDelta };
+    if (event.id !== undefined) data.id = event.id;
+    if (event.name !== undefined) data.name = event.name;
+    ctx.emit('tool_call_delta', data);
+  };
+  return model.chatStream(request, onPiece, signal);
+}
