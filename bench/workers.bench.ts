@@ -1,6 +1,8 @@
 // Workers on BullMQ: runs per second with 2 worker processes x concurrency 8 against a loopback model answering in
 // 50 ms (each run: 3 tool calls then an answer, so 4 model calls), and the failover time after a SIGKILL (kill to the
 // run's next claim by another worker), min/median/max over 10 kills, at the default lock 5 s and stall check 1 s.
+// WORKERS_BENCH_RUNS sets the throughput's run count (200), WORKERS_BENCH_FAILOVER=0 skips the kills, and
+// WORKERS_BENCH_PROFILE=DIR writes each worker's CPU profile there (node --cpu-prof; the workers then stop with SIGTERM).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,19 +26,21 @@ export async function run(): Promise<void> {
   const store = redisStore(redis.url);
   const queue = new Queue('stageloop-runs', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
   const live: WorkerProcess[] = [];
+  const profileDirectory = process.env.WORKERS_BENCH_PROFILE;
+  const profiling = profileDirectory === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`];
   const spawnWorker = async (extra: Record<string, string> = {}) => {
-    const worker = await startWorkerProcess({ REDIS_URL: redis.url, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '8', LOCK_MS: '5000', STALL_MS: '1000', ...extra });
+    const worker = await startWorkerProcess({ REDIS_URL: redis.url, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '8', LOCK_MS: '5000', STALL_MS: '1000', ...extra }, profiling);
     live.push(worker);
     return worker;
   };
-  const kill = async (worker: WorkerProcess) => {
-    worker.child.kill('SIGKILL');
+  const kill = async (worker: WorkerProcess, signal: NodeJS.Signals = 'SIGKILL') => {
+    worker.child.kill(signal);
     await worker.exited;
     live.splice(live.indexOf(worker), 1);
   };
   try {
     await Promise.all([spawnWorker(), spawnWorker()]);
-    const total = 200;
+    const total = Number(process.env.WORKERS_BENCH_RUNS ?? 200);
     // Redis commands per run: a figure that the machine's load does not move (the time figures it does, by 2x).
     const counter = new Redis(redis.url);
     const commandsSoFar = async () => Number(/total_commands_processed:(\d+)/.exec(await counter.info('stats'))![1]);
@@ -53,7 +57,7 @@ export async function run(): Promise<void> {
     console.log(`throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`);
 
     const failovers: number[] = [];
-    for (let round = 0; round < 10; round += 1) {
+    for (let round = 0; round < (process.env.WORKERS_BENCH_FAILOVER === '0' ? 0 : 10); round += 1) {
       const runId = `failover-${round}`;
       await enqueueRun(queue, { task: `failover ${round}`, runId });
       let holder: WorkerProcess | undefined;
@@ -71,9 +75,10 @@ export async function run(): Promise<void> {
       await spawnWorker();
     }
     const sorted = [...failovers].sort((a, b) => a - b);
-    console.log(`failover after SIGKILL (lock 5000 ms, stall check 1000 ms), kill to the next claim, 10 kills: min ${sorted[0]!.toFixed(0)} ms, median ${median(sorted).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
+    if (sorted.length > 0) console.log(`failover after SIGKILL (lock 5000 ms, stall check 1000 ms), kill to the next claim, 10 kills: min ${sorted[0]!.toFixed(0)} ms, median ${median(sorted).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
   } finally {
-    for (const worker of [...live]) await kill(worker);
+    // A profiled worker writes its profile as it exits, which a SIGKILL never lets it do.
+    for (const worker of [...live]) await kill(worker, profileDirectory === undefined ? 'SIGKILL' : 'SIGTERM');
     await queue.close();
     await store.close();
     await Promise.all([redis.stop(), server.close()]);
