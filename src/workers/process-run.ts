@@ -6,7 +6,6 @@ import { resumeRun, runPipeline } from '../durable/durable-run.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { RunResult } from '../engine/run-result.js';
 import type { Deps, RunEvent } from '../engine/stage.js';
-import type { ChatModel } from '../model/types.js';
 import { RunBusyError, RunExistsError, RunFinishedError, type RunStore, type RunSummary } from '../store/types.js';
 import type { RunJobData } from './run-job.js';
 
@@ -94,7 +93,6 @@ export async function processRun(job: RunJobData, options: ProcessRunOptions): P
 async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared: PreparedRun, known: RunSummary | undefined): Promise<RunJobResult> {
   const { store } = options;
   const deps: Partial<Deps> = { ...prepared.deps, ...(options.onEvent && { onEvent: options.onEvent }) };
-  if (deps.model !== undefined) deps.model = plainCalls(deps.model);
   let result: RunResult;
   let resumed = known !== undefined;
   if (known === undefined) {
@@ -119,13 +117,4 @@ async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared
     throw new Error(`run ${job.runId} could not be recorded: ${result.stopReason.message}`);
   }
   return resultOf({ ...result, tokens: result.usage.inputTokens + result.usage.outputTokens }, resumed);
-}
-
-/**
- * The model without its streamed call: a worker's progress leaves in coarse batches, so streamed pieces would reach
- * nobody sooner and only cost the worker CPU (SSE parsing and an event a piece: its largest cost in a profile).
- */
-function plainCalls(model: ChatModel): ChatModel {
-  if (model.chatStream === undefined) return model;
-  return { provider: model.provider, modelName: model.modelName, ...(model.endpoint !== undefined && { endpoint: model.endpoint }), chat: (request, signal) => model.chat(request, signal) };
 }

@@ -42,18 +42,4 @@ describe.runIf(runRedisTests)('processRun', () => {
     expect((await processRun({ runId: recorded.runId, input: { task: 'outside' }, settings: {} }, { store, prepare, leaseMs: 2_000 })).answer).toBe(expectedAnswer('outside'));
     expect(server.requests.length).toBe(calls + 4);
   });
-
-  it('calls the model plainly, not streamed, even though the run reports progress', async () => {
-    const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0 });
-    const prepare = () => ({ pipeline: reactPipeline(), deps: { model, tools: recordTools('/dev/null', 0) } });
-    const events: string[] = [];
-    const before = server.requests.length;
-    const result = await processRun({ runId: 'job-plain', input: { task: 'plain' }, settings: {} }, { store, prepare, leaseMs: 2_000, onEvent: (event) => events.push(event.type) });
-    expect(result.answer).toBe(expectedAnswer('plain'));
-    const asked = server.requests.slice(before);
-    expect(asked).toHaveLength(4);
-    expect(asked.map((request) => (request.body as { stream?: boolean }).stream ?? false)).toEqual([false, false, false, false]);
-    expect(events).toContain('model_reply');
-    expect(events).not.toContain('text_delta');
-  });
 });
