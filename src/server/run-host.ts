@@ -88,7 +88,12 @@ export class RunHost {
       this.notify(id);
     };
     // A continued run's id is known at once: its new log replaces the ended one before the caller answers.
-    if (knownId !== undefined) adopt(knownId);
+    if (knownId !== undefined) {
+      // Live again: out of the finished list, whose oldest entries are dropped as others finish.
+      const finished = this.#finished.indexOf(knownId);
+      if (finished >= 0) this.#finished.splice(finished, 1);
+      adopt(knownId);
+    }
     const onEvent = (event: RunEvent) => {
       if (known === undefined) adopt(event.runId);
       log.push(event);
@@ -114,7 +119,7 @@ export class RunHost {
       hosted.settled = true;
       log.end();
       if (known !== undefined) {
-        this.#retire(known);
+        this.#retire(known, hosted);
         this.notify(known);
       }
     });
@@ -166,10 +171,9 @@ export class RunHost {
     }
   }
 
-  #retire(runId: string): void {
-    // Continued runs are retired again: one place in the list each.
-    const earlier = this.#finished.indexOf(runId);
-    if (earlier >= 0) this.#finished.splice(earlier, 1);
+  #retire(runId: string, hosted: HostedRun): void {
+    // A run continued since has a new entry: the one that ended here is gone already.
+    if (this.#runs.get(runId) !== hosted) return;
     this.#finished.push(runId);
     while (this.#finished.length > keptFinishedLogs) this.#runs.delete(this.#finished.shift()!);
   }
