@@ -5,7 +5,7 @@ import type { Environment } from '../../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
 import type { Decision } from '../../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
-import type { RunStore } from '../../src/store/types.js';
+import { RunNotFoundError, type RunStore } from '../../src/store/types.js';
 import type { DecisionsBody, StartRunBody } from '../../src/server/request-schemas.js';
 import type { JsonObject } from '../../src/common/json.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
@@ -127,18 +127,16 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
         import('../../src/durable/effective-journal.js'),
       ]);
       const run = await recording.store.get(runId);
-      if (run === undefined) return;
+      if (run === undefined) throw new RunNotFoundError(runId);
       const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
       const assembled = await assembleRun(recipeOf(run));
-      // The run goes on in the background; its events and outcome are in the store.
-      const resumed = resumeRun(recording.store, runId, { pipeline: assembled.pipeline, deps: assembled.deps, decisions: byId });
-      host.notify(runId);
-      void resumed.catch(() => undefined).finally(() => {
-        host.notify(runId);
-        return assembled.close();
-      });
+      // The server continues it through its host (live events, drained at shutdown); the assembly closes after it.
+      return {
+        deps: assembled.deps,
+        resume: (options) => resumeRun(recording.store, runId, { pipeline: assembled.pipeline, ...options, decisions: byId }).finally(() => assembled.close()),
+      };
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const assembled = await assembleRun(recipeOfRequest(body));

@@ -4,7 +4,7 @@ import { loadOptional, optionalParts } from '../common/optional-package.js';
 
 export type { ServerAppOptions, PipelineInfo, DecisionsAdapter } from '../server/app.js';
 export type { ListeningServer } from '../server/listen.js';
-export { RunHost, type RunAssembly, type RunStarter } from '../server/run-host.js';
+export { RunHost, type RunAssembly, type RunContinuation, type RunContinuer, type RunStarter } from '../server/run-host.js';
 export { ServeConfigError } from '../server/errors.js';
 export { standaloneRunPage } from '../server/console/pages.js';
 

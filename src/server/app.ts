@@ -9,7 +9,7 @@ import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { HttpError, sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
-import type { RunAssembly, RunHost } from './run-host.js';
+import type { RunAssembly, RunContinuation, RunHost } from './run-host.js';
 import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
 import type { PipelineInfo } from './pipeline-info.js';
@@ -17,8 +17,11 @@ import { streamEvents, streamRunChanges, streamStoredStatus, streamWatchedStatus
 
 export type { PipelineInfo } from './pipeline-info.js';
 
-/** Sends people's decisions to an interrupted run (approvals); absent until the engine has them. */
-export type DecisionsAdapter = (runId: string, decisions: DecisionsBody['decisions']) => Promise<void>;
+/**
+ * Checks people's decisions for an interrupted run (approvals) and says how to continue it; the server continues it
+ * through its run host, so its events stream live and a drain waits for it. Throws (a 4xx) for a wrong decision.
+ */
+export type DecisionsAdapter = (runId: string, decisions: DecisionsBody['decisions']) => Promise<RunContinuation>;
 
 export interface ServerAppOptions {
   store: RunStore;
@@ -129,7 +132,10 @@ export function serverApp(options: ServerAppOptions): Hono {
     if (run === undefined) throw new RunNotFoundError(runId);
     if (run.status !== 'interrupted') throw new HttpError(409, 'not_waiting', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
     if (options.decide === undefined) throw new HttpError(501, 'approvals_unavailable', 'this server cannot resume interrupted runs with decisions yet');
-    await options.decide(runId, body.decisions);
+    if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts');
+    const continuation = await options.decide(runId, body.decisions);
+    views.forget(runId);
+    await host.continue(runId, continuation);
     return context.json({ runId, status: 'resuming' }, 202);
   });
 

@@ -17,6 +17,15 @@ export interface RunAssembly {
 /** Starts a recorded run (durable runPipeline with the server's store) and resolves with its result. */
 export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
 
+/** Runs a run with the host's deps (its event listener) and abort signal. */
+export type RunContinuer = (options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
+
+/** How to continue a stopped run (resumeRun with decisions, built by the application) and the deps it runs with. */
+export interface RunContinuation {
+  deps: Partial<Deps>;
+  resume: RunContinuer;
+}
+
 interface HostedRun {
   log: EventLog;
   controller: AbortController;
@@ -42,9 +51,27 @@ export class RunHost {
 
   /** Starts the run and resolves with its id once it has one (its first event), or with the result when it ends before. */
   start(assembly: RunAssembly, input: RunInput): Promise<string> {
+    return this.#host(assembly.deps, undefined, (options) => this.startRun(assembly, input, options));
+  }
+
+  /**
+   * Continues a stopped run of the store here (an interrupted one, with people's decisions): it gets a fresh event log
+   * that readers of its stream follow live, and a drain waits for it like for any run this server started.
+   */
+  continue(runId: string, continuation: RunContinuation): Promise<string> {
+    // The run may still be settling here (its pause recorded, its result not yet in): it goes on after that.
+    const previous = this.#runs.get(runId);
+    const settling = previous !== undefined && !previous.settled ? previous.done : undefined;
+    return this.#host(continuation.deps, runId, async (options) => {
+      await settling;
+      return continuation.resume(options);
+    });
+  }
+
+  #host(deps: Partial<Deps>, knownId: string | undefined, begin: RunContinuer): Promise<string> {
     const log = new EventLog();
     const controller = new AbortController();
-    const given = assembly.deps.onEvent;
+    const given = deps.onEvent;
     // Made before the run starts: a run may report its first event synchronously.
     const hosted: HostedRun = { log, controller, done: undefined, settled: false };
     let announce: (runId: string) => void = () => {};
@@ -54,17 +81,25 @@ export class RunHost {
       refuse = reject;
     });
     let known: string | undefined;
+    const adopt = (id: string) => {
+      known = id;
+      this.#runs.set(id, hosted);
+      announce(id);
+      this.notify(id);
+    };
+    // A continued run's id is known at once: its new log replaces the ended one before the caller answers.
+    if (knownId !== undefined) {
+      // Live again: out of the finished list, whose oldest entries are dropped as others finish.
+      const finished = this.#finished.indexOf(knownId);
+      if (finished >= 0) this.#finished.splice(finished, 1);
+      adopt(knownId);
+    }
     const onEvent = (event: RunEvent) => {
-      if (known === undefined) {
-        known = event.runId;
-        this.#runs.set(known, hosted);
-        announce(known);
-        this.notify(known);
-      }
+      if (known === undefined) adopt(event.runId);
       log.push(event);
       given?.(event);
     };
-    const done = this.startRun(assembly, input, { deps: { ...assembly.deps, onEvent }, signal: controller.signal }).then(
+    const done = begin({ deps: { ...deps, onEvent }, signal: controller.signal }).then(
       (result) => {
         if (known === undefined) {
           known = result.runId;
@@ -84,7 +119,7 @@ export class RunHost {
       hosted.settled = true;
       log.end();
       if (known !== undefined) {
-        this.#retire(known);
+        this.#retire(known, hosted);
         this.notify(known);
       }
     });
@@ -125,7 +160,7 @@ export class RunHost {
     return () => void this.#watchers.delete(listener);
   }
 
-  /** Tells the watchers that a run changed, e.g. one resumed in this process outside the host. */
+  /** Tells the watchers that a run changed. */
   notify(runId: string): void {
     for (const listener of this.#watchers) {
       try {
@@ -136,7 +171,9 @@ export class RunHost {
     }
   }
 
-  #retire(runId: string): void {
+  #retire(runId: string, hosted: HostedRun): void {
+    // A run continued since has a new entry: the one that ended here is gone already.
+    if (this.#runs.get(runId) !== hosted) return;
     this.#finished.push(runId);
     while (this.#finished.length > keptFinishedLogs) this.#runs.delete(this.#finished.shift()!);
   }

@@ -44,6 +44,11 @@ export class RunViewCache {
     private readonly maxRuns = 2_000,
   ) {}
 
+  /** Drops a run's view: a stopped run that goes on again (after a decision) starts a new event log at seq 1. */
+  forget(runId: string): void {
+    this.#views.delete(runId);
+  }
+
   async render(runId: string, hosted: HostedFacts): Promise<RenderedView> {
     const known = this.#views.get(runId);
     const unchanged = known !== undefined && (hosted.live ? known.seq === hosted.lastSeq : known.final);

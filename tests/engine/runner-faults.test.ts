@@ -76,8 +76,9 @@ describe('a stage that ignores its signal cannot hold the run', () => {
 
   it('on cancel, the runner stops waiting after the grace and names the stage', async () => {
     const controller = new AbortController();
-    const pipeline = definePipeline({ name: 'demo', iteration: [deaf], finalize: [finalizeOnce], maxIterations: 3 });
-    setTimeout(() => controller.abort(new Error('user pressed Ctrl-C')), 20);
+    // Cancelled once the stage runs (in a task of its own, so the runner is waiting on the stage by then).
+    const deafStarted: Stage = { name: 'deaf', execute: () => (setImmediate(() => controller.abort(new Error('user pressed Ctrl-C'))), new Promise(() => {})) };
+    const pipeline = definePipeline({ name: 'demo', iteration: [deafStarted], finalize: [finalizeOnce], maxIterations: 3 });
     const started = performance.now();
     const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal, abandonAfterMs: 100 });
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -102,10 +103,12 @@ describe('a stage that ignores its signal cannot hold the run', () => {
     const controller = new AbortController();
     const listens: Stage = {
       name: 'listens',
-      execute: (state, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => { state.answer = 'partial'; resolve(); })),
+      execute: (state, ctx) => new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => { state.answer = 'partial'; resolve(); });
+        setImmediate(() => controller.abort());
+      }),
     };
     const pipeline = definePipeline({ name: 'demo', iteration: [listens], maxIterations: 3 });
-    setTimeout(() => controller.abort(), 10);
     const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
     expect(result.warnings).toEqual([]);
     expect(result).toMatchObject({ status: 'cancelled', answer: 'partial', stopReason: { stage: 'listens', message: 'the run was cancelled by its caller' } });

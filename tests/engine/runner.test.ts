@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { definePipeline, insertAfter, stageNames } from '../../src/engine/pipeline.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
-import type { RunEvent, RunTracer, Stage } from '../../src/engine/stage.js';
+import type { RunEvent, RunTracer, Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 
 declare module '../../src/engine/stage.js' {
@@ -205,8 +205,8 @@ describe('cancellation', () => {
       name: 'think',
       execute: (_state, ctx) =>
         new Promise((_resolve, reject) => {
-          setTimeout(() => controller.abort(), 5);
           ctx.signal.addEventListener('abort', () => reject(new Error('request aborted')), { once: true });
+          setImmediate(() => controller.abort());
         }),
     };
     const summarize: Stage = { name: 'summarize', async execute(_state, ctx) { finalizeSignalAborted = ctx.signal.aborted; } };
@@ -273,14 +273,13 @@ describe('cancellation', () => {
   });
 
   it('a hung finalize stage that reads ctx.signal after the time limit sees it aborted', async () => {
-    let seen: AbortSignal | undefined;
-    let looked: () => void = () => {};
-    const lookedAtSignal = new Promise<void>((resolve) => (looked = resolve));
-    const hang: Stage = { name: 'hang', execute: (_state, ctx) => new Promise(() => setTimeout(() => { seen = ctx.signal; looked(); }, 40)) };
+    let held: StageContext | undefined;
+    const hang: Stage = { name: 'hang', execute: (_state, ctx) => ((held = ctx), new Promise(() => {})) };
     const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang], maxIterations: 5 });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 10 });
     expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
-    await lookedAtSignal;
+    // The stage, still hung, reads its signal for the first time now that the run has given up on it.
+    const seen = held?.signal;
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('finalize time limit reached');
   });

@@ -94,7 +94,9 @@ describe('fallbackModel', () => {
     const secondaryCalls = secondaryServer.requests.length;
     const controller = new AbortController();
     const pending = models().model.chat(request, controller.signal);
-    setTimeout(() => controller.abort(), 50);
+    // Aborted while the primary holds the call: once its request has arrived, not after a pause.
+    await primaryServer.server.received(primaryServer.server.requests.length + 1);
+    controller.abort();
     await expect(pending).rejects.toMatchObject({ kind: 'aborted' });
     expect(secondaryServer.requests).toHaveLength(secondaryCalls);
   });

@@ -115,11 +115,17 @@ describe('tool failures', () => {
       parameters: z.object({}),
       execute: (_args, ctx) => new Promise<string>((resolve) => {
         ctx.signal.addEventListener('abort', () => { toolSawAbort = true; resolve('too late'); });
+        started();
       }),
     });
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 30);
-    const error = errorOf(await new ToolRegistry([slow]).execute(call('slow', {}), controller.signal));
+    const pending = new ToolRegistry([slow]).execute(call('slow', {}), controller.signal);
+    // Aborted while the tool runs.
+    await running;
+    controller.abort();
+    const error = errorOf(await pending);
     expect(error).toMatchObject({ kind: 'aborted', retryable: false });
     expect(toolSawAbort).toBe(true);
   });
@@ -135,7 +141,8 @@ describe('tool failures', () => {
       timeoutMs: 20,
       async execute(_args, ctx) {
         seen.push(ctx.signal);
-        await new Promise((resolve) => setTimeout(resolve, 60));
+        // Reads it again once the timeout has fired.
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
         seen.push(ctx.signal);
         ended();
         return 'late';
@@ -155,19 +162,26 @@ describe('tool failures', () => {
     let ended: () => void = () => undefined;
     const toolEnded = new Promise<void>((resolve) => (ended = resolve));
     const controller = new AbortController();
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const cancelled = new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true }));
     const late = defineTool({
       name: 'late',
       description: 'd',
       parameters: z.object({}),
       async execute(_args, ctx) {
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        started();
+        // First reads its signal after the cancel (it learns of it from the caller's own signal here).
+        await cancelled;
         seen = ctx.signal;
         ended();
         return 'late';
       },
     });
-    setTimeout(() => controller.abort(new Error('user cancelled')), 10);
-    expect(errorOf(await new ToolRegistry([late]).execute(call('late', {}), controller.signal)).kind).toBe('aborted');
+    const pending = new ToolRegistry([late]).execute(call('late', {}), controller.signal);
+    await running;
+    controller.abort(new Error('user cancelled'));
+    expect(errorOf(await pending).kind).toBe('aborted');
     await toolEnded;
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('user cancelled');

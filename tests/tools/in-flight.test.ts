@@ -1,16 +1,19 @@
 // Calls in flight share one timer and one abort listener per run signal: each call still gets its own outcome.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolResult } from '../../src/tools/types.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Called as each sleeper call starts: a test aborts on it, not after a pause. */
+let onStart: () => void = () => undefined;
 const sleeper = defineTool({
   name: 'sleep',
   description: 'Sleeps, then answers.',
   parameters: z.object({ ms: z.number() }),
   async execute({ ms }) {
+    onStart();
     await sleep(ms);
     return `slept ${ms}`;
   },
@@ -20,6 +23,10 @@ const outcome = (result: ToolResult) => (result.ok ? result.content : result.err
 const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 
 describe('calls in flight', () => {
+  afterEach(() => {
+    onStart = () => undefined;
+  });
+
   it('gives each call of a batch its own timeout, whatever the order the timeouts fall in', async () => {
     const fast = defineTool({ ...sleeper, name: 'fast', timeoutMs: 20 });
     const slow = defineTool({ ...sleeper, name: 'slow', timeoutMs: 60 });
@@ -32,8 +39,10 @@ describe('calls in flight', () => {
     const registry = new ToolRegistry([sleeper]);
     const first = new AbortController();
     const second = new AbortController();
+    let started = 0;
+    // Once all three calls run, the first run is cancelled.
+    onStart = () => void (++started === 3 && setImmediate(() => first.abort()));
     const running = [registry.executeAll([call('a', 40), call('b', 40)], first.signal), registry.executeAll([call('c', 40)], second.signal)];
-    setTimeout(() => first.abort(), 5);
     const [cancelled, finished] = await Promise.all(running);
     expect(cancelled!.map(outcome)).toEqual(['aborted', 'aborted']);
     expect(finished!.map(outcome)).toEqual(['slept 40']);
@@ -43,7 +52,7 @@ describe('calls in flight', () => {
     const registry = new ToolRegistry([sleeper]);
     const controller = new AbortController();
     expect((await registry.executeAll([call('a', 1)], controller.signal)).map(outcome)).toEqual(['slept 1']);
-    setTimeout(() => controller.abort(), 5);
+    onStart = () => setImmediate(() => controller.abort());
     expect((await registry.executeAll([call('b', 100)], controller.signal)).map(outcome)).toEqual(['aborted']);
   });
 

@@ -4,6 +4,7 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { webSearchTool, type WebSearchOptions } from '../../src/tools/web-search.js';
 import type { ToolResult } from '../../src/tools/types.js';
 import { serpApiError, serpApiResults, startSerpApiServer, type SerpApiServer } from '../support/serpapi-server.js';
+import { until } from '../support/helpers.js';
 
 const API_KEY = 'test-key-0123456789';
 let server: SerpApiServer;
@@ -106,8 +107,12 @@ describe('web_search', () => {
   it('stops when the run signal aborts', async () => {
     server.hang();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    expect(errorOf(await search({ query: 'cancel' }, {}, controller.signal)).kind).toBe('aborted');
+    const asked = server.requests.length;
+    const pending = search({ query: 'cancel' }, {}, controller.signal);
+    // Aborted while the search server holds the request.
+    await until(() => server.requests.length > asked, 'the search request to arrive');
+    controller.abort();
+    expect(errorOf(await pending).kind).toBe('aborted');
   });
 
   it('names the variable to set when no key is configured, without calling out', async () => {

@@ -56,9 +56,9 @@ export interface WorkerProcess {
 
 const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 
-/** A worker in its own process (`node --import tsx worker-process.ts`), ready once it says so. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A worker in its own process (`node --import tsx worker-process.ts`, after `nodeFlags`), ready once it says so. */
+export async function startWorkerProcess(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const listeners = new Set<() => void>();
   const take = (chunk: Buffer) => {

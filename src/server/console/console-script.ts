@@ -138,10 +138,10 @@ function followRun(runId) {
       else if (fields.event !== 'stored' && fields.data) onEvent(JSON.parse(fields.data));
       else if (fields.event === 'stored') redraw().catch(showError);
     }).then(function () {
-      var again = function () { return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(stream); };
-      if (!ended && !controller.signal.aborted) return again();
-      // A run this server continues in the background (after a decision) has no live stream here: look again until it ends.
-      return redraw().then(function (view) { if (view.run.status === 'running' && !controller.signal.aborted) return again(); });
+      // A dropped stream (the server restarted, say) is opened again after a pause, from the last event read.
+      if (!ended && !controller.signal.aborted) return new Promise(function (resolve) { setTimeout(resolve, 1000); }).then(stream);
+      // Ended: a run decided here goes on in this server's host, so following the new stream after a decision is enough.
+      if (!controller.signal.aborted) return redraw();
     }).catch(function (error) { if (!controller.signal.aborted) showError(error); });
   }
   redraw().then(stream).catch(showError);

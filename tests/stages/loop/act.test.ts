@@ -67,13 +67,17 @@ describe('act stage', () => {
   it('runs the calls of one turn in parallel', async () => {
     let running = 0;
     let most = 0;
+    let bothRunning: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (bothRunning = resolve));
     const slow = defineTool({
       name: 'slow',
       description: 'waits a little',
       parameters: z.object({}),
       execute: async () => {
         most = Math.max(most, ++running);
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (running === 2) bothRunning();
+        // Each call waits until both run: calls made one after another would wait here until the test times out.
+        await together;
         running--;
         return 'done';
       },
@@ -86,17 +90,25 @@ describe('act stage', () => {
   });
 
   it('passes ctx.signal to the tools: cancelling the run stops a call in flight', async () => {
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
     const waiting = defineTool({
       name: 'waiting',
       description: 'waits until stopped',
       parameters: z.object({}),
-      execute: (_args, { signal }) => new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('stopped'))),
+      execute: (_args, { signal }) => new Promise<string>((resolve) => {
+        signal.addEventListener('abort', () => resolve('stopped'));
+        started();
+      }),
     });
     const state = makeState();
     state.turn = { toolCalls: [{ id: '1', name: 'waiting', arguments: '{}' }], results: [] };
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 10);
-    await act().execute(state, makeCtx({ deps: { tools: testTools(waiting) }, signal: controller.signal }));
+    const acting = act().execute(state, makeCtx({ deps: { tools: testTools(waiting) }, signal: controller.signal }));
+    // Cancelled while the call is in flight.
+    await running;
+    controller.abort();
+    await acting;
     expect(state.turn.results[0]!.result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
   });
 
