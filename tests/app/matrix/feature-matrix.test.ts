@@ -77,6 +77,18 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'handoff',
+    // The triage agent hands the rest of the run to the specialist; the specialist's calculator call waits for a person.
+    flags: (context) => ['--agent', 'triage', '--mcp-config', context.file('handoff.json', {
+      agents: {
+        triage: { description: 'Routes tasks.', instructions: 'Hand the task to the specialist.', tools: [], handoffs: ['specialist'] },
+        specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
+      },
+    })],
+    approvalFlags: ['--approve-tools', 'calculator'],
+    expected: answered,
+  },
+  {
     name: 'session + approvals + output schema',
     flags: (context, cell) => [...sessionFlags(cell), '--output-schema', context.file('schema.json', schema)],
     approvalFlags: ['--approve-tools', 'calculator'],

@@ -33,6 +33,9 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
     return { content: `The answer is ${echoed}.` };
   }
   if (toolResult === undefined) {
+    // A triage agent (handoffs offered, no calculator) transfers the run to its first handoff.
+    const transfer = body.tools?.find((tool) => tool.function.name.startsWith('transfer_to_'));
+    if (transfer !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: transfer.function.name, arguments: '{}' }] };
     // A coordinator (agents offered as tools, no calculator) hands the whole task to its first agent.
     const agent = body.tools?.find((tool) => (tool.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties?.task !== undefined);
     if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
