@@ -1,5 +1,7 @@
 // The CLI's side of approvals: the terminal prompts that decide live,
 // and what is printed when a run pauses.
+import { callText } from './readable-json.js';
+import { withInvokedName } from './command-name.js';
 import { createInterface } from 'node:readline/promises';
 import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../../src/durable/decisions.js';
 import type { RunResult } from '../../src/engine/runner.js';
@@ -66,7 +68,7 @@ function round(value: number): string {
 export function pausedNotice(result: RunResult): string {
   const pending = result.pending ?? [];
   const lines = [`run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`];
-  for (const item of pending) lines.push(`  ${item.id}  ${String(item.tool)} ${String(item.arguments)}`);
+  for (const item of pending) lines.push(`  ${item.id}  ${callText(String(item.tool), item.arguments)}`);
   lines.push(`continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`);
-  return terminalSafe(lines.join('\n'));
+  return terminalSafe(withInvokedName(lines.join('\n')));
 }

@@ -9,6 +9,7 @@ import type { CliStreams, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
+import { invokedName } from './command-name.js';
 
 export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
@@ -43,6 +44,10 @@ function stepOf(item: TimelineItem): string {
   return mark === -1 ? '' : `[${item.stage!.slice(mark + 1)}] `;
 }
 
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 function where(item: TimelineItem): string {
   if (item.zone === 'iteration') return `[${item.iteration}]`;
   return item.zone === 'setup' ? '[setup]' : '[finalize]';
@@ -64,6 +69,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
   }
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
   for (const item of timeline) {
+    if (item.waitedMs !== undefined) lines.push(`    waiting for a person · ${seconds(item.waitedMs)} (not counted as stage time)`);
     if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
     else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
   }
@@ -76,7 +82,7 @@ export async function showCommand(loaded: LoadedRun, output: boolean | { json: b
     lines.push(`iterations: ${outcome.iterations} · tokens: ${outcome.tokens}${outcome.partial ? ' · partial answer' : ''}`);
     lines.push(`answer: ${outcome.answer ?? '(none)'}`);
   } else {
-    lines.push(`not finished: ${run.head} journal entries so far; continue it with "stageloop resume ${run.runId}"`);
+    lines.push(`not finished: ${run.head} journal entries so far; continue it with "${invokedName()} resume ${run.runId}"`);
   }
   streams.stdout.write(`${terminalSafe(lines.join('\n'))}\n`);
   return 0;
