@@ -34,7 +34,7 @@ async function ask(terminal: Terminal, question: string): Promise<string> {
 
 async function askApproval(terminal: Terminal, request: ApprovalRequest): Promise<Decision | undefined> {
   for (;;) {
-    const answer = (await ask(terminal, `\n${terminalSafe(request.tool)} ${terminalSafe(request.arguments)} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `)).toLowerCase();
+    const answer = (await ask(terminal, `\n${terminalSafe(callText(request.tool, request.arguments, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `)).toLowerCase();
     if (answer === 'y' || answer === 'yes') return { approve: true };
     if (answer === 'a' || answer === 'always') return { approve: true, always: true };
     if (answer === 'n' || answer === 'no') {

@@ -1,10 +1,13 @@
 // The rest of the first-day polish list, each item through the real CLI (offline model) or the real server: progress
 // lines in words, no CLI advice in HTTP bodies, hints naming the command the user typed, a person's wait in `show`.
-import { mkdtempSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/run-cli.js';
+import { cleanEnvironment, runCli } from '../support/run-cli.js';
 import { useServes } from '../server/serve-support.js';
 import { progressPrinter } from '../../app/cli/progress.js';
 import { callText } from '../../app/cli/readable-json.js';
@@ -125,5 +128,19 @@ describe('first-day polish: show counts a person\'s wait inside the resumed stag
   it('"after 1 iteration", not "after 1 iterations"', () => {
     expect(finishedLine('r1', { status: 'completed', iterations: 1, tokens: 151, resumed: false })).toBe('run r1 completed after 1 iteration, 151 tokens\n');
     expect(finishedLine('r1', { status: 'completed', iterations: 2, tokens: 318, resumed: false })).toBe('run r1 completed after 2 iterations, 318 tokens\n');
+  });
+});
+
+describe('first-day polish: agent.mjs with no model configured prints a stack trace', () => {
+  it('the README\'s agent.mjs (shipped as examples/agent.mjs) prints one line naming what to set and exits 2', async () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const file = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
+    expect(readme).toContain(`\`\`\`js\n${readFileSync(file, 'utf8')}\`\`\``);
+    const child = spawn(process.execPath, [file], { env: cleanEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toBe('agent.mjs: no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server\n');
   });
 });
