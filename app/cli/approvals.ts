@@ -1,5 +1,7 @@
 // The CLI's side of approvals: the terminal prompts that decide live,
 // and what is printed when a run pauses.
+import { callText } from './readable-json.js';
+import { withInvokedName } from './command-name.js';
 import { createInterface } from 'node:readline/promises';
 import type { Decision, LimitDecision, LimitRequest, ApprovalRequest } from '../../src/durable/decisions.js';
 import type { RunResult } from '../../src/engine/runner.js';
@@ -32,7 +34,7 @@ async function ask(terminal: Terminal, question: string): Promise<string> {
 
 async function askApproval(terminal: Terminal, request: ApprovalRequest): Promise<Decision | undefined> {
   for (;;) {
-    const answer = (await ask(terminal, `\n${terminalSafe(request.tool)} ${terminalSafe(request.arguments)} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `)).toLowerCase();
+    const answer = (await ask(terminal, `\n${terminalSafe(callText(request.tool, request.arguments, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `)).toLowerCase();
     if (answer === 'y' || answer === 'yes') return { approve: true };
     if (answer === 'a' || answer === 'always') return { approve: true, always: true };
     if (answer === 'n' || answer === 'no') {
@@ -67,7 +69,7 @@ export function pausedNotice(result: RunResult): string {
   const pending = result.pending ?? [];
   const lines = [`run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`];
   // A call an agent of the run waits for says which agent asks.
-  for (const item of pending) lines.push(`  ${item.id}  ${String(item.tool)} ${String(item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`);
+  for (const item of pending) lines.push(`  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`);
   lines.push(`continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`);
-  return terminalSafe(lines.join('\n'));
+  return terminalSafe(withInvokedName(lines.join('\n')));
 }

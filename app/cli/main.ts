@@ -4,7 +4,7 @@ import { processIo, type CommandIo } from './command.js';
 import { commandList, commands } from './commands.js';
 import { terminalSafe, errorLine } from './terminal-text.js';
 import { UsageError } from './args.js';
-import { messageOf } from '../../src/common/error-message.js';
+import { cliMessageOf } from './command-name.js';
 import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
 import { packageVersion } from '../../src/common/version.js';
 
@@ -37,7 +37,7 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
     // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
     const exitCode = exitCodeOf[codeOf(error)];
     // A message that already names the command ("stageloop show needs a run id") gets no second prefix.
-    io.stderr.write(errorLine(messageOf(error)));
+    io.stderr.write(errorLine(cliMessageOf(error)));
     if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) io.stderr.write(`${terminalSafe(error.stack)}\n`);
     return exitCode;
   }

@@ -2,6 +2,8 @@
 import { shortText } from '../../src/common/short-text.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
+import { callText, fieldsText } from './readable-json.js';
+import { budgetLine } from './budget-lines.js';
 
 const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]', blocked: '[-]' };
 const quietStages = new Set(['context', 'act', 'observe']);
@@ -68,7 +70,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         write(`  plan repair: ${text(event.data.problem)}`);
         return;
       case 'tool_call':
-        write(`  ${stepTag(event)}→ ${event.data.name} ${text(event.data.arguments)}`);
+        write(`  ${stepTag(event)}→ ${callText(event.data.name, event.data.arguments)}`);
         return;
       case 'tool_result': {
         const data = event.data;
@@ -82,7 +84,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
         return;
       case 'approval_requested':
-        write(`  approval needed: ${event.data.tool} ${text(event.data.arguments)} (call ${event.data.id}): ${text(event.data.reason)}`);
+        write(`  approval needed: ${callText(event.data.tool, event.data.arguments)} (call ${event.data.id}): ${text(event.data.reason)}`);
         return;
       case 'approval_decided': {
         const data = event.data;
@@ -103,9 +105,15 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
       case 'run_started':
       case 'run_finished':
         return;
+      case 'budget_warning':
+      case 'budget_exhausted':
+      case 'budget_stop':
+      case 'budget_decided':
+        write(`  ${budgetLine(event)}`);
+        return;
       default:
-        // Guards and custom stages: show what they reported rather than hide it.
-        write(`  ${event.stage ?? 'run'}: ${event.type.replace(/_/g, ' ')} ${text(event.data, 200)}`);
+        // Guards and custom stages: show what they reported rather than hide it, as fields rather than JSON.
+        write(`  ${event.stage ?? 'run'}: ${event.type.replace(/_/g, ' ')}: ${fieldsText(event.data, 200)}`);
     }
   };
 }

@@ -18,6 +18,7 @@ import { openCliStore } from './store-location.js';
 import { sessionWarnings } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
+import { invokedName } from './command-name.js';
 
 export type { CliStreams } from './command.js';
 
@@ -79,7 +80,7 @@ export async function attendedRun(flags: ShowFlags, io: CommandIo, parts: RunPar
     deps.onEvent = (event) => {
       traced?.(event);
       if (event.type === 'run_started' && recording) {
-        streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: stageloop resume ${event.runId})\n`);
+        streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: ${invokedName()} resume ${event.runId})\n`);
       }
       progress(event);
     };

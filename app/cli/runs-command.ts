@@ -1,6 +1,6 @@
 // `stageloop runs [--json] [--status S] [--limit N]`: the store's runs, newest first, one line each.
 import { terminalSafe, errorLine, terminalSafeJson } from './terminal-text.js';
-import { messageOf } from '../../src/common/error-message.js';
+import { cliMessageOf } from './command-name.js';
 import { leaseIsLive } from '../../src/store/run-store.js';
 import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
 import type { CliStreams, CommandModule } from './command.js';
@@ -82,7 +82,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     flags = parseRunsFlags(argv);
   } catch (error) {
-    streams.stderr.write(errorLine(messageOf(error)));
+    streams.stderr.write(errorLine(cliMessageOf(error)));
     return 2;
   }
   if (flags === 'help') {
@@ -93,7 +93,7 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   try {
     runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
   } catch (error) {
-    streams.stderr.write(errorLine(messageOf(error)));
+    streams.stderr.write(errorLine(cliMessageOf(error)));
     return 1;
   }
   const at = now();

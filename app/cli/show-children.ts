@@ -6,14 +6,15 @@ import type { RunTree } from '../../src/durable/run-tree.js';
 import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 
 /** One line per timeline item (`line` formats it), each followed by the children of its calls, indented. */
-export function timelineLines(loaded: LoadedRun | RunTree, line: (item: TimelineItem) => string, indent = ''): string[] {
+export function timelineLines(loaded: LoadedRun | RunTree, line: (item: TimelineItem) => string | readonly string[], indent = ''): string[] {
   const timeline = timelineOf(loaded);
   const children = 'children' in loaded ? loaded.children : new Map<string, RunTree>();
   // A child hangs under its call's tool batch, or under the model reply that asked for it when the batch never ended.
   const batched = new Set(timeline.flatMap((item) => (item.kind === 'tool' ? (item.calls ?? []) : [])));
   const lines: string[] = [];
   for (const item of timeline) {
-    lines.push(`${indent}${line(item)}`);
+    const shown = line(item);
+    for (const text of typeof shown === 'string' ? [shown] : shown) lines.push(`${indent}${text}`);
     for (const callId of item.calls ?? []) {
       const child = children.get(callId);
       if (child === undefined || (item.kind === 'model' && batched.has(callId))) continue;
@@ -23,7 +24,7 @@ export function timelineLines(loaded: LoadedRun | RunTree, line: (item: Timeline
   return lines;
 }
 
-function childLines(child: RunTree, line: (item: TimelineItem) => string, indent: string): string[] {
+function childLines(child: RunTree, line: (item: TimelineItem) => string | readonly string[], indent: string): string[] {
   const { run } = child;
   const agent = (run.options as { agent?: unknown }).agent;
   const head = `${indent.slice(2)}↳ ${typeof agent === 'string' ? `agent ${agent} · ` : ''}run ${run.runId} · ${run.status}`;

@@ -11,6 +11,7 @@ import type { CliStreams, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
+import { invokedName } from './command-name.js';
 
 export const showUsage = 'Usage: stageloop show RUN [--json | --html] [--store PATH]\nThe run\'s timeline: each stage with its zone, iteration, duration and outcome, every model and tool call, the stop reason and the answer; the runs of agents its tool calls started are shown under those calls, indented.\n--html writes one self-contained page with the timeline as a waterfall: stageloop show RUN --html > run.html';
 
@@ -45,9 +46,16 @@ function stepOf(item: TimelineItem): string {
   return mark === -1 ? '' : `[${item.stage!.slice(mark + 1)}] `;
 }
 
-function itemLine(item: TimelineItem): string {
-  if (item.kind === 'stage') return `${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`;
-  return `    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`;
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** An item's line, after the person's wait that came before it when there was one. */
+function itemLines(item: TimelineItem): string[] {
+  const lines = item.waitedMs === undefined ? [] : [`    waiting for a person · ${seconds(item.waitedMs)} (not counted as stage time)`];
+  if (item.kind === 'stage') lines.push(`${where(item)} ${item.stage ?? '—'} (${item.zone}, ${item.durationMs} ms): ${item.summary}`);
+  else lines.push(`    ${stepOf(item)}${item.kind === 'model' ? 'model' : item.kind === 'decision' ? 'decision' : 'tools'} · ${item.summary}`);
+  return lines;
 }
 
 function where(item: TimelineItem): string {
@@ -70,7 +78,7 @@ export async function showCommand(loaded: LoadedRun | RunTree, output: boolean |
     return 0;
   }
   const lines = [`run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`, `task: ${shortText(String(run.input.task ?? ''), 200)}`, ''];
-  lines.push(...timelineLines(loaded, itemLine));
+  lines.push(...timelineLines(loaded, itemLines));
   const plan = planOfState(loaded.checkpoints.at(-1)?.state);
   if (plan !== undefined) lines.push('', ...planGraphLines(plan, loaded.journal));
   const outcome = run.outcome;
@@ -80,7 +88,7 @@ export async function showCommand(loaded: LoadedRun | RunTree, output: boolean |
     lines.push(`iterations: ${outcome.iterations} · tokens: ${outcome.tokens}${outcome.partial ? ' · partial answer' : ''}`);
     lines.push(`answer: ${outcome.answer ?? '(none)'}`);
   } else {
-    lines.push(`not finished: ${run.head} journal entries so far; continue it with "stageloop resume ${run.runId}"`);
+    lines.push(`not finished: ${run.head} journal entries so far; continue it with "${invokedName()} resume ${run.runId}"`);
   }
   streams.stdout.write(`${terminalSafe(lines.join('\n'))}\n`);
   return 0;

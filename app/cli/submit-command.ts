@@ -83,7 +83,7 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
       const result = (await job.waitUntilFinished(events)) as RunJobResult;
       if (flags.run.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
       else if (result.answer !== null) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
-      if (!flags.run.quiet && !flags.run.json) streams.stderr.write(`run ${runId} ${result.status} after ${result.iterations} iterations, ${result.tokens} tokens${result.resumed ? ' (resumed by another worker)' : ''}\n`);
+      if (!flags.run.quiet && !flags.run.json) streams.stderr.write(finishedLine(runId, result));
       return exitCodeOf(result.status as Parameters<typeof exitCodeOf>[0]);
     } catch (error) {
       streams.stderr.write(`stageloop: run ${runId} failed: ${terminalSafe(messageOf(error))}\n`);
@@ -92,4 +92,10 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
   } finally {
     await Promise.all([queue.close(), events?.close()]);
   }
+}
+
+/** The line after a submitted run ends: "run R completed after 1 iteration, 151 tokens". */
+export function finishedLine(runId: string, result: Pick<RunJobResult, 'status' | 'iterations' | 'tokens' | 'resumed'>): string {
+  const iterations = `${result.iterations} ${result.iterations === 1 ? 'iteration' : 'iterations'}`;
+  return `run ${runId} ${result.status} after ${iterations}, ${result.tokens} tokens${result.resumed ? ' (resumed by another worker)' : ''}\n`;
 }

@@ -1,4 +1,5 @@
 // Text from a model, tool or server, made safe to print on a terminal: no control sequence survives.
+import { withInvokedName } from './command-name.js';
 
 // ESC sequences (CSI, OSC, DCS/SOS/PM/APC, two-character), C1 controls, and C0 controls but tab and newline.
 // Each alternative starts at a fixed character and never backtracks, so the scan stays linear.
@@ -17,5 +18,5 @@ export function terminalSafeJson(value: unknown): string {
 
 /** One error line: `stageloop: message`, with no second prefix when the message already names its command. */
 export function errorLine(message: string): string {
-  return `${/^stageloop /.test(message) ? '' : 'stageloop: '}${terminalSafe(message)}\n`;
+  return `${/^stageloop /.test(message) ? '' : 'stageloop: '}${terminalSafe(withInvokedName(message))}\n`;
 }

@@ -25,15 +25,22 @@ export type ErrorCode = (typeof errorCodes)[number];
 
 export interface StageloopErrorOptions {
   cause?: unknown;
+  /**
+   * What to do about it at the command line (`pass --force`, `see it with "stageloop show R"`): the CLI prints it
+   * after the message; an HTTP body carries only the message, whose words hold for every caller.
+   */
+  hint?: string;
 }
 
 /** tRPC's shape: a code, a one-line message a person can act on, and the cause kept for --verbose. */
 export class StageloopError extends Error {
   override name = 'StageloopError';
   readonly code: ErrorCode;
+  readonly hint?: string;
   constructor(code: ErrorCode, message: string, options: StageloopErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    if (options.hint !== undefined) this.hint = options.hint;
   }
 }
 

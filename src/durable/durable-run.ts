@@ -47,7 +47,7 @@ export interface ResumeOptions extends Omit<RunOptions, 'seam' | 'start'> {
 export class PipelineMismatchError extends StoreError {
   override readonly name = 'PipelineMismatchError';
   constructor(readonly runId: string, recorded: string, given: string) {
-    super(`run ${runId} was recorded with pipeline "${recorded}" of another shape than "${given}" has now; pass --force to resume it anyway`, {}, 'pipeline_mismatch');
+    super(`run ${runId} was recorded with pipeline "${recorded}" of another shape than "${given}" has now`, { hint: 'pass --force to resume it anyway' }, 'pipeline_mismatch');
   }
 }
 

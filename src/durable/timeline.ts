@@ -12,8 +12,10 @@ export interface TimelineItem {
   iteration: number;
   stage: string | null;
   at: number;
-  /** ms since the previous stage ended (for a stage: its duration). */
+  /** ms since the previous stage ended (for a stage: its duration), not counting a wait for a person before it. */
   durationMs?: number;
+  /** On the first item after a pause: how long the run waited for a person (not counted as stage time). */
+  waitedMs?: number;
   summary: string;
   detail: JsonValue;
   /** The tool call ids of a tool batch, or of the calls a model reply asked for: a child run may hang under each. */
@@ -23,11 +25,20 @@ export interface TimelineItem {
 export function timelineOf(loaded: LoadedRun): TimelineItem[] {
   const items: TimelineItem[] = [];
   let stageStart = loaded.run.createdAt;
+  // A paused run's next entry is written when it resumes: the time between is a person's, not the stage's.
+  let pausedAt: number | undefined;
   for (const entry of loaded.journal) {
+    // (A resumed stage journaled with nothing before it cannot be split: its time stays its own.)
+    const waitedMs = pausedAt === undefined || entry.kind === 'stage' ? undefined : Math.max(0, entry.at - pausedAt);
+    if (waitedMs !== undefined) stageStart = entry.at;
     const item = itemOf(entry, stageStart);
     if (item === undefined) continue;
-    if (entry.kind === 'stage') stageStart = entry.at;
-    items.push(item);
+    pausedAt = undefined;
+    if (entry.kind === 'stage') {
+      stageStart = entry.at;
+      if (entry.data.signal?.type === 'interrupt_run') pausedAt = entry.at;
+    }
+    items.push(waitedMs === undefined ? item : { ...item, waitedMs });
   }
   return items;
 }

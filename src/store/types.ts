@@ -193,7 +193,7 @@ export class StoreError extends StageloopError {
 export class RunNotFoundError extends StoreError {
   override readonly name = 'RunNotFoundError';
   constructor(readonly runId: string) {
-    super(`no run with id ${runId} in this store: list runs with "stageloop runs"`, {}, 'not_found');
+    super(`no run with id ${runId} in this store`, { hint: 'list runs with "stageloop runs"' }, 'not_found');
   }
 }
 export class RunExistsError extends StoreError {
@@ -205,7 +205,7 @@ export class RunExistsError extends StoreError {
 export class RunBusyError extends StoreError {
   override readonly name = 'RunBusyError';
   constructor(readonly runId: string, readonly holder: Owner) {
-    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it, or pass --force`, {}, 'busy');
+    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it`, { hint: 'or pass --force to take it over' }, 'busy');
   }
 }
 export class StaleClaimError extends StoreError {
@@ -223,7 +223,7 @@ export class StaleClaimError extends StoreError {
 export class RunFinishedError extends StoreError {
   override readonly name = 'RunFinishedError';
   constructor(readonly runId: string, readonly status: StoredRunStatus) {
-    super(`run ${runId} already ended (${status}): there is nothing to resume; see it with "stageloop show ${runId}"`, {}, 'finished');
+    super(`run ${runId} already ended (${status}): there is nothing to resume`, { hint: `see it with "stageloop show ${runId}"` }, 'finished');
   }
 }
 export class SequenceError extends StoreError {

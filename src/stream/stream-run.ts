@@ -5,6 +5,7 @@ import type { RunResult } from '../engine/run-result.js';
 import type { RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
 import { EventLog } from './event-log.js';
+import { answerTextPicker } from './answer-text.js';
 
 export interface RunStream extends AsyncIterable<RunEvent> {
   /** The final answer's text as it arrives: the text of every model call that may give the answer (see docs/events.md). */
@@ -63,27 +64,5 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     events: log.events,
     eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent) }),
     cancel,
-  };
-}
-
-/**
- * The answer's text only. A reasoning (think) reply may write a sentence and then call a tool, which is known only
- * when the reply ends: its text is held until then, given whole when the reply has no tool call, and dropped when it
- * has (that text is the `tool_preamble` event). Other calls that may answer (summarize) stream piece by piece.
- */
-function answerTextPicker(): (event: RunEvent) => string | undefined {
-  let held: string[] = [];
-  return (event) => {
-    if (event.type === 'text_delta') {
-      if (!event.data.mayAnswer) return undefined;
-      if (event.data.purpose !== 'think') return event.data.text;
-      held.push(event.data.text);
-      return undefined;
-    }
-    if (event.type === 'tool_call_delta' && event.data.purpose === 'think') held = [];
-    if (event.type !== 'model_reply') return undefined;
-    const text = event.data.toolCalls.length === 0 ? held.join('') : '';
-    held = [];
-    return text === '' ? undefined : text;
   };
 }

@@ -25,7 +25,7 @@ async function pausedRun(): Promise<string> {
   expect(paused.code).toBe(4);
   const output = JSON.parse(paused.stdout) as { runId: string; status: string; pending: unknown[] };
   expect(output).toMatchObject({ status: 'interrupted', pending: [{ id: 'call_1', kind: 'tool_approval', tool: 'calculator' }] });
-  expect(paused.stderr).toContain(`continue with: stageloop approve ${output.runId}`);
+  expect(paused.stderr).toContain(`continue with: ./bin/stageloop.js approve ${output.runId}`);
   expect(loopback.server.requests).toHaveLength(1);
   return output.runId;
 }
@@ -134,7 +134,7 @@ describe('live decisions at a terminal', () => {
         ['extend by how much?', '100'],
       ],
     );
-    expect(run.output).toContain('calculator {"expression":"2 + 3"} — allow? [y]es / [n]o / [a]lways this tool / [e]dit');
+    expect(run.output).toContain('calculator(expression: "2 + 3") — allow? [y]es / [n]o / [a]lways this tool / [e]dit');
     expect(run.output).toContain('the tokens budget is spent (30 of 20)');
     expect(run.output).toContain('all done');
     expect(run.code).toBe(0);

@@ -20,7 +20,7 @@ describe('stageloop basics', () => {
   });
 
   it.each([
-    [['run', '--frobnicate', 'x'], /--frobnicate is not an option of this command.*stageloop run --help/],
+    [['run', '--frobnicate', 'x'], /--frobnicate is not an option of this command.*\.\/bin\/stageloop\.js run --help/],
     [['run'], /needs a task/],
     [['run', '--max-iterations', 'zero', 'x'], /--max-iterations must be a positive whole number, got "zero"/],
     [['run', '--pipeline', 'nope', 'x'], /unknown pipeline "nope": choose one of react, plan-execute-replan/],

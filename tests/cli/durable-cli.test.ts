@@ -17,7 +17,7 @@ describe('recorded CLI runs', () => {
     expect(run.code).toBe(0);
     const runId = runIdOf(run.stderr);
     expect(runId).toBeDefined();
-    expect(run.stderr).toContain(`continue it with: stageloop resume ${runId}`);
+    expect(run.stderr).toContain(`continue it with: ./bin/stageloop.js resume ${runId}`);
     expect(existsSync(join(home!, 'stageloop.db'))).toBe(true);
 
     const runs = await runCli(['runs', '--json'], env);
@@ -59,7 +59,7 @@ describe('recorded CLI runs', () => {
     const env = { STAGELOOP_HOME: freshHome() };
     const unknown = await runCli(['show', 'nope'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('stageloop: no run with id nope in this store: list runs with "stageloop runs"\n');
+    expect(unknown.stderr).toBe('stageloop: no run with id nope in this store: list runs with "./bin/stageloop.js runs"\n');
     const noId = await runCli(['resume'], env);
     expect(noId.code).toBe(2);
     expect(noId.stderr).toContain('stageloop resume needs a run id');
@@ -93,7 +93,7 @@ describe('a CLI run killed mid-run', () => {
     // A recording cut off mid-run is not replayed: it is resumed first.
     const early = await runCli(['replay', runId], env);
     expect(early.code).toBe(2);
-    expect(early.stderr.trim()).toBe(`stageloop: run ${runId} has not finished (it is running, or its process died): continue it with "stageloop resume ${runId}", then replay it`);
+    expect(early.stderr.trim()).toBe(`stageloop: run ${runId} has not finished (it is running, or its process died): continue it with "./bin/stageloop.js resume ${runId}", then replay it`);
 
     const before = loopback.server.requests.length;
     loopback.server.replyWith({ content: 'The answer is 42.' });

@@ -40,7 +40,7 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         expect(exits.map((exit) => exit.code).sort()).toEqual([0, 3]);
         const winner = resumers[exits.findIndex((exit) => exit.code === 0)]!;
         const loser = resumers[exits.findIndex((exit) => exit.code === 3)]!;
-        expect(loser.stderr.trim()).toBe(`refused RunBusyError: run ${setup.config.runId} is being resumed by another process (pid ${winner.process.pid} on ${hostname()}); wait for it, or pass --force`);
+        expect(loser.stderr.trim()).toBe(`refused RunBusyError: run ${setup.config.runId} is being resumed by another process (pid ${winner.process.pid} on ${hostname()}); wait for it`);
         expect(loser.lines.filter((line) => line.startsWith('appended ') || line.startsWith('tool '))).toEqual([]);
 
         const interruptions = [{ attempt: 1, journalAfter, acknowledged: lastAcknowledged(first.lines) }];

@@ -130,7 +130,8 @@ describe('resume', () => {
     const before = await store.get('run-b');
     const error = await resumeRun(store, 'run-b', { pipeline: reactPipeline({ maxIterations: 3 }), takeOver: true }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PipelineMismatchError);
-    expect((error as Error).message).toBe('run run-b was recorded with pipeline "react" of another shape than "react" has now; pass --force to resume it anyway');
+    expect((error as Error).message).toBe('run run-b was recorded with pipeline "react" of another shape than "react" has now');
+    expect((error as PipelineMismatchError).hint).toBe('pass --force to resume it anyway');
     expect((await store.journal('run-b')).length).toBe(before?.head);
   });
 });

@@ -9,6 +9,18 @@ const loopback = useLoopbackServer();
 
 const clientOf = (serve: TestServe, apiKey = 'unused') => new OpenAI({ baseURL: `${serve.running.url}/v1`, apiKey, maxRetries: 0, timeout: 60_000 });
 
+/** A streamed completion's content pieces and its reasoning text. */
+async function readStreamed(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ contents: string[]; reasoning: string }> {
+  const contents: string[] = [];
+  let reasoning = '';
+  for await (const chunk of stream) {
+    const delta = chunk.choices[0]?.delta as ({ content?: string | null; reasoning_content?: string } | undefined);
+    if (delta?.content) contents.push(delta.content);
+    if (delta?.reasoning_content) reasoning += delta.reasoning_content;
+  }
+  return { contents, reasoning };
+}
+
 describe('POST /v1/chat/completions through the openai SDK', () => {
   it('lists the pipelines as models', async () => {
     const serve = await serves.start();
@@ -55,13 +67,7 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     const serve = await serves.start(loopbackModelEnv(loopback.server.url));
     const body = { model: 'react', messages: [{ role: 'user' as const, content: 'six times seven?' }], stream: true as const, include_reasoning: true };
     const stream = await clientOf(serve).chat.completions.create(body);
-    const contents: string[] = [];
-    let reasoning = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as ({ content?: string | null; reasoning_content?: string } | undefined);
-      if (delta?.content) contents.push(delta.content);
-      if (delta?.reasoning_content) reasoning += delta.reasoning_content;
-    }
+    const { contents, reasoning } = await readStreamed(stream);
     expect(contents.join('')).toBe('The answer is 42.');
     expect(contents.length).toBeGreaterThan(1);
     expect(reasoning).toContain('Calling calculator({"expression":"6*7"})');
@@ -86,5 +92,22 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect((noUser as Error).message).toContain('no user message');
     const noMessages = await client.chat.completions.create({ model: 'react', messages: [] }).catch((error: unknown) => error);
     expect((noMessages as Error).message).toContain('messages must not be empty');
+  });
+});
+
+describe('first-day polish: preambles in the protocol streams', () => {
+  it('a streamed Chat Completion carries only answer text; the preamble before a tool call is reasoning when asked for', async () => {
+    const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
+    for (const includeReasoning of [false, true]) {
+      loopback.server.streamReply({ content: 'Let me calculate that first. ', toolCalls: [call] }, { delayMs: 1 });
+      loopback.server.streamReply({ content: 'The answer is 395.', splitEvery: 4 });
+      const serve = await serves.start(loopbackModelEnv(loopback.server.url));
+      const stream = await clientOf(serve).chat.completions.create({ model: 'react', messages: [{ role: 'user', content: 'What is 17 * 23 + 4?' }], stream: true, include_reasoning: includeReasoning } as OpenAI.ChatCompletionCreateParamsStreaming);
+      const { contents, reasoning } = await readStreamed(stream);
+      expect(contents.join('')).toBe('The answer is 395.');
+      expect(contents.length).toBeGreaterThan(1);
+      if (includeReasoning) expect(reasoning).toContain('Let me calculate that first.');
+      else expect(reasoning).toBe('');
+    }
   });
 });

@@ -101,3 +101,16 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     await expect(chat(serve, [userMessage('2 + 2?')], { pipeline: 'nope' })).rejects.toThrow(/unknown pipeline .*nope.*choose one of react/);
   });
 });
+
+describe('first-day polish: preambles in the protocol streams', () => {
+  it('the UI message stream\'s text parts are only the answer; the preamble before a tool call is a reasoning part', async () => {
+    const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
+    loopback.server.streamReply({ content: 'Let me calculate that first. ', toolCalls: [call] }, { delayMs: 1 });
+    loopback.server.streamReply({ content: 'The answer is 395.', splitEvery: 4 });
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
+    const { chunks, message } = await chat(serve, [userMessage('What is 17 * 23 + 4?')]);
+    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe('The answer is 395.');
+    expect(chunks.filter((chunk) => chunk.type === 'text-delta').length).toBeGreaterThan(1);
+    expect(message.parts.some((part) => part.type === 'reasoning' && part.text === 'Let me calculate that first. ')).toBe(true);
+  });
+});

@@ -74,7 +74,7 @@ describe('stageloop facts', () => {
     const otherUser = await cli(['facts', 'delete', 'unit', '--session', 's1', '--user', 'bob']);
     expect(otherUser.code).toBe(2);
     const unknownKey = await cli(['facts', 'delete', 'colour', '--session', 's1']);
-    expect(unknownKey.stderr.trim()).toBe('stageloop: session "s1" of user "default" has no fact "colour": nothing was deleted; "stageloop facts list --session s1" shows its facts');
+    expect(unknownKey.stderr.trim()).toBe('stageloop: session "s1" of user "default" has no fact "colour": nothing was deleted; "./bin/stageloop.js facts list --session s1" shows its facts');
     noStackTrace(unknownKey.stderr);
     expect((await cli(['facts', '--session', 's1'])).stdout).toMatch(/^unit: centimetres {2}\(run cli, /);
     expect((await cli(['facts', 'delete', 'unit', '--session', 's1'])).code).toBe(0);

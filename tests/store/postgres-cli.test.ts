@@ -34,7 +34,7 @@ describe.runIf(runPostgresTests)('the CLI on a PostgreSQL store', () => {
     const replay = await runCli(['replay', latest!.runId], { STAGELOOP_STORE: url });
     expect(replay.stdout).toMatch(/^identical: react on run /);
     const resume = await runCli(['resume', latest!.runId], { STAGELOOP_STORE: url });
-    expect([resume.code, resume.stderr.trim()]).toEqual([2, `stageloop: run ${latest!.runId} already ended (completed): there is nothing to resume; see it with "stageloop show ${latest!.runId}"`]);
+    expect([resume.code, resume.stderr.trim()]).toEqual([2, `stageloop: run ${latest!.runId} already ended (completed): there is nothing to resume: see it with "./bin/stageloop.js show ${latest!.runId}"`]);
     for (const result of [run, listed, show, replay, resume]) expect(result.stdout + result.stderr).not.toContain(password);
   });
 

@@ -22,7 +22,7 @@ function waitsOf(timeline) {
   var waits = [], pausedAt = null;
   timeline.forEach(function (item, index) {
     if (item.kind !== 'stage') return;
-    if (pausedAt !== null) { waits.push({ index: index, from: pausedAt, to: item.at }); pausedAt = null; }
+    if (pausedAt !== null) { waits.push({ index: index, from: pausedAt, to: item.at - (item.durationMs || 0) }); pausedAt = null; }
     if (stageClass(item) === 'paused') pausedAt = item.at;
   });
   return waits;
@@ -52,8 +52,8 @@ function waterfallRows(view) {
     var wait = waits.filter(function (entry) { return entry.index === index; })[0];
     if (wait) addRow('waiting for a decision · ' + ms(wait.to - wait.from), 'waiting', wait.from, wait.to, 'the run waited for a person', false);
     if (item.kind === 'stage') {
-      // A resumed stage's duration counts the wait; its own work is what is left after it.
-      var own = wait ? Math.max(0, (item.durationMs || 0) - (wait.to - wait.from)) : (item.durationMs || 0);
+      // A resumed stage's duration leaves out the wait before it (the timeline counts that as waitedMs).
+      var own = item.durationMs || 0;
       addRow((item.stage || 'finalize') + ' · ' + ms(own), stageClass(item), item.at - own, item.at, item.summary, false);
     } else {
       addRow(item.kind + ' · ' + item.summary, item.kind, previous, item.at, item.summary, true);

@@ -8,6 +8,7 @@ import type { RunResult } from '../../engine/run-result.js';
 import type { Usage } from '../../engine/state.js';
 import { progressLineOf } from './progress-text.js';
 import { runSse } from './run-sse.js';
+import { answerTextSplitter } from '../../stream/answer-text.js';
 import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
 
 const contentSchema = z.union([
@@ -110,11 +111,18 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     await send(chunk({ role: 'assistant', content: '' }));
     let sinceToolTurn = '';
     let sentAny = false;
+    // Only answer text is content: a preamble before a tool call goes to reasoning_content when asked for, else nowhere.
+    const split = answerTextSplitter();
     for await (const event of events) {
-      if (event.type === 'text_delta' && event.data.mayAnswer && event.data.text !== '') {
-        sinceToolTurn += event.data.text;
-        sentAny = true;
-        await send(chunk({ content: event.data.text }));
+      const piece = split(event);
+      if (piece?.answer !== undefined) {
+        for (const text of piece.answer) {
+          sinceToolTurn += text;
+          sentAny = true;
+          await send(chunk({ content: text }));
+        }
+      } else if (piece?.preamble !== undefined) {
+        if (request.include_reasoning === true) await send(chunk({ reasoning_content: `${piece.preamble}\n` }));
       } else if (event.type === 'model_reply' && event.data.toolCalls.length > 0) {
         sinceToolTurn = '';
       } else if (request.include_reasoning === true) {

@@ -9,6 +9,7 @@ import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
 import { runSse } from './run-sse.js';
 import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
+import { answerTextSplitter } from '../../stream/answer-text.js';
 
 export const uiMessageStreamHeader = 'x-vercel-ai-ui-message-stream';
 
@@ -51,6 +52,7 @@ class ChunkWriter {
   #sinceToolTurn = '';
   #iteration = -1;
   #stepOpen = false;
+  readonly #split = answerTextSplitter();
 
   chunksOf(event: RunEvent): Chunk[] {
     const chunks: Chunk[] = [];
@@ -59,17 +61,12 @@ class ChunkWriter {
       this.#iteration = event.iteration;
       this.#stepOpen = true;
     }
+    // Only answer text is a text part; a preamble before a tool call is a reasoning part (the AI SDK's place for it).
+    const piece = (): Chunk[] => this.#textChunks(event);
+    if (event.type !== 'model_reply') chunks.push(...piece());
     switch (event.type) {
-      case 'text_delta':
-        if (!event.data.mayAnswer || event.data.text === '') break;
-        if (this.#textId === undefined) {
-          this.#textId = `text-${event.seq}`;
-          chunks.push({ type: 'text-start', id: this.#textId });
-        }
-        this.#sinceToolTurn += event.data.text;
-        chunks.push({ type: 'text-delta', id: this.#textId, delta: event.data.text });
-        break;
       case 'model_reply':
+        chunks.push(...piece());
         chunks.push(...this.#closeText());
         if (event.data.toolCalls.length > 0) this.#sinceToolTurn = '';
         break;
@@ -103,6 +100,25 @@ class ChunkWriter {
     if (line !== undefined) {
       const id = `reasoning-${event.seq}`;
       chunks.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: line }, { type: 'reasoning-end', id });
+    }
+    return chunks;
+  }
+
+  #textChunks(event: RunEvent): Chunk[] {
+    const piece = this.#split(event);
+    if (piece?.preamble !== undefined) {
+      const id = `reasoning-${event.seq}-preamble`;
+      return [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: piece.preamble }, { type: 'reasoning-end', id }];
+    }
+    if (piece?.answer === undefined) return [];
+    const chunks: Chunk[] = [];
+    if (this.#textId === undefined) {
+      this.#textId = `text-${event.seq}`;
+      chunks.push({ type: 'text-start', id: this.#textId });
+    }
+    for (const text of piece.answer) {
+      this.#sinceToolTurn += text;
+      chunks.push({ type: 'text-delta', id: this.#textId, delta: text });
     }
     return chunks;
   }
