@@ -48,7 +48,7 @@ export async function openCliStore(path: string | undefined, env: Environment, o
     return { store: openStore(location), file, location: storePath(location) };
   } catch (error) {
     // A light install has no SQLite binding: a command that can run without recording says so.
-    if (options.optional && error instanceof MissingPackageError) throw new MissingPackageError(error.feature, error.missing, { cause: error, hint: ', or pass --no-store' });
+    if (options.optional && error instanceof MissingPackageError) throw new MissingPackageError(error.feature, error.missing, { cause: error, also: ', or pass --no-store' });
     throw error;
   }
 }

@@ -44,12 +44,13 @@ export class MissingPackageError extends StageloopError {
   constructor(
     readonly feature: string,
     readonly missing: readonly OptionalPackage[],
-    options: { cause?: unknown; hint?: string } = {},
+    /** `also`: more the message says after the install advice (", or pass --no-store"). */
+    options: { cause?: unknown; also?: string } = {},
   ) {
     const install = missing.map((name) => `${name}@${optionalPackages[name]}`).join(' ');
     const names = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}` : missing.join('');
     const plural = missing.length > 1 ? 's' : '';
-    super('config', `${feature} needs the optional package${plural} ${names}, not installed: run "npm install ${install}" beside stageloop${options.hint ?? ''}`, options);
+    super('config', `${feature} needs the optional package${plural} ${names}, not installed: run "npm install ${install}" beside stageloop${options.also ?? ''}`, options.cause === undefined ? {} : { cause: options.cause });
   }
 }
 

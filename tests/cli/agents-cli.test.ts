@@ -86,7 +86,7 @@ describe('agents in the CLI', () => {
     expect(result.status).toBe('interrupted');
     // Each specialist's calculator call, under the coordinator's call that started it.
     expect(result.pending.map((item) => [item.id.split('/').length, item.agent])).toEqual([[2, 'coordinator/multiplier'], [2, 'coordinator/subtractor']]);
-    expect(paused.stderr).toContain(`${result.pending[0]!.id}  calculator {"expression":"12 * 7"}  (agent coordinator/multiplier)`);
+    expect(paused.stderr).toContain(`${result.pending[0]!.id}  calculator(expression: "12 * 7")  (agent coordinator/multiplier)`);
     const approved = await runCli(['approve', result.runId, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
     const finished = JSON.parse(approved.stdout) as { status: string; answer: string; usage: object };

@@ -118,7 +118,7 @@ describe('stageloop eval', { timeout: 120_000 }, () => {
       [['eval', bad], /^stageloop: .*bad\.jsonl:2: graders\.0\.type: unknown grader type: use one of /],
       [['eval', join(folder, 'none.jsonl')], /none\.jsonl: no such dataset file/],
       [['eval', dataset, '--variant', 'x=nope'], /^stageloop: --variant x: unknown pipeline "nope": choose one of react, plan-execute-replan/],
-      [['eval', dataset, '--variant', 'x=react:--bogus'], /^stageloop: --bogus is not an option of this command: run "stageloop eval --help" for the options/],
+      [['eval', dataset, '--variant', 'x=react:--bogus'], /^stageloop: --bogus is not an option of this command: run "(?:stageloop|\.\/bin\/stageloop\.js) eval --help" for the options/],
       [['eval', dataset, '--variant', 'x=react:--tools nothing'], /^stageloop: variant x: no tool named nothing: the tools are calculator/],
       [['eval', dataset, '--variant', 'a=react', '--variant', 'a=react'], /variant "a" is given twice/],
       [['eval', dataset, '--variant', 'missing'], /--variant missing: no variant "missing" in the config file's "evalVariants"/],

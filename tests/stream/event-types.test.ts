@@ -35,7 +35,8 @@ function documentedTypes(): Set<string> {
 
 /** Every literal type passed to ctx.emit / emit in the engine and the stages. */
 function emittedInSources(): Array<{ file: string; type: string }> {
-  const files = ['stages', 'src/engine'].flatMap((folder) => readdirSync(new URL(`${folder}/`, root)).filter((name) => name.endsWith('.ts')).map((name) => `${folder}/${name}`));
+  // Stages live in family folders (stages/loop/, stages/guards/injection/, ...): read them all.
+  const files = ['stages', 'src/engine'].flatMap((folder) => (readdirSync(new URL(`${folder}/`, root), { recursive: true }) as string[]).filter((name) => name.endsWith('.ts')).map((name) => `${folder}/${name}`));
   return files.flatMap((file) => [...read(file).matchAll(/\bemit\('([a-z_]+)'/g)].map((match) => ({ file, type: match[1]! })));
 }
 

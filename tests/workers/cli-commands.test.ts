@@ -64,7 +64,7 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
     expect([first.code, first.stdout]).toEqual([0, 'cli-run-1\nthe answer to What is six times seven?\n']);
     // Progress came from the worker's job progress events.
     expect(first.stderr).toMatch(/think/);
-    expect(first.stderr).toContain('run cli-run-1 completed after 1 iterations');
+    expect(first.stderr).toContain('run cli-run-1 completed after 1 iteration,');
     // The worker says one line per job taken and one per job finished, with run id, status and time.
     const deadline = Date.now() + 10_000;
     while (!/job finished: run cli-run-1 completed in \d+\.\d s/.test(workerOutput)) {
