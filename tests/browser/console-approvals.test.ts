@@ -76,4 +76,30 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       expect(shown).toMatch(/decision · rejected call \S+: "no calculator today"/);
     });
   }, 90_000);
+  it("an agent's pause: each card names the agent that asks; approving both finishes the coordinator", async () => {
+    const serve = await serves.start({});
+    let output = '';
+    const sink = { write: (chunk: string) => ((output += chunk), true) } as NodeJS.WritableStream;
+    const config = join(process.cwd(), 'examples', 'agents', 'stageloop.config.json');
+    const args = ['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--json', '--store', serve.storeFile, '--mcp-config', config, 'Compute 12 * 7; compute 100 - 58'];
+    expect(await main(args, { stdout: sink, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} })).toBe(4);
+    const { runId } = JSON.parse(output) as { runId: string };
+    const browser = await openBrowser();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${serve.running.url}/#/runs/${encodeURIComponent(runId)}`);
+      await page.locator('.pending-call').first().waitFor({ timeout: 15_000 });
+      expect(await page.locator('.pending-call .agent').allTextContents()).toEqual(['asked by agent coordinator/multiplier', 'asked by agent coordinator/subtractor']);
+      expect(await page.locator('.pending-call').first().getAttribute('data-call')).toMatch(/^\S+\/\S+$/);
+      await page.screenshot({ path: join(artifacts, 'approval-agents.png'), fullPage: true });
+      await page.locator('.pending-call button.approve').first().click();
+      // The other agent still waits: the run pauses again with one card.
+      await expect.poll(() => page.locator('.pending-call .agent').allTextContents(), { timeout: 15_000 }).toEqual(['asked by agent coordinator/subtractor']);
+      await page.locator('.pending-call button.approve').first().click();
+      await page.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
+      await expect.poll(() => page.locator('pre.answer').textContent()).toContain('12 * 7 = 84; 100 - 58 = 42');
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
 });

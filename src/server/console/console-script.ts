@@ -181,9 +181,10 @@ function drawDecisions(view) {
       el('strong', {}, ['waiting for a decision: ' + (item.tool || item.name || 'a call')]),
       el('span', { class: 'call-id muted' }, ['call ' + callId]),
       el('span', { class: 'why' }, [item.reason || '']),
+    ].concat(typeof item.agent === 'string' ? [el('span', { class: 'agent' }, ['asked by agent ' + item.agent])] : [], [
       argumentsBox,
       el('div', {}, [approve, ' ', reject, ' ', message]),
-    ]));
+    ])));
   });
 }
 function route() {
