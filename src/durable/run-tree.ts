@@ -15,6 +15,11 @@ export async function loadRunTree(store: RunStore, runId: string): Promise<RunTr
   return withChildren(store, await loadRun(store, runId), maxDepth);
 }
 
+/** The tree of a run already loaded (a view built from cached journal entries): only its children are read. */
+export function withChildRuns(store: RunStore, loaded: LoadedRun): Promise<RunTree> {
+  return withChildren(store, loaded, maxDepth);
+}
+
 async function withChildren(store: RunStore, loaded: LoadedRun, depth: number): Promise<RunTree> {
   const children = new Map<string, RunTree>();
   if (depth > 0) {

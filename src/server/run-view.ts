@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import { loadRun, type LoadedRun } from '../durable/inspect.js';
 import type { RunStore, RunSummary } from '../store/types.js';
 import { timelineOf, type TimelineItem } from '../durable/timeline.js';
+import type { RunTree } from '../durable/run-tree.js';
 
 export interface RunListItem {
   runId: string;
@@ -26,6 +27,16 @@ export interface RunView {
   timeline: TimelineItem[];
   /** The shown slots of the latest checkpoint, each null when the run has none or no checkpoint. */
   slots: Record<string, JsonValue>;
+  /** The runs its tool calls started (agents, handoffs), each with its own view; absent when there are none. */
+  children?: ChildRunView[];
+}
+
+export interface ChildRunView {
+  /** The tool call of this run that started the child. */
+  callId: string;
+  /** The agent's path (`coordinator/researcher`), when the child was started as an agent. */
+  agent?: string;
+  view: RunView;
 }
 
 /** `shownSlots`: which state slots the view carries; the application names them (src/server knows no stage). */
@@ -33,9 +44,17 @@ export async function runViewOf(store: RunStore, runId: string, shownSlots: read
   return viewOfLoaded(await loadRun(store, runId), shownSlots);
 }
 
-export function viewOfLoaded(loaded: LoadedRun, shownSlots: readonly string[]): RunView {
+/** A run's view; given a tree (loadRunTree, withChildRuns), its children's views come with it. */
+export function viewOfLoaded(loaded: LoadedRun | RunTree, shownSlots: readonly string[]): RunView {
   const checkpoint = loaded.checkpoints.at(-1);
   const state: JsonObject = checkpoint?.state ?? {};
   const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null]));
-  return { run: loaded.run, timeline: timelineOf(loaded), slots };
+  const view: RunView = { run: loaded.run, timeline: timelineOf(loaded), slots };
+  if ('children' in loaded && loaded.children.size > 0) {
+    view.children = [...loaded.children].map(([callId, child]) => {
+      const agent = (child.run.options as { agent?: unknown }).agent;
+      return { callId, ...(typeof agent === 'string' && { agent }), view: viewOfLoaded(child, shownSlots) };
+    });
+  }
+  return view;
 }

@@ -97,7 +97,16 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       await expect.poll(() => page.locator('.pending-call .agent').allTextContents(), { timeout: 15_000 }).toEqual(['asked by agent coordinator/subtractor']);
       await page.locator('.pending-call button.approve').first().click();
       await page.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
-      await expect.poll(() => page.locator('pre.answer').textContent()).toContain('12 * 7 = 84; 100 - 58 = 42');
+      await expect.poll(() => page.locator('pre.answer').first().textContent()).toContain('12 * 7 = 84; 100 - 58 = 42');
+      // The agents' runs are inline and folded; each opens to its own answer and waterfall.
+      const children = page.locator('details.child-run');
+      await expect.poll(() => children.count(), { timeout: 15_000 }).toBe(2);
+      expect(await children.locator('summary').allTextContents()).toEqual([expect.stringMatching(/^agent coordinator\/multiplier · call \S+ · completed$/), expect.stringMatching(/^agent coordinator\/subtractor · call \S+ · completed$/)]);
+      expect(await children.first().locator('.waterfall').isVisible()).toBe(false);
+      await children.first().locator('summary').click();
+      expect(await children.first().locator('pre.answer').textContent()).toBe('12 * 7 = 84');
+      expect(await children.first().locator('.waterfall .label').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^think · /), expect.stringMatching(/^tool · calculator/)]));
+      await page.screenshot({ path: join(artifacts, 'agents-inline.png'), fullPage: true });
     } finally {
       await browser.close();
     }

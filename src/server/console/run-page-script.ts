@@ -114,6 +114,22 @@ function renderRun(view, root, live) {
   var verdicts = verdictList(view.slots);
   if (verdicts) parts.push(el('h2', {}, ['Verdicts and replans']), verdicts);
   parts.push(el('h2', {}, ['Timeline']), el('div', { class: 'waterfall' }, waterfallRows(view)));
+  if (view.children && view.children.length) parts.push(el('h2', {}, ['Agents']), childRuns(view.children));
   root.replaceChildren.apply(root, parts);
+}
+// The runs this run's tool calls started (agents, handoffs), inline and folded: each opens to its own answer and
+// waterfall, and to its own children.
+function childRuns(children) {
+  return el('div', { class: 'children' }, children.map(function (child) {
+    var run = child.view.run, outcome = run.outcome;
+    var title = (child.agent ? 'agent ' + child.agent + ' · ' : '') + 'call ' + child.callId + ' · ' + run.status;
+    var body = [
+      el('summary', {}, [title]),
+      el('pre', { class: 'answer' }, [(outcome && outcome.answer) || run.answer || (outcome ? '(none)' : '…')]),
+      el('div', { class: 'waterfall' }, waterfallRows(child.view)),
+    ];
+    if (child.view.children && child.view.children.length) body.push(childRuns(child.view.children));
+    return el('details', { class: 'child-run', 'data-run': run.runId }, body);
+  }));
 }
 `;

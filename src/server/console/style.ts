@@ -16,6 +16,8 @@ tr.run-row { cursor: pointer; } tr.run-row:hover { background: #8881; }
 .status-interrupted { color: #c80; } .muted { color: var(--muted); }
 .task { overflow-wrap: anywhere; }
 .waterfall { display: grid; grid-template-columns: minmax(120px, 30%) 1fr; gap: 2px 8px; font-size: 13px; }
+.child-run { margin: 4px 0 4px 1.5em; border-left: 2px solid #ddd; padding-left: 8px; }
+.child-run > summary { cursor: pointer; }
 .waterfall .label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .waterfall .label.call { padding-left: 16px; color: var(--muted); }
 .waterfall .zone { grid-column: 1 / -1; font-weight: 600; margin-top: 6px; }
