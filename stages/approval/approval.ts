@@ -8,6 +8,7 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
+import { askPerson } from './ask-person.js';
 import { waitBegins, waitEnds } from './person-wait.js';
 import { perStepPipeline } from '../plan/plan-branch.js';
 
@@ -99,17 +100,13 @@ export function approval(options: ApprovalOptions = {}): Stage {
         record(ctx, slot, state, call, { approve: true }, 'always');
         continue;
       }
-      const request = { id: call.id, tool: call.name, arguments: call.arguments, reason };
-      ctx.emit('approval_requested', { ...request });
-      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
-      const decision = await ctx.deps.approve?.(request);
-      if (decision === undefined) {
-        // No answer now: the run pauses, and the wait goes on until it is resumed.
-        waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason });
+      const answer = await askPerson(state, ctx, call, reason);
+      if ('pending' in answer) {
+        waiting.push(answer.pending);
         continue;
       }
-      waitEnds(state, ctx);
-      slot.decided[call.id] = decision as Decision;
+      const decision = answer.decision;
+      slot.decided[call.id] = decision;
       if ('always' in decision && decision.always === true && !slot.always.includes(call.name)) slot.always.push(call.name);
       record(ctx, slot, state, call, decision, 'person');
     }

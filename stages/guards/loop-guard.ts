@@ -6,6 +6,7 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome } from '../../src/tools/types.js';
 import { applyDecision } from '../approval/approval-apply.js';
+import { askPerson } from '../approval/ask-person.js';
 import { GuardConfigError } from './guard-config-error.js';
 import type { LimitedStage } from './limits.js';
 import { waitBegins, waitEnds } from '../approval/person-wait.js';
@@ -138,15 +139,12 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
         repeatedAfterRefusal ??= call.name;
         continue;
       }
-      const request = { id: call.id, tool: call.name, arguments: call.arguments, reason: askText(entry) };
-      ctx.emit('approval_requested', { ...request });
-      if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
-      const decision = await ctx.deps.approve?.(request);
-      if (decision === undefined) {
-        waiting.push({ id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason: request.reason });
+      const answer = await askPerson(state, ctx, call, askText(entry));
+      if ('pending' in answer) {
+        waiting.push(answer.pending);
         continue;
       }
-      waitEnds(state, ctx);
+      const decision = answer.decision;
       ctx.emit('approval_decided', { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by: 'person' });
       if (decision.approve) continue;
       entry.refused += 1;
