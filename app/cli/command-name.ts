@@ -9,7 +9,8 @@ export function invokedName(script: string | undefined = process.argv[1], cwd: s
   if (script === undefined || basename(script) !== 'stageloop.js') return 'stageloop';
   const path = relative(cwd, script);
   if (path === '' || isAbsolute(path)) return script;
-  return path.startsWith('..') ? path : `.${sep}${path}`;
+  // Outside the working folder the path as run is clearer than a climb of ../ segments.
+  return path.startsWith('..') ? script : `.${sep}${path}`;
 }
 
 /** A hint's quoted and "with:" commands under the invoked name: `"stageloop runs"` → `"./bin/stageloop.js runs"`. */

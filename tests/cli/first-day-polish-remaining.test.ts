@@ -99,6 +99,7 @@ describe('first-day polish: hints name stageloop where the README\'s command is 
   it('hints name the command as typed: ./bin/stageloop.js from a clone, stageloop through the npm link on the PATH', async () => {
     expect(invokedName('/home/me/stageloop/bin/stageloop.js', '/home/me/stageloop')).toBe('./bin/stageloop.js');
     expect(invokedName('/usr/local/bin/stageloop', '/home/me/app')).toBe('stageloop');
+    expect(invokedName('/home/me/stageloop/bin/stageloop.js', '/tmp')).toBe('/home/me/stageloop/bin/stageloop.js');
     const storeHome = home();
     const paused = await runCli(['run', '--approve-all-tools', 'What is 12 * 7?'], { STAGELOOP_HOME: storeHome });
     expect(paused.stderr).toContain('if it stops, continue it with: ./bin/stageloop.js resume ');
