@@ -1,7 +1,8 @@
 // Workers on BullMQ: runs per second with 2 worker processes x concurrency 8 against a loopback model answering in
 // 50 ms (each run: 3 tool calls then an answer, so 4 model calls), and the failover time after a SIGKILL (kill to the
 // run's next claim by another worker), min/median/max over 10 kills, at the default lock 5 s and stall check 1 s.
-// WORKERS_BENCH_RUNS sets the throughput's run count (200), WORKERS_BENCH_FAILOVER=0 skips the kills, and
+// WORKERS_BENCH_RUNS sets the throughput's run count (200) after WORKERS_BENCH_WARMUP runs (32) that are not counted,
+// WORKERS_BENCH_FAILOVER=0 skips the kills, and
 // WORKERS_BENCH_PROFILE=DIR writes each worker's CPU profile there (node --cpu-prof; the workers then stop with SIGTERM).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,21 +50,30 @@ export async function run(): Promise<void> {
   try {
     await Promise.all([spawnWorker(), spawnWorker()]);
     const total = Number(process.env.WORKERS_BENCH_RUNS ?? 200);
+    // Warm-up runs first: a worker loads the model SDK and compiles its modules on its first jobs (under tsx here),
+    // a one-off cost that would otherwise be counted as CPU per run and slow the first seconds.
+    const warmUp = Number(process.env.WORKERS_BENCH_WARMUP ?? 32);
+    for (let index = 0; index < warmUp; index += 1) await enqueueRun(queue, { task: `warm-up ${index}`, runId: `warm-up-${index}` });
+    while ((await queue.getCompletedCount()) < warmUp) await sleep(20);
     // Redis commands per run: a figure that the machine's load does not move (the time figures it does, by 2x).
     const counter = new Redis(redis.url);
     const commandsSoFar = async () => Number(/total_commands_processed:(\d+)/.exec(await counter.info('stats'))![1]);
+    const bytesInSoFar = async () => Number(/total_net_input_bytes:(\d+)/.exec(await counter.info('stats'))![1]);
     const commandsBefore = await commandsSoFar();
+    const bytesBefore = await bytesInSoFar();
     const cpuBefore = workersCpuMs(live);
     const started = performance.now();
     for (let index = 0; index < total; index += 1) await enqueueRun(queue, { task: `throughput ${index}`, runId: `throughput-${index}` });
     // BullMQ's own count: reading every run's record each time put more load on Redis than the workers did.
-    while ((await queue.getCompletedCount()) < total) await sleep(20);
+    while ((await queue.getCompletedCount()) < warmUp + total) await sleep(20);
     const seconds = (performance.now() - started) / 1000;
     const cpuPerRun = (workersCpuMs(live) - cpuBefore) / total;
     const commandsPerRun = ((await commandsSoFar()) - commandsBefore) / total;
+    const kibPerRun = ((await bytesInSoFar()) - bytesBefore) / total / 1024;
     const byCommand = [...(await counter.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map(([, name, calls]) => [name!, Number(calls) / total] as const).sort((a, b) => b[1] - a[1]);
     counter.disconnect();
     console.log(`Redis commands per run (workers, bench polling and enqueueing included): ${commandsPerRun.toFixed(0)}; by command (whole bench so far, per run): ${byCommand.slice(0, 10).map(([name, calls]) => `${name} ${calls.toFixed(1)}`).join(', ')}`);
+    console.log(`bytes sent to Redis per run: ${kibPerRun.toFixed(1)} KiB`);
     console.log(`worker CPU per run (user + system, both workers): ${cpuPerRun.toFixed(1)} ms`);
     console.log(`throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`);
 
