@@ -21,7 +21,7 @@ export interface TeamParts {
   model: ChatModel;
   agentModels: ReadonlyMap<string, ChatModel>;
   /** The assembler's pipeline builder (guards, approvals, output schema) for a recipe. */
-  buildPipeline(recipe: RunRecipe, modelName: string | undefined): Pipeline;
+  pipelineFor(recipe: RunRecipe, modelName: string | undefined): Pipeline;
 }
 
 export interface Team {
@@ -91,7 +91,7 @@ export function buildTeam(parts: TeamParts, root: string): Team {
   }
   const agentToolOf = (name: string) => member(name, agentTools, agentTool);
   const handoffToolOf = (name: string) => member(name, handoffTools, handoff);
-  const pipelineOf = (name: string) => agentPipeline(parts.recipe, name, (recipe) => parts.buildPipeline(recipe, modelOf(name).modelName));
+  const pipelineOf = (name: string) => agentPipeline(parts.recipe, name, (recipe) => parts.pipelineFor(recipe, modelOf(name).modelName));
 
   const pipeline = pipelineOf(root);
   // Every name an agent gives is checked now, not when a model first calls it.

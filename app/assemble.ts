@@ -128,7 +128,7 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
     const team = recipe.agent === undefined ? undefined : buildTeam({
       recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice.offline, env),
-      buildPipeline: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
+      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
     }, recipe.agent);
     const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools);
     const runTools = team?.tools ?? tools;

@@ -18,9 +18,18 @@ export const serverSentEventsHeaders: Readonly<Record<string, string>> = Object.
   connection: 'keep-alive',
 });
 
-/** One `id:` / `event:` / `data:` block; JSON text never holds a raw newline, so data is one line. */
-export function serverSentEvent(block: { id?: number; event: string; data: unknown }): string {
-  return `${block.id === undefined ? '' : `id: ${block.id}\n`}event: ${block.event}\ndata: ${JSON.stringify(block.data)}\n\n`;
+/**
+ * One `id:` / `event:` / `data:` block; JSON text never holds a raw newline, so data is one line. Without `event`
+ * it is a bare `data:` block, as protocols that name no events (Chat Completions chunks) send them.
+ */
+export function serverSentEvent(block: { id?: number; event?: string; data: unknown }): string {
+  return `${block.id === undefined ? '' : `id: ${block.id}\n`}${block.event === undefined ? '' : `event: ${block.event}\n`}data: ${JSON.stringify(block.data)}\n\n`;
+}
+
+/** A `data:` block of one line of text as it is, not JSON: a protocol's end marker such as `[DONE]`. */
+export function serverSentText(line: string): string {
+  if (/[\r\n]/.test(line)) throw new TypeError('an event-stream data line holds no line break');
+  return `data: ${line}\n\n`;
 }
 
 /** A run event as its block: `id:` is its seq, `event:` its type. */

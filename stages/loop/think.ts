@@ -198,10 +198,21 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
   return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
 }
 
+/**
+ * Steps side by side share one pause, whose decisions are given by call id; a model server that numbers calls per
+ * reply gives every step a "call_1". Their calls carry the step's id (`call_1_b`) so each decision finds its call.
+ */
+function callIdSuffix(state: RunState, step: number | null): string {
+  const plan = state.plan;
+  if (step === null || plan === undefined || plan.running.length < 2) return '';
+  return `_${plan.steps[step]!.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+}
+
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
 function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
+  const own = callIdSuffix(state, step);
+  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id: `${id}${own}`, name, arguments: text }));
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;

@@ -1,11 +1,11 @@
 // perStep(stage): the same stage, run for each running plan step. One step at a time it runs on the run's state as
 // before; with steps side by side it runs once per step, concurrently, each on a view of the state whose
 // conversation, turn and stage slots are that step's own (kept in the plan slot between iterations). Reads and
-// writes what the wrapped stage does; returns its signal (an abort of any step first).
+// writes what the wrapped stage does; returns its signal (an abort of any step first, the pauses of all steps as one).
 import { inBranch } from '../../src/engine/branch-scope.js';
 import { runTracer } from '../../src/engine/run-tracer.js';
 import { definePipeline, type Pipeline } from '../../src/engine/pipeline.js';
-import { abortRun, type Signal } from '../../src/engine/signal.js';
+import { abortRun, interruptRun, type Signal } from '../../src/engine/signal.js';
 import type { Deps, Stage, StageContext, StageReturn } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, PlanStep, StepBranch } from './plan-slot.js';
@@ -85,7 +85,15 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
   const signals = settled.map((outcome) => (outcome as PromiseFulfilledResult<Signal | void>).value).filter((signal): signal is Signal => signal !== undefined);
-  return signals.find((signal) => signal.type === 'abort_run') ?? signals[0];
+  return signals.find((signal) => signal.type === 'abort_run') ?? oneInterrupt(signals) ?? signals[0];
+}
+
+/** Steps that each wait for a person pause the run once, waiting for all of them: one decision round, not one per step. */
+function oneInterrupt(signals: readonly Signal[]): Signal | undefined {
+  const interrupts = signals.filter((signal) => signal.type === 'interrupt_run');
+  if (interrupts.length < 2) return interrupts[0];
+  const pending = interrupts.flatMap((signal) => signal.pending ?? []);
+  return interruptRun(`waiting for ${pending.length} decisions of steps side by side: ${interrupts.map((signal) => signal.reason).join('; ')}`, pending, interrupts[0]!.kind);
 }
 
 /**

@@ -66,6 +66,10 @@ describe('one recipe for every lifecycle verb', () => {
     const rejected = await runCli(['reject', runId, callId, '--message', 'no tools today', '--json'], env);
     expect(rejected.code).toBe(0);
     expect(JSON.parse(rejected.stdout)).toMatchObject({ status: 'completed' });
+    // The rejected run's turn is saved to its session, as an approved one's is: the next turn loads it.
+    const next = await runCli(['run', '--session', 's2', 'What is 1 + 1?'], env);
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(/history loaded: session: "s2", turns: 1\b/);
   });
 
   it('approve applies the recorded tracing, as resume does: a --trace console run prints its waterfall when approved', async () => {

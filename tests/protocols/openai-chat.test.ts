@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { loopbackModelEnv, useServes, type TestServe } from '../server/serve-support.js';
+import { jsonPost, loopbackModelEnv, useServes, waitForStatus, type TestServe } from '../server/serve-support.js';
 
 const serves = useServes();
 const loopback = useLoopbackServer();
@@ -92,6 +92,21 @@ describe('POST /v1/chat/completions through the openai SDK', () => {
     expect((noUser as Error).message).toContain('no user message');
     const noMessages = await client.chat.completions.create({ model: 'react', messages: [] }).catch((error: unknown) => error);
     expect((noMessages as Error).message).toContain('messages must not be empty');
+  });
+
+  it('a streaming client that hangs up cancels its run (the stop button), with bare data: blocks before it', async () => {
+    // The model call hangs: the run is live when the client goes.
+    loopback.server.hang();
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
+    const response = await serve.call('/v1/chat/completions', jsonPost({ model: 'react', messages: [{ role: 'user', content: 'slow one' }], stream: true }));
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const runId = response.headers.get('x-stageloop-run-id')!;
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toMatch(/^data: \{"id":"chatcmpl-/);
+    await reader.cancel();
+    const view = await waitForStatus(serve, runId, ['cancelled']);
+    expect(view.run.status).toBe('cancelled');
   });
 });
 

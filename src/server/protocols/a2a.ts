@@ -3,11 +3,11 @@
 // @a2a-js/sdk is an optional package: it loads on the first A2A request, and its absence is one line naming it.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { JsonRpcTransportHandler } from '@a2a-js/sdk/server';
 import { packageVersion } from '../../common/version.js';
 import { loadOptional } from '../../common/optional-package.js';
+import { eventStreamBody, serverSentEvent, serverSentEventsHeaders } from '../../stream/server-sent-events.js';
 import { protocolErrorResponse } from './protocol-errors.js';
 import type { ProtocolServices } from './protocol-runs.js';
 
@@ -87,9 +87,11 @@ export function a2aRoutes(services: ProtocolServices): Hono {
     }
     const answer = await a2a.handler(originOf(context)).handle(body, a2a.contextOf(context.req.header('a2a-version')));
     if (!(Symbol.asyncIterator in answer)) return context.json(answer);
-    return streamSSE(context, async (stream) => {
-      for await (const event of answer) await stream.writeSSE({ data: JSON.stringify(event) });
-    });
+    const stream = answer;
+    async function* blocks(): AsyncGenerator<string, void, undefined> {
+      for await (const event of stream) yield serverSentEvent({ data: event });
+    }
+    return context.body(eventStreamBody(blocks()) as unknown as ReadableStream<Uint8Array>, 200, { ...serverSentEventsHeaders });
   });
   return app;
 }

@@ -7,7 +7,7 @@ import { asStageloopError, protocolBody } from './protocol-errors.js';
 import type { RunResult } from '../../engine/run-result.js';
 import type { Usage } from '../../engine/state.js';
 import { progressLineOf } from './progress-text.js';
-import { runSse } from './run-sse.js';
+import { RawLine, runSse } from './run-sse.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
 import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
 
@@ -107,8 +107,8 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
     ...(withUsage && { usage: null }),
   });
-  return runSse(context, run, 'Chat Completions', async ({ events, gone, send, sendRaw }) => {
-    await send(chunk({ role: 'assistant', content: '' }));
+  return runSse(context, run, 'Chat Completions', async function* ({ events, gone }) {
+    yield chunk({ role: 'assistant', content: '' });
     let sinceToolTurn = '';
     let sentAny = false;
     // Only answer text is content: a preamble before a tool call goes to reasoning_content when asked for, else nowhere.
@@ -119,29 +119,29 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
         for (const text of piece.answer) {
           sinceToolTurn += text;
           sentAny = true;
-          await send(chunk({ content: text }));
+          yield chunk({ content: text });
         }
       } else if (piece?.preamble !== undefined) {
-        if (request.include_reasoning === true) await send(chunk({ reasoning_content: `${piece.preamble}\n` }));
+        if (request.include_reasoning === true) yield chunk({ reasoning_content: `${piece.preamble}\n` });
       } else if (event.type === 'model_reply' && event.data.toolCalls.length > 0) {
         sinceToolTurn = '';
       } else if (request.include_reasoning === true) {
         const line = progressLineOf(event);
-        if (line !== undefined) await send(chunk({ reasoning_content: `${line}\n` }));
+        if (line !== undefined) yield chunk({ reasoning_content: `${line}\n` });
       }
     }
     if (gone.aborted) return;
     const result = await run.result.catch(() => undefined);
     if (result === undefined || result.status === 'failed') {
       const message = result === undefined ? `run ${run.runId} ended without a result` : `run ${run.runId} failed: ${result.stopReason.message}`;
-      await send({ error: { message, type: 'server_error', param: null, code: 'internal' } });
+      yield { error: { message, type: 'server_error', param: null, code: 'internal' } };
       return;
     }
     // A model that did not stream (or a preamble before a tool call): the answer itself still reaches the client.
     const answer = answerTextOf(result);
-    if (sinceToolTurn.trim() !== answer.trim()) await send(chunk({ content: sentAny ? `\n\n${answer}` : answer }));
-    await send(chunk({}, finishReasonOf(result)));
-    if (withUsage) await send({ id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: request.model, choices: [], usage: usageOf(result.usage) });
-    await sendRaw('[DONE]');
+    if (sinceToolTurn.trim() !== answer.trim()) yield chunk({ content: sentAny ? `\n\n${answer}` : answer });
+    yield chunk({}, finishReasonOf(result));
+    if (withUsage) yield { id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: request.model, choices: [], usage: usageOf(result.usage) };
+    yield new RawLine('[DONE]');
   });
 }

@@ -7,7 +7,7 @@ import type { RunEvent } from '../../engine/stage.js';
 import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
-import { runSse } from './run-sse.js';
+import { RawLine, runSse } from './run-sse.js';
 import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
 
@@ -175,19 +175,19 @@ function streamChunks(context: Context, run: ProtocolRun, messageId: string | un
   context.header(uiMessageStreamHeader, 'v1');
   context.header('x-accel-buffering', 'no');
   context.header(runIdHeader, run.runId);
-  return runSse(context, run, 'chat', async ({ events, gone, send, sendRaw }) => {
-    await send({ type: 'start', messageId: messageId ?? `run-${run.runId}`, messageMetadata: { runId: run.runId } });
+  return runSse(context, run, 'chat', async function* ({ events, gone }) {
+    yield { type: 'start', messageId: messageId ?? `run-${run.runId}`, messageMetadata: { runId: run.runId } };
     const writer = new ChunkWriter();
     for await (const event of events) {
-      for (const chunk of writer.chunksOf(event)) await send(chunk);
+      for (const chunk of writer.chunksOf(event)) yield chunk;
     }
     if (gone.aborted) return;
     const result = await run.result.catch((error: unknown) => error);
     if (result instanceof Error || result === undefined) {
-      await send({ type: 'error', errorText: result instanceof Error ? result.message : `run ${run.runId} ended without a result` });
+      yield { type: 'error', errorText: result instanceof Error ? result.message : `run ${run.runId} ended without a result` };
     } else {
-      for (const chunk of writer.endChunks(result as RunResult)) await send(chunk);
+      for (const chunk of writer.endChunks(result as RunResult)) yield chunk;
     }
-    await sendRaw('[DONE]');
+    yield new RawLine('[DONE]');
   });
 }

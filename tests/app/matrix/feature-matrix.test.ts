@@ -89,6 +89,14 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'plan graph',
+    // Plan-execute-replan with two steps that need nothing from each other: they run side by side (both calculator
+    // calls wait for a person together, and both are held when the run is killed), and the composer adds them up.
+    flags: () => ['--pipeline', 'plan-execute-replan'],
+    waits: 2,
+    expected: answered,
+  },
+  {
     name: 'session + approvals + output schema',
     flags: (context, cell) => [...sessionFlags(cell), '--output-schema', context.file('schema.json', schema)],
     approvalFlags: ['--approve-tools', 'calculator'],
@@ -126,8 +134,9 @@ const columns: Record<string, Column> = {
   },
   async 'pause, reject in a new process'(row, context) {
     const paused = await pausedRun(row, context, 'reject');
-    const rejected = await context.cli(['reject', paused.runId, paused.pending[0]!.id, '--message', 'not today', '--json']);
-    const result = parseJson<Outcome>(rejected, 'reject');
+    // Every waiting call is rejected, each in a process of its own (steps side by side wait in one pause).
+    let result: Outcome = { status: 'interrupted', answer: null };
+    for (const call of paused.pending) result = parseJson<Outcome>(await context.cli(['reject', paused.runId, call.id, '--message', 'not today', '--json']), 'reject');
     expect(result.status).toBe('completed');
     expect(result.output !== undefined).toBe(row.expected.output !== undefined);
   },

@@ -14,6 +14,8 @@ export interface Row {
   /** The flags that make the run wait for a person (default --approve-all-tools). */
   approvalFlags?: string[];
   task?: string;
+  /** How many calls the row's pause waits for, when it is more than one (steps side by side wait together). */
+  waits?: number;
   /** Checked after a cell's run completed, e.g. a session's next turn. */
   after?(context: RowContext, cell: string): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function pausedRun(row: Row, context: RowContext, cell: string, ext
   const run = await context.cli(runArgs(row, context, cell, [...(row.approvalFlags ?? ['--approve-all-tools']), ...extra]));
   const paused = parseJson<Paused & { status: string }>(run, `${row.name} / ${cell}: the paused run`);
   if (run.code !== 4 || paused.status !== 'interrupted') throw new Error(`${row.name} / ${cell}: expected a pause (exit 4), got exit ${run.code}: ${run.stdout}${run.stderr}`);
+  if (paused.pending.length !== (row.waits ?? paused.pending.length)) throw new Error(`${row.name} / ${cell}: expected ${row.waits} calls waiting, got ${JSON.stringify(paused.pending)}`);
   return paused;
 }
 

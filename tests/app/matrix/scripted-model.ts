@@ -14,6 +14,7 @@ export interface ScriptedModel {
 }
 
 type Message = ChatRequestBody['messages'][number];
+const planStep = (id: string, expression: string) => ({ id, description: `Compute ${expression}`, dependsOn: [] });
 const numberIn = (text: string | null | undefined) => [...(text ?? '').matchAll(/-?\d+(?:\.\d+)?/g)].at(-1)?.[0];
 
 /** The reply a careful model would give to these messages. */
@@ -24,6 +25,14 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   const toolResult = messages.slice(lastUser + 1).find((message) => message.role === 'tool');
   // The final-output call: the work so far in one user message, answered as the schema's object.
   if (body.response_format?.type === 'json_schema') return { content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }) };
+  // The plan row: the planner splits 12 * 7 into two steps that need nothing from each other (they run side by
+  // side), each step asks the calculator, the replanner keeps the plan, and the composer adds the step results.
+  const system = String(messages[0]?.content ?? '');
+  if (system.startsWith('You are the planner')) return { content: JSON.stringify({ goal: task, steps: [planStep('a', '12 * 3'), planStep('b', '12 * 4')] }) };
+  if (system.startsWith('You are the replanner')) return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
+  if (system.startsWith('You write the final answer')) return { content: `The answer is ${[...task.matchAll(/Result: .*?(-?\d+)\.?$/gm)].reduce((sum, match) => sum + Number(match[1]), 0)}.` };
+  const step = /Current step \(\d+ of \d+\): Compute (.+)$/m.exec(task);
+  if (step !== null && toolResult === undefined) return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: step[1] }) }] };
   // The taint row: echo (an MCP result taints the context), then send it (a write), then answer with the echoed number.
   if (/\bsend it\b/i.test(task) && toolResult !== undefined) {
     const after = messages.slice(lastUser + 1);
