@@ -5,6 +5,7 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { Decision } from '../durable/decision-types.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
+import { outsideBranch } from '../engine/branch-scope.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
 import type { RunInput, RunState, RunStatus, StopReason, Usage } from '../engine/state.js';
@@ -33,7 +34,12 @@ export interface ChildRecording {
   record: JsonObject;
 }
 
-export async function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
+export function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
+  // Called from a plan step, the child is still not that step's: its journal and events are its own run's.
+  return outsideBranch(() => startChild(pipeline, input, options, recording, decisions));
+}
+
+async function startChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions: Readonly<Record<string, Decision>> | undefined): Promise<ChildOutcome> {
   if (recording === undefined) return outcomeOf(await runPipeline(pipeline, input, options));
   const { store, runId, record } = recording;
   const existing = await store.get(runId);
