@@ -69,6 +69,20 @@ describe('agents in the CLI', () => {
     expect(json.children[0]!.timeline.length).toBeGreaterThan(10);
   });
 
+  it('a handoff chain (reception to triage to the subtractor): the subtractor is named, with the chain and its runs', async () => {
+    const run = await runCli(['run', '--agent', 'reception', '--offline', '--json', '--mcp-config', config, 'What is 100 - 58? Ask the subtractor.']);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { runId: string; answer: string; answeredBy: string; handoffs: Array<{ agent: string; runId: string }>; stopReason: { message: string } };
+    expect(result).toMatchObject({ answer: '100 - 58 = 42', answeredBy: 'subtractor', stopReason: { message: 'handed off to triage, then subtractor, which answered' } });
+    expect(result.handoffs.map((link) => link.agent)).toEqual(['triage', 'subtractor']);
+    const [triage, subtractor] = result.handoffs;
+    expect(triage!.runId.startsWith(`${result.runId}.`)).toBe(true);
+    expect(subtractor!.runId.startsWith(`${triage!.runId}.`)).toBe(true);
+    const replay = await runCli(['replay', result.runId]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/^identical/);
+  });
+
   it('a handoff to an agent the file does not define is a config error naming it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'stageloop-handoff-config-')), 'stageloop.config.json');
     writeFileSync(file, JSON.stringify({ agents: { triage: { description: 'Triage.', instructions: 'Hand off.', handoffs: ['refunds'] } } }));
@@ -100,6 +114,6 @@ describe('agents in the CLI', () => {
   it('an unknown agent is one line and exit 2', async () => {
     const run = await runCli(['run', '--agent', 'nobody', '--offline', '--mcp-config', config, '2 + 2']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`stageloop: --agent nobody: no such agent in ${config}: the agents are coordinator, triage, multiplier, subtractor`);
+    expect(run.stderr.trim()).toBe(`stageloop: --agent nobody: no such agent in ${config}: the agents are coordinator, triage, reception, multiplier, subtractor`);
   });
 });
