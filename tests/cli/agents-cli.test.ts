@@ -101,6 +101,10 @@ describe('agents in the CLI', () => {
     // Each specialist's calculator call, under the coordinator's call that started it.
     expect(result.pending.map((item) => [item.id.split('/').length, item.agent])).toEqual([[2, 'coordinator/multiplier'], [2, 'coordinator/subtractor']]);
     expect(paused.stderr).toContain(`${result.pending[0]!.id}  calculator(expression: "12 * 7")  (agent coordinator/multiplier)`);
+    // Shown as it runs, the coordinator asks for it as for any call of its own, under the id to decide it by.
+    const watched = await runCli(['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--mcp-config', config, task]);
+    expect(watched.code).toBe(4);
+    expect(watched.stderr).toContain(`  approval needed: calculator(expression: "12 * 7") (call ${result.pending[0]!.id}, agent coordinator/multiplier): the pipeline asks`);
     const approved = await runCli(['approve', result.runId, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
     const finished = JSON.parse(approved.stdout) as { status: string; answer: string; usage: object };
