@@ -49,7 +49,7 @@ export {
   type FinishReason,
   type ModelErrorKind,
 } from './model/types.js';
-export type { ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
+export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
 
 // Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
@@ -159,4 +159,4 @@ export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } f
 export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from './eval/types.js';
 export { agentTool, AGENT_DEFAULTS, type AgentToolOptions } from './agents/agent-tool.js';
 export { handoff, handoffToolName, type HandoffOptions, type HandoffInputData, type HandoffInputFilter } from './agents/handoff.js';
-export { answeredBy, type HandoffSlot } from './agents/handoff-conversation.js';
+export { answeredBy, handoffChain, type HandoffLink, type HandoffSlot } from './agents/handoff-conversation.js';

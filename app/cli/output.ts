@@ -1,5 +1,5 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
-import { answeredBy } from '../../src/agents/handoff-conversation.js';
+import { answeredBy, handoffChain, type HandoffLink } from '../../src/agents/handoff-conversation.js';
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
 import type { StepView } from '../../stages/plan/plan-steps.js';
 
@@ -32,8 +32,10 @@ export interface JsonOutput {
   warnings: Array<{ stage: string; message: string }>;
   stages: Array<{ zone: string; name: string; calls: number; totalMs: number }>;
   pending?: RunResult['pending'];
-  /** The agent the run handed off to, whose answer this is. */
+  /** The agent whose answer this is, when the run handed off (the last of `handoffs`). */
   answeredBy?: string;
+  /** The agents the run was handed to, in order, with their runs. */
+  handoffs?: HandoffLink[];
   /** The limits in force (docs/guards.md): null is a limit that was off. */
   limits?: Record<string, number | null>;
 }
@@ -108,7 +110,7 @@ export function jsonOutput(result: RunResult): JsonOutput {
   const limits = limitsOf(result);
   if (limits !== undefined) output.limits = limits;
   const agent = answeredBy(result);
-  if (agent !== undefined) output.answeredBy = agent;
+  if (agent !== undefined) Object.assign(output, { answeredBy: agent, handoffs: handoffChain(result.state.handoff) });
   return output;
 }
 

@@ -84,7 +84,7 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
         return;
       case 'approval_requested':
-        write(`  approval needed: ${callText(event.data.tool, event.data.arguments)} (call ${event.data.id}): ${text(event.data.reason)}`);
+        write(`  approval needed: ${callText(event.data.tool, event.data.arguments)} (call ${event.data.id}${event.data.agent === undefined ? '' : `, agent ${event.data.agent}`}): ${text(event.data.reason)}`);
         return;
       case 'approval_decided': {
         const data = event.data;

@@ -10,6 +10,7 @@ import type { RunInput } from '../engine/state.js';
 import type { ChatModel } from '../model/types.js';
 import { currentToolCaller, wantToolCallers, type ToolCaller } from '../tools/call-scope.js';
 import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOutput } from '../tools/define-tool.js';
+import type { AgentAnswer } from '../tools/types.js';
 import { ToolFailure } from '../tools/tool-failure.js';
 import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
 import { runChild, type ChildOutcome } from './child-run.js';
@@ -60,7 +61,10 @@ export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<I
   });
 }
 
-/** A handoff (handoff.ts) makes the child's input itself, from the calling run's conversation. */
+/**
+ * A handoff (handoff.ts) makes the child's input itself, from the calling run's conversation, and its result is the
+ * child's answer as text (a typed output rides beside it, for the calling run's own output).
+ */
 export type Settings = AgentToolOptions & { maxDepth: number; budgetShare: number; timeoutMs: number; inputOf?: (caller: ToolCaller | undefined, callId: string | undefined) => RunInput };
 
 export async function callAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext): Promise<ToolOutput> {
@@ -114,7 +118,7 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
   ctx.reportUsage?.(outcome.usage);
   // A recorded child paused for approval pauses the caller (act); it can only be resumed when it is recorded.
   if (recording !== undefined && outcome.status === 'interrupted' && outcome.pending !== undefined && outcome.pending.length > 0) throw pauseOf(settings.name, pathText, outcome);
-  return resultOf(settings.name, outcome);
+  return resultOf(settings, outcome, ctx);
 }
 
 /** The pools of calling runs with children running now, by the caller's live usage (one object per run). */
@@ -156,8 +160,15 @@ function pauseOf(name: string, pathText: string, outcome: ChildOutcome): ToolFai
   });
 }
 
-function resultOf(name: string, outcome: ChildOutcome): ToolOutput {
-  if (outcome.status === 'completed') return outcome.output !== undefined ? outcome.output : (outcome.answer ?? '');
+function resultOf(settings: Settings, outcome: ChildOutcome, ctx: ToolContext): ToolOutput {
+  const name = settings.name;
+  if (outcome.status === 'completed') {
+    const answer: AgentAnswer = { name, runId: outcome.runId };
+    if (outcome.output !== undefined) answer.output = outcome.output;
+    if (outcome.handoffs !== undefined) answer.handoffs = outcome.handoffs;
+    ctx.reportAgent?.(answer);
+    return outcome.output !== undefined && settings.inputOf === undefined ? outcome.output : (outcome.answer ?? '');
+  }
   const partial = outcome.answer ? ` Its partial answer: ${outcome.answer}` : '';
   throw new ToolFailure(`agent "${name}" ${outcome.status} (${outcome.stopReason.kind}): ${outcome.stopReason.message}.${partial}`, {
     kind: 'agent_stopped',

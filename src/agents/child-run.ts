@@ -5,11 +5,13 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { Decision } from '../durable/decision-types.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
+import { outsideBranch } from '../engine/branch-scope.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
-import type { RunInput, RunStatus, StopReason, Usage } from '../engine/state.js';
+import type { RunInput, RunState, RunStatus, StopReason, Usage } from '../engine/state.js';
 import type { PendingDecision } from '../engine/signal.js';
 import type { RunStore } from '../store/types.js';
+import { handoffChain, type HandoffLink } from './handoff-conversation.js';
 
 /** What the calling run needs of a child's result. */
 export interface ChildOutcome {
@@ -21,6 +23,8 @@ export interface ChildOutcome {
   usage: Usage;
   stopReason: StopReason;
   pending?: PendingDecision[];
+  /** The agents its run was handed on to, in order, when it handed off (the last one answered). */
+  handoffs?: HandoffLink[];
 }
 
 export interface ChildRecording {
@@ -30,7 +34,12 @@ export interface ChildRecording {
   record: JsonObject;
 }
 
-export async function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
+export function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
+  // Called from a plan step, the child is still not that step's: its journal and events are its own run's.
+  return outsideBranch(() => startChild(pipeline, input, options, recording, decisions));
+}
+
+async function startChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions: Readonly<Record<string, Decision>> | undefined): Promise<ChildOutcome> {
   if (recording === undefined) return outcomeOf(await runPipeline(pipeline, input, options));
   const { store, runId, record } = recording;
   const existing = await store.get(runId);
@@ -38,7 +47,7 @@ export async function runChild(pipeline: Pipeline, input: RunInput, options: Run
     return outcomeOf(await runRecorded(pipeline, input, { ...options, store, record, runId }));
   }
   const recorded = existing.outcome === null ? undefined : outcomeOf(existing.outcome.result as unknown as RunResult);
-  if (recorded !== undefined && (existing.status === 'completed' || existing.status === 'stopped')) return recorded;
+  if (recorded !== undefined && (existing.status === 'completed' || existing.status === 'stopped')) return withRecordedHandoffs(store, recorded);
   if (recorded !== undefined && existing.status === 'interrupted') {
     // Still waiting (the caller ran the call again without its decisions): the same pause.
     if (decisions === undefined) return recorded;
@@ -61,9 +70,22 @@ function usageSince(total: Usage, before: Usage): Usage {
   };
 }
 
-function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'>): ChildOutcome {
+/** A stored outcome has no state: the handoffs a finished child made are read from its last checkpoint. */
+async function withRecordedHandoffs(store: RunStore, outcome: ChildOutcome): Promise<ChildOutcome> {
+  if (outcome.status !== 'completed' || outcome.stopReason.kind !== 'handoff') return outcome;
+  const state = (await store.latestCheckpoint(outcome.runId))?.state as Partial<RunState> | undefined;
+  return state === undefined ? outcome : withHandoffs(outcome, state);
+}
+
+function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'> & { state?: RunState }): ChildOutcome {
   const outcome: ChildOutcome = { runId: result.runId, status: result.status, answer: result.answer, usage: { ...result.usage }, stopReason: { ...result.stopReason } };
   if (result.output !== undefined) outcome.output = result.output;
   if (result.pending !== undefined) outcome.pending = result.pending;
+  return result.state === undefined ? outcome : withHandoffs(outcome, result.state);
+}
+
+function withHandoffs(outcome: ChildOutcome, state: Partial<RunState>): ChildOutcome {
+  const chain = handoffChain(state.handoff);
+  if (chain.length > 0) outcome.handoffs = chain;
   return outcome;
 }

@@ -14,12 +14,17 @@ export interface HandedConversation {
   messages: ChatMessage[];
 }
 
-/** Written by the handoff stage of the run that handed off. */
-export interface HandoffSlot {
-  /** The agent the run was handed to (its answer is the run's answer). */
+/** One agent a run was handed to. */
+export interface HandoffLink {
   agent: string;
   /** The target's run id, `<run id>.<call id>` (recorded in the same store when the run is). */
   runId: string;
+}
+
+/** Written by the handoff stage of the run that handed off. */
+export interface HandoffSlot extends HandoffLink {
+  /** Every agent the run went to, this one first: a target that handed off in turn adds the agents it went to. */
+  chain?: HandoffLink[];
 }
 
 declare module '../engine/state.js' {
@@ -30,7 +35,13 @@ declare module '../engine/state.js' {
 
 /** The agent whose answer this is, when the run handed off; undefined when the run answered itself. */
 export function answeredBy(result: { state: RunState }): string | undefined {
-  return result.state.handoff?.agent;
+  return handoffChain(result.state.handoff).at(-1)?.agent;
+}
+
+/** The agents a run went to, in order (one without a chain, as an older record has, went to its target only). */
+export function handoffChain(slot: HandoffSlot | undefined): HandoffLink[] {
+  if (slot === undefined) return [];
+  return slot.chain ?? [{ agent: slot.agent, runId: slot.runId }];
 }
 
 /** The conversation a run was handed with, when it was and the messages are well formed; else undefined. */

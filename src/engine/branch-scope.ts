@@ -18,3 +18,8 @@ export function inBranch<Result>(branch: BranchScope, body: () => Result): Resul
 export function currentBranch(): BranchScope | undefined {
   return scope.getStore();
 }
+
+/** Runs `body` as no step's: a run started from a step (an agent's) has steps of its own, if any. */
+export function outsideBranch<Result>(body: () => Result): Result {
+  return scope.exit(body);
+}

@@ -3,6 +3,7 @@ import { StageloopError } from '../common/stageloop-error.js';
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
+import type { AgentAnswer } from './types.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -17,6 +18,8 @@ export interface ToolContext {
   callId?: string;
   /** A tool that spends model tokens (an agent) says so: they count in the calling run's usage and budgets. */
   reportUsage?(usage: ChatUsage): void;
+  /** An agent that completed says what it gave besides its answer (typed output, handoffs): it rides on the result. */
+  reportAgent?(answer: AgentAnswer): void;
 }
 
 /**

@@ -7,7 +7,7 @@ import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { ToolFailure } from './tool-failure.js';
-import type { ToolErrorKind, ToolResult } from './types.js';
+import type { AgentAnswer, ToolErrorKind, ToolResult } from './types.js';
 import { messageOf } from '../common/error-message.js';
 
 export interface CallSettings {
@@ -84,6 +84,7 @@ function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSe
   }
   // Tokens the tool spent (an agent's run) travel with its result, whatever the outcome.
   if (context?.usage !== undefined) result.usage = context.usage;
+  if (context?.agent !== undefined && result.ok) result.agent = context.agent;
   return result;
 }
 
@@ -146,6 +147,7 @@ class CallContext implements ToolContext {
   declare readonly signal: AbortSignal;
   readonly #abort: LazyAbort;
   #usage: ChatUsage | undefined = undefined;
+  #agent: AgentAnswer | undefined = undefined;
 
   constructor(abort: LazyAbort, readonly callId: string) {
     this.#abort = abort;
@@ -154,6 +156,14 @@ class CallContext implements ToolContext {
 
   get usage(): ChatUsage | undefined {
     return this.#usage;
+  }
+
+  get agent(): AgentAnswer | undefined {
+    return this.#agent;
+  }
+
+  reportAgent(answer: AgentAnswer): void {
+    this.#agent = answer;
   }
 
   reportUsage(usage: ChatUsage): void {

@@ -4,7 +4,6 @@
 // only that call again, with its decisions under its own run's ids (the scope's `decisions`).
 import type { Decision } from '../durable/decision-types.js';
 import type { PendingDecision } from '../engine/signal.js';
-import type { Deps } from '../engine/stage.js';
 import type { ToolResult } from './types.js';
 
 /** What act keeps while calls wait (JSON, so a paused run's checkpoint holds it). */
@@ -29,15 +28,20 @@ export function pausedId(callId: string, id: string): string {
 
 export type PausedDecided = { waiting: PendingDecision[] } | { decisions: Map<string, Record<string, Decision>> };
 
-/** Asks `approve` for each undecided decision; the ones still waiting (prefixed), or every call's decisions once all are given. */
-export async function decidePaused(paused: PausedCalls, approve: Deps['approve']): Promise<PausedDecided> {
+/** What a paused call's decision is asked as: its prefixed id, tool, arguments and the agent whose call it is. */
+export function pausedRequest(item: PendingDecision, id: string): { id: string; tool: string; arguments: string; reason: string; agent?: string } {
+  const request = { id, tool: typeof item.tool === 'string' ? item.tool : item.kind, arguments: typeof item.arguments === 'string' ? item.arguments : '', reason: item.reason };
+  return typeof item.agent === 'string' ? { ...request, agent: item.agent } : request;
+}
+
+/** Asks (`ask`: a person, through deps.approve) for each undecided decision; the ones still waiting (prefixed), or every call's decisions once all are given. */
+export async function decidePaused(paused: PausedCalls, ask: (item: PendingDecision, id: string) => Promise<Decision | undefined>): Promise<PausedDecided> {
   const waiting: PendingDecision[] = [];
   for (const [callId, pending] of Object.entries(paused.calls)) {
     for (const item of pending) {
       const id = pausedId(callId, item.id);
       if (paused.decided[id] !== undefined) continue;
-      const tool = typeof item.tool === 'string' ? item.tool : item.kind;
-      const decision = await approve?.({ id, tool, arguments: typeof item.arguments === 'string' ? item.arguments : '', reason: item.reason });
+      const decision = await ask(item, id);
       if (decision === undefined) waiting.push({ ...item, id });
       else paused.decided[id] = decision;
     }

@@ -1,4 +1,5 @@
 // The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
+import type { JsonValue } from '../common/json.js';
 import type { PendingDecision } from '../engine/signal.js';
 import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
 
@@ -29,9 +30,19 @@ export interface AgentStop {
   stopKind: string;
 }
 
+/** What an agent called as a tool gave besides its answer, when its run completed. */
+export interface AgentAnswer {
+  name: string;
+  runId: string;
+  /** Its typed output, when its pipeline has an output schema. */
+  output?: JsonValue;
+  /** The agents its run was handed on to, in order (the last one answered), when it handed off. */
+  handoffs?: Array<{ agent: string; runId: string }>;
+}
+
 export type ToolResult =
   /** `empty`: the tool returned nothing (content says so); `truncated`: content was cut at the output cap (content ends with a marker). */
-  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean; usage?: ChatUsage }
+  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean; usage?: ChatUsage; agent?: AgentAnswer }
   | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage };
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 

@@ -8,14 +8,15 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
-import { askPerson } from './ask-person.js';
+import { askPerson, decisionRecord, type ApprovalRecord } from './ask-person.js';
 import { waitBegins, waitEnds } from './person-wait.js';
 import { perStepPipeline } from '../plan/plan-branch.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
-    approval_requested: { id: string; tool: string; arguments: string; reason: string };
-    approval_decided: ApprovalRecord & { always?: boolean };
+    /** `agent`: the path of the agent whose call it is, when it waits inside an agent the run called. */
+    approval_requested: { id: string; tool: string; arguments: string; reason: string; agent?: string };
+    approval_decided: ApprovalRecord & { always?: boolean; agent?: string };
   }
 }
 
@@ -28,16 +29,7 @@ export interface ApprovalOptions {
   reasons?: ReadonlyArray<(call: ToolCall, state: RunState) => string | undefined>;
 }
 
-/** One decision as the run keeps it; `by`: a person, or the "always" a person gave earlier for this tool. */
-export interface ApprovalRecord {
-  iteration: number;
-  id: string;
-  tool: string;
-  approve: boolean;
-  by: 'person' | 'always';
-  message?: string;
-  edited?: boolean;
-}
+export type { ApprovalRecord } from './ask-person.js';
 
 export interface ApprovalSlot {
   /** Tools a person allowed for the rest of the run. */
@@ -126,9 +118,7 @@ export function approval(options: ApprovalOptions = {}): Stage {
 }
 
 function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: ToolCall, decision: Decision, by: ApprovalRecord['by']): void {
-  const entry: ApprovalRecord = { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by };
-  if (!decision.approve && decision.message !== undefined) entry.message = decision.message;
-  if ('arguments' in decision) entry.edited = true;
+  const entry = decisionRecord(state, call, decision, by);
   slot.log.push(entry);
   ctx.emit('approval_decided', 'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry });
 }

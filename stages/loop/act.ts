@@ -6,7 +6,10 @@ import { asToolCaller, toolCallersWanted, type ToolCaller } from '../../src/tool
 import type {} from '../guards/limits.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
-import { decidePaused, pendingOfResult, type PausedCalls } from '../../src/tools/tool-pause.js';
+import { decidePaused, pausedRequest, pendingOfResult, type PausedCalls } from '../../src/tools/tool-pause.js';
+import type { Decision } from '../../src/durable/decision-types.js';
+import type { PendingDecision } from '../../src/engine/signal.js';
+import { askPerson, decisionRecord } from '../approval/ask-person.js';
 import { waitBegins, waitEnds } from '../approval/person-wait.js';
 import { shortText } from '../shared/text.js';
 
@@ -94,9 +97,7 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   const paused = slot.paused!;
   // A resumed run: the time it waited paused is not the time budget's.
   waitEnds(state, ctx);
-  if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
-  const asked = await decidePaused(paused, ctx.deps.approve);
-  waitEnds(state, ctx);
+  const asked = await decidePaused(paused, (item, id) => askAbout(state, ctx, item, id));
   if ('waiting' in asked) {
     waitBegins(state, ctx);
     const [first] = asked.waiting;
@@ -111,6 +112,17 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   const caller: ToolCaller = { ...callerOf(state, ctx), decisions: asked.decisions };
   const results = await asToolCaller(caller, () => Promise.resolve(tools.executeAll(calls, ctx.signalIfAbortable)));
   return settle(state, ctx, calls, results, decided, previewChars);
+}
+
+/** A paused call's decision is asked as the approval stage asks one: the request event, the wait, the decided event. */
+async function askAbout(state: RunState, ctx: StageContext, item: PendingDecision, id: string): Promise<Decision | undefined> {
+  const request = pausedRequest(item, id);
+  const call: ToolCall = { id, name: request.tool, arguments: request.arguments };
+  const answer = await askPerson(state, ctx, call, request.reason, request.agent);
+  if ('pending' in answer) return undefined;
+  const record = decisionRecord(state, call, answer.decision, 'person');
+  ctx.emit('approval_decided', request.agent === undefined ? record : { ...record, agent: request.agent });
+  return answer.decision;
 }
 
 /** What a tool that starts a run of its own (an agent) learns of this one. */

@@ -1,4 +1,4 @@
-// handoff (iteration, after act): reads turn.results; on a handoff call (`transfer_to_NAME`) writes answer/partial and the handoff slot, emits `handoff`; returns breakLoop 'handoff' when the target answered, abortRun with the target's stop kind when its run did not complete, else no signal.
+// handoff (iteration, after act): reads turn.results; on a handoff call (`transfer_to_NAME`) writes answer/partial/output and the handoff slot (with the chain), emits `handoff`; returns breakLoop 'handoff' when the target answered, abortRun with the target's stop kind when its run did not complete, else no signal.
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
@@ -7,7 +7,8 @@ import { HANDOFF_TOOL_PREFIX } from '../../src/agents/handoff-conversation.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
-    handoff: { agent: string; runId: string; status: string };
+    /** `answeredBy`: the agent at the end of the chain, when the target handed off in turn (else the target). */
+    handoff: { agent: string; runId: string; status: string; answeredBy: string };
   }
 }
 
@@ -18,18 +19,22 @@ export function handoffStage(): Stage {
       const taken = handedOff(state);
       if (taken === undefined) return undefined;
       const { outcome, agent } = taken;
-      const runId = `${state.runId}.${outcome.call.id}`;
-      state.handoff = { agent, runId };
       const result = outcome.result;
+      // The target's own run id (a recorded one is `<run id>.<call id>`, which a result recorded without it falls back on).
+      const runId = (result.ok ? result.agent?.runId : result.error.agent?.runId) ?? `${state.runId}.${outcome.call.id}`;
+      const chain = [{ agent, runId }, ...(result.ok ? (result.agent?.handoffs ?? []) : [])];
+      state.handoff = { agent, runId, chain };
+      const answeredBy = chain.at(-1)!.agent;
       if (result.ok) {
-        // The target's answer is this run's; the rest of the iteration (observe) keeps the conversation whole.
+        // The target's answer (and typed output) is this run's; the rest of the iteration (observe) keeps the conversation whole.
         state.answer = result.content;
+        if (result.agent?.output !== undefined) state.output = result.agent.output;
         if (result.truncated === true) state.partial = true;
-        ctx.emit('handoff', { agent, runId, status: 'completed' });
-        return breakLoop(`handed off to ${agent}, which answered`, 'handoff');
+        ctx.emit('handoff', { agent, runId, status: 'completed', answeredBy });
+        return breakLoop(`handed off to ${chain.map((link) => link.agent).join(', then ')}, which answered`, 'handoff');
       }
       const stop = result.error.agent!;
-      ctx.emit('handoff', { agent, runId, status: stop.status });
+      ctx.emit('handoff', { agent, runId, status: stop.status, answeredBy });
       return stopped(agent, stop.stopKind, result.error.message);
     },
   };

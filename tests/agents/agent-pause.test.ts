@@ -8,7 +8,7 @@ import { withApproval } from '../../stages/approval/approval.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
-import type { Deps } from '../../src/engine/stage.js';
+import type { Deps, RunEvent } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import type { RunStore } from '../../src/store/types.js';
@@ -207,5 +207,39 @@ describe('pauses deeper in the team', () => {
     expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:0', 'researcher-model:1', 'researcher-model:1', 'coordinator-model:2']);
     const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
     expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
+  });
+});
+
+describe("the approval events of an agent's call", () => {
+  const request = { id: 'call_r/calc_1', tool: 'calculator', arguments: '{"expression":"6 * 7"}', reason: 'the pipeline asks for approval of every calculator call', agent: 'coordinator/researcher' };
+  const decided = (approve: boolean, extra: object = {}) => ({ iteration: 1, id: 'call_r/calc_1', tool: 'calculator', approve, by: 'person', agent: 'coordinator/researcher', ...extra });
+
+  async function teamWithEvents() {
+    const { server } = await startTeamModel();
+    const { deps } = team(server.url);
+    const store = memoryStore();
+    cleanup.push(() => store.close());
+    const events: RunEvent[] = [];
+    deps.onEvent = (event) => events.push(event);
+    // The coordinator's own approval events (its agents' reach the listener too, under their paths).
+    const own = () => events.splice(0).filter((event) => event.agent === undefined && event.type.startsWith('approval_')).map((event) => [event.type, event.data]);
+    return { deps, store, own };
+  }
+
+  it("are a plain approval's under the coordinator's id: requested when it pauses; requested and decided on resume", async () => {
+    const { deps, store, own } = await teamWithEvents();
+    await runPipeline(reactPipeline(), { task: 'Ask the researcher for 6 * 7, and count.' }, { store, deps });
+    expect(own()).toEqual([['approval_requested', request]]);
+    const result = await resumeRun(store, 'team-run', { pipeline: reactPipeline(), deps, decisions: { 'call_r/calc_1': { approve: false, message: 'not now' } } });
+    expect(result.status).toBe('completed');
+    expect(own()).toEqual([['approval_requested', request], ['approval_decided', decided(false, { message: 'not now' })]]);
+  });
+
+  it('a person deciding at once: requested, then decided', async () => {
+    const { deps, store, own } = await teamWithEvents();
+    deps.approve = async () => ({ approve: true });
+    const result = await runPipeline(reactPipeline(), { task: 'Ask the researcher for 6 * 7, and count.' }, { store, deps });
+    expect(result.status).toBe('completed');
+    expect(own()).toEqual([['approval_requested', request], ['approval_decided', decided(true)]]);
   });
 });

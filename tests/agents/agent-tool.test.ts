@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { reactPipeline } from '../../pipelines/react.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
+import { runPipeline as recordedRun } from '../../src/durable/durable-run.js';
 import { runPipeline } from '../../src/engine/runner.js';
+import { memoryStore } from '../../src/store/memory-store.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import type { Usage } from '../../src/engine/state.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolBox } from '../../src/tools/types.js';
+import type { ToolBox, ToolResult } from '../../src/tools/types.js';
 import { testCalculator } from '../support/stage-tools.js';
 
 const usage = (inputTokens: number, outputTokens: number): Usage => ({ inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: false });
@@ -60,10 +62,14 @@ describe('agentTool: a pipeline as a tool', () => {
     });
     expect(facts.definition.parameters).toMatchObject({ required: ['task', 'input'] });
     const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('facts', 'Population?', { input: { city: 'Paris' } })] }, { content: 'done' }]);
-    await runPipeline(reactPipeline(), { task: 't' }, { deps: { model: coordinatorModel, tools: new ToolRegistry([facts]) } });
+    const store = memoryStore();
+    const result = await recordedRun(reactPipeline(), { task: 't' }, { store, deps: { model: coordinatorModel, tools: new ToolRegistry([facts]) } });
     expect(JSON.stringify(childModel.requests[0]!.messages)).toContain('Input (JSON): {\\"city\\":\\"Paris\\"}');
     const toolMessage = coordinatorModel.requests[1]!.messages.find((message) => message.role === 'tool');
     expect(JSON.parse(toolMessage!.content as string)).toEqual({ city: 'Paris', population: 2100000 });
+    // The tool result also carries the typed value itself, with the agent's run, for stages that read results.
+    const batch = (await store.journal(result.runId)).find((entry) => entry.kind === 'tool')!.data as unknown as { results: ToolResult[] };
+    expect(batch.results[0]).toMatchObject({ ok: true, agent: { name: 'facts', runId: `${result.runId}.call_1_1`, output: { city: 'Paris', population: 2100000 } } });
   });
 
   it("the caller's token budget stops a greedy child, and every token it spent counts in the caller's usage", async () => {

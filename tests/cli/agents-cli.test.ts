@@ -69,6 +69,20 @@ describe('agents in the CLI', () => {
     expect(json.children[0]!.timeline.length).toBeGreaterThan(10);
   });
 
+  it('a handoff chain (reception to triage to the subtractor): the subtractor is named, with the chain and its runs', async () => {
+    const run = await runCli(['run', '--agent', 'reception', '--offline', '--json', '--mcp-config', config, 'What is 100 - 58? Ask the subtractor.']);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { runId: string; answer: string; answeredBy: string; handoffs: Array<{ agent: string; runId: string }>; stopReason: { message: string } };
+    expect(result).toMatchObject({ answer: '100 - 58 = 42', answeredBy: 'subtractor', stopReason: { message: 'handed off to triage, then subtractor, which answered' } });
+    expect(result.handoffs.map((link) => link.agent)).toEqual(['triage', 'subtractor']);
+    const [triage, subtractor] = result.handoffs;
+    expect(triage!.runId.startsWith(`${result.runId}.`)).toBe(true);
+    expect(subtractor!.runId.startsWith(`${triage!.runId}.`)).toBe(true);
+    const replay = await runCli(['replay', result.runId]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/^identical/);
+  });
+
   it('a handoff to an agent the file does not define is a config error naming it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'stageloop-handoff-config-')), 'stageloop.config.json');
     writeFileSync(file, JSON.stringify({ agents: { triage: { description: 'Triage.', instructions: 'Hand off.', handoffs: ['refunds'] } } }));
@@ -87,6 +101,10 @@ describe('agents in the CLI', () => {
     // Each specialist's calculator call, under the coordinator's call that started it.
     expect(result.pending.map((item) => [item.id.split('/').length, item.agent])).toEqual([[2, 'coordinator/multiplier'], [2, 'coordinator/subtractor']]);
     expect(paused.stderr).toContain(`${result.pending[0]!.id}  calculator(expression: "12 * 7")  (agent coordinator/multiplier)`);
+    // Shown as it runs, the coordinator asks for it as for any call of its own, under the id to decide it by.
+    const watched = await runCli(['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--mcp-config', config, task]);
+    expect(watched.code).toBe(4);
+    expect(watched.stderr).toContain(`  approval needed: calculator(expression: "12 * 7") (call ${result.pending[0]!.id}, agent coordinator/multiplier): the pipeline asks`);
     const approved = await runCli(['approve', result.runId, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
     const finished = JSON.parse(approved.stdout) as { status: string; answer: string; usage: object };
@@ -100,6 +118,6 @@ describe('agents in the CLI', () => {
   it('an unknown agent is one line and exit 2', async () => {
     const run = await runCli(['run', '--agent', 'nobody', '--offline', '--mcp-config', config, '2 + 2']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe(`stageloop: --agent nobody: no such agent in ${config}: the agents are coordinator, triage, multiplier, subtractor`);
+    expect(run.stderr.trim()).toBe(`stageloop: --agent nobody: no such agent in ${config}: the agents are coordinator, triage, reception, multiplier, subtractor`);
   });
 });
