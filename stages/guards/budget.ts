@@ -225,8 +225,18 @@ export function budget(options: BudgetOptions): BudgetStage {
         ...(settings.maxTimeMs !== undefined && { timeoutSeconds: settings.maxTimeMs / 1000 }),
       };
     },
-    start: { name: 'budget-start', execute: async (state, ctx) => void start(state, ctx) },
+    // Synchronous, so the stage loop need not await a stage that never waits; a configuration error still rejects.
+    start: { name: 'budget-start', execute: (state, ctx) => startOrReject(() => start(state, ctx)) },
   };
+}
+
+function startOrReject(begin: () => unknown): Promise<never> | undefined {
+  try {
+    begin();
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 function spentLimit(kind: BudgetKind, limit: number): string {
