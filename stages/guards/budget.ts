@@ -62,7 +62,14 @@ export function budget(options: BudgetOptions): BudgetStage {
   };
   const tokenLimitFor = (modelName: string | undefined): number | undefined =>
     settings.maxTokens !== undefined || settings.contextShare === undefined ? settings.maxTokens : contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
-  const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => (slot.tokenLimit === undefined ? configured : { ...configured, tokens: slot.tokenLimit });
+  // The limits with a run's resolved token limit, made once per limit rather than on every check (read-only).
+  let resolved: { tokenLimit: number; limits: Partial<Record<BudgetKind, number>> } | undefined;
+  const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => {
+    const tokenLimit = slot.tokenLimit;
+    if (tokenLimit === undefined) return configured;
+    if (resolved?.tokenLimit !== tokenLimit) resolved = { tokenLimit, limits: { ...configured, tokens: tokenLimit } };
+    return resolved.limits;
+  };
   const countsTokens = settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
   const mode: BudgetMode = settings.mode ?? 'soft';
   /** The limits in force for this run: the configured ones, the token limit resolved for its model, a person's extensions. */
@@ -225,8 +232,18 @@ export function budget(options: BudgetOptions): BudgetStage {
         ...(settings.maxTimeMs !== undefined && { timeoutSeconds: settings.maxTimeMs / 1000 }),
       };
     },
-    start: { name: 'budget-start', execute: async (state, ctx) => void start(state, ctx) },
+    // Synchronous, so the stage loop need not await a stage that never waits; a configuration error still rejects.
+    start: { name: 'budget-start', execute: (state, ctx) => startOrReject(() => start(state, ctx)) },
   };
+}
+
+function startOrReject(begin: () => unknown): Promise<never> | undefined {
+  try {
+    begin();
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 function spentLimit(kind: BudgetKind, limit: number): string {

@@ -8,9 +8,10 @@ export const unknownModelWindow = windowData.defaultWindow;
 /** The share of the context window the default token budget and the default pruning allow (the documents' 80%). */
 export const defaultContextShare = 0.8;
 
-export function contextWindowFor(modelName: string | undefined, overrides: Readonly<Record<string, number>> = {}): number {
+export function contextWindowFor(modelName: string | undefined, overrides?: Readonly<Record<string, number>>): number {
   if (modelName === undefined) return unknownModelWindow;
-  return lookupModel(overrides, modelName) ?? lookupModel(defaultWindows, modelName) ?? unknownModelWindow;
+  // No overrides is no table: a fresh empty one per call would miss the lookup's cache every time.
+  return (overrides === undefined ? undefined : lookupModel(overrides, modelName)) ?? lookupModel(defaultWindows, modelName) ?? unknownModelWindow;
 }
 
 /** `share` of the model's window, in whole tokens. */

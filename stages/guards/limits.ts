@@ -40,12 +40,21 @@ function isLimited(stage: Stage): stage is LimitedStage {
 /** The limits stage of a pipeline whose stages are `stages`; `maxIterations` is the runner's cap. */
 export function limits(stages: readonly Stage[], maxIterations: number): Stage {
   const guards = stages.filter(isLimited);
+  // A guard's limits depend only on the model: resolved once per model name, not on every run.
+  const resolved = new Map<string | undefined, Readonly<LimitsInForce>>();
+  const limitsFor = (modelName: string | undefined): Readonly<LimitsInForce> => {
+    const known = resolved.get(modelName);
+    if (known !== undefined) return known;
+    const inForce: LimitsInForce = { maxIterations, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null };
+    for (const guard of guards) Object.assign(inForce, guard.limitsInForce(modelName));
+    if (resolved.size < 64) resolved.set(modelName, inForce);
+    return inForce;
+  };
   return {
     name: 'limits',
     execute(state, ctx) {
-      const inForce: LimitsInForce = { maxIterations, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null };
-      for (const guard of guards) Object.assign(inForce, guard.limitsInForce(ctx.deps.model?.modelName));
-      state.limits = inForce;
+      const inForce = limitsFor(ctx.deps.model?.modelName);
+      state.limits = { ...inForce };
       ctx.emit('limits', { ...inForce });
     },
   };
