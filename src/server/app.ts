@@ -84,7 +84,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const query = parseWith(listQuerySchema, context.req.query());
     // One more than asked for says whether another page follows; its cursor is the last run listed.
     const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {
-      if (error instanceof RunNotFoundError) throw new StageloopError('usage', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
+      if (codeOf(error) === 'not_found') throw new StageloopError('usage', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
       throw error;
     });
     const page = runs.slice(0, query.limit);
