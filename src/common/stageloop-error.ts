@@ -15,6 +15,7 @@ export const errorCodes = [
   'too_large', // a request body or input over its size limit
   'forbidden', // a request refused by a security rule (origin, host, token)
   'unauthorized', // no token or a wrong one
+  'unavailable', // the server takes no such request now (it is shutting down) or cannot serve it at all
   'store', // the run store or session store failed
   'model', // the model server failed in a way no retry mends
   'tool', // a tool is misdefined or its server failed to start
@@ -58,6 +59,7 @@ export const exitCodeOf: Readonly<Record<ErrorCode, number>> = {
   too_large: 2,
   forbidden: 2,
   unauthorized: 2,
+  unavailable: 1,
   store: 2,
   model: 1,
   tool: 2,
@@ -78,6 +80,7 @@ export const httpStatusOf: Readonly<Record<ErrorCode, 400 | 401 | 403 | 404 | 40
   too_large: 413,
   forbidden: 403,
   unauthorized: 401,
+  unavailable: 503,
   store: 503,
   model: 502,
   tool: 502,

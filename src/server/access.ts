@@ -67,16 +67,16 @@ export function accessControl(rules: AccessRules): MiddlewareHandler {
     const headers = context.req.raw.headers;
     const host = headers.get('host') ?? '';
     if (!anyHost && !hosts.has(hostNameOf(host))) {
-      return sendError(context, 403, 'host_not_allowed', `this server does not answer to the host "${host.slice(0, 100)}": open it by an address it is bound to (e.g. 127.0.0.1), or start it with --allow-host NAME`);
+      return sendError(context, 'forbidden', `this server does not answer to the host "${host.slice(0, 100)}": open it by an address it is bound to (e.g. 127.0.0.1), or start it with --allow-host NAME`);
     }
     const method = context.req.method;
     if (!safeMethods.has(method)) {
       if (hasBody(headers) && !isJson(headers.get('content-type') ?? '')) {
-        return sendError(context, 415, 'unsupported_media_type', `the request body must be JSON: send Content-Type: application/json (got "${(headers.get('content-type') ?? 'none').slice(0, 100)}")`);
+        return sendError(context, 'unsupported_media_type', `the request body must be JSON: send Content-Type: application/json (got "${(headers.get('content-type') ?? 'none').slice(0, 100)}")`);
       }
       const origin = headers.get('origin');
       if (origin !== null && !ownOrigins(host).includes(origin.toLowerCase()) && !origins.has(origin.toLowerCase())) {
-        return sendError(context, 403, 'origin_not_allowed', `requests from the origin "${origin.slice(0, 100)}" are refused: only this server's own pages may change runs; start it with --allow-origin ${origin.slice(0, 100)} to allow that origin`);
+        return sendError(context, 'forbidden', `requests from the origin "${origin.slice(0, 100)}" are refused: only this server's own pages may change runs; start it with --allow-origin ${origin.slice(0, 100)} to allow that origin`);
       }
     }
     const guarded = async () => {

@@ -2,12 +2,12 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
-import { codeOf, httpStatusOf } from '../common/stageloop-error.js';
+import { codeOf, httpStatusOf, StageloopError } from '../common/stageloop-error.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
-import { HttpError, sendError } from './errors.js';
+import { sendError } from './errors.js';
 import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunContinuation, RunHost } from './run-host.js';
 import { listItemOf } from './run-view.js';
@@ -46,16 +46,13 @@ export function serverApp(options: ServerAppOptions): Hono {
   const views = new RunViewCache(store, options.shownSlots);
   const limit = bodyLimit({
     maxSize: options.bodyLimitBytes ?? 1024 * 1024,
-    onError: (context) => sendError(context, 413, 'body_too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
+    onError: (context) => sendError(context, 'too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
   });
   app.onError((error, context) => {
-    if (error instanceof HttpError) return sendError(context, error.status, error.code, error.message);
-    if (error instanceof RunNotFoundError) return sendError(context, 404, 'run_not_found', messageOf(error));
-    // Every other error's code picks its status from the one table; a user's mistake is never a 500.
-    const code = codeOf(error);
-    return sendError(context, httpStatusOf[code], code, messageOf(error));
+    // Every error's code picks its status from the one table; a user's mistake is never a 500.
+    return sendError(context, codeOf(error), messageOf(error));
   });
-  app.notFound((context) => sendError(context, 404, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
+  app.notFound((context) => sendError(context, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
   // First of all, for every route added here or later: Host, body type, Origin, CORS and the token in one place.
   app.use('*', accessControl({
     allowedHosts: options.access?.allowedHosts ?? allowedHostsFor('127.0.0.1'),
@@ -71,9 +68,9 @@ export function serverApp(options: ServerAppOptions): Hono {
     const body = parseWith(startRunSchema, await jsonBody(context));
     const pipeline = body.pipeline ?? options.defaultPipeline;
     if (!options.pipelines.some((known) => known.name === pipeline)) {
-      throw new HttpError(400, 'invalid_request', `pipeline: unknown pipeline "${pipeline}": choose one of ${options.pipelines.map((known) => known.name).join(', ')}`);
+      throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${options.pipelines.map((known) => known.name).join(', ')}`);
     }
-    if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and takes no new runs');
+    if (!host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
     const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
     const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session, user: body.user ?? 'default' };
     const runId = await host.start(assembly, input);
@@ -87,7 +84,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const query = parseWith(listQuerySchema, context.req.query());
     // One more than asked for says whether another page follows; its cursor is the last run listed.
     const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {
-      if (error instanceof RunNotFoundError) throw new HttpError(400, 'invalid_request', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
+      if (codeOf(error) === 'not_found') throw new StageloopError('usage', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
       throw error;
     });
     const page = runs.slice(0, query.limit);
@@ -120,7 +117,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
     if (!host.cancel(runId, 'cancelled over HTTP')) {
-      throw new HttpError(409, 'run_not_running', `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`);
+      throw new StageloopError('conflict', `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`);
     }
     return context.json({ runId, status: 'cancelling' }, 202);
   });
@@ -130,9 +127,9 @@ export function serverApp(options: ServerAppOptions): Hono {
     const body = parseWith(decisionsSchema, await jsonBody(context));
     const run = await store.get(runId);
     if (run === undefined) throw new RunNotFoundError(runId);
-    if (run.status !== 'interrupted') throw new HttpError(409, 'not_waiting', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
-    if (options.decide === undefined) throw new HttpError(501, 'approvals_unavailable', 'this server cannot resume interrupted runs with decisions yet');
-    if (!host.accepting) throw new HttpError(503, 'shutting_down', 'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts');
+    if (run.status !== 'interrupted') throw new StageloopError('conflict', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
+    if (options.decide === undefined) throw new StageloopError('unavailable', 'this server cannot resume interrupted runs with decisions yet');
+    if (!host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts');
     const continuation = await options.decide(runId, body.decisions);
     views.forget(runId);
     await host.continue(runId, continuation);
@@ -150,7 +147,7 @@ async function jsonBody(context: Context): Promise<unknown> {
   try {
     return await context.req.json();
   } catch {
-    throw new HttpError(400, 'invalid_json', 'the request body is not JSON: send Content-Type: application/json and a JSON object');
+    throw new StageloopError('usage', 'the request body is not JSON: send Content-Type: application/json and a JSON object');
   }
 }
 
@@ -164,6 +161,6 @@ async function assembleOrExplain(assemble: () => Promise<RunAssembly>): Promise<
     return await assemble();
   } catch (error) {
     if (httpStatusOf[codeOf(error)] !== 400 && codeOf(error) !== 'internal') throw error;
-    throw new HttpError(400, 'invalid_run', messageOf(error));
+    throw new StageloopError('usage', messageOf(error), { cause: error });
   }
 }

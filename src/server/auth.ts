@@ -13,7 +13,7 @@ export function bearerToken(token: string): MiddlewareHandler {
     // Comparing digests keeps the comparison constant-time whatever the lengths.
     if (match === null || !timingSafeEqual(digest(match[1]!.trim()), expected)) {
       const message = match === null ? 'this server needs a token: send Authorization: Bearer TOKEN' : 'the token is not valid for this server';
-      return sendError(context, 401, 'unauthorized', message);
+      return sendError(context, 'unauthorized', message);
     }
     await next();
   };

@@ -1,7 +1,7 @@
 // Every error the server answers is JSON `{ error: { code, message } }`: one line a person can act on, never a stack.
+// The code is a StageloopError code, and its HTTP status comes from the one table (httpStatusOf).
 import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { StageloopError } from '../common/stageloop-error.js';
+import { httpStatusOf, StageloopError, type ErrorCode } from '../common/stageloop-error.js';
 
 /** A serve setting that cannot work (an address in use, a blank token): the user's to fix, exit 2. */
 export class ServeConfigError extends StageloopError {
@@ -11,21 +11,14 @@ export class ServeConfigError extends StageloopError {
   }
 }
 
-export class HttpError extends Error {
-  override readonly name = 'HttpError';
-  constructor(readonly status: ContentfulStatusCode, readonly code: string, message: string) {
-    super(message);
-  }
-}
-
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: ErrorCode; message: string };
 }
 
-export function errorBody(code: string, message: string): ErrorBody {
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: { code, message } };
 }
 
-export function sendError(context: Context, status: ContentfulStatusCode, code: string, message: string): Response {
-  return context.json(errorBody(code, message), status);
+export function sendError(context: Context, code: ErrorCode, message: string): Response {
+  return context.json(errorBody(code, message), httpStatusOf[code]);
 }

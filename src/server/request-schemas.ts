@@ -1,7 +1,7 @@
 // What the API accepts, checked with zod; a bad value is answered with one line naming the field.
 import { z } from 'zod';
 import { checkName } from '../sessions/types.js';
-import { HttpError } from './errors.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** Tool calls that wait for a person's decision: tool names, or "all" (the protocol adapters take it too). */
 export const approveToolsSchema = z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]);
@@ -72,7 +72,7 @@ export const listQuerySchema = z.strictObject({
 export function afterSeqOf(header: string | undefined, query: string | undefined): number {
   const given = header ?? query;
   if (given === undefined || given === '') return 0;
-  if (!/^\d{1,15}$/.test(given)) throw new HttpError(400, 'invalid_last_event_id', `Last-Event-ID must be an event seq (a whole number), got "${given.slice(0, 40)}"`);
+  if (!/^\d{1,15}$/.test(given)) throw new StageloopError('usage', `Last-Event-ID must be an event seq (a whole number), got "${given.slice(0, 40)}"`);
   return Number(given);
 }
 
@@ -82,5 +82,5 @@ export function parseWith<Output>(schema: z.ZodType<Output>, value: unknown): Ou
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
-  throw new HttpError(400, 'invalid_request', `${field}: ${issue.message}`);
+  throw new StageloopError('usage', `${field}: ${issue.message}`);
 }

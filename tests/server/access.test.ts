@@ -67,7 +67,7 @@ describe('a default serve against cross-site and rebinding requests', () => {
     for (const origin of [evil, 'null', `http://127.0.0.1:${serve.running.port + 1}`]) {
       const answer = await raw(serve, method, path, { 'content-type': 'application/json', origin }, path.endsWith('decisions') ? JSON.stringify({ decisions: [{ callId: 'c', approve: true }] }) : task);
       expect(answer.status).toBe(403);
-      expect(codeOf(answer)).toBe('origin_not_allowed');
+      expect(codeOf(answer)).toBe('forbidden');
       expect(JSON.parse(answer.body).error.message).toMatch(/--allow-origin/);
     }
     expect(await runCount(serve)).toBe(0);
@@ -88,7 +88,7 @@ describe('a default serve against cross-site and rebinding requests', () => {
     for (const host of ['evil.example:8787', 'evil.example', '127.0.0.1.evil.example', 'localhost.evil.example:80']) {
       const answer = await raw(serve, method, path, { host, 'content-type': 'application/json' }, method === 'POST' ? task : undefined);
       expect(answer.status).toBe(403);
-      expect(codeOf(answer)).toBe('host_not_allowed');
+      expect(codeOf(answer)).toBe('forbidden');
       expect(JSON.parse(answer.body).error.message).toMatch(/--allow-host NAME/);
     }
   });

@@ -21,14 +21,14 @@ describe('bad input', () => {
   afterAll(() => serve.close());
 
   it.each([
-    ['a body that is not JSON', '{"task": ', 'invalid_json', /not JSON/],
-    ['no task', {}, 'invalid_request', /^task: /],
-    ['an empty task', { task: '   ' }, 'invalid_request', /^task: the task must not be empty/],
-    ['a task of the wrong type', { task: 42 }, 'invalid_request', /^task: .*string/],
-    ['an unknown field', { task: 'x', tsk: 'y' }, 'invalid_request', /tsk/],
-    ['an unknown pipeline', { task: 'x', pipeline: 'nope' }, 'invalid_request', /^pipeline: unknown pipeline "nope": choose one of .*react/],
-    ['a bad option', { task: 'x', options: { maxIterations: 0 } }, 'invalid_request', /^options\.maxIterations: /],
-    ['an unknown option', { task: 'x', options: { temperature: 2 } }, 'invalid_request', /temperature/],
+    ['a body that is not JSON', '{"task": ', 'usage', /not JSON/],
+    ['no task', {}, 'usage', /^task: /],
+    ['an empty task', { task: '   ' }, 'usage', /^task: the task must not be empty/],
+    ['a task of the wrong type', { task: 42 }, 'usage', /^task: .*string/],
+    ['an unknown field', { task: 'x', tsk: 'y' }, 'usage', /tsk/],
+    ['an unknown pipeline', { task: 'x', pipeline: 'nope' }, 'usage', /^pipeline: unknown pipeline "nope": choose one of .*react/],
+    ['a bad option', { task: 'x', options: { maxIterations: 0 } }, 'usage', /^options\.maxIterations: /],
+    ['an unknown option', { task: 'x', options: { temperature: 2 } }, 'usage', /temperature/],
   ])('POST /v1/runs with %s is a 400 naming it', async (_name, body, code, message) => {
     const problem = await errorOf(await serve.call('/v1/runs', jsonPost(body)));
     expect(problem).toMatchObject({ status: 400, code });
@@ -40,7 +40,7 @@ describe('bad input', () => {
     const own = await startTestServe({});
     try {
       const problem = await errorOf(await own.call('/v1/runs', jsonPost({ task: 'x'.repeat(2 * 1024 * 1024) })));
-      expect(problem).toMatchObject({ status: 413, code: 'body_too_large' });
+      expect(problem).toMatchObject({ status: 413, code: 'too_large' });
     } finally {
       await own.close();
     }
@@ -51,7 +51,7 @@ describe('bad input', () => {
     ['GET', '/v1/runs/no-such-run/events'],
     ['POST', '/v1/runs/no-such-run/cancel'],
   ])('%s %s for an unknown run is a 404', async (method, path) => {
-    expect(await errorOf(await serve.call(path, { method }))).toMatchObject({ status: 404, code: 'run_not_found' });
+    expect(await errorOf(await serve.call(path, { method }))).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('decisions: an unknown run is a 404, a bad body a 400, a run not waiting a 409', async () => {
@@ -61,12 +61,12 @@ describe('bad input', () => {
     expect(bad).toMatchObject({ status: 400 });
     expect(bad.message).toMatch(/^decisions\.0\.approve: /);
     const notWaiting = await errorOf(await serve.call(`/v1/runs/${finishedRun}/decisions`, jsonPost(decision)));
-    expect(notWaiting).toMatchObject({ status: 409, code: 'not_waiting' });
+    expect(notWaiting).toMatchObject({ status: 409, code: 'conflict' });
     expect(notWaiting.message).toMatch(/this run is not waiting for a decision/);
   });
 
   it('a bad Last-Event-ID, a bad list query and an unknown endpoint', async () => {
-    expect(await errorOf(await serve.call(`/v1/runs/${finishedRun}/events`, { headers: { 'last-event-id': 'abc' } }))).toMatchObject({ status: 400, code: 'invalid_last_event_id' });
+    expect(await errorOf(await serve.call(`/v1/runs/${finishedRun}/events`, { headers: { 'last-event-id': 'abc' } }))).toMatchObject({ status: 400, code: 'usage' });
     const query = await errorOf(await serve.call('/v1/runs?limit=lots'));
     expect(query).toMatchObject({ status: 400 });
     expect(query.message).toMatch(/^limit: /);

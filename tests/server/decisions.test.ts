@@ -67,7 +67,7 @@ describe('decisions over HTTP continue the run in the server', () => {
     }
   });
 
-  it('refuses a decision while the server drains (503 shutting_down), leaving the run waiting', async () => {
+  it('refuses a decision while the server drains (503 unavailable), leaving the run waiting', async () => {
     loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"2 + 2"}' }]);
     const serve = await serves.start(modelEnv());
     const { runId, callId } = await pausedRun(serve);
@@ -79,7 +79,7 @@ describe('decisions over HTTP continue the run in the server', () => {
       const app = serverApp({ store, host, pipelines: [], defaultPipeline: 'react', shownSlots: [], assemble: () => Promise.reject(new Error('assembles nothing')), decide: () => Promise.reject(new Error('must not be asked')) });
       const refused = await app.request(`/v1/runs/${runId}/decisions`, { ...jsonPost({ decisions: [{ callId, approve: true }] }), headers: { 'content-type': 'application/json', host: '127.0.0.1' } });
       expect(refused.status).toBe(503);
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('shutting_down');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('unavailable');
       expect((await store.get(runId))?.status).toBe('interrupted');
     } finally {
       await store.close();

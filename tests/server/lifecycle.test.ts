@@ -61,7 +61,7 @@ describe('stageloop serve: runs over HTTP', () => {
     await waitForStatus(serve, runId, ['cancelled']);
     const again = await serve.call(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     expect(again.status).toBe(409);
-    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('run_not_running');
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('conflict');
   });
 
   it('survives a run that fails: the run is recorded failed and the next one completes', async () => {

@@ -1,7 +1,7 @@
 // Reading a protocol's request body, and a protocol route's error as the server's JSON error, with the status the error's code maps to (never a stack).
 import type { Context } from 'hono';
 import type { z, ZodType } from 'zod';
-import { httpStatusOf, isStageloopError, StageloopError } from '../../common/stageloop-error.js';
+import { isStageloopError, StageloopError } from '../../common/stageloop-error.js';
 import { sendError } from '../errors.js';
 
 export function asStageloopError(error: unknown): StageloopError {
@@ -10,7 +10,7 @@ export function asStageloopError(error: unknown): StageloopError {
 
 export function protocolErrorResponse(context: Context, error: unknown): Response {
   const known = asStageloopError(error);
-  return sendError(context, httpStatusOf[known.code], known.code, known.message);
+  return sendError(context, known.code, known.message);
 }
 
 /** The request's JSON body checked with the protocol's schema; a mistake is one `usage` line naming the field. */
