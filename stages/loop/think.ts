@@ -4,6 +4,7 @@ import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../../src/model/types.js';
 import { checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
+import { moveCheckedArguments } from '../../src/tools/call-arguments.js';
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
 import type { TurnLimit } from '../guards/turn-limit.js';
@@ -201,7 +202,7 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
 function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id, name, arguments: text }));
+  const calls = response.toolCalls.map(copyCall);
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;
@@ -230,6 +231,13 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
   return breakLoop('the model gave its final answer', 'completed');
 }
 
+/** A copy of the model's call (a model keeping its reply sees no later change); the value its check parsed goes with it. */
+function copyCall(call: ToolCall): ToolCall {
+  const copy: ToolCall = { id: call.id, name: call.name, arguments: call.arguments };
+  moveCheckedArguments(call, copy);
+  return copy;
+}
+
 /**
  * The request: the conversation as rendered for this turn (older tool results shortened, stages/loop/turn-context.ts; a
  * copy, so a model keeping it sees no later change), any repair exchange, and the offered tools. state.messages keeps
@@ -251,8 +259,12 @@ function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatR
 /** The reply is the task again, give or take case, spaces and punctuation. */
 function repeatsTask(text: string, task: string): boolean {
   if (text.length > task.length * 1.2 + 20) return false;
-  const bare = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-  return bare(text) !== '' && bare(text) === bare(task);
+  const reply = bareText(text);
+  return reply !== '' && reply === bareText(task);
+}
+
+function bareText(value: string): string {
+  return value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 /** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */

@@ -1,6 +1,7 @@
 // Checks a reply's tool calls before they run (think's repair turns): unknown names, names in another case, arguments
 // that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
+import { checkArguments } from '../../src/tools/call-arguments.js';
 
 /** What was wrong with a reply's tool calls, each problem in words the model can act on. */
 export interface ToolCallCheck {
@@ -35,14 +36,12 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
 }
 
 function argumentsProblem(call: ToolCall): string | undefined {
-  const text = call.arguments.trim();
-  let value: unknown;
-  try {
-    value = JSON.parse(text === '' ? '{}' : text);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return `The arguments of your call to "${call.name}" are not valid JSON (${reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
+  // Parsed once: the executor takes this value for the call instead of parsing its text again.
+  const parsed = checkArguments(call);
+  if (!parsed.ok) {
+    return `The arguments of your call to "${call.name}" are not valid JSON (${parsed.reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
   }
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
     return `The arguments of your call to "${call.name}" are ${kind}, not a JSON object: ${excerpt(call.arguments)}. Send one JSON object with the tool's parameters as keys.`;
