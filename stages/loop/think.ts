@@ -108,8 +108,8 @@ interface ThinkTurn {
   readonly tools: ToolDefinition[] | undefined;
   /** The spent limit that made this turn tool-less: its answer stops the run under that limit's kind. */
   readonly limit: TurnLimit | undefined;
-  /** Repair exchanges of this turn, sent after the conversation but never kept in it. */
-  readonly repairs: ChatMessage[];
+  /** Repair exchanges of this turn, sent after the conversation but never kept in it (none on the usual turn). */
+  repairs: ChatMessage[] | undefined;
 }
 
 function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
@@ -137,7 +137,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
   state.turn = { toolCalls: [], results: [] };
   slot.truncationRetries = 0;
   if (slot.repairs !== undefined) slot.repairs = 0;
-  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: [] };
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: undefined };
 }
 
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
@@ -180,7 +180,7 @@ function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: Thin
   slot.repairs = (slot.repairs ?? 0) + 1;
   slot.repairsTotal = (slot.repairsTotal ?? 0) + 1;
   ctx.emit('repair_turn', { attempt: slot.repairs, maxRepairs: config.maxRepairs, problems });
-  turn.repairs.push(...repairMessages(response, problems));
+  (turn.repairs ??= []).push(...repairMessages(response, problems));
   return ask(state, ctx, model, turn, config);
 }
 
@@ -247,8 +247,9 @@ function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatR
   const settings = config.settings;
   const tools = turn.tools;
   const rendered = config.context === undefined ? state.messages : renderTurnMessages(state.messages, config.context);
-  const messages = turn.repairs.length > 0 ? rendered.concat(turn.repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
-  const request: ChatRequest = { messages, purpose: turn.repairs.length === 0 ? 'think' : 'think_repair' };
+  const repairs = turn.repairs;
+  const messages = repairs !== undefined ? rendered.concat(repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
+  const request: ChatRequest = { messages, purpose: repairs === undefined ? 'think' : 'think_repair' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   // Assigned, not spread: a spread in a literal is a runtime call on every turn.
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
