@@ -7,21 +7,24 @@ import { checkArguments } from '../../src/tools/call-arguments.js';
 export interface ToolCallCheck {
   problems: string[];
   /** Calls whose only problem is the case of the tool name, with the name the tool box knows. */
-  renamed: ToolCall[];
+  renamed: readonly ToolCall[];
 }
+
+const noneRenamed: readonly ToolCall[] = Object.freeze([]);
 
 /** Empty `problems` when every call names an offered tool and carries a JSON object. */
 export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefinition[]): ToolCallCheck {
   const problems: string[] = [];
   if (response.toolCallProblem !== undefined) problems.push(response.toolCallProblem);
-  const names = tools.map((tool) => tool.name);
   let renamed: ToolCall[] | undefined;
   for (const call of response.toolCalls) {
-    if (names.includes(call.name)) {
+    // The usual call names an offered tool: no list of names is made for it.
+    if (offers(tools, call.name)) {
       const problem = argumentsProblem(call);
       if (problem !== undefined) problems.push(problem);
       continue;
     }
+    const names = tools.map((tool) => tool.name);
     const match = names.find((name) => name.toLowerCase() === call.name.trim().toLowerCase());
     if (match !== undefined) {
       problems.push(`There is no tool "${call.name}": tool names are case-sensitive, the tool is "${match}".`);
@@ -32,7 +35,12 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
       problems.push(`There is no tool "${call.name}". The tools are: ${names.join(', ') || '(none)'}.`);
     }
   }
-  return { problems, renamed: renamed ?? [] };
+  return { problems, renamed: renamed ?? noneRenamed };
+}
+
+function offers(tools: readonly ToolDefinition[], name: string): boolean {
+  for (let index = 0; index < tools.length; index++) if (tools[index]!.name === name) return true;
+  return false;
 }
 
 function argumentsProblem(call: ToolCall): string | undefined {
