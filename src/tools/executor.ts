@@ -6,6 +6,7 @@ import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
+import { takeArguments } from './call-arguments.js';
 import { ToolFailure } from './tool-failure.js';
 import type { AgentAnswer, ToolErrorKind, ToolResult } from './types.js';
 import { messageOf } from '../common/error-message.js';
@@ -42,7 +43,7 @@ export function executeToolCall(
     }
     if (signal?.aborted) return Promise.resolve(notStarted(tool, started));
 
-    const parsed = parseArguments(call.arguments);
+    const parsed = takeArguments(call);
     if (!parsed.ok) {
       const message = `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`;
       return Promise.resolve(failure('invalid_arguments', message, false, performance.now() - started));
@@ -122,18 +123,6 @@ function validate(tool: Tool, value: unknown): Validation | Promise<Validation> 
     }
   }
   return tool.parameters.safeParseAsync(value);
-}
-
-type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
-
-function parseArguments(text: string): Parsed {
-  // Some models send "" for a tool without parameters; that means {}.
-  if (text.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    return { ok: false, reason: messageOf(error) };
-  }
 }
 
 type Settled =

@@ -64,8 +64,8 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
   // A continuation rather than an async function: one promise a turn instead of an async frame.
   // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
-  const execute = () => Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable));
-  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), execute) : execute();
+  // No closure unless a tool wants to know its caller: the usual turn runs the calls directly.
+  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), () => Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable))) : Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable));
   return running.then((results) => settle(state, ctx, pending, results, decided, previewChars));
 }
 

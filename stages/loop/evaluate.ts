@@ -87,10 +87,10 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
           ? previous
           : { iteration: 0, verdict: 'continue', reason: '', step, retries: 0, failures: 0, overrunStep: null, history: previous?.history ?? [] };
       state.evaluate = slot;
-      const [verdict, reason] = judge(state, slot, maxRetries, stopAfter);
+      // judge writes the reason into the slot: no pair allocated per turn.
+      const verdict = (slot.verdict = judge(state, slot, maxRetries, stopAfter));
+      const reason = slot.reason;
       slot.iteration = state.iteration;
-      slot.verdict = verdict;
-      slot.reason = reason;
       slot.history.push({ iteration: state.iteration, verdict, reason });
       if (ctx.observed) ctx.emit('verdict', { verdict, reason, step: step === null ? null : step + 1 });
       if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
@@ -138,12 +138,13 @@ export function withJudgedAnswer(stage: Stage): Stage {
   };
 }
 
-function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfter: number): [Verdict, string] {
+/** The verdict of this turn; its reason goes into `slot.reason`. */
+function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfter: number): Verdict {
   const { toolCalls, results } = state.turn;
   if (toolCalls.length === 0) {
     slot.failures = 0;
-    if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress') return ['continue', `step ${state.plan.current + 1} ended`];
-    return ['continue', state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn'];
+    if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress') return reasoned(slot, 'continue', `step ${state.plan.current + 1} ended`);
+    return reasoned(slot, 'continue', state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn');
   }
   let failed: Array<{ call: ToolCall; outcome: ToolOutcome | undefined }> | undefined;
   for (let index = 0; index < toolCalls.length; index++) {
@@ -155,23 +156,28 @@ function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfte
   if (failed === undefined) {
     slot.failures = 0;
     const overrun = planOverrun(state, slot);
-    if (overrun !== undefined) return ['replan', overrun];
-    return ['continue', toolCalls.length === 1 ? '1 tool call succeeded' : `${toolCalls.length} tool calls succeeded`];
+    if (overrun !== undefined) return reasoned(slot, 'replan', overrun);
+    return reasoned(slot, 'continue', toolCalls.length === 1 ? '1 tool call succeeded' : `${toolCalls.length} tool calls succeeded`);
   }
   slot.failures++;
   const described = failed.map(({ call, outcome }) => `${call.name} ${problemOf(outcome)}`).join('; ');
   const transient = failed.every(({ outcome }) => outcome !== undefined && !outcome.result.ok && outcome.result.error.retryable);
-  if (slot.failures >= stopAfter) return ['stop', `tool calls failed in ${slot.failures} turns in a row (${described}): nothing useful can follow`];
+  if (slot.failures >= stopAfter) return reasoned(slot, 'stop', `tool calls failed in ${slot.failures} turns in a row (${described}): nothing useful can follow`);
   if (transient && slot.retries < maxRetries) {
     slot.retries++;
     // The model decides the next move, so the retry is asked of it through the next turn's notes.
     state.nextTurn.notes.push(`The last tool call failed with a transient error (${described}); you may make the same call again.`);
-    return ['retry', `transient failure (${described}): retry ${slot.retries} of ${maxRetries}`];
+    return reasoned(slot, 'retry', `transient failure (${described}): retry ${slot.retries} of ${maxRetries}`);
   }
   if (state.plan !== undefined && (transient || slot.failures > maxRetries)) {
-    return ['replan', `step ${state.plan.current + 1} keeps failing (${described})`];
+    return reasoned(slot, 'replan', `step ${state.plan.current + 1} keeps failing (${described})`);
   }
-  return ['continue', `${described}: the model sees the error and can correct its call`];
+  return reasoned(slot, 'continue', `${described}: the model sees the error and can correct its call`);
+}
+
+function reasoned(slot: EvaluateSlot, verdict: Verdict, reason: string): Verdict {
+  slot.reason = reason;
+  return verdict;
 }
 
 /** An empty or failed result never counts as success. */

@@ -3,7 +3,7 @@ import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../../src/model/types.js';
-import { checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
+import { callsToRun, checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
 import type { TurnLimit } from '../guards/turn-limit.js';
@@ -107,8 +107,8 @@ interface ThinkTurn {
   readonly tools: ToolDefinition[] | undefined;
   /** The spent limit that made this turn tool-less: its answer stops the run under that limit's kind. */
   readonly limit: TurnLimit | undefined;
-  /** Repair exchanges of this turn, sent after the conversation but never kept in it. */
-  readonly repairs: ChatMessage[];
+  /** Repair exchanges of this turn, sent after the conversation but never kept in it (none on the usual turn). */
+  repairs: ChatMessage[] | undefined;
 }
 
 function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): ThinkTurn {
@@ -136,7 +136,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
   state.turn = { toolCalls: [], results: [] };
   slot.truncationRetries = 0;
   if (slot.repairs !== undefined) slot.repairs = 0;
-  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: [] };
+  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: undefined };
 }
 
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
@@ -179,7 +179,7 @@ function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: Thin
   slot.repairs = (slot.repairs ?? 0) + 1;
   slot.repairsTotal = (slot.repairsTotal ?? 0) + 1;
   ctx.emit('repair_turn', { attempt: slot.repairs, maxRepairs: config.maxRepairs, problems });
-  turn.repairs.push(...repairMessages(response, problems));
+  (turn.repairs ??= []).push(...repairMessages(response, problems));
   return ask(state, ctx, model, turn, config);
 }
 
@@ -198,21 +198,10 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
   return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
 }
 
-/**
- * Steps side by side share one pause, whose decisions are given by call id; a model server that numbers calls per
- * reply gives every step a "call_1". Their calls carry the step's id (`call_1_b`) so each decision finds its call.
- */
-function callIdSuffix(state: RunState, step: number | null): string {
-  const plan = state.plan;
-  if (step === null || plan === undefined || plan.running.length < 2) return '';
-  return `_${plan.steps[step]!.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
-}
-
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
 function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const own = callIdSuffix(state, step);
-  const calls = response.toolCalls.map(({ id, name, arguments: text }): ToolCall => ({ id: `${id}${own}`, name, arguments: text }));
+  const calls = callsToRun(state, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;
@@ -250,8 +239,9 @@ function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatR
   const settings = config.settings;
   const tools = turn.tools;
   const rendered = config.context === undefined ? state.messages : renderTurnMessages(state.messages, config.context);
-  const messages = turn.repairs.length > 0 ? rendered.concat(turn.repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
-  const request: ChatRequest = { messages, purpose: turn.repairs.length === 0 ? 'think' : 'think_repair' };
+  const repairs = turn.repairs;
+  const messages = repairs !== undefined ? rendered.concat(repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
+  const request: ChatRequest = { messages, purpose: repairs === undefined ? 'think' : 'think_repair' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   // Assigned, not spread: a spread in a literal is a runtime call on every turn.
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
@@ -262,8 +252,12 @@ function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatR
 /** The reply is the task again, give or take case, spaces and punctuation. */
 function repeatsTask(text: string, task: string): boolean {
   if (text.length > task.length * 1.2 + 20) return false;
-  const bare = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-  return bare(text) !== '' && bare(text) === bare(task);
+  const reply = bareText(text);
+  return reply !== '' && reply === bareText(task);
+}
+
+function bareText(value: string): string {
+  return value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 /** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */

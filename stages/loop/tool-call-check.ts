@@ -1,26 +1,31 @@
 // Checks a reply's tool calls before they run (think's repair turns): unknown names, names in another case, arguments
 // that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
+import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
+import { checkArguments, moveCheckedArguments } from '../../src/tools/call-arguments.js';
 
 /** What was wrong with a reply's tool calls, each problem in words the model can act on. */
 export interface ToolCallCheck {
   problems: string[];
   /** Calls whose only problem is the case of the tool name, with the name the tool box knows. */
-  renamed: ToolCall[];
+  renamed: readonly ToolCall[];
 }
+
+const noneRenamed: readonly ToolCall[] = Object.freeze([]);
 
 /** Empty `problems` when every call names an offered tool and carries a JSON object. */
 export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefinition[]): ToolCallCheck {
   const problems: string[] = [];
   if (response.toolCallProblem !== undefined) problems.push(response.toolCallProblem);
-  const names = tools.map((tool) => tool.name);
   let renamed: ToolCall[] | undefined;
   for (const call of response.toolCalls) {
-    if (names.includes(call.name)) {
+    // The usual call names an offered tool: no list of names is made for it.
+    if (offers(tools, call.name)) {
       const problem = argumentsProblem(call);
       if (problem !== undefined) problems.push(problem);
       continue;
     }
+    const names = tools.map((tool) => tool.name);
     const match = names.find((name) => name.toLowerCase() === call.name.trim().toLowerCase());
     if (match !== undefined) {
       problems.push(`There is no tool "${call.name}": tool names are case-sensitive, the tool is "${match}".`);
@@ -31,18 +36,21 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
       problems.push(`There is no tool "${call.name}". The tools are: ${names.join(', ') || '(none)'}.`);
     }
   }
-  return { problems, renamed: renamed ?? [] };
+  return { problems, renamed: renamed ?? noneRenamed };
+}
+
+function offers(tools: readonly ToolDefinition[], name: string): boolean {
+  for (let index = 0; index < tools.length; index++) if (tools[index]!.name === name) return true;
+  return false;
 }
 
 function argumentsProblem(call: ToolCall): string | undefined {
-  const text = call.arguments.trim();
-  let value: unknown;
-  try {
-    value = JSON.parse(text === '' ? '{}' : text);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return `The arguments of your call to "${call.name}" are not valid JSON (${reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
+  // Parsed once: the executor takes this value for the call instead of parsing its text again.
+  const parsed = checkArguments(call);
+  if (!parsed.ok) {
+    return `The arguments of your call to "${call.name}" are not valid JSON (${parsed.reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
   }
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const kind = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
     return `The arguments of your call to "${call.name}" are ${kind}, not a JSON object: ${excerpt(call.arguments)}. Send one JSON object with the tool's parameters as keys.`;
@@ -68,4 +76,21 @@ export function repairMessages(response: ChatResponse, problems: readonly string
       content: `Your tool call could not be used, so nothing was run:\n- ${problems.join('\n- ')}\nWrite the tool call again, corrected (or give your final answer if you need no tool).`,
     },
   ];
+}
+
+/**
+ * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change) that keep the
+ * value their check parsed. Steps side by side share one pause, whose decisions are given by call id, and a model
+ * server that numbers calls per reply gives every step a "call_1": their calls carry the step's id (`call_1_b`).
+ */
+export function callsToRun(state: RunState, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
+  const plan = state.plan;
+  const suffix = step === null || plan === undefined || plan.running.length < 2 ? '' : `_${plan.steps[step]!.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+  const calls: ToolCall[] = [];
+  for (const call of toolCalls) {
+    const copy: ToolCall = { id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments };
+    moveCheckedArguments(call, copy);
+    calls.push(copy);
+  }
+  return calls;
 }
