@@ -3,7 +3,7 @@ import { summarize } from '../../../stages/loop/summarize.js';
 import type { RunState } from '../../../src/engine/state.js';
 import { ModelError } from '../../../src/model/types.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
-import { makeCtx, makeState, PROMPTLY_MS } from '../../support/helpers.js';
+import { makeCtx, makeState } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
 const usage = { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
@@ -158,7 +158,8 @@ describe('summarize stage', () => {
       const state = stopped('max_iterations');
       const started = Date.now();
       await summarize({ timeoutMs: 150 }).execute(state, makeCtx({ deps: { model: never }, zone: 'finalize', signal: new AbortController().signal }));
-      expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
+      // Well below summarize's default of 5 s, with room for a loaded machine (the message names the 150 ms too).
+      expect(Date.now() - started).toBeLessThan(3_000);
       expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'the summary call passed its own deadline of 150 ms' } });
     });
 
