@@ -114,6 +114,9 @@ async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared
   if (result.status === 'failed' && result.stopReason.kind === 'store') {
     // The store's StaleClaimError, as the run's stop reason words it: a newer owner fenced this one off.
     if (/was claimed by another owner|was already finished or released/.test(result.stopReason.message)) throw new RunTakenOverError(`run ${job.runId} was taken over by another worker: ${result.stopReason.message}`);
+    // A write lost with its connection (this process was stopped, and the server ended its session) says nothing of
+    // epochs; the record does: ended means a newer owner finished the run (or this one's last write was kept after all).
+    if (ended(await store.get(job.runId).catch(() => undefined))) throw new RunTakenOverError(`run ${job.runId} has ended in the store under another owner: ${result.stopReason.message}`);
     throw new Error(`run ${job.runId} could not be recorded: ${result.stopReason.message}`);
   }
   return resultOf({ ...result, tokens: result.usage.inputTokens + result.usage.outputTokens }, resumed);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatServer } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
+import { PROMPTLY_MS } from '../support/helpers.js';
 import { runCli, startCli, type CliRun } from '../support/run-cli.js';
 
 const loopback = useLoopbackServer();
@@ -67,14 +68,15 @@ describe('fault matrix: the command line', () => {
     loopback.server.hang(3);
     const { run, elapsedMs } = await timed(runCli(['run', '--json', '--timeout', '1', 'Take your time'], env()));
     expect(checked(run, 3, 'stopped', 'budget_time').answer).toMatch(/^I could not finish this task/);
-    expect(elapsedMs).toBeLessThan(5_000);
+    // The model's own timeout is 60 s; a process start on a loaded machine can take seconds.
+    expect(elapsedMs).toBeLessThan(1_000 + 2 * PROMPTLY_MS);
   });
 
   it('--timeout during a 429 retry-after of 40 s: the wait is cancelled, exit 3 within seconds', async () => {
     loopback.server.fail(429, { headers: { 'retry-after': '40' }, times: 3 });
     const { run, elapsedMs } = await timed(runCli(['run', '--json', '--timeout', '1.5', 'hello'], env()));
     checked(run, 3, 'stopped', 'budget_time');
-    expect(elapsedMs).toBeLessThan(6_000);
+    expect(elapsedMs).toBeLessThan(1_500 + 2 * PROMPTLY_MS);
     expect(loopback.server.requests).toHaveLength(1);
   });
 
@@ -87,7 +89,7 @@ describe('fault matrix: the command line', () => {
     cli.child.kill('SIGINT');
     const run = await cli.done;
     checked(run, 130, 'cancelled', 'cancelled');
-    expect(Date.now() - interruptedAt).toBeLessThan(2_000);
+    expect(Date.now() - interruptedAt).toBeLessThan(PROMPTLY_MS);
   });
 
   it('one Ctrl-C during a hanging model call: a partial summary from the state, exit 130', async () => {
@@ -100,7 +102,7 @@ describe('fault matrix: the command line', () => {
     const output = checked(run, 130, 'cancelled', 'cancelled');
     expect(output.stopReason.stage).toBe('think');
     expect(output.stopReason.message).toMatch(/cancelled with Ctrl-C/);
-    expect(Date.now() - interruptedAt).toBeLessThan(2_000);
+    expect(Date.now() - interruptedAt).toBeLessThan(PROMPTLY_MS);
     expect(loopback.server.requests).toHaveLength(1);
   });
 
@@ -113,7 +115,7 @@ describe('fault matrix: the command line', () => {
     hangingFinalize.child.kill('SIGINT');
     const run = await hangingFinalize.done;
     expect(run.code).toBe(130);
-    expect(Date.now() - interruptedAt).toBeLessThan(1_500);
+    expect(Date.now() - interruptedAt).toBeLessThan(PROMPTLY_MS);
   });
 
   it('a model that answers: exit 0', async () => {

@@ -8,6 +8,7 @@ import type { RunEvent } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
+import { PROMPTLY_MS } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 
@@ -91,13 +92,13 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(loopback.server.requests).toHaveLength(0);
   });
 
-  it('--timeout: a model that hangs is cut off within a second of the deadline; finalize summarises from the state', async () => {
+  it('--timeout: a model that hangs is cut off at the deadline, not at its own 10 s timeout; finalize summarises from the state', async () => {
     loopback.server.hang();
     const { result, elapsedMs } = await run({ timeoutSeconds: 1 });
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_time' }, partial: true, answer: expect.stringMatching(/^I could not finish this task: the time budget of 1 s was reached/) });
     expect(loopback.server.requests).toHaveLength(1);
     expect(elapsedMs).toBeGreaterThanOrEqual(950);
-    expect(elapsedMs).toBeLessThan(2_000);
+    expect(elapsedMs).toBeLessThan(1_000 + PROMPTLY_MS);
   });
 });
 

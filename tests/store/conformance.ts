@@ -1,6 +1,4 @@
 // The one RunStore conformance suite: every adapter runs it through its own factory.
-import { spawnSync } from 'node:child_process';
-import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   RunBusyError,
@@ -10,41 +8,14 @@ import {
   SequenceError,
   StaleClaimError,
   StoreError,
-  type Checkpoint,
-  type JournalEntry,
-  type Owner,
-  type RunHeader,
-  type RunOutcomeRecord,
   type RunStore,
 } from '../../src/store/types.js';
 import type { StoreClock } from '../../src/store/run-store.js';
+import { checkpoint, deadPid, entry, header, here, liveOwner, outcome } from './store-fixtures.js';
+
+export { checkpoint, deadPid, entry, header, liveOwner, outcome } from './store-fixtures.js';
 
 export type StoreFactory = (clock: StoreClock) => RunStore | Promise<RunStore>;
-
-export function header(runId: string, overrides: Partial<RunHeader> = {}): RunHeader {
-  return { runId, pipeline: 'react', fingerprint: 'f1', version: '0.1.0', input: { task: `task of ${runId}` }, options: { finalizeLimitMs: 10_000 }, createdAt: 1_000, ...overrides };
-}
-
-export function entry(seq: number, data: JournalEntry['data'] = { seq }): JournalEntry {
-  return { seq, kind: 'model', zone: 'iteration', iteration: 1, stage: 'think', at: 2_000 + seq, data };
-}
-
-export function checkpoint(seq: number, state: Checkpoint['state'] = { iteration: 2 }): Checkpoint {
-  return { seq, position: { zone: 'iteration', iteration: 2, nextStage: 1, steer: null, breakRequested: false, ended: null }, state, stateHash: `hash-${seq}`, at: 3_000 + seq };
-}
-
-export function outcome(overrides: Partial<RunOutcomeRecord> = {}): RunOutcomeRecord {
-  return { status: 'completed', answer: '42', partial: false, stopReason: { kind: 'completed', stage: 'finish', message: 'done' }, iterations: 3, tokens: 120, result: { runId: 'r' }, ...overrides };
-}
-
-/** A pid that no process has any more: a child that already exited (and was reaped). */
-export function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  return child.pid;
-}
-
-const here = hostname();
-export const liveOwner = (id: string): Owner => ({ id, pid: process.pid, host: here });
 
 /** Two connections to one shared store (two processes on one server): the newer claim fences the older owner. */
 export function sharedStoreFencing(where: string, open: () => RunStore): void {

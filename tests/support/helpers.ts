@@ -18,3 +18,9 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/**
+ * The bound for "at once" in a test: far above what a loaded machine adds (a busy 2-core CI runner delays a timer or
+ * a process by a second or more), far below the wait the behaviour under test cuts short (a minute, or forever).
+ */
+export const PROMPTLY_MS = 5_000;

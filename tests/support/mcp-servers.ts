@@ -73,17 +73,24 @@ export async function startHttpTestServer(logFile: string): Promise<RunningServe
 
 /** server-everything speaking only the old HTTP+SSE transport, on a free port. */
 export async function startEverythingSse(): Promise<RunningServer> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [everythingScript, 'sse'], { cwd: repositoryRoot, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolveReady, reject) => {
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('running on port')) resolveReady();
-    });
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${output}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/sse`, child, close: () => stop(child) };
+  // A free port may be taken between asking and binding on a busy machine (the server then exits): try a few.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [everythingScript, 'sse'], { cwd: repositoryRoot, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      await new Promise<void>((resolveReady, reject) => {
+        let output = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (output.includes('running on port')) resolveReady();
+        });
+        child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${output}`)));
+      });
+      return { url: `http://127.0.0.1:${port}/sse`, child, close: () => stop(child) };
+    } catch (error) {
+      if (attempt >= 4) throw error;
+    }
+  }
 }
 
 function stop(child: ChildProcess): Promise<void> {

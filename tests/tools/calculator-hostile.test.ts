@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { calculatorLimits, calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { until } from '../support/helpers.js';
+import { PROMPTLY_MS, until } from '../support/helpers.js';
 
 const host = new CalculatorWorkerHost(calculatorLimits({ evaluationTimeoutMs: 1_500 }));
 const calculator = calculatorTool({}, host);
@@ -11,8 +11,9 @@ const tools = new ToolRegistry([calculator]);
 const calculate = (expression: string, signal?: AbortSignal) =>
   tools.execute({ id: 'h1', name: 'calculator', arguments: JSON.stringify({ expression }) }, signal);
 
-// The evaluation itself: kill timer (1.5 s) plus killing the worker and messaging, with room for a loaded machine.
-const FEW_SECONDS = 4_000;
+// The evaluation itself: kill timer (1.5 s) plus killing the worker and messaging, with room for a loaded machine
+// (a busy 2-core runner adds seconds); a sandbox that never kills runs until the test's own 20 s timeout.
+const FEW_SECONDS = 8_000;
 
 beforeAll(async () => {
   expect(await calculate('1 + 1')).toMatchObject({ ok: true });
@@ -46,10 +47,9 @@ describe('hostile calculator input', () => {
   }, 20_000);
 
   it('refuses very long input before evaluating it', async () => {
-    const started = Date.now();
+    // invalid_arguments names the length rule: the worker never saw the expression (an evaluated one would be its result or a timeout).
     const result = await calculate(`1${'+1'.repeat(100_000)}`);
     expect(result).toMatchObject({ ok: false, error: { kind: 'invalid_arguments', message: expect.stringMatching(/1000 characters/) } });
-    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('a disabled function stays disabled and config stays unchanged afterwards', async () => {
@@ -62,15 +62,24 @@ describe('hostile calculator input', () => {
     expect(await calculate('1 smoot to cm')).toMatchObject({ ok: false, error: { message: expect.stringMatching(/smoot/) } });
   }, 20_000);
 
-  it('stops a running calculation when the run signal aborts', async () => {
-    const controller = new AbortController();
-    const calculating = calculate('sum(map(ones(3000, 3000), f(x) = x + 1))', controller.signal);
-    await until(() => host.evaluating, 'the worker is calculating');
-    const aborted = Date.now();
-    controller.abort();
-    const result = await calculating;
-    expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
-    expect(Date.now() - aborted).toBeLessThan(1_000);
+  it('stops a running calculation when the run signal aborts, long before its own time limit', async () => {
+    // A host of its own with a minute's limit: ending within seconds can only be the abort, however busy the machine.
+    const patientHost = new CalculatorWorkerHost(calculatorLimits({ evaluationTimeoutMs: 60_000 }));
+    const patient = calculatorTool({}, patientHost);
+    try {
+      await patient.warm();
+      const controller = new AbortController();
+      const call = { id: 'h2', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(3000, 3000), f(x) = x + 1))' }) };
+      const calculating = new ToolRegistry([patient]).execute(call, controller.signal);
+      await until(() => patientHost.evaluating, 'the worker is calculating');
+      const aborted = Date.now();
+      controller.abort();
+      const result = await calculating;
+      expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+      expect(Date.now() - aborted).toBeLessThan(PROMPTLY_MS);
+    } finally {
+      await patient.close();
+    }
   }, 20_000);
 
   it('still calculates after all of the above: the process and the tool live on', async () => {

@@ -6,6 +6,7 @@ import { EMPTY_RESULT_CONTENT } from '../../src/tools/executor.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { ToolFailure } from '../../src/tools/tool-failure.js';
 import type { ToolResult } from '../../src/tools/types.js';
+import { PROMPTLY_MS } from '../support/helpers.js';
 
 const call = (name: string, args: string | object, id = 'call-1') => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
 
@@ -97,7 +98,7 @@ describe('tool failures', () => {
     const started = Date.now();
     const error = errorOf(await new ToolRegistry([hang]).execute(call('hang', {})));
     expect(error).toMatchObject({ kind: 'timeout', retryable: true });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(PROMPTLY_MS);
     expect((seenReason as DOMException).name).toBe('TimeoutError');
   });
 

@@ -33,11 +33,9 @@ describe('executeAll', () => {
 
   it('never runs more calls at once than the limit, and does run them in parallel', async () => {
     const { tool, peak } = sleeper();
-    const started = Date.now();
     await new ToolRegistry([tool], { concurrency: 3 }).executeAll(calls(Array.from({ length: 9 }, () => 40)));
+    // A peak of 3 is the proof both ways: never more than the limit, and 3 running side by side (one at a time peaks at 1).
     expect(peak()).toBe(3);
-    // 9 calls of 40 ms, 3 at a time: about 120 ms; one at a time would take 360 ms.
-    expect(Date.now() - started).toBeLessThan(300);
   });
 
   it('defaults to 4 at once', async () => {

@@ -32,7 +32,18 @@ describe('otelRunTracer', () => {
   it('builds the exact span tree: setup and finalize under the root, parallel tools as siblings', async () => {
     const tracing = makeTracing();
     const model = new ScriptedModel([{ ...twoLookups, usage }, { content: 'done', usage }]);
-    const result = await tracedRun(tracing, model);
+    // Each lookup ends only once both have started, so their spans overlap by construction, not by timing; then both
+    // stay 5 ms more, since a span's start is Date.now() (whole ms): the overlap must be more than that rounding.
+    let started = 0;
+    let bothStarted: () => void = () => undefined;
+    const together = new Promise<void>((resolve) => (bothStarted = resolve));
+    const meetBoth: LookupBehaviour = async (query) => {
+      if (++started === 2) bothStarted();
+      await together;
+      await delay(5);
+      return `found ${query}`;
+    };
+    const result = await tracedRun(tracing, model, { tool: meetBoth });
     expect(result.status).toBe('completed');
 
     const spans = tracing.spans();

@@ -32,14 +32,22 @@ export interface RedisInstance {
   stop(): Promise<void>;
 }
 
-async function waitForPing(url: string, deadline: number): Promise<void> {
+/**
+ * Resolves once our own server answers on `url`: the PING's server must report our child's pid, since on a busy
+ * machine another process may bind the free port first (then our child exits and a foreign server answers).
+ */
+async function waitForOwnServer(url: string, child: ChildProcess, exited: Promise<void>, deadline: number): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
   for (;;) {
+    if (gone) throw new Error(`redis-server exited before answering on ${url} (its port was taken?)`);
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      await client.ping();
-      return;
+      const info = await client.info('server');
+      if (Number(/process_id:(\d+)/.exec(info)?.[1]) === child.pid) return;
+      throw new Error(`another redis-server answers on ${url}`);
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -49,24 +57,34 @@ async function waitForPing(url: string, deadline: number): Promise<void> {
   }
 }
 
-/** Starts redis-server on `port` (a free one by default) and resolves once it answers PING. */
+/** Starts redis-server on `port`, or on a free one (another one if that is taken meanwhile); resolves once it answers. */
 export async function startRedis(port?: number): Promise<RedisInstance> {
-  const chosen = port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisOn(port ?? (await freePort()));
+    } catch (error) {
+      if (port !== undefined || attempt >= 4) throw error;
+    }
+  }
+}
+
+async function startRedisOn(chosen: number): Promise<RedisInstance> {
   const directory = mkdtempSync(join(tmpdir(), 'stageloop-redis-'));
   const config = join(directory, 'redis.conf');
   writeFileSync(config, [`port ${chosen}`, 'bind 127.0.0.1', 'save ""', 'appendonly no', 'maxmemory-policy noeviction', `dir ${directory}`, 'loglevel warning'].join('\n'));
   const child = spawn('redis-server', [config], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${chosen}`;
-  await waitForPing(url, Date.now() + 10_000);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    url,
-    port: chosen,
-    process: child,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-      rmSync(directory, { recursive: true, force: true });
-    },
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    rmSync(directory, { recursive: true, force: true });
   };
+  try {
+    await waitForOwnServer(url, child, exited, Date.now() + 20_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, port: chosen, process: child, stop };
 }

@@ -1,31 +1,28 @@
+// limits (setup): the limits a run has, from the pipeline's guard stages for the run's model; every limit a guard
+// does not set is off (null), the iteration cap the runner's.
 import { describe, expect, it } from 'vitest';
-import { budget } from '../../../stages/guards/budget.js';
-import { limits } from '../../../stages/guards/limits.js';
-import { loopGuard } from '../../../stages/guards/loop-guard.js';
-import { prune } from '../../../stages/guards/prune.js';
+import type { Stage } from '../../../src/engine/stage.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
+import { limits, type LimitedStage } from '../../../stages/guards/limits.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
-const model = (modelName: string) => new ScriptedModel([], { modelName });
+const plain: Stage = { name: 'plain', execute: () => undefined };
+const budgetLike: LimitedStage = { name: 'budget', execute: () => undefined, limitsInForce: (modelName) => ({ maxTokens: 500, maxCostUsd: modelName === 'priced' ? 0.25 : null, maxIterations: 4 }) };
+const loopLike: LimitedStage = { name: 'loop-guard', execute: () => undefined, limitsInForce: () => ({ loopLimit: 3 }) };
 
 describe('limits', () => {
-  it('resolves the limits for each run\'s model and gives every run its own copy', async () => {
-    const stage = limits([budget({ contextShare: 0.8 }), prune(), loopGuard()], 11);
-    const first = makeState();
-    const firstCtx = makeCtx({ zone: 'setup', deps: { model: model('gpt-4o') } });
-    await stage.execute(first, firstCtx);
-    expect(first.limits).toEqual({ maxIterations: 11, maxTokens: 102_400, maxCostUsd: null, timeoutSeconds: null, loopLimit: 3, contextBudget: 102_400 });
-    expect(firstCtx.events[0]).toMatchObject({ type: 'limits', data: first.limits });
-    // A run that changes its own limits changes no other run's, nor the event of the next one.
-    first.limits!.maxTokens = 1;
-    const second = makeState();
-    const secondCtx = makeCtx({ zone: 'setup', deps: { model: model('gpt-4o') } });
-    await stage.execute(second, secondCtx);
-    expect(second.limits?.maxTokens).toBe(102_400);
-    expect(secondCtx.events[0]).toMatchObject({ data: { maxTokens: 102_400 } });
-    // Another model, the same stage: that model's window.
-    const third = makeState();
-    await stage.execute(third, makeCtx({ zone: 'setup', deps: { model: model('gpt-5') } }));
-    expect(third.limits).toMatchObject({ maxTokens: 320_000, contextBudget: 320_000 });
+  it('writes the slot and the event from the guards, for the run\'s model; the rest is off', async () => {
+    const state = makeState();
+    const ctx = makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'priced' }) } });
+    await limits([plain, budgetLike, loopLike], 10).execute(state, ctx);
+    const expected = { maxIterations: 4, maxTokens: 500, maxCostUsd: 0.25, timeoutSeconds: null, loopLimit: 3, contextBudget: null };
+    expect(state.limits).toEqual(expected);
+    expect(ctx.events.filter((event) => event.type === 'limits').map((event) => event.data)).toEqual([expected]);
+  });
+
+  it('without guards: only the runner\'s iteration cap', async () => {
+    const state = makeState();
+    await limits([plain], 7).execute(state, makeCtx());
+    expect(state.limits).toEqual({ maxIterations: 7, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null });
   });
 });

@@ -1,15 +1,12 @@
-// evaluate's judge hook: rules first, then a sync or async judge of the final answer; answerJudge() over modelJudge()
-// against a real Chat Completions server on 127.0.0.1.
+// evaluate's judge hook: rules first, then a sync or async judge of the final answer (answerJudge() itself:
+// answer-judge.test.ts).
 import { describe, expect, it } from 'vitest';
 import { reactPipeline } from '../../../pipelines/index.js';
 import { runPipeline } from '../../../src/engine/runner.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
-import { answerJudge } from '../../../stages/loop/answer-judge.js';
 import type { AnswerJudgeHook } from '../../../stages/loop/evaluate.js';
-import { useLoopbackServer } from '../../support/loopback-model.js';
 import { testTools } from '../../support/stage-tools.js';
 
-const loopback = useLoopbackServer({ timeoutMs: 10_000 });
 const task = 'What is 17 * 23 + 4? Use the calculator.';
 const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 
@@ -54,24 +51,5 @@ describe('evaluate({ judge })', () => {
     const result = await runPipeline(reactPipeline({ evaluate: { judge: () => ((asked += 1), { accept: true, reason: '' }) } }), { task }, { deps: { model, tools: testTools() } });
     expect(result.stopReason.kind).toBe('evaluate_stop');
     expect(asked).toBe(0);
-  });
-
-  it('answerJudge: a model scores the answer against the task through modelJudge; its tokens count in the run', async () => {
-    loopback.server.replyWith({ content: '{"score": 0.1, "reason": "it only restates the question"}', usage: { input: 50, output: 7 } });
-    const judge = answerJudge({ model: loopback.model() });
-    const result = await runPipeline(reactPipeline({ evaluate: { judge, maxJudgeRetries: 0 } }), { task }, { deps: { model: new ScriptedModel([{ content: 'You asked what 17 * 23 + 4 is.', usage }]), tools: testTools() } });
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'judge_rejected' } });
-    expect(result.state.answerJudge?.decisions[0]?.reason).toBe('score 0.1: it only restates the question');
-    expect(result.usage.inputTokens).toBe(10 + 50);
-    const sent = loopback.server.requests[0]!.body.messages.at(-1)!.content ?? '';
-    expect(sent).toContain(task);
-    expect(sent).toContain('You asked what 17 * 23 + 4 is.');
-  });
-
-  it('answerJudge: an unreachable judge accepts the answer and says it was not judged', async () => {
-    loopback.server.fail(500, { message: 'judge down' });
-    const result = await run(answerJudge({ model: loopback.model() }), [{ content: '395', usage }]);
-    expect(result.status).toBe('completed');
-    expect(result.state.answerJudge?.decisions[0]?.reason).toMatch(/^not judged: /);
   });
 });

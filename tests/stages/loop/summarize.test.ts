@@ -158,7 +158,8 @@ describe('summarize stage', () => {
       const state = stopped('max_iterations');
       const started = Date.now();
       await summarize({ timeoutMs: 150 }).execute(state, makeCtx({ deps: { model: never }, zone: 'finalize', signal: new AbortController().signal }));
-      expect(Date.now() - started).toBeLessThan(1_000);
+      // Well below summarize's default of 5 s, with room for a loaded machine (the message names the 150 ms too).
+      expect(Date.now() - started).toBeLessThan(3_000);
       expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'the summary call passed its own deadline of 150 ms' } });
     });
 

@@ -80,6 +80,7 @@ describe('detectInjection', () => {
     const page = 'Plain paragraph about gardening and weather, nothing else. '.repeat(850);
     const started = performance.now();
     expect(detectInjection(page).detected).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Tens of ms on a quiet machine; a pattern that backtracks badly takes seconds to forever. Room for a loaded one.
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.js';
-import { withApproval } from '../../stages/approval/approval.js';
-import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
-import type { Decision } from '../../src/durable/decisions.js';
-import { replayRun } from '../../src/durable/replay.js';
-import type { RunEvent } from '../../src/engine/stage.js';
-import { memoryStore } from '../../src/store/memory-store.js';
-import { useLoopbackServer } from '../support/loopback-model.js';
-import { approvalPipeline, loggedCalculator, sum } from './fixtures.js';
+import { planExecuteReplanPipeline } from '../../../pipelines/plan-execute-replan.js';
+import { withApproval } from '../../../stages/approval/approval.js';
+import { resumeRun, runPipeline } from '../../../src/durable/durable-run.js';
+import type { Decision } from '../../../src/durable/decisions.js';
+import { replayRun } from '../../../src/durable/replay.js';
+import type { RunEvent } from '../../../src/engine/stage.js';
+import { memoryStore } from '../../../src/store/memory-store.js';
+import { useLoopbackServer } from '../../support/loopback-model.js';
+import { approvalPipeline, loggedCalculator, sum } from '../../approvals/fixtures.js';
 
 const loopback = useLoopbackServer();
 
