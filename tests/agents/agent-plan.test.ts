@@ -22,6 +22,7 @@ const keep = { content: '{"need_replan":false,"reason":"on track","new_steps":[]
 /** The plan: b asks the researcher, c fetches, side by side; each step then answers, and the run answers. */
 const coordinatorSteps = (): ScriptedStep[] => [
   graph({ id: 'b', description: 'Ask the researcher for 6 * 7', dependsOn: [] }, { id: 'c', description: 'Fetch c', dependsOn: [] }),
+  // Side by side, a call id carries its step (call_r_b), so the child run and the pause's id carry it too.
   { toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'What is 6 * 7?' }) }] },
   { toolCalls: [{ id: 'call_f', name: 'fetch', arguments: JSON.stringify({ key: 'c' }) }] },
   (request) => ({ content: `B: ${String(request.messages.at(-1)!.content)}` }),
@@ -50,19 +51,19 @@ describe('an agent pausing inside side-by-side plan steps', () => {
     const [coordinator, researcher] = [new ScriptedModel(coordinatorSteps()), new ScriptedModel(researcherSteps())];
     const paused = await runPipeline(planExecuteReplanPipeline(), { task: 'Ask the researcher for 6 * 7 and fetch c.' }, { store, deps: team(coordinator, researcher, fetched, events) });
     expect(paused.status, JSON.stringify(paused.stopReason)).toBe('interrupted');
-    expect(paused.pending).toEqual([expect.objectContaining({ id: 'call_r/calc_1', tool: 'calculator', agent: 'coordinator/researcher' })]);
+    expect(paused.pending).toEqual([expect.objectContaining({ id: 'call_r_b/calc_1', tool: 'calculator', agent: 'coordinator/researcher' })]);
     // Both steps ran side by side: c's call finished and is kept.
     expect(events.flatMap((event) => (event.type === 'plan_updated' ? [event.data.running] : []))).toContainEqual(['b', 'c']);
     expect(fetched).toEqual(['c']);
-    expect((await store.get('plan-run.call_r'))?.status).toBe('interrupted');
+    expect((await store.get('plan-run.call_r_b'))?.status).toBe('interrupted');
     // The agent's run is not the step's: its journal keeps its own stages (a step's would read `think#b`).
-    expect((await store.journal('plan-run.call_r')).map((entry) => entry.stage)).not.toContainEqual(expect.stringContaining('#'));
+    expect((await store.journal('plan-run.call_r_b')).map((entry) => entry.stage)).not.toContainEqual(expect.stringContaining('#'));
     expect(coordinator.requests).toHaveLength(3);
     expect(researcher.requests).toHaveLength(1);
 
     // A new process: the models carry on from where the recording ends.
     const [coordinatorAfter, researcherAfter] = [new ScriptedModel(coordinatorSteps().slice(3)), new ScriptedModel(researcherSteps().slice(1))];
-    const result = await resumeRun(store, 'plan-run', { pipeline: planExecuteReplanPipeline(), deps: team(coordinatorAfter, researcherAfter, fetched, events), decisions: { 'call_r/calc_1': { approve: true } } });
+    const result = await resumeRun(store, 'plan-run', { pipeline: planExecuteReplanPipeline(), deps: team(coordinatorAfter, researcherAfter, fetched, events), decisions: { 'call_r_b/calc_1': { approve: true } } });
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 42, and c has its value.' });
     coordinatorAfter.assertConsumed();
     researcherAfter.assertConsumed();
@@ -70,12 +71,12 @@ describe('an agent pausing inside side-by-side plan steps', () => {
     expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([['b', 'completed'], ['c', 'completed']]);
     const stepResults = Object.fromEntries(result.state.plan!.results.map((entry) => [entry.id, entry.output]));
     expect(stepResults).toEqual({ b: 'B: researcher: 42', c: 'C: value of c' });
-    expect((await store.get('plan-run.call_r'))?.status).toBe('completed');
+    expect((await store.get('plan-run.call_r_b'))?.status).toBe('completed');
 
     const replay = await replayRun(store, 'plan-run', { pipeline: planExecuteReplanPipeline() });
     expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
     expect(replay.result.answer).toBe('The answer is 42, and c has its value.');
-    const childReplay = await replayRun(store, 'plan-run.call_r', { pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }) });
+    const childReplay = await replayRun(store, 'plan-run.call_r_b', { pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }) });
     expect(childReplay.identical, JSON.stringify(childReplay.divergence)).toBe(true);
     expect(fetched).toEqual(['c']);
   });
