@@ -21,8 +21,8 @@ describe('handoff', () => {
     expect(await handoffStage().execute(state, ctx)).toEqual(breakLoop('handed off to billing, which answered', 'handoff'));
     expect(state.answer).toBe('Your refund is on its way.');
     expect(state.partial).not.toBe(true);
-    expect(state.handoff).toEqual({ agent: 'billing', runId: 'parent.c2' });
-    expect(ctx.events.filter((event) => event.type === 'handoff').map((event) => event.data)).toEqual([{ agent: 'billing', runId: 'parent.c2', status: 'completed' }]);
+    expect(state.handoff).toEqual({ agent: 'billing', runId: 'parent.c2', chain: [{ agent: 'billing', runId: 'parent.c2' }] });
+    expect(ctx.events.filter((event) => event.type === 'handoff').map((event) => event.data)).toEqual([{ agent: 'billing', runId: 'parent.c2', status: 'completed', answeredBy: 'billing' }]);
   });
 
   it('an answer cut at the output cap is partial', async () => {
@@ -35,7 +35,7 @@ describe('handoff', () => {
     const stoppedBy = (stopKind: string): ToolResult => ({ ok: false, durationMs: 1, error: { kind: 'agent_stopped', message: 'the budget was spent', retryable: false, agent: { name: 'billing', runId: 'parent.c1', status: 'stopped', stopKind } } });
     const ctx = makeCtx();
     expect(await handoffStage().execute(afterCalls(['transfer_to_billing', stoppedBy('budget_tokens')]), ctx)).toEqual(abortRun('handed off to billing, which did not finish: the budget was spent', 'budget_tokens'));
-    expect(ctx.events.filter((event) => event.type === 'handoff').map((event) => event.data)).toEqual([{ agent: 'billing', runId: 'parent.c1', status: 'stopped' }]);
+    expect(ctx.events.filter((event) => event.type === 'handoff').map((event) => event.data)).toEqual([{ agent: 'billing', runId: 'parent.c1', status: 'stopped', answeredBy: 'billing' }]);
     expect(await handoffStage().execute(afterCalls(['transfer_to_billing', stoppedBy('Not A Kind!')]), makeCtx())).toMatchObject({ type: 'abort_run', kind: 'handoff_stopped' });
   });
 
