@@ -2,6 +2,7 @@
 import type { RunEventOf } from '../../src/engine/stage.js';
 import type {} from '../../stages/guards/budget.js';
 import { kindNames, type BudgetKind } from '../../stages/guards/budget-decide.js';
+import type { LimitsInForce } from '../../stages/guards/limits.js';
 
 type BudgetEvent = RunEventOf<'budget_warning'> | RunEventOf<'budget_exhausted'> | RunEventOf<'budget_stop'> | RunEventOf<'budget_decided'>;
 
@@ -38,4 +39,24 @@ export function budgetLine(event: BudgetEvent): string {
       return `limit question (${question}): no answer, the budget takes its usual course`;
     }
   }
+}
+
+/** The limits a run has (the `limits` event), in words: each limit or what it is when off. */
+export function limitsLine(limits: LimitsInForce): string {
+  const { maxIterations, maxTokens, maxCostUsd, timeoutSeconds, loopLimit, contextBudget } = limits;
+  const parts = [
+    amountOf('iterations', maxIterations),
+    maxTokens === null ? 'no token limit' : amountOf('tokens', maxTokens),
+    maxCostUsd === null ? 'no cost limit' : amountOf('cost', maxCostUsd),
+    timeoutSeconds === null ? 'no time limit' : `${timeoutSeconds} s`,
+    loopLimit === null ? 'no repeated-call guard' : `the ${ordinal(loopLimit)} identical failing call refused`,
+    contextBudget === null ? 'no pruning' : `each request pruned to ${amountOf('tokens', contextBudget)}`,
+  ];
+  return `limits in force: ${parts.join(', ')}`;
+}
+
+function ordinal(count: number): string {
+  const tens = count % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[count % 10] ?? 'th';
+  return `${count}${suffix}`;
 }

@@ -3,7 +3,7 @@ import { shortText } from '../../src/common/short-text.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
 import { callText, fieldsText } from './readable-json.js';
-import { budgetLine } from './budget-lines.js';
+import { budgetLine, limitsLine } from './budget-lines.js';
 
 const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]', blocked: '[-]' };
 const quietStages = new Set(['context', 'act', 'observe']);
@@ -111,9 +111,15 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
       case 'budget_decided':
         write(`  ${budgetLine(event)}`);
         return;
-      default:
-        // Guards and custom stages: show what they reported rather than hide it, as fields rather than JSON.
-        write(`  ${event.stage ?? 'run'}: ${event.type.replace(/_/g, ' ')}: ${fieldsText(event.data, 200)}`);
+      case 'limits':
+        write(`  ${limitsLine(event.data)}`);
+        return;
+      default: {
+        // Guards and custom stages: show what they reported rather than hide it, as fields rather than JSON; an event
+        // named like its stage is labelled once.
+        const label = event.type.replace(/_/g, ' ');
+        write(`  ${event.stage === undefined || event.stage === event.type ? label : `${event.stage}: ${label}`}: ${fieldsText(event.data, 200)}`);
+      }
     }
   };
 }

@@ -60,7 +60,7 @@ describe('first-day polish: raw JSON in progress lines', () => {
         '',
       ].join('\n'),
     );
-    expect(printed([{ type: 'limits' as RunEvent['type'], stage: 'limits', data: { maxIterations: 10, maxCostUsd: null } as never }])).toBe('  limits: limits: maxIterations: 10, maxCostUsd: null\n');
+    expect(printed([{ type: 'guard_note' as RunEvent['type'], stage: 'my-guard', data: { maxIterations: 10, maxCostUsd: null } as never }])).toBe('  my-guard: guard note: maxIterations: 10, maxCostUsd: null\n');
     const long = callText('search', JSON.stringify({ query: 'x'.repeat(300) }));
     expect(long.length).toBeLessThanOrEqual('search()'.length + 160);
     expect(long).toMatch(/…\)$/);
