@@ -47,7 +47,7 @@ function inputOf(argumentsText: string): unknown {
 }
 
 /** Turns run events into chunks, keeping what spans events: the open text part, the step, the answer so far. */
-class ChunkWriter {
+export class ChunkWriter {
   #textId: string | undefined;
   #sinceToolTurn = '';
   #iteration = -1;
@@ -55,6 +55,9 @@ class ChunkWriter {
   readonly #split = answerTextSplitter();
 
   chunksOf(event: RunEvent): Chunk[] {
+    // An agent's run (called as a tool) is part of the calling tool's work: its steps, text, tool calls and approval
+    // questions are not the caller's (act asks the caller's approval itself), so it shows only as reasoning lines.
+    if (event.agent !== undefined) return reasoningChunks(event);
     const chunks: Chunk[] = [];
     if (event.zone === 'iteration' && event.iteration !== this.#iteration) {
       chunks.push(...this.#closeStep(), { type: 'start-step' });
@@ -96,11 +99,7 @@ class ChunkWriter {
       default:
         break;
     }
-    const line = event.type === 'tool_call' || event.type === 'tool_result' || event.type === 'approval_requested' ? undefined : progressLineOf(event);
-    if (line !== undefined) {
-      const id = `reasoning-${event.seq}`;
-      chunks.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: line }, { type: 'reasoning-end', id });
-    }
+    if (event.type !== 'tool_call' && event.type !== 'tool_result' && event.type !== 'approval_requested') chunks.push(...reasoningChunks(event));
     return chunks;
   }
 
@@ -154,6 +153,14 @@ class ChunkWriter {
     this.#stepOpen = false;
     return [...this.#closeText(), { type: 'finish-step' }];
   }
+}
+
+/** An event's progress line as a reasoning part, or nothing when it has none. */
+function reasoningChunks(event: RunEvent): Chunk[] {
+  const line = progressLineOf(event);
+  if (line === undefined) return [];
+  const id = `reasoning-${event.seq}`;
+  return [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: event.agent === undefined ? line : `${event.agent}: ${line}` }, { type: 'reasoning-end', id }];
 }
 
 export function uiMessageStreamRoutes(services: ProtocolServices): Hono {
