@@ -10,8 +10,9 @@ const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').repla
 
 describe.runIf(process.platform === 'linux')('pidAlive', () => {
   it('a killed process its parent has not reaped is not alive; its parent is', async () => {
-    // sh starts `true` in the background, prints its pid, then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // perl forks a child that exits at once, prints its pid and sleeps without ever reaping it. (A shell's `true &`
+    // before `exec sleep` was reaped by the shell itself when it exited first on a loaded machine.)
+    const parent = spawn('perl', ['-e', 'my $child = fork(); exit 0 if $child == 0; $| = 1; print "$child\n"; sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
       await until(() => stateOf(zombie) === 'Z', 'the background process has exited unreaped');
