@@ -3,27 +3,18 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations, openDatabase, walCheckpointPages } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { StoreError } from '../../src/store/types.js';
 import { liveOwner } from './conformance.js';
+import { raw } from './sqlite-fixtures.js';
 import { checkpoint, entry, header } from './store-fixtures.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-schema-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'stageloop.db');
-
-function raw(file: string, body: (database: Database.Database) => void): void {
-  const database = new Database(file);
-  try {
-    body(database);
-  } finally {
-    database.close();
-  }
-}
 
 describe('sqliteStore layout', () => {
   it('moves the journals and checkpoints of a schema 4 store to keyed rows, each run in seq order', async () => {
