@@ -20,8 +20,12 @@ export interface SqliteStoreOptions {
 const writableColumns = `id, run_id AS runId, status, updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid,
   owner_host AS ownerHost, lease_until AS leaseUntil, head, iterations, tokens, answer, outcome`;
 const runColumns = `${writableColumns}, pipeline, fingerprint, version, input, options, created_at AS createdAt`;
-const entryColumns = 'seq, kind, zone, iteration, stage, at, data';
-const checkpointColumns = 'seq, position, state, state_hash AS stateHash, at';
+// A journal or checkpoint row's key is (run << 32) + seq (schema 5): a run's rows are one range of keys, in seq order.
+const entryColumns = 'key & 4294967295 AS seq, kind, zone, iteration, stage, at, data';
+const checkpointColumns = 'key & 4294967295 AS seq, position, state, state_hash AS stateHash, at';
+const runKeys = 'key >= ? << 32 AND key < (? + 1) << 32';
+/** The largest seq a key has room for. */
+const lastSeq = 0xffff_ffff;
 
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): RunStore {
   const file = resolve(path);
@@ -52,20 +56,20 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
         'UPDATE runs SET updated_at = @updatedAt, lease_until = @leaseUntil, head = @head, iterations = @iterations, tokens = @tokens WHERE id = @id',
       ),
       insertEntry: database.prepare<[number, number, string, string, number, string | null, number, string]>(
-        `INSERT INTO journal (run, ${entryColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        'INSERT INTO journal (key, kind, zone, iteration, stage, at, data) VALUES ((? << 32) + ?, ?, ?, ?, ?, ?, ?)',
       ),
       putCheckpoint: database.prepare<[number, number, string, string, string, number]>(
-        'INSERT OR REPLACE INTO checkpoints (run, seq, position, state, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO checkpoints (key, position, state, state_hash, at) VALUES ((? << 32) + ?, ?, ?, ?, ?)',
       ),
-      dropCheckpoints: database.prepare<[number, number]>('DELETE FROM checkpoints WHERE run = ? AND seq < ?'),
+      dropCheckpoints: database.prepare<[number, number, number]>('DELETE FROM checkpoints WHERE key >= ? << 32 AND key < (? << 32) + ?'),
       listAll: database.prepare<[number], RunRow>(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
       listByStatus: database.prepare<[string, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
       // Row values walk the (created_at, id) indexes from the cursor: a page deep in 100,000 runs costs what the first does.
       listAllBefore: database.prepare<[number, number, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`),
       listByStatusBefore: database.prepare<[string, number, number, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      journal: database.prepare<[number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE run = ? AND seq > ? ORDER BY seq`),
-      checkpoints: database.prepare<[number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE run = ? ORDER BY seq`),
-      latestCheckpoint: database.prepare<[number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE run = ? ORDER BY seq DESC LIMIT 1`),
+      journal: database.prepare<[number, number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE key > (? << 32) + ? AND key < (? + 1) << 32 ORDER BY key`),
+      checkpoints: database.prepare<[number, number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key`),
+      latestCheckpoint: database.prepare<[number, number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key DESC LIMIT 1`),
     };
   } catch (error) {
     database.close();
@@ -117,18 +121,20 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     saveRun: (row) => void prepared.saveRun.run(row),
     saveProgress: (row) => void prepared.saveProgress.run(row),
     insertEntries(row, entries) {
+      const last = entries[entries.length - 1];
+      if (last !== undefined && last.seq > lastSeq) throw new StoreError(`run ${row.runId} has ${lastSeq} journal entries, as many as a SQLite store keeps for one run: start a new run`);
       for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
     },
     putCheckpoint(row, checkpoint, dropEarlier) {
-      if (dropEarlier) prepared.dropCheckpoints.run(row.id, checkpoint.seq);
+      if (dropEarlier) prepared.dropCheckpoints.run(row.id, row.id, checkpoint.seq);
       prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at);
     },
     listRuns: (status, limit, before) => {
       if (before === undefined) return status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit);
       return status === undefined ? prepared.listAllBefore.all(before.createdAt, before.id, limit) : prepared.listByStatusBefore.all(status, before.createdAt, before.id, limit);
     },
-    journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq),
-    checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id) : prepared.checkpoints.all(row.id)),
+    journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq, row.id),
+    checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id, row.id) : prepared.checkpoints.all(row.id, row.id)),
     close: () => database.close(),
   };
   return createRunStore(tables, options.clock);

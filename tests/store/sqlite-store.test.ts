@@ -9,6 +9,7 @@ import { migrations, schemaVersion } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { StoreError } from '../../src/store/types.js';
 import { checkpoint, entry, header, liveOwner, storeConformance } from './conformance.js';
+import { raw } from './sqlite-fixtures.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -18,16 +19,6 @@ storeConformance('sqliteStore', (clock) => sqliteStore(join(directory, `conforma
 
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'nested', 'stageloop.db');
-
-/** Runs `body` on a raw connection, as another program (or an older stageloop) would. */
-function raw(file: string, body: (database: Database.Database) => void): void {
-  const database = new Database(file);
-  try {
-    body(database);
-  } finally {
-    database.close();
-  }
-}
 
 function openFailure(file: string): StoreError {
   try {
