@@ -13,7 +13,7 @@ import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOut
 import type { AgentAnswer } from '../tools/types.js';
 import { ToolFailure } from '../tools/tool-failure.js';
 import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
-import { runChild, type ChildOutcome } from './child-run.js';
+import type { ChildOutcome } from './child-run.js';
 
 declare module '../engine/stage.js' {
   interface Deps {
@@ -114,6 +114,8 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
     : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
   const input = settings.inputOf?.(caller, ctx.callId) ?? childInput(args);
   const decisions = ctx.callId === undefined ? undefined : caller?.decisions?.get(ctx.callId);
+  // The runner, the journal and the stores behind a child load with the first call, not with every pipeline built.
+  const { runChild } = await import('./child-run.js');
   const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording, decisions);
   ctx.reportUsage?.(outcome.usage);
   // A recorded child paused for approval pauses the caller (act); it can only be resumed when it is recorded.

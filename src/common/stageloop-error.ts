@@ -33,6 +33,9 @@ export interface StageloopErrorOptions {
   hint?: string;
 }
 
+/** On every StageloopError: one made by another copy of this module (the CLI's bundle runs beside the package's files) is still ours. */
+const brand = Symbol.for('stageloop.error');
+
 /** tRPC's shape: a code, a one-line message a person can act on, and the cause kept for --verbose. */
 export class StageloopError extends Error {
   override name = 'StageloopError';
@@ -44,6 +47,7 @@ export class StageloopError extends Error {
     if (options.hint !== undefined) this.hint = options.hint;
   }
 }
+Object.defineProperty(StageloopError.prototype, brand, { value: true });
 
 /** Exit codes of the CLI: 2 for every mistake the user can fix, 1 for failures that are not theirs. */
 export const exitCodeOf: Readonly<Record<ErrorCode, number>> = {
@@ -88,7 +92,7 @@ export const httpStatusOf: Readonly<Record<ErrorCode, 400 | 401 | 403 | 404 | 40
 };
 
 export function isStageloopError(value: unknown): value is StageloopError {
-  return value instanceof StageloopError;
+  return value instanceof StageloopError || (value instanceof Error && (value as Error & { [brand]?: unknown })[brand] === true);
 }
 
 /** The code of any thrown value: ours keep theirs, anything else is a bug of ours. */

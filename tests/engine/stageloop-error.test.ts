@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeOf, errorCodes, exitCodeOf, httpStatusOf, StageloopError } from '../../src/common/stageloop-error.js';
+import { codeOf, errorCodes, exitCodeOf, httpStatusOf, isStageloopError, StageloopError } from '../../src/common/stageloop-error.js';
 
 describe('StageloopError', () => {
   it('keeps its code, message and cause', () => {
@@ -23,5 +23,16 @@ describe('StageloopError', () => {
   it('calls anything that is not ours internal', () => {
     expect(codeOf(new TypeError('x'))).toBe('internal');
     expect(codeOf(new StageloopError('busy', 'x'))).toBe('busy');
+  });
+
+  it("knows an error made by another copy of the module (the CLI's bundle beside the package's files) by its code", async () => {
+    // The compiled copy in dist/ (the tests' global set-up builds it) is a second module instance of the same class.
+    const compiled = '../../dist/src/common/stageloop-error.js';
+    const other = (await import(compiled)) as typeof import('../../src/common/stageloop-error.js');
+    expect(other.StageloopError).not.toBe(StageloopError);
+    const error = new other.StageloopError('config', 'x', { hint: 'pass --y' });
+    expect(error instanceof StageloopError).toBe(false);
+    expect([codeOf(error), isStageloopError(error) && error.hint]).toEqual(['config', 'pass --y']);
+    expect(codeOf(Object.assign(new Error('x'), { code: 'config' }))).toBe('internal');
   });
 });

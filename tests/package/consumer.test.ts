@@ -70,7 +70,7 @@ export { pipeline, result, run, context, session };
 describe('the packed package in a fresh project', () => {
   it('ships what a user needs and nothing of the repository', () => {
     const files = project.tarballFiles;
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/stageloop.js', 'dist/app/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tools/calculator-worker.js', 'dist/stages/guards/data/model-prices.json']));
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/stageloop.js', 'dist/app/cli/main.js', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/cli/calculator-worker.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tools/calculator-worker.js', 'dist/stages/guards/data/model-prices.json']));
     expect(files.filter((file) => !/^(dist\/|bin\/|package\.json$|README\.md$)/.test(file))).toEqual([]);
     expect(files.some((file) => file.endsWith('.tsbuildinfo') || file.startsWith('dist/tests'))).toBe(false);
   });

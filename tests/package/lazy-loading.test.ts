@@ -29,14 +29,33 @@ async function packagesLoaded(args: string[], env: Record<string, string> = {}):
   return { packages, code, files };
 }
 
+/**
+ * The modules in the files a process loaded: a chunk of the CLI's bundle (dist/cli/) holds many, each under a
+ * `// dist/...` or `// node_modules/...` line esbuild writes; any other file is the one module it is.
+ */
+async function modulesIn(files: readonly string[]): Promise<string[]> {
+  const modules = await Promise.all(
+    files.map(async (url) => {
+      if (!url.includes('/dist/cli/')) return [url];
+      const text = await readFile(fileURLToPath(url), 'utf8');
+      return [...text.matchAll(/^\/\/ ((?:dist|node_modules)\/\S+)$/gm)].map((match) => match[1]!);
+    }),
+  );
+  return modules.flat();
+}
+
 const heavy = ['openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
 
 describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
     const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
     expect(code).toBe(0);
-    expect(files.some((url) => url.endsWith('/dist/app/cli/main.js'))).toBe(true);
+    expect(files.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
     for (const name of [...heavy, '@opentelemetry/api']) expect(packages, name).not.toContain(name);
+    // The bundle's chunks name what they hold: this run's include zod and the stages.
+    const modules = await modulesIn(files);
+    expect(modules.some((path) => path.startsWith('node_modules/zod/'))).toBe(true);
+    expect(modules.some((path) => path.startsWith('dist/stages/'))).toBe(true);
   });
 
   it('a recorded offline run (the default) adds SQLite and nothing else heavy', async () => {
@@ -50,7 +69,9 @@ describe('lazy loading', () => {
     const { packages, code, files } = await packagesLoaded([cliPath, '--help']);
     expect(code).toBe(0);
     expect([...packages]).toEqual([]);
-    expect(files.some((url) => url.includes('/dist/stages/'))).toBe(false);
+    expect(files.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
+    const modules = await modulesIn(files);
+    expect(modules.filter((path) => path.includes('node_modules/zod/') || path.includes('dist/stages/'))).toEqual([]);
   });
 
   it('--trace console loads the OTel SDK, only then', async () => {
