@@ -22,10 +22,10 @@ describe('UI message stream: an agent inside the run', () => {
     ].flatMap((item) => writer.chunksOf(item));
     const approvals = chunks.filter((chunk) => chunk.type === 'tool-approval-request');
     expect(approvals).toEqual([{ type: 'tool-approval-request', approvalId: 'call_1/call_9', toolCallId: 'call_1/call_9' }]);
-    const toolParts = chunks.filter((chunk) => chunk.type === 'tool-input-available').map((chunk) => (chunk as { toolCallId: string }).toolCallId);
+    const toolParts = chunks.filter((chunk) => chunk.type === 'tool-input-available').map((chunk) => (chunk as unknown as { toolCallId: string }).toolCallId);
     expect(toolParts).toEqual(['call_1', 'call_1/call_9']);
     expect(chunks.some((chunk) => chunk.type === 'text-delta' || chunk.type === 'text-start')).toBe(false);
-    const lines = chunks.flatMap((chunk) => (chunk.type === 'reasoning-delta' ? [(chunk as { delta: string }).delta] : []));
+    const lines = chunks.flatMap((chunk) => (chunk.type === 'reasoning-delta' ? [(chunk as unknown as { delta: string }).delta] : []));
     expect(lines).toContain('researcher: Calling search({"q":"x"})');
     expect(lines).toContain('researcher: Waiting for approval of search (call_9)');
     // One step: the child's iterations do not open steps of the caller's message.
