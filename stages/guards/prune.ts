@@ -107,29 +107,67 @@ function pruneTo(state: RunState, ctx: StageContext, count: CountTokens, budget:
 const definitionChars = new WeakMap<object, number>();
 
 /**
- * An upper bound of the request's tokens without the tokenizer: o200k never makes more tokens than UTF-8 bytes, and a
- * UTF-16 unit is at most 3 bytes; each message adds its overhead.
+ * What tokenCeiling counted in a messages list, kept on the list itself under a symbol: JSON and structuredClone skip
+ * it, so it never reaches the saved state, and a stage that replaces the list starts a fresh count.
  */
-function tokenCeiling(messages: readonly ChatMessage[], ctx: StageContext): number {
-  let characters = 0;
-  let overhead = replyPrimingTokens;
-  for (const message of messages) {
-    characters += message.content.length;
-    overhead += messageOverheadTokens;
-    if (message.role === 'tool') characters += message.name.length;
+interface CeilingMemo {
+  /** The messages counted, in order: a message replaced, removed or inserted since is a full recount. */
+  counted: ChatMessage[];
+  characters: number;
+  overhead: number;
+  /** The tool definitions last counted (the registry hands out a fresh array each time) and their characters. */
+  definitions: readonly object[];
+  definitionCharacters: number;
+}
+const ceilingMemo = Symbol('prune-ceiling');
+type MemoizedMessages = ChatMessage[] & { [ceilingMemo]?: CeilingMemo };
+
+/**
+ * An upper bound of the request's tokens without the tokenizer: o200k never makes more tokens than UTF-8 bytes, and a
+ * UTF-16 unit is at most 3 bytes; each message adds its overhead. Only messages added since the last turn are read:
+ * the list's earlier messages are checked to be the same objects (stages append messages and replace them, they do
+ * not edit one in place once it is sent).
+ */
+function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
+  let memo = messages[ceilingMemo];
+  if (memo === undefined || !startsWith(messages, memo.counted)) {
+    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], definitionCharacters: 0 };
+    // Not enumerable, so a spread or Object.keys of the list does not see it either; a frozen list is counted afresh each turn.
+    if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
+  }
+  const counted = memo.counted;
+  for (let index = counted.length; index < messages.length; index++) {
+    const message = messages[index]!;
+    counted.push(message);
+    memo.characters += message.content.length;
+    memo.overhead += messageOverheadTokens;
+    if (message.role === 'tool') memo.characters += message.name.length;
     else if (message.role === 'assistant' && message.toolCalls !== undefined) {
       for (const call of message.toolCalls) {
-        characters += call.name.length + call.arguments.length;
-        overhead += messageOverheadTokens;
+        memo.characters += call.name.length + call.arguments.length;
+        memo.overhead += messageOverheadTokens;
       }
     }
   }
-  for (const definition of ctx.deps.tools?.definitions() ?? []) {
-    let size = definitionChars.get(definition);
-    if (size === undefined) definitionChars.set(definition, (size = JSON.stringify(definition).length + 1));
-    characters += size;
+  const definitions = ctx.deps.tools?.definitions() ?? [];
+  if (definitions.length !== memo.definitions.length || !startsWith(definitions, memo.definitions)) {
+    let characters = 0;
+    for (const definition of definitions) {
+      let size = definitionChars.get(definition);
+      if (size === undefined) definitionChars.set(definition, (size = JSON.stringify(definition).length + 1));
+      characters += size;
+    }
+    memo.definitions = definitions;
+    memo.definitionCharacters = characters;
   }
-  return characters * 3 + overhead;
+  return (memo.characters + memo.definitionCharacters) * 3 + memo.overhead;
+}
+
+/** `list` starts with the objects of `prefix`, the same ones in the same order. */
+function startsWith(list: readonly object[], prefix: readonly object[]): boolean {
+  if (list.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (list[index] !== prefix[index]) return false;
+  return true;
 }
 
 /**
