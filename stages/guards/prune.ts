@@ -6,6 +6,8 @@ import { contextWindowFor, defaultContextShare } from './context-window.js';
 import { GuardConfigError } from './guard-config-error.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { ToolBox } from '../../src/tools/types.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -63,9 +65,11 @@ export function prune(options: PruneOptions = {}): PruneStage {
   validate(options);
   // The table lookup scans every entry: once per model name, not once per turn.
   const budgets = new Map<string | undefined, number>();
+  let last: { modelName: string | undefined; budget: number } | undefined;
   const budgetFor = (modelName: string | undefined): number => {
+    if (last !== undefined && last.modelName === modelName) return last.budget;
     const known = budgets.get(modelName);
-    if (known !== undefined) return known;
+    if (known !== undefined) return (last = { modelName, budget: known }).budget;
     const window = contextWindowFor(modelName, options.contextWindows);
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
@@ -115,8 +119,9 @@ interface CeilingMemo {
   counted: ChatMessage[];
   characters: number;
   overhead: number;
-  /** The tool definitions last counted (the registry hands out a fresh array each time) and their characters. */
+  /** The tool definitions last counted (the registry hands out a fresh array each time), whose box, and their characters. */
   definitions: readonly object[];
+  tools: ToolBox | undefined;
   definitionCharacters: number;
 }
 const ceilingMemo = Symbol('prune-ceiling');
@@ -131,7 +136,7 @@ type MemoizedMessages = ChatMessage[] & { [ceilingMemo]?: CeilingMemo };
 function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
   let memo = messages[ceilingMemo];
   if (memo === undefined || !startsWith(messages, memo.counted)) {
-    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], definitionCharacters: 0 };
+    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], tools: undefined, definitionCharacters: 0 };
     // Not enumerable, so a spread or Object.keys of the list does not see it either; a frozen list is counted afresh each turn.
     if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
   }
@@ -149,7 +154,15 @@ function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
       }
     }
   }
-  const definitions = ctx.deps.tools?.definitions() ?? [];
+  const tools = ctx.deps.tools;
+  // A ToolRegistry's tools are fixed when it is made: the same one need not copy its definitions out again.
+  if (tools === undefined || tools !== memo.tools || Object.getPrototypeOf(tools) !== ToolRegistry.prototype) countDefinitions(memo, tools);
+  return (memo.characters + memo.definitionCharacters) * 3 + memo.overhead;
+}
+
+function countDefinitions(memo: CeilingMemo, tools: ToolBox | undefined): void {
+  const definitions = tools?.definitions() ?? [];
+  memo.tools = tools;
   if (definitions.length !== memo.definitions.length || !startsWith(definitions, memo.definitions)) {
     let characters = 0;
     for (const definition of definitions) {
@@ -160,7 +173,6 @@ function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
     memo.definitions = definitions;
     memo.definitionCharacters = characters;
   }
-  return (memo.characters + memo.definitionCharacters) * 3 + memo.overhead;
 }
 
 /** `list` starts with the objects of `prefix`, the same ones in the same order. */

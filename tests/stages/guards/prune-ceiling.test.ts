@@ -61,6 +61,17 @@ describe('prune counting only what is new', () => {
     expect(state.prune).toBeUndefined();
     await stage.execute(state, makeCtx({ deps: { tools: new ToolRegistry([tool(big('search'))]) } }));
     expect(state.prune?.lastTokens).toBeGreaterThan(0);
+
+    // A box of its own may hand out other definitions each time: the same box is asked again.
+    const changing = makeState({ messages: small() });
+    let registry = new ToolRegistry([tool('Searches.')]);
+    const box = { definitions: () => registry.definitions(), executeAll: (calls: Parameters<ToolRegistry['executeAll']>[0]) => registry.executeAll(calls) };
+    const ctx = makeCtx({ deps: { tools: box } });
+    await stage.execute(changing, ctx);
+    expect(changing.prune).toBeUndefined();
+    registry = new ToolRegistry([tool(big('search'))]);
+    await stage.execute(changing, ctx);
+    expect(changing.prune?.lastTokens).toBeGreaterThan(0);
   });
 
   it('keeps its count out of the saved state', async () => {
