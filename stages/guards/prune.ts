@@ -137,8 +137,8 @@ function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
   let memo = messages[ceilingMemo];
   if (memo === undefined || !startsWith(messages, memo.counted)) {
     memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], tools: undefined, definitionCharacters: 0 };
-    // Assigned, not defined: Object.defineProperty on each run's new list cost more than the scan it saves. A frozen list is counted afresh each turn.
-    if (Object.isExtensible(messages)) messages[ceilingMemo] = memo;
+    // Not enumerable, so deep comparisons (toEqual, assert.deepStrictEqual) of the list do not see it either; a frozen list is counted afresh each turn.
+    if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
   }
   const counted = memo.counted;
   for (let index = counted.length; index < messages.length; index++) {
