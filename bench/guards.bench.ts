@@ -2,7 +2,7 @@
 // not count) in one process, the variants alternated round by round so they share the machine's state; best round.
 import { z } from 'zod';
 import { reactPipeline } from '../pipelines/index.js';
-import { runPipeline, type ChatModel, type ChatRequest, type ChatResponse } from '../src/index.js';
+import { definePipeline, runPipeline, type ChatModel, type ChatRequest, type ChatResponse } from '../src/index.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { format, median } from './measure.js';
@@ -34,6 +34,14 @@ if (process.env.GUARDS_BENCH_EACH === '1') {
   variants['token budget only'] = reactPipeline({ maxIterations: turns, guards: { contextBudget: 0, loopLimit: 0 } });
   variants['pruning only'] = reactPipeline({ maxIterations: turns, guards: { maxTokens: 0, loopLimit: 0 } });
   variants['repeated-call guard only'] = reactPipeline({ maxIterations: turns, guards: { maxTokens: 0, contextBudget: 0 } });
+  variants['the guard stages as no-ops (dispatch alone)'] = withNoOpGuards(variants['default guards']!);
+}
+
+/** The same pipeline with each guard stage replaced by one of its name that does nothing: what dispatching them costs. */
+function withNoOpGuards(pipeline: ReturnType<typeof reactPipeline>): ReturnType<typeof reactPipeline> {
+  const guards = new Set(['limits', 'budget-start', 'budget', 'prune', 'loop-guard', 'loop-guard-history']);
+  const swap = (stages: typeof pipeline.setup) => stages.map((stage) => (guards.has(stage.name) ? { name: stage.name, execute: () => undefined } : stage));
+  return definePipeline({ ...pipeline, setup: swap(pipeline.setup), iteration: swap(pipeline.iteration) });
 }
 type Variant = string;
 

@@ -61,6 +61,26 @@ export function farFromLimits(used: BudgetUsed, limits: BudgetLimits, mode: Budg
   return true;
 }
 
+/** What a budget slot's figures say was used, as decide() reads it (a copy: the slot's figures move on at the next check). */
+export function usedOf(spent: { readonly iterations: number; readonly tokens: number; readonly costUsd: number; readonly timeMs: number }): BudgetUsed {
+  return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
+}
+
+/** What each kind may reach before its warning share (warnAt x limit); Infinity for a kind without a limit. */
+export interface WarningThresholds {
+  readonly limits: BudgetLimits;
+  readonly iterations: number;
+  readonly tokens: number;
+  readonly cost: number;
+  readonly time: number;
+}
+
+/** The thresholds behind farFromLimits, made once per set of limits so the usual check is four comparisons. */
+export function warningThresholds(limits: BudgetLimits, warnAt: number): WarningThresholds {
+  const threshold = (limit: number | undefined) => (limit === undefined ? Infinity : warnAt * limit);
+  return { limits, iterations: threshold(limits.iterations), tokens: threshold(limits.tokens), cost: threshold(limits.cost), time: threshold(limits.time) };
+}
+
 function spentOrWarned(exhausted: readonly BudgetKind[], active: readonly BudgetKind[], fraction: (kind: BudgetKind) => number, history: BudgetHistory): BudgetDecision {
   const kind = exhausted[0];
   if (kind !== undefined) {

@@ -8,7 +8,7 @@ import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/m
 import type {} from './turn-limit.js';
 import { contextShareTokens } from './context-window.js';
 import type { LimitedStage } from './limits.js';
-import { decide, farFromLimits, kindNames, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode } from './budget-decide.js';
+import { decide, kindNames, usedOf, warningThresholds, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode, type WarningThresholds } from './budget-decide.js';
 import { armDeadline, waitBegins, waitedMs, waitEnds } from '../approval/person-wait.js';
 import type {} from '../../src/durable/decisions.js';
 
@@ -113,14 +113,14 @@ export function budget(options: BudgetOptions): BudgetStage {
     return price;
   }
 
-  /** Sync unless a turn reported no usage and must be counted with the tokenizer (loaded lazily). */
-  function measure(state: RunState, ctx: StageContext, slot: BudgetSlot): Record<BudgetKind, number> | Promise<Record<BudgetKind, number>> {
+  /** Updates slot.spent; sync unless a turn reported no usage and must be counted with the tokenizer (loaded lazily). */
+  function measure(state: RunState, ctx: StageContext, slot: BudgetSlot): void | Promise<void> {
     if (countsTokens && unreportedTurn(state, slot)) return estimateUnreported(state, slot).then(() => measured(state, ctx, slot));
     if (countsTokens) noteCheck(state, slot);
-    return measured(state, ctx, slot);
+    measured(state, ctx, slot);
   }
 
-  function measured(state: RunState, ctx: StageContext, slot: BudgetSlot): Record<BudgetKind, number> {
+  function measured(state: RunState, ctx: StageContext, slot: BudgetSlot): void {
     const inputTokens = state.usage.inputTokens + slot.estimated.inputTokens;
     const outputTokens = state.usage.outputTokens + slot.estimated.outputTokens;
     const output = (slot.output ??= { total: 0, largestTurn: 0 });
@@ -133,17 +133,26 @@ export function budget(options: BudgetOptions): BudgetStage {
     spent.costUsd = settings.maxCostUsd === undefined ? 0 : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
     // Time waiting for a person (an approval, a limit question) is not the run's time.
     spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt - waitedMs(state);
-    return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
+  }
+
+  let thresholds: WarningThresholds | undefined;
+  /** Soft mode before any final turn, every budget below its warning share (farFromLimits): nothing to decide. */
+  function farFromLimits(slot: BudgetSlot): boolean {
+    if (mode === 'hard' || slot.finalTurn !== null) return false;
+    const limits = limitsIn(slot);
+    if (thresholds?.limits !== limits) thresholds = warningThresholds(limits, settings.warnAt);
+    const spent = slot.spent;
+    return spent.iterations < thresholds.iterations && spent.tokens < thresholds.tokens && spent.costUsd < thresholds.cost && spent.timeMs < thresholds.time;
   }
 
   function check(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
     const slot = start(state, ctx);
     if (ctx.zone === 'setup') return;
-    const used = measure(state, ctx, slot);
-    if (used instanceof Promise) return used.then((counted) => decided(state, ctx, slot, counted, true));
-    // The usual turn: every budget below its warning share, nothing to decide.
-    if (farFromLimits(used, limitsIn(slot), mode, { warnAt: settings.warnAt, finalTurn: slot.finalTurn })) return;
-    return decided(state, ctx, slot, used, true);
+    const measuring = measure(state, ctx, slot);
+    if (measuring instanceof Promise) return measuring.then(() => decided(state, ctx, slot, usedOf(slot.spent), true));
+    // The usual turn: a few comparisons, no object made.
+    if (farFromLimits(slot)) return;
+    return decided(state, ctx, slot, usedOf(slot.spent), true);
   }
 
   /** decide() and its effects. */

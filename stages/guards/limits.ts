@@ -55,7 +55,7 @@ export function limits(stages: readonly Stage[], maxIterations: number): Stage {
     execute(state, ctx) {
       const inForce = limitsFor(ctx.deps.model?.modelName);
       state.limits = { ...inForce };
-      ctx.emit('limits', { ...inForce });
+      if (ctx.observed) ctx.emit('limits', { ...inForce });
     },
   };
 }

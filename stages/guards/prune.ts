@@ -6,6 +6,8 @@ import { contextWindowFor, defaultContextShare } from './context-window.js';
 import { GuardConfigError } from './guard-config-error.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
+import { ToolRegistry } from '../../src/tools/registry.js';
+import type { ToolBox } from '../../src/tools/types.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -63,9 +65,11 @@ export function prune(options: PruneOptions = {}): PruneStage {
   validate(options);
   // The table lookup scans every entry: once per model name, not once per turn.
   const budgets = new Map<string | undefined, number>();
+  let last: { modelName: string | undefined; budget: number } | undefined;
   const budgetFor = (modelName: string | undefined): number => {
+    if (last !== undefined && last.modelName === modelName) return last.budget;
     const known = budgets.get(modelName);
-    if (known !== undefined) return known;
+    if (known !== undefined) return (last = { modelName, budget: known }).budget;
     const window = contextWindowFor(modelName, options.contextWindows);
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
@@ -107,29 +111,75 @@ function pruneTo(state: RunState, ctx: StageContext, count: CountTokens, budget:
 const definitionChars = new WeakMap<object, number>();
 
 /**
- * An upper bound of the request's tokens without the tokenizer: o200k never makes more tokens than UTF-8 bytes, and a
- * UTF-16 unit is at most 3 bytes; each message adds its overhead.
+ * What tokenCeiling counted in a messages list, kept on the list itself under a symbol: JSON and structuredClone skip
+ * it, so it never reaches the saved state, and a stage that replaces the list starts a fresh count.
  */
-function tokenCeiling(messages: readonly ChatMessage[], ctx: StageContext): number {
-  let characters = 0;
-  let overhead = replyPrimingTokens;
-  for (const message of messages) {
-    characters += message.content.length;
-    overhead += messageOverheadTokens;
-    if (message.role === 'tool') characters += message.name.length;
+interface CeilingMemo {
+  /** The messages counted, in order: a message replaced, removed or inserted since is a full recount. */
+  counted: ChatMessage[];
+  characters: number;
+  overhead: number;
+  /** The tool definitions last counted (the registry hands out a fresh array each time), whose box, and their characters. */
+  definitions: readonly object[];
+  tools: ToolBox | undefined;
+  definitionCharacters: number;
+}
+const ceilingMemo = Symbol('prune-ceiling');
+type MemoizedMessages = ChatMessage[] & { [ceilingMemo]?: CeilingMemo };
+
+/**
+ * An upper bound of the request's tokens without the tokenizer: o200k never makes more tokens than UTF-8 bytes, and a
+ * UTF-16 unit is at most 3 bytes; each message adds its overhead. Only messages added since the last turn are read:
+ * the list's earlier messages are checked to be the same objects (stages append messages and replace them, they do
+ * not edit one in place once it is sent).
+ */
+function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
+  let memo = messages[ceilingMemo];
+  if (memo === undefined || !startsWith(messages, memo.counted)) {
+    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], tools: undefined, definitionCharacters: 0 };
+    // Not enumerable, so deep comparisons (toEqual, assert.deepStrictEqual) of the list do not see it either; a frozen list is counted afresh each turn.
+    if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
+  }
+  const counted = memo.counted;
+  for (let index = counted.length; index < messages.length; index++) {
+    const message = messages[index]!;
+    counted.push(message);
+    memo.characters += message.content.length;
+    memo.overhead += messageOverheadTokens;
+    if (message.role === 'tool') memo.characters += message.name.length;
     else if (message.role === 'assistant' && message.toolCalls !== undefined) {
       for (const call of message.toolCalls) {
-        characters += call.name.length + call.arguments.length;
-        overhead += messageOverheadTokens;
+        memo.characters += call.name.length + call.arguments.length;
+        memo.overhead += messageOverheadTokens;
       }
     }
   }
-  for (const definition of ctx.deps.tools?.definitions() ?? []) {
-    let size = definitionChars.get(definition);
-    if (size === undefined) definitionChars.set(definition, (size = JSON.stringify(definition).length + 1));
-    characters += size;
+  const tools = ctx.deps.tools;
+  // A ToolRegistry's tools are fixed when it is made: the same one need not copy its definitions out again.
+  if (tools === undefined || tools !== memo.tools || Object.getPrototypeOf(tools) !== ToolRegistry.prototype) countDefinitions(memo, tools);
+  return (memo.characters + memo.definitionCharacters) * 3 + memo.overhead;
+}
+
+function countDefinitions(memo: CeilingMemo, tools: ToolBox | undefined): void {
+  const definitions = tools?.definitions() ?? [];
+  memo.tools = tools;
+  if (definitions.length !== memo.definitions.length || !startsWith(definitions, memo.definitions)) {
+    let characters = 0;
+    for (const definition of definitions) {
+      let size = definitionChars.get(definition);
+      if (size === undefined) definitionChars.set(definition, (size = JSON.stringify(definition).length + 1));
+      characters += size;
+    }
+    memo.definitions = definitions;
+    memo.definitionCharacters = characters;
   }
-  return characters * 3 + overhead;
+}
+
+/** `list` starts with the objects of `prefix`, the same ones in the same order. */
+function startsWith(list: readonly object[], prefix: readonly object[]): boolean {
+  if (list.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (list[index] !== prefix[index]) return false;
+  return true;
 }
 
 /**
