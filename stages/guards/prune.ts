@@ -6,7 +6,6 @@ import { contextWindowFor, defaultContextShare } from './context-window.js';
 import { GuardConfigError } from './guard-config-error.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolBox } from '../../src/tools/types.js';
 
 declare module '../../src/engine/stage.js' {
@@ -119,9 +118,8 @@ interface CeilingMemo {
   counted: ChatMessage[];
   characters: number;
   overhead: number;
-  /** The tool definitions last counted (the registry hands out a fresh array each time), whose box, and their characters. */
+  /** The tool definitions last counted (the registry hands out a fresh array each time) and their characters. */
   definitions: readonly object[];
-  tools: ToolBox | undefined;
   definitionCharacters: number;
 }
 const ceilingMemo = Symbol('prune-ceiling');
@@ -136,7 +134,7 @@ type MemoizedMessages = ChatMessage[] & { [ceilingMemo]?: CeilingMemo };
 function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
   let memo = messages[ceilingMemo];
   if (memo === undefined || !startsWith(messages, memo.counted)) {
-    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], tools: undefined, definitionCharacters: 0 };
+    memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], definitionCharacters: 0 };
     // Not enumerable, so deep comparisons (toEqual, assert.deepStrictEqual) of the list do not see it either; a frozen list is counted afresh each turn.
     if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
   }
@@ -154,15 +152,13 @@ function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
       }
     }
   }
-  const tools = ctx.deps.tools;
-  // A ToolRegistry's tools are fixed when it is made: the same one need not copy its definitions out again.
-  if (tools === undefined || tools !== memo.tools || Object.getPrototypeOf(tools) !== ToolRegistry.prototype) countDefinitions(memo, tools);
+  // The same definitions as last turn (element by element) are not measured again.
+  countDefinitions(memo, ctx.deps.tools);
   return (memo.characters + memo.definitionCharacters) * 3 + memo.overhead;
 }
 
 function countDefinitions(memo: CeilingMemo, tools: ToolBox | undefined): void {
   const definitions = tools?.definitions() ?? [];
-  memo.tools = tools;
   if (definitions.length !== memo.definitions.length || !startsWith(definitions, memo.definitions)) {
     let characters = 0;
     for (const definition of definitions) {
