@@ -213,7 +213,8 @@ export class MessageLog {
     const previous = this.previous.get(lane) ?? [];
     let prefix = 0;
     while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
-    this.previous.set(lane, messages);
+    // A copy of the list (not of its messages): a stage may hand over the state's own list and add to it later.
+    this.previous.set(lane, messages.slice());
     return { ...request, messages: messages.slice(prefix), prefix };
   }
 

@@ -19,17 +19,18 @@ const greet: Stage = {
   },
 };
 
-const ask: Stage = {
+/** `live`: the request holds the state's own message list, which the run goes on adding to after the call. */
+const ask = (live = false): Stage => ({
   name: 'ask',
   async execute(state, ctx) {
-    const reply = await ctx.deps.model!.chat({ purpose: 'think', messages: [...state.messages], tools: ctx.deps.tools!.definitions() });
+    const reply = await ctx.deps.model!.chat({ purpose: 'think', messages: live ? state.messages : [...state.messages], tools: ctx.deps.tools!.definitions() });
     state.messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
     state.turn = { toolCalls: reply.toolCalls, results: [] };
     if (reply.toolCalls.length > 0) return undefined;
     state.answer = reply.content;
     return breakLoop('answered');
   },
-};
+});
 
 const run: Stage = {
   name: 'run',
@@ -55,8 +56,8 @@ function tally(drift?: number): Stage {
   };
 }
 
-export function recordingPipeline(options: { drift?: number } = {}): Pipeline {
-  return definePipeline({ name: 'recording', setup: [greet], iteration: [ask, run, tally(options.drift)], finalize: [], maxIterations: 6 });
+export function recordingPipeline(options: { drift?: number; liveMessages?: boolean } = {}): Pipeline {
+  return definePipeline({ name: 'recording', setup: [greet], iteration: [ask(options.liveMessages), run, tally(options.drift)], finalize: [], maxIterations: 6 });
 }
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
