@@ -21,11 +21,14 @@ declare module '../engine/stage.js' {
   }
 }
 
-/** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
+/**
+ * About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often, so a
+ * turn's share of the checkpoints' JSON text and hash stays about this size however large the state grows.
+ */
 const checkpointBytesPerIteration = 1024;
 
-/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration`: only
- * at the end of each zone pass (cheaper: a stage costs one JSON text of the state less). */
+/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration` (the
+ * name kept from when it hashed every iteration's end): only where a checkpoint is taken, whose JSON text it hashes. */
 export type HashEvery = 'stage' | 'iteration';
 
 export class JournalSeam implements RunSeam {
@@ -74,7 +77,7 @@ export class JournalSeam implements RunSeam {
         const [recorded, replayed] = [data.signal && jsonOf(data.signal), signalJson && jsonOf(signalJson)];
         return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(recorded, replayed)}`, recorded, replayed };
       }
-      // A replay hashes wherever the recording did (the code before this one hashed at every zone pass's end).
+      // A replay hashes wherever the recording did (an earlier version's recording: at every zone pass's end).
       if (data.hash === undefined || data.hash === digestOf().hash) return undefined;
       return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digestOf().hash };
     });
