@@ -7,10 +7,12 @@ import { breakLoop } from '../../src/engine/signal.js';
 import type { Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
+import type { ChatMessage, ToolCall } from '../../src/model/types.js';
 import { makeOwner } from '../../src/store/location.js';
 import type { Checkpoint, RunHeader, RunOutcomeRecord, RunStore, StoredEntry } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import type { ToolResult } from '../../src/tools/types.js';
 
 const greet: Stage = {
   name: 'greet',
@@ -35,15 +37,15 @@ const ask = (live = false): Stage => ({
 const run: Stage = {
   name: 'run',
   async execute(state, ctx) {
-    const calls = state.turn.toolCalls;
-    if (calls.length === 0) return;
-    const results = await ctx.deps.tools!.executeAll(calls);
-    calls.forEach((call, index) => {
-      const result = results[index]!;
-      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.ok ? result.content : result.error.message });
-    });
+    if (state.turn.toolCalls.length === 0) return;
+    const results = await ctx.deps.tools!.executeAll(state.turn.toolCalls);
+    state.messages.push(...state.turn.toolCalls.map((call, index) => toolMessage(call, results[index]!)));
   },
 };
+
+function toolMessage(call: ToolCall, result: ToolResult): ChatMessage {
+  return { role: 'tool', toolCallId: call.id, name: call.name, content: result.ok ? result.content : result.error.message };
+}
 
 /** Keeps a running tally in the state; `drift` adds 10 more at that iteration (a change only the state shows). */
 function tally(drift?: number): Stage {
@@ -67,15 +69,15 @@ export function recordingModel(from = 0): ScriptedModel {
   return new ScriptedModel([{ toolCalls: [calc('1 + 2')] }, { toolCalls: [calc('3 + 4')] }, { toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }].slice(from));
 }
 
-/** A calculator that logs each execution (the side effect a resume must not repeat); `hang` never returns. */
-export function recordingTools(log: string[], hang?: string): ToolRegistry {
+/** A calculator that logs each execution (the side effect a resume must not repeat) and can be told to hang or act. */
+export function recordingTools(log: string[], onCall: (expression: string) => void | Promise<void> = () => undefined): ToolRegistry {
   const calculator = defineTool({
     name: 'calculator',
     description: 'Evaluates a sum of two numbers like "2 + 3".',
     parameters: z.object({ expression: z.string() }),
     async execute({ expression }) {
       log.push(expression);
-      if (expression === hang) await new Promise(() => {});
+      await onCall(expression);
       const [left, right] = expression.split('+').map(Number);
       return String((left ?? 0) + (right ?? 0));
     },
