@@ -25,7 +25,7 @@ export interface RecordOptions {
   leaseMs?: number;
   /** JSON the caller wants kept with the run (the CLI keeps its settings, to rebuild the pipeline on resume). */
   record?: JsonObject;
-  /** Where the state is hashed: after every stage, or at the end of each zone pass (default, cheaper). */
+  /** Where the state is hashed: after every stage, or only where a checkpoint is taken (default, cheaper). */
   hashEvery?: HashEvery;
   /** The run's id (a queued job's, a child run's); default: the first id deps.ids makes. */
   runId?: string;

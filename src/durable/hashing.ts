@@ -13,7 +13,12 @@ export function pipelineFingerprint(pipeline: Pipeline): string {
 }
 
 /** A state's JSON and its hash; the text is kept for checkpoints, so it is made once. */
-export function stateDigest(state: object): { text: string; hash: string } {
+export interface StateDigest {
+  text: string;
+  hash: string;
+}
+
+export function stateDigest(state: object): StateDigest {
   const text = JSON.stringify(state);
   return { text, hash: hashText(text) };
 }

@@ -9,7 +9,7 @@ import type { Deps } from '../engine/stage.js';
 import type { RunState } from '../engine/state.js';
 import type { RunOutcomeRecord, RunStore } from '../store/types.js';
 import { place, shortDiff } from './divergence.js';
-import { stateDigest } from './hashing.js';
+import { stateDigest, type StateDigest } from './hashing.js';
 import { jsonOf, positionJson, type JournalEntries, type RecordedSignal } from './journal-entries.js';
 import { journaledDeps, type PortOptions } from './journaled-ports.js';
 import type { JournalWriter, RunJournal } from './run-journal.js';
@@ -21,11 +21,14 @@ declare module '../engine/stage.js' {
   }
 }
 
-/** About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often. */
-const checkpointBytesPerIteration = 8192;
+/**
+ * About this many bytes of state may be rewritten per iteration: a growing state is checkpointed less often, so a
+ * turn's share of the checkpoints' JSON text and hash stays about this size however large the state grows.
+ */
+const checkpointBytesPerIteration = 1024;
 
-/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration`: only
- * at the end of each zone pass (cheaper: a stage costs one JSON text of the state less). */
+/** `stage`: a state hash after every stage, so a replay names the exact stage whose state differs; `iteration` (the
+ * name kept from when it hashed every iteration's end): only where a checkpoint is taken, whose JSON text it hashes. */
 export type HashEvery = 'stage' | 'iteration';
 
 export class JournalSeam implements RunSeam {
@@ -64,11 +67,9 @@ export class JournalSeam implements RunSeam {
     const paused = signal?.type === 'interrupt_run';
     if (paused) this.pausedAt = position;
     const passEnd = paused || stage === null || position.nextStage >= this.pipeline[position.zone].length;
-    // A replay hashes wherever the recording did; a live run where its setting says.
-    const next = journal.peek();
-    const recordedHash = next?.kind === 'stage' && next.data.hash !== undefined;
-    const digest = passEnd || recordedHash || this.hashEvery === 'stage' ? stateDigest(state) : undefined;
-    if (digest !== undefined) this.stateBytes = digest.text.length;
+    // The state's JSON and hash, made at most once a boundary and only where one is compared or kept.
+    let digest: StateDigest | undefined;
+    const digestOf = (): StateDigest => (digest ??= stateDigest(state));
     const signalJson = signal ? signalRecord(signal) : null;
     const served = journal.serve('stage', where, (entry) => {
       const data = entry.data;
@@ -76,17 +77,22 @@ export class JournalSeam implements RunSeam {
         const [recorded, replayed] = [data.signal && jsonOf(data.signal), signalJson && jsonOf(signalJson)];
         return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(recorded, replayed)}`, recorded, replayed };
       }
-      if (data.hash === undefined || digest === undefined || data.hash === digest.hash) return undefined;
-      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digest.hash };
+      // A replay hashes wherever the recording did (an earlier version's recording: at every zone pass's end).
+      if (data.hash === undefined || data.hash === digestOf().hash) return undefined;
+      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digestOf().hash };
     });
     if (served !== undefined) return this.afterServed(position);
+    // A live run hashes where it takes a checkpoint (the checkpoint's JSON text is made anyway), or after every stage.
+    const due = passEnd && (paused || this.checkpointDue(position, stage));
     const data: JournalEntries['stage'] = { signal: signalJson };
-    if (digest !== undefined) data.hash = digest.hash;
+    if (due || this.hashEvery === 'stage') data.hash = digestOf().hash;
     if (stage === null) data.ended = position.ended;
     journal.record('stage', where, data);
-    if (digest === undefined || !(paused || this.checkpointDue(position, stage))) return undefined;
+    if (!due) return undefined;
+    const { text, hash } = digestOf();
+    this.stateBytes = text.length;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
-    const checkpoint = { position: positionJson(position), state: jsonOf(state), stateJson: digest.text, stateHash: digest.hash, at: Date.now() };
+    const checkpoint = { position: positionJson(position), state: jsonOf(state), stateJson: text, stateHash: hash, at: Date.now() };
     journal.hold(checkpoint, progress);
     // Entering finalize is written at once: a run that ends there must be resumable from it.
     return stage === null ? journal.flush().then(() => journal.check()) : undefined;

@@ -2,7 +2,7 @@
 // writes them to the store in order. A write that fails is kept and reported at the next stage boundary.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { RunCursor } from '../engine/run-seam.js';
-import type { Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
+import type { AppendOptions, Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
 import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
 import { isKind, toStored, type JournalEntries, type JournalEntry, type JournalKind } from './journal-entries.js';
 
@@ -25,6 +25,8 @@ export class RunJournal {
   private live: boolean;
   private pending: StoredEntry[] = [];
   private writing: Promise<void> = Promise.resolve();
+  /** Writes started and not yet settled. */
+  private inFlight = 0;
   private broken: unknown;
   /** A checkpoint waiting for the next write: it costs no transaction of its own. */
   private held: { checkpoint: Checkpoint; progress: { iterations: number; tokens: number } } | undefined;
@@ -144,10 +146,19 @@ export class RunJournal {
     const entries = this.pending;
     this.pending = [];
     this.held = undefined;
-    const options = { leaseMs: writer.leaseMs, ...(held ? { checkpoint: held.checkpoint, progress: held.progress } : {}) };
-    this.writing = this.writing.then(() => writer.store.append(writer.claim, entries, options)).catch((error: unknown) => {
-      this.broken ??= error;
-    });
+    const options: AppendOptions = { leaseMs: writer.leaseMs };
+    if (held !== undefined) [options.checkpoint, options.progress] = [held.checkpoint, held.progress];
+    const append = () => writer.store.append(writer.claim, entries, options);
+    // Writes go one at a time, in order; with none in flight this one starts at once, a promise hop sooner.
+    const started = this.inFlight === 0 ? appendNow(append) : this.writing.then(append);
+    this.inFlight += 1;
+    this.writing = started.then(
+      () => void (this.inFlight -= 1),
+      (error: unknown) => {
+        this.inFlight -= 1;
+        this.broken ??= error;
+      },
+    );
     return this.writing;
   }
 
@@ -173,6 +184,15 @@ export class RunJournal {
   }
 }
 
+/** A store call whose synchronous throw (a store that is not an async function) rejects like its failures do. */
+function appendNow(append: () => Promise<void>): Promise<void> {
+  try {
+    return append();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
  * Model requests repeat the conversation so far: each is stored as how many messages it shares with the previous
  * one plus the new ones, so a long run's journal grows with the conversation, not with its square. Shared means the
@@ -193,7 +213,8 @@ export class MessageLog {
     const previous = this.previous.get(lane) ?? [];
     let prefix = 0;
     while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
-    this.previous.set(lane, messages);
+    // A copy of the list (not of its messages): a stage may hand over the state's own list and add to it later.
+    this.previous.set(lane, messages.slice());
     return { ...request, messages: messages.slice(prefix), prefix };
   }
 

@@ -10,7 +10,10 @@ export interface MemoryStoreOptions {
 }
 
 interface MemoryRun {
-  row: RunRow;
+  /** The row as inserted, for its header's columns (a task can be large): a write never copies them. */
+  header: RunRow;
+  /** The columns a write changes, replaced whole by each write. */
+  columns: WritableRow;
   journal: EntryRow[];
   /** Ordered by seq; a later checkpoint at the same seq replaces the earlier one. */
   checkpoints: CheckpointRow[];
@@ -28,16 +31,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
     read: (body) => body(),
     findRun(runId) {
       const run = runs.get(runId);
-      return run && { ...run.row };
+      return run && { ...run.header, ...run.columns };
     },
-    findWritable: (runId) => tables.findRun(runId),
+    findWritable(runId) {
+      const run = runs.get(runId);
+      return run && writableColumns(run.columns);
+    },
     nextRunId: () => ++lastId,
     insertRun(row) {
-      runs.set(row.runId, { row: { ...row }, journal: [], checkpoints: [] });
+      runs.set(row.runId, { header: { ...row }, columns: writableColumns(row), journal: [], checkpoints: [] });
     },
     saveRun(row) {
-      const run = stored(row);
-      run.row = { ...run.row, ...row };
+      stored(row).columns = writableColumns(row);
     },
     saveProgress: (row) => tables.saveRun(row),
     insertEntries(row, entries) {
@@ -52,7 +57,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
     listRuns(status, limit, before) {
       const rows: RunRow[] = [];
       const listed = (row: RunRow) => before === undefined || row.createdAt < before.createdAt || (row.createdAt === before.createdAt && row.id < before.id);
-      for (const run of runs.values()) if ((status === undefined || run.row.status === status) && listed(run.row)) rows.push({ ...run.row });
+      for (const run of runs.values()) {
+        const row = { ...run.header, ...run.columns };
+        if ((status === undefined || row.status === status) && listed(row)) rows.push(row);
+      }
       rows.sort((a, b) => b.createdAt - a.createdAt || b.id - a.id);
       return limit === -1 ? rows : rows.slice(0, limit);
     },
@@ -69,4 +77,24 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
     },
   };
   return createRunStore(tables, options.clock);
+}
+
+/** A copy of the columns a write changes: the caller's row may carry the header's too, and is never kept itself. */
+function writableColumns(row: WritableRow): WritableRow {
+  return {
+    id: row.id,
+    runId: row.runId,
+    status: row.status,
+    updatedAt: row.updatedAt,
+    epoch: row.epoch,
+    ownerId: row.ownerId,
+    ownerPid: row.ownerPid,
+    ownerHost: row.ownerHost,
+    leaseUntil: row.leaseUntil,
+    head: row.head,
+    iterations: row.iterations,
+    tokens: row.tokens,
+    answer: row.answer,
+    outcome: row.outcome,
+  };
 }

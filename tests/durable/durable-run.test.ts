@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { reactPipeline } from '../../pipelines/react.js';
 import { resumeRun, runPipeline, PipelineMismatchError } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
@@ -12,26 +11,9 @@ import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { RunFinishedError, type RunStore } from '../../src/store/types.js';
-import { defineTool } from '../../src/tools/define-tool.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
+import { recordingTools } from './recording-pipeline.js';
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
-
-/** A calculator that logs each execution (the side effect a resume must not repeat) and can be told to hang or act. */
-function loggingTools(log: string[], onCall: (expression: string) => void | Promise<void> = () => undefined) {
-  const calculator = defineTool({
-    name: 'calculator',
-    description: 'Evaluates a sum of two numbers like "2 + 3".',
-    parameters: z.object({ expression: z.string() }),
-    async execute({ expression }) {
-      log.push(expression);
-      await onCall(expression);
-      const [left, right] = expression.split('+').map(Number);
-      return String((left ?? 0) + (right ?? 0));
-    },
-  });
-  return new ToolRegistry([calculator]);
-}
 
 const script = () => [{ toolCalls: [calc('1 + 2')] }, { toolCalls: [calc('3 + 4')] }, { toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }];
 
@@ -39,7 +21,7 @@ describe('a recorded run', () => {
   it('journals every call and stage end with contiguous seqs, checkpoints, and the outcome', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const result = await runPipeline(reactPipeline({ guards: false }), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: loggingTools(log) } });
+    const result = await runPipeline(reactPipeline({ guards: false }), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } });
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11' });
     const journal = await store.journal(result.runId);
     expect(journal.map((entry) => entry.seq)).toEqual(journal.map((_entry, index) => index + 1));
@@ -59,7 +41,7 @@ describe('a recorded run', () => {
   it('replays identically offline, and a changed pipeline is reported at its first divergent stage', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: loggingTools(log) } });
+    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } });
     const same = await replayRun(store, result.runId, { pipeline: reactPipeline() });
     expect(same.identical).toBe(true);
     expect(same.result.answer).toBe('done: 11');
@@ -82,7 +64,7 @@ describe('resume', () => {
   it('continues a run whose owner stopped mid-tool-call: completed calls are served, not made again', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const hang = loggingTools(log, (expression) => (expression === '3 + 4' ? new Promise(() => {}) : undefined));
+    const hang = recordingTools(log, (expression) => (expression === '3 + 4' ? new Promise(() => {}) : undefined));
     void runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-a' } } });
     await waitFor(() => log.length === 2);
     const [running] = await store.list();
@@ -90,7 +72,7 @@ describe('resume', () => {
 
     // The second model call's reply and the first tool call are in the journal: only the rest is asked for.
     const model = new ScriptedModel([{ toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }]);
-    const result = await resumeRun(store, 'run-a', { pipeline: reactPipeline(), deps: { model, tools: loggingTools(log) }, takeOver: true });
+    const result = await resumeRun(store, 'run-a', { pipeline: reactPipeline(), deps: { model, tools: recordingTools(log) }, takeOver: true });
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11', iterations: 4 });
     // 1 + 2 ran once; 3 + 4 was in flight when the owner stopped, so it ran again; 5 + 6 once.
@@ -104,7 +86,7 @@ describe('resume', () => {
     const store = memoryStore();
     const log: string[] = [];
     const controller = new AbortController();
-    const cancelling = loggingTools(log, (expression) => {
+    const cancelling = recordingTools(log, (expression) => {
       if (expression === '3 + 4') controller.abort(new Error('user pressed Ctrl-C'));
       return expression === '3 + 4' ? new Promise(() => {}) : undefined;
     });
@@ -112,7 +94,7 @@ describe('resume', () => {
     expect(cancelled.status).toBe('cancelled');
     expect((await store.get(cancelled.runId))?.status).toBe('cancelled');
     const model = new ScriptedModel([{ toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }]);
-    const result = await resumeRun(store, cancelled.runId, { pipeline: reactPipeline(), deps: { model, tools: loggingTools(log) } });
+    const result = await resumeRun(store, cancelled.runId, { pipeline: reactPipeline(), deps: { model, tools: recordingTools(log) } });
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11' });
     expect(log).toEqual(['1 + 2', '3 + 4', '3 + 4', '5 + 6']);
     expect((await replayRun(store, cancelled.runId, { pipeline: reactPipeline() })).identical).toBe(true);
@@ -120,11 +102,11 @@ describe('resume', () => {
 
   it('refuses a run that already ended, and another pipeline unless forced; the run is left as it was', async () => {
     const store = memoryStore();
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: loggingTools([]) } });
+    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools([]) } });
     await expect(resumeRun(store, result.runId, { pipeline: reactPipeline() })).rejects.toBeInstanceOf(RunFinishedError);
 
     const log: string[] = [];
-    const hang = loggingTools(log, () => new Promise(() => {}));
+    const hang = recordingTools(log, () => new Promise(() => {}));
     void runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-b' } } });
     await waitFor(() => log.length === 1);
     const before = await store.get('run-b');
@@ -144,7 +126,7 @@ describe('a store that fails', () => {
     folder = mkdtempSync(join(tmpdir(), 'stageloop-durable-'));
     const file = join(folder, 'runs.db');
     const store: RunStore = sqliteStore(file);
-    const removing = loggingTools([], () => rmSync(file));
+    const removing = recordingTools([], () => rmSync(file));
     const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: removing } });
     expect(result.status).toBe('failed');
     expect(result.stopReason.kind).toBe('store');
