@@ -1,6 +1,7 @@
 // One run's journal while it runs: serves recorded entries (resume's catch-up, replay), records new ones, and
 // writes them to the store in order. A write that fails is kept and reported at the next stage boundary.
 import type { JsonObject, JsonValue } from '../common/json.js';
+import { rejectingThrows } from '../common/promise-like.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { AppendOptions, Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
 import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
@@ -150,7 +151,7 @@ export class RunJournal {
     if (held !== undefined) [options.checkpoint, options.progress] = [held.checkpoint, held.progress];
     const append = () => writer.store.append(writer.claim, entries, options);
     // Writes go one at a time, in order; with none in flight this one starts at once, a promise hop sooner.
-    const started = this.inFlight === 0 ? appendNow(append) : this.writing.then(append);
+    const started = this.inFlight === 0 ? rejectingThrows(append) : this.writing.then(append);
     this.inFlight += 1;
     this.writing = started.then(
       () => void (this.inFlight -= 1),
@@ -181,15 +182,6 @@ export class RunJournal {
     if (!recordingEnded) this.divergence ??= divergence;
     this.live = true;
     return undefined;
-  }
-}
-
-/** A store call whose synchronous throw (a store that is not an async function) rejects like its failures do. */
-function appendNow(append: () => Promise<void>): Promise<void> {
-  try {
-    return append();
-  } catch (error) {
-    return Promise.reject(error);
   }
 }
 

@@ -1,6 +1,7 @@
 // The SessionStore rules, written once over a small table interface: names checked, rows read defensively (a row
 // that cannot be read is reported and kept, never dropped), compaction all or nothing.
 import { messageOf } from '../common/error-message.js';
+import { rejectingThrows } from '../common/promise-like.js';
 import { checkFact, checkName, SessionError, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord, type TurnStatus } from './types.js';
 
 /** A turn row as stored: tools as JSON text; anything may be wrong with a row someone edited by hand. */
@@ -92,13 +93,7 @@ export function byKey(facts: Fact[]): Fact[] {
 
 export function createSessionStore(tables: SessionTables, clock: { now(): number } = Date): SessionStore {
   // Promises over synchronous tables: a body runs alone, so each call is atomic.
-  const run = <Result>(body: () => Result): Promise<Result> => {
-    try {
-      return Promise.resolve(body());
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
+  const run = <Result>(body: () => Result): Promise<Result> => rejectingThrows(() => Promise.resolve(body()));
   return {
     name: tables.name,
     exists: (scope) => run(() => tables.read(() => tables.summary(checked(scope)) !== undefined)),

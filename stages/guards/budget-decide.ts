@@ -53,16 +53,26 @@ export function decide(used: BudgetUsed, limits: BudgetLimits, mode: BudgetMode,
 
 /** True when no active budget has reached its warning share: the check has nothing to decide (soft mode). */
 export function farFromLimits(used: BudgetUsed, limits: BudgetLimits, mode: BudgetMode, history: Pick<BudgetHistory, 'warnAt' | 'finalTurn'>): boolean {
-  if (mode === 'hard' || history.finalTurn !== null) return false;
-  for (const kind of kinds) {
-    const limit = limits[kind];
-    if (limit !== undefined && used[kind] >= history.warnAt * limit) return false;
-  }
-  return true;
+  const spent = { iterations: used.iterations, tokens: used.tokens, costUsd: used.cost, timeMs: used.time };
+  return quietTurn(spent, warningThresholds(limits, history.warnAt), mode, history.finalTurn);
+}
+
+/** The figures a budget slot keeps of what was spent. */
+export interface SpentFigures {
+  readonly iterations: number;
+  readonly tokens: number;
+  readonly costUsd: number;
+  readonly timeMs: number;
+}
+
+/** farFromLimits with the thresholds made beforehand (the budget's usual check: a few comparisons, no object made). */
+export function quietTurn(spent: SpentFigures, thresholds: WarningThresholds, mode: BudgetMode, finalTurn: BudgetHistory['finalTurn']): boolean {
+  if (mode === 'hard' || finalTurn !== null) return false;
+  return spent.iterations < thresholds.iterations && spent.tokens < thresholds.tokens && spent.costUsd < thresholds.cost && spent.timeMs < thresholds.time;
 }
 
 /** What a budget slot's figures say was used, as decide() reads it (a copy: the slot's figures move on at the next check). */
-export function usedOf(spent: { readonly iterations: number; readonly tokens: number; readonly costUsd: number; readonly timeMs: number }): BudgetUsed {
+export function usedOf(spent: SpentFigures): BudgetUsed {
   return { iterations: spent.iterations, tokens: spent.tokens, cost: spent.costUsd, time: spent.timeMs };
 }
 

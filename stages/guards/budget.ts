@@ -2,13 +2,14 @@
 import { abortRun, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
+import { rejectingThrows } from '../../src/common/promise-like.js';
 import { GuardConfigError } from './guard-config-error.js';
 import { costUsd, priceFor, validate, type BudgetOptions, type ModelPrice } from './budget-options.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/model/token-count.js';
 import type {} from './turn-limit.js';
 import { contextShareTokens } from './context-window.js';
 import type { LimitedStage } from './limits.js';
-import { decide, kindNames, usedOf, warningThresholds, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode, type WarningThresholds } from './budget-decide.js';
+import { decide, kindNames, quietTurn, usedOf, warningThresholds, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode, type WarningThresholds } from './budget-decide.js';
 import { armDeadline, waitBegins, waitedMs, waitEnds } from '../approval/person-wait.js';
 import type {} from '../../src/durable/decisions.js';
 
@@ -138,11 +139,9 @@ export function budget(options: BudgetOptions): BudgetStage {
   let thresholds: WarningThresholds | undefined;
   /** Soft mode before any final turn, every budget below its warning share (farFromLimits): nothing to decide. */
   function farFromLimits(slot: BudgetSlot): boolean {
-    if (mode === 'hard' || slot.finalTurn !== null) return false;
     const limits = limitsIn(slot);
     if (thresholds?.limits !== limits) thresholds = warningThresholds(limits, settings.warnAt);
-    const spent = slot.spent;
-    return spent.iterations < thresholds.iterations && spent.tokens < thresholds.tokens && spent.costUsd < thresholds.cost && spent.timeMs < thresholds.time;
+    return quietTurn(slot.spent, thresholds, mode, slot.finalTurn);
   }
 
   function check(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
@@ -242,17 +241,8 @@ export function budget(options: BudgetOptions): BudgetStage {
       };
     },
     // Synchronous, so the stage loop need not await a stage that never waits; a configuration error still rejects.
-    start: { name: 'budget-start', execute: (state, ctx) => startOrReject(() => start(state, ctx)) },
+    start: { name: 'budget-start', execute: (state, ctx) => rejectingThrows(() => void start(state, ctx)) },
   };
-}
-
-function startOrReject(begin: () => unknown): Promise<never> | undefined {
-  try {
-    begin();
-    return undefined;
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 function spentLimit(kind: BudgetKind, limit: number): string {

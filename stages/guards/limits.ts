@@ -1,6 +1,7 @@
 // limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
 import type {} from '../../src/engine/state.js';
+import { perModelName } from './model-table.js';
 
 /** The limits a run has, resolved for its model; null is a limit that is off. Shown in --json and on the root span. */
 export interface LimitsInForce {
@@ -41,15 +42,11 @@ function isLimited(stage: Stage): stage is LimitedStage {
 export function limits(stages: readonly Stage[], maxIterations: number): Stage {
   const guards = stages.filter(isLimited);
   // A guard's limits depend only on the model: resolved once per model name, not on every run.
-  const resolved = new Map<string | undefined, Readonly<LimitsInForce>>();
-  const limitsFor = (modelName: string | undefined): Readonly<LimitsInForce> => {
-    const known = resolved.get(modelName);
-    if (known !== undefined) return known;
+  const limitsFor = perModelName((modelName): Readonly<LimitsInForce> => {
     const inForce: LimitsInForce = { maxIterations, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null };
     for (const guard of guards) Object.assign(inForce, guard.limitsInForce(modelName));
-    if (resolved.size < 64) resolved.set(modelName, inForce);
     return inForce;
-  };
+  });
   return {
     name: 'limits',
     execute(state, ctx) {

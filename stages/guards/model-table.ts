@@ -17,6 +17,26 @@ export function lookupModel<Value>(table: Readonly<Record<string, Value>>, model
 
 const remembered = new WeakMap<object, Map<string, unknown>>();
 
+/**
+ * `compute` remembered per model name (up to 64 names, the last one at hand): what a guard resolves for a model is
+ * asked on every run or turn and changes only with the name. A throw is not remembered.
+ */
+export function perModelName<Value>(compute: (modelName: string | undefined) => Value): (modelName: string | undefined) => Value {
+  const known = new Map<string | undefined, Value>();
+  let last: { modelName: string | undefined; value: Value } | undefined;
+  return (modelName) => {
+    if (last !== undefined && last.modelName === modelName) return last.value;
+    let value: Value;
+    if (known.has(modelName)) value = known.get(modelName) as Value;
+    else {
+      value = compute(modelName);
+      if (known.size < 64) known.set(modelName, value);
+    }
+    last = { modelName, value };
+    return value;
+  };
+}
+
 function scan<Value>(table: Readonly<Record<string, Value>>, modelName: string): Value | undefined {
   const name = modelName.trim().toLowerCase().replace(/^.*\//, '');
   if (Object.hasOwn(table, name)) return table[name];

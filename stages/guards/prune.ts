@@ -4,6 +4,7 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { contextWindowFor, defaultContextShare } from './context-window.js';
 import { GuardConfigError } from './guard-config-error.js';
+import { perModelName } from './model-table.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
 import type { ToolBox } from '../../src/tools/types.js';
@@ -63,21 +64,15 @@ export interface PruneStage extends LimitedStage {}
 export function prune(options: PruneOptions = {}): PruneStage {
   validate(options);
   // The table lookup scans every entry: once per model name, not once per turn.
-  const budgets = new Map<string | undefined, number>();
-  let last: { modelName: string | undefined; budget: number } | undefined;
-  const budgetFor = (modelName: string | undefined): number => {
-    if (last !== undefined && last.modelName === modelName) return last.budget;
-    const known = budgets.get(modelName);
-    if (known !== undefined) return (last = { modelName, budget: known }).budget;
+  const budgetFor = perModelName((modelName): number => {
     const window = contextWindowFor(modelName, options.contextWindows);
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
     if (budget <= 0) {
       throw new GuardConfigError(`prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
     }
-    if (budgets.size < 64) budgets.set(modelName, budget);
     return budget;
-  };
+  });
   return {
     name: 'prune',
     limitsInForce: (modelName) => ({ contextBudget: budgetFor(modelName) }),
