@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { runServices, startServe } from '../app/cli/serve-command.js';
+import { runServices, startServe } from '../app/serve.js';
 import { runPipeline } from '../src/durable/durable-run.js';
 import { median } from './measure.js';
 

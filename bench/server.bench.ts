@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServe } from '../app/cli/serve-command.js';
+import { startServe } from '../app/serve.js';
 import { shownSlots } from '../app/shown-slots.js';
 import type { RunResult } from '../src/engine/runner.js';
 import { serverApp } from '../src/server/app.js';

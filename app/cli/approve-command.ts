@@ -16,7 +16,7 @@ import { attachDeciders, pausedNotice } from './approvals.js';
 import { sessionWarnings } from './session-setup.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import { printResult, type ShowFlags } from './run-command.js';
 import { startCliTracing, type CliTracing } from './tracing.js';
 
@@ -50,7 +50,7 @@ export async function decideCommand(command: DecideCommand, argv: readonly strin
   const { env, stdin, ...streams } = io;
   const [runId, ...ids] = positionals;
   if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
-  const { store } = await openCliStore(values.store, env);
+  const { store } = await openRunStore(values.store, env);
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let closeAssembled = async () => {};
   let tracing: CliTracing | undefined;

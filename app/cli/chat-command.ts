@@ -11,7 +11,7 @@ import type { Pipeline } from '../../src/engine/pipeline.js';
 import { progressPrinter } from './progress.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import type { JsonObject } from '../../src/common/json.js';
 import type { RunStore } from '../../src/store/types.js';
 import { openSession, sessionWarnings, type OpenedSession } from './session-setup.js';
@@ -31,7 +31,7 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
   const { env, stdin: input, ...streams } = io;
   const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env, io.cwd);
   const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
-  const recording = flags.noStore ? undefined : await openCliStore(flags.store, env, { optional: true });
+  const recording = flags.noStore ? undefined : await openRunStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;

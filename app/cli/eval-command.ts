@@ -12,7 +12,7 @@ import { chooseModel } from '../ingredients.js';
 import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 
@@ -144,7 +144,7 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
   const threshold = thresholdOf(values.threshold);
   if (values.threshold !== undefined && values.baseline === undefined) throw new StageloopError('usage', '--threshold needs --baseline FILE: it is the drop allowed against the baseline');
   const concurrency = wholeNumber(values.concurrency, '--concurrency', 4);
-  const recording = await openCliStore(values.store, env);
+  const recording = await openRunStore(values.store, env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   calculatorHost.warm().catch(() => {}); // loads mathjs while the dataset and variants are read; a failure shows on use

@@ -21,7 +21,7 @@ export async function mcpCommand(argv: readonly string[], io: CommandIo, calcula
   console.log = console.error;
   console.info = console.error;
   const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional('stageloop mcp', optionalParts.mcp, () =>
-    Promise.all([import('./serve-command.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+    Promise.all([import('../serve.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
   );
   const services = await runServices(values.store, env, calculatorHost);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);

@@ -5,7 +5,7 @@ import type { SessionStore } from '../../src/sessions/types.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
-import { openCliStore, type OpenedStore } from './store-location.js';
+import { openRunStore, type OpenedStore } from '../store.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { recipeOf } from '../recipe.js';
 import { attendedRun, type ShowFlags } from './run-command.js';
@@ -48,7 +48,7 @@ export async function resumeCommand(argv: readonly string[], io: CommandIo): Pro
   const { values, positionals } = parseFlags('resume', argv, options);
   if (values.help) return 'help';
   const runId = runIdOf('resume', positionals);
-  const store = await openCliStore(values.store, io.env);
+  const store = await openRunStore(values.store, io.env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   try {
@@ -80,7 +80,7 @@ export async function replayCommand(argv: readonly string[], io: CommandIo): Pro
   const { values, positionals } = parseFlags('replay', argv, options);
   if (values.help) return 'help';
   const runId = runIdOf('replay', positionals);
-  const { store, location: file } = await openCliStore(values.store, io.env);
+  const { store, location: file } = await openRunStore(values.store, io.env);
   const streams = io;
   try {
     const run = await mustGet(store, runId);

@@ -14,7 +14,7 @@ import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import { sessionWarnings } from './session-setup.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { startCliTracing } from './tracing.js';
@@ -39,7 +39,7 @@ export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost:
   const { assemble } = await import('../assemble.js');
   const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
-    const recording = flags.noStore ? undefined : await openCliStore(flags.store, io.env, { optional: true });
+    const recording = flags.noStore ? undefined : await openRunStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const input = runInputOf(flags.task, given.recipe);
     return await attendedRun(flags, io, { run, recipe: given.recipe, recording }, (deps, signal) =>

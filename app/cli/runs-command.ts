@@ -5,7 +5,8 @@ import { leaseIsLive } from '../../src/store/run-store.js';
 import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
 import type { CliStreams, CommandModule } from './command.js';
 import { parseFlags, UsageError } from './args.js';
-import { openCliStore, takeStoreFlag } from './store-location.js';
+import { openRunStore } from '../store.js';
+import { takeStoreFlag } from './store-location.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
 export const runsUsage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
@@ -108,7 +109,7 @@ export const runs: CommandModule = {
   usage: () => runsUsage,
   async run(argv, io) {
     const { store: path, rest } = takeStoreFlag(argv);
-    const { store } = await openCliStore(path, io.env);
+    const { store } = await openRunStore(path, io.env);
     try {
       return await runsCommand(rest, io, store);
     } finally {

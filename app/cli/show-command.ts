@@ -8,7 +8,7 @@ import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
 import { parseFlags, UsageError } from './args.js';
 import type { CliStreams, CommandModule } from './command.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { shownSlots } from '../shown-slots.js';
 import { invokedName } from './command-name.js';
@@ -30,7 +30,7 @@ export const show: CommandModule = {
   async run(argv, io) {
     const flags = parseShowFlags(argv);
     if (flags === 'help') return 'help';
-    const { store } = await openCliStore(flags.store, io.env);
+    const { store } = await openRunStore(flags.store, io.env);
     try {
       const { loadRunTree } = await import('../../src/durable/run-tree.js');
       return await showCommand(await loadRunTree(store, flags.runId), flags, io);

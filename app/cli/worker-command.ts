@@ -14,7 +14,7 @@ import { parseFlags, UsageError, type RunFlags } from './args.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import type { CommandIo, CommandModule } from './command.js';
 import type { RunStore } from '../../src/store/types.js';
-import { openCliStore } from './store-location.js';
+import { openRunStore } from '../store.js';
 import { storeDisplayName } from '../../src/store/location.js';
 
 export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME]
@@ -68,7 +68,7 @@ export async function workerCommand(argv: readonly string[], io: CommandIo, stop
   const storeName = flags.store ?? env.STAGELOOP_STORE;
   let store: RunStore | undefined;
   try {
-    store = storeName === undefined ? undefined : (await openCliStore(storeName, env)).store;
+    store = storeName === undefined ? undefined : (await openRunStore(storeName, env)).store;
     let worker;
     try {
       worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, prepare, log, ...(store !== undefined && { store }), ...(flags.queue !== undefined && { queue: flags.queue }) });

@@ -2,17 +2,17 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
-import { codeOf, httpStatusOf, StageloopError } from '../common/stageloop-error.js';
+import { codeOf, StageloopError } from '../common/stageloop-error.js';
 import { RunNotFoundError, type RunStore } from '../store/types.js';
 import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { sendError } from './errors.js';
-import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody, type StartRunBody } from './request-schemas.js';
-import type { RunAssembly, RunContinuation, RunHost } from './run-host.js';
+import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody } from './request-schemas.js';
+import type { RunContinuation } from './run-host.js';
+import { startRun, type StartRunServices } from './start-run.js';
 import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
-import type { PipelineInfo } from './pipeline-info.js';
 import { streamEvents, streamRunChanges, streamStoredStatus, streamWatchedStatus } from './sse.js';
 
 export type { PipelineInfo } from './pipeline-info.js';
@@ -23,15 +23,10 @@ export type { PipelineInfo } from './pipeline-info.js';
  */
 export type DecisionsAdapter = (runId: string, decisions: DecisionsBody['decisions']) => Promise<RunContinuation>;
 
-export interface ServerAppOptions {
+export interface ServerAppOptions extends StartRunServices {
   store: RunStore;
-  host: RunHost;
-  pipelines: readonly PipelineInfo[];
-  defaultPipeline: string;
   /** The state slots a run's view carries (the application's stages own them; this server knows no stage). */
   shownSlots: readonly string[];
-  /** Builds a run's pipeline and deps from a request (the application's job: src/server knows no stages). */
-  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide?: DecisionsAdapter;
   token?: string;
   /** Host names the server answers to (default: the loopback names) and other origins allowed to change runs. */
@@ -65,16 +60,8 @@ export function serverApp(options: ServerAppOptions): Hono {
   app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));
 
   app.post('/v1/runs', limit, async (context) => {
-    const body = parseWith(startRunSchema, await jsonBody(context));
-    const pipeline = body.pipeline ?? options.defaultPipeline;
-    if (!options.pipelines.some((known) => known.name === pipeline)) {
-      throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${options.pipelines.map((known) => known.name).join(', ')}`);
-    }
-    if (!host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
-    const assembly = await assembleOrExplain(() => options.assemble({ ...body, pipeline }));
-    const input = body.session === undefined ? { task: body.task } : { task: body.task, session: body.session, user: body.user ?? 'default' };
-    const runId = await host.start(assembly, input);
-    if (wantsEvents(context)) return streamEvents(runId, host.log(runId)!, 0);
+    const { runId, log } = await startRun(options, parseWith(startRunSchema, await jsonBody(context)));
+    if (wantsEvents(context)) return streamEvents(runId, log, 0);
     return context.json({ runId }, 201, { Location: `/v1/runs/${runId}` });
   });
 
@@ -138,7 +125,7 @@ export function serverApp(options: ServerAppOptions): Hono {
 
   // Clients people already have (OpenAI SDK, AI SDK, MCP, A2A) start ordinary runs through the same host.
   for (const path of protocolPaths) app.use(path, limit);
-  app.route('/', protocolRoutes({ host, pipelines: options.pipelines, defaultPipeline: options.defaultPipeline, assemble: options.assemble }));
+  app.route('/', protocolRoutes(options));
   app.route('/', consoleRoutes());
   return app;
 }
@@ -153,14 +140,4 @@ async function jsonBody(context: Context): Promise<unknown> {
 
 function wantsEvents(context: Context): boolean {
   return (context.req.header('accept') ?? '').includes('text/event-stream');
-}
-
-/** A pipeline or guard setting the application refuses is the caller's to fix: 400 with its one line. */
-async function assembleOrExplain(assemble: () => Promise<RunAssembly>): Promise<RunAssembly> {
-  try {
-    return await assemble();
-  } catch (error) {
-    if (httpStatusOf[codeOf(error)] !== 400 && codeOf(error) !== 'internal') throw error;
-    throw new StageloopError('usage', messageOf(error), { cause: error });
-  }
 }

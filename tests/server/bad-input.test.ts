@@ -1,6 +1,6 @@
 // Every bad request gets a JSON error { error: { code, message } } naming the problem, never a stack; and auth.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe } from '../../app/cli/serve-command.js';
+import { startServe } from '../../app/serve.js';
 import { jsonPost, startTestServe, waitFor, type TestServe } from './serve-support.js';
 
 async function errorOf(response: Response): Promise<{ status: number; code: string; message: string }> {

@@ -1,7 +1,7 @@
 // serve on a PostgreSQL store follows a run another process holds through LISTEN/NOTIFY: each write of that process
 // reaches the reader as a `stored` event, the end once the run is over, with no polling of the store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServe, type RunningServe } from '../../app/cli/serve-command.js';
+import { startServe, type RunningServe } from '../../app/serve.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { entry, header, liveOwner, outcome } from '../store/conformance.js';

@@ -15,7 +15,7 @@ describe('RunHost', () => {
     expect(host.log('sync-run')!.events.map((event) => event.seq)).toEqual([1]);
   });
 
-  it('a starter that throws rejects the start (the server answers 500) and leaves no run behind', async () => {
+  it('a starter that throws rejects the start (the server answers 503: the store could not record the run) and leaves no run behind', async () => {
     const host = new RunHost(() => Promise.reject(new Error('the store is read-only')));
     await expect(host.start({ pipeline: {} as never, deps: {} }, input)).rejects.toThrow('the store is read-only');
     await host.drain('stop');

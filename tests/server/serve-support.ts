@@ -3,7 +3,7 @@ import { afterEach } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServe, type RunningServe, type ServeFlags } from '../../app/cli/serve-command.js';
+import { startServe, type RunningServe, type ServeFlags } from '../../app/serve.js';
 
 export interface TestServe {
   running: RunningServe;

@@ -6,9 +6,10 @@ import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/s
 import type { RunResult } from '../../engine/run-result.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 import { approveToolsSchema } from '../request-schemas.js';
-import { asStageloopError } from './protocol-errors.js';
+import { asStageloopError, errorFieldsOf } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
-import { answerTextOf, eventsOf, startProtocolRun, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
+import { answerTextOf, eventsOf, startProtocolRun, type ProtocolRun } from './protocol-runs.js';
+import type { StartRunServices } from '../start-run.js';
 
 // The SDK's enums, by value: `import type` keeps @a2a-js/sdk an optional package loaded only with the A2A routes.
 const taskState = { submitted: 1, working: 2, completed: 3, failed: 4, canceled: 5, inputRequired: 6 } as const;
@@ -32,7 +33,7 @@ function finalStateOf(result: RunResult): number {
 }
 
 /** Which pipeline a message asks for: `metadata.skill` (or `metadata.pipeline`) names it, else the default. */
-function pipelineOf(message: Message, services: ProtocolServices): string {
+function pipelineOf(message: Message, services: StartRunServices): string {
   const metadata = message.metadata ?? {};
   const named = metadata.skill ?? metadata.pipeline;
   return typeof named === 'string' && named !== '' ? named : services.defaultPipeline;
@@ -41,7 +42,7 @@ function pipelineOf(message: Message, services: ProtocolServices): string {
 export class StageloopAgentExecutor implements AgentExecutor {
   readonly #runs = new Map<string, ProtocolRun>();
 
-  constructor(private readonly services: ProtocolServices) {}
+  constructor(private readonly services: StartRunServices) {}
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = request;
@@ -62,7 +63,8 @@ export class StageloopAgentExecutor implements AgentExecutor {
       const approveTools = approval.data;
       run = await startProtocolRun(this.services, { pipeline: pipelineOf(message, this.services), task: textOfMessage(message), ...(approveTools !== undefined && { approveTools }) });
     } catch (error) {
-      bus.publish({ kind: 'statusUpdate', data: status(taskState.failed, asStageloopError(error).message) });
+      const known = asStageloopError(error);
+      bus.publish({ kind: 'statusUpdate', data: status(taskState.failed, known.message, errorFieldsOf(known)) });
       return;
     }
     this.#runs.set(taskId, run);

@@ -9,7 +9,7 @@ import { packageVersion } from '../../common/version.js';
 import { loadOptional } from '../../common/optional-package.js';
 import { eventStreamBody, serverSentEvent, serverSentEventsHeaders } from '../../stream/server-sent-events.js';
 import { protocolErrorResponse } from './protocol-errors.js';
-import type { ProtocolServices } from './protocol-runs.js';
+import type { StartRunServices } from '../start-run.js';
 
 export const agentCardPath = '/.well-known/agent-card.json';
 export const a2aPath = '/a2a';
@@ -20,7 +20,7 @@ interface A2aEndpoint {
   contextOf(requestedVersion: string | undefined): import('@a2a-js/sdk/server').ServerCallContext;
 }
 
-async function loadA2a(services: ProtocolServices): Promise<A2aEndpoint> {
+async function loadA2a(services: StartRunServices): Promise<A2aEndpoint> {
   let sdk: typeof import('@a2a-js/sdk');
   let server: typeof import('@a2a-js/sdk/server');
   [sdk, server] = await loadOptional('the A2A endpoints', ['@a2a-js/sdk'], () => Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]));
@@ -69,7 +69,7 @@ async function loadA2a(services: ProtocolServices): Promise<A2aEndpoint> {
 
 const originOf = (context: Context): string => new URL(context.req.url).origin;
 
-export function a2aRoutes(services: ProtocolServices): Hono {
+export function a2aRoutes(services: StartRunServices): Hono {
   const app = new Hono();
   let loading: Promise<A2aEndpoint> | undefined;
   const endpoint = () => (loading ??= loadA2a(services).catch((error: unknown) => ((loading = undefined), Promise.reject(error))));

@@ -7,14 +7,15 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { packageVersion } from '../../common/version.js';
-import { asStageloopError } from './protocol-errors.js';
+import { asStageloopError, errorFieldsOf } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
-import { answerTextOf, eventsOf, startProtocolRun, type ProtocolServices } from './protocol-runs.js';
+import { answerTextOf, eventsOf, startProtocolRun } from './protocol-runs.js';
+import type { StartRunServices } from '../start-run.js';
 
 const taskShape = { task: z.string().min(1).describe('what the agent should do, in plain words') };
 
 /** A fresh MCP server with one tool per pipeline; each call is an ordinary recorded run. */
-export function stageloopMcpServer(services: ProtocolServices): McpServer {
+export function stageloopMcpServer(services: StartRunServices): McpServer {
   const server = new McpServer({ name: 'stageloop', version: packageVersion() }, { capabilities: { logging: {} } });
   for (const pipeline of services.pipelines) {
     const description = `Runs the stageloop "${pipeline.name}" agent on a task and returns its answer (stages: ${pipeline.iteration.join(', ')}). Every call is a recorded run.`;
@@ -39,7 +40,9 @@ export function stageloopMcpServer(services: ProtocolServices): McpServer {
         const meta = { 'stageloop/runId': run.runId, 'stageloop/status': result.status };
         return { content: [{ type: 'text', text: answerTextOf(result) }], isError: result.status === 'failed' || result.status === 'cancelled', _meta: meta };
       } catch (error) {
-        return { content: [{ type: 'text', text: asStageloopError(error).message }], isError: true };
+        const known = asStageloopError(error);
+        const { code, httpStatus } = errorFieldsOf(known);
+        return { content: [{ type: 'text', text: known.message }], isError: true, _meta: { 'stageloop/code': code, 'stageloop/httpStatus': httpStatus } };
       }
     });
   }
@@ -50,7 +53,7 @@ export function stageloopMcpServer(services: ProtocolServices): McpServer {
 const maxSessions = 100;
 
 /** /mcp over Streamable HTTP, one MCP session per client so a cancel reaches the call it names. */
-export function mcpHttpHandler(services: ProtocolServices): (context: Context) => Promise<Response> {
+export function mcpHttpHandler(services: StartRunServices): (context: Context) => Promise<Response> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   return async function mcpOverHttp(context) {
     const sessionId = context.req.header('mcp-session-id');

@@ -9,7 +9,8 @@ import type { Usage } from '../../engine/state.js';
 import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
-import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
+import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun } from './protocol-runs.js';
+import type { StartRunServices } from '../start-run.js';
 
 const contentSchema = z.union([
   z.string(),
@@ -57,7 +58,7 @@ function usageOf(usage: Usage): { prompt_tokens: number; completion_tokens: numb
   return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
 }
 
-export function openAIChatRoutes(services: ProtocolServices): Hono {
+export function openAIChatRoutes(services: StartRunServices): Hono {
   const app = new Hono();
   app.onError((error, context) => openAIError(context, error));
 

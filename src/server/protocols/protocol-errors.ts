@@ -1,11 +1,16 @@
 // Reading a protocol's request body, and a protocol route's error as the server's JSON error, with the status the error's code maps to (never a stack).
 import type { Context } from 'hono';
 import type { z, ZodType } from 'zod';
-import { isStageloopError, StageloopError } from '../../common/stageloop-error.js';
+import { httpStatusOf, isStageloopError, StageloopError, type ErrorCode } from '../../common/stageloop-error.js';
 import { sendError } from '../errors.js';
 
 export function asStageloopError(error: unknown): StageloopError {
   return isStageloopError(error) ? error : new StageloopError('internal', error instanceof Error ? error.message : String(error), { cause: error });
+}
+
+/** Over JSON-RPC (A2A, MCP) the HTTP answer is a 200: the error's code and the status it stands for go beside its message. */
+export function errorFieldsOf(error: StageloopError): { code: ErrorCode; httpStatus: number } {
+  return { code: error.code, httpStatus: httpStatusOf[error.code] };
 }
 
 export function protocolErrorResponse(context: Context, error: unknown): Response {

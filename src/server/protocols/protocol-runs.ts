@@ -3,21 +3,12 @@
 import { StageloopError } from '../../common/stageloop-error.js';
 import type { RunResult } from '../../engine/run-result.js';
 import type { RunEvent } from '../../engine/stage.js';
-import type { PipelineInfo } from '../pipeline-info.js';
 import type { EventLog } from '../../stream/event-log.js';
 import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
-import type { RunAssembly, RunHost } from '../run-host.js';
+import { startRun, type StartRunServices } from '../start-run.js';
 
 /** The response header every protocol answer carries: the run it started (for `stageloop show`, approvals). */
 export const runIdHeader = 'x-stageloop-run-id';
-
-/** What the adapters need from the server: the same host, pipelines and assembler POST /v1/runs uses. */
-export interface ProtocolServices {
-  host: RunHost;
-  pipelines: readonly PipelineInfo[];
-  defaultPipeline: string;
-  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
-}
 
 export interface ProtocolRunRequest {
   pipeline: string;
@@ -36,31 +27,10 @@ export interface ProtocolRun {
   cancel(reason: string): void;
 }
 
-export function pipelineNamesOf(services: ProtocolServices): string[] {
-  return services.pipelines.map((pipeline) => pipeline.name);
-}
-
-/** Checks the pipeline, assembles the run and starts it; a caller's mistake is a `usage` error naming the fix. */
-export async function startProtocolRun(services: ProtocolServices, request: ProtocolRunRequest): Promise<ProtocolRun> {
-  const names = pipelineNamesOf(services);
-  if (!names.includes(request.pipeline)) {
-    throw new StageloopError('usage', `unknown pipeline "${request.pipeline}": choose one of ${names.join(', ')}`);
-  }
+/** Starts the run through the server's one door (its errors are the door's); a blank task is the caller's to fix. */
+export async function startProtocolRun(services: StartRunServices, request: ProtocolRunRequest): Promise<ProtocolRun> {
   if (request.task.trim() === '') throw new StageloopError('usage', 'the task is empty: send a user message with text');
-  if (!services.host.accepting) throw new StageloopError('conflict', 'the server is shutting down and takes no new runs');
-  let assembly: RunAssembly;
-  try {
-    assembly = await services.assemble({
-      task: request.task,
-      pipeline: request.pipeline,
-      ...(request.options !== undefined && { options: request.options }),
-      ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
-    });
-  } catch (error) {
-    throw new StageloopError('usage', error instanceof Error ? error.message : String(error), { cause: error });
-  }
-  const runId = await services.host.start(assembly, { task: request.task });
-  const log = services.host.log(runId)!;
+  const { runId, log } = await startRun(services, request);
   const result = services.host.result(runId)!.then((ended) => {
     if (ended === undefined) throw new StageloopError('internal', `run ${runId} ended without a result`);
     return ended;

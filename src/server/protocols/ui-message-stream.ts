@@ -8,7 +8,8 @@ import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
-import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun, type ProtocolServices } from './protocol-runs.js';
+import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun } from './protocol-runs.js';
+import type { StartRunServices } from '../start-run.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
 
 export const uiMessageStreamHeader = 'x-vercel-ai-ui-message-stream';
@@ -163,7 +164,7 @@ function reasoningChunks(event: RunEvent): Chunk[] {
   return [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: event.agent === undefined ? line : `${event.agent}: ${line}` }, { type: 'reasoning-end', id }];
 }
 
-export function uiMessageStreamRoutes(services: ProtocolServices): Hono {
+export function uiMessageStreamRoutes(services: StartRunServices): Hono {
   const app = new Hono();
   app.onError((error, context) => protocolErrorResponse(context, error));
   // useChat({ resume: true }) asks for a chat's running stream on reload: none is kept, so 204 (nothing to resume).

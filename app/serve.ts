@@ -1,0 +1,171 @@
+// The server's application side: a request's recipe, the run services over the store (the HTTP server and
+// `stageloop mcp` share them) and the HTTP server started on them. The CLI's `serve` and `mcp` commands, bench/ and
+// the tests start them from here; runs started this way are ordinary recorded runs `stageloop show/resume` work on.
+import { zones } from '../src/engine/pipeline.js';
+import type { Environment } from '../src/model/config.js';
+import type { DecisionsAdapter, PipelineInfo } from '../src/server/app.js';
+import type { Decision } from '../src/durable/decisions.js';
+import type { RunAssembly, RunHost } from '../src/server/run-host.js';
+import { RunNotFoundError, type RunStore } from '../src/store/types.js';
+import type { DecisionsBody, StartRunBody } from '../src/server/request-schemas.js';
+import type { JsonObject } from '../src/common/json.js';
+import { defaultUser, type SessionStore } from '../src/sessions/types.js';
+import type { ListeningServer } from '../src/server/listen.js';
+import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
+import { loadOptional, optionalParts } from '../src/common/optional-package.js';
+import { assemble, pipelineNames, pipelineOf } from './assemble.js';
+import { shownSlots } from './shown-slots.js';
+import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from './recipe.js';
+import { openRunStore } from './store.js';
+
+/** Where and how the HTTP server listens, and the store it records in (`stageloop serve`'s flags, parsed). */
+export interface ServeFlags {
+  port: number;
+  host: string;
+  token?: string;
+  store?: string;
+  allowHosts?: string[];
+  allowOrigins?: string[];
+}
+
+/** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
+export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
+  const options = body.options ?? {};
+  const guards: RunRecipeInput['guards'] = {};
+  for (const key of ['maxIterations', 'maxTokens', 'maxCostUsd', 'timeoutSeconds', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
+    if (options[key] !== undefined) Object.assign(guards, { [key]: options[key] });
+  }
+  return makeRecipe({
+    pipeline: body.pipeline,
+    guards,
+    ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
+    ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
+    ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),
+  }, 'the request');
+}
+
+export interface RunningServe extends ListeningServer {
+  notice: string;
+  /** Stops taking runs, cancels running ones at their next checkpoint, waits for them, closes the server and the store. */
+  stop(): Promise<void>;
+}
+
+/** What serves runs (the HTTP server, `stageloop mcp`): the store, the run host and the app's assembler over them. */
+export interface RunServices {
+  store: RunStore;
+  host: RunHost;
+  pipelines: PipelineInfo[];
+  /** The state slots a run's view shows. */
+  shownSlots: readonly string[];
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+  decide: DecisionsAdapter;
+  /** Which model is in use and where runs are recorded, for stderr. */
+  notice: string;
+  /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
+  close(): Promise<void>;
+}
+
+export async function runServices(storeFlag: string | undefined, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunServices> {
+  const [{ RunHost }, { runPipeline }] = await Promise.all([import('../src/server/run-host.js'), import('../src/durable/durable-run.js')]);
+  const recording = await openRunStore(storeFlag, env);
+  // One session store for every session run of this server, opened at the first.
+  let sessions: SessionStore | undefined;
+  const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
+  const assembleRun = async (recipe: RunRecipe) => {
+    if (recipe.session !== undefined && sessions === undefined) {
+      const { openSessionStore } = await import('../src/sessions/open-sessions.js');
+      sessions = await openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) });
+    }
+    return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
+  };
+  let notice: string;
+  try {
+    const probe = await assembleRun(makeRecipe({}));
+    notice = probe.notice;
+    await probe.close();
+  } catch (error) {
+    await recording.store.close().catch(() => undefined);
+    throw error;
+  }
+  const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
+    const pipeline = pipelineOf(makeRecipe({ pipeline: name }));
+    const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
+    return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
+  });
+  return {
+    store: recording.store,
+    host,
+    pipelines,
+    shownSlots,
+    notice: `${notice}; runs recorded in ${recording.file}`,
+    // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
+    async decide(runId, decisions) {
+      const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
+        import('../src/durable/durable-run.js'),
+        import('../src/durable/decisions.js'),
+        import('../src/durable/effective-journal.js'),
+      ]);
+      const run = await recording.store.get(runId);
+      if (run === undefined) throw new RunNotFoundError(runId);
+      const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
+      // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
+      checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
+      const assembled = await assembleRun(recipeOf(run));
+      // The server continues it through its host (live events, drained at shutdown); the assembly closes after it.
+      return {
+        deps: assembled.deps,
+        resume: (options) => resumeRun(recording.store, runId, { pipeline: assembled.pipeline, ...options, decisions: byId }).finally(() => assembled.close()),
+      };
+    },
+    async assemble(body: StartRunBody & { pipeline: string }) {
+      const assembled = await assembleRun(recipeOfRequest(body));
+      return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
+    },
+    async close() {
+      await host.drain('the server is shutting down');
+      await recording.store.close().catch(() => undefined);
+      sessions?.close();
+    },
+  };
+}
+
+export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional('stageloop serve', optionalParts.server, () =>
+    Promise.all([import('../src/server/listen.js'), import('../src/server/app.js'), import('../src/server/access.js')]),
+  );
+  checkBind(flags.host, flags.token);
+  const services = await runServices(flags.store, env, calculatorHost);
+  const app = serverApp({
+    store: services.store,
+    host: services.host,
+    pipelines: services.pipelines,
+    shownSlots: services.shownSlots,
+    defaultPipeline: 'react',
+    ...(flags.token !== undefined && { token: flags.token }),
+    access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
+    decide: services.decide,
+    assemble: services.assemble,
+  });
+  let server: ListeningServer;
+  try {
+    server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+  return {
+    ...server,
+    notice: services.notice,
+    async stop() {
+      await services.host.drain('the server is shutting down');
+      await server.close();
+      await services.close();
+    },
+  };
+}
+
+/** A decision as the HTTP API takes it, as the run takes it: an edit approves the edited call. */
+function decisionOf(decision: DecisionsBody['decisions'][number]): Decision {
+  if (!decision.approve) return { approve: false, ...(decision.reason !== undefined && { message: decision.reason }) };
+  return decision.arguments !== undefined ? { approve: true, arguments: decision.arguments as string | JsonObject } : { approve: true };
+}

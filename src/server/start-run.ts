@@ -1,0 +1,40 @@
+// The one door every run the server starts goes through (POST /v1/runs and the protocol endpoints alike), with one
+// error policy: a server shutting down is `unavailable` and a store that cannot record the run is `store` (both 503),
+// an assembly error keeps its own code, and anything else surfaces as `internal` (500) where the route answers it.
+import { messageOf } from '../common/error-message.js';
+import { isStageloopError, StageloopError } from '../common/stageloop-error.js';
+import type { EventLog } from '../stream/event-log.js';
+import type { PipelineInfo } from './pipeline-info.js';
+import type { StartRunBody } from './request-schemas.js';
+import type { RunAssembly, RunHost } from './run-host.js';
+
+/** What starting a run needs from the server: its run host, its pipelines and the application's assembler. */
+export interface StartRunServices {
+  host: RunHost;
+  pipelines: readonly PipelineInfo[];
+  defaultPipeline: string;
+  /** Builds a run's pipeline and deps from a request (the application's job: src/server knows no stages). */
+  assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
+}
+
+export interface StartedRun {
+  runId: string;
+  /** The run's events as they happen (kept a while after it ends, for late readers). */
+  log: EventLog;
+}
+
+/** Checks the pipeline, assembles the run and starts it in the host; resolves once the run has its id. */
+export async function startRun(services: StartRunServices, request: StartRunBody): Promise<StartedRun> {
+  const pipeline = request.pipeline ?? services.defaultPipeline;
+  const names = services.pipelines.map((known) => known.name);
+  if (!names.includes(pipeline)) throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${names.join(', ')}`);
+  if (!services.host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
+  // An assembly error is thrown as it is: a StageloopError answers with its own code, anything else is a bug of ours.
+  const assembly = await services.assemble({ ...request, pipeline });
+  const input = request.session === undefined ? { task: request.task } : { task: request.task, session: request.session, user: request.user ?? 'default' };
+  const runId = await services.host.start(assembly, input).catch((error: unknown) => {
+    // A run fails before its first event only where the store refused to record it (a real store says so itself).
+    throw isStageloopError(error) ? error : new StageloopError('store', `the run could not be recorded: ${messageOf(error)}`, { cause: error });
+  });
+  return { runId, log: services.host.log(runId)! };
+}
