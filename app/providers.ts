@@ -33,7 +33,7 @@ export function providerRow(name: string, table: ProviderTable = providers): Pro
 }
 
 /** The named row; none named: `offline: true` is the offline row, else OpenAI when the environment or a base URL names a server. */
-function chosenProvider(settings: ModelSettings, env: Environment, table: ProviderTable): { name: string; reason: string } {
+function chosenProvider(settings: ModelSettings, env: Environment, table: ProviderTable): { name: string; reason?: string } {
   const { provider, offline } = settings;
   if (provider !== undefined) {
     providerRow(provider, table);
@@ -43,13 +43,13 @@ function chosenProvider(settings: ModelSettings, env: Environment, table: Provid
     return { name: provider, reason: `provider ${provider}` };
   }
   if (offline === true) return { name: 'offline', reason: '--offline' };
-  if (offline === false || settings.baseUrl !== undefined || openAIConfigured(env)) return { name: 'openai', reason: '' };
+  if (offline === false || settings.baseUrl !== undefined || openAIConfigured(env)) return { name: 'openai' };
   return { name: 'offline', reason: openAIUnconfigured };
 }
 
 /** The recipe's model, built by its row, with the notice the CLI prints about it. */
 export async function chooseModel(settings: ModelSettings, env: Environment, table: ProviderTable = providers): Promise<ModelChoice> {
-  const { name, reason } = chosenProvider(settings, env, table);
+  const { name, reason = '' } = chosenProvider(settings, env, table);
   const model = await providerRow(name, table)(settings, env);
   if (name === 'offline') return { model, provider: name, notice: `using the offline model ${model.modelName} (${reason}); it only does arithmetic`, offline: true };
   const where = model.endpoint ? ` at ${model.endpoint.address}:${model.endpoint.port}` : '';
