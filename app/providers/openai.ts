@@ -9,6 +9,7 @@ const setting = (env: Environment, name: string): string | undefined => env[name
 
 /** A key or a base URL in the environment: a recipe that names no provider uses this row, else the offline one. */
 export function openAIConfigured(env: Environment): boolean {
+  // Read here rather than by config.ts's isRealModelConfigured, so an offline run loads no adapter module.
   return setting(env, 'OPENAI_API_KEY') !== undefined || setting(env, 'OPENAI_BASE_URL') !== undefined;
 }
 
