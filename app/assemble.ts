@@ -14,10 +14,10 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval/approval.js';
 import { withTaintPolicy } from '../stages/guards/injection/taint.js';
-import type { FallbackModelEntry } from './config.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
 import { agentPipeline, buildTeam } from './agents.js';
+import type { ModelChoice, ProviderTable } from './providers.js';
 import { recordOf, type RunRecipe } from './recipe.js';
 
 export const pipelineNames = Object.keys(builtInPipelines);
@@ -30,6 +30,8 @@ export interface AssemblyHost {
   sessions?: SessionStore;
   /** The SQLite file of the sessions (the runs' store file); default $STAGELOOP_HOME or ./.stageloop. */
   sessionFile?: string;
+  /** The rows that build models (default app/providers.ts's table). */
+  providers?: ProviderTable;
 }
 
 export interface AssembledRun {
@@ -107,18 +109,10 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
 export async function assemble(recipe: RunRecipe, env: Environment, host: AssemblyHost = {}): Promise<AssembledRun> {
   const { model } = recipe;
-  if (model.offline === false && model.baseUrl === undefined && !env.OPENAI_API_KEY?.trim() && !env.OPENAI_BASE_URL?.trim()) {
-    throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${model.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
-  }
   // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
-  const { chooseModel, withFallbacks } = await import('./ingredients.js');
-  const chosen = await chooseModel({ offline: model.offline === true, ...(model.name !== undefined && { model: model.name }), ...(model.baseUrl !== undefined && { baseUrl: model.baseUrl }) }, env);
-  const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
-    model: entry.model,
-    ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
-    ...(entry.apiKey !== undefined && { apiKey: expandSecret(entry.apiKey, `fallback model ${entry.model}: apiKey`, env) }),
-  }));
-  const choice = await withFallbacks(chosen, model.fallbacks, { mcpServers: [], fallback: fallbackServers, agents: [] }, env, model.baseUrl);
+  const [{ chooseModel, providers }, { withFallbacks }] = await Promise.all([import('./providers.js'), import('./ingredients.js')]);
+  const table = host.providers ?? providers;
+  const choice = await withFallbacks(await chooseModel(model, env, table), model, env, table);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
   const tools = await toolsOf(recipe, env, host, mcpServers);
   let sessions: SessionStore | undefined;
@@ -127,7 +121,7 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     // What the environment decided is part of the run from now on: resume and replay use the same model.
     const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
     const team = recipe.agent === undefined ? undefined : buildTeam({
-      recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice.offline, env),
+      recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice, env, table),
       pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
     }, recipe.agent);
     const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools);
@@ -161,15 +155,14 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   }
 }
 
-/** The model of each agent that names one: on the run's server (an offline run has none to offer). */
-async function agentModels(recipe: RunRecipe, offline: boolean, env: Environment): Promise<Map<string, ChatModel>> {
+/** The model of each agent that names one: on the run's server, by the run's row (an offline run has none to offer). */
+async function agentModels(recipe: RunRecipe, choice: ModelChoice, env: Environment, table: ProviderTable): Promise<Map<string, ChatModel>> {
   const models = new Map<string, ChatModel>();
-  const { chooseModel } = await import('./ingredients.js');
+  const { providerRow } = await import('./providers.js');
   for (const [name, agent] of Object.entries(recipe.agents)) {
     if (agent.model === undefined) continue;
-    if (offline) throw new StageloopError('config', `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`);
-    const chosen = await chooseModel({ offline: false, model: agent.model, ...(recipe.model.baseUrl !== undefined && { baseUrl: recipe.model.baseUrl }) }, env);
-    models.set(name, chosen.model);
+    if (choice.offline) throw new StageloopError('config', `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`);
+    models.set(name, await providerRow(choice.provider, table)({ name: agent.model, ...(recipe.model.baseUrl !== undefined && { baseUrl: recipe.model.baseUrl }) }, env));
   }
   return models;
 }

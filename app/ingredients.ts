@@ -1,13 +1,11 @@
-// The ingredients assemble.ts joins into a run: the model (with fallbacks), the tools (built-in and MCP), the output
-// schema. The model server modules load only when a server is used, so offline runs skip them.
+// The ingredients assemble.ts joins into a run: the model's fallbacks (built by the provider table's rows), the
+// tools (built-in and MCP), the output schema. Heavy modules load only when a run uses them.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ZodType } from 'zod';
 import type { JsonObject } from '../src/common/json.js';
 import { messageOf } from '../src/common/error-message.js';
 import type { Environment } from '../src/model/config.js';
-import { OfflineModel } from '../src/model/offline-model.js';
-import type { ChatModel } from '../src/model/types.js';
 import { calculatorTool } from '../src/tools/calculator.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
@@ -15,53 +13,10 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { UsageError } from './cli/args.js';
 import { schemaOfJson } from './output-schema.js';
 import type { StageloopConfig } from './config.js';
-
-export interface ModelChoice {
-  model: ChatModel;
-  /** One line for stderr saying which model is in use and why. */
-  notice: string;
-  offline: boolean;
-}
+import type { ModelChoice, ProviderTable } from './providers.js';
+import type { RunRecipe } from './recipe.js';
 
 const setting = (env: Environment, name: string): string | undefined => env[name]?.trim() || undefined;
-const agentSettings = ['AGENT_TEMPERATURE', 'AGENT_TOOL_PROTOCOL', 'AGENT_TOOL_CHOICE'];
-
-/** The AGENT_* settings are checked by the adapter's own rules even when the offline model ignores them, so a typo fails now. */
-async function checkAgentSettings(env: Environment): Promise<void> {
-  const given = Object.fromEntries(agentSettings.flatMap((name) => (setting(env, name) === undefined ? [] : [[name, env[name]]])));
-  if (Object.keys(given).length === 0) return;
-  const { modelConfigFromEnv } = await import('../src/model/config.js');
-  modelConfigFromEnv(given, { baseUrl: 'http://127.0.0.1/v1', model: 'offline' });
-}
-
-/** A --base-url other than OpenAI's needs a model name; say which flag gives it (an invalid URL is reported by the config). */
-function requireModelName(flags: { model?: string; baseUrl?: string }, env: Environment): void {
-  if (flags.baseUrl === undefined || flags.model !== undefined || setting(env, 'OPENAI_MODEL') !== undefined) return;
-  if (!URL.canParse(flags.baseUrl) || new URL(flags.baseUrl).hostname === 'api.openai.com') return;
-  throw new UsageError(`--base-url ${flags.baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`);
-}
-
-/** `--offline`, or no key and no base URL: the offline model. Flags win over environment variables. */
-export async function chooseModel(flags: { offline: boolean; model?: string; baseUrl?: string }, env: Environment): Promise<ModelChoice> {
-  const configured = setting(env, 'OPENAI_API_KEY') !== undefined || setting(env, 'OPENAI_BASE_URL') !== undefined;
-  const wantsServer = flags.baseUrl !== undefined || (!flags.offline && configured);
-  if (flags.offline || !wantsServer) {
-    if (flags.model !== undefined) {
-      throw new UsageError(`--model ${flags.model} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
-    }
-    await checkAgentSettings(env);
-    const reason = flags.offline ? '--offline' : 'no OPENAI_API_KEY or OPENAI_BASE_URL set';
-    return { model: new OfflineModel(), notice: `using the offline model stageloop-offline (${reason}); it only does arithmetic`, offline: true };
-  }
-  requireModelName(flags, env);
-  const overrides: { baseUrl?: string; model?: string } = {};
-  if (flags.baseUrl !== undefined) overrides.baseUrl = flags.baseUrl;
-  if (flags.model !== undefined) overrides.model = flags.model;
-  const { openAIModelFromEnv } = await import('../src/model/config.js');
-  const model = openAIModelFromEnv(env, overrides);
-  const where = model.endpoint ? ` at ${model.endpoint.address}:${model.endpoint.port}` : '';
-  return { model, notice: `using model ${model.modelName}${where}`, offline: false };
-}
 
 /** The calculator (on the given worker process) always; web search only when a SerpApi key is set, so a model never calls a tool that cannot work. */
 export async function defaultTools(env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<ToolRegistry> {
@@ -93,17 +48,20 @@ export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig 
   return new ToolRegistry([...tools.names.map((name) => tools.get(name)!), ...(await loadMcpTools(config.mcpServers))]);
 }
 
-/** --fallback-model NAME (same server) and the config file's `fallback` list (other servers) after the chosen model. */
-export async function withFallbacks(choice: ModelChoice, names: readonly string[], config: StageloopConfig | undefined, env: Environment, baseUrl?: string): Promise<ModelChoice> {
-  const entries = config?.fallback ?? [];
-  if (names.length === 0 && entries.length === 0) return choice;
+/** The recipe's --fallback-model names (same server) and fallback servers after the chosen model, built by its row. */
+export async function withFallbacks(choice: ModelChoice, settings: RunRecipe['model'], env: Environment, table?: ProviderTable): Promise<ModelChoice> {
+  const { fallbacks, fallbackServers, baseUrl } = settings;
+  if (fallbacks.length === 0 && fallbackServers.length === 0) return choice;
   if (choice.offline) throw new UsageError('--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
-  const [{ fallbackModel }, { openAIModelFromEnv }] = await Promise.all([import('../src/model/fallback-model.js'), import('../src/model/config.js')]);
-  const sameServer = names.map((model) => openAIModelFromEnv(env, { model, ...(baseUrl !== undefined && { baseUrl }) }));
-  const otherServers = entries.map((entry) =>
-    openAIModelFromEnv(entry.apiKey !== undefined ? { ...env, OPENAI_API_KEY: entry.apiKey } : env, { model: entry.model, ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }) }),
-  );
-  const models = [choice.model, ...sameServer, ...otherServers];
+  const [{ fallbackModel }, { expandVariables }, { providerRow }] = await Promise.all([import('../src/model/fallback-model.js'), import('./config.js'), import('./providers.js')]);
+  const row = providerRow(choice.provider, table);
+  const models = [choice.model];
+  for (const name of fallbacks) models.push(await row({ name, ...(baseUrl !== undefined && { baseUrl }) }, env));
+  for (const entry of fallbackServers) {
+    // The recipe holds a `${VAR}` template for a server's key, never the key.
+    const apiKey = entry.apiKey === undefined ? undefined : expandVariables(entry.apiKey, `fallback model ${entry.model}: apiKey`, env);
+    models.push(await row({ name: entry.model, ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }), ...(apiKey !== undefined && { apiKey }) }, env));
+  }
   return { ...choice, model: fallbackModel(models), notice: `${choice.notice}, falling back to ${models.slice(1).map((model) => model.modelName).join(', ')}` };
 }
 

@@ -32,6 +32,8 @@ const guardsSchema = z.object({
 const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
 
 const modelSchema = z.object({
+  /** The row of app/providers.ts that builds the model. Absent: `offline`, else the assembling environment decides. */
+  provider: z.string().min(1).optional(),
   /** The built-in offline model. Absent: the assembling environment decides (offline without OPENAI_API_KEY or OPENAI_BASE_URL); the recorded recipe has the answer. */
   offline: z.boolean().optional(),
   /** --model NAME; absent: OPENAI_MODEL of the assembling process, else the adapter's default. */

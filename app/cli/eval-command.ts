@@ -8,7 +8,7 @@ import type { Environment } from '../../src/model/config.js';
 import type { ChatModel } from '../../src/model/types.js';
 import type { RunStore } from '../../src/store/types.js';
 import { parseFlags } from './args.js';
-import { chooseModel } from '../ingredients.js';
+import { chooseModel } from '../providers.js';
 import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
@@ -108,11 +108,11 @@ async function judgeModelOf(values: Values, context: VariantContext, specs: Vari
   if (name === undefined) {
     const server = specs.find((spec) => !(spec.offline ?? context.defaults.offline));
     if (server === undefined) return undefined;
-    const choice = await chooseModel({ offline: false, ...(server.model ?? context.defaults.model ? { model: (server.model ?? context.defaults.model)! } : {}), ...(server.baseUrl ?? context.defaults.baseUrl ? { baseUrl: (server.baseUrl ?? context.defaults.baseUrl)! } : {}) }, context.env);
+    const choice = await chooseModel({ ...(server.model ?? context.defaults.model ? { name: (server.model ?? context.defaults.model)! } : {}), ...(server.baseUrl ?? context.defaults.baseUrl ? { baseUrl: (server.baseUrl ?? context.defaults.baseUrl)! } : {}) }, context.env);
     return choice.offline ? undefined : choice.model;
   }
   const baseUrl = context.defaults.baseUrl;
-  const choice = await chooseModel({ offline: false, model: name, ...(baseUrl !== undefined && { baseUrl }) }, context.env).catch(() => {
+  const choice = await chooseModel({ name, ...(baseUrl !== undefined && { baseUrl }) }, context.env).catch(() => {
     throw new StageloopError('usage', `--judge-model ${name} needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url`);
   });
   return choice.model;
