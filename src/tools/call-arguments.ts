@@ -1,5 +1,5 @@
 // A tool call's arguments as JSON, parsed once a turn: think's check parses them to see they are one object, and the
-// call it hands on carries that value (CheckedToolCall) for the executor to take instead of parsing the text again.
+// executor takes that value for the same call instead of parsing the same text again.
 import { messageOf } from '../common/error-message.js';
 import type { ToolCall } from '../model/types.js';
 
@@ -15,36 +15,37 @@ export function parseArguments(text: string): ParsedArguments {
   }
 }
 
-/**
- * A tool call with the value its check parsed from `arguments`. The value is private: it is not in the call's JSON
- * (a recording), in a spread copy or in a structured clone, which parse their own text; the call's fields are the
- * plain ones, in their usual order.
- */
-export class CheckedToolCall implements ToolCall {
-  id: string;
-  name: string;
-  arguments: string;
-  #text: string | undefined;
-  #value: unknown;
+// One call is kept, the last one checked: a usual turn checks one call and runs it next, so one slot catches it
+// without a map. Any other call (another run's in between, a copy, changed text) parses its own text.
+let keptCall: ToolCall | undefined;
+let keptText: string | undefined;
+let keptValue: unknown;
 
-  constructor(id: string, name: string, text: string, value: unknown) {
-    this.id = id;
-    this.name = name;
-    this.arguments = text;
-    this.#text = text;
-    this.#value = value;
+/** Parses a call's arguments and keeps the value for `takeArguments` of this same call. */
+export function checkArguments(call: ToolCall): ParsedArguments {
+  const parsed = parseArguments(call.arguments);
+  if (parsed.ok) {
+    keptCall = call;
+    keptText = call.arguments;
+    keptValue = parsed.value;
   }
-
-  /** The checked value while `arguments` is still the text checked; handed out once, so no two executions share it. */
-  take(): ParsedArguments {
-    if (this.#text === undefined || this.#text !== this.arguments) return parseArguments(this.arguments);
-    const value = this.#value;
-    this.#text = this.#value = undefined;
-    return { ok: true, value };
-  }
+  return parsed;
 }
 
-/** The call's arguments: the value a CheckedToolCall carries, otherwise a parse of its text. */
+/** The kept value now belongs to `copy` (a call copied after its check, with the same text). */
+export function moveCheckedArguments(call: ToolCall, copy: ToolCall): void {
+  if (keptCall === call && copy.arguments === keptText) keptCall = copy;
+}
+
+/**
+ * The call's arguments: the value its check parsed when the call and its text are the ones checked last, otherwise a
+ * parse of its text. The kept value is handed out once, so no two executions share (and may change) one object.
+ */
 export function takeArguments(call: ToolCall): ParsedArguments {
-  return call instanceof CheckedToolCall ? call.take() : parseArguments(call.arguments);
+  if (keptCall === call && call.arguments === keptText) {
+    const value = keptValue;
+    keptCall = keptText = keptValue = undefined;
+    return { ok: true, value };
+  }
+  return parseArguments(call.arguments);
 }

@@ -166,7 +166,6 @@ function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: Thi
   if (turn.tools !== undefined && (response.toolCalls.length > 0 || response.toolCallProblem !== undefined)) {
     const check = checkToolCalls(response, turn.tools);
     if (check.problems.length > 0) return repairOrFallBack(state, ctx, model, turn, config, response, check);
-    return concluded(state, ctx, turn, config, response, check.values);
   }
   // A small model sometimes answers with the question itself: asked once more, then taken as it is.
   if (turn.step === null && response.toolCalls.length === 0 && repeatsTask(response.content, state.input.task) && (slot.repairs ?? 0) < config.maxRepairs) {
@@ -196,13 +195,13 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
   }
   const renamed = new Map(check.renamed.map((call) => [call.id, call]));
   ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: renamed.size > 0 ? 'renamed' : 'run_as_written' });
-  return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) }, check.values);
+  return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
 }
 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
-function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, values?: readonly unknown[]): Signal | void {
+function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const calls = callsToRun(state, step, response.toolCalls, values);
+  const calls = callsToRun(state, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;

@@ -2,15 +2,13 @@
 // that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
 import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
-import { CheckedToolCall, parseArguments } from '../../src/tools/call-arguments.js';
+import { checkArguments, moveCheckedArguments } from '../../src/tools/call-arguments.js';
 
 /** What was wrong with a reply's tool calls, each problem in words the model can act on. */
 export interface ToolCallCheck {
   problems: string[];
   /** Calls whose only problem is the case of the tool name, with the name the tool box knows. */
   renamed: readonly ToolCall[];
-  /** The value each call's arguments parsed to, by index in the reply (none where the check parsed nothing). */
-  values: unknown[];
 }
 
 const noneRenamed: readonly ToolCall[] = Object.freeze([]);
@@ -20,11 +18,10 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
   const problems: string[] = [];
   if (response.toolCallProblem !== undefined) problems.push(response.toolCallProblem);
   let renamed: ToolCall[] | undefined;
-  const values: unknown[] = [];
   for (const call of response.toolCalls) {
     // The usual call names an offered tool: no list of names is made for it.
     if (offers(tools, call.name)) {
-      const problem = argumentsProblem(call, values);
+      const problem = argumentsProblem(call);
       if (problem !== undefined) problems.push(problem);
       continue;
     }
@@ -33,14 +30,13 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
     if (match !== undefined) {
       problems.push(`There is no tool "${call.name}": tool names are case-sensitive, the tool is "${match}".`);
       (renamed ??= []).push({ ...call, name: match });
-      const problem = argumentsProblem(call, values);
+      const problem = argumentsProblem(call);
       if (problem !== undefined) problems.push(problem);
     } else {
       problems.push(`There is no tool "${call.name}". The tools are: ${names.join(', ') || '(none)'}.`);
-      values.push(undefined);
     }
   }
-  return { problems, renamed: renamed ?? noneRenamed, values };
+  return { problems, renamed: renamed ?? noneRenamed };
 }
 
 function offers(tools: readonly ToolDefinition[], name: string): boolean {
@@ -48,10 +44,9 @@ function offers(tools: readonly ToolDefinition[], name: string): boolean {
   return false;
 }
 
-function argumentsProblem(call: ToolCall, values: unknown[]): string | undefined {
-  // Parsed once: the call think hands on carries this value, and the executor takes it instead of parsing the text.
-  const parsed = parseArguments(call.arguments);
-  values.push(parsed.ok ? parsed.value : undefined);
+function argumentsProblem(call: ToolCall): string | undefined {
+  // Parsed once: the executor takes this value for the call instead of parsing its text again.
+  const parsed = checkArguments(call);
   if (!parsed.ok) {
     return `The arguments of your call to "${call.name}" are not valid JSON (${parsed.reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
   }
@@ -84,18 +79,18 @@ export function repairMessages(response: ChatResponse, problems: readonly string
 }
 
 /**
- * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change) that carry the
- * value their check parsed (`values`, by index; CheckedToolCall). Steps side by side share one pause, whose decisions are given by call id, and a model
+ * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change) that keep the
+ * value their check parsed. Steps side by side share one pause, whose decisions are given by call id, and a model
  * server that numbers calls per reply gives every step a "call_1": their calls carry the step's id (`call_1_b`).
  */
-export function callsToRun(state: RunState, step: number | null, toolCalls: readonly ToolCall[], values?: readonly unknown[]): ToolCall[] {
+export function callsToRun(state: RunState, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
   const plan = state.plan;
   const suffix = step === null || plan === undefined || plan.running.length < 2 ? '' : `_${plan.steps[step]!.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
   const calls: ToolCall[] = [];
-  for (let index = 0; index < toolCalls.length; index++) {
-    const call = toolCalls[index]!;
-    const value = values?.[index];
-    calls.push(value === undefined ? { id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments } : new CheckedToolCall(`${call.id}${suffix}`, call.name, call.arguments, value));
+  for (const call of toolCalls) {
+    const copy: ToolCall = { id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments };
+    moveCheckedArguments(call, copy);
+    calls.push(copy);
   }
   return calls;
 }

@@ -4,7 +4,7 @@ import { reactPipeline } from '../../pipelines/index.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import type { ToolCall } from '../../src/model/types.js';
-import { CheckedToolCall, parseArguments, takeArguments } from '../../src/tools/call-arguments.js';
+import { checkArguments, moveCheckedArguments, parseArguments, takeArguments } from '../../src/tools/call-arguments.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
@@ -20,29 +20,34 @@ describe('call arguments parsed once', () => {
     expect(!broken.ok && broken.reason).toMatch(/JSON/);
   });
 
-  it('a checked call hands its value to the executor once, then parses again', () => {
-    const value = { a: 1 };
-    const checked = new CheckedToolCall('c1', 'add', '{"a":1}', value);
+  it('hands the checked value to the same call once, then parses again', () => {
+    const checked = call('{"a":1}');
+    const first = checkArguments(checked);
     const taken = takeArguments(checked);
     expect(taken).toEqual({ ok: true, value: { a: 1 } });
-    expect(taken.ok && taken.value).toBe(value);
+    expect(first.ok && taken.ok && taken.value).toBe(first.ok && first.value);
     const again = takeArguments(checked);
     expect(again).toEqual({ ok: true, value: { a: 1 } });
-    expect(again.ok && again.value).not.toBe(value);
+    expect(again.ok && taken.ok && again.value).not.toBe(taken.ok && taken.value);
   });
 
-  it('the value travels with the call only: a plain call, a copy or a changed text parse their own text', () => {
-    const value = { b: 1 };
-    const checked = new CheckedToolCall('c1', 'add', '{"b":1}', value);
-    // A call's JSON, copy and clone are its plain fields, in their usual order.
-    expect(JSON.stringify(checked)).toBe('{"id":"c1","name":"add","arguments":"{\\"b\\":1}"}');
-    expect(checked).toEqual(call('{"b":1}'));
-    const copy = takeArguments({ ...checked });
-    expect(copy.ok && copy.value).not.toBe(value);
-    expect(takeArguments(structuredClone(checked))).toEqual({ ok: true, value: { b: 1 } });
-    expect(takeArguments(call('{"b":1}'))).toEqual({ ok: true, value: { b: 1 } });
-    checked.arguments = '{"b":2}';
-    expect(takeArguments(checked)).toEqual({ ok: true, value: { b: 2 } });
+  it('parses the text anew when the call, its copy or its text is not the one checked', () => {
+    const checked = call('{"a":1}');
+    checkArguments(checked);
+    expect(takeArguments(call('{"a":1}'))).toEqual({ ok: true, value: { a: 1 } });
+    checked.arguments = '{"a":2}';
+    expect(takeArguments(checked)).toEqual({ ok: true, value: { a: 2 } });
+
+    const original = call('{"b":1}');
+    const first = checkArguments(original);
+    const copy = { ...original };
+    moveCheckedArguments(original, copy);
+    const taken = takeArguments(copy);
+    expect(taken.ok && first.ok && taken.value).toBe(first.ok && first.value);
+    const changed = call('{"b":1}');
+    checkArguments(changed);
+    moveCheckedArguments(changed, { ...changed, arguments: '{"b":3}' });
+    expect(takeArguments(changed)).toEqual({ ok: true, value: { b: 1 } });
   });
 
   it('a ReAct turn parses the call\'s arguments once, between think\'s check and the executor', async () => {
