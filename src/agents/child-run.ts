@@ -5,7 +5,7 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { Decision } from '../durable/decision-types.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
-import { outsideBranch } from '../engine/branch-scope.js';
+import { outsideBranch } from '../engine/run-scope.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
 import type { RunInput, RunState, RunStatus, StopReason, Usage } from '../engine/state.js';

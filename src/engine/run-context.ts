@@ -1,7 +1,11 @@
-// What a stage sees of its run. The signal is read through the run, so it is only made when a stage asks for it.
+// What a stage sees of its run. The signal is read through the run, so it is only made when a stage asks for it and
+// something can abort the run; event data given as a function is built only when someone listens.
 import type { LazyAbort } from '../common/lazy-abort.js';
 import { deliver } from './run-events.js';
-import type { Clock, Deps, EmitData, RunEventType, StageContext, Zone } from './stage.js';
+import type { Clock, Deps, RunEventType, StageContext, Zone } from './stage.js';
+
+/** The emit of a run nobody listens to. */
+function ignoreEvent(): void {}
 
 /** The part of a run its context reads. */
 export interface ContextHost {
@@ -16,9 +20,7 @@ export class RunContext implements StageContext {
   zone: Zone = 'setup';
   iteration = 0;
   stage = '';
-  readonly observed: boolean;
-  declare readonly signal: AbortSignal;
-  declare readonly signalIfAbortable: AbortSignal | undefined;
+  declare readonly signal: AbortSignal | undefined;
   readonly #host: ContextHost;
   readonly #runId: string;
   readonly #eventClock: Clock;
@@ -30,17 +32,22 @@ export class RunContext implements StageContext {
     this.#host = host;
     this.#runId = runId;
     this.#eventClock = eventClock;
-    this.observed = deps.onEvent !== undefined;
     // Bound own copies so a stage may destructure them; assigned here, not declared as class fields (which made a
     // bench turn twice as slow).
-    this.emit = this.emit.bind(this);
+    // Nobody listening: one shared empty emit, which the JIT can inline (and then skip the stage's data function).
+    this.emit = deps.onEvent === undefined ? ignoreEvent : this.emit.bind(this);
     this.setDeadline = this.setDeadline.bind(this);
     Object.defineProperty(this, 'signal', RunContext.#signalProperty);
-    Object.defineProperty(this, 'signalIfAbortable', RunContext.#signalIfAbortableProperty);
   }
 
-  emit<Type extends RunEventType>(type: Type, ...data: EmitData<Type>): void {
-    this.report(type, data[0] ?? {});
+  /** Not a rest parameter (one array a call): the type StageContext gives emit checks the data against RunEvents. */
+  emit(type: RunEventType, data?: object | (() => object)): void {
+    if (this.deps.onEvent !== undefined) this.report(type, typeof data === 'function' ? data() : (data ?? {}));
+  }
+
+  /** True when someone listens (deps.onEvent): the runner builds its own events' data only then. Not for stages. */
+  get listening(): boolean {
+    return this.deps.onEvent !== undefined;
   }
 
   /** The runner's own events, whose data it has built itself. */
@@ -53,20 +60,13 @@ export class RunContext implements StageContext {
     this.#host.setDeadline(at, reason, kind);
   }
 
-  /** One shared getter for every context, so they keep one hidden class. */
+  /** One shared getter for every context, so they keep one hidden class. Finalize always has its time limit. */
   static readonly #signalProperty: PropertyDescriptor = {
     enumerable: true,
-    get(this: RunContext) {
+    get(this: RunContext): AbortSignal | undefined {
       const host = this.#host;
-      return this.zone === 'finalize' && host.finalizeSignal !== undefined ? host.finalizeSignal.signal : host.runSignal.signal;
-    },
-  };
-
-  static readonly #signalIfAbortableProperty: PropertyDescriptor = {
-    enumerable: true,
-    get(this: RunContext) {
-      // Finalize always has its time limit.
-      return this.zone === 'finalize' || this.#host.abortable ? this.signal : undefined;
+      if (this.zone === 'finalize' && host.finalizeSignal !== undefined) return host.finalizeSignal.signal;
+      return this.zone === 'finalize' || host.abortable ? host.runSignal.signal : undefined;
     },
   };
 }

@@ -1,5 +1,5 @@
 // Events a run reports to deps.onEvent, numbered 1, 2, 3... per run; an observer's bug never changes the run.
-import { currentBranch } from './branch-scope.js';
+import { currentBranch } from './run-scope.js';
 import type { RunEvent, RunEventType, Zone } from './stage.js';
 
 export interface EventSource {

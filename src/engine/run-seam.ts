@@ -1,6 +1,6 @@
 // The one seam through which durability (journal, checkpoints, resume, replay) enters a run: its stage boundaries.
 import { messageOf } from '../common/error-message.js';
-import { currentBranch } from './branch-scope.js';
+import { currentBranch } from './run-scope.js';
 import type { OutcomeTracker, Steer } from './run-outcome.js';
 import type { RunResult, RunWarning } from './run-result.js';
 import type { Signal } from './signal.js';

@@ -79,7 +79,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   }
 
   readonly execute = async (): Promise<RunResult> => {
-    if (this.ctx.observed) this.ctx.report('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
+    if (this.ctx.listening) this.ctx.report('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     const start = this.start;
     const inFinalize = start?.zone === 'finalize';
     try {
@@ -99,7 +99,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     const state = leftRunning ? structuredClone(this.state) : this.state;
     const result = buildResult({ pipeline: this.pipeline, state, outcome: this.outcome.outcome(), timings: this.timings, warnings: this.warnings, error, pending });
     await this.seam?.finished(result);
-    if (this.ctx.observed) this.ctx.report('run_finished', finishedData(result));
+    if (this.ctx.listening) this.ctx.report('run_finished', finishedData(result));
     return result;
   };
 

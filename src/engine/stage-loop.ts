@@ -95,7 +95,7 @@ export class StageCall implements StageInfo {
     const ctx = this.host.ctx;
     ctx.stage = this.name = stage.name;
     this.stage = stage;
-    if (ctx.observed) ctx.report('stage_started', {});
+    if (ctx.listening) ctx.report('stage_started', {});
     return this.host.tracer.stage(this, this.execute);
   }
 }
@@ -105,6 +105,6 @@ function checked(ctx: RunContext, stage: Stage, signal: Signal | void): Signal |
   if (signal !== undefined && !isSignal(signal)) {
     throw new TypeError(`stage "${stage.name}" returned something that is not a signal: return nothing, breakLoop() or abortRun()`);
   }
-  if (ctx.observed) ctx.report('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
+  if (ctx.listening) ctx.report('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
   return signal;
 }

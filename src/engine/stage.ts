@@ -60,8 +60,12 @@ export interface RunEventOf<Type extends RunEventType> {
   data: Readonly<RunEvents[Type]>;
 }
 
-/** The data argument of `ctx.emit`: optional when the event's data may be empty. */
-export type EmitData<Type extends RunEventType> = {} extends RunEvents[Type] ? [data?: RunEvents[Type]] : [data: RunEvents[Type]];
+/**
+ * The data argument of `ctx.emit`: the data, or a function giving it that is called only when someone listens (so a
+ * stage builds nothing for nobody); optional when the event's data may be empty.
+ */
+export type EmitData<Type extends RunEventType> = {} extends RunEvents[Type] ? [data?: EventData<Type>] : [data: EventData<Type>];
+export type EventData<Type extends RunEventType> = RunEvents[Type] | (() => RunEvents[Type]);
 
 export interface StageInfo {
   name: string;
@@ -102,23 +106,23 @@ export interface Deps {
   onEvent?: (event: RunEvent) => void;
 }
 
+/** What a stage is given besides the state: seven members, the performance affordances kept behind them. */
 export interface StageContext {
-  /** Aborts when the run is cancelled or a deadline passes (in finalize: when its time limit passes). Made on first read. */
-  readonly signal: AbortSignal;
   /**
-   * The same signal when anything can abort the run (a caller's signal, a deadline, finalize's time limit), else
-   * undefined: pass it to calls whose signal is optional. Node 20 takes ~3 µs and ~1 KB to make a signal that
-   * could never fire.
+   * Aborts when the run is cancelled or a deadline passes (in finalize: when its time limit passes). Undefined when
+   * nothing can abort the run (no caller's signal, no deadline, outside finalize): Node 20 takes ~3 µs and ~1 KB to
+   * make a signal that could never fire. Pass it on as is to calls whose signal is optional.
    */
-  readonly signalIfAbortable: AbortSignal | undefined;
+  readonly signal: AbortSignal | undefined;
   readonly deps: Deps;
   readonly zone: Zone;
   readonly iteration: number;
   /** Name of the stage being run. */
   readonly stage: string;
-  /** True when someone listens to events (deps.onEvent): a stage may skip building event data when it is false. */
-  readonly observed: boolean;
-  /** Records an event (progress output, tracing). */
+  /**
+   * Records an event (progress output, tracing). Give the data as a function (`() => data`) where building it costs
+   * something: it is called only when someone listens (deps.onEvent).
+   */
   emit<Type extends RunEventType>(type: Type, ...data: EmitData<Type>): void;
   /**
    * Aborts whatever is in flight when the clock passes `at` (ms since epoch) and ends the run as `stopped` with

@@ -20,7 +20,7 @@ export interface StageContextOptions {
 }
 
 export interface TestStageContext extends StageContext {
-  /** Every event the stage emitted, in order (the context always records them, so `observed` is true). */
+  /** Every event the stage emitted, in order (the context always records them: data given as a function is built). */
   readonly events: RunEvent[];
   /** Every ctx.setDeadline call; a deadline that passes aborts ctx.signal, as in a run. */
   readonly deadlines: Array<{ at: number; reason: string; kind: string }>;

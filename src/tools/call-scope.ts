@@ -1,7 +1,8 @@
 // Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
-// (an agent) reaches the calling run's listeners, tracer, usage and limits. Async context, so it follows every await.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// (an agent) reaches the calling run's listeners, tracer, usage and limits. A field of the one run scope
+// (src/engine/run-scope.ts): the ToolBox port has no caller to hand on, and the tool is not called by act itself.
 import type { Decision } from '../durable/decision-types.js';
+import { currentScope, withinScope } from '../engine/run-scope.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 import type { ChatMessage } from '../model/types.js';
@@ -23,7 +24,13 @@ export interface ToolCaller {
   readonly decisions?: ReadonlyMap<string, Readonly<Record<string, Decision>>>;
 }
 
-const scope = new AsyncLocalStorage<ToolCaller>();
+declare module '../engine/run-scope.js' {
+  interface RunScope {
+    /** The run whose tool batch the code runs for (act sets it around the batch). */
+    toolCaller?: ToolCaller;
+  }
+}
+
 /** Set once a tool that reads its caller exists: until then no batch pays for the async context. */
 let wanted = false;
 
@@ -37,9 +44,9 @@ export function toolCallersWanted(): boolean {
 }
 
 export function asToolCaller<Result>(caller: ToolCaller, body: () => Result): Result {
-  return scope.run(caller, body);
+  return withinScope({ toolCaller: caller }, body);
 }
 
 export function currentToolCaller(): ToolCaller | undefined {
-  return scope.getStore();
+  return currentScope()?.toolCaller;
 }

@@ -52,7 +52,7 @@ export function limits(stages: readonly Stage[], maxIterations: number): Stage {
     execute(state, ctx) {
       const inForce = limitsFor(ctx.deps.model?.modelName);
       state.limits = { ...inForce };
-      if (ctx.observed) ctx.emit('limits', { ...inForce });
+      ctx.emit('limits', () => ({ ...inForce }));
     },
   };
 }

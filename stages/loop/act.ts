@@ -60,12 +60,12 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   // A guard may have decided some calls already (a refusal): those keep their result and are not run.
   const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
   const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
-  if (ctx.observed) for (const call of pending) ctx.emit('tool_call', { id: call.id, name: call.name, arguments: call.arguments });
+  for (const call of pending) ctx.emit('tool_call', () => ({ id: call.id, name: call.name, arguments: call.arguments }));
   if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
   // A continuation rather than an async function: one promise a turn instead of an async frame.
   // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
   // No closure unless a tool wants to know its caller: the usual turn runs the calls directly.
-  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), () => Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable))) : Promise.resolve(tools.executeAll(pending, ctx.signalIfAbortable));
+  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), () => Promise.resolve(tools.executeAll(pending, ctx.signal))) : Promise.resolve(tools.executeAll(pending, ctx.signal));
   return running.then((results) => settle(state, ctx, pending, results, decided, previewChars));
 }
 
@@ -110,7 +110,7 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   const tools = ctx.deps.tools;
   if (tools === undefined) return record(state, ctx, calls, calls.map(noToolBox), decided, previewChars);
   const caller: ToolCaller = { ...callerOf(state, ctx), decisions: asked.decisions };
-  const results = await asToolCaller(caller, () => Promise.resolve(tools.executeAll(calls, ctx.signalIfAbortable)));
+  const results = await asToolCaller(caller, () => Promise.resolve(tools.executeAll(calls, ctx.signal)));
   return settle(state, ctx, calls, results, decided, previewChars);
 }
 
@@ -139,7 +139,7 @@ function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[]
     if (!result.ok) slot.failed++;
     // An agent's tokens count in this run's usage (and so in its budgets).
     if (result.usage !== undefined) addUsage(state.usage, result.usage);
-    if (ctx.observed) ctx.emit('tool_result', resultEvent(call, result, previewChars));
+    ctx.emit('tool_result', () => resultEvent(call, result, previewChars));
     return { call, result };
   });
   if (decided === undefined) {

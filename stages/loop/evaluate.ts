@@ -92,7 +92,7 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
       const reason = slot.reason;
       slot.iteration = state.iteration;
       slot.history.push({ iteration: state.iteration, verdict, reason });
-      if (ctx.observed) ctx.emit('verdict', { verdict, reason, step: step === null ? null : step + 1 });
+      ctx.emit('verdict', () => ({ verdict, reason, step: step === null ? null : step + 1 }));
       if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
       // Rules first; the judge sees an answer think left pending (withJudgedAnswer).
       const pending = state.answerJudge;

@@ -66,7 +66,7 @@ async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, na
     attempts += 1;
     let response: ChatResponse;
     try {
-      response = await model.chat(request, ctx.signalIfAbortable);
+      response = await model.chat(request, ctx.signal);
     } catch (error) {
       // An adapter that already repaired once says invalid_response: that is the answer's fault, not the run's.
       if (!(error instanceof ModelError && error.kind === 'invalid_response')) throw error;

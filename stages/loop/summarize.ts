@@ -1,4 +1,4 @@
-// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate/modelFailure slots; streams text_delta when observed; writes answer, partial, usage and the summarize slot; returns no signal.
+// summarize (finalize): reads answer, stop, the plan, messages and the think/evaluate/modelFailure slots; streams text_delta when someone listens; writes answer, partial, usage and the summarize slot; returns no signal.
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
@@ -148,7 +148,7 @@ function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSe
     { role: 'user', content: brief },
   ];
   const deadline = AbortSignal.timeout(options.timeoutMs);
-  const signal = ctx.signalIfAbortable === undefined ? deadline : AbortSignal.any([ctx.signalIfAbortable, deadline]);
+  const signal = ctx.signal === undefined ? deadline : AbortSignal.any([ctx.signal, deadline]);
   const asked = Promise.resolve().then(() => callModel(model, { messages, purpose: 'summarize', ...temperatureOf(options) }, ctx, signal, true));
   return raceSignal(asked, signal).then(
     (response) => {

@@ -1,4 +1,4 @@
-// think (iteration): reads messages (rendered per turn, stages/loop/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when observed; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
+// think (iteration): reads messages (rendered per turn, stages/loop/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when someone listens; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
@@ -142,7 +142,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
 function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
-  return Promise.resolve(callModel(model, requestOf(state, config, turn), ctx, ctx.signalIfAbortable, turn.step === null)).then(
+  return Promise.resolve(callModel(model, requestOf(state, config, turn), ctx, ctx.signal, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
     (error: unknown) => {
       throw recordModelFailure(state, 'think', error);
@@ -265,15 +265,14 @@ function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response:
   addUsage(state.usage, response.usage);
   slot.calls++;
   slot.lastFinishReason = response.finishReason;
-  if (!ctx.observed) return response;
-  ctx.emit('model_reply', {
+  ctx.emit('model_reply', () => ({
     purpose: 'think',
     finishReason: response.finishReason,
     text: shortText(response.content),
     toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
     usage: { ...response.usage },
-  });
-  if (response.toolCalls.length > 0 && response.content.trim() !== '') ctx.emit('tool_preamble', { text: response.content, toolCalls: response.toolCalls.map((call) => call.name) });
+  }));
+  if (response.toolCalls.length > 0 && response.content.trim() !== '') ctx.emit('tool_preamble', () => ({ text: response.content, toolCalls: response.toolCalls.map((call) => call.name) }));
   return response;
 }
 

@@ -31,7 +31,7 @@ export async function askWithRepairs<Value>(model: ChatModel, state: RunState, c
     let text: string;
     let outcome: Parsed<Value>;
     try {
-      const response = await model.chat(request, ctx.signalIfAbortable);
+      const response = await model.chat(request, ctx.signal);
       addUsage(state.usage, response.usage);
       // A model that gave a parsed value (structured output) is read from it, else from its text.
       text = response.parsed !== undefined ? JSON.stringify(response.parsed) : response.content;

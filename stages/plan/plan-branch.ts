@@ -2,7 +2,7 @@
 // before; with steps side by side it runs once per step, concurrently, each on a view of the state whose
 // conversation, turn and stage slots are that step's own (kept in the plan slot between iterations). Reads and
 // writes what the wrapped stage does; returns its signal (an abort of any step first, the pauses of all steps as one).
-import { inBranch } from '../../src/engine/branch-scope.js';
+import { inBranch } from '../../src/engine/run-scope.js';
 import { runTracer } from '../../src/engine/run-tracer.js';
 import { definePipeline, type Pipeline } from '../../src/engine/pipeline.js';
 import { abortRun, interruptRun, type Signal } from '../../src/engine/signal.js';
@@ -150,14 +150,10 @@ function stepContext(ctx: StageContext, state: RunState, step: PlanStep, replanT
     get signal() {
       return ctx.signal;
     },
-    get signalIfAbortable() {
-      return ctx.signalIfAbortable;
-    },
     deps,
     zone: ctx.zone,
     iteration: ctx.iteration,
     stage: ctx.stage,
-    observed: ctx.observed,
     emit: ctx.emit,
     setDeadline: ctx.setDeadline,
   };

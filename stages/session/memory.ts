@@ -94,7 +94,7 @@ async function compactIfNeeded(
   let next: string | undefined;
   if (summarizer === 'model' && ctx.deps.model !== undefined) {
     try {
-      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: compactionMessages(summary, folded) }, ctx.signalIfAbortable);
+      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: compactionMessages(summary, folded) }, ctx.signal);
       next = reply.content.trim() || undefined;
       if (next === undefined) modelError = 'the model returned an empty summary';
     } catch (error) {

@@ -20,7 +20,8 @@ export function requireModel(ctx: StageContext, stage: string): ChatModel {
 }
 
 export function callModel(model: ChatModel, request: ChatRequest, ctx: StageContext, signal: AbortSignal | undefined, mayAnswer: boolean): Promise<ChatResponse> {
-  if (!ctx.observed || model.chatStream === undefined) return model.chat(request, signal);
+  // Streaming costs more than the plain call: only worth it when someone listens to the pieces.
+  if (ctx.deps.onEvent === undefined || model.chatStream === undefined) return model.chat(request, signal);
   const purpose = request.purpose;
   const onPiece = (event: ChatStreamEvent): void => {
     if (event.type === 'text') {

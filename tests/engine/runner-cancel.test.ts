@@ -15,11 +15,11 @@ describe('cancellation', () => {
       name: 'think',
       execute: (_state, ctx) =>
         new Promise((_resolve, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(new Error('request aborted')), { once: true });
+          ctx.signal!.addEventListener('abort', () => reject(new Error('request aborted')), { once: true });
           setImmediate(() => controller.abort());
         }),
     };
-    const summarize: Stage = { name: 'summarize', async execute(_state, ctx) { finalizeSignalAborted = ctx.signal.aborted; } };
+    const summarize: Stage = { name: 'summarize', async execute(_state, ctx) { finalizeSignalAborted = ctx.signal!.aborted; } };
     const pipeline = definePipeline({ name: 'demo', iteration: [slow, step('act')], finalize: [summarize], maxIterations: 5 });
     const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
     expect(result.status).toBe('cancelled');
@@ -70,7 +70,7 @@ describe('cancellation', () => {
     const hang: Stage = {
       name: 'hang',
       execute: (_state, ctx) => {
-        ctx.signal.addEventListener('abort', () => seen.push('aborted'));
+        ctx.signal!.addEventListener('abort', () => seen.push('aborted'));
         setTimeout(() => seen.push('marker'), 250);
         return new Promise(() => {});
       },
@@ -103,13 +103,13 @@ describe('cancellation', () => {
     expect((seen?.reason as Error).message).toBe('finalize time limit reached');
   });
 
-  it('signalIfAbortable is the run signal only when something can abort the run; in finalize it always is', async () => {
+  it('ctx.signal is undefined when nothing can abort the run, a signal that aborts when something can; in finalize it always is', async () => {
     const seen: Array<[string, boolean | undefined]> = [];
     const look = (name: string): Stage => ({
       name,
       execute(_state, ctx) {
-        const signal = ctx.signalIfAbortable;
-        seen.push([`${ctx.zone}:${name}`, signal === undefined ? undefined : signal === ctx.signal]);
+        const signal = ctx.signal;
+        seen.push([`${ctx.zone}:${name}`, signal === undefined ? undefined : signal instanceof AbortSignal && !signal.aborted]);
       },
     });
     const setsDeadline: Stage = { name: 'deadline', execute: (_state, ctx) => ctx.setDeadline(ctx.deps.clock.now() + 60_000, 'time', 'budget_time') };
@@ -123,13 +123,22 @@ describe('cancellation', () => {
     const withDeadline = insertAfter(plain, 'before', setsDeadline);
     await runPipeline(withDeadline, { task: 't' });
     expect(seen.splice(0)).toEqual([['setup:before', undefined], ['iteration:think', true], ['finalize:summarize', true]]);
+
+    // The signal a stage is given aborts when the caller's does.
+    const controller = new AbortController();
+    let given: AbortSignal | undefined;
+    const cancels: Stage = { name: 'think', execute: (_state, ctx) => void ((given = ctx.signal), controller.abort(new Error('enough'))) };
+    const cancelled = await runPipeline(definePipeline({ name: 'cancels', iteration: [cancels], maxIterations: 3 }), { task: 't' }, { signal: controller.signal });
+    expect(cancelled.status).toBe('cancelled');
+    expect(given?.aborted).toBe(true);
+    expect((given?.reason as Error).message).toBe('enough');
   });
 
   it('a deadline set by a stage aborts the call in flight and stops the run with its kind', async () => {
     const guard: Stage = { name: 'time-guard', async execute(_state, ctx) { if (ctx.zone === 'setup') ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time'); } };
     const hang: Stage = {
       name: 'think',
-      execute: (_state, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true })),
+      execute: (_state, ctx) => new Promise((_resolve, reject) => ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason), { once: true })),
     };
     const pipeline = definePipeline({ name: 'demo', setup: [guard], iteration: [hang], finalize: [step('summarize')], maxIterations: 5 });
     const result = await runPipeline(pipeline, { task: 't' });

@@ -105,7 +105,7 @@ describe('a stage that ignores its signal cannot hold the run', () => {
     const listens: Stage = {
       name: 'listens',
       execute: (state, ctx) => new Promise((resolve) => {
-        ctx.signal.addEventListener('abort', () => { state.answer = 'partial'; resolve(); });
+        ctx.signal!.addEventListener('abort', () => { state.answer = 'partial'; resolve(); });
         setImmediate(() => controller.abort());
       }),
     };
@@ -132,7 +132,7 @@ describe('nothing writes to a result after runPipeline resolved', () => {
   it('a finalize stage that writes its fallback as soon as it sees the abort is given the grace to do so', async () => {
     const fallback: Stage = {
       name: 'summarize',
-      execute: (state, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => setTimeout(() => { state.answer = 'fallback'; resolve(); }, 5))),
+      execute: (state, ctx) => new Promise((resolve) => ctx.signal!.addEventListener('abort', () => setTimeout(() => { state.answer = 'fallback'; resolve(); }, 5))),
     };
     const pipeline = definePipeline({ name: 'demo', iteration: [{ name: 'think', execute: () => breakLoop('ok') }], finalize: [fallback], maxIterations: 3 });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 20 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { definePipeline, insertAfter, stageNames } from '../../src/engine/pipeline.js';
 import { runPipeline } from '../../src/engine/runner.js';
 import { breakLoop } from '../../src/engine/signal.js';
-import type { RunEvent, RunTracer, Stage } from '../../src/engine/stage.js';
+import type { RunEvent, RunTracer, Stage, StageContext } from '../../src/engine/stage.js';
 import { step, trail } from './runner-steps.js';
 
 describe('events', () => {
@@ -26,26 +26,46 @@ describe('events', () => {
       name: 'think',
       async execute(_state, ctx) {
         const { emit, signal } = ctx;
-        emit('loose', { aborted: signal.aborted });
+        emit('loose', { aborted: signal!.aborted });
         const copy = { ...ctx };
         spreadKeys = Object.keys(copy);
         spreadSignal = copy.signal;
         return breakLoop('done');
       },
     };
-    await runPipeline(definePipeline({ name: 'demo', iteration: [loose], maxIterations: 2 }), { task: 't' }, { deps: { onEvent: (event) => events.push(event) } });
+    await runPipeline(definePipeline({ name: 'demo', iteration: [loose], maxIterations: 2 }), { task: 't' }, { signal: new AbortController().signal, deps: { onEvent: (event) => events.push(event) } });
     expect(events.find((event) => event.type === 'loose')?.data).toEqual({ aborted: false });
     expect(spreadKeys).toEqual(expect.arrayContaining(['signal', 'deps', 'zone', 'iteration', 'stage', 'emit', 'setDeadline']));
     expect(spreadSignal).toBeInstanceOf(AbortSignal);
   });
 
-  it('ctx.observed says whether anyone listens, so stages can skip building event data', async () => {
-    const seen: boolean[] = [];
-    const probe: Stage = { name: 'think', async execute(_state, ctx) { seen.push(ctx.observed); return breakLoop('done'); } };
+  it('ctx.emit calls a data function only when someone listens; plain data works as well', async () => {
+    let built = 0;
+    const probe: Stage = {
+      name: 'think',
+      execute(_state, ctx) {
+        ctx.emit('thought', () => ({ words: ++built }));
+        ctx.emit('thought', { words: 10 });
+        return breakLoop('done');
+      },
+    };
     const pipeline = definePipeline({ name: 'demo', iteration: [probe], maxIterations: 2 });
     await runPipeline(pipeline, { task: 't' });
-    await runPipeline(pipeline, { task: 't' }, { deps: { onEvent: () => {} } });
-    expect(seen).toEqual([false, true]);
+    expect(built).toBe(0);
+    const events: RunEvent[] = [];
+    await runPipeline(pipeline, { task: 't' }, { deps: { onEvent: (event) => events.push(event) } });
+    expect(built).toBe(1);
+    expect(events.flatMap((event) => (event.type === 'thought' ? [event.data.words] : []))).toEqual([1, 10]);
+  });
+
+  it('the stage contract stays small: a stage is given seven members', async () => {
+    // A type-level count: adding an eighth member to StageContext fails to compile here.
+    const members: Record<keyof StageContext, true> = { signal: true, deps: true, zone: true, iteration: true, stage: true, emit: true, setDeadline: true };
+    let given: string[] = [];
+    const probe: Stage = { name: 'think', execute: (_state, ctx) => void (given = Object.keys(ctx)) };
+    await runPipeline(definePipeline({ name: 'demo', iteration: [probe], maxIterations: 1 }), { task: 't' });
+    expect(Object.keys(members)).toHaveLength(7);
+    expect(given.sort()).toEqual(Object.keys(members).sort());
   });
 });
 

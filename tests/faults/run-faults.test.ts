@@ -70,7 +70,7 @@ describe('fault matrix: tools', () => {
 const throwing = (value: () => unknown): Stage => ({ name: 'faulty', execute: () => { throw value(); } });
 const hanging = (honour: boolean): Stage => ({
   name: 'faulty',
-  execute: (_state, ctx) => new Promise<void>((resolve) => { if (honour) ctx.signal.addEventListener('abort', () => resolve()); }),
+  execute: (_state, ctx) => new Promise<void>((resolve) => { if (honour) ctx.signal!.addEventListener('abort', () => resolve()); }),
 });
 const answering = () => new ScriptedModel([{ content: '395' }, { content: 'summary' }]);
 

@@ -48,7 +48,7 @@ describe('runStage', () => {
 
   it('has the real signals: none to spare in the loop, the time limit in finalize', async () => {
     const seen: Array<[string, boolean]> = [];
-    const stage: Stage = { name: 'look', execute: (_state, ctx) => void seen.push([ctx.zone, ctx.signalIfAbortable !== undefined]) };
+    const stage: Stage = { name: 'look', execute: (_state, ctx) => void seen.push([ctx.zone, ctx.signal !== undefined]) };
     await runStage(stage, makeState(), { zone: 'setup' });
     await runStage(stage, makeState());
     await runStage(stage, makeState(), { zone: 'finalize' });
@@ -62,8 +62,8 @@ describe('runStage', () => {
       name: 'slow',
       async execute(_state, ctx) {
         ctx.setDeadline(clock.now() + 20, 'too slow', 'budget_time');
-        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
-        throw ctx.signal.reason;
+        await new Promise<void>((resolve) => ctx.signal!.addEventListener('abort', () => resolve(), { once: true }));
+        throw ctx.signal!.reason;
       },
     };
     const run = await runStage(stage, makeState(), { deps: { clock } });
@@ -88,9 +88,9 @@ describe('runStage', () => {
 
 describe('stageContext', () => {
   it('is the runner\'s context: signals by the same rules, events in the run\'s shape', () => {
-    expect(stageContext().signalIfAbortable).toBeUndefined();
-    expect(stageContext({ zone: 'finalize' }).signalIfAbortable).toBeDefined();
-    expect(stageContext({ signal: new AbortController().signal }).signalIfAbortable).toBeDefined();
+    expect(stageContext().signal).toBeUndefined();
+    expect(stageContext({ zone: 'finalize' }).signal).toBeDefined();
+    expect(stageContext({ signal: new AbortController().signal }).signal).toBeDefined();
     const ctx = stageContext({ zone: 'setup', stage: 'probe', iteration: 0 });
     ctx.emit('checked', { ok: true });
     expect(ctx.events).toEqual([{ runId: 'run-test', seq: 1, type: 'checked', zone: 'setup', stage: 'probe', iteration: 0, at: 1_700_000_000_000, data: { ok: true } }]);
@@ -101,11 +101,10 @@ describe('stageContext', () => {
     const clock = makeClock();
     const ctx = stageContext({ deps: { clock } });
     ctx.setDeadline(clock.now() + 60_000, 'later', 'budget_time');
-    expect(ctx.signal.aborted).toBe(false);
-    expect(ctx.signalIfAbortable).toBe(ctx.signal); // a deadline makes the run abortable
+    expect(ctx.signal?.aborted).toBe(false); // a deadline makes the run abortable
     ctx.setDeadline(clock.now() - 1, 'too late', 'budget_time');
-    expect(ctx.signal.aborted).toBe(true);
-    expect(ctx.signal.reason).toMatchObject({ kind: 'budget_time', message: 'too late' });
+    expect(ctx.signal?.aborted).toBe(true);
+    expect(ctx.signal?.reason).toMatchObject({ kind: 'budget_time', message: 'too late' });
     expect(ctx.deadlines.map((deadline) => deadline.reason)).toEqual(['later', 'too late']);
     ctx.dispose();
   });
@@ -114,10 +113,10 @@ describe('stageContext', () => {
     const caller = new AbortController();
     const ctx = stageContext({ signal: caller.signal });
     caller.abort(new Error('stop'));
-    expect(ctx.signal.aborted).toBe(true);
+    expect(ctx.signal?.aborted).toBe(true);
     const finalize = stageContext({ zone: 'finalize' });
-    expect(finalize.signal.aborted).toBe(false);
+    expect(finalize.signal?.aborted).toBe(false);
     finalize.cancel(new Error('time limit'));
-    expect(finalize.signal.aborted).toBe(true);
+    expect(finalize.signal?.aborted).toBe(true);
   });
 });

@@ -10,6 +10,17 @@ export function makeCtx(options: StageContextOptions = {}): TestContext {
   return stageContext(options);
 }
 
+/**
+ * The context as a run where nobody listens gives it (no deps.onEvent); `built` names every event whose data the stage
+ * built anyway, that is, gave as data rather than as a function the run would not call.
+ */
+export function unobservedCtx(options: StageContextOptions = {}): TestContext & { built: string[] } {
+  const ctx = stageContext(options);
+  const built: string[] = [];
+  const emit = (type: string, data?: unknown): void => void (typeof data === 'function' || built.push(type));
+  return { ...ctx, deps: { ...ctx.deps, onEvent: undefined }, emit, built };
+}
+
 /** Resolves once `condition()` holds, looking every few ms; fails naming `what` after `timeoutMs` (a bound, not a pause). */
 export async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -4,7 +4,7 @@ import { act } from '../../../stages/loop/act.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import type { ToolBox } from '../../../src/tools/types.js';
-import { makeCtx, makeState } from '../../support/helpers.js';
+import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { testTools } from '../../support/stage-tools.js';
 
 const call = (id: string, expression: string): ToolCall => ({ id, name: 'calculator', arguments: JSON.stringify({ expression }) });
@@ -28,13 +28,13 @@ describe('act stage', () => {
     expect(ctx.events[3]!.data).toMatchObject({ id: 'a', ok: true, result: '42' });
   });
 
-  it('builds no events when nobody listens (ctx.observed false), with the same results', async () => {
+  it('builds no event data when nobody listens (it gives ctx.emit functions), with the same results', async () => {
     const state = makeState();
     state.turn = { toolCalls: [call('a', '6 * 7')], results: [] };
-    const ctx = { ...makeCtx({ deps: { tools: testTools() } }), observed: false };
+    const ctx = unobservedCtx({ deps: { tools: testTools() } });
     await act().execute(state, ctx);
     expect(state.turn.results[0]!.result).toMatchObject({ ok: true, content: '42' });
-    expect(ctx.events).toEqual([]);
+    expect(ctx.built).toEqual([]);
   });
 
   it('returns at once when the turn has no tool calls, and awaits a tool box that answers with another thenable', async () => {

@@ -3,7 +3,7 @@ import { evaluate } from '../../../stages/loop/evaluate.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import type { ToolResult } from '../../../src/tools/types.js';
-import { makeCtx, makeState } from '../../support/helpers.js';
+import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
 let counter = 0;
@@ -23,13 +23,13 @@ function withPlan(state: RunState, steps = 3): void {
 }
 
 describe('evaluate stage', () => {
-  it('records the verdict but builds no event when nobody listens (ctx.observed false)', async () => {
+  it('records the verdict but builds no event data when nobody listens (it gives ctx.emit a function)', async () => {
     const state = makeState();
-    const ctx = { ...makeCtx(), observed: false };
+    const ctx = unobservedCtx();
     turn(state, ok());
     await evaluate().execute(state, ctx);
     expect(state.evaluate).toMatchObject({ verdict: 'continue', reason: '1 tool call succeeded' });
-    expect(ctx.events).toEqual([]);
+    expect(ctx.built).toEqual([]);
   });
 
   it('continues when every call succeeded, records the verdict in the state and as an event', async () => {

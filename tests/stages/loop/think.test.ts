@@ -4,7 +4,7 @@ import type { PlanSlot } from '../../../stages/plan/plan.js';
 import type { RunState } from '../../../src/engine/state.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
 import { ModelError, type ChatMessage } from '../../../src/model/types.js';
-import { makeCtx, makeState } from '../../support/helpers.js';
+import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { testTools } from '../../support/stage-tools.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
@@ -23,14 +23,14 @@ function withPlan(state: RunState, current = 0): PlanSlot {
 }
 
 describe('think stage', () => {
-  it('builds no model_reply event when nobody listens (ctx.observed false)', async () => {
+  it('builds no model_reply data when nobody listens (it gives ctx.emit a function)', async () => {
     const model = new ScriptedModel([{ toolCalls: [calc('6 * 7')], usage }]);
     const state = makeState({ messages: start() });
-    const ctx = { ...makeCtx({ deps: { model, tools: testTools() } }), observed: false };
+    const ctx = unobservedCtx({ deps: { model, tools: testTools() } });
     await think().execute(state, ctx);
     expect(state.turn.toolCalls).toHaveLength(1);
     expect(state.usage.inputTokens).toBe(100);
-    expect(ctx.events.map((event) => event.type)).toEqual([]);
+    expect(ctx.built).toEqual([]);
   });
 
   it('sends exactly state.messages with the tools; a text reply is the answer and breaks the loop as completed', async () => {
