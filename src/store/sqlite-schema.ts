@@ -29,7 +29,7 @@ export const migrations: readonly string[] = [
   // 2: `stageloop runs` lists newest first, by status or not, without a scan and sort.
   `CREATE INDEX runs_by_time ON runs (created_at DESC, id DESC);
    CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);`,
-  // 3: sessions (issue 16): each user's sessions, their turns, summary and durable facts.
+  // 3: sessions: each user's sessions, their turns, summary and durable facts.
   `CREATE TABLE sessions (
      user_id TEXT NOT NULL, session TEXT NOT NULL, summary TEXT NOT NULL, created_at INTEGER NOT NULL,
      updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session)) WITHOUT ROWID;
