@@ -129,51 +129,18 @@ export function recordOf(recipe: RunRecipe): JsonObject {
   return { recipe: JSON.parse(JSON.stringify(recipe)) as JsonObject };
 }
 
-/**
- * The recipe a recorded run was made with. Runs recorded before recipes carry the CLI's settings (`options.cli`):
- * those are read into a recipe. A run recorded from code has neither: undefined.
- */
+/** The recipe a recorded run was made with; a run recorded from code has none: undefined. */
 export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
-  const options = run.options as { recipe?: unknown; cli?: unknown };
-  if (options.recipe !== undefined) {
-    const version = (options.recipe as { version?: unknown } | null)?.version;
-    if (typeof version === 'number' && version > recipeVersion) {
-      throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
-    }
-    // A recipe recorded before the default guards has no guardDefaults: it ran without them.
-    const recorded = options.recipe as RunRecipeInput;
-    return makeRecipe({ ...recorded, guardDefaults: recorded.guardDefaults ?? false }, `run ${run.runId}'s recorded recipe`);
+  const recorded = (run.options as { recipe?: unknown }).recipe;
+  if (recorded === undefined) return undefined;
+  const version = (recorded as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version > recipeVersion) {
+    throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
   }
-  if (options.cli !== undefined) return recipeOfOldSettings(run, options.cli);
-  return undefined;
+  return makeRecipe(recorded as RunRecipeInput, `run ${run.runId}'s recorded recipe`);
 }
 
 /** The recorded recipe, or the bare built-in pipeline of that name for a run recorded from code (replay, resume). */
 export function recipeOf(run: RunSummary): RunRecipe {
   return recordedRecipe(run) ?? makeRecipe({ pipeline: run.pipeline });
-}
-
-/** `options.cli` as the CLI wrote it before recipes: pipeline, guards, offline, model, baseUrl, approvals, output schema. */
-function recipeOfOldSettings(run: RunSummary, cli: unknown): RunRecipe {
-  if (cli === null || typeof cli !== 'object' || Array.isArray(cli) || typeof (cli as { pipeline?: unknown }).pipeline !== 'string') {
-    throw new StageloopError('config', `run ${run.runId} carries CLI settings stageloop cannot read (no pipeline name): it cannot be rebuilt; start it again with "stageloop run"`);
-  }
-  const old = cli as { pipeline: string; guards?: unknown; offline?: unknown; model?: unknown; baseUrl?: unknown; approveTools?: unknown; askOnLimit?: unknown; outputSchema?: unknown };
-  const input = run.input as { session?: unknown; user?: unknown };
-  const recipe: RunRecipeInput = {
-    pipeline: old.pipeline,
-    model: {
-      // Old settings kept the --offline flag only: without it the environment decided, as it still does.
-      ...(old.offline === true && { offline: true }),
-      ...(typeof old.model === 'string' && { name: old.model }),
-      ...(typeof old.baseUrl === 'string' && { baseUrl: old.baseUrl }),
-    },
-    guards: (old.guards ?? {}) as RunRecipeInput['guards'],
-    guardDefaults: false,
-    approvals: { ...(old.approveTools !== undefined && { tools: old.approveTools as string[] | 'all' }), askOnLimit: old.askOnLimit === true },
-    ...(old.outputSchema !== undefined && { outputSchema: old.outputSchema as JsonObject }),
-    // The input names the session; the recording of such a run has the session stages, so the recipe must too.
-    ...(typeof input.session === 'string' && { session: { name: input.session, user: typeof input.user === 'string' ? input.user : 'default' } }),
-  };
-  return makeRecipe(recipe, `run ${run.runId}'s recorded CLI settings`);
 }

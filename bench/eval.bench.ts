@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reactPipeline } from '../pipelines/index.js';
 import { sqliteStore } from '../src/entries/durable.js';
-import { evaluate, type ChatModel, type ChatResponse, type EvalCase } from '../src/index.js';
+import type { ChatModel, ChatResponse } from '../src/index.js';
+import { evaluate, type EvalCase } from '../src/entries/eval.js';
 import { format, timeMs } from './measure.js';
 
 const modelMs = 50;

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { JsonObject } from '../src/common/json.js';
 import { postgresStore } from '../src/store/postgres-store.js';
 import { sqliteStore } from '../src/store/sqlite-store.js';
-import type { Checkpoint, Claim, JournalEntry, RunStore } from '../src/store/types.js';
+import type { Checkpoint, Claim, StoredEntry, RunStore } from '../src/store/types.js';
 import { startPostgres } from '../tests/support/postgres-server.js';
 import { format, median } from './measure.js';
 
@@ -20,7 +20,7 @@ const owner = { id: 'bench', pid: process.pid, host: 'bench' };
 const filler = 'lorem ipsum dolor sit amet '.repeat(40).slice(0, 1_000);
 const state: JsonObject = { iteration: 1, messages: Array.from({ length: 20 }, (_, index) => ({ role: index % 2 ? 'assistant' : 'tool', content: filler })) };
 const modelCall: JsonObject = { request: { messages: [{ role: 'user', content: filler.slice(0, 600) }] }, response: { content: null, toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"17*23"}' }] }, usage: { inputTokens: 812, outputTokens: 24 } };
-const entryAt = (seq: number, data: JournalEntry['data']): JournalEntry => ({ seq, kind: seq % 6 === 1 ? 'model' : 'stage', zone: 'iteration', iteration: 1, stage: 'think', at: seq, data });
+const entryAt = (seq: number, data: StoredEntry['data']): StoredEntry => ({ seq, kind: seq % 6 === 1 ? 'model' : 'stage', zone: 'iteration', iteration: 1, stage: 'think', at: seq, data });
 const checkpointAt = (seq: number): Checkpoint => ({ seq, position: { zone: 'iteration', iteration: 1, nextStage: 0, steer: null, breakRequested: false, ended: null }, state, stateHash: 'bench', at: seq });
 
 const cpuMicroseconds = () => {

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { JsonObject } from '../src/common/json.js';
 import { memoryStore } from '../src/store/memory-store.js';
 import { sqliteStore } from '../src/store/sqlite-store.js';
-import type { Checkpoint, Claim, JournalEntry, RunStore } from '../src/store/types.js';
+import type { Checkpoint, Claim, StoredEntry, RunStore } from '../src/store/types.js';
 import { format, median } from './measure.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-store-bench-'));
@@ -36,7 +36,7 @@ const modelCall: JsonObject = {
   usage: { inputTokens: 812, outputTokens: 24 },
 };
 
-const entryAt = (seq: number, kind: JournalEntry['kind'], data: JournalEntry['data']): JournalEntry => ({ seq, kind, zone: 'iteration', iteration: 1, stage: 'think', at: seq, data });
+const entryAt = (seq: number, kind: StoredEntry['kind'], data: StoredEntry['data']): StoredEntry => ({ seq, kind, zone: 'iteration', iteration: 1, stage: 'think', at: seq, data });
 const checkpointAt = (seq: number, state: JsonObject): Checkpoint => ({
   seq,
   position: { zone: 'iteration', iteration: 1, nextStage: 0, steer: null, breakRequested: false, ended: null },

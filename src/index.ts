@@ -1,7 +1,8 @@
 // The main entry: the engine, its ports and the everyday adapters, none of which needs an optional package.
 // Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'; recorded
 // runs on SQLite, resume and replay in 'stageloop/durable'; the HTTP server in 'stageloop/server'; queued runs on Redis
-// in 'stageloop/workers'; MCP tools in 'stageloop/mcp'.
+// in 'stageloop/workers'; MCP tools in 'stageloop/mcp'; evaluation in 'stageloop/eval'; OpenTelemetry spans in
+// 'stageloop/tracing'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
 export {
@@ -64,15 +65,6 @@ export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
 export { calculatorTool, type CalculatorTool, type CalculatorOptions } from './tools/calculator.js';
 export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
 
-// Tracing: OpenTelemetry spans through @opentelemetry/api only; the SDK is started by 'stageloop/otel'.
-export { otelRunTracer, type OtelRunTracerOptions } from './tracing/otel-tracer.js';
-export { traceModel, type TraceModelOptions } from './tracing/traced-model.js';
-export { toolSpanWrapper, type ToolSpanOptions } from './tracing/tool-spans.js';
-export { instrumentDeps, traceContentFromEnv, type TracingOptions } from './tracing/instrument.js';
-export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from './tracing/console-waterfall.js';
-export { redactSecrets, redactValue, redactedJson } from './common/redact.js';
-export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from './tracing/attributes.js';
-
 // Recording runs: the RunStore port, its errors and the in-memory adapter; runPipeline records when given a store.
 export {
   StoreError,
@@ -98,9 +90,6 @@ export {
 export type { StoreClock } from './store/run-store.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { runPipeline, type DurableRunOptions, type RecordOptions } from './durable/durable-run.js';
-
-export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from './durable/journal-entries.js';
-export type { RunPosition } from './engine/run-seam.js';
 
 // Fallback models: move to the next model when one fails.
 export {
@@ -151,12 +140,7 @@ export { streamRun, type RunStream } from './stream/stream-run.js';
 export { toServerSentEvents, serverSentEventsHeaders, serverSentEvent, eventStreamBody, type ServerSentEventsOptions } from './stream/server-sent-events.js';
 export { EventLog } from './stream/event-log.js';
 
-// Evaluation: datasets, graders (also for your own vitest tests), evaluate(), baseline comparison.
-export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from './eval/evaluate.js';
-export { loadDataset, parseJsonl, checkCases, type Dataset } from './eval/dataset.js';
-export * as graders from './eval/graders/index.js';
-export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } from './eval/graders/index.js';
-export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from './eval/types.js';
+// Agents as tools and handoffs between agents.
 export { agentTool, AGENT_DEFAULTS, type AgentToolOptions } from './agents/agent-tool.js';
 export { handoff, handoffToolName, type HandoffOptions, type HandoffInputData, type HandoffInputFilter } from './agents/handoff.js';
 export { answeredBy, handoffChain, type HandoffLink, type HandoffSlot } from './agents/handoff-conversation.js';

@@ -71,7 +71,7 @@ export function planOfState(state: unknown): PlanView | undefined {
 }
 
 /** The final-output slot's value, when the run had an outputSchema and its answer matched it (src/ never imports stages/). */
-export function outputOf(result: RunResult): unknown {
+export function printedOutputOf(result: RunResult): unknown {
   const slot: unknown = (result.state as unknown as Record<string, unknown>)['finalOutput'];
   return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
 }
@@ -104,7 +104,7 @@ export function jsonOutput(result: RunResult): JsonOutput {
   };
   const plan = planOf(result);
   if (plan !== undefined) output.plan = plan;
-  const value = outputOf(result);
+  const value = printedOutputOf(result);
   if (value !== undefined) output.output = value;
   if (result.pending !== undefined) output.pending = result.pending;
   const limits = limitsOf(result);

@@ -11,7 +11,7 @@ import type { CliStreams, CommandIo } from './command.js';
 import type { AssembledRun } from '../assemble.js';
 import { runInputOf, type RunRecipe } from '../recipe.js';
 import { recipeFromFlags } from './recipe-flags.js';
-import { exitCodeOf, humanSummary, jsonOutput, outputOf } from './output.js';
+import { exitCodeOf, humanSummary, jsonOutput, printedOutputOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
 import { openRunStore } from '../store.js';
@@ -122,7 +122,7 @@ export function printResult(result: RunResult, flags: ShowFlags, streams: CliStr
   if (flags.events) return;
   const failedQuietly = flags.quiet && result.status === 'failed';
   // With --output-schema the validated JSON value is the output; the text answer stays in the summary.
-  const output = outputOf(result);
+  const output = printedOutputOf(result);
   if (output !== undefined) streams.stdout.write(`${terminalSafe(JSON.stringify(output))}\n`);
   else if (result.answer !== null && !failedQuietly) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
   if (!flags.quiet) streams.stderr.write(`\n${terminalSafe(humanSummary(result, wallMs))}\n`);

@@ -2,7 +2,6 @@
 // job's recipe (made by `submit` from its flags) says what the run is; secrets come from this worker's environment.
 import { messageOf } from '../../src/common/error-message.js';
 import type { JsonObject } from '../../src/common/json.js';
-import type { Environment } from '../../src/model/config.js';
 import { checkRedisUrl } from '../../src/store/redis-connection.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
 import type { RunJobData } from '../../src/workers/run-job.js';
@@ -10,8 +9,7 @@ import { startWorker } from '../../src/workers/worker.js';
 import type { RunSummary } from '../../src/store/types.js';
 import { assemble } from '../assemble.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
-import { parseFlags, UsageError, type RunFlags } from './args.js';
-import { recipeFromFlags } from './recipe-flags.js';
+import { parseFlags, UsageError } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import type { RunStore } from '../../src/store/types.js';
 import { openRunStore } from '../store.js';
@@ -44,11 +42,9 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
   return { redis: values.redis, concurrency, ...(values.store !== undefined && { store: values.store }), ...(values.queue !== undefined && { queue: values.queue }) };
 }
 
-/** A job's recipe (submit-command.ts writes it); a job queued by an older submit carries its run flags instead. */
-async function jobRecipe(settings: JsonObject, env: Environment): Promise<RunRecipe> {
-  if (settings.recipe !== undefined) return makeRecipe(settings.recipe as RunRecipeInput, "the job's recipe");
-  const flags = { pipeline: 'react', offline: false, mcp: [], fallbackModels: [], askOnLimit: false, ...settings } as unknown as RunFlags;
-  return (await recipeFromFlags(flags, env, undefined)).recipe;
+/** A job's recipe, as submit-command.ts writes it. */
+function jobRecipe(settings: JsonObject): RunRecipe {
+  return makeRecipe(settings.recipe as RunRecipeInput, "the job's recipe");
 }
 
 /** Runs the worker until a signal stops it; resolves the exit code (1 when Redis cannot be reached at start). */
@@ -62,7 +58,7 @@ export async function workerCommand(argv: readonly string[], io: CommandIo, stop
   const log = (line: string) => void streams.stderr.write(`${line}\n`);
   // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.
   const prepare = async (job: RunJobData, recorded?: RunSummary) => {
-    const assembled = await assemble(recorded ? recipeOf(recorded) : await jobRecipe(job.settings, env), env, { calculatorHost });
+    const assembled = await assemble(recorded ? recipeOf(recorded) : jobRecipe(job.settings), env, { calculatorHost });
     return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record, close: () => assembled.close() };
   };
   const storeName = flags.store ?? env.STAGELOOP_STORE;

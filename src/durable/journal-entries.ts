@@ -3,6 +3,7 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { RunPosition } from '../engine/run-seam.js';
 import type { PendingDecision } from '../engine/signal.js';
+import type { Zone } from '../engine/stage.js';
 import type { RunOutcome, RunState } from '../engine/state.js';
 import type { ChatResponse, ToolCall } from '../model/types.js';
 import type { StoredEntry, StoredPosition } from '../store/types.js';
@@ -47,8 +48,6 @@ export interface JournalEntries {
 }
 
 export type JournalKind = keyof JournalEntries & string;
-
-export type Zone = StoredEntry['zone'];
 
 interface JournalEntryOf<Kind extends JournalKind> {
   seq: number;

@@ -3,6 +3,7 @@
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { rejectingThrows } from '../common/promise-like.js';
 import type { RunCursor } from '../engine/run-seam.js';
+import type { Zone } from '../engine/stage.js';
 import type { AppendOptions, Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
 import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
 import { isKind, toStored, type JournalEntries, type JournalEntry, type JournalKind } from './journal-entries.js';
@@ -15,7 +16,7 @@ export interface JournalWriter {
   leaseMs: number;
 }
 
-type Where = RunCursor | { zone: 'setup' | 'iteration' | 'finalize'; iteration: number; stage: string | null };
+type Where = RunCursor | { zone: Zone; iteration: number; stage: string | null };
 
 export class RunJournal {
   private index = 0;

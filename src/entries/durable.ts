@@ -6,6 +6,7 @@ export { resumeRun, PipelineMismatchError, type ResumeOptions } from '../durable
 export { replayRun, type ReplayOptions, type ReplayReport } from '../durable/replay.js';
 export { listRuns, loadRun, type LoadedRun } from '../durable/inspect.js';
 export type { Divergence, DivergenceKind } from '../durable/divergence.js';
-export type { RunSeam, RunStart, RunCursor } from '../engine/run-seam.js';
+export type { RunSeam, RunStart, RunCursor, RunPosition } from '../engine/run-seam.js';
+export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from '../durable/journal-entries.js';
 export { sqliteSessions, type SqliteSessionsOptions } from '../sessions/sqlite-sessions.js';
 export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from '../sessions/session-store.js';

@@ -22,11 +22,26 @@ export function listItemOf(run: RunSummary): RunListItem {
   return { runId, pipeline, status, task: String(run.input.task ?? ''), createdAt, updatedAt, iterations, tokens };
 }
 
+/**
+ * What a run's page (console, `stageloop show --html`, eval reports) reads of each slot it draws: the view is typed by
+ * it, and tests/server/page-view.test.ts checks each name and shape against the stages' own types in StageSlots.
+ */
+export interface PageSlots {
+  plan: { steps: { id?: string; description: string; status: string; dependsOn?: string[] }[] };
+  evaluate: { history: { iteration: number; verdict: string; reason: string }[] };
+  replan: { decisions: { afterStep: number; ended?: string[]; applied: boolean; reason: string }[] };
+}
+
+/** The slots the page reads by name, `view.slots.plan` and so on: the application shows at least these. */
+export const pageSlotNames = ['plan', 'evaluate', 'replan'] as const satisfies readonly (keyof PageSlots)[];
+
+/** The shown slots of the latest checkpoint, each null when the run has none or no checkpoint. */
+export type ShownSlots = { [Name in keyof PageSlots]?: PageSlots[Name] | null } & Record<string, JsonValue | undefined>;
+
 export interface RunView {
   run: RunSummary;
   timeline: TimelineItem[];
-  /** The shown slots of the latest checkpoint, each null when the run has none or no checkpoint. */
-  slots: Record<string, JsonValue>;
+  slots: ShownSlots;
   /** The runs its tool calls started (agents, handoffs), each with its own view; absent when there are none. */
   children?: ChildRunView[];
 }
@@ -48,7 +63,8 @@ export async function runViewOf(store: RunStore, runId: string, shownSlots: read
 export function viewOfLoaded(loaded: LoadedRun | RunTree, shownSlots: readonly string[]): RunView {
   const checkpoint = loaded.checkpoints.at(-1);
   const state: JsonObject = checkpoint?.state ?? {};
-  const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null]));
+  // The checkpoint is the state's JSON: each slot holds its stage's type, which the page-view test checks.
+  const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null])) as ShownSlots;
   const view: RunView = { run: loaded.run, timeline: timelineOf(loaded), slots };
   if ('children' in loaded && loaded.children.size > 0) {
     view.children = [...loaded.children].map(([callId, child]) => {

@@ -1,5 +1,5 @@
-// sqliteSessions(path): the SessionStore in the same SQLite file as the runs (schema migrations 3 and 4), shared safely by
-// processes on this host; every write is one IMMEDIATE transaction.
+// sqliteSessions(path): the SessionStore in the same SQLite file as the runs (its tables are in the store's schema),
+// shared safely by processes on this host; every write is one IMMEDIATE transaction.
 import { resolve } from 'node:path';
 import { openDatabase } from '../store/sqlite-schema.js';
 import { storeFailure } from '../store/sqlite-errors.js';

@@ -18,7 +18,7 @@ import {
   StoreError,
   type Checkpoint,
   type Claim,
-  type JournalEntry,
+  type StoredEntry,
   type Owner,
   type RunOutcomeRecord,
   type RunStore,
@@ -237,7 +237,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       // seq n sits at index n - 1: contiguity is enforced on every append.
       const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(journalKey(runId), Math.max(0, afterSeq), -1).exec()) as [[null, number], [null, string[]]];
       if (exists === 0) throw new RunNotFoundError(runId);
-      return texts.map((text) => JSON.parse(text) as JournalEntry);
+      return texts.map((text) => JSON.parse(text) as StoredEntry);
     },
 
     async latestCheckpoint(runId) {

@@ -1,5 +1,5 @@
-// Opening a SQLite store: the pragmas, the schema version (refuse newer, migrate older), and retries while another
-// process is creating the same file.
+// Opening a SQLite store: the pragmas, the schema version (refuse newer and unreleased ones, migrate older), and retries
+// while another process is creating the same file.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -9,55 +9,39 @@ import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
 import { StoreError } from './types.js';
 
-/** migrations[n] takes a store from schema n to n + 1; a new store runs them all. Never edit a shipped one. */
-export const migrations: readonly string[] = [
-  // 1: runs, their journals and checkpoints (JSON as text).
-  `CREATE TABLE runs (
-     id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, pipeline TEXT NOT NULL, fingerprint TEXT NOT NULL,
-     version TEXT NOT NULL, input TEXT NOT NULL, options TEXT NOT NULL, created_at INTEGER NOT NULL,
-     status TEXT NOT NULL, updated_at INTEGER NOT NULL, epoch INTEGER NOT NULL, owner_id TEXT, owner_pid INTEGER,
-     owner_host TEXT, lease_until INTEGER, head INTEGER NOT NULL, iterations INTEGER NOT NULL,
-     tokens INTEGER NOT NULL, answer TEXT, outcome TEXT);
-   CREATE TABLE journal (
-     run INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, kind TEXT NOT NULL, zone TEXT NOT NULL,
-     iteration INTEGER NOT NULL, stage TEXT, at INTEGER NOT NULL, data TEXT NOT NULL,
-     PRIMARY KEY (run, seq)) WITHOUT ROWID;
-   CREATE TABLE checkpoints (
-     run INTEGER NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL, position TEXT NOT NULL, state TEXT NOT NULL,
-     state_hash TEXT NOT NULL, at INTEGER NOT NULL,
-     PRIMARY KEY (run, seq)) WITHOUT ROWID;`,
-  // 2: `stageloop runs` lists newest first, by status or not, without a scan and sort.
-  `CREATE INDEX runs_by_time ON runs (created_at DESC, id DESC);
-   CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);`,
-  // 3: sessions (issue 16): each user's sessions, their turns, summary and durable facts.
-  `CREATE TABLE sessions (
-     user_id TEXT NOT NULL, session TEXT NOT NULL, summary TEXT NOT NULL, created_at INTEGER NOT NULL,
-     updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session)) WITHOUT ROWID;
-   CREATE TABLE session_turns (
-     user_id TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, task TEXT NOT NULL,
-     answer TEXT NOT NULL, tools TEXT NOT NULL, at INTEGER NOT NULL,
-     PRIMARY KEY (user_id, session, seq)) WITHOUT ROWID;
-   CREATE TABLE session_facts (
-     user_id TEXT NOT NULL, session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, source_run TEXT NOT NULL,
-     updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session, key)) WITHOUT ROWID;`,
-  // 4: a session turn keeps how its run ended (a cancelled or failed turn is kept too, with its partial answer).
-  `ALTER TABLE session_turns ADD COLUMN status TEXT NOT NULL DEFAULT 'completed';`,
-  // 5: journal and checkpoints keyed by one integer, (run << 32) + seq, in rowid tables: a write appends at the tree's
-  // end (a full last leaf gets a new page beside it), where the (run, seq) trees rebalanced three leaves and their
-  // parent on most appends, each page another WAL frame to write.
-  `CREATE TABLE journal_keyed (
-     key INTEGER PRIMARY KEY, kind TEXT NOT NULL, zone TEXT NOT NULL, iteration INTEGER NOT NULL, stage TEXT,
-     at INTEGER NOT NULL, data TEXT NOT NULL);
-   INSERT INTO journal_keyed SELECT (run << 32) + seq, kind, zone, iteration, stage, at, data FROM journal ORDER BY run, seq;
-   DROP TABLE journal;
-   ALTER TABLE journal_keyed RENAME TO journal;
-   CREATE TABLE checkpoints_keyed (
-     key INTEGER PRIMARY KEY, position TEXT NOT NULL, state TEXT NOT NULL, state_hash TEXT NOT NULL, at INTEGER NOT NULL);
-   INSERT INTO checkpoints_keyed SELECT (run << 32) + seq, position, state, state_hash, at FROM checkpoints ORDER BY run, seq;
-   DROP TABLE checkpoints;
-   ALTER TABLE checkpoints_keyed RENAME TO checkpoints;`,
-];
-export const schemaVersion = migrations.length;
+/**
+ * A new store's tables: schema 5, the first one released (the runs, their journals and checkpoints keyed by one
+ * integer, (run << 32) + seq, so a write appends at the tree's end; the sessions, their turns and durable facts).
+ */
+const firstSchema = `
+  CREATE TABLE runs (
+    id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE, pipeline TEXT NOT NULL, fingerprint TEXT NOT NULL,
+    version TEXT NOT NULL, input TEXT NOT NULL, options TEXT NOT NULL, created_at INTEGER NOT NULL,
+    status TEXT NOT NULL, updated_at INTEGER NOT NULL, epoch INTEGER NOT NULL, owner_id TEXT, owner_pid INTEGER,
+    owner_host TEXT, lease_until INTEGER, head INTEGER NOT NULL, iterations INTEGER NOT NULL,
+    tokens INTEGER NOT NULL, answer TEXT, outcome TEXT);
+  CREATE INDEX runs_by_time ON runs (created_at DESC, id DESC);
+  CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);
+  CREATE TABLE journal (
+    key INTEGER PRIMARY KEY, kind TEXT NOT NULL, zone TEXT NOT NULL, iteration INTEGER NOT NULL, stage TEXT,
+    at INTEGER NOT NULL, data TEXT NOT NULL);
+  CREATE TABLE checkpoints (
+    key INTEGER PRIMARY KEY, position TEXT NOT NULL, state TEXT NOT NULL, state_hash TEXT NOT NULL, at INTEGER NOT NULL);
+  CREATE TABLE sessions (
+    user_id TEXT NOT NULL, session TEXT NOT NULL, summary TEXT NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session)) WITHOUT ROWID;
+  CREATE TABLE session_turns (
+    user_id TEXT NOT NULL, session TEXT NOT NULL, seq INTEGER NOT NULL, run_id TEXT NOT NULL, task TEXT NOT NULL,
+    answer TEXT NOT NULL, tools TEXT NOT NULL, at INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'completed',
+    PRIMARY KEY (user_id, session, seq)) WITHOUT ROWID;
+  CREATE TABLE session_facts (
+    user_id TEXT NOT NULL, session TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, source_run TEXT NOT NULL,
+    updated_at INTEGER NOT NULL, PRIMARY KEY (user_id, session, key)) WITHOUT ROWID;`;
+const firstVersion = 5;
+
+/** migrations[n] takes a store from schema 5 + n to 6 + n. Never edit a released one. */
+export const migrations: readonly string[] = [];
+export const schemaVersion = firstVersion + migrations.length;
 
 /** WAL pages between automatic checkpoints. */
 export const walCheckpointPages = 4_000;
@@ -107,7 +91,11 @@ function migrate(database: Database.Database, file: string): void {
       if (version === 0 && tables.length > 0) {
         throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
       }
-      for (let step = version; step < schemaVersion; step++) database.exec(migrations[step]!);
+      if (version > 0 && version < firstVersion) {
+        throw new StoreError(`${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`);
+      }
+      if (version === 0) database.exec(firstSchema);
+      for (let step = Math.max(version, firstVersion); step < schemaVersion; step++) database.exec(migrations[step - firstVersion]!);
       database.pragma(`user_version = ${schemaVersion}`);
     })
     .immediate();

@@ -1,6 +1,7 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
 import { StageloopError, type ErrorCode, type StageloopErrorOptions } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { Zone } from '../engine/stage.js';
 
 /** `running` also covers a run whose process died: its owner's lease tells whether anyone still holds it. */
 export type StoredRunStatus = 'running' | 'completed' | 'stopped' | 'failed' | 'cancelled' | 'interrupted';
@@ -69,15 +70,12 @@ export interface StoredEntry {
   /** 1, 2, 3...: contiguous per run; a write whose first seq is not head + 1 is refused. */
   seq: number;
   kind: string;
-  zone: 'setup' | 'iteration' | 'finalize';
+  zone: Zone;
   iteration: number;
   stage: string | null;
   at: number;
   data: JsonValue;
 }
-
-/** The stored entry under the name the Redis store still imports it by (the typed entry is the durable layer's). */
-export type JournalEntry = StoredEntry;
 
 /** Where the runner stood at a checkpoint, as JSON: the store reads only its iteration (for the run's progress). */
 export interface StoredPosition {
@@ -165,11 +163,11 @@ export interface RunStore {
    * record another process (or this one) changed, from the moment this resolves until the returned stop is called.
    */
   watch?(onChange: (runId: string) => void): Promise<() => Promise<void>>;
-  /** Retention, where the store has it (PostgreSQL): see PruneOptions. */
-  prune?(options: PruneOptions): Promise<PruneReport>;
+  /** Retention, where the store has it (PostgreSQL): see RunPruneOptions. */
+  prune?(options: RunPruneOptions): Promise<PruneReport>;
 }
 
-export interface PruneOptions {
+export interface RunPruneOptions {
   /** Deletes the checkpoints of ended runs but each one's last (the state show and replay compare against). */
   checkpoints?: boolean;
   /** Deletes ended runs (completed, stopped, failed, cancelled) last changed before this time (ms), whole. */

@@ -81,14 +81,9 @@ describe('RunRecipe', () => {
     expect((noSearch as Error).message).toMatch(/^SERPAPI_API_KEY is not set/);
   });
 
-  it('reads the CLI settings recorded before recipes, the session from the input; refuses what it cannot read', () => {
-    const old = storedRun(
-      { cli: { pipeline: 'react', guards: { maxTokens: '900' }, offline: true, approveTools: 'all', askOnLimit: false, outputSchema: { type: 'number' } } },
-      { task: 'x', session: 's1', user: 'ada' },
-    );
-    expect(recordedRecipe(old)).toMatchObject({ pipeline: 'react', guards: { maxTokens: '900' }, model: { offline: true }, approvals: { tools: 'all' }, outputSchema: { type: 'number' }, session: { name: 's1', user: 'ada' } });
+  it('reads the recorded recipe only (nothing older was released); refuses what it cannot read', () => {
     expect(recordedRecipe(storedRun({}))).toBeUndefined();
-    expect(() => recordedRecipe(storedRun({ cli: { guards: {} } }))).toThrow(/cannot read \(no pipeline name\)/);
+    expect(recordedRecipe(storedRun({ recipe: { pipeline: 'react' } }))).toMatchObject({ pipeline: 'react', guardDefaults: true });
     expect(() => recordedRecipe(storedRun({ recipe: { version: 99 } }))).toThrow(/newer stageloop \(recipe version 99/);
     expect(() => recordedRecipe(storedRun({ recipe: { pipeline: 7 } }))).toThrow(/recorded recipe: pipeline: /);
   });

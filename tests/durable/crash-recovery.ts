@@ -6,7 +6,7 @@ import { effectiveJournal } from '../../src/durable/effective-journal.js';
 import { stateDigest } from '../../src/durable/hashing.js';
 import { replayRun } from '../../src/durable/replay.js';
 import type { RunResult } from '../../src/engine/runner.js';
-import type { JournalEntry, RunStore } from '../../src/store/types.js';
+import type { StoredEntry, RunStore } from '../../src/store/types.js';
 import type { ChildConfig } from './crash-child.js';
 import { crashPipeline } from './crash-pipelines.js';
 
@@ -22,7 +22,7 @@ export interface Interruption {
   /** The attempt number the process wrote into the side-effect log. */
   attempt: number;
   /** The journal as the store held it right after the process died (or was overtaken). */
-  journalAfter: JournalEntry[];
+  journalAfter: StoredEntry[];
   /** The last head the process saw acknowledged ("appended N"), 0 when none. */
   acknowledged: number;
 }
@@ -53,7 +53,7 @@ export function lastAcknowledged(lines: readonly string[]): number {
 }
 
 /** Which step each recorded tool call of the run as it went has (the tool's arguments carry it). */
-function recordedSteps(journal: readonly JournalEntry[]): number[] {
+function recordedSteps(journal: readonly StoredEntry[]): number[] {
   return effectiveJournal(journal)
     .filter((entry) => entry.kind === 'tool')
     .flatMap((entry) => ((entry.data as { calls: Array<{ arguments: string }> }).calls ?? []).map((call) => (JSON.parse(call.arguments) as { step: number }).step));

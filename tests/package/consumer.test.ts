@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => project?.remove());
 
 const agentApp = `
-import { runPipeline, defineTool, ToolRegistry, calculatorTool, instrumentDeps, outputOf } from 'stageloop';
+import { runPipeline, defineTool, ToolRegistry, calculatorTool, outputOf } from 'stageloop';
+import { instrumentDeps } from 'stageloop/tracing';
 import * as stages from 'stageloop/stages';
 import { reactPipeline, builtInPipelines } from 'stageloop/pipelines';
 import { ScriptedModel, makeState, runStage } from 'stageloop/testing';
@@ -107,7 +108,7 @@ describe('the packed package in a fresh project', () => {
 
   it('exports every name README.md and docs/*.md import, from the entry they import it from', async () => {
     const entries = await docImports(repositoryRoot);
-    expect([...entries.keys()]).toEqual(expect.arrayContaining(['stageloop', 'stageloop/durable', 'stageloop/mcp', 'stageloop/workers']));
+    expect([...entries.keys()]).toEqual(expect.arrayContaining(['stageloop', 'stageloop/durable', 'stageloop/mcp', 'stageloop/workers', 'stageloop/eval', 'stageloop/tracing']));
     const wanted = Object.fromEntries([...entries].map(([entry, names]) => [entry, [...names.values]]));
     const check = `const wanted = ${JSON.stringify(wanted)};
 const missing = [];

@@ -9,7 +9,7 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { ScriptedModel, type ScriptedStep } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
-import type { JournalEntry } from '../../src/store/types.js';
+import type { StoredEntry } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
@@ -60,7 +60,7 @@ const diamond = (): ScriptedStep[] => [
   { content: 'The answer is D.' },
 ];
 
-function toolOutput(entry: JournalEntry): unknown {
+function toolOutput(entry: StoredEntry): unknown {
   return (entry.data as { results: Array<{ content?: unknown }> }).results[0]?.content;
 }
 

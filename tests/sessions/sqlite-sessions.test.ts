@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import { sqliteSessions } from '../../src/sessions/sqlite-sessions.js';
-import { migrations } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { sessionStoreConformance } from './conformance.js';
 
@@ -33,22 +32,6 @@ describe('sqliteSessions', () => {
     const again = sqliteSessions(file);
     expect(await again.load(scope)).toMatchObject({ turns: [{ seq: 1, answer: '144' }], facts: [{ key: 'unit', value: 'cm' }] });
     again.close();
-  });
-
-  it('migrates a store of schema 2 (runs only) and keeps its runs', async () => {
-    const file = newFile();
-    const database = new sqlite(file);
-    database.exec(migrations[0]!);
-    database.exec(migrations[1]!);
-    database.pragma('user_version = 2');
-    database.close();
-    const store = sqliteSessions(file);
-    await store.appendTurn(scope, { runId: 'r1', task: 't', answer: 'a', tools: [], at: 1 });
-    store.close();
-    const check = new sqlite(file);
-    expect(check.pragma('user_version', { simple: true })).toBe(migrations.length);
-    expect(check.prepare('SELECT count(*) FROM session_turns').pluck().get()).toBe(1);
-    check.close();
   });
 
   it('a corrupted turn row is reported in one line and kept; the other turns load', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrations, schemaVersion } from '../../src/store/sqlite-schema.js';
+import { schemaVersion } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { StoreError } from '../../src/store/types.js';
 import { checkpoint, entry, header, liveOwner, storeConformance } from './conformance.js';
@@ -62,26 +62,6 @@ describe('sqliteStore files', () => {
     raw(file, (database) => {
       expect(database.pragma('user_version', { simple: true })).toBe(99);
       expect(database.prepare('SELECT run_id FROM runs').pluck().all()).toEqual(['r1']);
-    });
-  });
-
-  it('migrates a store of an older schema, keeping its runs', async () => {
-    const file = fresh('older');
-    mkdirSync(dirname(file), { recursive: true });
-    raw(file, (database) => {
-      database.exec(migrations[0]!);
-      database.pragma('user_version = 1');
-      database
-        .prepare(`INSERT INTO runs VALUES (1, 'old', 'react', 'f', '0.0.1', '{"task":"t"}', '{}', 5, 'interrupted', 6, 1, NULL, NULL, NULL, NULL, 0, 2, 30, NULL, NULL)`)
-        .run();
-    });
-    const store = sqliteStore(file);
-    expect(await store.list({ status: 'interrupted' })).toMatchObject([{ runId: 'old', input: { task: 't' }, iterations: 2, tokens: 30 }]);
-    expect((await store.claim('old', owner)).claim.epoch).toBe(2);
-    await store.close();
-    raw(file, (database) => {
-      expect(database.pragma('user_version', { simple: true })).toBe(schemaVersion);
-      expect(database.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'runs_by_%' ORDER BY name").pluck().all()).toEqual(['runs_by_status', 'runs_by_time']);
     });
   });
 

@@ -2,13 +2,13 @@
 // this host, or a pid that is gone). Re-exported by conformance.ts.
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import type { Checkpoint, JournalEntry, Owner, RunHeader, RunOutcomeRecord } from '../../src/store/types.js';
+import type { Checkpoint, StoredEntry, Owner, RunHeader, RunOutcomeRecord } from '../../src/store/types.js';
 
 export function header(runId: string, overrides: Partial<RunHeader> = {}): RunHeader {
   return { runId, pipeline: 'react', fingerprint: 'f1', version: '0.1.0', input: { task: `task of ${runId}` }, options: { finalizeLimitMs: 10_000 }, createdAt: 1_000, ...overrides };
 }
 
-export function entry(seq: number, data: JournalEntry['data'] = { seq }): JournalEntry {
+export function entry(seq: number, data: StoredEntry['data'] = { seq }): StoredEntry {
   return { seq, kind: 'model', zone: 'iteration', iteration: 1, stage: 'think', at: 2_000 + seq, data };
 }
 

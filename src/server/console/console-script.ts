@@ -1,6 +1,9 @@
 // Browser code of the console: the run list (read once, then kept current by the server's feed of runs that start
 // and end), the start form, and a run page that follows the run's event stream. Streams are read with fetch, so the
 // bearer token can be sent; a dropped one is opened again (the run page's with Last-Event-ID). No polling.
+/** The run events the console's run page reads by name (`event.type === 'answer'`): a test checks them against RunEvents. */
+export const consoleEventTypes = ['answer', 'plan_created', 'plan_updated', 'stage_finished', 'run_finished'] as const;
+
 export const consoleScript = String.raw`
 var token = localStorage.getItem('stageloop-token') || '';
 function api(path, init) {
