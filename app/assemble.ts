@@ -3,6 +3,7 @@
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import type { Pipeline } from '../src/engine/pipeline.js';
+import type { SettingNamer } from '../src/engine/guard-settings.js';
 import type { Deps } from '../src/engine/stage.js';
 import type { Environment } from '../src/model/config.js';
 import type { ChatModel } from '../src/model/types.js';
@@ -30,6 +31,8 @@ export interface AssemblyHost {
   sessions?: SessionStore;
   /** The SQLite file of the sessions (the runs' store file); default $STAGELOOP_HOME or ./.stageloop. */
   sessionFile?: string;
+  /** How an error about a guard setting names it: the CLI by its flag (default: the recipe's field). */
+  settingName?: SettingNamer;
 }
 
 export interface AssembledRun {
@@ -82,7 +85,7 @@ export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLo
   return recipe.agent === undefined ? build(recipe) : agentPipeline(recipe, recipe.agent, build);
 }
 
-function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined): Pipeline {
+function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined, settingName?: SettingNamer): Pipeline {
   const factory = builtInPipelines[recipe.pipeline];
   if (factory === undefined) throw new StageloopError('usage', `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`);
   const options: BuiltInPipelineOptions = {};
@@ -91,7 +94,7 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
   // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
-  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }), ...(settingName !== undefined && { name: settingName }) };
   const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
   const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
@@ -128,9 +131,9 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
     const team = recipe.agent === undefined ? undefined : buildTeam({
       recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice.offline, env),
-      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
+      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools, host.settingName),
     }, recipe.agent);
-    const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools);
+    const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools, host.settingName);
     const runTools = team?.tools ?? tools;
     if (recipe.session !== undefined) {
       sessions = host.sessions;

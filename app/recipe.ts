@@ -5,28 +5,13 @@
 import { z } from 'zod';
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
+import { guardSettingsSchema, numbersOfText } from '../src/engine/guard-settings.js';
 import type { RunInput } from '../src/engine/state.js';
 import type { RunSummary } from '../src/store/types.js';
 
 export const recipeVersion = 1;
 
-const count = z.union([z.number(), z.string()]);
 const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
-
-/** The guard flags of `stageloop run` (text or numbers: applyGuards checks them and names the flag). */
-const guardsSchema = z.object({
-  maxTokens: count.optional(),
-  maxCostUsd: count.optional(),
-  timeoutSeconds: count.optional(),
-  maxIterations: count.optional(),
-  injection: z.enum(['flag', 'redact', 'block']).optional(),
-  loopLimit: count.optional(),
-  onRepeat: z.string().optional(),
-  contextBudget: count.optional(),
-  budgetMode: z.string().optional(),
-  /** --no-guards: none of the default guards. */
-  noGuards: z.boolean().optional(),
-});
 
 /** A model on another server to fall back to; `apiKey` is a `${VAR}` template, never a key. */
 const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
@@ -73,7 +58,8 @@ export const runRecipeSchema = z.object({
   /** A built-in pipeline's name. */
   pipeline: z.string().min(1).default('react'),
   model: modelSchema.prefault({}),
-  guards: guardsSchema.default({}),
+  /** The guard settings (src/engine/guard-settings.ts). */
+  guards: guardSettingsSchema.default({}),
   /** The default guards (docs/guards.md) apply; false for runs recorded before they existed, rebuilt as they ran. */
   guardDefaults: z.boolean().default(true),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
@@ -140,10 +126,16 @@ export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
     }
     // A recipe recorded before the default guards has no guardDefaults: it ran without them.
     const recorded = options.recipe as RunRecipeInput;
-    return makeRecipe({ ...recorded, guardDefaults: recorded.guardDefaults ?? false }, `run ${run.runId}'s recorded recipe`);
+    return makeRecipe({ ...recorded, guards: recordedGuards(recorded.guards), guardDefaults: recorded.guardDefaults ?? false }, `run ${run.runId}'s recorded recipe`);
   }
   if (options.cli !== undefined) return recipeOfOldSettings(run, options.cli);
   return undefined;
+}
+
+/** Recorded guard settings: the CLI recorded its flags' text before the settings were typed ("5000" is 5000). */
+export function recordedGuards(guards: unknown): RunRecipeInput['guards'] {
+  if (guards === null || typeof guards !== 'object' || Array.isArray(guards)) return guards as RunRecipeInput['guards'];
+  return numbersOfText(guards as Record<string, unknown>) as RunRecipeInput['guards'];
 }
 
 /** The recorded recipe, or the bare built-in pipeline of that name for a run recorded from code (replay, resume). */
@@ -166,7 +158,7 @@ function recipeOfOldSettings(run: RunSummary, cli: unknown): RunRecipe {
       ...(typeof old.model === 'string' && { name: old.model }),
       ...(typeof old.baseUrl === 'string' && { baseUrl: old.baseUrl }),
     },
-    guards: (old.guards ?? {}) as RunRecipeInput['guards'],
+    guards: recordedGuards(old.guards),
     guardDefaults: false,
     approvals: { ...(old.approveTools !== undefined && { tools: old.approveTools as string[] | 'all' }), askOnLimit: old.askOnLimit === true },
     ...(old.outputSchema !== undefined && { outputSchema: old.outputSchema as JsonObject }),

@@ -19,7 +19,7 @@ const storedRun = (options: Record<string, unknown>, input: Record<string, unkno
 const everyField: RunRecipe = makeRecipe({
   pipeline: 'react',
   model: { offline: false, name: 'test-model', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'], fallbackServers: [{ model: 'far-model', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }] },
-  guards: { maxTokens: '5000', maxCostUsd: 1, timeoutSeconds: '30', maxIterations: 4, injection: 'redact', loopLimit: 3, contextBudget: 9000, budgetMode: 'hard' },
+  guards: { maxTokens: 5000, maxCostUsd: 1, timeoutSeconds: 30, maxIterations: 4, injection: 'redact', loopLimit: 3, contextBudget: 9000, budgetMode: 'hard' },
   approvals: { tools: ['calculator'], askOnLimit: true, taintPolicy: 'refuse' },
   maxParallelSteps: 2,
   outputSchema: { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] },
@@ -86,7 +86,8 @@ describe('RunRecipe', () => {
       { cli: { pipeline: 'react', guards: { maxTokens: '900' }, offline: true, approveTools: 'all', askOnLimit: false, outputSchema: { type: 'number' } } },
       { task: 'x', session: 's1', user: 'ada' },
     );
-    expect(recordedRecipe(old)).toMatchObject({ pipeline: 'react', guards: { maxTokens: '900' }, model: { offline: true }, approvals: { tools: 'all' }, outputSchema: { type: 'number' }, session: { name: 's1', user: 'ada' } });
+    // The CLI recorded its guard flags' text: read as the typed settings.
+    expect(recordedRecipe(old)).toMatchObject({ pipeline: 'react', guards: { maxTokens: 900 }, model: { offline: true }, approvals: { tools: 'all' }, outputSchema: { type: 'number' }, session: { name: 's1', user: 'ada' } });
     expect(recordedRecipe(storedRun({}))).toBeUndefined();
     expect(() => recordedRecipe(storedRun({ cli: { guards: {} } }))).toThrow(/cannot read \(no pipeline name\)/);
     expect(() => recordedRecipe(storedRun({ recipe: { version: 99 } }))).toThrow(/newer stageloop \(recipe version 99/);
