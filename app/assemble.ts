@@ -15,7 +15,7 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval/approval.js';
 import { withTaintPolicy } from '../stages/guards/injection/taint.js';
-import type { FallbackModelEntry } from './config.js';
+import { expandVariables, type FallbackModelEntry } from './config.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
 import { agentPipeline, buildTeam } from './agents.js';
@@ -119,7 +119,7 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   const fallbackServers: FallbackModelEntry[] = model.fallbackServers.map((entry) => ({
     model: entry.model,
     ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
-    ...(entry.apiKey !== undefined && { apiKey: expandSecret(entry.apiKey, `fallback model ${entry.model}: apiKey`, env) }),
+    ...(entry.apiKey !== undefined && { apiKey: expandVariables(entry.apiKey, `fallback model ${entry.model}: apiKey`, env) }),
   }));
   const choice = await withFallbacks(chosen, model.fallbacks, { mcpServers: [], fallback: fallbackServers, agents: [] }, env, model.baseUrl);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
@@ -205,7 +205,7 @@ function onlyTools(tools: ToolRegistry, only: readonly string[] | undefined): To
 /** A recorded MCP server with its `${VAR}` templates filled from the environment. */
 function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment): McpServer {
   const filled = (values: Record<string, string> | undefined, what: string) =>
-    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandSecret(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
+    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandVariables(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
   if (server.url !== undefined) {
     const headers = filled(server.headers, 'headers');
     return { name: server.name, url: server.url, ...(headers !== undefined && { headers }) };
@@ -219,13 +219,4 @@ function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment):
     ...(serverEnv !== undefined && { env: serverEnv }),
     ...(server.cwd !== undefined && { cwd: server.cwd }),
   };
-}
-
-/** `${VAR}` (or `${env:VAR}`) from the environment; an unset one is a config error naming it, never showing a value. */
-export function expandSecret(template: string, where: string, env: Environment): string {
-  return template.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
-    const found = env[variable];
-    if (found === undefined) throw new StageloopError('config', `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
-    return found;
-  });
 }

@@ -88,7 +88,7 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(result.answer).toMatch(/^Partial:/);
   });
 
-  it("maxCostUsd with a model of unknown price fails before any request (the CLI says --max-cost: tests/app/error-table.test.ts)", async () => {
+  it('maxCostUsd with a model of unknown price fails before any request (the CLI says --max-cost: tests/app/error-table.test.ts)', async () => {
     await expect(run({ maxCostUsd: 1 }, 'mystery-model')).rejects.toThrow(/maxCostUsd needs the price of model "mystery-model"/);
     expect(loopback.server.requests).toHaveLength(0);
   });
