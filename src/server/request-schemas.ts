@@ -9,15 +9,19 @@ export const approveToolsSchema = z.union([z.array(z.string().regex(/^[a-zA-Z0-9
 
 /** The run's limits and guards, as `stageloop run` takes them, but none switched off (0) and a server's caps on turns and time. */
 const { shape: guard } = guardSettingsObject;
-const above0 = 'must be above 0: a request cannot switch a guard off';
-const runOptionsSchema = withGuardRules(z.strictObject({
-  ...guardSettingsObject.pick({ maxCostUsd: true, budgetMode: true, injection: true }).shape,
-  maxIterations: guard.maxIterations.unwrap().max(1000, 'must be at most 1000').optional(),
-  maxTokens: guard.maxTokens.unwrap().min(1, above0).optional(),
-  timeoutSeconds: guard.timeoutSeconds.unwrap().positive(above0).max(86_400, 'must be at most 86400 seconds (a day)').optional(),
-  loopLimit: guard.loopLimit.unwrap().min(2, above0).optional(),
-  contextBudget: guard.contextBudget.unwrap().min(1, above0).optional(),
-}));
+const runOptionsSchema = withGuardRules(
+  z
+    .strictObject({
+      ...guardSettingsObject.omit({ onRepeat: true, noGuards: true }).shape,
+      maxIterations: guard.maxIterations.unwrap().max(1000, 'must be at most 1000').optional(),
+      timeoutSeconds: guard.timeoutSeconds.unwrap().max(86_400, 'must be at most 86400 seconds (a day)').optional(),
+    })
+    .superRefine((options, context) => {
+      for (const [field, value] of Object.entries(options)) {
+        if (value === 0) context.addIssue({ code: 'custom', path: [field], message: 'must be above 0: a request cannot switch a guard off' });
+      }
+    }),
+);
 
 /** A session or user name, by the rule the CLI applies (never a path). */
 const plainName = (kind: 'session' | 'user') =>

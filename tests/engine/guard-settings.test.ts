@@ -60,8 +60,8 @@ describe('guardSettingsSchema', () => {
 
 describe('the CLI flags: one table from flag to setting, whose flags name every error', () => {
   it('reads every guard flag into its setting', () => {
-    const values = { 'max-tokens': '5000', 'max-cost': '0.5', timeout: '30', 'max-iterations': '4', guard: ['injection=redact'], 'loop-limit': '0', 'on-repeat': 'refuse', 'context-budget': '900', 'budget-mode': 'soft', 'no-guards': true };
-    expect(parseGuardFlags(values)).toEqual({ maxTokens: 5000, maxCostUsd: 0.5, timeoutSeconds: 30, maxIterations: 4, injection: 'redact', loopLimit: 0, onRepeat: 'refuse', contextBudget: 900, budgetMode: 'soft', noGuards: true });
+    const values = { 'max-tokens': '5000', 'max-cost': '0.5', timeout: '30', 'max-iterations': '4', guard: ['injection=redact'], 'loop-limit': '5', 'on-repeat': 'refuse', 'context-budget': '900', 'budget-mode': 'soft', 'no-guards': true };
+    expect(parseGuardFlags(values)).toEqual({ maxTokens: 5000, maxCostUsd: 0.5, timeoutSeconds: 30, maxIterations: 4, injection: 'redact', loopLimit: 5, onRepeat: 'refuse', contextBudget: 900, budgetMode: 'soft', noGuards: true });
     expect(parseGuardFlags({ guard: ['injection'] })).toEqual({ injection: 'flag' });
     expect(parseGuardFlags({})).toEqual({});
   });
