@@ -3,6 +3,7 @@
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import type { Pipeline } from '../src/engine/pipeline.js';
+import type { SettingNamer } from '../src/engine/guard-settings.js';
 import type { Deps } from '../src/engine/stage.js';
 import type { Environment } from '../src/model/config.js';
 import type { ChatModel } from '../src/model/types.js';
@@ -14,6 +15,7 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval } from '../stages/approval/approval.js';
 import { withTaintPolicy } from '../stages/guards/injection/taint.js';
+import { expandVariables } from './config.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
 import { agentPipeline, buildTeam } from './agents.js';
@@ -32,6 +34,8 @@ export interface AssemblyHost {
   sessionFile?: string;
   /** The rows that build models (default app/providers.ts's table). */
   providers?: ProviderTable;
+  /** How an error about a guard setting names it: the CLI by its flag (default: the recipe's field). */
+  settingName?: SettingNamer;
 }
 
 export interface AssembledRun {
@@ -84,7 +88,7 @@ export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLo
   return recipe.agent === undefined ? build(recipe) : agentPipeline(recipe, recipe.agent, build);
 }
 
-function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined): Pipeline {
+function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined, settingName?: SettingNamer): Pipeline {
   const factory = builtInPipelines[recipe.pipeline];
   if (factory === undefined) throw new StageloopError('usage', `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`);
   const options: BuiltInPipelineOptions = {};
@@ -93,7 +97,7 @@ function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: 
   if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
   // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
-  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }) };
+  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }), ...(settingName !== undefined && { name: settingName }) };
   const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
   const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
@@ -122,9 +126,9 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
     const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
     const team = recipe.agent === undefined ? undefined : buildTeam({
       recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice, env, table),
-      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools),
+      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools, host.settingName),
     }, recipe.agent);
-    const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools);
+    const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools, host.settingName);
     const runTools = team?.tools ?? tools;
     if (recipe.session !== undefined) {
       sessions = host.sessions;
@@ -195,7 +199,7 @@ function onlyTools(tools: ToolRegistry, only: readonly string[] | undefined): To
 /** A recorded MCP server with its `${VAR}` templates filled from the environment. */
 function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment): McpServer {
   const filled = (values: Record<string, string> | undefined, what: string) =>
-    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandSecret(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
+    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandVariables(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
   if (server.url !== undefined) {
     const headers = filled(server.headers, 'headers');
     return { name: server.name, url: server.url, ...(headers !== undefined && { headers }) };
@@ -209,13 +213,4 @@ function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment):
     ...(serverEnv !== undefined && { env: serverEnv }),
     ...(server.cwd !== undefined && { cwd: server.cwd }),
   };
-}
-
-/** `${VAR}` (or `${env:VAR}`) from the environment; an unset one is a config error naming it, never showing a value. */
-export function expandSecret(template: string, where: string, env: Environment): string {
-  return template.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
-    const found = env[variable];
-    if (found === undefined) throw new StageloopError('config', `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
-    return found;
-  });
 }

@@ -185,7 +185,7 @@ function fallbackEntries(value: unknown, file: string, env: Environment): Fallba
   });
 }
 
-/** `${VAR}` (or VS Code's `${env:VAR}`) replaced from the environment; an unset variable is an error naming it. */
+/** `${VAR}` (or VS Code's `${env:VAR}`) replaced from the environment: the config file's values and the recipe's secret templates; an unset variable is a config error naming it, never a value. */
 export function expandVariables(value: string, where: string, env: Environment): string {
   return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
     const found = env[variable];

@@ -5,28 +5,13 @@
 import { z } from 'zod';
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
+import { guardSettingsSchema, numbersOfText } from '../src/engine/guard-settings.js';
 import type { RunInput } from '../src/engine/state.js';
 import type { RunSummary } from '../src/store/types.js';
 
 export const recipeVersion = 1;
 
-const count = z.union([z.number(), z.string()]);
 const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
-
-/** The guard flags of `stageloop run` (text or numbers: applyGuards checks them and names the flag). */
-const guardsSchema = z.object({
-  maxTokens: count.optional(),
-  maxCostUsd: count.optional(),
-  timeoutSeconds: count.optional(),
-  maxIterations: count.optional(),
-  injection: z.enum(['flag', 'redact', 'block']).optional(),
-  loopLimit: count.optional(),
-  onRepeat: z.string().optional(),
-  contextBudget: count.optional(),
-  budgetMode: z.string().optional(),
-  /** --no-guards: none of the default guards. */
-  noGuards: z.boolean().optional(),
-});
 
 /** A model on another server to fall back to; `apiKey` is a `${VAR}` template, never a key. */
 const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
@@ -75,7 +60,8 @@ export const runRecipeSchema = z.object({
   /** A built-in pipeline's name. */
   pipeline: z.string().min(1).default('react'),
   model: modelSchema.prefault({}),
-  guards: guardsSchema.default({}),
+  /** The guard settings (src/engine/guard-settings.ts). */
+  guards: guardSettingsSchema.default({}),
   /** The default guards (docs/guards.md) apply; false for runs recorded before they existed, rebuilt as they ran. */
   guardDefaults: z.boolean().default(true),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
@@ -137,7 +123,14 @@ export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
   if (typeof version === 'number' && version > recipeVersion) {
     throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
   }
-  return makeRecipe(recorded as RunRecipeInput, `run ${run.runId}'s recorded recipe`);
+  const input = recorded as RunRecipeInput;
+  return makeRecipe({ ...input, guards: recordedGuards(input.guards) }, `run ${run.runId}'s recorded recipe`);
+}
+
+/** Recorded guard settings: the CLI recorded its flags' text before the settings were typed ("5000" is 5000). */
+export function recordedGuards(guards: unknown): RunRecipeInput['guards'] {
+  if (guards === null || typeof guards !== 'object' || Array.isArray(guards)) return guards as RunRecipeInput['guards'];
+  return numbersOfText(guards as Record<string, unknown>) as RunRecipeInput['guards'];
 }
 
 /** The recorded recipe, or the bare built-in pipeline of that name for a run recorded from code (replay, resume). */

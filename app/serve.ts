@@ -30,14 +30,10 @@ export interface ServeFlags {
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
 export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
-  const options = body.options ?? {};
-  const guards: RunRecipeInput['guards'] = {};
-  for (const key of ['maxIterations', 'maxTokens', 'maxCostUsd', 'timeoutSeconds', 'loopLimit', 'contextBudget', 'budgetMode', 'injection'] as const) {
-    if (options[key] !== undefined) Object.assign(guards, { [key]: options[key] });
-  }
   return makeRecipe({
     pipeline: body.pipeline,
-    guards,
+    // The body's options are guard settings already (the same schema, less what a client may not switch off).
+    guards: body.options ?? {},
     ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
     ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
     ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),

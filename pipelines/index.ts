@@ -5,7 +5,8 @@ import { reactPipeline, type ReactPipelineOptions } from './react.js';
 
 export { reactPipeline, type ReactPipelineOptions } from './react.js';
 export { planExecuteReplanPipeline, type PlanExecuteReplanPipelineOptions } from './plan-execute-replan.js';
-export { applyGuards, guardDefaults, type GuardEnvironment, type GuardFlags } from './guards.js';
+export { applyGuards, guardDefaults, type GuardEnvironment } from './guards.js';
+export type { GuardSettings } from '../src/engine/guard-settings.js';
 
 /** Options every built-in pipeline accepts by name; each pipeline also takes its own full options type. */
 export type BuiltInPipelineOptions = ReactPipelineOptions & PlanExecuteReplanPipelineOptions;

@@ -1,6 +1,7 @@
 // Plan-Execute-Replan: setup [history?, context, plan] · iteration [think, act, observe, evaluate, replan] · finalize [summarize, memory?] (history and memory with a session), with the default guards. Think to evaluate run for each running plan step (perStep), side by side up to maxParallelSteps.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { applyGuards, type GuardFlags } from './guards.js';
+import type { GuardSettings } from '../src/engine/guard-settings.js';
+import { applyGuards } from './guards.js';
 import { act, context, history, memory, evaluate, observe, plan, replan, summarize, think } from '../stages/index.js';
 import type { z } from 'zod';
 import { withOutput } from '../stages/loop/final-output.js';
@@ -26,8 +27,8 @@ export interface PlanExecuteReplanPipelineOptions {
   outputSchema?: z.ZodType;
   /** A run with a session (input.session): history first in setup, memory last in finalize. */
   session?: { memory?: MemoryOptions };
-  /** The guards (docs/guards.md): the defaults plus these flags (0 turns one off); false for none at all. */
-  guards?: GuardFlags | false;
+  /** The guards (docs/guards.md): the defaults plus these settings (0 turns one off); false for none at all. */
+  guards?: GuardSettings | false;
 }
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {

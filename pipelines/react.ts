@@ -1,6 +1,7 @@
 // ReAct: setup [history?, context] · iteration [think, act, handoff?, observe, evaluate] · finalize [summarize, memory?] (history and memory with a session), with the default guards.
 import { definePipeline, type Pipeline } from '../src/engine/pipeline.js';
-import { applyGuards, type GuardFlags } from './guards.js';
+import type { GuardSettings } from '../src/engine/guard-settings.js';
+import { applyGuards } from './guards.js';
 import { act, context, handoffStage, history, memory, evaluate, observe, summarize, think } from '../stages/index.js';
 import { withOutput } from '../stages/loop/final-output.js';
 import { withJudgedAnswer } from '../stages/loop/evaluate.js';
@@ -21,8 +22,8 @@ export interface ReactPipelineOptions {
   outputSchema?: z.ZodType;
   /** A run with a session (input.session): history first in setup, memory last in finalize. */
   session?: { memory?: MemoryOptions };
-  /** The guards (docs/guards.md): the defaults plus these flags (0 turns one off); false for none at all. */
-  guards?: GuardFlags | false;
+  /** The guards (docs/guards.md): the defaults plus these settings (0 turns one off); false for none at all. */
+  guards?: GuardSettings | false;
   /** Its tools include handoffs (`handoff()`): the handoff stage after act ends the loop with the target's answer. */
   handoffs?: boolean;
 }

@@ -58,7 +58,8 @@ export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigu
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
 
 // Tools: defineTool, the registry (the ToolBox port), calculator and web search.
-export { defineTool, isStrictCompatible, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export { defineTool, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export { isStrictCompatible } from './model/structured-output.js';
 export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
 export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
 export { EMPTY_RESULT_CONTENT } from './tools/executor.js';

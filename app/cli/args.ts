@@ -1,9 +1,8 @@
 // Parses `stageloop run` flags into plain options; every mistake becomes a one-line UsageError.
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { GuardFlags } from '../../pipelines/guards.js';
-
-export type { GuardFlags };
+import type { GuardSettings } from '../../src/engine/guard-settings.js';
+import { guardOptions, parseGuardFlags } from './guard-flags.js';
 
 export class UsageError extends StageloopError {
   constructor(message: string) {
@@ -13,10 +12,11 @@ export class UsageError extends StageloopError {
 }
 
 export type TraceMode = 'otlp' | 'console';
-export type InjectionAction = NonNullable<GuardFlags['injection']>;
 
-export interface RunFlags extends GuardFlags {
+export interface RunFlags {
   task: string;
+  /** The guard flags (app/cli/guard-flags.ts) as settings. */
+  guards: GuardSettings;
   pipeline: string;
   /** --agent NAME: run this agent of the config file (its pipeline, instructions, tools and agents). */
   agent?: string;
@@ -52,19 +52,6 @@ export interface RunFlags extends GuardFlags {
   /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
   maxParallelSteps?: number;
 }
-
-export const guardOptions = {
-  'max-tokens': { type: 'string' },
-  'max-cost': { type: 'string' },
-  timeout: { type: 'string' },
-  'max-iterations': { type: 'string' },
-  guard: { type: 'string', multiple: true },
-  'loop-limit': { type: 'string' },
-  'on-repeat': { type: 'string' },
-  'context-budget': { type: 'string' },
-  'budget-mode': { type: 'string' },
-  'no-guards': { type: 'boolean' },
-} as const;
 
 export const runOptions = {
   ...guardOptions,
@@ -136,40 +123,6 @@ function taintPolicyFlag(value: string | undefined): RunFlags['taintPolicy'] {
   throw new UsageError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(value)}: ask (the default) pauses a write call after web or MCP content for approval`);
 }
 
-function injectionAction(values: string[] | undefined): InjectionAction | undefined {
-  let action: InjectionAction | undefined;
-  for (const value of values ?? []) {
-    const [name, mode = 'flag'] = value.split('=', 2);
-    if (name !== 'injection') throw new UsageError(`--guard knows only "injection", got "${name}": use --guard injection[=flag|redact|block]`);
-    if (mode !== 'flag' && mode !== 'redact' && mode !== 'block') {
-      throw new UsageError(`--guard injection=${mode} is not an action: use flag, redact or block`);
-    }
-    action = mode;
-  }
-  return action;
-}
-
-/** Guard flags stay text here: applyGuards (pipelines/guards.ts) checks them and names the flag in its error. */
-export function parseGuardFlags(values: Record<string, string | boolean | string[] | undefined>): GuardFlags {
-  const flags: GuardFlags = {};
-  const copy = (flag: string, key: Exclude<keyof GuardFlags, 'injection' | 'noGuards'>) => {
-    const value = values[flag];
-    if (typeof value === 'string') flags[key] = value;
-  };
-  copy('max-tokens', 'maxTokens');
-  copy('max-cost', 'maxCostUsd');
-  copy('timeout', 'timeoutSeconds');
-  copy('max-iterations', 'maxIterations');
-  copy('loop-limit', 'loopLimit');
-  copy('on-repeat', 'onRepeat');
-  copy('context-budget', 'contextBudget');
-  copy('budget-mode', 'budgetMode');
-  if (values['no-guards'] === true) flags.noGuards = true;
-  const injection = injectionAction(values.guard as string[] | undefined);
-  if (injection !== undefined) flags.injection = injection;
-  return flags;
-}
-
 type RunValues = ReturnType<typeof parseFlags<typeof runOptions>>['values'];
 
 export function parseRunFlags(argv: readonly string[], command: 'run' | 'chat' = 'run'): RunFlags | 'help' {
@@ -193,8 +146,8 @@ export function runFlagsOf(values: RunValues, positionals: readonly string[], co
   if (values.json && values.quiet) throw new UsageError('--json and --quiet cannot be combined: --json already prints only the JSON result');
   if (values.events && (values.json || values.quiet)) throw new UsageError(`--events cannot be combined with --${values.json ? 'json' : 'quiet'}: --events prints only the event lines`);
   const flags: RunFlags = {
-    ...parseGuardFlags(values),
     task,
+    guards: parseGuardFlags(values),
     pipeline: values.pipeline ?? 'react',
     offline: values.offline ?? false,
     json: values.json ?? false,
@@ -229,12 +182,12 @@ export function runFlagsOf(values: RunValues, positionals: readonly string[], co
   return flags;
 }
 
-export function parsePipelinesFlags(argv: readonly string[]): (GuardFlags & { json: boolean }) | 'help' {
+export function parsePipelinesFlags(argv: readonly string[]): { guards: GuardSettings; json: boolean } | 'help' {
   const options = { ...guardOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parseFlags('pipelines', argv, options);
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`stageloop pipelines takes no arguments, got "${positionals[0]}"`);
-  return { ...parseGuardFlags(values), json: values.json ?? false };
+  return { guards: parseGuardFlags(values), json: values.json ?? false };
 }
 
 /** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */

@@ -16,6 +16,7 @@ import type { JsonObject } from '../../src/common/json.js';
 import type { RunStore } from '../../src/store/types.js';
 import { openSession, sessionWarnings, type OpenedSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
+import { flagOf } from './guard-flags.js';
 
 const help = 'Type a task and press Enter. /facts, /history, /new (a fresh session), /exit or Ctrl-D to leave; Ctrl-C cancels the turn in flight.';
 
@@ -36,7 +37,7 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;
   try {
-    assembled = await assemble(given.recipe, given.env, { calculatorHost, sessions: opened.sessions });
+    assembled = await assemble(given.recipe, given.env, { calculatorHost, sessions: opened.sessions, settingName: flagOf });
     const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
     const deps: Partial<Deps> = { ...assembled.deps, onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })) };
     streams.stderr.write(`${terminalSafe(assembled.notice)}\n${help}\n`);

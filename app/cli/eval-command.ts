@@ -9,6 +9,7 @@ import type { ChatModel } from '../../src/model/types.js';
 import type { RunStore } from '../../src/store/types.js';
 import { parseFlags } from './args.js';
 import { chooseModel } from '../providers.js';
+import { recordedGuards } from '../recipe.js';
 import { progressBar, progressLine, textReport } from './eval-output.js';
 import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
@@ -156,7 +157,7 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
     const folder = evalsFolder(recording.file, env);
     const ledger = continued === undefined ? undefined : readLedger(folder, continued);
     const dataset = await loadDataset(positionals[0] ?? ledger!.header.dataset, positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd);
-    const specs = ledger ? (ledger.header.variants as unknown as VariantSpec[]) : chosenVariants(values);
+    const specs = ledger ? (ledger.header.variants as unknown as VariantSpec[]).map((spec) => ({ ...spec, guards: recordedGuards(spec.guards) ?? {} })) : chosenVariants(values);
     const repeats = ledger ? ledger.header.repeats : wholeNumber(values.repeats, '--repeats', 1);
     variants = await Promise.all(specs.map((spec) => variantRun(spec, context)));
     const judgeModel = values.replay !== undefined && values['judge-model'] === undefined ? undefined : await judgeModelOf(values, context, specs);

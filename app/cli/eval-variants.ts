@@ -12,13 +12,15 @@ import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { costUsd, priceFor } from '../../stages/guards/budget.js';
 import { assemble, pipelineNames, pipelineOf, type AssembledRun } from '../assemble.js';
 import { makeRecipe, recordOf, type RunRecipe } from '../recipe.js';
-import { guardOptions, parse, parseGuardFlags, type GuardFlags } from './args.js';
+import { guardSettingsObject, withGuardRules, type GuardSettings } from '../../src/engine/guard-settings.js';
+import { parse } from './args.js';
+import { guardOptions, parseGuardFlags } from './guard-flags.js';
 
 /** A variant as JSON: kept in the eval's ledger, so --resume and --replay build the same runs again. */
 export interface VariantSpec {
   name: string;
   pipeline: string;
-  guards: GuardFlags;
+  guards: GuardSettings;
   model?: string;
   baseUrl?: string;
   offline?: boolean;
@@ -94,24 +96,12 @@ export function parseVariantFlag(value: string): VariantSpec | string {
   return spec;
 }
 
-const guardsSchema = z.strictObject({
-  maxTokens: z.union([z.number(), z.string()]).transform(String).optional(),
-  maxCostUsd: z.union([z.number(), z.string()]).transform(String).optional(),
-  timeoutSeconds: z.union([z.number(), z.string()]).transform(String).optional(),
-  maxIterations: z.union([z.number(), z.string()]).transform(String).optional(),
-  loopLimit: z.union([z.number(), z.string()]).transform(String).optional(),
-  onRepeat: z.enum(['refuse', 'ask']).optional(),
-  contextBudget: z.union([z.number(), z.string()]).transform(String).optional(),
-  budgetMode: z.enum(['soft', 'hard']).optional(),
-  injection: z.enum(['flag', 'redact', 'block']).optional(),
-});
-
 const configVariant = z.strictObject({
   pipeline: z.string().default('react'),
   model: z.string().optional(),
   baseUrl: z.string().optional(),
   offline: z.boolean().optional(),
-  guards: guardsSchema.default({}),
+  guards: withGuardRules(z.strictObject(guardSettingsObject.shape)).default({}),
   tools: z.array(z.string()).optional(),
   instructions: z.string().optional(),
 });
@@ -139,7 +129,7 @@ export function configVariants(file: string | undefined, cwd = process.cwd()): V
       throw new StageloopError('config', `${path}: evalVariants.${name}${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')} (use pipeline, model, baseUrl, offline, guards, tools, instructions)` : issue.message}`);
     }
     const { guards, ...rest } = parsed.data;
-    const spec: VariantSpec = { name, pipeline: checkPipeline(rest.pipeline, `${path}: evalVariants.${name}`), guards: Object.fromEntries(Object.entries(guards).filter(([, value]) => value !== undefined)) as GuardFlags };
+    const spec: VariantSpec = { name, pipeline: checkPipeline(rest.pipeline, `${path}: evalVariants.${name}`), guards };
     for (const key of ['model', 'baseUrl', 'offline', 'tools', 'instructions'] as const) if (rest[key] !== undefined) Object.assign(spec, { [key]: rest[key] });
     return spec;
   });

@@ -12,7 +12,7 @@ export const pipelines: CommandModule = {
   async run(argv, io) {
     const flags = parsePipelinesFlags(argv);
     if (flags === 'help') return 'help';
-    const { json, ...guards } = flags;
+    const { json, guards } = flags;
     const listing = pipelineNames.map((name): Listing => {
       const pipeline = pipelineOf(makeRecipe({ pipeline: name, guards }));
       const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));

@@ -14,8 +14,6 @@ export interface FlagsRecipe {
   env: Environment;
 }
 
-const guardKeys = ['maxTokens', 'maxCostUsd', 'timeoutSeconds', 'maxIterations', 'loopLimit', 'onRepeat', 'contextBudget', 'budgetMode', 'injection', 'noGuards'] as const;
-
 /** What the flags (and the config file in `cwd`, unless `cwd` is undefined) say a run is. */
 export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: string | undefined = process.cwd()): Promise<FlagsRecipe> {
   const lent: Record<string, string> = {};
@@ -43,13 +41,11 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     ...(entry.apiKey !== undefined && { apiKey: template(entry.apiKey, `fallback_${index}_api_key`) }),
   }));
   const outputSchema: JsonObject | undefined = (await outputSchemaFrom(flags.outputSchema))?.json;
-  const guards: RunRecipeInput['guards'] = {};
-  for (const key of guardKeys) if (flags[key] !== undefined) Object.assign(guards, { [key]: flags[key] });
   const session = flags.session === undefined ? undefined : sessionScope(flags.session, flags.user);
   const recipe = makeRecipe({
     pipeline: flags.pipeline,
     model: { ...(flags.offline && { offline: true }), ...(flags.model !== undefined && { name: flags.model }), ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }), fallbacks: flags.fallbackModels ?? [], fallbackServers },
-    guards,
+    guards: flags.guards,
     approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true, ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }) },
     ...(outputSchema !== undefined && { outputSchema }),
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),

@@ -11,6 +11,7 @@ import type { CliStreams, CommandIo } from './command.js';
 import type { AssembledRun } from '../assemble.js';
 import { runInputOf, type RunRecipe } from '../recipe.js';
 import { recipeFromFlags } from './recipe-flags.js';
+import { flagOf } from './guard-flags.js';
 import { exitCodeOf, humanSummary, jsonOutput, printedOutputOf } from './output.js';
 import { progressPrinter } from './progress.js';
 import { eventLines } from './events-output.js';
@@ -37,7 +38,7 @@ export interface ShowFlags {
 export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost: CalculatorWorkerHost): Promise<number> {
   const given = await recipeFromFlags(flags, io.env, io.cwd);
   const { assemble } = await import('../assemble.js');
-  const run = await assemble(given.recipe, given.env, { calculatorHost, ...(flags.store !== undefined && { sessionFile: flags.store }) });
+  const run = await assemble(given.recipe, given.env, { calculatorHost, settingName: flagOf, ...(flags.store !== undefined && { sessionFile: flags.store }) });
   try {
     const recording = flags.noStore ? undefined : await openRunStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');

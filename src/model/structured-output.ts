@@ -1,6 +1,6 @@
 // Structured output: the JSON schema to send, the instructions for servers without json_schema, and local validation.
 import { z } from 'zod';
-import type { JsonObject } from '../common/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ResponseFormat } from './types.js';
 import { messageOf } from '../common/error-message.js';
 
@@ -15,17 +15,35 @@ export function jsonSchemaOf(format: ResponseFormat): JsonObject {
   return schema;
 }
 
-/** OpenAI's strict mode needs every object closed and every property required; send strict only when that holds. */
-export function isStrictCompatible(schema: unknown): boolean {
-  if (Array.isArray(schema)) return schema.every(isStrictCompatible);
-  if (typeof schema !== 'object' || schema === null) return true;
-  const node = schema as Record<string, unknown>;
-  if (node.type === 'object' || node.properties !== undefined) {
-    const properties = Object.keys((node.properties as Record<string, unknown> | undefined) ?? {});
-    const required = Array.isArray(node.required) ? node.required : [];
-    if (node.additionalProperties !== false || properties.some((name) => !required.includes(name))) return false;
+/**
+ * OpenAI strict mode needs every object closed (`additionalProperties: false`) and every property required; send
+ * strict only when that holds (optional fields should be `.nullable()` where strict mode matters). Only subschemas
+ * are checked: a `default`, `enum` or `const` value, or a property named "properties", is data, not a schema.
+ */
+export function isStrictCompatible(schema: JsonValue | undefined): boolean {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return true;
+  const properties = asObject(schema.properties);
+  if (schema.type === 'object' || properties) {
+    if (schema.additionalProperties !== false) return false;
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    if (properties && !Object.keys(properties).every((key) => required.includes(key))) return false;
   }
-  return Object.values(node).every(isStrictCompatible);
+  const children: Array<JsonValue | undefined> = [
+    ...Object.values(properties ?? {}),
+    ...Object.values(asObject(schema.$defs) ?? {}),
+    ...Object.values(asObject(schema.definitions) ?? {}),
+    ...(Array.isArray(schema.items) ? schema.items : [schema.items]),
+    schema.not,
+    ...['anyOf', 'oneOf', 'allOf', 'prefixItems'].flatMap((key) => {
+      const list = schema[key];
+      return Array.isArray(list) ? list : [];
+    }),
+  ];
+  return children.every(isStrictCompatible);
+}
+
+function asObject(value: JsonValue | undefined): JsonObject | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
 /** The system-prompt text for servers that cannot constrain the output themselves. */

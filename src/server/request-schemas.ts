@@ -2,21 +2,26 @@
 import { z } from 'zod';
 import { checkName } from '../sessions/types.js';
 import { StageloopError } from '../common/stageloop-error.js';
+import { guardSettingsObject, withGuardRules } from '../engine/guard-settings.js';
 
 /** Tool calls that wait for a person's decision: tool names, or "all" (the protocol adapters take it too). */
 export const approveToolsSchema = z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]);
 
-/** The run's limits and guards, as `stageloop run` takes them. */
-const runOptionsSchema = z.strictObject({
-  maxIterations: z.int().min(1).max(1000).optional(),
-  maxTokens: z.int().min(1).optional(),
-  maxCostUsd: z.number().positive().optional(),
-  timeoutSeconds: z.number().positive().max(86_400).optional(),
-  budgetMode: z.enum(['soft', 'hard']).optional(),
-  injection: z.enum(['flag', 'redact', 'block']).optional(),
-  loopLimit: z.int().min(2).optional(),
-  contextBudget: z.int().min(1).optional(),
-});
+/** The run's limits and guards, as `stageloop run` takes them, but none switched off (0) and a server's caps on turns and time. */
+const { shape: guard } = guardSettingsObject;
+const runOptionsSchema = withGuardRules(
+  z
+    .strictObject({
+      ...guardSettingsObject.omit({ onRepeat: true, noGuards: true }).shape,
+      maxIterations: guard.maxIterations.unwrap().max(1000, 'must be at most 1000').optional(),
+      timeoutSeconds: guard.timeoutSeconds.unwrap().max(86_400, 'must be at most 86400 seconds (a day)').optional(),
+    })
+    .superRefine((options, context) => {
+      for (const [field, value] of Object.entries(options)) {
+        if (value === 0) context.addIssue({ code: 'custom', path: [field], message: 'must be above 0: a request cannot switch a guard off' });
+      }
+    }),
+);
 
 /** A session or user name, by the rule the CLI applies (never a path). */
 const plainName = (kind: 'session' | 'user') =>

@@ -1,7 +1,8 @@
 // defineTool: a tool declared with a zod object schema; its JSON schema for the model is computed once, here.
 import { StageloopError } from '../common/stageloop-error.js';
 import { z } from 'zod';
-import type { JsonObject, JsonValue } from '../common/json.js';
+import type { JsonObject } from '../common/json.js';
+import { isStrictCompatible } from '../model/structured-output.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
 import type { AgentAnswer } from './types.js';
 
@@ -123,35 +124,6 @@ function toJsonSchema(name: string, parameters: ToolParameters): JsonObject {
   }
   delete schema.$schema;
   return schema as JsonObject;
-}
-
-/**
- * OpenAI strict mode needs every object closed (`additionalProperties: false`) and every property required;
- * optional fields should be written `.nullable()` instead when strict mode matters.
- */
-export function isStrictCompatible(schema: JsonValue | undefined): boolean {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return true;
-  const properties = asObject(schema.properties);
-  if (schema.type === 'object' || properties) {
-    if (schema.additionalProperties !== false) return false;
-    const required = Array.isArray(schema.required) ? schema.required : [];
-    if (properties && !Object.keys(properties).every((key) => required.includes(key))) return false;
-  }
-  const children: Array<JsonValue | undefined> = [
-    ...Object.values(properties ?? {}),
-    ...Object.values(asObject(schema.$defs) ?? {}),
-    ...Object.values(asObject(schema.definitions) ?? {}),
-    ...(Array.isArray(schema.items) ? schema.items : [schema.items]),
-    ...['anyOf', 'oneOf', 'allOf'].flatMap((key) => {
-      const list = schema[key];
-      return Array.isArray(list) ? list : [];
-    }),
-  ];
-  return children.every(isStrictCompatible);
-}
-
-function asObject(value: JsonValue | undefined): JsonObject | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
 function deepFreeze(value: unknown): void {

@@ -1,21 +1,14 @@
 // limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
 import type {} from '../../src/engine/state.js';
+import { limitSettings, type LimitSetting } from '../../src/engine/guard-settings.js';
 import { perModelName } from './model-table.js';
 
-/** The limits a run has, resolved for its model; null is a limit that is off. Shown in --json and on the root span. */
-export interface LimitsInForce {
-  /** Reasoning turns: the budget's, else the runner's cap. */
-  maxIterations: number;
-  /** Input + output tokens of the whole run. */
-  maxTokens: number | null;
-  maxCostUsd: number | null;
-  timeoutSeconds: number | null;
-  /** The Nth identical failing call is refused. */
-  loopLimit: number | null;
-  /** Tokens each reasoning request is pruned to. */
-  contextBudget: number | null;
-}
+/**
+ * The limits a run has, resolved for its model: the guard settings that are limits (`limitSettings`), null for one
+ * that is off. Reasoning turns are the budget's, else the runner's cap. Shown in --json and on the root span.
+ */
+export type LimitsInForce = { maxIterations: number } & { [Setting in Exclude<LimitSetting, 'maxIterations'>]: number | null };
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -43,7 +36,7 @@ export function limits(stages: readonly Stage[], maxIterations: number): Stage {
   const guards = stages.filter(isLimited);
   // A guard's limits depend only on the model: resolved once per model name, not on every run.
   const limitsFor = perModelName((modelName): Readonly<LimitsInForce> => {
-    const inForce: LimitsInForce = { maxIterations, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null };
+    const inForce = { ...Object.fromEntries(limitSettings.map((setting) => [setting, null])), maxIterations } as LimitsInForce;
     for (const guard of guards) Object.assign(inForce, guard.limitsInForce(modelName));
     return inForce;
   });

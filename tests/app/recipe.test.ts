@@ -19,7 +19,7 @@ const storedRun = (options: Record<string, unknown>, input: Record<string, unkno
 const everyField: RunRecipe = makeRecipe({
   pipeline: 'react',
   model: { provider: 'openai', offline: false, name: 'test-model', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'], fallbackServers: [{ model: 'far-model', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }] },
-  guards: { maxTokens: '5000', maxCostUsd: 1, timeoutSeconds: '30', maxIterations: 4, injection: 'redact', loopLimit: 3, contextBudget: 9000, budgetMode: 'hard' },
+  guards: { maxTokens: 5000, maxCostUsd: 1, timeoutSeconds: 30, maxIterations: 4, injection: 'redact', loopLimit: 3, contextBudget: 9000, budgetMode: 'hard' },
   approvals: { tools: ['calculator'], askOnLimit: true, taintPolicy: 'refuse' },
   maxParallelSteps: 2,
   outputSchema: { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] },

@@ -5,7 +5,8 @@ import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.
 import { definePipeline, type Pipeline } from '../../src/engine/pipeline.js';
 import { calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
+import type { GuardSettings } from '../../src/engine/guard-settings.js';
 import type { ChatServer } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';
@@ -25,7 +26,7 @@ const neverAnswers = (turns: number, usage = { input: 100, output: 10 }) => (ser
 interface Row {
   name: string;
   arrange: (server: ChatServer) => void;
-  flags: GuardFlags;
+  flags: GuardSettings;
   pipeline?: () => Pipeline;
   model?: string;
   expected: Expected;

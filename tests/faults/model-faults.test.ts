@@ -3,7 +3,8 @@
 import { describe, it } from 'vitest';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import type { OpenAIChatModelOptions } from '../../src/model/openai-model.js';
-import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
+import type { GuardSettings } from '../../src/engine/guard-settings.js';
 import { completionBody, replyChunks, textChunk, type ChatServer } from '../support/chat-server.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { testTools } from '../support/stage-tools.js';
@@ -19,7 +20,7 @@ interface Row {
   model?: Partial<OpenAIChatModelOptions>;
   /** Run through chatStream instead of chat. */
   stream?: boolean;
-  guards?: GuardFlags;
+  guards?: GuardSettings;
   expected: Expected;
   /** Requests the server must have seen (a summary call that must not be made, say). */
   requests?: number;

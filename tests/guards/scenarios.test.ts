@@ -7,7 +7,8 @@ import { runPipeline } from '../../src/engine/runner.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { defineTool } from '../../src/tools/define-tool.js';
-import { applyGuards, type GuardFlags } from '../../pipelines/guards.js';
+import { applyGuards } from '../../pipelines/guards.js';
+import type { GuardSettings } from '../../src/engine/guard-settings.js';
 import { PROMPTLY_MS } from '../support/helpers.js';
 import { testTools } from '../support/stage-tools.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
@@ -23,7 +24,7 @@ const fetchPage = defineTool({
 });
 const calc = (expression: string, id?: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }), ...(id ? { id } : {}) });
 
-async function run(flags: GuardFlags, modelName = 'test-model', pipeline: Pipeline = reactPipeline()) {
+async function run(flags: GuardSettings, modelName = 'test-model', pipeline: Pipeline = reactPipeline()) {
   const model = new OpenAIChatModel({ baseUrl: loopback.server.url, model: modelName, maxRetries: 0, timeoutMs: 10_000 });
   const events: RunEvent[] = [];
   const started = Date.now();
@@ -87,8 +88,8 @@ describe('budgets: a model that never stops calling tools still ends with a part
     expect(result.answer).toMatch(/^Partial:/);
   });
 
-  it('--max-cost with a model of unknown price fails before any request', async () => {
-    await expect(run({ maxCostUsd: 1 }, 'mystery-model')).rejects.toThrow(/--max-cost needs the price of model "mystery-model"/);
+  it('maxCostUsd with a model of unknown price fails before any request (the CLI says --max-cost: tests/app/error-table.test.ts)', async () => {
+    await expect(run({ maxCostUsd: 1 }, 'mystery-model')).rejects.toThrow(/maxCostUsd needs the price of model "mystery-model"/);
     expect(loopback.server.requests).toHaveLength(0);
   });
 
@@ -139,9 +140,9 @@ describe('a forced final answer still reports the limit that forced it', () => {
     expect(loopback.server.requests.every((request) => request.body.tools !== undefined)).toBe(true);
   });
 
-  it('--budget-mode needs a token or cost budget and a known mode', () => {
-    expect(() => applyGuards(reactPipeline(), { budgetMode: 'hard', maxIterations: 3 })).toThrow(/--budget-mode hard needs --max-tokens or --max-cost/);
-    expect(() => applyGuards(reactPipeline(), { budgetMode: 'strict', maxTokens: 3 })).toThrow(/--budget-mode must be "soft" or "hard", got "strict"/);
+  it('budgetMode needs a token or cost budget and a known mode (the CLI names the flags: tests/faults/cli-faults.test.ts)', () => {
+    expect(() => applyGuards(reactPipeline(), { budgetMode: 'hard', maxIterations: 3 })).toThrow(/budgetMode hard needs maxTokens or maxCostUsd/);
+    expect(() => applyGuards(reactPipeline(), { budgetMode: 'strict' as 'hard', maxTokens: 3 })).toThrow(/budgetMode must be "soft" or "hard", got "strict"/);
   });
 });
 

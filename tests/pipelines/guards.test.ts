@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { applyGuards } from '../../pipelines/guards.js';
-import { GuardConfigError } from '../../stages/guards/guard-config-error.js';
+import { codeOf } from '../../src/common/stageloop-error.js';
 import { definePipeline, stageNames } from '../../src/engine/pipeline.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { makeCtx, makeState } from '../support/helpers.js';
+
+const catchError = (action: () => unknown): unknown => {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+};
 
 const zonesOf = (pipeline: ReturnType<typeof reactPipeline>) => ({
   setup: pipeline.setup.map((stage) => stage.name),
@@ -27,7 +36,7 @@ describe('applyGuards', () => {
   });
 
   it('works on Plan-Execute-Replan and adds only the guards whose flags are given', () => {
-    const guarded = applyGuards(planExecuteReplanPipeline({ guards: false }), { loopLimit: '4', injection: 'block' });
+    const guarded = applyGuards(planExecuteReplanPipeline({ guards: false }), { loopLimit: 4, injection: 'block' });
     expect(zonesOf(guarded)).toEqual({
       setup: ['limits', 'injection-guard-task', 'injection-guard-tools', 'context', 'plan'],
       iteration: ['think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate', 'replan'],
@@ -51,28 +60,28 @@ describe('applyGuards', () => {
   });
 
   it.each([
-    [{ maxTokens: -1 }, '--max-tokens must be a whole number of tokens (0 turns the token budget off), got -1'],
-    [{ maxTokens: '12k' }, '--max-tokens must be a whole number of tokens (0 turns the token budget off), got "12k"'],
-    [{ maxCostUsd: -2 }, '--max-cost must be a positive number of US dollars, got -2'],
-    [{ timeoutSeconds: 'soon' }, '--timeout must be a number of seconds (0 turns the time limit off), got "soon"'],
-    [{ maxIterations: 2.5 }, '--max-iterations must be a positive whole number, got 2.5'],
-    [{ loopLimit: 1 }, '--loop-limit must be a whole number of at least 2 (the first call always runs), or 0 for off, got 1'],
-    [{ contextBudget: '' }, '--context-budget must be a whole number of tokens (0 turns pruning off), got ""'],
-    [{ injection: 'warn' as 'flag' }, '--guard injection=warn is not an action: use flag, redact or block'],
-  ])('rejects %j with a one-line message', (flags, message) => {
-    expect(() => applyGuards(reactPipeline(), flags)).toThrow(GuardConfigError);
-    expect(() => applyGuards(reactPipeline(), flags)).toThrow(message);
+    [{ maxTokens: -1 }, 'maxTokens must be a whole number of tokens (0 turns the token budget off), got -1'],
+    [{ maxCostUsd: -2 }, 'maxCostUsd must be a positive number of US dollars, got -2'],
+    [{ timeoutSeconds: -5 }, 'timeoutSeconds must be a number of seconds (0 turns the time limit off), got -5'],
+    [{ maxIterations: 2.5 }, 'maxIterations must be a positive whole number, got 2.5'],
+    [{ loopLimit: 1 }, 'loopLimit must be a whole number of at least 2 (the first call always runs), or 0 for off, got 1'],
+    [{ injection: 'warn' as 'flag' }, 'injection must be flag, redact or block, got "warn"'],
+    [{ onRepeat: 'ask', loopLimit: 0 }, 'onRepeat needs the repeated-call guard, but loopLimit 0 turns it off: drop one of the two'],
+  ] as const)('rejects %j from code with a one-line config error naming the setting (the CLI names flags: tests/engine/guard-settings.test.ts)', (settings, message) => {
+    expect(() => applyGuards(reactPipeline(), settings)).toThrow(message);
+    expect(codeOf(catchError(() => applyGuards(reactPipeline(), settings)))).toBe('config');
   });
 
   it('checks the price of a known model at assembly time', () => {
-    expect(() => applyGuards(reactPipeline(), { maxCostUsd: 1 }, { modelName: 'my-local-thing' })).toThrow(/--max-cost needs the price of model "my-local-thing"/);
+    expect(() => applyGuards(reactPipeline(), { maxCostUsd: 1 }, { modelName: 'my-local-thing' })).toThrow(/maxCostUsd needs the price of model "my-local-thing"/);
     expect(() => applyGuards(reactPipeline(), { maxCostUsd: 1 }, { modelName: 'my-local-thing', prices: { 'my-local-thing': { input: 0, output: 0 } } })).not.toThrow();
     expect(() => applyGuards(reactPipeline(), { maxCostUsd: 1 }, { modelName: 'gpt-4o-mini' })).not.toThrow();
   });
 
   it('says which stage a guard needs', () => {
     const noAct = definePipeline({ name: 'responder', iteration: [{ name: 'think', async execute() {} }], maxIterations: 3 });
-    expect(() => applyGuards(noAct, { loopLimit: 3 })).toThrow('--loop-limit needs a pipeline with an "act" stage; "responder" has: think');
+    expect(() => applyGuards(noAct, { loopLimit: 3 })).toThrow('loopLimit needs a pipeline with an "act" stage; "responder" has: think');
+    expect(() => applyGuards(noAct, { injection: 'flag' }, { name: (setting) => `<${setting}>` })).toThrow('<injection> needs a pipeline with an "act" stage');
   });
 });
 
@@ -114,8 +123,8 @@ describe('the default guards (docs/guards.md "Defaults")', () => {
   it('the CLI adds a 10-minute time limit, off with --timeout 0 or --no-guards', () => {
     const cli = (flags: Parameters<typeof applyGuards>[1]) => limitsOf(applyGuards(reactPipeline({ guards: false }), flags, { defaults: true, defaultTimeoutSeconds: 600 }));
     expect(cli({})).toMatchObject({ timeoutSeconds: 600, maxTokens: 102_400, loopLimit: 3 });
-    expect(cli({ timeoutSeconds: '0' })).toMatchObject({ timeoutSeconds: null });
-    expect(cli({ timeoutSeconds: '30' })).toMatchObject({ timeoutSeconds: 30 });
+    expect(cli({ timeoutSeconds: 0 })).toMatchObject({ timeoutSeconds: null });
+    expect(cli({ timeoutSeconds: 30 })).toMatchObject({ timeoutSeconds: 30 });
     expect(cli({ noGuards: true })).toMatchObject({ timeoutSeconds: null, maxTokens: null, loopLimit: null });
   });
 });

@@ -1,7 +1,8 @@
 // defineTool: name rules, the JSON schema sent to the model, strictness.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, isStrictCompatible, ToolDefinitionError } from '../../src/tools/define-tool.js';
+import { isStrictCompatible } from '../../src/model/structured-output.js';
+import { defineTool, ToolDefinitionError } from '../../src/tools/define-tool.js';
 
 const noop = async () => 'ok';
 
@@ -74,5 +75,16 @@ describe('isStrictCompatible', () => {
     expect(isStrictCompatible({ ...closed, properties: { list: { type: 'array', items: closed } }, required: ['list'] })).toBe(true);
     const open = { type: 'object', properties: { a: { type: 'string' } }, required: [] };
     expect(isStrictCompatible({ ...closed, properties: { list: { type: 'array', items: open } }, required: ['list'] })).toBe(false);
+  });
+
+  // Where the two checks (tools' and structured output's) once disagreed: data is not a schema, every subschema is.
+  it('reads a property named "properties", a default and an enum as data, and checks not and prefixItems', () => {
+    const closed = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
+    const open = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    expect(isStrictCompatible({ ...closed, properties: { properties: { type: 'string' } }, required: ['properties'] })).toBe(true);
+    expect(isStrictCompatible({ ...closed, properties: { a: { ...closed, default: { properties: { x: 1 } }, enum: [{ type: 'object', properties: {} }] } } })).toBe(true);
+    expect(isStrictCompatible({ ...closed, properties: { a: { not: open } } })).toBe(false);
+    expect(isStrictCompatible({ ...closed, properties: { a: { type: 'array', prefixItems: [closed, open] } } })).toBe(false);
+    expect(isStrictCompatible({ anyOf: [closed, { type: 'array', items: [closed] }] })).toBe(true);
   });
 });
