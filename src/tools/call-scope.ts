@@ -1,7 +1,7 @@
 // Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
 // (an agent) reaches the calling run's listeners, tracer, usage and limits. Async context, so it follows every await.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Decision } from '../durable/decision-types.js';
+import type { Decision } from '../engine/decision-types.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 import type { ChatMessage } from '../model/types.js';

@@ -3,7 +3,7 @@ import { StageloopError } from '../common/stageloop-error.js';
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
-import type { AgentAnswer } from './types.js';
+import type { AgentAnswer } from '../engine/tool-port.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

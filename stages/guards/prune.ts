@@ -7,7 +7,7 @@ import { GuardConfigError } from './guard-config-error.js';
 import { perModelName } from './model-table.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
-import type { ToolBox } from '../../src/tools/types.js';
+import type { ToolBox } from '../../src/engine/tool-port.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

@@ -4,7 +4,7 @@ import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { isPromiseLike } from '../../src/common/promise-like.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome } from '../../src/tools/types.js';
+import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import type {} from '../plan/plan-slot.js';
 
 declare module '../../src/engine/stage.js' {

@@ -1,7 +1,7 @@
 // observe (iteration): reads turn.toolCalls, turn.results and the plan; writes messages (one tool message per result) and the observe slot; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
+import type { ToolOutcome, ToolResult } from '../../src/engine/tool-port.js';
 import { activeStep } from '../plan/plan-steps.js';
 import { shortText } from '../shared/text.js';
 

@@ -3,7 +3,7 @@ import { callFingerprint, canonicalJson, loopGuard } from '../../../stages/guard
 import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
-import type { ToolResult } from '../../../src/tools/types.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
 let counter = 0;
