@@ -2,8 +2,8 @@
 import { definePipeline, insertAfter, insertBefore, replaceStage, stageNames, type Pipeline } from '../src/engine/pipeline.js';
 import type { Stage } from '../src/engine/stage.js';
 import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages/guards/budget.js';
-import { defaultContextShare } from '../stages/guards/context-window.js';
-import { GuardConfigError } from '../stages/guards/guard-config-error.js';
+import { defaultContextShare } from '../stages/shared/context-window.js';
+import { GuardConfigError } from '../stages/shared/guard-config-error.js';
 import { injectionGuard } from '../stages/guards/injection/injection-guard.js';
 import { limits } from '../stages/guards/limits.js';
 import { loopGuard } from '../stages/guards/loop-guard.js';

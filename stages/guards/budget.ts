@@ -3,14 +3,14 @@ import { abortRun, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import { rejectingThrows } from '../../src/common/promise-like.js';
-import { GuardConfigError } from './guard-config-error.js';
+import { GuardConfigError } from '../shared/guard-config-error.js';
 import { costUsd, priceFor, validate, type BudgetOptions, type ModelPrice } from './budget-options.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/model/token-count.js';
-import type {} from './turn-limit.js';
-import { contextShareTokens } from './context-window.js';
+import type {} from './turn-limit-slot.js';
+import { contextShareTokens } from '../shared/context-window.js';
 import type { LimitedStage } from './limits.js';
 import { decide, kindNames, quietTurn, usedOf, warningThresholds, type BudgetDecision, type BudgetKind, type BudgetLimits, type BudgetMode, type WarningThresholds } from './budget-decide.js';
-import { armDeadline, waitBegins, waitedMs, waitEnds } from '../approval/person-wait.js';
+import { armDeadline, waitBegins, waitedMs, waitEnds } from '../shared/person-wait.js';
 import type {} from '../../src/durable/decisions.js';
 
 declare module '../../src/engine/stage.js' {

@@ -1,33 +1,9 @@
 // limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
-import type {} from '../../src/engine/state.js';
-import { perModelName } from './model-table.js';
+import type { LimitsInForce } from './limits-slot.js';
+import { perModelName } from '../shared/model-table.js';
 
-/** The limits a run has, resolved for its model; null is a limit that is off. Shown in --json and on the root span. */
-export interface LimitsInForce {
-  /** Reasoning turns: the budget's, else the runner's cap. */
-  maxIterations: number;
-  /** Input + output tokens of the whole run. */
-  maxTokens: number | null;
-  maxCostUsd: number | null;
-  timeoutSeconds: number | null;
-  /** The Nth identical failing call is refused. */
-  loopLimit: number | null;
-  /** Tokens each reasoning request is pruned to. */
-  contextBudget: number | null;
-}
-
-declare module '../../src/engine/stage.js' {
-  interface RunEvents {
-    limits: LimitsInForce;
-  }
-}
-
-declare module '../../src/engine/state.js' {
-  interface StageSlots {
-    limits: LimitsInForce;
-  }
-}
+export type { LimitsInForce } from './limits-slot.js';
 
 /** A guard stage that can say which limits it enforces for a model. */
 export interface LimitedStage extends Stage {

@@ -3,10 +3,10 @@ import type { Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolDefinition } from '../../src/model/types.js';
 import type {} from '../shared/context-slot.js';
-import type {} from '../session/history.js';
+import type {} from '../session/history-slot.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from '../shared/prompts.js';
 import { selectFacts } from '../../src/sessions/fact-selection.js';
-import { sessionFactsSection } from '../guards/injection/spotlight.js';
+import { sessionFactsSection } from '../shared/spotlight.js';
 
 import type { RunEvents } from '../../src/engine/stage.js';
 

@@ -6,8 +6,8 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, Fini
 import { callsToRun, checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
-import type { TurnLimit } from '../guards/turn-limit.js';
-import { activeStep, finishStep } from '../plan/plan-steps.js';
+import type { TurnLimit } from '../guards/turn-limit-slot.js';
+import { activeStep, finishStep } from '../shared/plan-steps.js';
 import { shortText } from '../shared/text.js';
 import { lastRoundNote, renderNotes, truncationHint } from '../shared/prompts.js';
 import { callModel, requireModel } from '../shared/model-stream.js';

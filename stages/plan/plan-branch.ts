@@ -10,7 +10,7 @@ import type { Deps, Stage, StageContext, StageReturn } from '../../src/engine/st
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, PlanStep, StepBranch } from './plan-slot.js';
 import { stepTools } from './plan-tools.js';
-import type { TurnLimit } from '../guards/turn-limit.js';
+import type { TurnLimit } from '../guards/turn-limit-slot.js';
 
 export interface PerStepOptions {
   /** Offer the `replan` tool, through which the model asks for a new plan (default true). */

@@ -3,7 +3,7 @@
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, StepBranch } from './plan-slot.js';
-import { blockDependants, readySteps, startStep } from './plan-steps.js';
+import { blockDependants, readySteps, startStep } from '../shared/plan-steps.js';
 import { renderMessages } from '../shared/prompts.js';
 
 /** Blocks what can no longer run, then starts what is ready while there is room; returns the started indexes. */

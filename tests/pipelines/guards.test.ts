@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyGuards } from '../../pipelines/guards.js';
-import { GuardConfigError } from '../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../stages/shared/guard-config-error.js';
 import { definePipeline, stageNames } from '../../src/engine/pipeline.js';
 import { planExecuteReplanPipeline, reactPipeline } from '../../pipelines/index.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
