@@ -9,6 +9,7 @@ import { selectFacts } from '../../src/sessions/fact-selection.js';
 import { sessionFactsSection } from '../shared/spotlight.js';
 
 import type { RunEvents } from '../../src/engine/stage.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -40,7 +41,7 @@ export function context(options: ContextOptions = {}): Stage {
   };
   const finish = (state: RunState, emit: (type: 'context_rendered', data: RunEvents['context_rendered']) => void, sessionFacts: number) => {
     state.messages = renderMessages(state);
-    state.turn = { toolCalls: [], results: [] };
+    state.turn = emptyTurn();
     emit('context_rendered', { tools: state.context!.tools, facts: state.context!.facts.length, ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}) });
   };
   return {

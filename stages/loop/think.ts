@@ -12,6 +12,7 @@ import { shortText } from '../shared/text.js';
 import { lastRoundNote, renderNotes, truncationHint } from '../shared/prompts.js';
 import { callModel, requireModel } from '../shared/model-stream.js';
 import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOptions } from './turn-context.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -133,7 +134,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
   const limit = state.nextTurn.limit;
   state.nextTurn.withoutTools = false;
   if (limit !== undefined) delete state.nextTurn.limit;
-  state.turn = { toolCalls: [], results: [] };
+  state.turn = emptyTurn();
   slot.truncationRetries = 0;
   if (slot.repairs !== undefined) slot.repairs = 0;
   return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: undefined };

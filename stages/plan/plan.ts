@@ -11,6 +11,7 @@ import { startReadySteps } from './plan-schedule.js';
 import { newPlan, planView, runningIds, type StepView } from '../shared/plan-steps.js';
 import { requireModel, temperatureOf } from '../shared/model-stream.js';
 import { plannerInstructions } from '../shared/prompts.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -87,7 +88,7 @@ export function plan(options: PlanOptions = {}): Stage {
       }
       state.plan = newPlan(goal, steps, source, maxParallel, reasoning);
       const created = state.plan;
-      state.turn = { toolCalls: [], results: [] };
+      state.turn = emptyTurn();
       ctx.emit('plan_created', { source, goal, ...(reasoning === undefined ? {} : { reasoning }), steps: planView(created), running: [], maxParallel });
       startReadySteps(state, ctx);
       ctx.emit('plan_updated', { steps: planView(created), current: created.current < created.steps.length ? created.current + 1 : null, running: runningIds(created), reason: 'the plan started' });
