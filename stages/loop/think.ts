@@ -202,7 +202,7 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
 function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const calls = callsToRun(state, step, response.toolCalls);
+  const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;
