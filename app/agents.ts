@@ -9,7 +9,7 @@ import type { Pipeline } from '../src/engine/pipeline.js';
 import type { ChatModel } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
-import type { ToolBox } from '../src/tools/types.js';
+import type { ToolBox } from '../src/engine/tool-port.js';
 import type { AgentRecipe, RunRecipe } from './recipe.js';
 
 export interface TeamParts {

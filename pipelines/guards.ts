@@ -4,7 +4,7 @@ import { stageNames, type Pipeline } from '../src/engine/pipeline.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import { checkGuardSettings, type GuardSettings, type SettingNamer } from '../src/engine/guard-settings.js';
 import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages/guards/budget.js';
-import { defaultContextShare } from '../stages/guards/context-window.js';
+import { defaultContextShare } from '../stages/shared/context-window.js';
 import { noGuardPlaces, placeGuards, requireStage } from '../stages/guards/guard-places.js';
 import { injectionGuard } from '../stages/guards/injection/injection-guard.js';
 import { loopGuard } from '../stages/guards/loop-guard.js';

@@ -50,7 +50,7 @@ export {
   type FinishReason,
   type ModelErrorKind,
 } from './model/types.js';
-export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './tools/types.js';
+export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './engine/tool-port.js';
 
 // Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';

@@ -13,5 +13,6 @@ export { renderMessages, renderSystemPrompt, defaultInstructions } from './share
 export * from './guards/index.js';
 export { history, type HistorySlot } from './session/history.js';
 export { memory, type MemoryOptions, type MemorySlot } from './session/memory.js';
-export { approval, withApproval, type ApprovalOptions, type ApprovalSlot, type ApprovalRecord } from './approval/approval.js';
+export { approval, type ApprovalOptions, type ApprovalSlot, type ApprovalRecord } from './approval/approval.js';
+export { withApproval } from './pipeline-policies.js';
 export { finalOutput, withOutput, outputOf, type FinalOutputOptions, type FinalOutputSlot } from './loop/final-output.js';

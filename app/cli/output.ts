@@ -1,7 +1,7 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
 import { answeredBy, handoffChain, type HandoffLink } from '../../src/agents/handoff-conversation.js';
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
-import type { StepView } from '../../stages/plan/plan-steps.js';
+import type { StepView } from '../../stages/shared/plan-steps.js';
 
 /** A plan step in `--json`: the step as events show it, plus how it went. */
 export interface PlanStepView extends StepView {

@@ -10,7 +10,7 @@ import type { RunInput } from '../engine/state.js';
 import type { ChatModel } from '../model/types.js';
 import { currentToolCaller, wantToolCallers, type ToolCaller } from '../tools/call-scope.js';
 import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOutput } from '../tools/define-tool.js';
-import type { AgentAnswer } from '../tools/types.js';
+import type { AgentAnswer } from '../engine/tool-port.js';
 import { ToolFailure } from '../tools/tool-failure.js';
 import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
 import type { ChildOutcome } from './child-run.js';

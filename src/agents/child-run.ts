@@ -3,7 +3,7 @@
 // an unfinished one is resumed where it stopped (nothing it finished runs again), and a new one starts. A child
 // paused for approval stays paused until the caller is resumed with its decisions, which resume the child.
 import type { JsonObject, JsonValue } from '../common/json.js';
-import type { Decision } from '../durable/decision-types.js';
+import type { Decision } from '../engine/decision-types.js';
 import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js';
 import { outsideBranch } from '../engine/run-scope.js';
 import type { Pipeline } from '../engine/pipeline.js';

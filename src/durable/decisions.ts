@@ -4,11 +4,11 @@ import type { JsonObject } from '../common/json.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { PendingDecision } from '../engine/signal.js';
 import { StoreError } from '../store/types.js';
-import type { ApprovalRequest, Decision, LimitDecision, LimitRequest } from './decision-types.js';
+import type { ApprovalRequest, Decision, LimitDecision, LimitRequest } from '../engine/decision-types.js';
 import type { JournalEntry } from './journal-entries.js';
 import type { RunJournal } from './run-journal.js';
 
-export type { ApprovalRequest, Decision, LimitKind, LimitRequest, LimitDecision } from './decision-types.js';
+export type { ApprovalRequest, Decision, LimitKind, LimitRequest, LimitDecision } from '../engine/decision-types.js';
 
 declare module '../engine/stage.js' {
   interface Deps {

@@ -7,8 +7,8 @@ import type { Zone } from '../engine/stage.js';
 import type { RunOutcome, RunState } from '../engine/state.js';
 import type { ChatResponse, ToolCall } from '../model/types.js';
 import type { StoredEntry, StoredPosition } from '../store/types.js';
-import type { ToolResult } from '../tools/types.js';
-import type { Decision, LimitDecision } from './decision-types.js';
+import type { ToolResult } from '../engine/tool-port.js';
+import type { Decision, LimitDecision } from '../engine/decision-types.js';
 
 /** A call's error as recorded: a ModelError keeps its kind, retryable flag and status. */
 export interface RecordedError {

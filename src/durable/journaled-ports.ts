@@ -5,7 +5,7 @@ import { DeadlineReached } from '../engine/run-abort.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { Deps } from '../engine/stage.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall, ToolDefinition } from '../model/types.js';
-import type { ToolBox, ToolResult } from '../tools/types.js';
+import type { ToolBox, ToolResult } from '../engine/tool-port.js';
 import { shortDiff, place } from './divergence.js';
 import { errorFromJson, errorJson, recordedCalls, requestJson } from './journal-codec.js';
 import { jsonListOf, type JournalEntries, type RecordedAbort } from './journal-entries.js';

@@ -3,7 +3,7 @@ import type { Signal } from './signal.js';
 import type { RunState, RunStatus, Usage } from './state.js';
 import type { JsonValue } from '../common/json.js';
 import type { ChatModel } from '../model/types.js';
-import type { ToolBox } from '../tools/types.js';
+import type { ToolBox } from './tool-port.js';
 
 export type Zone = 'setup' | 'iteration' | 'finalize';
 

@@ -2,7 +2,7 @@
 import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
-import type { ToolOutcome } from '../tools/types.js';
+import type { ToolOutcome } from './tool-port.js';
 
 export interface RunInput {
   task: string;

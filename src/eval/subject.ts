@@ -2,7 +2,7 @@
 import type { RunResult } from '../engine/run-result.js';
 import type { ToolCall } from '../model/types.js';
 import type { JournalEntry } from '../durable/journal-entries.js';
-import type { ToolBox } from '../tools/types.js';
+import type { ToolBox } from '../engine/tool-port.js';
 import type { CalledTool, EvalCase, GradeSubject } from './graders/types.js';
 
 function parsedArguments(text: string): unknown {

@@ -1,7 +1,7 @@
 // Which run a batch of tool calls is made for: act enters it around its batch, so a tool that starts a run of its own
 // (an agent) reaches the calling run's listeners, tracer, usage and limits. A field of the one run scope
 // (src/engine/run-scope.ts): the ToolBox port has no caller to hand on, and the tool is not called by act itself.
-import type { Decision } from '../durable/decision-types.js';
+import type { Decision } from '../engine/decision-types.js';
 import { currentScope, withinScope } from '../engine/run-scope.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';

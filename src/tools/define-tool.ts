@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { JsonObject } from '../common/json.js';
 import { isStrictCompatible } from '../model/structured-output.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
-import type { AgentAnswer } from './types.js';
+import type { AgentAnswer } from '../engine/tool-port.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

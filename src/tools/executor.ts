@@ -8,7 +8,7 @@ import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { takeArguments } from './call-arguments.js';
 import { ToolFailure } from './tool-failure.js';
-import type { AgentAnswer, ToolErrorKind, ToolResult } from './types.js';
+import type { AgentAnswer, ToolErrorKind, ToolResult } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
 
 export interface CallSettings {

@@ -3,7 +3,7 @@ import type { ToolCall, ToolDefinition } from '../model/types.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { ToolDefinitionError, type Tool } from './define-tool.js';
 import { executeToolCall, type CallSettings } from './executor.js';
-import type { ToolBox, ToolResult, WrapToolCall } from './types.js';
+import type { ToolBox, ToolResult, WrapToolCall } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
 
 export type { WrapToolCall };

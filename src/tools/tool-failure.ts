@@ -1,7 +1,7 @@
 // ToolFailure: what a tool throws to choose the error message, kind and retryability the model sees.
 import { StageloopError } from '../common/stageloop-error.js';
 import type { PendingDecision } from '../engine/signal.js';
-import type { AgentStop } from './types.js';
+import type { AgentStop } from '../engine/tool-port.js';
 
 /** Kinds a tool may report itself; the executor decides the others (unknown_tool, invalid_arguments, aborted...). */
 export type ToolFailureKind = 'failed' | 'timeout' | 'refused' | 'agent_stopped' | 'paused';

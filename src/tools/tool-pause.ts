@@ -2,9 +2,9 @@
 // results and pauses the calling run with the call's decisions under ids prefixed by the call's id
 // ("call_1/call_7"); on resume it asks deps.approve for them (the decisions given, or a person at a prompt) and runs
 // only that call again, with its decisions under its own run's ids (the scope's `decisions`).
-import type { Decision } from '../durable/decision-types.js';
+import type { Decision } from '../engine/decision-types.js';
 import type { PendingDecision } from '../engine/signal.js';
-import type { ToolResult } from './types.js';
+import type { ToolResult } from '../engine/tool-port.js';
 
 /** What act keeps while calls wait (JSON, so a paused run's checkpoint holds it). */
 export interface PausedCalls {

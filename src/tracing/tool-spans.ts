@@ -1,7 +1,7 @@
 // `execute_tool {tool}` spans, through the tool box's call-wrapping seam: one span per call, so parallel
 // calls are siblings under the stage that ran them.
 import { SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
-import type { WrapToolCall } from '../tools/types.js';
+import type { WrapToolCall } from '../engine/tool-port.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';

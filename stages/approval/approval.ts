@@ -1,16 +1,13 @@
 // approval (before act): reads turn.toolCalls, turn.results and the `approval` slot, asks deps.approve; writes refusals into turn.results, edited arguments into turn.toolCalls and the slot; returns interruptRun (awaiting_approval) while a call waits for a person.
 import type { Decision } from '../../src/durable/decisions.js';
 import { interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
-import { insertBefore, stageNames, type Pipeline } from '../../src/engine/pipeline.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
-import { GuardConfigError } from '../guards/guard-config-error.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
-import { applyDecision } from './approval-apply.js';
-import { askPerson, decisionRecord, type ApprovalRecord } from './ask-person.js';
-import { waitBegins, waitEnds } from './person-wait.js';
-import { perStepPipeline } from '../plan/plan-branch.js';
+import { applyDecision } from '../shared/approval-apply.js';
+import { askPerson, decisionRecord, type ApprovalRecord } from '../shared/ask-person.js';
+import { waitBegins, waitEnds } from '../shared/person-wait.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -29,7 +26,7 @@ export interface ApprovalOptions {
   reasons?: ReadonlyArray<(call: ToolCall, state: RunState) => string | undefined>;
 }
 
-export type { ApprovalRecord } from './ask-person.js';
+export type { ApprovalRecord } from '../shared/ask-person.js';
 
 export interface ApprovalSlot {
   /** Tools a person allowed for the rest of the run. */
@@ -121,12 +118,4 @@ function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: To
   const entry = decisionRecord(state, call, decision, by);
   slot.log.push(entry);
   ctx.emit('approval_decided', 'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry });
-}
-
-/** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */
-export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}): Pipeline {
-  if (!stageNames(pipeline).includes('act')) throw new GuardConfigError(`approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
-  const approved = insertBefore(pipeline, 'act', approval(options));
-  // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
-  return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;
 }

@@ -1,8 +1,8 @@
 // The budget's options, their validation, and the price table (stages/guards/data/model-prices.json) the cost budget reads.
 import priceData from './data/model-prices.json' with { type: 'json' };
 import type { BudgetMode } from './budget-decide.js';
-import { GuardConfigError } from './guard-config-error.js';
-import { lookupModel } from './model-table.js';
+import { GuardConfigError } from '../shared/guard-config-error.js';
+import { lookupModel } from '../shared/model-table.js';
 
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
@@ -18,7 +18,7 @@ export interface BudgetOptions {
   maxTokens?: number;
   /** Without maxTokens: a token budget of this share of the model's context window (the defaults use 0.8). */
   contextShare?: number;
-  /** Context windows per model name for contextShare, added to (and overriding) stages/guards/data/context-windows.json. */
+  /** Context windows per model name for contextShare, added to (and overriding) stages/shared/data/context-windows.json. */
   contextWindows?: Readonly<Record<string, number>>;
   /** US dollars, from the price table; an unknown model's price is a configuration error. */
   maxCostUsd?: number;

@@ -1,26 +1,10 @@
 // limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
-import type {} from '../../src/engine/state.js';
-import { limitSettings, type LimitSetting } from '../../src/engine/guard-settings.js';
-import { perModelName } from './model-table.js';
+import { limitSettings } from '../../src/engine/guard-settings.js';
+import { perModelName } from '../shared/model-table.js';
+import type { LimitsInForce } from './limits-slot.js';
 
-/**
- * The limits a run has, resolved for its model: the guard settings that are limits (`limitSettings`), null for one
- * that is off. Reasoning turns are the budget's, else the runner's cap. Shown in --json and on the root span.
- */
-export type LimitsInForce = { maxIterations: number } & { [Setting in Exclude<LimitSetting, 'maxIterations'>]: number | null };
-
-declare module '../../src/engine/stage.js' {
-  interface RunEvents {
-    limits: LimitsInForce;
-  }
-}
-
-declare module '../../src/engine/state.js' {
-  interface StageSlots {
-    limits: LimitsInForce;
-  }
-}
+export type { LimitsInForce } from './limits-slot.js';
 
 /** A guard stage that can say which limits it enforces for a model. */
 export interface LimitedStage extends Stage {

@@ -4,12 +4,12 @@ import { abortRun, interruptRun, type PendingDecision, type Signal } from '../..
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome } from '../../src/tools/types.js';
-import { applyDecision } from '../approval/approval-apply.js';
-import { askPerson } from '../approval/ask-person.js';
-import { GuardConfigError } from './guard-config-error.js';
+import type { ToolOutcome } from '../../src/engine/tool-port.js';
+import { applyDecision } from '../shared/approval-apply.js';
+import { askPerson } from '../shared/ask-person.js';
+import { GuardConfigError } from '../shared/guard-config-error.js';
 import type { LimitedStage } from './limits.js';
-import { waitBegins, waitEnds } from '../approval/person-wait.js';
+import { waitBegins, waitEnds } from '../shared/person-wait.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

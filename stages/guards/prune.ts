@@ -2,12 +2,12 @@
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
-import { contextWindowFor, defaultContextShare } from './context-window.js';
-import { GuardConfigError } from './guard-config-error.js';
-import { perModelName } from './model-table.js';
+import { contextWindowFor, defaultContextShare } from '../shared/context-window.js';
+import { GuardConfigError } from '../shared/guard-config-error.js';
+import { perModelName } from '../shared/model-table.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
-import type { ToolBox } from '../../src/tools/types.js';
+import type { ToolBox } from '../../src/engine/tool-port.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -18,7 +18,7 @@ declare module '../../src/engine/stage.js' {
 export interface PruneOptions {
   /** Token budget for each reasoning request; default 80% of the model's context window. */
   budgetTokens?: number;
-  /** Context windows per model name, added to (and overriding) stages/guards/data/context-windows.json. */
+  /** Context windows per model name, added to (and overriding) stages/shared/data/context-windows.json. */
   contextWindows?: Readonly<Record<string, number>>;
   /** Tokens kept free for the reply: the budget is at most window - reserveOutputTokens. */
   reserveOutputTokens?: number;
@@ -54,7 +54,7 @@ declare module '../../src/engine/state.js' {
   }
 }
 
-export { contextWindowFor, unknownModelWindow } from './context-window.js';
+export { contextWindowFor, unknownModelWindow } from '../shared/context-window.js';
 const stubPrefix = '[condensed by prune:';
 const historyLength = 20;
 

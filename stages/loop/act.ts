@@ -3,14 +3,14 @@ import { interruptRun, type Signal } from '../../src/engine/signal.js';
 import type { RunEvents, Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
 import { asToolCaller, toolCallersWanted, type ToolCaller } from '../../src/tools/call-scope.js';
-import type {} from '../guards/limits.js';
+import type {} from '../guards/limits-slot.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
+import type { ToolOutcome, ToolResult } from '../../src/engine/tool-port.js';
 import { decidePaused, pausedRequest, pendingOfResult, type PausedCalls } from '../../src/tools/tool-pause.js';
-import type { Decision } from '../../src/durable/decision-types.js';
+import type { Decision } from '../../src/engine/decision-types.js';
 import type { PendingDecision } from '../../src/engine/signal.js';
-import { askPerson, decisionRecord } from '../approval/ask-person.js';
-import { waitBegins, waitEnds } from '../approval/person-wait.js';
+import { askPerson, decisionRecord } from '../shared/ask-person.js';
+import { waitBegins, waitEnds } from '../shared/person-wait.js';
 import { shortText } from '../shared/text.js';
 
 declare module '../../src/engine/stage.js' {

@@ -3,12 +3,13 @@ import type { Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolDefinition } from '../../src/model/types.js';
 import type {} from '../shared/context-slot.js';
-import type {} from '../session/history.js';
+import type {} from '../session/history-slot.js';
 import { defaultInstructions, renderMessages, renderSystemPrompt } from '../shared/prompts.js';
 import { selectFacts } from '../../src/sessions/fact-selection.js';
-import { sessionFactsSection } from '../guards/injection/spotlight.js';
+import { sessionFactsSection } from '../shared/spotlight.js';
 
 import type { RunEvents } from '../../src/engine/stage.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -40,7 +41,7 @@ export function context(options: ContextOptions = {}): Stage {
   };
   const finish = (state: RunState, emit: (type: 'context_rendered', data: RunEvents['context_rendered']) => void, sessionFacts: number) => {
     state.messages = renderMessages(state);
-    state.turn = { toolCalls: [], results: [] };
+    state.turn = emptyTurn();
     emit('context_rendered', { tools: state.context!.tools, facts: state.context!.facts.length, ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}) });
   };
   return {

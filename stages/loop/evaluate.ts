@@ -4,8 +4,9 @@ import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { isPromiseLike } from '../../src/common/promise-like.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome } from '../../src/tools/types.js';
+import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import type {} from '../plan/plan-slot.js';
+import type { EvaluateSlot, Verdict } from './evaluate-slot.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -14,25 +15,7 @@ declare module '../../src/engine/stage.js' {
   }
 }
 
-export type Verdict = 'continue' | 'retry' | 'replan' | 'stop';
-
-export interface VerdictRecord {
-  iteration: number;
-  verdict: Verdict;
-  reason: string;
-}
-
-export interface EvaluateSlot extends VerdictRecord {
-  /** The plan step the counters belong to (null without a plan). */
-  step: number | null;
-  /** Retry verdicts given for this step. */
-  retries: number;
-  /** Consecutive turns of this step in which some tool call failed or came back empty. */
-  failures: number;
-  /** The step for which "too many iterations" was already reported, so it is reported once. */
-  overrunStep: number | null;
-  history: VerdictRecord[];
-}
+export type { Verdict, VerdictRecord, EvaluateSlot } from './evaluate-slot.js';
 
 /** The judge hook's bookkeeping: an answer waiting for it, the retries it granted, its decisions. */
 export interface AnswerJudgeSlot {
@@ -43,7 +26,6 @@ export interface AnswerJudgeSlot {
 
 declare module '../../src/engine/state.js' {
   interface StageSlots {
-    evaluate: EvaluateSlot;
     answerJudge: AnswerJudgeSlot;
   }
 }

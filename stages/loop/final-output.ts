@@ -8,7 +8,7 @@ import { repairMessage, stripCodeFences } from '../../src/model/structured-outpu
 import { ModelError, type ChatRequest, type ChatResponse } from '../../src/model/types.js';
 import { renderResults } from '../shared/prompts.js';
 import { parseStructured } from '../shared/structured-output.js';
-import type {} from '../plan/plan.js';
+import type {} from '../plan/plan-slot.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

@@ -1,29 +1,12 @@
 // observe (iteration): reads turn.toolCalls, turn.results and the plan; writes messages (one tool message per result) and the observe slot; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
 import type { ToolCall } from '../../src/model/types.js';
-import type { ToolOutcome, ToolResult } from '../../src/tools/types.js';
-import { activeStep } from '../plan/plan-steps.js';
+import type { ToolOutcome, ToolResult } from '../../src/engine/tool-port.js';
+import { activeStep } from '../shared/plan-steps.js';
 import { shortText } from '../shared/text.js';
+import type { ObservedResult } from './observe-slot.js';
 
-/** One tool result as working memory keeps it. */
-export interface ObservedResult {
-  tool: string;
-  arguments: string;
-  ok: boolean;
-  content: string;
-}
-
-/** The latest tool results of the current plan step (of the run when there is no plan), newest last. */
-export interface ObserveSlot {
-  step: number | null;
-  results: ObservedResult[];
-}
-
-declare module '../../src/engine/state.js' {
-  interface StageSlots {
-    observe: ObserveSlot;
-  }
-}
+export type { ObservedResult, ObserveSlot } from './observe-slot.js';
 
 export interface ObserveOptions {
   /** How many recent results the slot keeps (default 8). */

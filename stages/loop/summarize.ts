@@ -5,12 +5,11 @@ import type { ChatMessage } from '../../src/model/types.js';
 import type {} from './evaluate.js';
 import type {} from './think.js';
 import type {} from '../shared/model-failure.js';
-import { temperatureOf } from '../plan/plan.js';
 import { shortText } from '../shared/text.js';
 import type {} from './observe.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from '../shared/prompts.js';
 import { messageOf } from '../../src/common/error-message.js';
-import { callModel } from '../shared/model-stream.js';
+import { callModel, temperatureOf } from '../shared/model-stream.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

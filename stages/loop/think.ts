@@ -6,12 +6,13 @@ import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, Fini
 import { callsToRun, checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
-import type { TurnLimit } from '../guards/turn-limit.js';
-import { activeStep, finishStep } from '../plan/plan-steps.js';
+import type { TurnLimit } from '../guards/turn-limit-slot.js';
+import { activeStep, finishStep } from '../shared/plan-steps.js';
 import { shortText } from '../shared/text.js';
 import { lastRoundNote, renderNotes, truncationHint } from '../shared/prompts.js';
 import { callModel, requireModel } from '../shared/model-stream.js';
 import { renderTurnMessages, turnContext, type TurnContext, type TurnContextOptions } from './turn-context.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -133,7 +134,7 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
   const limit = state.nextTurn.limit;
   state.nextTurn.withoutTools = false;
   if (limit !== undefined) delete state.nextTurn.limit;
-  state.turn = { toolCalls: [], results: [] };
+  state.turn = emptyTurn();
   slot.truncationRetries = 0;
   if (slot.repairs !== undefined) slot.repairs = 0;
   return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: undefined };
@@ -201,7 +202,7 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
 function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
   const { step, lastRound } = turn;
-  const calls = callsToRun(state, step, response.toolCalls);
+  const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
     state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
     state.turn.toolCalls = calls;

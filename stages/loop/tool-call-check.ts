@@ -1,6 +1,6 @@
 // Checks a reply's tool calls before they run (think's repair turns): unknown names, names in another case, arguments
 // that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
-import type { RunState } from '../../src/engine/state.js';
+import type {} from '../plan/plan-slot.js';
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
 import { checkArguments, moveCheckedArguments } from '../../src/tools/call-arguments.js';
 
@@ -80,12 +80,10 @@ export function repairMessages(response: ChatResponse, problems: readonly string
 
 /**
  * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change) that keep the
- * value their check parsed. Steps side by side share one pause, whose decisions are given by call id, and a model
- * server that numbers calls per reply gives every step a "call_1": their calls carry the step's id (`call_1_b`).
+ * value their check parsed, their ids ending in the suffix the plan branch gave a step running beside others.
  */
-export function callsToRun(state: RunState, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
-  const plan = state.plan;
-  const suffix = step === null || plan === undefined || plan.running.length < 2 ? '' : `_${plan.steps[step]!.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+export function callsToRun(callIdSuffix: string | undefined, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
+  const suffix = step === null ? '' : (callIdSuffix ?? '');
   const calls: ToolCall[] = [];
   for (const call of toolCalls) {
     const copy: ToolCall = { id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments };

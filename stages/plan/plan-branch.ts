@@ -10,7 +10,7 @@ import type { Deps, Stage, StageContext, StageReturn } from '../../src/engine/st
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, PlanStep, StepBranch } from './plan-slot.js';
 import { stepTools } from './plan-tools.js';
-import type { TurnLimit } from '../guards/turn-limit.js';
+import type { TurnLimit } from '../guards/turn-limit-slot.js';
 
 export interface PerStepOptions {
   /** Offer the `replan` tool, through which the model asks for a new plan (default true). */
@@ -71,7 +71,8 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
     const view = branchView(state, plan, index, branch);
     const step = plan.steps[index]!;
     const limit = view.nextTurn.limit;
-    const run = (): StageReturn => Promise.resolve(stage.execute(view, stepContext(ctx, view, step, replanTool))).then((signal) => signal ?? (limit === undefined ? undefined : limitReached(view, step, limit)));
+    const context = stepContext(ctx, view, step, replanTool, order.length < 2 ? '' : callIdSuffix(step));
+    const run = (): StageReturn => Promise.resolve(stage.execute(view, context)).then((signal) => signal ?? (limit === undefined ? undefined : limitReached(view, step, limit)));
     const traced = (): StageReturn => (tracer === undefined ? run() : tracer.stage({ name: `${stage.name}-${spanSafe(id)}`, zone: ctx.zone, iteration: ctx.iteration, runId: state.runId }, run));
     return { branch, view, outcome: Promise.resolve(inBranch({ step: id, parallel: true }, traced)) };
   });
@@ -141,11 +142,21 @@ function keep(state: RunState, view: RunState, branch: StepBranch): void {
   }
 }
 
-function stepContext(ctx: StageContext, state: RunState, step: PlanStep, replanTool: boolean): StageContext {
+/**
+ * Steps side by side share one pause, whose decisions are given by call id, and a model server that numbers calls per
+ * reply gives every step a "call_1": the calls of a step running beside others carry its id (`call_1_b`).
+ */
+function callIdSuffix(step: PlanStep): string {
+  return `_${step.id.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+}
+
+/** The step's ports: its tools (the bound tool first, the replan tool) and, beside other steps, its call-id suffix. */
+function stepContext(ctx: StageContext, state: RunState, step: PlanStep, replanTool: boolean, callIdSuffix = ''): StageContext {
   const tools = stepTools(ctx.deps.tools, state, step, replanTool);
-  if (tools === ctx.deps.tools) return ctx;
+  if (tools === ctx.deps.tools && callIdSuffix === '') return ctx;
   const deps: Deps = { ...ctx.deps };
   if (tools !== undefined) deps.tools = tools;
+  if (callIdSuffix !== '') deps.callIdSuffix = callIdSuffix;
   return {
     get signal() {
       return ctx.signal;

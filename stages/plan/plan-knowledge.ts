@@ -3,7 +3,7 @@
 import type { RunState } from '../../src/engine/state.js';
 import { renderHistory } from '../../src/sessions/render.js';
 import type {} from '../shared/context-slot.js';
-import type {} from '../session/history.js';
+import type {} from '../session/history-slot.js';
 
 /** About four characters a token, as the usage estimate counts. */
 const charactersPerToken = 4;

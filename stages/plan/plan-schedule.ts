@@ -3,8 +3,9 @@
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, StepBranch } from './plan-slot.js';
-import { blockDependants, readySteps, startStep } from './plan-steps.js';
+import { blockDependants, readySteps, startStep } from '../shared/plan-steps.js';
 import { renderMessages } from '../shared/prompts.js';
+import { emptyTurn } from '../shared/turn.js';
 
 /** Blocks what can no longer run, then starts what is ready while there is room; returns the started indexes. */
 export function startReadySteps(state: RunState, ctx: StageContext): number[] {
@@ -21,7 +22,7 @@ export function startReadySteps(state: RunState, ctx: StageContext): number[] {
     startStep(plan, ctx, next);
     // A step boundary: the next reasoning call starts from a fresh brief, not from the last step's tool traffic.
     state.messages = renderMessages(state);
-    state.turn = { toolCalls: [], results: [] };
+    state.turn = emptyTurn();
     return [next];
   }
   const started: number[] = [];
@@ -43,5 +44,5 @@ export function currentIndex(plan: PlanSlot): number {
 }
 
 function newBranch(state: RunState, index: number): StepBranch {
-  return { messages: renderMessages(state, index), turn: { toolCalls: [], results: [] }, nextTurn: { notes: [], withoutTools: false }, slots: {} };
+  return { messages: renderMessages(state, index), turn: emptyTurn(), nextTurn: { notes: [], withoutTools: false }, slots: {} };
 }

@@ -1,4 +1,5 @@
-// The plan slot's types (a leaf: plan, plan-steps, prompts, replan and summarize import it; it imports no stage).
+// The plan slot's types (a leaf: plan, plan-steps, prompts, replan and summarize import it; it imports no stage), and
+// the call-id suffix a plan step's branch gives its stages (think applies it).
 import type { Turn, TurnDirectives } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 
@@ -64,5 +65,12 @@ export interface PlanSlot {
 declare module '../../src/engine/state.js' {
   interface StageSlots {
     plan: PlanSlot;
+  }
+}
+
+declare module '../../src/engine/stage.js' {
+  interface Deps {
+    /** Set by the plan branch for a step running beside others: think appends it to the ids of the step's calls. */
+    callIdSuffix?: string;
   }
 }

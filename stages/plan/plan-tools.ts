@@ -2,7 +2,7 @@
 // plan (answered here, never sent to the tool box, so it costs no tool call). Not a stage: perStep and replan use it.
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall, ToolDefinition } from '../../src/model/types.js';
-import type { ToolBox, ToolResult } from '../../src/tools/types.js';
+import type { ToolBox, ToolResult } from '../../src/engine/tool-port.js';
 import type { PlanStep } from './plan-slot.js';
 
 export const replanToolName = 'replan';

@@ -8,9 +8,10 @@ import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
 import { planFromJson, type Parsed, type ParsedPlan } from './plan-parse.js';
 import { startReadySteps } from './plan-schedule.js';
-import { newPlan, planView, runningIds, type StepView } from './plan-steps.js';
-import { requireModel } from '../shared/model-stream.js';
+import { newPlan, planView, runningIds, type StepView } from '../shared/plan-steps.js';
+import { requireModel, temperatureOf } from '../shared/model-stream.js';
 import { plannerInstructions } from '../shared/prompts.js';
+import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -69,7 +70,7 @@ export function plan(options: PlanOptions = {}): Stage {
         const json = readJson(text);
         return json.ok ? planFromJson(json.value, { maxSteps, tools }) : json;
       };
-      const answer = await askWithRepairs(model, state, ctx, { stage: 'plan', messages, read, maxRepairs, ...(options.temperature === undefined ? {} : { temperature: options.temperature }) });
+      const answer = await askWithRepairs(model, state, ctx, { stage: 'plan', messages, read, maxRepairs, ...temperatureOf(options) });
       let source: PlanSlot['source'];
       let steps: PlanStep[];
       let reasoning: string | undefined;
@@ -87,14 +88,10 @@ export function plan(options: PlanOptions = {}): Stage {
       }
       state.plan = newPlan(goal, steps, source, maxParallel, reasoning);
       const created = state.plan;
-      state.turn = { toolCalls: [], results: [] };
+      state.turn = emptyTurn();
       ctx.emit('plan_created', { source, goal, ...(reasoning === undefined ? {} : { reasoning }), steps: planView(created), running: [], maxParallel });
       startReadySteps(state, ctx);
       ctx.emit('plan_updated', { steps: planView(created), current: created.current < created.steps.length ? created.current + 1 : null, running: runningIds(created), reason: 'the plan started' });
     },
   };
-}
-
-export function temperatureOf(options: { temperature?: number }): { temperature?: number } {
-  return options.temperature === undefined ? {} : { temperature: options.temperature };
 }

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
-import type {} from '../loop/evaluate.js';
-import type { ObserveSlot } from '../loop/observe.js';
+import type {} from '../loop/evaluate-slot.js';
+import type { ObserveSlot } from '../loop/observe-slot.js';
 import type { PlanSlot, PlanStep } from './plan-slot.js';
 import { askWithRepairs } from './plan-ask.js';
 import { branchView } from './plan-branch.js';
@@ -12,8 +12,8 @@ import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
 import { stepsFromJson, type Parsed } from './plan-parse.js';
 import { currentIndex, startReadySteps } from './plan-schedule.js';
-import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, runningIds } from './plan-steps.js';
-import { requireModel } from '../shared/model-stream.js';
+import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, runningIds } from '../shared/plan-steps.js';
+import { requireModel, temperatureOf } from '../shared/model-stream.js';
 import { renderPlan, renderResults, replannerInstructions } from '../shared/prompts.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
 
@@ -222,7 +222,7 @@ function consult(state: RunState, ctx: StageContext, plan: PlanSlot, options: Re
     ],
     read,
     maxRepairs: options.maxRepairs ?? 2,
-    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...temperatureOf(options),
   });
 }
 

@@ -2,26 +2,14 @@
 import type { Stage } from '../../src/engine/stage.js';
 import type { Fact, TurnRecord } from '../../src/sessions/types.js';
 import { sessionScope } from '../../src/sessions/types.js';
+import type { HistorySlot } from './history-slot.js';
 
-/** Working memory of the session for this run; context renders it, memory appends to it. */
-export interface HistorySlot {
-  user: string;
-  session: string;
-  summary: string;
-  turns: TurnRecord[];
-  facts: Fact[];
-}
+export type { HistorySlot } from './history-slot.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
     history_loaded: { session: string; turns: number; facts: number; summary: boolean };
     history_unreadable: { problem: string };
-  }
-}
-
-declare module '../../src/engine/state.js' {
-  interface StageSlots {
-    history: HistorySlot;
   }
 }
 

@@ -12,8 +12,8 @@ declare module '../../src/engine/stage.js' {
   }
 }
 import type {} from './history.js';
-import type {} from '../loop/observe.js';
-import { contextWindowFor } from '../guards/prune.js';
+import type {} from '../loop/observe-slot.js';
+import { contextWindowFor } from '../shared/context-window.js';
 
 export interface MemoryOptions {
   /** History budget in tokens (summary and turns as rendered); default `budgetFraction` of the model's context window. */

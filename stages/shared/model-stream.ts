@@ -35,3 +35,8 @@ export function callModel(model: ChatModel, request: ChatRequest, ctx: StageCont
   };
   return model.chatStream(request, onPiece, signal);
 }
+
+/** A request's temperature when the stage's options set one (a model's own default otherwise). */
+export function temperatureOf(options: { temperature?: number }): { temperature?: number } {
+  return options.temperature === undefined ? {} : { temperature: options.temperature };
+}

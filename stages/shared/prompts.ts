@@ -3,9 +3,9 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage, ToolDefinition } from '../../src/model/types.js';
 import type { PlanSlot, StepResult } from '../plan/plan-slot.js';
 import type {} from './context-slot.js';
-import type {} from '../session/history.js';
+import type {} from '../session/history-slot.js';
 import { historyMessages } from '../../src/sessions/render.js';
-import { dependencyClosure } from '../plan/plan-steps.js';
+import { dependencyClosure } from './plan-steps.js';
 import { handedMessages } from '../../src/agents/handoff-conversation.js';
 
 export const defaultInstructions =

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.js';
 import { reactPipeline } from '../../pipelines/react.js';
-import { withApproval } from '../../stages/approval/approval.js';
+import { withApproval } from '../../stages/pipeline-policies.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';

@@ -13,7 +13,7 @@ import type { Usage } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolBox } from '../../src/tools/types.js';
+import type { ToolBox } from '../../src/engine/tool-port.js';
 import { testCalculator } from '../support/stage-tools.js';
 
 const usage = (inputTokens: number, outputTokens: number): Usage => ({ inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: false });

@@ -1,5 +1,7 @@
 // The import plan: src/ < stages/ < pipelines/ < app/, each importing only its own layer and the ones below, no file
-// importing itself through others, and app/assemble.ts the only file that builds a pipeline from a recipe.
+// importing itself through others, and app/assemble.ts the only file that builds a pipeline from a recipe. Inside src/
+// the folders keep an order too; inside stages/ each family imports only its own files, stages/shared/ and (types only)
+// other families' *-slot.ts files; the app root never imports app/cli/.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +65,111 @@ function pipelineBuilders(files: readonly string[], read: (file: string) => stri
   return files.filter((file) => file !== 'app/assemble.ts' && /buildPipeline\(/.test(code(read(file))));
 }
 
+/**
+ * The order inside src/: a folder imports only folders of its own rank or lower. Folders of one rank may import each
+ * other one way only (sessions -> store, tools -> sessions, eval -> server): a two-way tie is a violation too.
+ * src/testing and src/index.ts count as entries.
+ */
+const srcRanks: ReadonlyArray<readonly string[]> = [
+  ['common'],
+  ['model'],
+  ['engine'],
+  ['tools', 'store', 'sessions'],
+  ['durable'],
+  ['tracing', 'stream', 'agents'],
+  ['server', 'workers', 'eval'],
+  ['entries', 'testing', 'index.ts'],
+];
+const srcFolderOf = (file: string) => file.split('/')[1]!;
+const srcRankOf = (file: string) => srcRanks.findIndex((rank) => rank.includes(srcFolderOf(file)));
+
+function srcOrderViolations(plan: ReadonlyMap<string, readonly string[]>): string[] {
+  const violations: string[] = [];
+  const ties = new Set<string>();
+  for (const [file, targets] of plan) {
+    if (!file.startsWith('src/')) continue;
+    for (const target of targets.filter((each) => each.startsWith('src/'))) {
+      const [from, to] = [srcRankOf(file), srcRankOf(target)];
+      if (from < 0 || to < 0) violations.push(`${file} imports ${target}: a folder of src/ without a rank`);
+      else if (to > from) violations.push(`${file} imports ${target}`);
+      else if (to === from && srcFolderOf(file) !== srcFolderOf(target)) ties.add(`${srcFolderOf(file)} -> ${srcFolderOf(target)}`);
+    }
+  }
+  for (const tie of ties) {
+    const [from, to] = tie.split(' -> ');
+    if (from! < to! && ties.has(`${to} -> ${from}`)) violations.push(`src/${from} and src/${to} import each other`);
+  }
+  return violations;
+}
+
+/** One import of ours with whether it brings types only (`import type`, `export type`, or every name marked `type`). */
+interface ImportOf {
+  target: string;
+  typeOnly: boolean;
+}
+
+function importsWithKinds(file: string, text: string): ImportOf[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const found: ImportOf[] = [];
+  const add = (specifier: string, typeOnly: boolean) => {
+    if (specifier.startsWith('.')) found.push({ target: relative(root, resolve(root, dirname(file), specifier.replace(/\.js$/, '.ts'))), typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && named !== undefined && named.length > 0 && named.every((element) => element.isTypeOnly)));
+      add(node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+      add(node.arguments[0].text, false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The family of a stage file (stages/FAMILY/...); barrels and the files at the root of stages/ belong to none. */
+const familyOf = (file: string) => {
+  const parts = file.split('/');
+  return parts.length < 3 || parts.at(-1) === 'index.ts' ? undefined : parts[1];
+};
+
+/**
+ * Imports that cross stage families: a family file (stages/shared/ included) may import its own family's files,
+ * stages/shared/, and another family's *-slot.ts file for its types only. Barrels (index.ts) and the files at the
+ * root of stages/ (which put stages of several families together) may import any stage file.
+ */
+function familyCrossings(imports: ReadonlyMap<string, readonly ImportOf[]>): string[] {
+  const crossings: string[] = [];
+  for (const [file, targets] of imports) {
+    const family = familyOf(file);
+    if (family === undefined) continue;
+    for (const { target, typeOnly } of targets) {
+      if (!target.startsWith('stages/') || target.split('/')[1] === family) continue;
+      if (target.startsWith('stages/shared/') && family !== 'shared') continue;
+      if (typeOnly && target.endsWith('-slot.ts')) continue;
+      crossings.push(`${file} imports ${target}${typeOnly ? ' (types)' : ''}`);
+    }
+  }
+  return crossings;
+}
+
+/** app/*.ts never imports app/cli/: the commands are built on the app, not the other way round. */
+function appRootImportsCli(plan: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...plan].filter(([file]) => /^app\/[^/]+\.ts$/.test(file)).flatMap(([file, targets]) => targets.filter((target) => target.startsWith('app/cli/')).map((target) => `${file} imports ${target}`));
+}
+
+/**
+ * TEMPORARY, emptied at the merge of issue 38: the app root's last imports of app/cli/ are UsageError's, which the
+ * "errors" helper of that issue removes (new StageloopError('usage', ...)). Nothing may be added to this list.
+ */
+const appRootCliImportsUntilUsageErrorGoes = ['app/ingredients.ts imports app/cli/args.ts', 'app/output-schema.ts imports app/cli/args.ts'];
+
 const files = layers.flatMap(sourceFiles);
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
@@ -85,6 +192,21 @@ describe('the import plan', () => {
     expect(importCircles(plan)).toEqual([]);
   });
 
+  it('keeps the order inside src/: common < model < engine < tools/store/sessions < durable < tracing/stream/agents < server/workers/eval < entries', () => {
+    expect(srcOrderViolations(plan)).toEqual([]);
+  });
+
+  it('keeps the stage families apart: own files, stages/shared/, and other families\' *-slot.ts files for types', () => {
+    const stageFiles = files.filter((file) => file.startsWith('stages/'));
+    expect(familyCrossings(new Map(stageFiles.map((file) => [file, importsWithKinds(file, read(file))])))).toEqual([]);
+  });
+
+  it('the app root never imports app/cli/ (but for the temporary list, which only shrinks)', () => {
+    const found = appRootImportsCli(plan);
+    expect(found.filter((violation) => !appRootCliImportsUntilUsageErrorGoes.includes(violation))).toEqual([]);
+    expect(appRootCliImportsUntilUsageErrorGoes.filter((allowed) => !found.includes(allowed))).toEqual([]);
+  });
+
   it('builds pipelines from a recipe in app/assemble.ts only', () => {
     expect(pipelineBuilders(files, read)).toEqual([]);
   });
@@ -100,5 +222,35 @@ describe('the import plan', () => {
     expect(importCircles(planted).map((circle) => [...circle].sort())).toEqual([['src/engine/a.ts', 'stages/b.ts'], ['pipelines/c.ts']]);
     const texts: Record<string, string> = { 'app/x.ts': 'const p = buildPipeline(recipe);', 'app/y.ts': '// buildPipeline(recipe) was here', 'app/assemble.ts': 'buildPipeline(recipe)', 'app/z.ts': 'parts.buildPipeline(recipe);' };
     expect(pipelineBuilders(Object.keys(texts), (file) => texts[file]!)).toEqual(['app/x.ts', 'app/z.ts']);
+    const srcPlan = new Map<string, string[]>([
+      ['src/engine/stage.ts', ['src/tools/tool.ts', 'src/model/types.ts']],
+      ['src/tools/tool.ts', ['src/engine/stage.ts', 'src/durable/journal.ts']],
+      ['src/store/a.ts', ['src/sessions/b.ts']],
+      ['src/sessions/b.ts', ['src/store/c.ts']],
+      ['src/index.ts', ['src/testing/index.ts', 'src/server/app.ts']],
+      ['src/wild/d.ts', ['src/common/json.ts']],
+    ]);
+    expect(srcOrderViolations(srcPlan)).toEqual([
+      'src/engine/stage.ts imports src/tools/tool.ts',
+      'src/tools/tool.ts imports src/durable/journal.ts',
+      'src/wild/d.ts imports src/common/json.ts: a folder of src/ without a rank',
+      'src/sessions and src/store import each other',
+    ]);
+    const family = (target: string, typeOnly = false): ImportOf => ({ target, typeOnly });
+    const stageImports = new Map<string, ImportOf[]>([
+      ['stages/loop/think.ts', [family('stages/loop/act.ts'), family('stages/shared/text.ts'), family('stages/plan/plan-slot.ts', true), family('stages/plan/plan-steps.ts'), family('stages/plan/plan-slot.ts'), family('stages/guards/limits.ts', true)]],
+      ['stages/shared/prompts.ts', [family('stages/plan/plan-slot.ts', true), family('stages/plan/plan-render.ts')]],
+      ['stages/guards/index.ts', [family('stages/pipeline-policies.ts')]],
+      ['stages/pipeline-policies.ts', [family('stages/approval/approval.ts')]],
+    ]);
+    expect(familyCrossings(stageImports)).toEqual([
+      'stages/loop/think.ts imports stages/plan/plan-steps.ts',
+      'stages/loop/think.ts imports stages/plan/plan-slot.ts',
+      'stages/loop/think.ts imports stages/guards/limits.ts (types)',
+      'stages/shared/prompts.ts imports stages/plan/plan-render.ts',
+    ]);
+    const kinds = importsWithKinds('stages/loop/x.ts', "import type { A } from './a.js';\nimport { type B, type C } from './b.js';\nimport { D, type E } from './c.js';\nimport type {} from '../plan/plan-slot.js';\nexport { F } from './f.js';\nexport type { G } from './g.js';\ntype H = import('./h.js').H;\nconst i = () => import('./i.js');");
+    expect(kinds.map((each) => `${each.target}${each.typeOnly ? ' type' : ''}`)).toEqual(['stages/loop/a.ts type', 'stages/loop/b.ts type', 'stages/loop/c.ts', 'stages/plan/plan-slot.ts type', 'stages/loop/f.ts', 'stages/loop/g.ts type', 'stages/loop/h.ts type', 'stages/loop/i.ts']);
+    expect(appRootImportsCli(new Map([['app/a.ts', ['app/cli/args.ts', 'app/b.ts']], ['app/cli/c.ts', ['app/cli/args.ts']]]))).toEqual(['app/a.ts imports app/cli/args.ts']);
   });
 });

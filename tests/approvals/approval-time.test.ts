@@ -1,7 +1,7 @@
 // The time limit counts the run's own time, not the time a person took to decide: asked inline, or paused and resumed later.
 import { describe, expect, it } from 'vitest';
 import { reactPipeline } from '../../pipelines/react.js';
-import { withApproval } from '../../stages/approval/approval.js';
+import { withApproval } from '../../stages/pipeline-policies.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { useLoopbackServer } from '../support/loopback-model.js';

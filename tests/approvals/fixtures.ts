@@ -1,7 +1,8 @@
 // Shared set-up of the approval tests: a calculator whose executions are logged (the side effect approval guards).
 import { z } from 'zod';
 import { reactPipeline } from '../../pipelines/react.js';
-import { withApproval, type ApprovalOptions } from '../../stages/approval/approval.js';
+import type { ApprovalOptions } from '../../stages/approval/approval.js';
+import { withApproval } from '../../stages/pipeline-policies.js';
 import { defineTool, type NeedsApproval } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 

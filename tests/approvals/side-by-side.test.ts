@@ -2,7 +2,7 @@
 // its own even when the model server numbers calls per reply (both steps' first call is "call_1").
 import { describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.js';
-import { withApproval } from '../../stages/approval/approval.js';
+import { withApproval } from '../../stages/pipeline-policies.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';

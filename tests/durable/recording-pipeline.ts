@@ -12,7 +12,7 @@ import { makeOwner } from '../../src/store/location.js';
 import type { Checkpoint, RunHeader, RunOutcomeRecord, RunStore, StoredEntry } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/engine/tool-port.js';
 
 const greet: Stage = {
   name: 'greet',

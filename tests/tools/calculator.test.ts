@@ -6,7 +6,7 @@ import { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { calculatorLimits, calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { until } from '../support/helpers.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/engine/tool-port.js';
 
 const calculator = calculatorTool();
 const tools = new ToolRegistry([calculator]);

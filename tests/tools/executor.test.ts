@@ -5,7 +5,7 @@ import { defineTool } from '../../src/tools/define-tool.js';
 import { EMPTY_RESULT_CONTENT } from '../../src/tools/executor.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { ToolFailure } from '../../src/tools/tool-failure.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/engine/tool-port.js';
 import { PROMPTLY_MS } from '../support/helpers.js';
 
 const call = (name: string, args: string | object, id = 'call-1') => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });

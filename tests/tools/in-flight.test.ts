@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/engine/tool-port.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Called as each sleeper call starts: a test aborts on it, not after a pause. */

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { webSearchTool, type WebSearchOptions } from '../../src/tools/web-search.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/engine/tool-port.js';
 import { serpApiError, serpApiResults, startSerpApiServer, type SerpApiServer } from '../support/serpapi-server.js';
 import { until } from '../support/helpers.js';
 

@@ -2,7 +2,7 @@
 import { abortRun, type Signal } from '../../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
-import type {} from '../../session/history.js';
+import type {} from '../../session/history-slot.js';
 import { record, redacted, ruleList, screen, type InjectionAction, type InjectionDetector, type InjectionSource } from './injection-screening.js';
 
 /** One text a door screens, where it came from, and how to put a redacted version back. */

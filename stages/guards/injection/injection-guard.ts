@@ -2,8 +2,8 @@
 import { abortRun, type Signal } from '../../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
-import type { ToolResult } from '../../../src/tools/types.js';
-import { GuardConfigError } from '../guard-config-error.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
+import { GuardConfigError } from '../../shared/guard-config-error.js';
 import { detectInjection } from './injection-detector.js';
 import { childAnswerScreen, historyDoor, toolDescriptionDoor, type ChildAnswerScreen } from './injection-doors.js';
 import { flagged, record, redacted, ruleList, screen, type InjectionAction, type InjectionDetector } from './injection-screening.js';

@@ -1,12 +1,9 @@
 // taint (after act): reads turn.results and each tool's `taints`; writes the `taint` slot (where untrusted content came from). taint-gate (before act, policy refuse): refuses write calls once the context is tainted; returns no signal.
-import { insertAfter, insertBefore, replaceStage, stageNames, type Pipeline } from '../../../src/engine/pipeline.js';
 import type { Stage } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import type { Tool } from '../../../src/tools/define-tool.js';
 import { effectsOf } from '../../../src/tools/effects.js';
-import { approval, type ApprovalOptions } from '../../approval/approval.js';
-import { GuardConfigError } from '../guard-config-error.js';
 
 export type TaintPolicy = 'ask' | 'refuse' | 'off';
 export const taintPolicies: readonly TaintPolicy[] = ['ask', 'refuse', 'off'];
@@ -38,7 +35,7 @@ declare module '../../../src/engine/stage.js' {
   }
 }
 
-type Lookup = { get(name: string): Tool | undefined };
+export type Lookup = { get(name: string): Tool | undefined };
 
 const originOf = (tool: Tool): TaintOrigin['origin'] => (tool.name.includes('__') ? 'mcp' : tool.effects === 'read' && /web|search|fetch|browse|http/i.test(tool.name) ? 'web' : 'tool');
 
@@ -84,20 +81,4 @@ export function taintGate(registry: Lookup): Stage {
       }
     },
   };
-}
-
-/**
- * The pipeline with the taint policy in place: the tracker after act; `refuse` adds the gate before act; `ask` puts
- * the policy's reason into the approval stage (the one given, or a new one before act), so a write call after untrusted
- * content waits for a person like any approval (exit 4 without a terminal).
- */
-export function withTaintPolicy(pipeline: Pipeline, policy: TaintPolicy, registry: Lookup, approvalOptions: ApprovalOptions = {}): Pipeline {
-  if (!taintPolicies.includes(policy)) throw new GuardConfigError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(policy)}`);
-  const names = stageNames(pipeline);
-  if (!names.includes('act')) throw new GuardConfigError(`the taint policy needs a pipeline with an "act" stage; "${pipeline.name}" has: ${names.join(', ')}`);
-  if (policy === 'off') return pipeline;
-  const tracked = insertAfter(pipeline, 'act', taintTracker(registry));
-  if (policy === 'refuse') return insertBefore(tracked, 'act', taintGate(registry));
-  const asking = approval({ ...approvalOptions, registry, reasons: [...(approvalOptions.reasons ?? []), taintReason(registry, 'ask')] });
-  return names.includes('approval') ? replaceStage(tracked, 'approval', asking) : insertBefore(tracked, 'act', asking);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline } from '../../../pipelines/plan-execute-replan.js';
-import { withApproval } from '../../../stages/approval/approval.js';
+import { withApproval } from '../../../stages/pipeline-policies.js';
 import { resumeRun, runPipeline } from '../../../src/durable/durable-run.js';
 import type { Decision } from '../../../src/durable/decisions.js';
 import { replayRun } from '../../../src/durable/replay.js';

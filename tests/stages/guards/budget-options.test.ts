@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { costUsd, priceFor, validate } from '../../../stages/guards/budget-options.js';
-import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 
 describe('budget options', () => {
   it('prices a model from the table, the caller\'s prices first', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { budget, costUsd, priceFor } from '../../../stages/guards/budget.js';
-import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
 import { makeClock, makeCtx, makeState } from '../../support/helpers.js';
 

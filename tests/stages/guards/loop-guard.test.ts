@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { callFingerprint, canonicalJson, loopGuard } from '../../../stages/guards/loop-guard.js';
-import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
-import type { ToolResult } from '../../../src/tools/types.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
 let counter = 0;

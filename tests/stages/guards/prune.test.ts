@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextWindowFor, prune, unknownModelWindow } from '../../../stages/guards/prune.js';
-import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
 import type { ChatMessage } from '../../../src/model/types.js';
 import { toolConversation } from '../../support/conversations.js';

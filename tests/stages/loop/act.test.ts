@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { act } from '../../../stages/loop/act.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import type { ToolCall } from '../../../src/model/types.js';
-import type { ToolBox } from '../../../src/tools/types.js';
+import type { ToolBox } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { testTools } from '../../support/stage-tools.js';
 

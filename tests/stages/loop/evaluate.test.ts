@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../../stages/loop/evaluate.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
-import type { ToolResult } from '../../../src/tools/types.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { abortRun, breakLoop } from '../../../src/engine/signal.js';
 import { reactPipeline } from '../../../pipelines/index.js';
-import type { ToolResult } from '../../../src/tools/types.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { handoffStage, withHandoffs } from '../../../stages/loop/handoff.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { observe } from '../../../stages/loop/observe.js';
 import type { ToolCall } from '../../../src/model/types.js';
-import type { ToolResult } from '../../../src/tools/types.js';
+import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 

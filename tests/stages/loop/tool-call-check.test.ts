@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkToolCalls, repairMessages } from '../../../stages/loop/tool-call-check.js';
+import { callsToRun, checkToolCalls, repairMessages } from '../../../stages/loop/tool-call-check.js';
 import { emptyUsage, type ChatResponse, type ToolCall, type ToolDefinition } from '../../../src/model/types.js';
 
 const tools: ToolDefinition[] = [{ name: 'calculator', description: 'arithmetic', parameters: {}, strict: false }];
@@ -40,5 +40,20 @@ describe('repairMessages', () => {
       { role: 'user', content: 'Your tool call could not be used, so nothing was run:\n- There is no tool "search".\nWrite the tool call again, corrected (or give your final answer if you need no tool).' },
     ]);
     expect(repairMessages(reply([]), ['x'])[0]).toEqual({ role: 'assistant', content: '(an empty reply)' });
+  });
+});
+
+describe('callsToRun', () => {
+  const calls: ToolCall[] = [{ id: 'call_1', name: 'search', arguments: '{"q":"a"}' }];
+
+  it('copies the calls, their ids ending in the suffix the plan branch gave the step', () => {
+    const copies = callsToRun('_b', 0, calls);
+    expect(copies).toEqual([{ id: 'call_1_b', name: 'search', arguments: '{"q":"a"}' }]);
+    expect(copies[0]).not.toBe(calls[0]);
+  });
+
+  it('keeps the ids without a suffix, or outside a step', () => {
+    expect(callsToRun(undefined, 0, calls)[0]!.id).toBe('call_1');
+    expect(callsToRun('_b', null, calls)[0]!.id).toBe('call_1');
   });
 });

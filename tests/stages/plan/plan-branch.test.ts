@@ -61,6 +61,20 @@ describe('perStep', () => {
     expect(state.answer).toBe('from b');
   });
 
+  it('gives each step running beside others its call-id suffix (the step id, made safe), and none to a step alone', async () => {
+    const { state, plan } = sideBySide();
+    plan.steps[1]!.id = 'step b';
+    plan.running = ['s1', 'step b'];
+    plan.branches = { s1: branch('brief for a'), 'step b': branch('brief for b') };
+    const suffixes: Array<string | undefined> = [];
+    const probe = perStep({ name: 'think', execute: (_view, ctx) => void suffixes.push(ctx.deps.callIdSuffix) });
+    await probe.execute(state, makeCtx());
+    expect(suffixes).toEqual(['_s1', '_step-b']);
+    plan.running = ['s1'];
+    await probe.execute(state, makeCtx());
+    expect(suffixes.at(-1)).toBeUndefined();
+  });
+
   it('keeps results in step order though the second step ends first, and waits for every step before a failure', async () => {
     const { state, plan } = sideBySide();
     let releaseFirst: () => void = () => undefined;

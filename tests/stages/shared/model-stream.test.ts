@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { callModel, requireModel } from '../../../stages/shared/model-stream.js';
+import { callModel, requireModel, temperatureOf } from '../../../stages/shared/model-stream.js';
 import type { ChatRequest } from '../../../src/model/types.js';
 import { ScriptedModel } from '../../../src/testing/index.js';
 import { useLoopbackServer } from '../../support/loopback-model.js';
@@ -51,5 +51,13 @@ describe('requireModel', () => {
     const model = new ScriptedModel([]);
     expect(requireModel(context({ deps: { model } }), 'think')).toBe(model);
     expect(() => requireModel(context(), 'plan')).toThrow('stage "plan" needs a model: pass deps.model to runPipeline');
+  });
+});
+
+describe('temperatureOf', () => {
+  it('sends a temperature only when the options set one (0 included)', () => {
+    expect(temperatureOf({})).toEqual({});
+    expect(temperatureOf({ temperature: 0 })).toEqual({ temperature: 0 });
+    expect(temperatureOf({ temperature: 0.7 })).toEqual({ temperature: 0.7 });
   });
 });

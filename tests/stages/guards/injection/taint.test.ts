@@ -12,7 +12,8 @@ import { McpServerPool, mcpTools } from '../../../../src/tools/mcp/index.js';
 import { ToolRegistry } from '../../../../src/tools/registry.js';
 import { rememberTool } from '../../../../src/tools/remember.js';
 import { webSearchTool } from '../../../../src/tools/web-search.js';
-import { withTaintPolicy, type TaintPolicy } from '../../../../stages/guards/injection/taint.js';
+import type { TaintPolicy } from '../../../../stages/guards/injection/taint.js';
+import { withTaintPolicy } from '../../../../stages/pipeline-policies.js';
 import { newLogFile, stdioTestServer } from '../../../support/mcp-servers.js';
 
 const pool = new McpServerPool();

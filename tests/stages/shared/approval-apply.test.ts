@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { applyDecision } from '../../../stages/approval/approval-apply.js';
+import { applyDecision } from '../../../stages/shared/approval-apply.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import { makeState } from '../../support/helpers.js';

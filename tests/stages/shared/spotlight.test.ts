@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sessionFactsSection, spotlight, spotlightBoundary, spotlightInstructions } from '../../../../stages/guards/injection/spotlight.js';
-import { makeState } from '../../../support/helpers.js';
+import { sessionFactsSection, spotlight, spotlightBoundary, spotlightInstructions } from '../../../stages/shared/spotlight.js';
+import { makeState } from '../../support/helpers.js';
 
 describe('spotlighting', () => {
   it('makes one boundary of sixteen letters per run and keeps it in the state', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { armDeadline, waitBegins, waitedMs, waitEnds } from '../../../stages/approval/person-wait.js';
+import { armDeadline, waitBegins, waitedMs, waitEnds } from '../../../stages/shared/person-wait.js';
 import { makeClock, makeCtx, makeState, type TestContext } from '../../support/helpers.js';
 
 const contexts: TestContext[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GuardConfigError } from '../../../stages/guards/guard-config-error.js';
+import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import { StageloopError } from '../../../src/common/stageloop-error.js';
 
 describe('GuardConfigError', () => {

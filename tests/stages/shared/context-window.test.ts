@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contextShareTokens, contextWindowFor, defaultContextShare, unknownModelWindow } from '../../../stages/guards/context-window.js';
+import { contextShareTokens, contextWindowFor, defaultContextShare, unknownModelWindow } from '../../../stages/shared/context-window.js';
 
 describe('contextWindowFor', () => {
   it('reads the table, with the caller\'s windows first', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeStep, blockDependants, dependencyClosure, finishStep, planIsOver, planView, readySteps, replaceUnstarted, runningIds, startStep } from '../../../stages/plan/plan-steps.js';
+import { activeStep, blockDependants, dependencyClosure, finishStep, planIsOver, planView, readySteps, replaceUnstarted, runningIds, startStep } from '../../../stages/shared/plan-steps.js';
 import type { PlanSlot, PlanStep } from '../../../stages/plan/plan-slot.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';

@@ -1,13 +1,13 @@
 // Spotlighting: untrusted text shown to the model between marks made of a per-run random boundary, which the text cannot contain.
 import { randomInt } from 'node:crypto';
-import type { RunState } from '../../../src/engine/state.js';
+import type { RunState } from '../../src/engine/state.js';
 
 /** The run's boundary, made once (context renders with it) and kept with the state, so a resumed run keeps its marks. */
 export interface SpotlightSlot {
   boundary: string;
 }
 
-declare module '../../../src/engine/state.js' {
+declare module '../../src/engine/state.js' {
   interface StageSlots {
     spotlight: SpotlightSlot;
   }

@@ -2,8 +2,8 @@
 // decision (the wait counted apart from the time budget); no answer, or no one to ask, is the pending decision.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/durable/decisions.js';
-import { askPerson } from '../../../stages/approval/ask-person.js';
-import { armDeadline, waitedMs } from '../../../stages/approval/person-wait.js';
+import { askPerson } from '../../../stages/shared/ask-person.js';
+import { armDeadline, waitedMs } from '../../../stages/shared/person-wait.js';
 import { makeClock, makeCtx, makeState, type TestContext } from '../../support/helpers.js';
 
 const contexts: TestContext[] = [];

@@ -1,4 +1,4 @@
-// The context window of a model by name (stages/guards/data/context-windows.json), and the share of it the default guards allow.
+// The context window of a model by name (stages/shared/data/context-windows.json), and the share of it the default guards allow.
 import windowData from './data/context-windows.json' with { type: 'json' };
 import { lookupModel } from './model-table.js';
 

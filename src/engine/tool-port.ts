@@ -1,6 +1,6 @@
 // The tool port: stages run tools only through a ToolBox (ctx.deps.tools), which never throws.
 import type { JsonValue } from '../common/json.js';
-import type { PendingDecision } from '../engine/signal.js';
+import type { PendingDecision } from './signal.js';
 import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
 
 /**

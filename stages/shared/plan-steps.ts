@@ -1,9 +1,9 @@
 // Every change to the plan slot (start a plan, finish a step, block dependants, rewrite unstarted steps, start the
 // ready ones), and helpers the plan stages share; not a stage itself.
-import { shortText } from '../shared/text.js';
+import { shortText } from './text.js';
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
-import type { PlanSlot, PlanStep, StepResult } from './plan-slot.js';
+import type { PlanSlot, PlanStep, StepResult } from '../plan/plan-slot.js';
 
 /** A step as events and `--json` show it. */
 export interface StepView {
