@@ -6,7 +6,7 @@ import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
-import { takeArguments } from './call-arguments.js';
+import { parseArguments } from './call-arguments.js';
 import { ToolFailure } from './tool-failure.js';
 import type { AgentAnswer, ToolErrorKind, ToolResult } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
@@ -43,7 +43,7 @@ export function executeToolCall(
     }
     if (signal?.aborted) return Promise.resolve(notStarted(tool, started));
 
-    const parsed = takeArguments(call);
+    const parsed = parseArguments(call.arguments);
     if (!parsed.ok) {
       const message = `Arguments for tool "${tool.name}" are not valid JSON (${parsed.reason}). Send one JSON object that matches the tool's parameters.`;
       return Promise.resolve(failure('invalid_arguments', message, false, performance.now() - started));

@@ -2,7 +2,7 @@
 // that are not one JSON object, and text-protocol Action lines the adapter could not read. Pure functions.
 import type {} from '../plan/plan-slot.js';
 import type { ChatMessage, ChatResponse, ToolCall, ToolDefinition } from '../../src/model/types.js';
-import { checkArguments, moveCheckedArguments } from '../../src/tools/call-arguments.js';
+import { parseArguments } from '../../src/tools/call-arguments.js';
 
 /** What was wrong with a reply's tool calls, each problem in words the model can act on. */
 export interface ToolCallCheck {
@@ -45,8 +45,7 @@ function offers(tools: readonly ToolDefinition[], name: string): boolean {
 }
 
 function argumentsProblem(call: ToolCall): string | undefined {
-  // Parsed once: the executor takes this value for the call instead of parsing its text again.
-  const parsed = checkArguments(call);
+  const parsed = parseArguments(call.arguments);
   if (!parsed.ok) {
     return `The arguments of your call to "${call.name}" are not valid JSON (${parsed.reason}): ${excerpt(call.arguments)}. Send them as one JSON object, with double quotes and no trailing commas.`;
   }
@@ -79,16 +78,11 @@ export function repairMessages(response: ChatResponse, problems: readonly string
 }
 
 /**
- * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change) that keep the
- * value their check parsed, their ids ending in the suffix the plan branch gave a step running beside others.
+ * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change), their ids ending in the suffix the plan branch gave a step running beside others.
  */
 export function callsToRun(callIdSuffix: string | undefined, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
   const suffix = step === null ? '' : (callIdSuffix ?? '');
   const calls: ToolCall[] = [];
-  for (const call of toolCalls) {
-    const copy: ToolCall = { id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments };
-    moveCheckedArguments(call, copy);
-    calls.push(copy);
-  }
+  for (const call of toolCalls) calls.push({ id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments });
   return calls;
 }
