@@ -12,8 +12,8 @@ import { calculatorTool } from '../src/tools/calculator.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
-import { UsageError } from './cli/args.js';
 import { schemaOfJson } from './output-schema.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
 import type { StageloopConfig } from './config.js';
 
 export interface ModelChoice {
@@ -38,7 +38,7 @@ async function checkAgentSettings(env: Environment): Promise<void> {
 function requireModelName(flags: { model?: string; baseUrl?: string }, env: Environment): void {
   if (flags.baseUrl === undefined || flags.model !== undefined || setting(env, 'OPENAI_MODEL') !== undefined) return;
   if (!URL.canParse(flags.baseUrl) || new URL(flags.baseUrl).hostname === 'api.openai.com') return;
-  throw new UsageError(`--base-url ${flags.baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`);
+  throw new StageloopError('usage', `--base-url ${flags.baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`);
 }
 
 /** `--offline`, or no key and no base URL: the offline model. Flags win over environment variables. */
@@ -47,7 +47,7 @@ export async function chooseModel(flags: { offline: boolean; model?: string; bas
   const wantsServer = flags.baseUrl !== undefined || (!flags.offline && configured);
   if (flags.offline || !wantsServer) {
     if (flags.model !== undefined) {
-      throw new UsageError(`--model ${flags.model} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
+      throw new StageloopError('usage', `--model ${flags.model} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
     }
     await checkAgentSettings(env);
     const reason = flags.offline ? '--offline' : 'no OPENAI_API_KEY or OPENAI_BASE_URL set';
@@ -97,7 +97,7 @@ export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig 
 export async function withFallbacks(choice: ModelChoice, names: readonly string[], config: StageloopConfig | undefined, env: Environment, baseUrl?: string): Promise<ModelChoice> {
   const entries = config?.fallback ?? [];
   if (names.length === 0 && entries.length === 0) return choice;
-  if (choice.offline) throw new UsageError('--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
+  if (choice.offline) throw new StageloopError('usage', '--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
   const [{ fallbackModel }, { openAIModelFromEnv }] = await Promise.all([import('../src/model/fallback-model.js'), import('../src/model/config.js')]);
   const sameServer = names.map((model) => openAIModelFromEnv(env, { model, ...(baseUrl !== undefined && { baseUrl }) }));
   const otherServers = entries.map((entry) =>
@@ -115,7 +115,7 @@ export async function outputSchemaFrom(file: string | undefined): Promise<{ json
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
   } catch (error) {
-    throw new UsageError(`--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
+    throw new StageloopError('usage', `--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
   }
   return { json, schema: schemaOfJson(json, `--output-schema ${file}`) };
 }

@@ -3,8 +3,8 @@ import { definePipeline, insertAfter, insertBefore, replaceStage, stageNames, ty
 import type { Stage } from '../src/engine/stage.js';
 import { budget, priceFor, type BudgetOptions, type ModelPrice } from '../stages/guards/budget.js';
 import { defaultContextShare } from '../stages/guards/context-window.js';
-import { GuardConfigError } from '../stages/guards/guard-config-error.js';
 import { injectionGuard } from '../stages/guards/injection/injection-guard.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
 import { limits } from '../stages/guards/limits.js';
 import { loopGuard } from '../stages/guards/loop-guard.js';
 import { perStepPipeline } from '../stages/plan/plan-branch.js';
@@ -56,7 +56,7 @@ export const guardDefaults = Object.freeze({ contextShare: defaultContextShare, 
  * Setup gets `limits`, `budget-start`, `injection-guard-task` and `injection-guard-tools` first, `injection-guard-history` after `history`; `budget` and `prune` go before `think`; `loop-guard`
  * before `act`; `loop-guard-history` and `injection-guard` after `act` (so observe feeds back screened results).
  * Only the guards whose flags are given are added (with `environment.defaults`, the defaults too); a flag of 0 turns
- * its guard off. A guard stage already in the pipeline is replaced. Throws GuardConfigError with a one-line message.
+ * its guard off. A guard stage already in the pipeline is replaced. Throws a `config` StageloopError with a one-line message.
  */
 export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: GuardEnvironment = {}): Pipeline {
   const defaults = environment.defaults === true && flags.noGuards !== true;
@@ -72,29 +72,29 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   const timeoutSeconds = givenTimeout === 'off' ? undefined : (givenTimeout ?? (defaults ? environment.defaultTimeoutSeconds : undefined));
   const onRepeat = flags.onRepeat;
   if (onRepeat !== undefined && onRepeat !== 'refuse' && onRepeat !== 'ask') {
-    throw new GuardConfigError(`--on-repeat must be "refuse" or "ask", got ${JSON.stringify(onRepeat)}`);
+    throw new StageloopError('config', `--on-repeat must be "refuse" or "ask", got ${JSON.stringify(onRepeat)}`);
   }
   if (onRepeat !== undefined && givenLoopLimit === 'off') {
-    throw new GuardConfigError('--on-repeat needs the repeated-call guard, but --loop-limit 0 turns it off: drop one of the two');
+    throw new StageloopError('config', '--on-repeat needs the repeated-call guard, but --loop-limit 0 turns it off: drop one of the two');
   }
   const loopLimit = givenLoopLimit === 'off' ? undefined : (givenLoopLimit ?? (defaults || onRepeat !== undefined ? guardDefaults.loopLimit : undefined));
   const contextBudget = givenContextBudget === 'off' ? undefined : givenContextBudget;
   const defaultPrune = givenContextBudget === undefined && defaults;
   const budgetMode = flags.budgetMode;
   if (budgetMode !== undefined && budgetMode !== 'soft' && budgetMode !== 'hard') {
-    throw new GuardConfigError(`--budget-mode must be "soft" or "hard", got ${JSON.stringify(budgetMode)}`);
+    throw new StageloopError('config', `--budget-mode must be "soft" or "hard", got ${JSON.stringify(budgetMode)}`);
   }
   const injection = flags.injection;
   if (injection !== undefined && !['flag', 'redact', 'block'].includes(injection)) {
-    throw new GuardConfigError(`--guard injection=${String(injection)} is not an action: use flag, redact or block`);
+    throw new StageloopError('config', `--guard injection=${String(injection)} is not an action: use flag, redact or block`);
   }
   if (maxCostUsd !== undefined && environment.modelName !== undefined && priceFor(environment.modelName, environment.prices) === undefined) {
-    throw new GuardConfigError(`--max-cost needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`);
+    throw new StageloopError('config', `--max-cost needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`);
   }
 
   const names = stageNames(pipeline);
   const needs = (stage: string, flag: string) => {
-    if (!names.includes(stage)) throw new GuardConfigError(`${flag} needs a pipeline with an "${stage}" stage; "${pipeline.name}" has: ${names.join(', ')}`);
+    if (!names.includes(stage)) throw new StageloopError('config', `${flag} needs a pipeline with an "${stage}" stage; "${pipeline.name}" has: ${names.join(', ')}`);
   };
   const setupFront: Stage[] = [];
   const beforeThink: Stage[] = [];
@@ -110,7 +110,7 @@ export function applyGuards(pipeline: Pipeline, flags: GuardFlags, environment: 
   if (maxIterations !== undefined) budgetOptions.maxIterations = maxIterations;
   if (environment.prices !== undefined) budgetOptions.prices = environment.prices;
   if (budgetMode === 'hard' && maxTokens === undefined && maxCostUsd === undefined) {
-    throw new GuardConfigError('--budget-mode hard needs --max-tokens or --max-cost: it decides before each model call whether that call would cross them');
+    throw new StageloopError('config', '--budget-mode hard needs --max-tokens or --max-cost: it decides before each model call whether that call would cross them');
   }
   if (budgetMode !== undefined) budgetOptions.mode = budgetMode;
   if (Object.keys(budgetOptions).some((key) => key !== 'prices' && key !== 'mode')) {
@@ -177,32 +177,32 @@ function offOr(value: number | undefined): number | 'off' | undefined {
 function loopLimitOf(value: number | string | undefined): number | undefined {
   const number = parsed(value, '--loop-limit', 'a whole number of at least 2 (the first call always runs), or 0 for off');
   if (number !== undefined && (!Number.isInteger(number) || number === 1 || number < 0)) {
-    throw new GuardConfigError(`--loop-limit must be a whole number of at least 2 (the first call always runs), or 0 for off, got ${JSON.stringify(value)}`);
+    throw new StageloopError('config', `--loop-limit must be a whole number of at least 2 (the first call always runs), or 0 for off, got ${JSON.stringify(value)}`);
   }
   return number;
 }
 
 function nonNegativeNumber(value: number | string | undefined, flag: string, expected: string): number | undefined {
   const number = parsed(value, flag, expected);
-  if (number !== undefined && !(number >= 0)) throw new GuardConfigError(`${flag} must be ${expected}, got ${JSON.stringify(value)}`);
+  if (number !== undefined && !(number >= 0)) throw new StageloopError('config', `${flag} must be ${expected}, got ${JSON.stringify(value)}`);
   return number;
 }
 
 function parsed(value: number | string | undefined, flag: string, expected: string): number | undefined {
   if (value === undefined) return undefined;
   const number = typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value);
-  if (!Number.isFinite(number)) throw new GuardConfigError(`${flag} must be ${expected}, got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(number)) throw new StageloopError('config', `${flag} must be ${expected}, got ${JSON.stringify(value)}`);
   return number;
 }
 
 function wholeNumber(value: number | string | undefined, flag: string, minimum: number, expected: string): number | undefined {
   const number = parsed(value, flag, expected);
-  if (number !== undefined && (!Number.isInteger(number) || number < minimum)) throw new GuardConfigError(`${flag} must be ${expected}, got ${JSON.stringify(value)}`);
+  if (number !== undefined && (!Number.isInteger(number) || number < minimum)) throw new StageloopError('config', `${flag} must be ${expected}, got ${JSON.stringify(value)}`);
   return number;
 }
 
 function positiveNumber(value: number | string | undefined, flag: string, expected: string): number | undefined {
   const number = parsed(value, flag, expected);
-  if (number !== undefined && !(number > 0)) throw new GuardConfigError(`${flag} must be ${expected}, got ${JSON.stringify(value)}`);
+  if (number !== undefined && !(number > 0)) throw new StageloopError('config', `${flag} must be ${expected}, got ${JSON.stringify(value)}`);
   return number;
 }

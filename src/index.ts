@@ -4,6 +4,7 @@
 // in 'stageloop/workers'; MCP tools in 'stageloop/mcp'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
+export { StageloopError, isStageloopError, type ErrorCode } from './common/stageloop-error.js';
 export {
   createRunState,
   addUsage,
@@ -26,7 +27,6 @@ export {
   removeStage,
   stageNames,
   isPipeline,
-  PipelineDefinitionError,
   type Pipeline,
   type PipelineDefinition,
 } from './engine/pipeline.js';
@@ -53,11 +53,11 @@ export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorK
 
 // Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
-export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
+export { modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
 
 // Tools: defineTool, the registry (the ToolBox port), calculator and web search.
-export { defineTool, isStrictCompatible, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export { defineTool, isStrictCompatible, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
 export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
 export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
 export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
@@ -75,13 +75,9 @@ export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttribute
 
 // Recording runs: the RunStore port, its errors and the in-memory adapter; runPipeline records when given a store.
 export {
-  StoreError,
-  RunNotFoundError,
   RunExistsError,
   RunBusyError,
   RunFinishedError,
-  StaleClaimError,
-  SequenceError,
   type RunStore,
   type RunHeader,
   type RunSummary,
@@ -115,9 +111,6 @@ export {
 
 // Sessions and memory: the SessionStore port and its in-memory adapter (SQLite ones are in 'stageloop/durable').
 export {
-  SessionError,
-  SessionNameError,
-  SessionNotFoundError,
   checkName,
   checkFact,
   sessionScope,
@@ -135,7 +128,6 @@ export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } 
 // Approvals: pause for a person's decision, resume with it; the approval stage is in 'stageloop/stages'.
 export { interruptRun, type PendingDecision } from './engine/signal.js';
 export {
-  DecisionError,
   parseDecision,
   type ApprovalRequest,
   type Decision,

@@ -5,7 +5,8 @@ import type { Environment } from '../../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../../src/server/app.js';
 import type { Decision } from '../../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../../src/server/run-host.js';
-import { RunNotFoundError, type RunStore } from '../../src/store/types.js';
+import { runNotFound, type RunStore } from '../../src/store/types.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { DecisionsBody, StartRunBody } from '../../src/server/request-schemas.js';
 import type { JsonObject } from '../../src/common/json.js';
 import { defaultUser, type SessionStore } from '../../src/sessions/types.js';
@@ -14,7 +15,7 @@ import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { assemble, pipelineNames, pipelineOf } from '../assemble.js';
 import { shownSlots } from '../shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openCliStore } from './store-location.js';
 import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
@@ -43,7 +44,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
   const { values } = parseFlags('serve', argv, options, false);
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new StageloopError('usage', `--port must be a port number (0 to 65535), got "${values.port}"`);
   const token = values.token !== undefined ? checkToken(values.token, '--token') : env.STAGELOOP_TOKEN ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN') : undefined;
   const access = { allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost), allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin) };
   return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }), ...access };
@@ -127,7 +128,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
         import('../../src/durable/effective-journal.js'),
       ]);
       const run = await recording.store.get(runId);
-      if (run === undefined) throw new RunNotFoundError(runId);
+      if (run === undefined) throw runNotFound(runId);
       const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);

@@ -2,7 +2,7 @@
 // ./.stageloop/stageloop.db.
 import type { Environment } from '../../src/model/config.js';
 import type { RunStore } from '../../src/store/types.js';
-import { UsageError } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 const needsValue = '--store needs a file or URL: --store ./runs.db, --store postgres://USER@HOST/DATABASE';
 
@@ -14,12 +14,12 @@ export function takeStoreFlag(argv: readonly string[]): { store?: string; rest: 
     const argument = argv[index]!;
     if (argument === '--store') {
       const value = argv[index + 1];
-      if (value === undefined || value.startsWith('-')) throw new UsageError(needsValue);
+      if (value === undefined || value.startsWith('-')) throw new StageloopError('usage', needsValue);
       store = value;
       index++;
     } else if (argument.startsWith('--store=')) {
       store = argument.slice('--store='.length);
-      if (store === '') throw new UsageError(needsValue);
+      if (store === '') throw new StageloopError('usage', needsValue);
     } else {
       rest.push(argument);
     }
@@ -40,7 +40,7 @@ export interface OpenedStore {
  * it in output: the SQLite file, or the URL without its password.
  */
 export async function openCliStore(path: string | undefined, env: Environment, options: { optional?: boolean } = {}): Promise<OpenedStore> {
-  if (path === '') throw new UsageError(needsValue);
+  if (path === '') throw new StageloopError('usage', needsValue);
   const location = { env, ...(path !== undefined ? { path } : {}) };
   const [{ openStore, storeDisplayName, storePath }, { MissingPackageError }] = await Promise.all([import('../../src/store/location.js'), import('../../src/common/optional-package.js')]);
   const file = storeDisplayName(location);

@@ -7,7 +7,7 @@ import { requireOptional } from '../common/optional-package.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
-import { StoreError } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** migrations[n] takes a store from schema n to n + 1; a new store runs them all. Never edit a shipped one. */
 export const migrations: readonly string[] = [
@@ -89,7 +89,7 @@ function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
 
 function checkVersion(version: number, file: string): void {
   if (version > schemaVersion) {
-    throw new StoreError(`${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+    throw new StageloopError('store', `${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
   }
 }
 
@@ -105,7 +105,7 @@ function migrate(database: Database.Database, file: string): void {
       checkVersion(version, file);
       const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
       if (version === 0 && tables.length > 0) {
-        throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
+        throw new StageloopError('store', `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
       }
       for (let step = version; step < schemaVersion; step++) database.exec(migrations[step]!);
       database.pragma(`user_version = ${schemaVersion}`);
@@ -121,7 +121,7 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     try {
       makeDirectory(dirname(file));
     } catch (error) {
-      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
+      throw new StageloopError('store', `cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
     }
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;

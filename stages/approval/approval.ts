@@ -3,8 +3,8 @@ import type { Decision } from '../../src/durable/decisions.js';
 import { interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
 import { insertBefore, stageNames, type Pipeline } from '../../src/engine/pipeline.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
-import { GuardConfigError } from '../guards/guard-config-error.js';
 import type { RunState } from '../../src/engine/state.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { applyDecision } from './approval-apply.js';
@@ -125,7 +125,7 @@ function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: To
 
 /** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */
 export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}): Pipeline {
-  if (!stageNames(pipeline).includes('act')) throw new GuardConfigError(`approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
+  if (!stageNames(pipeline).includes('act')) throw new StageloopError('config', `approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
   const approved = insertBefore(pipeline, 'act', approval(options));
   // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
   return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;

@@ -3,8 +3,8 @@ import { abortRun, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import { rejectingThrows } from '../../src/common/promise-like.js';
-import { GuardConfigError } from './guard-config-error.js';
 import { costUsd, priceFor, validate, type BudgetOptions, type ModelPrice } from './budget-options.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/model/token-count.js';
 import type {} from './turn-limit.js';
 import { contextShareTokens } from './context-window.js';
@@ -107,7 +107,8 @@ export function budget(options: BudgetOptions): BudgetStage {
     if (modelName === undefined) return { input: 0, output: 0 };
     const price = priceFor(modelName, settings.prices);
     if (price === undefined) {
-      throw new GuardConfigError(
+      throw new StageloopError(
+        'config',
         `budget: no price is known for model "${modelName}", so a cost budget cannot be enforced; give one with budget({ prices: { "${modelName}": { input: 2.5, output: 10 } } }) in USD per million tokens`,
       );
     }

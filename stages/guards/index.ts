@@ -1,5 +1,4 @@
 // The guard stages' barrel: budgets, loop detection, injection screening, pruning. Flag-to-guard assembly (applyGuards) lives in pipelines/guards.ts (it places the guard stages in a pipeline).
-export { GuardConfigError } from './guard-config-error.js';
 export { budget, priceFor, costUsd, type BudgetOptions, type BudgetSlot, type BudgetStage, type BudgetKind, type ModelPrice } from './budget.js';
 export { loopGuard, callFingerprint, canonicalJson, type LoopGuardOptions, type LoopGuardSlot, type LoopGuardStage, type LoopGuardEntry } from './loop-guard.js';
 export {

@@ -7,8 +7,8 @@ import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome } from '../../src/tools/types.js';
 import { applyDecision } from '../approval/approval-apply.js';
 import { askPerson } from '../approval/ask-person.js';
-import { GuardConfigError } from './guard-config-error.js';
 import type { LimitedStage } from './limits.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { waitBegins, waitEnds } from '../approval/person-wait.js';
 
 declare module '../../src/engine/stage.js' {
@@ -80,10 +80,10 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   const limit = options.limit ?? 3;
   const onRepeat = options.onRepeat ?? 'refuse';
   if (!Number.isInteger(limit) || limit < 2) {
-    throw new GuardConfigError(`loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
+    throw new StageloopError('config', `loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
   }
   if (onRepeat !== 'refuse' && onRepeat !== 'ask') {
-    throw new GuardConfigError(`loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
+    throw new StageloopError('config', `loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
   }
 
   function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {

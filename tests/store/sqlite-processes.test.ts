@@ -70,7 +70,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     await store.append(claim, [entry(2, 'successor')]);
     stalled.write({ op: 'append', runId: 'r1', seq: 2, data: 'late write' });
     process.kill(stalled.pid, 'SIGCONT');
-    expect(await stalled.next()).toEqual({ ok: false, name: 'StaleClaimError', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
+    expect(await stalled.next()).toEqual({ ok: false, code: 'conflict', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
     expect((await store.journal('r1')).map((item) => item.data)).toEqual(['before the stall', 'successor']);
     await store.close();
   });
@@ -89,7 +89,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
       chmodSync(file, 0o444);
       expect(await writer.send({ op: 'append', runId: 'r1', seq: 1, data: 'after chmod' })).toEqual({
         ok: false,
-        name: 'StoreError',
+        code: 'store',
         message: `store ${file} was made read-only (EACCES): make it writable, then resume the run`,
       });
     } finally {

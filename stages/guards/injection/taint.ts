@@ -6,7 +6,7 @@ import type { ToolCall } from '../../../src/model/types.js';
 import type { Tool } from '../../../src/tools/define-tool.js';
 import { effectsOf } from '../../../src/tools/effects.js';
 import { approval, type ApprovalOptions } from '../../approval/approval.js';
-import { GuardConfigError } from '../guard-config-error.js';
+import { StageloopError } from '../../../src/common/stageloop-error.js';
 
 export type TaintPolicy = 'ask' | 'refuse' | 'off';
 export const taintPolicies: readonly TaintPolicy[] = ['ask', 'refuse', 'off'];
@@ -92,9 +92,9 @@ export function taintGate(registry: Lookup): Stage {
  * content waits for a person like any approval (exit 4 without a terminal).
  */
 export function withTaintPolicy(pipeline: Pipeline, policy: TaintPolicy, registry: Lookup, approvalOptions: ApprovalOptions = {}): Pipeline {
-  if (!taintPolicies.includes(policy)) throw new GuardConfigError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(policy)}`);
+  if (!taintPolicies.includes(policy)) throw new StageloopError('config', `--taint-policy must be ask, refuse or off, got ${JSON.stringify(policy)}`);
   const names = stageNames(pipeline);
-  if (!names.includes('act')) throw new GuardConfigError(`the taint policy needs a pipeline with an "act" stage; "${pipeline.name}" has: ${names.join(', ')}`);
+  if (!names.includes('act')) throw new StageloopError('config', `the taint policy needs a pipeline with an "act" stage; "${pipeline.name}" has: ${names.join(', ')}`);
   if (policy === 'off') return pipeline;
   const tracked = insertAfter(pipeline, 'act', taintTracker(registry));
   if (policy === 'refuse') return insertBefore(tracked, 'act', taintGate(registry));
