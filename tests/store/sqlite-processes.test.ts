@@ -37,7 +37,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
       const winners = answers.filter((answer) => answer.ok);
       const losers = answers.filter((answer) => !answer.ok);
       expect(winners).toEqual([{ ok: true, epoch: 2 }]);
-      expect(losers).toEqual([{ ok: false, name: 'RunBusyError', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
+      expect(losers).toEqual([{ ok: false, code: 'busy', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
     }
     expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
     await store.close();
