@@ -2,7 +2,8 @@
 // `mcpServers` shape Claude Desktop, Cursor and VS Code use, fallback models, and agents. Errors never show a value.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, type Environment } from '../src/model/config.js';
+import type { Environment } from '../src/model/config.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
 import { messageOf } from '../src/common/error-message.js';
 import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../src/tools/mcp/types.js';
 
@@ -58,20 +59,20 @@ export interface ConfigSources {
 export function loadStageloopConfig(sources: ConfigSources): StageloopConfig {
   const file = sources.configFile !== undefined ? resolve(sources.cwd, sources.configFile) : resolve(sources.cwd, CONFIG_FILE_NAME);
   let config: StageloopConfig = { mcpServers: [], fallback: [], agents: [] };
-  if (sources.configFile !== undefined && !existsSync(file)) throw new ConfigError(`--mcp-config ${sources.configFile}: no such file`);
+  if (sources.configFile !== undefined && !existsSync(file)) throw new StageloopError('config', `--mcp-config ${sources.configFile}: no such file`);
   if (existsSync(file)) {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new ConfigError(`${file}: cannot be read (${messageOf(error)})`);
+      throw new StageloopError('config', `${file}: cannot be read (${messageOf(error)})`);
     }
     config = parseConfigText(text, file, sources.env);
   }
   for (const value of sources.inline ?? []) {
     const server = parseInlineServer(value);
     if (config.mcpServers.some((existing) => existing.name === server.name)) {
-      throw new ConfigError(`--mcp ${server.name}=...: a server named "${server.name}" is already configured${config.file ? ` in ${config.file}` : ''}; pick another name`);
+      throw new StageloopError('config', `--mcp ${server.name}=...: a server named "${server.name}" is already configured${config.file ? ` in ${config.file}` : ''}; pick another name`);
     }
     config.mcpServers.push(server);
   }
@@ -84,7 +85,7 @@ export function parseConfigText(text: string, file: string, env: Environment): S
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`${file} is not valid JSON (${messageOf(error)})`);
+    throw new StageloopError('config', `${file} is not valid JSON (${messageOf(error)})`);
   }
   const root = object(parsed, file, 'the file');
   const servers = root.mcpServers === undefined ? {} : object(root.mcpServers, file, '"mcpServers"');
@@ -103,13 +104,13 @@ const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools',
 function agentEntries(entries: Record<string, unknown>, file: string): AgentConfig[] {
   const agents = Object.entries(entries).map(([name, value]) => {
     const where = `${file}: agents.${name}`;
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new ConfigError(`${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new StageloopError('config', `${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`);
     const entry = object(value, file, `agents.${name}`);
     const unknown = Object.keys(entry).filter((key) => !AGENT_KEYS.includes(key));
-    if (unknown.length > 0) throw new ConfigError(`${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`);
+    if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`);
     const names = (key: 'tools' | 'agents' | 'handoffs'): string[] => {
       const list = entry[key] ?? [];
-      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) throw new ConfigError(`${where}.${key} must be a list of names`);
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) throw new StageloopError('config', `${where}.${key} must be a list of names`);
       return list as string[];
     };
     const agent: AgentConfig = {
@@ -128,7 +129,7 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
   for (const agent of agents) {
     for (const key of ['agents', 'handoffs'] as const) {
       const missing = agent[key].find((name) => !known.has(name));
-      if (missing !== undefined) throw new ConfigError(`${file}: agents.${agent.name}.${key} names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
+      if (missing !== undefined) throw new StageloopError('config', `${file}: agents.${agent.name}.${key} names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
     }
   }
   return agents;
@@ -139,7 +140,7 @@ export function parseInlineServer(value: string): McpServer {
   const equals = value.indexOf('=');
   const name = equals > 0 ? value.slice(0, equals).trim() : '';
   const rest = equals > 0 ? value.slice(equals + 1).trim() : '';
-  if (!name || !rest) throw new ConfigError(`--mcp needs NAME=COMMAND or NAME=URL, got ${JSON.stringify(value)}: --mcp "files=npx -y @modelcontextprotocol/server-filesystem /tmp"`);
+  if (!name || !rest) throw new StageloopError('config', `--mcp needs NAME=COMMAND or NAME=URL, got ${JSON.stringify(value)}: --mcp "files=npx -y @modelcontextprotocol/server-filesystem /tmp"`);
   checkName(name, '--mcp');
   if (/^https?:\/\//i.test(rest)) return { name, url: checkUrl(rest, `--mcp ${name}`) };
   const [command, ...args] = splitCommand(rest, `--mcp ${name}`);
@@ -152,10 +153,10 @@ function serverEntry(name: string, entry: Record<string, unknown>, file: string,
   const where = `${file}: mcpServers.${name}`;
   checkName(name, `${file}: mcpServers`);
   const unknown = Object.keys(entry).filter((key) => !SERVER_KEYS.has(key));
-  if (unknown.length > 0) throw new ConfigError(`${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use command, args, env, cwd (stdio) or url, headers (HTTP)`);
+  if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use command, args, env, cwd (stdio) or url, headers (HTTP)`);
   if (entry.disabled === true) return undefined;
   const hasCommand = entry.command !== undefined;
-  if (hasCommand === (entry.url !== undefined)) throw new ConfigError(`${where} needs exactly one of "command" (a server to start) and "url" (a server to reach)`);
+  if (hasCommand === (entry.url !== undefined)) throw new StageloopError('config', `${where} needs exactly one of "command" (a server to start) and "url" (a server to reach)`);
   if (!hasCommand) {
     const server: McpServer = { name, url: checkUrl(text(entry.url, `${where}.url`), `${where}.url`) };
     if (entry.headers !== undefined) server.headers = expandedRecord(entry.headers, `${where}.headers`, env);
@@ -163,7 +164,7 @@ function serverEntry(name: string, entry: Record<string, unknown>, file: string,
   }
   const server: McpServer = { name, command: text(entry.command, `${where}.command`) };
   if (entry.args !== undefined) {
-    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string')) throw new ConfigError(`${where}.args must be a list of strings`);
+    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string')) throw new StageloopError('config', `${where}.args must be a list of strings`);
     server.args = entry.args as string[];
   }
   if (entry.env !== undefined) server.env = expandedRecord(entry.env, `${where}.env`, env);
@@ -172,12 +173,12 @@ function serverEntry(name: string, entry: Record<string, unknown>, file: string,
 }
 
 function fallbackEntries(value: unknown, file: string, env: Environment): FallbackModelEntry[] {
-  if (!Array.isArray(value)) throw new ConfigError(`${file}: "fallback" must be a list of { "model", "baseUrl"?, "apiKey"? }`);
+  if (!Array.isArray(value)) throw new StageloopError('config', `${file}: "fallback" must be a list of { "model", "baseUrl"?, "apiKey"? }`);
   return value.map((item, index) => {
     const where = `${file}: fallback[${index}]`;
     const entry = object(item, file, `fallback[${index}]`);
     const unknown = Object.keys(entry).filter((key) => !['model', 'baseUrl', 'apiKey'].includes(key));
-    if (unknown.length > 0) throw new ConfigError(`${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use model, baseUrl, apiKey`);
+    if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use model, baseUrl, apiKey`);
     const result: FallbackModelEntry = { model: text(entry.model, `${where}.model`) };
     if (entry.baseUrl !== undefined) result.baseUrl = checkUrl(text(entry.baseUrl, `${where}.baseUrl`), `${where}.baseUrl`);
     if (entry.apiKey !== undefined) result.apiKey = expandVariables(text(entry.apiKey, `${where}.apiKey`), `${where}.apiKey`, env);
@@ -189,7 +190,7 @@ function fallbackEntries(value: unknown, file: string, env: Environment): Fallba
 export function expandVariables(value: string, where: string, env: Environment): string {
   return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
     const found = env[variable];
-    if (found === undefined) throw new ConfigError(`${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
+    if (found === undefined) throw new StageloopError('config', `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
     return found;
   });
 }
@@ -199,24 +200,24 @@ function expandedRecord(value: unknown, where: string, env: Environment): Record
   const result: Record<string, string> = {};
   for (const [key, field] of entries) {
     // The value is never shown: it may be a secret.
-    if (typeof field !== 'string') throw new ConfigError(`${where}.${key} must be a string`);
+    if (typeof field !== 'string') throw new StageloopError('config', `${where}.${key} must be a string`);
     result[key] = expandVariables(field, `${where}.${key}`, env);
   }
   return result;
 }
 
 function object(value: unknown, file: string, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`${what ? `${file}: ${what}` : file} must be a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new StageloopError('config', `${what ? `${file}: ${what}` : file} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
 function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`${where} must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim() === '') throw new StageloopError('config', `${where} must be a non-empty string`);
   return value;
 }
 
 function checkName(name: string, where: string): void {
-  if (!MCP_SERVER_NAME_PATTERN.test(name)) throw new ConfigError(`${where}: server name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 32): it prefixes tool names`);
+  if (!MCP_SERVER_NAME_PATTERN.test(name)) throw new StageloopError('config', `${where}: server name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 32): it prefixes tool names`);
 }
 
 function checkUrl(value: string, where: string): string {
@@ -226,7 +227,7 @@ function checkUrl(value: string, where: string): string {
   } catch {
     // Reported below.
   }
-  throw new ConfigError(`${where} must be an http:// or https:// URL`);
+  throw new StageloopError('config', `${where} must be an http:// or https:// URL`);
 }
 
 /** Words of a command line; "double" or 'single' quotes keep spaces. */
@@ -235,7 +236,7 @@ function splitCommand(line: string, where: string): string[] {
   const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
   for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3]!);
   const quotes = (line.match(/"/g)?.length ?? 0) % 2 + (line.match(/'/g)?.length ?? 0) % 2;
-  if (quotes !== 0) throw new ConfigError(`${where}: unbalanced quote in the command`);
+  if (quotes !== 0) throw new StageloopError('config', `${where}: unbalanced quote in the command`);
   return words;
 }
 

@@ -10,8 +10,8 @@ import { calculatorTool } from '../src/tools/calculator.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
-import { UsageError } from './cli/args.js';
 import { schemaOfJson } from './output-schema.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
 import type { StageloopConfig } from './config.js';
 import type { ModelChoice, ProviderTable } from './providers.js';
 import type { RunRecipe } from './recipe.js';
@@ -52,7 +52,7 @@ export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig 
 export async function withFallbacks(choice: ModelChoice, settings: RunRecipe['model'], env: Environment, table?: ProviderTable): Promise<ModelChoice> {
   const { fallbacks, fallbackServers, baseUrl } = settings;
   if (fallbacks.length === 0 && fallbackServers.length === 0) return choice;
-  if (choice.offline) throw new UsageError('--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
+  if (choice.offline) throw new StageloopError('usage', '--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
   const [{ fallbackModel }, { expandVariables }, { providerRow }] = await Promise.all([import('../src/model/fallback-model.js'), import('./config.js'), import('./providers.js')]);
   const row = providerRow(choice.provider, table);
   const models = [choice.model];
@@ -73,7 +73,7 @@ export async function outputSchemaFrom(file: string | undefined): Promise<{ json
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
   } catch (error) {
-    throw new UsageError(`--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
+    throw new StageloopError('usage', `--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
   }
   return { json, schema: schemaOfJson(json, `--output-schema ${file}`) };
 }

@@ -6,7 +6,7 @@ import type { Environment } from '../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../src/server/app.js';
 import type { Decision } from '../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../src/server/run-host.js';
-import { RunNotFoundError, type RunStore } from '../src/store/types.js';
+import { runNotFound, type RunStore } from '../src/store/types.js';
 import type { DecisionsBody, StartRunBody } from '../src/server/request-schemas.js';
 import type { JsonObject } from '../src/common/json.js';
 import { defaultUser, type SessionStore } from '../src/sessions/types.js';
@@ -102,7 +102,7 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
         import('../src/durable/effective-journal.js'),
       ]);
       const run = await recording.store.get(runId);
-      if (run === undefined) throw new RunNotFoundError(runId);
+      if (run === undefined) throw runNotFound(runId);
       const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);

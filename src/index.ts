@@ -5,6 +5,7 @@
 // 'stageloop/tracing'.
 export { breakLoop, abortRun, isSignal, type Signal, type SignalType } from './engine/signal.js';
 export type { JsonValue, JsonObject, JsonPrimitive } from './common/json.js';
+export { StageloopError, isStageloopError, type ErrorCode } from './common/stageloop-error.js';
 export {
   createRunState,
   addUsage,
@@ -27,7 +28,6 @@ export {
   removeStage,
   stageNames,
   isPipeline,
-  PipelineDefinitionError,
   type Pipeline,
   type PipelineDefinition,
 } from './engine/pipeline.js';
@@ -54,11 +54,11 @@ export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorK
 
 // Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
-export { ConfigError, modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
+export { modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
 
 // Tools: defineTool, the registry (the ToolBox port), calculator and web search.
-export { defineTool, ToolDefinitionError, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export { defineTool, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
 export { isStrictCompatible } from './model/structured-output.js';
 export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
 export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
@@ -68,13 +68,9 @@ export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
 
 // Recording runs: the RunStore port, its errors and the in-memory adapter; runPipeline records when given a store.
 export {
-  StoreError,
-  RunNotFoundError,
   RunExistsError,
   RunBusyError,
   RunFinishedError,
-  StaleClaimError,
-  SequenceError,
   type RunStore,
   type RunHeader,
   type RunSummary,
@@ -105,9 +101,6 @@ export {
 
 // Sessions and memory: the SessionStore port and its in-memory adapter (SQLite ones are in 'stageloop/durable').
 export {
-  SessionError,
-  SessionNameError,
-  SessionNotFoundError,
   checkName,
   checkFact,
   sessionScope,
@@ -125,7 +118,6 @@ export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } 
 // Approvals: pause for a person's decision, resume with it; the approval stage is in 'stageloop/stages'.
 export { interruptRun, type PendingDecision } from './engine/signal.js';
 export {
-  DecisionError,
   parseDecision,
   type ApprovalRequest,
   type Decision,

@@ -4,11 +4,11 @@ import { insertAfter, insertBefore, replaceStage, stageNames, type Pipeline } fr
 import { approval, type ApprovalOptions } from './approval/approval.js';
 import { taintGate, taintPolicies, taintReason, taintTracker, type Lookup, type TaintPolicy } from './guards/injection/taint.js';
 import { perStepPipeline } from './plan/plan-branch.js';
-import { GuardConfigError } from './shared/guard-config-error.js';
+import { StageloopError } from '../src/common/stageloop-error.js';
 
 /** The pipeline with the approval stage just before act (after any loop guard, whose refusals need no approval). */
 export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}): Pipeline {
-  if (!stageNames(pipeline).includes('act')) throw new GuardConfigError(`approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
+  if (!stageNames(pipeline).includes('act')) throw new StageloopError('config', `approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`);
   const approved = insertBefore(pipeline, 'act', approval(options));
   // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
   return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;
@@ -20,9 +20,9 @@ export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}):
  * content waits for a person like any approval (exit 4 without a terminal).
  */
 export function withTaintPolicy(pipeline: Pipeline, policy: TaintPolicy, registry: Lookup, approvalOptions: ApprovalOptions = {}): Pipeline {
-  if (!taintPolicies.includes(policy)) throw new GuardConfigError(`--taint-policy must be ask, refuse or off, got ${JSON.stringify(policy)}`);
+  if (!taintPolicies.includes(policy)) throw new StageloopError('config', `--taint-policy must be ask, refuse or off, got ${JSON.stringify(policy)}`);
   const names = stageNames(pipeline);
-  if (!names.includes('act')) throw new GuardConfigError(`the taint policy needs a pipeline with an "act" stage; "${pipeline.name}" has: ${names.join(', ')}`);
+  if (!names.includes('act')) throw new StageloopError('config', `the taint policy needs a pipeline with an "act" stage; "${pipeline.name}" has: ${names.join(', ')}`);
   if (policy === 'off') return pipeline;
   const tracked = insertAfter(pipeline, 'act', taintTracker(registry));
   if (policy === 'refuse') return insertBefore(tracked, 'act', taintGate(registry));

@@ -1,7 +1,8 @@
 // `stageloop agents [--json] [--mcp-config FILE]`: the agents of the config file, each with its description and tools
 // (the agents it may call are tools named after them).
 import { loadStageloopConfig, mcpFlagOptions, templateEnvironment, type AgentConfig } from '../config.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { CliStreams, CommandModule } from './command.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
@@ -27,7 +28,7 @@ export async function agentsCommand(argv: readonly string[], streams: CliStreams
   const { values } = parseFlags('agents', argv, options, false);
   if (values.help) return 'help';
   const config = loadStageloopConfig({ cwd, env: templateEnvironment(), ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }) });
-  if (config.agents.length === 0) throw new UsageError(`no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`);
+  if (config.agents.length === 0) throw new StageloopError('usage', `no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`);
   const listing = config.agents.map(listingOf);
   if (values.json) {
     streams.stdout.write(`${terminalSafeJson(listing)}\n`);

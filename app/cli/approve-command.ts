@@ -2,12 +2,12 @@
 // that paused for approval, in this (new) process, with the same pipeline, model and tools it was started with.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { DecisionError, parseDecision, type Decision } from '../../src/durable/decisions.js';
+import { parseDecision, type Decision } from '../../src/durable/decisions.js';
 import { resumeRun } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
-import { RunNotFoundError } from '../../src/store/types.js';
+import { runNotFound } from '../../src/store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { assemble } from '../assemble.js';
@@ -49,14 +49,14 @@ export async function decideCommand(command: DecideCommand, argv: readonly strin
   if (values.help) return 'help';
   const { env, stdin, ...streams } = io;
   const [runId, ...ids] = positionals;
-  if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: see "stageloop runs"`);
+  if (runId === undefined) throw new StageloopError('usage', `stageloop ${command} needs a run id: see "stageloop runs"`);
   const { store } = await openRunStore(values.store, env);
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let closeAssembled = async () => {};
   let tracing: CliTracing | undefined;
   try {
     const run = await store.get(runId);
-    if (run === undefined) throw new RunNotFoundError(runId);
+    if (run === undefined) throw runNotFound(runId);
     const recipe = recordedRecipe(run);
     if (recipe === undefined) throw new StageloopError('conflict', `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`);
     const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
@@ -85,22 +85,22 @@ export async function decideCommand(command: DecideCommand, argv: readonly strin
 
 /** The decisions a command line gives, checked here for its shape; resumeRun checks them against the run. */
 function decisionsFor(command: DecideCommand, ids: string[], pending: string[], values: { arguments?: string; message?: string; decisions?: string }): Record<string, Decision> | undefined {
-  if (new Set(ids).size !== ids.length) throw new DecisionError(`a call id is given twice: each call takes one decision`);
+  if (new Set(ids).size !== ids.length) throw new StageloopError('invalid_decision', `a call id is given twice: each call takes one decision`);
   if (values.decisions !== undefined) {
-    if (ids.length > 0) throw new UsageError('--decisions FILE decides the calls itself: give only the run id');
+    if (ids.length > 0) throw new StageloopError('usage', '--decisions FILE decides the calls itself: give only the run id');
     return decisionFile(values.decisions);
   }
   if (command === 'reject') {
-    if (ids.length !== 1) throw new UsageError('stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"');
+    if (ids.length !== 1) throw new StageloopError('usage', 'stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"');
     return { [ids[0]!]: values.message === undefined ? { approve: false } : { approve: false, message: values.message } };
   }
-  if (values.message !== undefined) throw new UsageError('--message goes with stageloop reject; approve takes --arguments to edit a call');
+  if (values.message !== undefined) throw new StageloopError('usage', '--message goes with stageloop reject; approve takes --arguments to edit a call');
   if (values.arguments !== undefined) {
-    if (ids.length !== 1) throw new UsageError('--arguments edits one call: stageloop approve RUN ID --arguments \'{"expression":"2+2"}\'');
+    if (ids.length !== 1) throw new StageloopError('usage', '--arguments edits one call: stageloop approve RUN ID --arguments \'{"expression":"2+2"}\'');
     try {
       JSON.parse(values.arguments);
     } catch {
-      throw new DecisionError(`--arguments must be JSON like '{"expression":"2+2"}', got ${values.arguments}`);
+      throw new StageloopError('invalid_decision', `--arguments must be JSON like '{"expression":"2+2"}', got ${values.arguments}`);
     }
     return { [ids[0]!]: { approve: true, arguments: values.arguments } };
   }
@@ -112,8 +112,8 @@ function decisionFile(path: string): Record<string, Decision> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new DecisionError(`the decision file ${path} cannot be read as JSON (${(error as Error).message.split('\n')[0]}): write {"CALL_ID": {"approve": true}}`);
+    throw new StageloopError('invalid_decision', `the decision file ${path} cannot be read as JSON (${(error as Error).message.split('\n')[0]}): write {"CALL_ID": {"approve": true}}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new DecisionError(`the decision file ${path} must hold an object keyed by call id, like {"call_1": {"approve": true}}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new StageloopError('invalid_decision', `the decision file ${path} must hold an object keyed by call id, like {"call_1": {"approve": true}}`);
   return Object.fromEntries(Object.entries(parsed).map(([id, value]) => [id, parseDecision(id, value)]));
 }

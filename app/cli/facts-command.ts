@@ -1,6 +1,6 @@
 // `stageloop facts [list|set|delete] --session NAME [--user ID] [--json]`: the durable facts of one session.
-import { SessionNotFoundError } from '../../src/sessions/types.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openSession } from './session-setup.js';
 import { terminalSafe } from './terminal-text.js';
@@ -21,9 +21,9 @@ export async function factsCommand(argv: readonly string[], io: CommandIo): Prom
   const { env, ...streams } = io;
   const [action = 'list', ...rest] = positionals;
   const arity: Record<string, number> = { list: 0, set: 2, delete: 1 };
-  if (arity[action] === undefined) throw new UsageError(`stageloop facts knows list, set and delete, got "${action}"`);
-  if (rest.length !== arity[action]) throw new UsageError(`stageloop facts ${action} takes ${arity[action]} argument(s), got ${rest.length}: ${factsUsage.split('\n')[0]}`);
-  if (values.session === undefined) throw new UsageError(`stageloop facts ${action} needs --session NAME`);
+  if (arity[action] === undefined) throw new StageloopError('usage', `stageloop facts knows list, set and delete, got "${action}"`);
+  if (rest.length !== arity[action]) throw new StageloopError('usage', `stageloop facts ${action} takes ${arity[action]} argument(s), got ${rest.length}: ${factsUsage.split('\n')[0]}`);
+  if (values.session === undefined) throw new StageloopError('usage', `stageloop facts ${action} needs --session NAME`);
   const opened = await openSession({ session: values.session, ...(values.user ? { user: values.user } : {}) }, env, values.store);
   try {
     const { sessions, scope } = opened;
@@ -33,16 +33,16 @@ export async function factsCommand(argv: readonly string[], io: CommandIo): Prom
       const detection = detectInjection(`${rest[0]!}: ${rest[1]!}`);
       if (detection.detected) {
         const rules = [...new Set(detection.matches.map((match) => match.rule))].join(', ');
-        throw new UsageError(`fact "${terminalSafe(rest[0]!.trim())}" looks like a prompt injection (${rules}), so it was not stored: facts reach the model on every turn of the session; store plain information`);
+        throw new StageloopError('usage', `fact "${terminalSafe(rest[0]!.trim())}" looks like a prompt injection (${rules}), so it was not stored: facts reach the model on every turn of the session; store plain information`);
       }
       await sessions.setFact(scope, { key: rest[0]!, value: rest[1]!, sourceRun: 'cli', updated: Date.now() });
       streams.stderr.write(`stored fact "${terminalSafe(rest[0]!.trim())}" in ${where}\n`);
       return 0;
     }
     if (action === 'delete') {
-      if (!(await sessions.exists(scope))) throw new SessionNotFoundError(`there is no ${where} in ${opened.file}: nothing was deleted (check --session and --user)`);
+      if (!(await sessions.exists(scope))) throw new StageloopError('not_found', `there is no ${where} in ${opened.file}: nothing was deleted (check --session and --user)`);
       if (!(await sessions.deleteFact(scope, rest[0]!))) {
-        throw new SessionNotFoundError(`${where} has no fact "${rest[0]}": nothing was deleted; "stageloop facts list --session ${scope.session}" shows its facts`);
+        throw new StageloopError('not_found', `${where} has no fact "${rest[0]}": nothing was deleted; "stageloop facts list --session ${scope.session}" shows its facts`);
       }
       streams.stderr.write(`deleted fact "${terminalSafe(rest[0]!)}" from ${where}\n`);
       return 0;

@@ -3,9 +3,8 @@
 import { processIo, type CommandIo } from './command.js';
 import { commandList, commands } from './commands.js';
 import { terminalSafe, errorLine } from './terminal-text.js';
-import { UsageError } from './args.js';
 import { cliMessageOf } from './command-name.js';
-import { codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
+import { StageloopError, codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
 import { packageVersion } from '../../src/common/version.js';
 
 const usage = () => `Usage: stageloop <command> [options]
@@ -28,7 +27,7 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
     if (name === '-v' || name === '--version') return void io.stdout.write(`${packageVersion()}\n`), 0;
     const helpOf = name === 'help';
     const command = commands.find((entry) => entry.name === (helpOf ? rest[0] : name));
-    if (command === undefined) throw new UsageError(`unknown command "${helpOf ? rest[0] : name}": run "stageloop --help" for the list of commands`);
+    if (command === undefined) throw new StageloopError('usage', `unknown command "${helpOf ? rest[0] : name}": run "stageloop --help" for the list of commands`);
     const loaded = await command.load();
     const code = helpOf ? 'help' : await loaded.run(rest, io);
     if (code === 'help') io.stdout.write(`${await loaded.usage()}\n`);

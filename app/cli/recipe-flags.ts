@@ -6,7 +6,8 @@ import { sessionScope } from '../../src/sessions/types.js';
 import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
 import { templateEnvironment } from '../config.js';
 import { cliConfig, outputSchemaFrom } from '../ingredients.js';
-import { UsageError, type RunFlags } from './args.js';
+import type { RunFlags } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export interface FlagsRecipe {
   recipe: RunRecipe;
@@ -57,7 +58,7 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
   });
   if (flags.agent !== undefined && recipe.agents[flags.agent] === undefined) {
     const known = Object.keys(recipe.agents);
-    throw new UsageError(`--agent ${flags.agent}: no such agent${config?.file ? ` in ${config.file}` : ''}: ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
+    throw new StageloopError('usage', `--agent ${flags.agent}: no such agent${config?.file ? ` in ${config.file}` : ''}: ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
   }
   return { recipe, env: { ...env, ...lent } };
 }

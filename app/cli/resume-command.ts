@@ -1,9 +1,9 @@
 // `stageloop resume RUN` and `stageloop replay RUN`: continue a recorded run, or run it again from its recording.
 import type { RunStore, RunSummary } from '../../src/store/types.js';
-import { RunFinishedError, RunNotFoundError } from '../../src/store/types.js';
+import { RunFinishedError, runNotFound } from '../../src/store/types.js';
 import type { SessionStore } from '../../src/sessions/types.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { openRunStore, type OpenedStore } from '../store.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
@@ -24,8 +24,8 @@ Exit codes: 0 identical, 1 diverged, 2 usage error.`;
 
 function runIdOf(command: string, positionals: readonly string[]): string {
   const [runId, extra] = positionals;
-  if (runId === undefined) throw new UsageError(`stageloop ${command} needs a run id: list them with "stageloop runs"`);
-  if (extra !== undefined) throw new UsageError(`stageloop ${command} takes one run id, got also "${extra}"`);
+  if (runId === undefined) throw new StageloopError('usage', `stageloop ${command} needs a run id: list them with "stageloop runs"`);
+  if (extra !== undefined) throw new StageloopError('usage', `stageloop ${command} takes one run id, got also "${extra}"`);
   return runId;
 }
 
@@ -36,7 +36,7 @@ function recordedModelName(run: RunSummary): string | undefined {
 
 async function mustGet(store: RunStore, runId: string): Promise<RunSummary> {
   const run = await store.get(runId);
-  if (run === undefined) throw new RunNotFoundError(runId);
+  if (run === undefined) throw runNotFound(runId);
   return run;
 }
 

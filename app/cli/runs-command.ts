@@ -4,9 +4,10 @@ import { cliMessageOf } from './command-name.js';
 import { leaseIsLive } from '../../src/store/run-store.js';
 import type { RunStore, RunSummary, StoredRunStatus } from '../../src/store/types.js';
 import type { CliStreams, CommandModule } from './command.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import { openRunStore } from '../store.js';
 import { takeStoreFlag } from './store-location.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
 export const runsUsage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
@@ -24,11 +25,11 @@ function parseRunsFlags(argv: string[]): RunsFlags | 'help' {
   const options = { json: { type: 'boolean' }, status: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parseFlags('runs', argv, options);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new UsageError(`stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
+  if (positionals.length > 0) throw new StageloopError('usage', `stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
   const status = values.status;
-  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new UsageError(`--status must be one of ${statuses.join(', ')}, got "${status}"`);
+  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new StageloopError('usage', `--status must be one of ${statuses.join(', ')}, got "${status}"`);
   const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a whole number >= 1, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 1) throw new StageloopError('usage', `--limit must be a whole number >= 1, got "${values.limit}"`);
   return { json: values.json ?? false, limit, ...(status !== undefined && { status: status as StoredRunStatus }) };
 }
 

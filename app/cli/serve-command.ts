@@ -4,8 +4,9 @@ import type { Environment } from '../../src/model/config.js';
 import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { checkAllowedHost, checkAllowedOrigin, checkToken } from '../../src/server/access-flags.js';
 import { startServe, type ServeFlags } from '../serve.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
                       [--allow-host NAME]... [--allow-origin URL]...
@@ -21,7 +22,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
   const { values } = parseFlags('serve', argv, options, false);
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number (0 to 65535), got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new StageloopError('usage', `--port must be a port number (0 to 65535), got "${values.port}"`);
   const token = values.token !== undefined ? checkToken(values.token, '--token') : env.STAGELOOP_TOKEN ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN') : undefined;
   const access = { allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost), allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin) };
   return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }), ...access };

@@ -6,7 +6,8 @@ import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 import { childrenJson, timelineLines } from './show-children.js';
 import { planOfState } from './output.js';
 import { planGraphLines } from './plan-graph.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { CliStreams, CommandModule } from './command.js';
 import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -19,9 +20,9 @@ export function parseShowFlags(argv: readonly string[]): { runId: string; json: 
   const parsed = parseFlags('show', argv, { json: { type: 'boolean' }, html: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (parsed.values.help) return 'help';
   const [runId, extra] = parsed.positionals;
-  if (runId === undefined) throw new UsageError('stageloop show needs a run id: list them with "stageloop runs"');
-  if (extra !== undefined) throw new UsageError(`stageloop show takes one run id, got also "${extra}"`);
-  if (parsed.values.json && parsed.values.html) throw new UsageError('stageloop show takes --json or --html, not both');
+  if (runId === undefined) throw new StageloopError('usage', 'stageloop show needs a run id: list them with "stageloop runs"');
+  if (extra !== undefined) throw new StageloopError('usage', `stageloop show takes one run id, got also "${extra}"`);
+  if (parsed.values.json && parsed.values.html) throw new StageloopError('usage', 'stageloop show takes --json or --html, not both');
   return { runId, json: parsed.values.json ?? false, html: parsed.values.html ?? false, ...(parsed.values.store !== undefined && { store: parsed.values.store }) };
 }
 

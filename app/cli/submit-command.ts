@@ -9,7 +9,8 @@ import type { RunJobResult } from '../../src/workers/process-run.js';
 import { defaultQueueName, enqueueRun } from '../../src/workers/run-job.js';
 import { recordOf, runInputOf } from '../recipe.js';
 import type { RunInput } from '../../src/engine/state.js';
-import { parseFlags, runFlagsOf, runOptions, UsageError, type RunFlags } from './args.js';
+import { parseFlags, runFlagsOf, runOptions, type RunFlags } from './args.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { recipeFromFlags } from './recipe-flags.js';
 import { exitCodeOf } from './output.js';
 import { progressPrinter } from './progress.js';
@@ -37,9 +38,9 @@ export function parseSubmitFlags(argv: readonly string[]): SubmitFlags | 'help' 
   const { values, positionals } = parseFlags('submit', argv, submitOptions);
   if (values.help) return 'help';
   for (const flag of ['redis', 'queue', 'id'] as const) {
-    if (values[flag] === '') throw new UsageError(`--${flag} needs a value: run "stageloop submit --help" for the options`);
+    if (values[flag] === '') throw new StageloopError('usage', `--${flag} needs a value: run "stageloop submit --help" for the options`);
   }
-  if (values.redis === undefined) throw new UsageError('stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  if (values.redis === undefined) throw new StageloopError('usage', 'stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
   const run = runFlagsOf(values, positionals);
   return { redis: values.redis, queue: values.queue ?? defaultQueueName, detach: values.detach ?? false, run, ...(values.id !== undefined && { id: values.id }) };
 }

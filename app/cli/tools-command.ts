@@ -21,7 +21,7 @@ export const toolsUsage = `Usage: stageloop tools [--json] [--mcp-config FILE] [
 Lists the built-in tools and the tools of every configured MCP server (stageloop.config.json in the current folder,
 or --mcp-config FILE, in the "mcpServers" shape of Claude Desktop, Cursor and VS Code), each with where it comes from.`;
 
-/** Throws a UsageError with a one-line message on a bad flag. */
+/** Throws a `usage` StageloopError with a one-line message on a bad flag. */
 export function parseToolsFlags(argv: readonly string[]): ToolsFlags | 'help' {
   const options = { ...mcpFlagOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values } = parseFlags('tools', argv, options, false);

@@ -9,11 +9,12 @@ import { startWorker } from '../../src/workers/worker.js';
 import type { RunSummary } from '../../src/store/types.js';
 import { assemble } from '../assemble.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from '../recipe.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import type { RunStore } from '../../src/store/types.js';
 import { openRunStore } from '../store.js';
 import { storeDisplayName } from '../../src/store/location.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME]
 Takes runs submitted with "stageloop submit" off the queue (default stageloop-runs) and records them in the Redis
@@ -31,13 +32,13 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
   const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values } = parseFlags('worker', argv, options, false);
   if (values.help) return 'help';
-  if (values.redis === undefined) throw new UsageError('stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  if (values.redis === undefined) throw new StageloopError('usage', 'stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
   const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency must be a whole number >= 1, got "${values.concurrency}"`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new StageloopError('usage', `--concurrency must be a whole number >= 1, got "${values.concurrency}"`);
   try {
     checkRedisUrl(values.redis);
   } catch (error) {
-    throw new UsageError(`--redis: ${messageOf(error)}`);
+    throw new StageloopError('usage', `--redis: ${messageOf(error)}`);
   }
   return { redis: values.redis, concurrency, ...(values.store !== undefined && { store: values.store }), ...(values.queue !== undefined && { queue: values.queue }) };
 }

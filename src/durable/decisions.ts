@@ -3,10 +3,10 @@
 import type { JsonObject } from '../common/json.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { PendingDecision } from '../engine/signal.js';
-import { StoreError } from '../store/types.js';
 import type { ApprovalRequest, Decision, LimitDecision, LimitRequest } from '../engine/decision-types.js';
 import type { JournalEntry } from './journal-entries.js';
 import type { RunJournal } from './run-journal.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export type { ApprovalRequest, Decision, LimitKind, LimitRequest, LimitDecision } from '../engine/decision-types.js';
 
@@ -16,14 +16,6 @@ declare module '../engine/stage.js' {
     approve?: (request: ApprovalRequest) => Promise<Decision | undefined>;
     /** Decides what happens when a budget is spent; undefined (or none) follows the budget's normal path. */
     onLimit?: (request: LimitRequest) => Promise<LimitDecision | undefined>;
-  }
-}
-
-/** A decision the caller got wrong: one line naming the problem; nothing was changed. */
-export class DecisionError extends StoreError {
-  override readonly name = 'DecisionError';
-  constructor(message: string) {
-    super(message, {}, 'invalid_decision');
   }
 }
 
@@ -74,18 +66,18 @@ export function pendingOf(journal: readonly JournalEntry[]): { pending: PendingD
   return { pending, decided };
 }
 
-/** Checks decisions given on resume against what the run waits for; throws DecisionError naming the first problem. */
+/** Checks decisions given on resume against what the run waits for; throws an `invalid_decision` StageloopError naming the first problem. */
 export function checkDecisions(runId: string, status: string, journal: readonly JournalEntry[], decisions: Readonly<Record<string, unknown>>): Map<string, Decision> {
   if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions)) {
-    throw new DecisionError('decisions must be an object keyed by call id, like { "call_1": { "approve": true } }');
+    throw new StageloopError('invalid_decision', 'decisions must be an object keyed by call id, like { "call_1": { "approve": true } }');
   }
-  if (status !== 'interrupted') throw new DecisionError(`run ${runId} is not waiting for a decision (it is ${status}): only an interrupted run takes approvals or rejections`);
+  if (status !== 'interrupted') throw new StageloopError('invalid_decision', `run ${runId} is not waiting for a decision (it is ${status}): only an interrupted run takes approvals or rejections`);
   const { pending, decided } = pendingOf(journal);
   const checked = new Map<string, Decision>();
   for (const [id, value] of Object.entries(decisions)) {
     if (!pending.some((item) => item.id === id)) {
-      if (decided.has(id)) throw new DecisionError(`call ${id} of run ${runId} was already decided: a decision cannot be given twice`);
-      throw new DecisionError(`run ${runId} has no pending call ${id}: it waits for ${pending.map((item) => item.id).join(', ') || 'nothing'}`);
+      if (decided.has(id)) throw new StageloopError('invalid_decision', `call ${id} of run ${runId} was already decided: a decision cannot be given twice`);
+      throw new StageloopError('invalid_decision', `run ${runId} has no pending call ${id}: it waits for ${pending.map((item) => item.id).join(', ') || 'nothing'}`);
     }
     checked.set(id, parseDecision(id, value));
   }
@@ -95,7 +87,7 @@ export function checkDecisions(runId: string, status: string, journal: readonly 
 /** A decision as JSON (a file, a flag, an API call) checked field by field. */
 export function parseDecision(id: string, value: unknown): Decision {
   const fail = (problem: string): never => {
-    throw new DecisionError(`the decision for call ${id} ${problem}: use { "approve": true }, { "approve": false, "message": "..." } or { "approve": true, "arguments": {...} }`);
+    throw new StageloopError('invalid_decision', `the decision for call ${id} ${problem}: use { "approve": true }, { "approve": false, "message": "..." } or { "approve": true, "arguments": {...} }`);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('is not an object');
   const { approve, message, arguments: edited, always, ...rest } = value as Record<string, unknown>;

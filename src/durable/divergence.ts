@@ -1,5 +1,4 @@
 // The first place where a replay (or a resume's catch-up) did something other than the recording.
-import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonValue } from '../common/json.js';
 import type { JournalEntry } from './journal-entries.js';
 import type { RunCursor } from '../engine/run-seam.js';
@@ -15,14 +14,6 @@ export interface Divergence {
   message: string;
   recorded: JsonValue;
   replayed: JsonValue;
-}
-
-/** Stops a replay at its first divergence: thrown from the ports, so the stage that diverged goes no further. */
-export class ReplayDiverged extends StageloopError {
-  override readonly name = 'ReplayDiverged';
-  constructor(readonly divergence: Divergence) {
-    super('internal', divergence.message);
-  }
 }
 
 const kindLabel: Record<string, string> = { model: 'a model call', tool: 'a tool call', clock: 'a clock read', id: 'an id', stage: 'the end of a stage', event: 'an event', decision: 'a decision' };

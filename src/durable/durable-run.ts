@@ -9,7 +9,8 @@ import { runPipeline as runUnrecorded, type RunOptions, type RunResult } from '.
 import type { Deps } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
 import { makeOwner } from '../store/location.js';
-import { StoreError, type RunStore } from '../store/types.js';
+import type { RunStore } from '../store/types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import { effectiveJournal } from './effective-journal.js';
 import { pipelineFingerprint } from './hashing.js';
 import { definitionsJson } from './journal-codec.js';
@@ -42,13 +43,6 @@ export interface ResumeOptions extends Omit<RunOptions, 'seam' | 'start'> {
   leaseMs?: number;
   /** For an interrupted run: decisions by pending id; an undecided call asks deps.approve, or pauses the run again. */
   decisions?: Readonly<Record<string, Decision>>;
-}
-
-export class PipelineMismatchError extends StoreError {
-  override readonly name = 'PipelineMismatchError';
-  constructor(readonly runId: string, recorded: string, given: string) {
-    super(`run ${runId} was recorded with pipeline "${recorded}" of another shape than "${given}" has now`, { hint: 'pass --force to resume it anyway' }, 'pipeline_mismatch');
-  }
 }
 
 const defaultLeaseMs = 30_000;
@@ -91,7 +85,8 @@ function runSettings(options: RunOptions, deps: Deps): JsonObject {
 
 /**
  * Continues a run whose process died, or that was cancelled or failed, from its last checkpoint. Rejects with a
- * StoreError subclass when it cannot: unknown run, already ended, held by another process, or another pipeline.
+ * StageloopError when it cannot: unknown run (`not_found`), already ended (`finished`), held by another process (`busy`), or
+ * another pipeline (`pipeline_mismatch`).
  */
 export async function resumeRun(store: RunStore, runId: string, options: ResumeOptions): Promise<RunResult> {
   const { pipeline, force = false, takeOver = false, leaseMs = defaultLeaseMs, decisions, ...runOptions } = options;
@@ -108,7 +103,7 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
   let opened: { journal: RunJournal; start: RunStart };
   let input: RunInput;
   try {
-    if (!force && run.fingerprint !== pipelineFingerprint(pipeline)) throw new PipelineMismatchError(runId, run.pipeline, pipeline.name);
+    if (!force && run.fingerprint !== pipelineFingerprint(pipeline)) throw new StageloopError('pipeline_mismatch', `run ${runId} was recorded with pipeline "${run.pipeline}" of another shape than "${pipeline.name}" has now`, { hint: 'pass --force to resume it anyway' });
     input = recordedInput(run);
     opened = await openResumeJournal(store, run, endedAs, writer);
   } catch (error) {

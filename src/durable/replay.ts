@@ -5,7 +5,7 @@ import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline as runUnrecorded, type RunResult } from '../engine/runner.js';
 import type { RunStart } from '../engine/run-seam.js';
 import type { Deps } from '../engine/stage.js';
-import { RunNotFoundError, type RunStore, type RunSummary } from '../store/types.js';
+import { runNotFound, type RunStore, type RunSummary } from '../store/types.js';
 import { place, type Divergence } from './divergence.js';
 import { stateDigest } from './hashing.js';
 import { jsonOf, type RecordedAbort } from './journal-entries.js';
@@ -32,7 +32,7 @@ export interface ReplayReport {
 
 export async function replayRun(store: RunStore, runId: string, options: ReplayOptions): Promise<ReplayReport> {
   const run = await store.get(runId);
-  if (run === undefined) throw new RunNotFoundError(runId);
+  if (run === undefined) throw runNotFound(runId);
   const { entries, journal } = await openReplayJournal(store, runId);
   const controller = new AbortController();
   const seam = new JournalSeam(journal, options.pipeline, undefined, {

@@ -5,7 +5,8 @@ import { rejectingThrows } from '../common/promise-like.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { Zone } from '../engine/stage.js';
 import type { AppendOptions, Checkpoint, Claim, RunStore, StoredEntry } from '../store/types.js';
-import { ReplayDiverged, mismatch, type Divergence } from './divergence.js';
+import { mismatch, type Divergence } from './divergence.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import { isKind, toStored, type JournalEntries, type JournalEntry, type JournalKind } from './journal-entries.js';
 
 export type JournalMode = 'record' | 'resume' | 'replay';
@@ -177,7 +178,7 @@ export class RunJournal {
   private diverge(divergence: Divergence, recordingEnded: boolean): undefined {
     if (this.mode === 'replay') {
       this.divergence ??= divergence;
-      throw new ReplayDiverged(divergence);
+      throw new StageloopError('internal', divergence.message);
     }
     // A resume whose catch-up ran out, or found the code doing something else, goes on live from here.
     if (!recordingEnded) this.divergence ??= divergence;

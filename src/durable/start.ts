@@ -5,7 +5,8 @@ import type { RunPosition, RunStart } from '../engine/run-seam.js';
 import type { RunOptions } from '../engine/runner.js';
 import { createRunState, type RunInput } from '../engine/state.js';
 import type { ToolDefinition } from '../model/types.js';
-import { StoreError, type Checkpoint, type RunStore, type RunSummary } from '../store/types.js';
+import type { Checkpoint, RunStore, RunSummary } from '../store/types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-journal.js';
 import { isRunPosition, isRunState, jsonOf, type JournalEntry, type RecordedCheckpoint } from './journal-entries.js';
 import type { HashEvery } from './journal-seam.js';
@@ -59,7 +60,7 @@ export function inputJson(input: RunInput): JsonObject {
 export function recordedInput(run: RunSummary): RunInput {
   const input: unknown = run.input;
   if (isRunInput(input)) return input;
-  throw new StoreError(`run ${run.runId} has no readable input in this store (its task is missing): it cannot be continued or replayed`);
+  throw new StageloopError('store', `run ${run.runId} has no readable input in this store (its task is missing): it cannot be continued or replayed`);
 }
 
 function isRunInput(value: unknown): value is RunInput {
@@ -69,7 +70,7 @@ function isRunInput(value: unknown): value is RunInput {
 /** A stored checkpoint read back as the engine's position and state. */
 export function recordedCheckpoint(runId: string, checkpoint: Checkpoint): RecordedCheckpoint {
   const { position, state } = checkpoint;
-  if (!isRunPosition(position) || !isRunState(state)) throw new StoreError(`the checkpoint at seq ${checkpoint.seq} of run ${runId} cannot be read by this version: resume it with the version that recorded it`);
+  if (!isRunPosition(position) || !isRunState(state)) throw new StageloopError('store', `the checkpoint at seq ${checkpoint.seq} of run ${runId} cannot be read by this version: resume it with the version that recorded it`);
   return { seq: checkpoint.seq, position, state, stateHash: checkpoint.stateHash, at: checkpoint.at };
 }
 

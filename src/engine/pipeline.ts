@@ -18,22 +18,15 @@ export interface PipelineDefinition {
   maxIterations: number;
 }
 
-export class PipelineDefinitionError extends StageloopError {
-  constructor(message: string) {
-    super('config', message);
-    this.name = 'PipelineDefinitionError';
-  }
-}
-
 const kebabCase = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 export const zones: readonly Zone[] = ['setup', 'iteration', 'finalize'];
 const validPipelines = new WeakSet<Pipeline>();
 
 export function definePipeline(definition: PipelineDefinition): Pipeline {
   const fail = (problem: string): never => {
-    throw new PipelineDefinitionError(`pipeline "${String(definition?.name)}": ${problem}`);
+    throw new StageloopError('config', `pipeline "${String(definition?.name)}": ${problem}`);
   };
-  if (typeof definition !== 'object' || definition === null) throw new PipelineDefinitionError('definePipeline needs an object');
+  if (typeof definition !== 'object' || definition === null) throw new StageloopError('config', 'definePipeline needs an object');
   if (typeof definition.name !== 'string' || !kebabCase.test(definition.name)) {
     fail('name must be kebab-case, like "react" or "plan-execute-replan"');
   }
@@ -84,7 +77,8 @@ function locate(pipeline: Pipeline, stageName: string): { zone: Zone; index: num
     const index = pipeline[zone].findIndex((stage) => stage.name === stageName);
     if (index >= 0) return { zone, index };
   }
-  throw new PipelineDefinitionError(
+  throw new StageloopError(
+    'config',
     `pipeline "${pipeline.name}" has no stage "${stageName}"; its stages are: ${stageNames(pipeline).join(', ')}`,
   );
 }

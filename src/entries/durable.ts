@@ -2,7 +2,7 @@
 // offline, inspected; SQLite session stores. The SQLite binding (better-sqlite3, an optional package) loads on first use.
 export { sqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.js';
 export { openStore, storePath, makeOwner, storeFileName, type StoreLocation } from '../store/location.js';
-export { resumeRun, PipelineMismatchError, type ResumeOptions } from '../durable/durable-run.js';
+export { resumeRun, type ResumeOptions } from '../durable/durable-run.js';
 export { replayRun, type ReplayOptions, type ReplayReport } from '../durable/replay.js';
 export { listRuns, loadRun, type LoadedRun } from '../durable/inspect.js';
 export type { Divergence, DivergenceKind } from '../durable/divergence.js';

@@ -7,7 +7,6 @@ export {
   McpServerPool,
   processMcpPool,
   closeMcpServers,
-  McpServerError,
   prefixedToolName,
   type McpToolsOptions,
   type McpToolInfo,

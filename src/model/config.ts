@@ -2,14 +2,6 @@
 import { StageloopError } from '../common/stageloop-error.js';
 import { defaultOpenAIBaseUrl, OpenAIChatModel, type OpenAIChatModelOptions } from './openai-model.js';
 
-/** Bad configuration, with a one-line message fit to print as is (the CLI prints it and exits 2). Never holds a key. */
-export class ConfigError extends StageloopError {
-  constructor(message: string) {
-    super('config', message);
-    this.name = 'ConfigError';
-  }
-}
-
 /** The model used on api.openai.com when OPENAI_MODEL is not set: cheap, fast and good at tool calling. */
 export const defaultOpenAIModel = 'gpt-4o-mini';
 
@@ -36,10 +28,10 @@ function checkBaseUrl(value: string, source: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${source} is not a URL: "${value}" (expected something like http://localhost:11434/v1)`);
+    throw new StageloopError('config', `${source} is not a URL: "${value}" (expected something like http://localhost:11434/v1)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${source} must start with http:// or https://: "${value}"`);
+    throw new StageloopError('config', `${source} must start with http:// or https://: "${value}"`);
   }
   return value.replace(/\/+$/, '');
 }
@@ -47,7 +39,7 @@ function checkBaseUrl(value: string, source: string): string {
 function parseTemperature(value: string): number {
   const temperature = Number(value);
   if (!Number.isFinite(temperature) || temperature < 0 || temperature > 2) {
-    throw new ConfigError(`AGENT_TEMPERATURE must be a number from 0 to 2, got "${value}"`);
+    throw new StageloopError('config', `AGENT_TEMPERATURE must be a number from 0 to 2, got "${value}"`);
   }
   return temperature;
 }
@@ -55,15 +47,15 @@ function parseTemperature(value: string): number {
 function checkOverrides(overrides: Partial<OpenAIChatModelOptions>): void {
   const { temperature, maxRetries, timeoutMs, model } = overrides;
   if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) {
-    throw new ConfigError(`temperature must be a number from 0 to 2, got ${String(temperature)}`);
+    throw new StageloopError('config', `temperature must be a number from 0 to 2, got ${String(temperature)}`);
   }
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
-    throw new ConfigError(`maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
+    throw new StageloopError('config', `maxRetries must be a whole number of at least 0, got ${String(maxRetries)}`);
   }
   if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new ConfigError(`timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
+    throw new StageloopError('config', `timeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`);
   }
-  if (model !== undefined && model.trim() === '') throw new ConfigError('model must not be empty');
+  if (model !== undefined && model.trim() === '') throw new StageloopError('config', 'model must not be empty');
 }
 
 /**
@@ -77,14 +69,14 @@ export function modelConfigFromEnv(env: EnvironmentVariables = process.env, over
   const baseUrlSetting = overrides.baseUrl ?? setting(env, 'OPENAI_BASE_URL');
   const apiKey = overrides.apiKey ?? setting(env, 'OPENAI_API_KEY');
   if (baseUrlSetting === undefined && apiKey === undefined) {
-    throw new ConfigError('no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server');
+    throw new StageloopError('config', 'no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server');
   }
   const baseUrl = baseUrlSetting === undefined ? defaultOpenAIBaseUrl : checkBaseUrl(baseUrlSetting, overrides.baseUrl !== undefined ? 'baseUrl' : 'OPENAI_BASE_URL');
   const onOpenAI = isOpenAIHost(baseUrl);
-  if (onOpenAI && apiKey === undefined) throw new ConfigError(`OPENAI_API_KEY is required for ${baseUrl}`);
+  if (onOpenAI && apiKey === undefined) throw new StageloopError('config', `OPENAI_API_KEY is required for ${baseUrl}`);
   const model = overrides.model ?? setting(env, 'OPENAI_MODEL') ?? (onOpenAI ? defaultOpenAIModel : undefined);
   if (model === undefined) {
-    throw new ConfigError(`OPENAI_MODEL is required when OPENAI_BASE_URL is set (${baseUrl}): name the model the server serves, e.g. OPENAI_MODEL=llama3.1:8b`);
+    throw new StageloopError('config', `OPENAI_MODEL is required when OPENAI_BASE_URL is set (${baseUrl}): name the model the server serves, e.g. OPENAI_MODEL=llama3.1:8b`);
   }
   const options: OpenAIChatModelOptions = { ...overrides, model, baseUrl };
   if (apiKey !== undefined) options.apiKey = apiKey;
@@ -92,18 +84,18 @@ export function modelConfigFromEnv(env: EnvironmentVariables = process.env, over
   if (overrides.temperature === undefined && temperature !== undefined) options.temperature = parseTemperature(temperature);
   const toolProtocol = setting(env, 'AGENT_TOOL_PROTOCOL');
   if (overrides.toolProtocol === undefined && toolProtocol !== undefined) {
-    if (toolProtocol !== 'native' && toolProtocol !== 'text') throw new ConfigError(`AGENT_TOOL_PROTOCOL must be "native" or "text", got "${toolProtocol}"`);
+    if (toolProtocol !== 'native' && toolProtocol !== 'text') throw new StageloopError('config', `AGENT_TOOL_PROTOCOL must be "native" or "text", got "${toolProtocol}"`);
     options.toolProtocol = toolProtocol;
   }
   const toolChoice = setting(env, 'AGENT_TOOL_CHOICE');
   if (overrides.sendToolChoice === undefined && toolChoice !== undefined) {
-    if (toolChoice !== 'send' && toolChoice !== 'omit') throw new ConfigError(`AGENT_TOOL_CHOICE must be "send" or "omit", got "${toolChoice}"`);
+    if (toolChoice !== 'send' && toolChoice !== 'omit') throw new StageloopError('config', `AGENT_TOOL_CHOICE must be "send" or "omit", got "${toolChoice}"`);
     options.sendToolChoice = toolChoice === 'send';
   }
   return options;
 }
 
-/** modelConfigFromEnv, then the model itself. Throws ConfigError before any request is made. */
+/** modelConfigFromEnv, then the model itself. Throws a `config` StageloopError before any request is made. */
 export function openAIModelFromEnv(env: EnvironmentVariables = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
   return new OpenAIChatModel(modelConfigFromEnv(env, overrides));
 }

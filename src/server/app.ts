@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { messageOf } from '../common/error-message.js';
 import { codeOf, StageloopError } from '../common/stageloop-error.js';
-import { RunNotFoundError, type RunStore } from '../store/types.js';
+import { runNotFound, type RunStore } from '../store/types.js';
 import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
@@ -93,7 +93,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const log = host.log(runId);
     if (log !== undefined) return streamEvents(runId, log, afterSeq);
     const run = await store.get(runId);
-    if (run === undefined) throw new RunNotFoundError(runId);
+    if (run === undefined) throw runNotFound(runId);
     // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
     if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus({ ...store, watch: store.watch.bind(store) }, run);
     return streamStoredStatus(runId, run.status);
@@ -102,7 +102,7 @@ export function serverApp(options: ServerAppOptions): Hono {
   app.post('/v1/runs/:id/cancel', limit, async (context) => {
     const runId = context.req.param('id');
     const run = await store.get(runId);
-    if (run === undefined) throw new RunNotFoundError(runId);
+    if (run === undefined) throw runNotFound(runId);
     if (!host.cancel(runId, 'cancelled over HTTP')) {
       throw new StageloopError('conflict', `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`);
     }
@@ -113,7 +113,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     const runId = context.req.param('id');
     const body = parseWith(decisionsSchema, await jsonBody(context));
     const run = await store.get(runId);
-    if (run === undefined) throw new RunNotFoundError(runId);
+    if (run === undefined) throw runNotFound(runId);
     if (run.status !== 'interrupted') throw new StageloopError('conflict', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
     if (options.decide === undefined) throw new StageloopError('unavailable', 'this server cannot resume interrupted runs with decisions yet');
     if (!host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts');

@@ -1,15 +1,7 @@
 // Every error the server answers is JSON `{ error: { code, message } }`: one line a person can act on, never a stack.
 // The code is a StageloopError code, and its HTTP status comes from the one table (httpStatusOf).
 import type { Context } from 'hono';
-import { httpStatusOf, StageloopError, type ErrorCode } from '../common/stageloop-error.js';
-
-/** A serve setting that cannot work (an address in use, a blank token): the user's to fix, exit 2. */
-export class ServeConfigError extends StageloopError {
-  override readonly name = 'ServeConfigError';
-  constructor(message: string) {
-    super('config', message);
-  }
-}
+import { httpStatusOf, type ErrorCode } from '../common/stageloop-error.js';
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string };

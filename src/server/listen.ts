@@ -3,9 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { ServeConfigError } from './errors.js';
-
-export { ServeConfigError };
+import { StageloopError } from '../common/stageloop-error.js';
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
@@ -13,7 +11,7 @@ export function isLoopback(host: string): boolean {
 
 export function checkBind(host: string, token: string | undefined): void {
   if (token === undefined && !isLoopback(host)) {
-    throw new ServeConfigError(`binding ${host} would let anyone on the network start runs: set a token with --token T (or STAGELOOP_TOKEN), or bind 127.0.0.1`);
+    throw new StageloopError('config', `binding ${host} would let anyone on the network start runs: set a token with --token T (or STAGELOOP_TOKEN), or bind 127.0.0.1`);
   }
 }
 
@@ -30,7 +28,7 @@ export function listen(app: Hono, options: { host: string; port: number; token?:
     const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? `port ${options.port} is in use: pass another --port` : error.message;
-      reject(new ServeConfigError(`cannot listen on ${options.host}:${options.port}: ${reason}`));
+      reject(new StageloopError('config', `cannot listen on ${options.host}:${options.port}: ${reason}`));
     });
     server.once('listening', () => {
       const port = (server.address() as AddressInfo).port;

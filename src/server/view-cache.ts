@@ -4,7 +4,7 @@
 // moved on. A rebuild reads just the journal entries after the ones held. Each answer carries an ETag of its bytes.
 import { createHash } from 'node:crypto';
 import { effectiveJournal } from '../durable/effective-journal.js';
-import { RunNotFoundError, type RunStore, type StoredEntry } from '../store/types.js';
+import { runNotFound, type RunStore, type StoredEntry } from '../store/types.js';
 import { withChildRuns } from '../durable/run-tree.js';
 import { viewOfLoaded } from './run-view.js';
 
@@ -71,7 +71,7 @@ export class RunViewCache {
     const run = await this.store.get(runId);
     if (run === undefined) {
       this.#views.delete(runId);
-      throw new RunNotFoundError(runId);
+      throw runNotFound(runId);
     }
     const stamp = `${run.epoch}:${run.head}:${run.updatedAt}:${run.status}`;
     if (cached !== undefined && cached.stamp === stamp) return { ...cached, seq };

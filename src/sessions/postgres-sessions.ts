@@ -4,7 +4,8 @@
 import { byKey, checked, label, readAll, readFact, readTurn, type FactRow, type TurnRow } from './session-store.js';
 import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from '../store/postgres-connection.js';
 import { migratePostgres } from '../store/postgres-schema.js';
-import { checkFact, SessionError, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
+import { checkFact, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export interface PostgresSessionsOptions extends PostgresConnectOptions {
   clock?: { now(): number };
@@ -42,12 +43,11 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
   const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) => (await client.query({ text, values, types: numericTypes() })).rows;
   /** One step once the schema is ready; a failure of the server as one line. */
   const step = async <Result>(body: () => Promise<Result>): Promise<Result> => {
-    if (closed) throw new SessionError(`${name} is closed: open the store again`);
+    if (closed) throw new StageloopError('store', `${name} is closed: open the store again`);
     try {
       await migrated;
       return await body();
     } catch (error) {
-      if (error instanceof SessionError) throw error;
       throw postgresFailure(url, error);
     }
   };
@@ -96,7 +96,7 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
         const present = new Set((await query(client, sql.turns, values)).map((row) => Number(row.seq)));
         const missing = foldedSeqs.filter((seq) => !present.has(seq));
         // Another process compacted first: keep its summary rather than fold the same turns twice.
-        if (missing.length > 0) throw new SessionError(`${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
+        if (missing.length > 0) throw new StageloopError('store', `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
         await query(client, sql.deleteTurns, [...values, [...foldedSeqs]]);
         await query(client, sql.setSummary, [...values, summary, clock.now()]);
       });

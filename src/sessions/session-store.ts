@@ -2,7 +2,8 @@
 // that cannot be read is reported and kept, never dropped), compaction all or nothing.
 import { messageOf } from '../common/error-message.js';
 import { rejectingThrows } from '../common/promise-like.js';
-import { checkFact, checkName, SessionError, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord, type TurnStatus } from './types.js';
+import { checkFact, checkName, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord, type TurnStatus } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** A turn row as stored: tools as JSON text; anything may be wrong with a row someone edited by hand. */
 export interface TurnRow {
@@ -127,7 +128,7 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
           const present = new Set(tables.turns(owned).map((row) => row.seq));
           const missing = foldedSeqs.filter((seq) => !present.has(seq));
           // Another process compacted first: keep its summary rather than fold the same turns twice.
-          if (missing.length > 0) throw new SessionError(`${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
+          if (missing.length > 0) throw new StageloopError('store', `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
           for (const seq of foldedSeqs) tables.deleteTurn(owned, seq);
           tables.setSummary(owned, summary, clock.now());
         });

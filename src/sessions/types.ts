@@ -1,5 +1,5 @@
 // The SessionStore port: conversation turns, the session summary and durable facts, per user and session.
-import { StageloopError, type ErrorCode } from '../common/stageloop-error.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import type {} from '../engine/stage.js';
 
 /** Who a session belongs to: `user` (a tenant or user id, default "default") and the session's name. */
@@ -60,27 +60,6 @@ export interface SessionStore {
   close(): void;
 }
 
-export class SessionError extends StageloopError {
-  override readonly name: string = 'SessionError';
-  constructor(message: string, code: ErrorCode = 'store') {
-    super(code, message);
-  }
-}
-
-/** A session or user name a person wrote that cannot be used: a user error (CLI exit 2). */
-export class SessionNameError extends SessionError {
-  override readonly name = 'SessionNameError';
-  constructor(message: string) {
-    super(message, 'usage');
-  }
-}
-
-export class SessionNotFoundError extends SessionError {
-  override readonly name = 'SessionNotFoundError';
-  constructor(message: string) {
-    super(message, 'not_found');
-  }
-}
 
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const defaultUser = 'default';
@@ -89,7 +68,7 @@ export const defaultUser = 'default';
 export function checkName(kind: 'session' | 'user', name: string): string {
   if (namePattern.test(name) && !name.includes('..')) return name;
   const why = /[/\\]|\.\./.test(name) ? 'has path characters' : name === '' ? 'is empty' : 'is not a plain name';
-  throw new SessionNameError(`${kind} name ${JSON.stringify(name)} ${why}: use letters, digits, ".", "_" or "-" (at most 64), e.g. --${kind} work-notes`);
+  throw new StageloopError('usage', `${kind} name ${JSON.stringify(name)} ${why}: use letters, digits, ".", "_" or "-" (at most 64), e.g. --${kind} work-notes`);
 }
 
 export function sessionScope(session: string, user: string = defaultUser): SessionScope {
@@ -104,10 +83,10 @@ export function checkFact(key: string, value: string): { key: string; value: str
   const trimmedKey = key.trim();
   const trimmedValue = value.trim();
   if (!factKeyPattern.test(trimmedKey)) {
-    throw new SessionNameError(`fact key ${JSON.stringify(key)} is not usable: start with a letter or digit, then letters, digits, spaces, ".", "_", ":" or "-" (at most 80)`);
+    throw new StageloopError('usage', `fact key ${JSON.stringify(key)} is not usable: start with a letter or digit, then letters, digits, spaces, ".", "_", ":" or "-" (at most 80)`);
   }
   if (trimmedValue === '' || trimmedValue.length > maxFactValueLength) {
-    throw new SessionNameError(`the value of fact "${trimmedKey}" must be 1 to ${maxFactValueLength} characters, got ${trimmedValue.length}`);
+    throw new StageloopError('usage', `the value of fact "${trimmedKey}" must be 1 to ${maxFactValueLength} characters, got ${trimmedValue.length}`);
   }
   return { key: trimmedKey, value: trimmedValue };
 }

@@ -5,7 +5,6 @@ import { createRequire } from 'node:module';
 import { messageOf } from '../common/error-message.js';
 import { requireOptional } from '../common/optional-package.js';
 import { StageloopError } from '../common/stageloop-error.js';
-import { StoreError } from './types.js';
 
 /** What the stores need of a `pg` Pool (so the public types do not depend on @types/pg). */
 export interface PostgresPool {
@@ -138,9 +137,9 @@ export function isConnectionError(error: unknown): boolean {
   return lostConnection.has(code) || code === 'ECONNREFUSED' || /Connection terminated|connection is closed|Client has encountered a connection error/i.test(messageOf(error));
 }
 
-/** What went wrong, as one StoreError line naming the server (never its password), the reason and the fix. */
-export function postgresFailure(url: string, error: unknown): StoreError | StageloopError {
-  if (error instanceof StageloopError || error instanceof StoreError) return error;
+/** What went wrong, as one store error line naming the server (never its password), the reason and the fix. */
+export function postgresFailure(url: string, error: unknown): StageloopError {
+  if (error instanceof StageloopError) return error;
   const where = `PostgreSQL at ${redactUrl(url)}`;
   const code = String((error as { code?: unknown })?.code ?? '');
   const message = messageOf(error).split('\n')[0]!;
@@ -163,7 +162,7 @@ export function postgresFailure(url: string, error: unknown): StoreError | Stage
   } else {
     text = `${where}: ${message}${code ? ` (${code})` : ''}`;
   }
-  return new StoreError(text, { cause: error });
+  return new StageloopError('store', text, { cause: error });
 }
 
 /**

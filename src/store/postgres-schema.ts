@@ -1,7 +1,7 @@
 // The PostgreSQL store's tables, in a schema of their own (default "stageloop"), and their version: migrations run
 // once, under an advisory lock, in one transaction; a store written by a newer stageloop is refused.
 import { inTransaction, quoteIdentifier, type PostgresPool, type PostgresQuery, type PostgresResult } from './postgres-connection.js';
-import { StoreError } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** migrations[n] takes a store from schema n to n + 1. Never edit a shipped one. `S` is the quoted schema. */
 export const postgresMigrations: ReadonlyArray<(S: string, channel: string) => string> = [
@@ -67,7 +67,7 @@ async function versionOf(query: Query, schema: string): Promise<{ version: numbe
 
 function checkVersion(version: number, where: string): void {
   if (version > postgresSchemaVersion) {
-    throw new StoreError(`${where} was written by a newer stageloop (store schema ${version}; this one reads up to ${postgresSchemaVersion}): upgrade stageloop, or pass another --store URL`);
+    throw new StageloopError('store', `${where} was written by a newer stageloop (store schema ${version}; this one reads up to ${postgresSchemaVersion}): upgrade stageloop, or pass another --store URL`);
   }
 }
 
@@ -86,7 +86,7 @@ export async function migratePostgres(pool: PostgresPool, schema: string, where:
     const { version, tables } = await versionOf((query) => client.query(query), schema);
     checkVersion(version, where);
     if (version === 0 && tables.length > 0) {
-      throw new StoreError(`${where}: schema "${schema}" holds tables that are not a stageloop store (${tables.join(', ')}): pass another schema, or another database in the --store URL`);
+      throw new StageloopError('store', `${where}: schema "${schema}" holds tables that are not a stageloop store (${tables.join(', ')}): pass another schema, or another database in the --store URL`);
     }
     if (version === 0) await client.query(`CREATE TABLE ${S}.schema_version (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`);
     for (let step = version; step < postgresSchemaVersion; step++) {

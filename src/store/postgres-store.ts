@@ -5,7 +5,8 @@ import { newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummar
 import { appendRow, checkFence, checkPositive, claimRow, finishRow, listLimit, releaseRow, type StoreClock } from './run-store.js';
 import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from './postgres-connection.js';
 import { changeChannel, migratePostgres } from './postgres-schema.js';
-import { RunExistsError, RunNotFoundError, StoreError, type Claim, type RunStore, type StoredRunStatus } from './types.js';
+import { RunExistsError, runNotFound, type Claim, type RunStore, type StoredRunStatus } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export interface PostgresStoreOptions extends PostgresConnectOptions {
   /** The clock leases are measured against (default: Date). */
@@ -70,7 +71,7 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
 
   /** Runs a step once the schema is ready, with its failure as one line. */
   const step = async <Result>(body: () => Promise<Result>): Promise<Result> => {
-    if (closed) throw new StoreError(`${name} is closed: open the store again`);
+    if (closed) throw new StageloopError('store', `${name} is closed: open the store again`);
     await migrated;
     try {
       return await body();
@@ -81,7 +82,7 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
   const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) => (await client.query({ text, values, types: numericTypes() })).rows;
   const lock = async <Row extends WritableRow>(client: PostgresClient, text: string, runId: string): Promise<Row> => {
     const [row] = await query(client, text, [runId]);
-    if (row === undefined) throw new RunNotFoundError(runId);
+    if (row === undefined) throw runNotFound(runId);
     return row as unknown as Row;
   };
   const saveRun = (client: PostgresClient, row: WritableRow) =>
@@ -159,7 +160,7 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       const pageSize = limit === -1 ? null : limit;
       if (filter.before !== undefined) {
         const [after] = await step(() => query(pool, sql.findRun, [filter.before]));
-        if (after === undefined) throw new RunNotFoundError(filter.before);
+        if (after === undefined) throw runNotFound(filter.before);
       }
       const rows = await step(() =>
         filter.before === undefined ? query(pool, sql.list, [filter.status ?? null, pageSize]) : query(pool, sql.listBefore, [filter.status ?? null, pageSize, filter.before]),
@@ -248,6 +249,6 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
 
 /** The rows of a LEFT JOIN on the run: none means no such run, a row without seq means the run has none. */
 function present(rows: Array<Record<string, unknown>>, runId: string): Array<Record<string, unknown>> {
-  if (rows.length === 0) throw new RunNotFoundError(runId);
+  if (rows.length === 0) throw runNotFound(runId);
   return rows.filter((row) => row.seq !== null && row.seq !== undefined);
 }

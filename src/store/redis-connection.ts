@@ -4,7 +4,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { messageOf } from '../common/error-message.js';
 import { loadOptional, optionalParts } from '../common/optional-package.js';
-import { StoreError } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export interface RedisConnectOptions {
   /** Commands wait while Redis is away and run once it is back (a worker); otherwise they fail after a few tries. */
@@ -21,7 +21,7 @@ export function isRedisUrl(location: string): boolean {
 }
 
 export function checkRedisUrl(url: string): string {
-  if (!isRedisUrl(url) || !URL.canParse(url)) throw new StoreError(`"${url}" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379`);
+  if (!isRedisUrl(url) || !URL.canParse(url)) throw new StageloopError('store', `"${url}" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379`);
   return url;
 }
 
@@ -57,7 +57,7 @@ export async function checkRedisReachable(url: string, timeoutMs = 2_000): Promi
     await probe.ping();
   } catch (error) {
     const reason = socketError?.code ?? (error as NodeJS.ErrnoException).code ?? messageOf(socketError ?? error);
-    throw new StoreError(`cannot reach Redis at ${url} (${reason}): start redis-server there, or pass the right --redis URL`);
+    throw new StageloopError('store', `cannot reach Redis at ${url} (${reason}): start redis-server there, or pass the right --redis URL`);
   } finally {
     probe.disconnect();
   }

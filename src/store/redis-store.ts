@@ -12,10 +12,9 @@ import {
   RunBusyError,
   RunExistsError,
   RunFinishedError,
-  RunNotFoundError,
-  SequenceError,
-  StaleClaimError,
-  StoreError,
+  runNotFound,
+  sequenceMismatch,
+  staleClaim,
   type Checkpoint,
   type Claim,
   type StoredEntry,
@@ -25,6 +24,7 @@ import {
   type RunSummary,
   type StoredRunStatus,
 } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export interface RedisStoreOptions extends RedisConnectOptions {
   /** The clock leases are measured against (default: Date). */
@@ -67,7 +67,7 @@ function summaryOf(fields: Record<string, string>): RunSummary {
 }
 
 function checkLease(what: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StoreError(`${what} must be a number of ms >= 0, got ${String(value)}`);
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
 }
 
 /** Opens the Redis store at `connection` (a redis:// URL, or a client the caller owns and closes). */
@@ -91,19 +91,19 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
   const indexKey = `${prefix}:runs`;
   let closed = false;
   const ready = (): void => {
-    if (closed) throw new StoreError(`${name} is closed: open the store again`);
+    if (closed) throw new StageloopError('store', `${name} is closed: open the store again`);
   };
 
   /** Turns a script's refusal into the port's error. */
   const refusal = (runId: string, epoch: number, reply: string[]): void => {
     const [status, first, second, third] = reply;
     if (status === 'ok') return;
-    if (status === 'missing') throw new RunNotFoundError(runId);
-    if (status === 'stale') throw new StaleClaimError(runId, epoch, Number(first), second === '1');
-    if (status === 'seq') throw new SequenceError(runId, Number(first), Number(second));
+    if (status === 'missing') throw runNotFound(runId);
+    if (status === 'stale') throw staleClaim(runId, epoch, Number(first), second === '1');
+    if (status === 'seq') throw sequenceMismatch(runId, Number(first), Number(second));
     if (status === 'finished') throw new RunFinishedError(runId, first as StoredRunStatus);
     if (status === 'busy') throw new RunBusyError(runId, { id: first!, pid: Number(second), host: third ?? '' });
-    throw new StoreError(`${name} answered an unknown reply "${String(status)}" for run ${runId}`);
+    throw new StageloopError('store', `${name} answered an unknown reply "${String(status)}" for run ${runId}`);
   };
   /** A fenced change of run fields (heartbeat, finish, release); undefined values are deleted. */
   const fencedSet = async (claim: Claim, values: Record<string, string | number | null>, remove: string[] = []): Promise<void> => {
@@ -116,7 +116,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
   const readCheckpoints = async (runId: string, from: number): Promise<Checkpoint[]> => {
     const redis = await connected();
     const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(checkpointsKey(runId), from, -1).exec()) as [[null, number], [null, string[]]];
-    if (exists === 0) throw new RunNotFoundError(runId);
+    if (exists === 0) throw runNotFound(runId);
     return texts.map((text) => JSON.parse(text) as Checkpoint);
   };
 
@@ -160,7 +160,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const reply = await runScript(redis, claimScript, [runKey(runId)], args);
       refusal(runId, 0, reply);
       const run = await this.get(runId);
-      if (run === undefined) throw new RunNotFoundError(runId);
+      if (run === undefined) throw runNotFound(runId);
       return { claim: { runId, epoch: Number(reply[1]), owner: { ...owner } }, run: { ...run, epoch: Number(reply[1]) } };
     },
 
@@ -206,7 +206,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     async list(filter = {}) {
       const redis = await connected();
       const limit = filter.limit ?? -1;
-      if (!Number.isInteger(limit) || limit < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(filter.limit)}`);
+      if (!Number.isInteger(limit) || limit < -1) throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(filter.limit)}`);
       if (limit === 0) return [];
       const runs: RunSummary[] = [];
       // Newest first in pages; a status filter reads on until the limit is met.
@@ -216,7 +216,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
         // The index member is "id:runId" (the id breaks createdAt ties): the page starts just after the cursor's rank.
         const id = await redis.hget(runKey(filter.before), 'id');
         const rank = id === null ? null : await redis.zrevrank(indexKey, `${id.padStart(15, '0')}:${filter.before}`);
-        if (rank === null) throw new RunNotFoundError(filter.before);
+        if (rank === null) throw runNotFound(filter.before);
         first = rank + 1;
       }
       for (let start = first; limit === -1 || runs.length < limit; start += page) {
@@ -236,7 +236,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const redis = await connected();
       // seq n sits at index n - 1: contiguity is enforced on every append.
       const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(journalKey(runId), Math.max(0, afterSeq), -1).exec()) as [[null, number], [null, string[]]];
-      if (exists === 0) throw new RunNotFoundError(runId);
+      if (exists === 0) throw runNotFound(runId);
       return texts.map((text) => JSON.parse(text) as StoredEntry);
     },
 

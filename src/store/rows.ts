@@ -2,7 +2,8 @@
 // conversions between them and the port's types.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
-import { StoreError, type Checkpoint, type Owner, type RunHeader, type RunOutcomeRecord, type RunSummary, type StoredEntry, type StoredPosition, type StoredRunStatus } from './types.js';
+import type { Checkpoint, Owner, RunHeader, RunOutcomeRecord, RunSummary, StoredEntry, StoredPosition, StoredRunStatus } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** The columns a write reads and changes; the header's (input, options...) are written once and never read by one. */
 export interface WritableRow {
@@ -55,7 +56,7 @@ export function jsonText(what: string, value: unknown): string {
   try {
     return JSON.stringify(value) ?? 'null';
   } catch (error) {
-    throw new StoreError(`${what} is not JSON (${messageOf(error)}): only plain JSON can be stored`);
+    throw new StageloopError('store', `${what} is not JSON (${messageOf(error)}): only plain JSON can be stored`);
   }
 }
 

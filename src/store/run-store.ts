@@ -3,22 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
-import {
-  RunBusyError,
-  RunExistsError,
-  RunFinishedError,
-  RunNotFoundError,
-  SequenceError,
-  StaleClaimError,
-  StoreError,
-  type AppendOptions,
-  type Claim,
-  type ClaimOptions,
-  type Owner,
-  type RunOutcomeRecord,
-  type RunStore,
-  type StoredRunStatus,
-} from './types.js';
+import { RunBusyError, RunExistsError, RunFinishedError, runNotFound, sequenceMismatch, staleClaim, type AppendOptions, type Claim, type ClaimOptions, type Owner, type RunOutcomeRecord, type RunStore, type StoredRunStatus } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /** Where the rows live. `write` runs its body as one atomic transaction that excludes other writers. */
 export interface RunTables {
@@ -87,12 +73,12 @@ export function leaseIsLive(holder: Owner | null, leaseUntil: number | null, now
 
 /** The fence every write passes in its transaction: the claim's epoch and owner must still be the run's. */
 export function checkFence(row: WritableRow, claim: Claim): void {
-  if (row.epoch !== claim.epoch) throw new StaleClaimError(row.runId, claim.epoch, row.epoch);
-  if (row.ownerId !== claim.owner.id) throw new StaleClaimError(row.runId, claim.epoch, row.epoch, true);
+  if (row.epoch !== claim.epoch) throw staleClaim(row.runId, claim.epoch, row.epoch);
+  if (row.ownerId !== claim.owner.id) throw staleClaim(row.runId, claim.epoch, row.epoch, true);
 }
 
 export function checkPositive(what: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StoreError(`${what} must be a number of ms >= 0, got ${String(value)}`);
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
 }
 
 /** A claim's change to the run's row (read under the write lock): refuses a finished run and a live holder. */
@@ -111,11 +97,11 @@ export function claimRow(row: RunRow, owner: Owner, options: ClaimOptions, now: 
 /** An append's change to the run's row, after the fence: contiguous seqs, a checkpoint inside the write, progress. */
 export function appendRow(row: WritableRow, entries: readonly EntryRow[], checkpoint: CheckpointRow | undefined, options: AppendOptions, now: number): void {
   entries.forEach((entry, index) => {
-    if (entry.seq !== row.head + 1 + index) throw new SequenceError(row.runId, row.head + 1 + index, entry.seq);
+    if (entry.seq !== row.head + 1 + index) throw sequenceMismatch(row.runId, row.head + 1 + index, entry.seq);
   });
   const head = row.head + entries.length;
   // A checkpoint follows an entry of this write (or the head when it writes none): never one not yet written.
-  if (checkpoint && (checkpoint.seq > head || checkpoint.seq < Math.min(row.head + 1, head))) throw new SequenceError(row.runId, head, checkpoint.seq);
+  if (checkpoint && (checkpoint.seq > head || checkpoint.seq < Math.min(row.head + 1, head))) throw sequenceMismatch(row.runId, head, checkpoint.seq);
   row.head = head;
   if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
   if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
@@ -142,18 +128,18 @@ export function finishRow(row: WritableRow, outcome: RunOutcomeRecord, outcomeTe
 /** The list limit as the tables take it: -1 for none. */
 export function listLimit(limit: number | undefined): number {
   const value = limit ?? -1;
-  if (!Number.isInteger(value) || value < -1) throw new StoreError(`list limit must be a whole number >= 0, got ${String(limit)}`);
+  if (!Number.isInteger(value) || value < -1) throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(limit)}`);
   return value;
 }
 
 export function createRunStore(tables: RunTables, clock: StoreClock = Date): RunStore {
   let closed = false;
   const ready = (): void => {
-    if (closed) throw new StoreError(`${tables.name} is closed: open the store again`);
+    if (closed) throw new StageloopError('store', `${tables.name} is closed: open the store again`);
   };
   const mustFind = <Row>(runId: string, find: (runId: string) => Row | undefined): Row => {
     const row = find(runId);
-    if (row === undefined) throw new RunNotFoundError(runId);
+    if (row === undefined) throw runNotFound(runId);
     return row;
   };
   /** One fenced write: the claim's epoch is checked in the same transaction that writes. */
@@ -230,7 +216,7 @@ export function createRunStore(tables: RunTables, clock: StoreClock = Date): Run
         .read(() => {
           if (filter.before === undefined) return tables.listRuns(filter.status, limit);
           const after = tables.findRun(filter.before);
-          if (after === undefined) throw new RunNotFoundError(filter.before);
+          if (after === undefined) throw runNotFound(filter.before);
           return tables.listRuns(filter.status, limit, { createdAt: after.createdAt, id: after.id });
         })
         .map(toSummary);

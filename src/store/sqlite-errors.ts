@@ -1,7 +1,7 @@
-// What went wrong with a SQLite store, as one StoreError line that names the file, the reason and the fix.
+// What went wrong with a SQLite store, as one store error line that names the file, the reason and the fix.
 import { openSync, closeSync, statfsSync } from 'node:fs';
 import { messageOf } from '../common/error-message.js';
-import { StoreError } from './types.js';
+import { isStageloopError, StageloopError } from '../common/stageloop-error.js';
 
 const damaged = 'move it away (the next run then starts a new store) or pass another --store path';
 
@@ -24,8 +24,8 @@ function whyUnwritable(file: string): string {
   return 'the disk refused the write';
 }
 
-export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StoreError {
-  if (error instanceof StoreError) return error;
+export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StageloopError {
+  if (isStageloopError(error)) return error;
   const code = String((error as { code?: unknown }).code ?? '');
   const message = messageOf(error);
   let text: string;
@@ -49,5 +49,5 @@ export function storeFailure(file: string, error: unknown, busyTimeoutMs: number
   } else {
     text = `store ${file}: ${message}`;
   }
-  return new StoreError(text, { cause: error });
+  return new StageloopError('store', text, { cause: error });
 }

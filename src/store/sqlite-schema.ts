@@ -7,7 +7,7 @@ import { requireOptional } from '../common/optional-package.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
-import { StoreError } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 /**
  * A new store's tables: schema 5, the first one released (the runs, their journals and checkpoints keyed by one
@@ -73,7 +73,7 @@ function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
 
 function checkVersion(version: number, file: string): void {
   if (version > schemaVersion) {
-    throw new StoreError(`${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+    throw new StageloopError('store', `${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
   }
 }
 
@@ -89,10 +89,10 @@ function migrate(database: Database.Database, file: string): void {
       checkVersion(version, file);
       const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
       if (version === 0 && tables.length > 0) {
-        throw new StoreError(`${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
+        throw new StageloopError('store', `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
       }
       if (version > 0 && version < firstVersion) {
-        throw new StoreError(`${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`);
+        throw new StageloopError('store', `${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`);
       }
       if (version === 0) database.exec(firstSchema);
       for (let step = Math.max(version, firstVersion); step < schemaVersion; step++) database.exec(migrations[step - firstVersion]!);
@@ -109,7 +109,7 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     try {
       makeDirectory(dirname(file));
     } catch (error) {
-      throw new StoreError(`cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
+      throw new StageloopError('store', `cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
     }
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;

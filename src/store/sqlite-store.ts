@@ -6,7 +6,8 @@ import { createRunStore, type RunTables, type StoreClock } from './run-store.js'
 import { openDatabase } from './sqlite-schema.js';
 import { storeFailure } from './sqlite-errors.js';
 import type { CheckpointRow, EntryRow, RunRow, WritableRow } from './rows.js';
-import { StoreError, type RunStore } from './types.js';
+import type { RunStore } from './types.js';
+import { StageloopError } from '../common/stageloop-error.js';
 
 export interface SqliteStoreOptions {
   /** 'process' (default): synchronous=NORMAL, survives a crash of the process; 'power': FULL, survives power loss. */
@@ -30,9 +31,9 @@ const lastSeq = 0xffff_ffff;
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): RunStore {
   const file = resolve(path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StoreError(`busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
+  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StageloopError('store', `busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
   const durability = options.durability ?? 'process';
-  if (durability !== 'process' && durability !== 'power') throw new StoreError(`durability must be "process" or "power", got "${String(durability)}"`);
+  if (durability !== 'process' && durability !== 'power') throw new StageloopError('store', `durability must be "process" or "power", got "${String(durability)}"`);
   const database = openDatabase(file, { durability, busyTimeoutMs });
   const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
   let statements;
@@ -88,12 +89,12 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const checkInPlace = (): void => {
     const now = statSync(file, { throwIfNoEntry: false });
     if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
-      throw new StoreError(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+      throw new StageloopError('store', `store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
     }
     try {
       accessSync(file, constants.W_OK);
     } catch (error) {
-      throw new StoreError(`store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`);
+      throw new StageloopError('store', `store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`);
     }
   };
 
@@ -122,7 +123,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     saveProgress: (row) => void prepared.saveProgress.run(row),
     insertEntries(row, entries) {
       const last = entries[entries.length - 1];
-      if (last !== undefined && last.seq > lastSeq) throw new StoreError(`run ${row.runId} has ${lastSeq} journal entries, as many as a SQLite store keeps for one run: start a new run`);
+      if (last !== undefined && last.seq > lastSeq) throw new StageloopError('store', `run ${row.runId} has ${lastSeq} journal entries, as many as a SQLite store keeps for one run: start a new run`);
       for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
     },
     putCheckpoint(row, checkpoint, dropEarlier) {

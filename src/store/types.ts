@@ -1,5 +1,5 @@
 // The RunStore port: where a run's header, journal and checkpoints are kept, with an epoch that fences owners.
-import { StageloopError, type ErrorCode, type StageloopErrorOptions } from '../common/stageloop-error.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { Zone } from '../engine/stage.js';
 
@@ -125,7 +125,7 @@ export interface RunListFilter {
 }
 
 /**
- * The port. Every method that writes takes a Claim and fails with StaleClaimError when the run's epoch has moved on,
+ * The port. Every method that writes takes a Claim and fails with staleClaim (code `conflict`) when the run's epoch has moved on,
  * so a stalled old owner can never merge its writes into a newer owner's run. Writes are atomic.
  */
 export interface RunStore {
@@ -133,7 +133,7 @@ export interface RunStore {
   create(header: RunHeader, owner: Owner, leaseMs: number): Promise<Claim>;
   /**
    * Increments the epoch in one transaction and makes `owner` the holder (status `running` again). Fails with
-   * RunBusyError while another owner holds a live lease (unless forced), RunNotFoundError for an unknown id, and
+   * RunBusyError while another owner holds a live lease (unless forced), runNotFound (`not_found`) for an unknown id, and
    * RunFinishedError for a run that already ended `completed` or `stopped` (its record is never reopened).
    * A lease is live while it has not expired and its owner is on another host or its pid is alive on this one.
    */
@@ -150,7 +150,7 @@ export interface RunStore {
   /** Gives the run up without ending it (an interrupted run waiting for a person). */
   release(claim: Claim, status: StoredRunStatus): Promise<void>;
   get(runId: string): Promise<RunSummary | undefined>;
-  /** Newest first; `before` pages on after that run (RunNotFoundError when there is no such run). */
+  /** Newest first; `before` pages on after that run (runNotFound when there is no such run). */
   list(filter?: RunListFilter): Promise<RunSummary[]>;
   /** Journal entries with seq > afterSeq (default 0), in order. */
   journal(runId: string, afterSeq?: number): Promise<StoredEntry[]>;
@@ -181,52 +181,37 @@ export interface PruneReport {
   checkpoints: number;
 }
 
-/** The store failed, or refused a request: `code` says which (`store` unless a subclass says more). */
-export class StoreError extends StageloopError {
-  override readonly name: string = 'StoreError';
-  constructor(message: string, options: StageloopErrorOptions = {}, code: ErrorCode = 'store') {
-    super(code, message, options);
-  }
+// The store's refusals are StageloopErrors told apart by `code`; a class is left only where a caller catches it by class.
+export function runNotFound(runId: string): StageloopError {
+  return new StageloopError('not_found', `no run with id ${runId} in this store`, { hint: 'list runs with "stageloop runs"' });
 }
-export class RunNotFoundError extends StoreError {
-  override readonly name = 'RunNotFoundError';
-  constructor(readonly runId: string) {
-    super(`no run with id ${runId} in this store`, { hint: 'list runs with "stageloop runs"' }, 'not_found');
-  }
-}
-export class RunExistsError extends StoreError {
+export class RunExistsError extends StageloopError {
   override readonly name = 'RunExistsError';
   constructor(readonly runId: string) {
-    super(`a run with id ${runId} already exists in this store`, {}, 'conflict');
+    super('conflict', `a run with id ${runId} already exists in this store`);
   }
 }
-export class RunBusyError extends StoreError {
+export class RunBusyError extends StageloopError {
   override readonly name = 'RunBusyError';
   constructor(readonly runId: string, readonly holder: Owner) {
-    super(`run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it`, { hint: 'or pass --force to take it over' }, 'busy');
+    super('busy', `run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it`, { hint: 'or pass --force to take it over' });
   }
 }
-export class StaleClaimError extends StoreError {
-  override readonly name = 'StaleClaimError';
-  constructor(readonly runId: string, readonly epoch: number, readonly currentEpoch: number, released = false) {
-    super(
-      released
-        ? `run ${runId} was already finished or released at epoch ${epoch}; a later write with that claim was refused`
-        : `run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`,
-      {},
-      'conflict',
-    );
-  }
+/** A write with a claim whose epoch has moved on (`released`: the run was finished or released at that epoch). */
+export function staleClaim(runId: string, epoch: number, currentEpoch: number, released = false): StageloopError {
+  return new StageloopError(
+    'conflict',
+    released
+      ? `run ${runId} was already finished or released at epoch ${epoch}; a later write with that claim was refused`
+      : `run ${runId} was claimed by another owner (epoch ${currentEpoch}); this owner's write at epoch ${epoch} was refused`,
+  );
 }
-export class RunFinishedError extends StoreError {
+export class RunFinishedError extends StageloopError {
   override readonly name = 'RunFinishedError';
   constructor(readonly runId: string, readonly status: StoredRunStatus) {
-    super(`run ${runId} already ended (${status}): there is nothing to resume`, { hint: `see it with "stageloop show ${runId}"` }, 'finished');
+    super('finished', `run ${runId} already ended (${status}): there is nothing to resume`, { hint: `see it with "stageloop show ${runId}"` });
   }
 }
-export class SequenceError extends StoreError {
-  override readonly name = 'SequenceError';
-  constructor(readonly runId: string, readonly expected: number, readonly got: number) {
-    super(`journal of run ${runId}: expected seq ${expected}, got ${got}`);
-  }
+export function sequenceMismatch(runId: string, expected: number, got: number): StageloopError {
+  return new StageloopError('store', `journal of run ${runId}: expected seq ${expected}, got ${got}`);
 }

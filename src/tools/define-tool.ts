@@ -74,21 +74,13 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
 }
 
-/** A tool declaration that cannot work: bad name, empty description, schema zod cannot express as JSON schema. */
-export class ToolDefinitionError extends StageloopError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('tool', message, options);
-    this.name = 'ToolDefinitionError';
-  }
-}
-
 export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Parameters>): Tool<Parameters> {
   if (!TOOL_NAME_PATTERN.test(spec.name)) {
-    throw new ToolDefinitionError(`Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`);
+    throw new StageloopError('tool', `Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`);
   }
-  if (spec.description.trim() === '') throw new ToolDefinitionError(`Tool "${spec.name}" needs a description: the model chooses tools by it`);
+  if (spec.description.trim() === '') throw new StageloopError('tool', `Tool "${spec.name}" needs a description: the model chooses tools by it`);
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
-    throw new ToolDefinitionError(`Tool "${spec.name}": timeoutMs must be a positive number`);
+    throw new StageloopError('tool', `Tool "${spec.name}": timeoutMs must be a positive number`);
   }
   // Unknown keys are an error, never silently dropped: the model learns which key it invented.
   const parameters = spec.parameters.strict() as unknown as Parameters;
@@ -120,7 +112,7 @@ function toJsonSchema(name: string, parameters: ToolParameters): JsonObject {
     // io 'input': what the model must send (fields with defaults are optional for it).
     schema = z.toJSONSchema(parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
   } catch (error) {
-    throw new ToolDefinitionError(`Tool "${name}": its parameters cannot be expressed as JSON schema (${(error as Error).message})`, { cause: error });
+    throw new StageloopError('tool', `Tool "${name}": its parameters cannot be expressed as JSON schema (${(error as Error).message})`, { cause: error });
   }
   delete schema.$schema;
   return schema as JsonObject;

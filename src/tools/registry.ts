@@ -1,7 +1,8 @@
 // ToolRegistry: the ToolBox the act stage uses; only registered tools can run, and every call resolves a ToolResult.
 import type { ToolCall, ToolDefinition } from '../model/types.js';
 import { mapWithConcurrency } from './concurrency.js';
-import { ToolDefinitionError, type Tool } from './define-tool.js';
+import type { Tool } from './define-tool.js';
+import { StageloopError } from '../common/stageloop-error.js';
 import { executeToolCall, type CallSettings } from './executor.js';
 import type { ToolBox, ToolResult, WrapToolCall } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
@@ -33,11 +34,11 @@ export class ToolRegistry implements ToolBox {
   readonly #settings: ReadonlyMap<string, CallSettings>;
   readonly #unknownToolSettings: CallSettings;
 
-  /** Throws ToolDefinitionError on two tools with one name, RangeError on an invalid option. */
+  /** Throws a `tool` StageloopError on two tools with one name, RangeError on an invalid option. */
   constructor(tools: readonly Tool[], options: ToolRegistryOptions = {}) {
     const byName = new Map<string, Tool>();
     for (const tool of tools) {
-      if (byName.has(tool.name)) throw new ToolDefinitionError(`Two tools are named "${tool.name}": tool names must be unique`);
+      if (byName.has(tool.name)) throw new StageloopError('tool', `Two tools are named "${tool.name}": tool names must be unique`);
       byName.set(tool.name, tool);
     }
     checkOptions(options);
@@ -85,7 +86,7 @@ export class ToolRegistry implements ToolBox {
   /** A new registry holding only the named tools (a permission boundary). Naming an unregistered tool throws. */
   only(names: readonly string[]): ToolRegistry {
     const missing = names.filter((name) => !this.#tools.has(name));
-    if (missing.length > 0) throw new ToolDefinitionError(`Cannot allow unregistered tools: ${missing.join(', ')}`);
+    if (missing.length > 0) throw new StageloopError('tool', `Cannot allow unregistered tools: ${missing.join(', ')}`);
     const allowed = new Set(names);
     return new ToolRegistry([...this.#tools.values()].filter((tool) => allowed.has(tool.name)), this.#options);
   }

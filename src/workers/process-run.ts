@@ -112,7 +112,7 @@ async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared
     result = resumedResult;
   }
   if (result.status === 'failed' && result.stopReason.kind === 'store') {
-    // The store's StaleClaimError, as the run's stop reason words it: a newer owner fenced this one off.
+    // The store's staleClaim refusal, as the run's stop reason words it: a newer owner fenced this one off.
     if (/was claimed by another owner|was already finished or released/.test(result.stopReason.message)) throw new RunTakenOverError(`run ${job.runId} was taken over by another worker: ${result.stopReason.message}`);
     // A write lost with its connection (this process was stopped, and the server ended its session) says nothing of
     // epochs; the record does: ended means a newer owner finished the run (or this one's last write was kept after all).

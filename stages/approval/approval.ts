@@ -3,6 +3,7 @@ import type { Decision } from '../../src/durable/decisions.js';
 import { interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { applyDecision } from '../shared/approval-apply.js';

@@ -3,11 +3,11 @@
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/model/token-count.js';
-import { GuardConfigError } from '../shared/guard-config-error.js';
 import { contextShareTokens } from '../shared/context-window.js';
 import { armDeadline, waitedMs } from '../shared/person-wait.js';
 import { costUsd, priceFor, type ModelPrice, type Settings } from './budget-options.js';
 import { quietTurn, warningThresholds, type BudgetKind, type BudgetLimits, type WarningThresholds } from './budget-decide.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export interface BudgetSlot {
   startedAt: number;
@@ -107,7 +107,7 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     if (modelName === undefined) return { input: 0, output: 0 };
     const price = priceFor(modelName, settings.prices);
     if (price === undefined) {
-      throw new GuardConfigError(
+      throw new StageloopError('config', 
         `budget: no price is known for model "${modelName}", so a cost budget cannot be enforced; give one with budget({ prices: { "${modelName}": { input: 2.5, output: 10 } } }) in USD per million tokens`,
       );
     }

@@ -1,8 +1,8 @@
 // The budget's options, their validation, and the price table (stages/guards/data/model-prices.json) the cost budget reads.
 import priceData from './data/model-prices.json' with { type: 'json' };
 import type { BudgetMode } from './budget-decide.js';
-import { GuardConfigError } from '../shared/guard-config-error.js';
 import { lookupModel } from '../shared/model-table.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 /** USD per million tokens. `cachedInput` defaults to `input`. */
 export interface ModelPrice {
@@ -53,7 +53,7 @@ export type Settings = Omit<BudgetOptions, 'warnAt'> & { warnAt: number };
 
 export function validate(options: BudgetOptions): Settings {
   const fail = (problem: string): never => {
-    throw new GuardConfigError(`budget: ${problem}`);
+    throw new StageloopError('config', `budget: ${problem}`);
   };
   if (typeof options !== 'object' || options === null) fail('options must be an object like { maxTokens: 50000 }');
   const positive = (name: keyof BudgetOptions, whole: boolean) => {

@@ -1,5 +1,4 @@
 // The guard stages' barrel: budgets, loop detection, injection screening, pruning. Settings-to-guards assembly (applyGuards) lives in pipelines/guards.ts, the placing in guard-places.ts.
-export { GuardConfigError } from '../shared/guard-config-error.js';
 export { budget, priceFor, costUsd, type BudgetOptions, type BudgetSlot, type BudgetStage, type BudgetKind, type ModelPrice } from './budget.js';
 export { loopGuard, callFingerprint, canonicalJson, type LoopGuardOptions, type LoopGuardSlot, type LoopGuardStage, type LoopGuardEntry } from './loop-guard.js';
 export {

@@ -7,9 +7,9 @@ import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import { applyDecision } from '../shared/approval-apply.js';
 import { askPerson } from '../shared/ask-person.js';
-import { GuardConfigError } from '../shared/guard-config-error.js';
 import type { LimitedStage } from './limits.js';
 import { waitBegins, waitEnds } from '../shared/person-wait.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -80,10 +80,10 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   const limit = options.limit ?? 3;
   const onRepeat = options.onRepeat ?? 'refuse';
   if (!Number.isInteger(limit) || limit < 2) {
-    throw new GuardConfigError(`loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
+    throw new StageloopError('config', `loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
   }
   if (onRepeat !== 'refuse' && onRepeat !== 'ask') {
-    throw new GuardConfigError(`loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
+    throw new StageloopError('config', `loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
   }
 
   function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {

@@ -3,11 +3,11 @@ import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { contextWindowFor, defaultContextShare } from '../shared/context-window.js';
-import { GuardConfigError } from '../shared/guard-config-error.js';
 import { perModelName } from '../shared/model-table.js';
 import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
 import type { ToolBox } from '../../src/engine/tool-port.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -69,7 +69,7 @@ export function prune(options: PruneOptions = {}): PruneStage {
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
     if (budget <= 0) {
-      throw new GuardConfigError(`prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
+      throw new StageloopError('config', `prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
     }
     return budget;
   });
@@ -252,7 +252,7 @@ function validate(options: PruneOptions): void {
   const positive = (name: string, value: unknown, allowZero = false) => {
     if (value === undefined) return;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-      throw new GuardConfigError(`prune: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} whole number of tokens, got ${JSON.stringify(value)}`);
+      throw new StageloopError('config', `prune: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} whole number of tokens, got ${JSON.stringify(value)}`);
     }
   };
   positive('budgetTokens', options.budgetTokens);

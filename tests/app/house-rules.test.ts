@@ -1,5 +1,5 @@
-// Two house rules, checked over the repository itself: no TypeScript file over 300 lines, and every stage file
-// stages/DIR/X.ts (barrels aside) has its own test file tests/stages/DIR/X*.test.ts.
+// Three house rules, checked over the repository itself: no TypeScript file over 300 lines, every stage file
+// stages/DIR/X.ts (barrels aside) has its own test file tests/stages/DIR/X*.test.ts, and few error classes.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,16 @@ function stageFilesWithoutTests(stageFiles: readonly string[], testsIn: (folder:
   return stageFiles.filter((file) => !tested.has(file));
 }
 
+/** Classes that extend StageloopError, directly or through another such class, in `sources` (file -> text). */
+function stageloopErrorClasses(sources: readonly string[]): string[] {
+  const parents = new Map<string, string>();
+  for (const source of sources) for (const [, name, parent] of source.matchAll(/\bclass (\w+) extends (\w+)/g)) parents.set(name!, parent!);
+  const descends = (name: string, seen: number): boolean => name === 'StageloopError' || (seen < parents.size && parents.has(name) && descends(parents.get(name)!, seen + 1));
+  return [...parents.keys()].filter((name) => name !== 'StageloopError' && descends(name, 0)).sort();
+}
+/** A subclass is kept only where it carries fields a caller reads or is caught by class: the rest is a code. */
+const maxErrorClasses = 12;
+
 const listFolder = (folder: string) => (existsSync(join(root, folder)) ? readdirSync(join(root, folder)) : []);
 
 describe('the house rules', () => {
@@ -57,5 +67,19 @@ describe('the house rules', () => {
     const stageFiles = ['stages/plan/plan.ts', 'stages/plan/plan-steps.ts', 'stages/plan/plan-ask.ts', 'stages/loop/evaluate.ts'];
     const tests: Record<string, string[]> = { 'tests/stages/plan': ['plan-steps.test.ts', 'plan-ask-repairs.test.ts'], 'tests/stages/loop': ['evaluate-judge.test.ts'] };
     expect(stageFilesWithoutTests(stageFiles, (folder) => tests[folder] ?? [])).toEqual(['stages/plan/plan.ts']);
+  });
+
+  it(`at most ${maxErrorClasses} subclasses of StageloopError, and no UsageError or ConfigError left`, () => {
+    const files = ['app', 'src', 'stages', 'pipelines'].flatMap((folder) => typescriptFiles(folder));
+    const sourceOf = (file: string) => readFileSync(join(root, file), 'utf8');
+    const classes = stageloopErrorClasses(files.map(sourceOf));
+    expect(classes).toContain('ModelError');
+    expect(classes.length, classes.join(', ')).toBeLessThanOrEqual(maxErrorClasses);
+    expect(files.filter((file) => /\bnew (UsageError|ConfigError)\(/.test(sourceOf(file)))).toEqual([]);
+  });
+
+  it('the error-class count follows a class through another subclass, and leaves other errors out', () => {
+    const sources = ['class A extends StageloopError {}\nclass B extends A {}', 'class C extends Error {}\nclass D extends C {}'];
+    expect(stageloopErrorClasses(sources)).toEqual(['A', 'B']);
   });
 });

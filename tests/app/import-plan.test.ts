@@ -164,12 +164,6 @@ function appRootImportsCli(plan: ReadonlyMap<string, readonly string[]>): string
   return [...plan].filter(([file]) => /^app\/[^/]+\.ts$/.test(file)).flatMap(([file, targets]) => targets.filter((target) => target.startsWith('app/cli/')).map((target) => `${file} imports ${target}`));
 }
 
-/**
- * TEMPORARY, emptied at the merge of issue 38: the app root's last imports of app/cli/ are UsageError's, which the
- * "errors" helper of that issue removes (new StageloopError('usage', ...)). Nothing may be added to this list.
- */
-const appRootCliImportsUntilUsageErrorGoes = ['app/ingredients.ts imports app/cli/args.ts', 'app/output-schema.ts imports app/cli/args.ts'];
-
 const files = layers.flatMap(sourceFiles);
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
@@ -201,10 +195,8 @@ describe('the import plan', () => {
     expect(familyCrossings(new Map(stageFiles.map((file) => [file, importsWithKinds(file, read(file))])))).toEqual([]);
   });
 
-  it('the app root never imports app/cli/ (but for the temporary list, which only shrinks)', () => {
-    const found = appRootImportsCli(plan);
-    expect(found.filter((violation) => !appRootCliImportsUntilUsageErrorGoes.includes(violation))).toEqual([]);
-    expect(appRootCliImportsUntilUsageErrorGoes.filter((allowed) => !found.includes(allowed))).toEqual([]);
+  it('the app root never imports app/cli/', () => {
+    expect(appRootImportsCli(plan)).toEqual([]);
   });
 
   it('builds pipelines from a recipe in app/assemble.ts only', () => {

@@ -12,7 +12,8 @@ import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import type { Deps } from '../../src/engine/stage.js';
 import { OpenAIChatModel } from '../../src/model/openai-model.js';
 import { openStore } from '../../src/store/location.js';
-import { StoreError, type RunStore } from '../../src/store/types.js';
+import type { RunStore } from '../../src/store/types.js';
+import { isStageloopError } from '../../src/common/stageloop-error.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { crashPipeline, type CrashPipeline } from './crash-pipelines.js';
@@ -97,7 +98,7 @@ async function main(): Promise<number> {
     await new Promise((resolve) => process.stdout.write(line, resolve));
     return exitCodes.done;
   } catch (error) {
-    if (!(error instanceof StoreError)) throw error;
+    if (!isStageloopError(error)) throw error;
     process.stderr.write(`refused ${error.name}: ${error.message}\n`);
     return exitCodes.refused;
   }

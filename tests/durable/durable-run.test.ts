@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reactPipeline } from '../../pipelines/react.js';
-import { resumeRun, runPipeline, PipelineMismatchError } from '../../src/durable/durable-run.js';
+import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
 import { insertBefore } from '../../src/engine/pipeline.js';
 import type { Stage } from '../../src/engine/stage.js';
@@ -11,6 +11,7 @@ import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { RunFinishedError, type RunStore } from '../../src/store/types.js';
+import type { StageloopError } from '../../src/common/stageloop-error.js';
 import { recordingTools } from './recording-pipeline.js';
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
@@ -111,9 +112,9 @@ describe('resume', () => {
     await waitFor(() => log.length === 1);
     const before = await store.get('run-b');
     const error = await resumeRun(store, 'run-b', { pipeline: reactPipeline({ maxIterations: 3 }), takeOver: true }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(PipelineMismatchError);
+    expect(error).toMatchObject({ code: 'pipeline_mismatch' });
     expect((error as Error).message).toBe('run run-b was recorded with pipeline "react" of another shape than "react" has now');
-    expect((error as PipelineMismatchError).hint).toBe('pass --force to resume it anyway');
+    expect((error as StageloopError).hint).toBe('pass --force to resume it anyway');
     expect((await store.journal('run-b')).length).toBe(before?.head);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_FILE_NAME, loadStageloopConfig, parseConfigText, parseInlineServer } from '../../app/config.js';
-import { ConfigError } from '../../src/model/config.js';
+import { isStageloopError, type StageloopError } from '../../src/common/stageloop-error.js';
 
 const env = { GITHUB_TOKEN: 'ghp_secretsecretsecret123', API_HOST: 'mcp.example.com' };
 
@@ -14,14 +14,14 @@ function folderWith(config: unknown): string {
   return folder;
 }
 
-function errorOf(run: () => unknown): ConfigError {
+function errorOf(run: () => unknown): StageloopError {
   try {
     run();
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (isStageloopError(error) && error.code === 'config') return error;
     throw error;
   }
-  throw new Error('expected a ConfigError');
+  throw new Error('expected a config error');
 }
 
 describe('the config file', () => {

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpServerError, McpServerPool, mcpTools, mcpToolOrigin, loadMcpTools, prefixedToolName, contentText } from '../../src/tools/mcp/index.js';
+import { McpServerPool, mcpTools, mcpToolOrigin, loadMcpTools, prefixedToolName, contentText } from '../../src/tools/mcp/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
 import { everythingStdioServer, repositoryRoot, newLogFile, readLog, startEverythingSse, startHttpTestServer, stdioTestServer, waitForLog, type RunningServer } from '../support/mcp-servers.js';
@@ -110,9 +110,9 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     await expect.poll(() => isAlive(started.pid), { timeout: 5_000 }).toBe(false);
   });
 
-  it('a server that cannot start is one McpServerError naming it; the same name for two servers is refused', async () => {
+  it('a server that cannot start is one `tool` error naming it; the same name for two servers is refused', async () => {
     await expect(mcpTools({ name: 'missing', command: '/nonexistent/mcp-server' }, { pool })).rejects.toThrow(/^Cannot start MCP server "missing" \(stdio: \/nonexistent\/mcp-server\): .*ENOENT/);
-    await expect(mcpTools({ name: 'bad name!', command: 'x' }, { pool })).rejects.toThrow(McpServerError);
+    await expect(mcpTools({ name: 'bad name!', command: 'x' }, { pool })).rejects.toThrow(expect.objectContaining({ code: 'tool' }));
     await mcpTools(stdioTestServer(newLogFile(), 'same'), { pool });
     await expect(mcpTools({ name: 'same', command: 'other' }, { pool })).rejects.toThrow('Two different MCP servers are named "same"');
   });

@@ -1,18 +1,19 @@
-// modelConfigFromEnv: defaults, overrides, and one clear ConfigError line for each bad setting.
+// modelConfigFromEnv: defaults, overrides, and one clear `config` error line for each bad setting.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isRealModelConfigured, modelConfigFromEnv, openAIModelFromEnv } from '../../src/model/config.js';
+import type { StageloopError } from '../../src/common/stageloop-error.js';
+import { isRealModelConfigured, modelConfigFromEnv, openAIModelFromEnv } from '../../src/model/config.js';
 
-function configError(run: () => unknown): ConfigError {
+function configError(run: () => unknown): StageloopError {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    const configError = error as ConfigError;
+    expect(error).toMatchObject({ code: 'config' });
+    const configError = error as StageloopError;
     expect(configError.message).not.toContain('\n');
     expect(configError.message).not.toContain('sk-secret');
     return configError;
   }
-  throw new Error('expected a ConfigError');
+  throw new Error('expected a config error');
 }
 
 describe('modelConfigFromEnv', () => {

@@ -5,7 +5,6 @@ import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.j
 import { reactPipeline } from '../../pipelines/react.js';
 import { definePipeline, stageNames } from '../../src/engine/pipeline.js';
 import { perStep } from '../../stages/plan/plan-branch.js';
-import { GuardConfigError } from '../../stages/shared/guard-config-error.js';
 import { withApproval, withTaintPolicy } from '../../stages/pipeline-policies.js';
 
 const noTools = { get: () => undefined };
@@ -25,7 +24,7 @@ describe('withApproval', () => {
   });
 
   it('refuses a pipeline without act', () => {
-    expect(() => withApproval(withoutAct)).toThrow(GuardConfigError);
+    expect(() => withApproval(withoutAct)).toThrow(expect.objectContaining({ code: 'config' }));
   });
 });
 
@@ -44,7 +43,7 @@ describe('withTaintPolicy', () => {
   it('off: the same pipeline; an unknown policy or a pipeline without act is refused', () => {
     const pipeline = reactPipeline({ guards: false });
     expect(withTaintPolicy(pipeline, 'off', noTools)).toBe(pipeline);
-    expect(() => withTaintPolicy(pipeline, 'sometimes' as never, noTools)).toThrow(GuardConfigError);
-    expect(() => withTaintPolicy(withoutAct, 'refuse', noTools)).toThrow(GuardConfigError);
+    expect(() => withTaintPolicy(pipeline, 'sometimes' as never, noTools)).toThrow(expect.objectContaining({ code: 'config' }));
+    expect(() => withTaintPolicy(withoutAct, 'refuse', noTools)).toThrow(expect.objectContaining({ code: 'config' }));
   });
 });

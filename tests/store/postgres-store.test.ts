@@ -6,7 +6,6 @@ import { postgresSessions } from '../../src/sessions/postgres-sessions.js';
 import { createPool, inTransaction } from '../../src/store/postgres-connection.js';
 import { postgresMigrations, postgresSchemaVersion } from '../../src/store/postgres-schema.js';
 import { postgresStore } from '../../src/store/postgres-store.js';
-import { StaleClaimError } from '../../src/store/types.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { freePort } from '../workers/redis-server.js';
 import { checkpoint, deadPid, entry, header, liveOwner, outcome, sharedStoreFencing, storeConformance } from './conformance.js';

@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRedisReachable, checkRedisUrl } from '../../src/store/redis-connection.js';
 import { redisStore } from '../../src/store/redis-store.js';
-import { StaleClaimError } from '../../src/store/types.js';
 import { freePort, runRedisTests, startRedis, type RedisInstance } from '../workers/redis-server.js';
 import { checkpoint, deadPid, entry, header, liveOwner, sharedStoreFencing, storeConformance } from './conformance.js';
 

@@ -37,7 +37,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
       const winners = answers.filter((answer) => answer.ok);
       const losers = answers.filter((answer) => !answer.ok);
       expect(winners).toEqual([{ ok: true, epoch: 2 }]);
-      expect(losers).toEqual([{ ok: false, name: 'RunBusyError', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
+      expect(losers).toEqual([{ ok: false, code: 'busy', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
     }
     expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
     await store.close();
@@ -70,7 +70,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     await store.append(claim, [entry(2, 'successor')]);
     stalled.write({ op: 'append', runId: 'r1', seq: 2, data: 'late write' });
     process.kill(stalled.pid, 'SIGCONT');
-    expect(await stalled.next()).toEqual({ ok: false, name: 'StaleClaimError', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
+    expect(await stalled.next()).toEqual({ ok: false, code: 'conflict', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
     expect((await store.journal('r1')).map((item) => item.data)).toEqual(['before the stall', 'successor']);
     await store.close();
   });
@@ -89,7 +89,7 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
       chmodSync(file, 0o444);
       expect(await writer.send({ op: 'append', runId: 'r1', seq: 1, data: 'after chmod' })).toEqual({
         ok: false,
-        name: 'StoreError',
+        code: 'store',
         message: `store ${file} was made read-only (EACCES): make it writable, then resume the run`,
       });
     } finally {

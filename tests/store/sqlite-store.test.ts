@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { schemaVersion } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
-import { StoreError } from '../../src/store/types.js';
+import { isStageloopError, type StageloopError } from '../../src/common/stageloop-error.js';
 import { checkpoint, entry, header, liveOwner, storeConformance } from './conformance.js';
 import { raw } from './sqlite-fixtures.js';
 
@@ -20,11 +20,11 @@ storeConformance('sqliteStore', (clock) => sqliteStore(join(directory, `conforma
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'nested', 'stageloop.db');
 
-function openFailure(file: string): StoreError {
+function openFailure(file: string): StageloopError {
   try {
     sqliteStore(file).close();
   } catch (error) {
-    if (error instanceof StoreError) return error;
+    if (isStageloopError(error)) return error;
     throw error;
   }
   throw new Error(`${file} opened`);
@@ -95,18 +95,18 @@ describe('sqliteStore files', () => {
     raw(gutted, (database) => expect(database.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(0));
   });
 
-  it('fails a write with a StoreError naming the reason when the file is removed under a live store', async () => {
+  it('fails a write with a store error naming the reason when the file is removed under a live store', async () => {
     const file = fresh('removed');
     const store = sqliteStore(file);
     const claim = await store.create(header('r1'), owner, 5_000);
     rmSync(file);
     const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1) });
-    await expect(write).rejects.toBeInstanceOf(StoreError);
+    await expect(write).rejects.toMatchObject({ code: 'store' });
     await expect(write).rejects.toThrow(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
     await store.close();
   });
 
-  it('fails a write with a StoreError naming the reason when the file or its WAL is made read-only under a live store', async (context) => {
+  it('fails a write with a store error naming the reason when the file or its WAL is made read-only under a live store', async (context) => {
     const file = fresh('read-only');
     const store = sqliteStore(file);
     const claim = await store.create(header('r1'), owner, 5_000);
@@ -122,7 +122,7 @@ describe('sqliteStore files', () => {
     immutable('+i', `${file}-wal`);
     try {
       const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1, { big: 'z'.repeat(50_000) }) });
-      await expect(write).rejects.toBeInstanceOf(StoreError);
+      await expect(write).rejects.toMatchObject({ code: 'store' });
       await expect(write).rejects.toThrow(`store ${file} cannot be written: ${file}-wal is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
     } finally {
       immutable('-i', `${file}-wal`);
@@ -132,7 +132,7 @@ describe('sqliteStore files', () => {
     await store.close();
   });
 
-  it('fails a write with a StoreError naming a full disk, keeping every write before it', async (context) => {
+  it('fails a write with a store error naming a full disk, keeping every write before it', async (context) => {
     const mountPoint = mkdtempSync(join(tmpdir(), 'stageloop-full-'));
     if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint]).status !== 0) {
       rmSync(mountPoint, { recursive: true, force: true });
@@ -147,7 +147,7 @@ describe('sqliteStore files', () => {
       while (failure === undefined && seq < 100) {
         await store.append(claim, [entry(seq + 1)], { checkpoint: checkpoint(seq + 1, { filler: `${seq}`.repeat(20_000) }) }).then(() => seq++, (error: unknown) => (failure = error));
       }
-      expect(failure).toBeInstanceOf(StoreError);
+      expect(failure).toMatchObject({ code: 'store' });
       expect((failure as Error).message).toBe(`store ${file}: the disk is full: free some space, then resume the run`);
       expect(seq).toBeGreaterThan(0);
       expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: seq }, (_, index) => index + 1));
@@ -159,7 +159,7 @@ describe('sqliteStore files', () => {
     }
   });
 
-  it('fails a write with a StoreError naming the lock when another connection holds the database past the busy timeout', async () => {
+  it('fails a write with a store error naming the lock when another connection holds the database past the busy timeout', async () => {
     const file = fresh('locked');
     const store = sqliteStore(file, { busyTimeoutMs: 50 });
     const claim = await store.create(header('r1'), owner, 5_000);

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { makeOwner } from '../../src/store/location.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import type { Claim, RunStore } from '../../src/store/types.js';
+import { codeOf } from '../../src/common/stageloop-error.js';
 
 export type WorkerCommand =
   | { op: 'open'; file: string }
@@ -13,7 +14,7 @@ export type WorkerCommand =
   | { op: 'append'; runId: string; seq: number; data: string }
   | { op: 'exit' };
 
-export type WorkerAnswer = { ok: true; epoch?: number } | { ok: false; name: string; message: string };
+export type WorkerAnswer = { ok: true; epoch?: number } | { ok: false; code: string; message: string };
 
 let store: RunStore | undefined;
 const claims = new Map<string, Claim>();
@@ -49,7 +50,7 @@ async function perform(command: WorkerCommand): Promise<WorkerAnswer> {
 
 for await (const line of createInterface({ input: process.stdin })) {
   const answer = await perform(JSON.parse(line) as WorkerCommand).catch(
-    (error: Error): WorkerAnswer => ({ ok: false, name: error.name, message: error.message }),
+    (error: Error): WorkerAnswer => ({ ok: false, code: codeOf(error), message: error.message }),
   );
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -1,7 +1,7 @@
 // ToolRegistry: unique names, definitions, with(), only() as a permission boundary, and the wrapCall seam.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, ToolDefinitionError } from '../../src/tools/define-tool.js';
+import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
 
@@ -10,7 +10,7 @@ const call = (name: string, id = 'c1'): ToolCall => ({ id, name, arguments: '{}'
 
 describe('ToolRegistry', () => {
   it('refuses two tools with the same name', () => {
-    expect(() => new ToolRegistry([named('a'), named('b'), named('a')])).toThrow(ToolDefinitionError);
+    expect(() => new ToolRegistry([named('a'), named('b'), named('a')])).toThrow(expect.objectContaining({ code: 'tool' }));
   });
 
   it('lists definitions for the model in registration order', () => {

@@ -8,7 +8,8 @@ import { ScriptedModel } from '../../src/model/scripted-model.js';
 import type { ChatModel } from '../../src/model/types.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { redisStore } from '../../src/store/redis-store.js';
-import { StoreError, type RunStore } from '../../src/store/types.js';
+import type { RunStore } from '../../src/store/types.js';
+import { StageloopError } from '../../src/common/stageloop-error.js';
 import { processRun, RunTakenOverError } from '../../src/workers/process-run.js';
 import { reactPipeline } from '../../pipelines/index.js';
 import { startChatServer, type ChatServer } from '../support/chat-server.js';
@@ -57,7 +58,7 @@ describe('processRun, fenced off without an epoch to tell it', () => {
     // The worker's view of the shared store: once stopped and woken, its next write meets a server that ended its session.
     const store: RunStore = Object.assign(Object.create(shared) as RunStore, {
       append: (...args: Parameters<RunStore['append']>) => {
-        if (connectionLost) return Promise.reject(new StoreError('lost the connection to PostgreSQL at postgres://127.0.0.1/runs (57P01): the write in progress was not kept; resume the run once the server is back'));
+        if (connectionLost) return Promise.reject(new StageloopError('store', 'lost the connection to PostgreSQL at postgres://127.0.0.1/runs (57P01): the write in progress was not kept; resume the run once the server is back'));
         return shared.append(...args);
       },
     });

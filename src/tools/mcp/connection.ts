@@ -5,7 +5,8 @@ import { MissingPackageError } from '../../common/optional-package.js';
 import { loadSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import { redactSecrets, withoutSecret } from '../../common/redact.js';
-import { describeTransport, isHttpServer, McpServerError, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
+import { describeTransport, isHttpServer, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
+import { StageloopError } from '../../common/stageloop-error.js';
 
 const CLIENT_INFO = { name: 'stageloop', version: '0.1.0' };
 const STDERR_TAIL_CHARS = 2_000;
@@ -32,7 +33,7 @@ export class McpConnection {
 
   /** The connected client; the first call starts the server, a call after a crash or disconnect starts it again. */
   client(): Promise<Client> {
-    if (this.#closed) return Promise.reject(new McpServerError(`MCP server "${this.server.name}" was closed`));
+    if (this.#closed) return Promise.reject(new StageloopError('tool', `MCP server "${this.server.name}" was closed`));
     if (this.#client) return this.#client;
     const connecting = this.#connect();
     this.#client = connecting;
@@ -104,7 +105,7 @@ export class McpConnection {
       if (error instanceof MissingPackageError) throw error;
       const tail = this.stderrTail;
       const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
-      throw new McpServerError(`Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
+      throw new StageloopError('tool', `Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
     }
   }
 

@@ -5,7 +5,6 @@ export { McpConnection, type McpConnectionOptions } from './connection.js';
 export { prefixedToolName } from './names.js';
 export { contentText } from './content.js';
 export {
-  McpServerError,
   MCP_SERVER_NAME_PATTERN,
   describeTransport,
   isHttpServer,

@@ -11,7 +11,8 @@ import { contentText } from './content.js';
 import { prefixedToolName } from './names.js';
 import { processMcpPool, type McpServerPool } from './pool.js';
 import { argumentsSchema, modelSchema } from './schema.js';
-import { describeTransport, MCP_SERVER_NAME_PATTERN, McpServerError, type McpServer, type McpToolOrigin } from './types.js';
+import { describeTransport, MCP_SERVER_NAME_PATTERN, type McpServer, type McpToolOrigin } from './types.js';
+import { StageloopError } from '../../common/stageloop-error.js';
 
 /** What a filter sees of a listed tool. */
 export interface McpToolInfo {
@@ -44,10 +45,10 @@ export function mcpToolOrigin(tool: Tool): McpToolOrigin | undefined {
   return origins.get(tool);
 }
 
-/** Starts (or reuses) the server and lists its tools. Throws McpServerError when it cannot, or on a name collision. */
+/** Starts (or reuses) the server and lists its tools. Throws a `tool` StageloopError when it cannot, or on a name collision. */
 export async function mcpTools(server: McpServer, options: McpToolsOptions = {}): Promise<Tool[]> {
   if (!MCP_SERVER_NAME_PATTERN.test(server.name)) {
-    throw new McpServerError(`MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`);
+    throw new StageloopError('tool', `MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`);
   }
   const connection = (options.pool ?? processMcpPool).connection(server, options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {});
   const listed = await listTools(await connection.client(), connection);
@@ -57,7 +58,7 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
   return kept.map((entry) => {
     const name = prefixedToolName(server.name, entry.name);
     const earlier = seen.get(name);
-    if (earlier !== undefined) throw new McpServerError(`MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`);
+    if (earlier !== undefined) throw new StageloopError('tool', `MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`);
     seen.set(name, entry.name);
     return mcpTool(connection, entry, name, validator, options.timeoutMs);
   });
@@ -70,7 +71,7 @@ export async function loadMcpTools(servers: readonly McpServer[], options: McpTo
   for (const tool of lists.flat()) {
     const origin = origins.get(tool)!;
     const earlier = byName.get(tool.name);
-    if (earlier) throw new McpServerError(`Tool name "${tool.name}" comes from MCP servers "${earlier.server}" and "${origin.server}"; rename one server`);
+    if (earlier) throw new StageloopError('tool', `Tool name "${tool.name}" comes from MCP servers "${earlier.server}" and "${origin.server}"; rename one server`);
     byName.set(tool.name, origin);
   }
   return lists.flat();
@@ -84,7 +85,7 @@ async function listTools(client: Client, connection: McpConnection): Promise<Lis
     try {
       listed = await client.listTools(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      throw new McpServerError(`MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`, { cause: error });
+      throw new StageloopError('tool', `MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`, { cause: error });
     }
     tools.push(...listed.tools);
     cursor = listed.nextCursor;
@@ -99,7 +100,7 @@ function keeper(serverName: string, listed: readonly ListedTool[], filter: McpTo
   const names = new Set(listed.map((tool) => tool.name));
   const missing = filter.filter((name) => !names.has(name));
   if (missing.length > 0) {
-    throw new McpServerError(`MCP server "${serverName}" has no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} (its tools: ${[...names].join(', ') || 'none'})`);
+    throw new StageloopError('tool', `MCP server "${serverName}" has no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} (its tools: ${[...names].join(', ') || 'none'})`);
   }
   const wanted = new Set(filter);
   return (tool) => wanted.has(tool.name);

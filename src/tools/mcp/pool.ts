@@ -1,6 +1,7 @@
 // The servers of a process: each started once however many times its tools are asked for, all closed at the end.
 import { McpConnection, type McpConnectionOptions } from './connection.js';
-import { McpServerError, type McpServer } from './types.js';
+import type { McpServer } from './types.js';
+import { StageloopError } from '../../common/stageloop-error.js';
 
 export class McpServerPool {
   readonly #connections = new Map<string, { key: string; connection: McpConnection }>();
@@ -11,7 +12,7 @@ export class McpServerPool {
     const key = JSON.stringify(server);
     const existing = this.#connections.get(server.name);
     if (existing) {
-      if (existing.key !== key) throw new McpServerError(`Two different MCP servers are named "${server.name}": server names must be unique`);
+      if (existing.key !== key) throw new StageloopError('tool', `Two different MCP servers are named "${server.name}": server names must be unique`);
       return existing.connection;
     }
     const connection = new McpConnection(server, options);

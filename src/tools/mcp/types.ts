@@ -1,5 +1,4 @@
 // What an MCP server is to stageloop: a name (the tool-name prefix) and how to reach it (a command or a URL).
-import { StageloopError } from '../../common/stageloop-error.js';
 import { redactSecrets } from '../../common/redact.js';
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
@@ -35,14 +34,6 @@ export interface McpToolOrigin {
   tool: string;
   /** `stdio: command args` or `http: url` (never headers or env: they may hold secrets). */
   transport: string;
-}
-
-/** A server that cannot be started, reached or listed, or whose tools cannot be offered (a name collision). */
-export class McpServerError extends StageloopError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('tool', message, options);
-    this.name = 'McpServerError';
-  }
 }
 
 export function describeTransport(server: McpServerSpec): string {

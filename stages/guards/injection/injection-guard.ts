@@ -3,8 +3,8 @@ import { abortRun, type Signal } from '../../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolResult } from '../../../src/engine/tool-port.js';
-import { GuardConfigError } from '../../shared/guard-config-error.js';
 import { detectInjection } from './injection-detector.js';
+import { StageloopError } from '../../../src/common/stageloop-error.js';
 import { childAnswerScreen, historyDoor, toolDescriptionDoor, type ChildAnswerScreen } from './injection-doors.js';
 import { flagged, record, redacted, ruleList, screen, type InjectionAction, type InjectionDetector } from './injection-screening.js';
 
@@ -104,7 +104,7 @@ function withText(result: ToolResult, text: string): ToolResult {
 
 function checkAction(name: string, action: InjectionAction): InjectionAction {
   if (!actions.includes(action)) {
-    throw new GuardConfigError(`injectionGuard: ${name} must be one of ${actions.join(', ')}, got ${JSON.stringify(action)}`);
+    throw new StageloopError('config', `injectionGuard: ${name} must be one of ${actions.join(', ')}, got ${JSON.stringify(action)}`);
   }
   return action;
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { callFingerprint, canonicalJson, loopGuard } from '../../../stages/guards/loop-guard.js';
-import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import type { ToolResult } from '../../../src/engine/tool-port.js';
@@ -145,7 +144,7 @@ describe('loopGuard', () => {
   });
 
   it('rejects a limit below 2', () => {
-    expect(() => loopGuard({ limit: 1 })).toThrow(GuardConfigError);
+    expect(() => loopGuard({ limit: 1 })).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => loopGuard({ limit: 2.5 })).toThrow('limit must be a whole number of at least 2');
   });
 });

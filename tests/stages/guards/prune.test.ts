@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { contextWindowFor, prune, unknownModelWindow } from '../../../stages/guards/prune.js';
-import { GuardConfigError } from '../../../stages/shared/guard-config-error.js';
 import { ScriptedModel } from '../../../src/model/scripted-model.js';
 import type { ChatMessage } from '../../../src/model/types.js';
 import { toolConversation } from '../../support/conversations.js';
@@ -90,7 +89,7 @@ describe('prune', () => {
   });
 
   it('validates its options', () => {
-    expect(() => prune({ budgetTokens: 0 })).toThrow(GuardConfigError);
+    expect(() => prune({ budgetTokens: 0 })).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => prune({ contextWindows: { x: -1 } })).toThrow('the context window of "x" must be a positive whole number');
   });
 });

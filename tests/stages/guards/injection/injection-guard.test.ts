@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { injectionGuard, redacted, type InjectionSource } from '../../../../stages/guards/injection/injection-guard.js';
-import { GuardConfigError } from '../../../../stages/shared/guard-config-error.js';
 import type { RunState } from '../../../../src/engine/state.js';
 import type { ToolResult } from '../../../../src/engine/tool-port.js';
 import { makeCtx, makeState } from '../../../support/helpers.js';
@@ -95,7 +94,7 @@ describe('injectionGuard.task (setup)', () => {
   });
 
   it('rejects an unknown action', () => {
-    expect(() => injectionGuard({ task: 'warn' as 'flag' })).toThrow(GuardConfigError);
+    expect(() => injectionGuard({ task: 'warn' as 'flag' })).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => injectionGuard({ toolResults: { tools: { x: 'nope' as 'off' } } })).toThrow('toolResults.tools["x"] must be one of flag, redact, block, off');
   });
 
