@@ -14,17 +14,23 @@ import { ConsoleWaterfallExporter } from './src/tracing/console-waterfall.js';
 import { instrumentDeps, traceContentFromEnv } from './src/tracing/instrument.js';
 
 // The SDK is an optional part of stageloop: without it, importing this file is one line naming what to install.
-const [{ AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { NodeSDK }, { BatchSpanProcessor, SimpleSpanProcessor }, { ATTR_SERVICE_NAME }] =
-  await loadOptional('tracing (stageloop/otel, --trace)', optionalParts.tracing, () =>
-    Promise.all([
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/semantic-conventions'),
-    ]),
-  );
+const [
+  { AsyncLocalStorageContextManager },
+  { OTLPTraceExporter },
+  { resourceFromAttributes },
+  { NodeSDK },
+  { BatchSpanProcessor, SimpleSpanProcessor },
+  { ATTR_SERVICE_NAME },
+] = await loadOptional('tracing (stageloop/otel, --trace)', optionalParts.tracing, () =>
+  Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/semantic-conventions'),
+  ]),
+);
 
 export type TraceMode = 'otlp' | 'console';
 
@@ -60,7 +66,8 @@ const defaultEndpoint = 'http://localhost:4318';
 let current: { session: TracingSession; stop: () => Promise<void> } | undefined;
 
 function tracesUrlFor(endpoint: string | undefined): string {
-  if (endpoint === undefined && process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (endpoint === undefined && process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+    return process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const base = endpoint ?? (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || defaultEndpoint);
   return `${base.replace(/\/+$/, '')}/v1/traces`;
 }
@@ -73,7 +80,10 @@ function exportTimeoutFromEnv(): number | undefined {
 
 /** Passes spans on and reports the first failed export, so a missing collector costs one line, not a crash. */
 class FailureReportingExporter implements SpanExporter {
-  constructor(private readonly inner: SpanExporter, private readonly onFailure: (error: Error | undefined) => void) {}
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly onFailure: (error: Error | undefined) => void,
+  ) {}
 
   export(spans: ReadableSpan[], resultCallback: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans, (result) => {
@@ -116,13 +126,20 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
   const warnOnce = (error: unknown) => {
     if (warned) return;
     warned = true;
-    stderr.write(`stageloop: could not export traces to ${tracesUrl} (${describeFailure(error)}); is Jaeger or a collector listening there? The run itself is unaffected.\n`);
+    stderr.write(
+      `stageloop: could not export traces to ${tracesUrl} (${describeFailure(error)}); is Jaeger or a collector listening there? The run itself is unaffected.\n`,
+    );
   };
 
   const waterfall = mode === 'console' ? new ConsoleWaterfallExporter() : undefined;
   const spanProcessor = waterfall
     ? new SimpleSpanProcessor(waterfall)
-    : new BatchSpanProcessor(new FailureReportingExporter(new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: exportTimeoutMs }), warnOnce));
+    : new BatchSpanProcessor(
+        new FailureReportingExporter(
+          new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: exportTimeoutMs }),
+          warnOnce,
+        ),
+      );
   const serviceName = options.serviceName ?? (process.env.OTEL_SERVICE_NAME || 'stageloop');
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
@@ -202,7 +219,8 @@ function loadedAsPreload(): boolean {
   });
 }
 
-const isBareSpecifier = (specifier: string) => !/^(\.{1,2}\/|\/|[a-zA-Z]:[\\/])/.test(specifier) && specifier !== '.' && specifier !== '..';
+const isBareSpecifier = (specifier: string) =>
+  !/^(\.{1,2}\/|\/|[a-zA-Z]:[\\/])/.test(specifier) && specifier !== '.' && specifier !== '..';
 
 /** `--import stageloop/otel`: the package resolves its own name (self-reference) to this file when installed. */
 function resolvesToSelf(specifier: string): boolean {

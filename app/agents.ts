@@ -37,7 +37,10 @@ export function agentOf(recipe: RunRecipe, name: string): AgentRecipe {
   const agent = recipe.agents[name];
   if (agent === undefined) {
     const known = Object.keys(recipe.agents);
-    throw new StageloopError('usage', `no agent named "${name}": ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
+    throw new StageloopError(
+      'usage',
+      `no agent named "${name}": ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`,
+    );
   }
   return agent;
 }
@@ -69,7 +72,11 @@ export function buildTeam(parts: TeamParts, root: string): Team {
     const tools = names.map((toolName) => {
       if (parts.recipe.agents[toolName] !== undefined) return agentToolOf(toolName);
       const tool = parts.tools.get(toolName);
-      if (tool === undefined) throw new StageloopError('usage', `agent "${name}" names the tool "${toolName}", which this run does not have: the tools are ${[...parts.tools.names, ...Object.keys(parts.recipe.agents)].join(', ')}`);
+      if (tool === undefined)
+        throw new StageloopError(
+          'usage',
+          `agent "${name}" names the tool "${toolName}", which this run does not have: the tools are ${[...parts.tools.names, ...Object.keys(parts.recipe.agents)].join(', ')}`,
+        );
       return tool;
     });
     const registry = new ToolRegistry([...tools, ...agent.handoffs.map(handoffToolOf)], parts.tools.options);
@@ -83,15 +90,24 @@ export function buildTeam(parts: TeamParts, root: string): Team {
     if (existing !== undefined) return existing;
     const agent = agentOf(parts.recipe, name);
     // Its tools are made when it first runs: agents may name one another (the depth limit ends a cycle).
-    const lazyTools: ToolBox = { definitions: () => registryOf(name).definitions(), executeAll: (calls, signal) => registryOf(name).executeAll(calls, signal) };
+    const lazyTools: ToolBox = {
+      definitions: () => registryOf(name).definitions(),
+      executeAll: (calls, signal) => registryOf(name).executeAll(calls, signal),
+    };
     const model = modelOf(name);
-    const tool = make({ name, description: agent.description, pipeline: pipelineOf(name), deps: { model, tools: lazyTools } });
+    const tool = make({
+      name,
+      description: agent.description,
+      pipeline: pipelineOf(name),
+      deps: { model, tools: lazyTools },
+    });
     made.set(name, tool);
     return tool;
   }
   const agentToolOf = (name: string) => member(name, agentTools, agentTool);
   const handoffToolOf = (name: string) => member(name, handoffTools, handoff);
-  const pipelineOf = (name: string) => agentPipeline(parts.recipe, name, (recipe) => parts.pipelineFor(recipe, modelOf(name).modelName));
+  const pipelineOf = (name: string) =>
+    agentPipeline(parts.recipe, name, (recipe) => parts.pipelineFor(recipe, modelOf(name).modelName));
 
   const pipeline = pipelineOf(root);
   // Every name an agent gives is checked now, not when a model first calls it.

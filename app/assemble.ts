@@ -74,7 +74,10 @@ export function recordedTools(options: JsonObject): ToolLookup | undefined {
       const trait = (value ?? {}) as { effects?: unknown; taints?: unknown };
       const effects = trait.effects === 'none' || trait.effects === 'read' ? trait.effects : 'write';
       // Only the traits are known offline: a replay serves every call from the journal, so nothing else is read.
-      return [name, { name, description: '', effects, ...(trait.taints === true && { taints: true }) } as unknown as Tool];
+      return [
+        name,
+        { name, description: '', effects, ...(trait.taints === true && { taints: true }) } as unknown as Tool,
+      ];
     }),
   );
   return { get: (name) => byName.get(name) };
@@ -87,33 +90,59 @@ export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLo
   return recipe.agent === undefined ? build(recipe) : agentPipeline(recipe, recipe.agent, build);
 }
 
-function buildPipeline(recipe: RunRecipe, modelName: string | undefined, tools: ToolLookup | undefined, settingName?: SettingNamer): Pipeline {
+function buildPipeline(
+  recipe: RunRecipe,
+  modelName: string | undefined,
+  tools: ToolLookup | undefined,
+  settingName?: SettingNamer,
+): Pipeline {
   const factory = builtInPipelines[recipe.pipeline];
-  if (factory === undefined) throw new StageloopError('usage', `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`);
+  if (factory === undefined)
+    throw new StageloopError(
+      'usage',
+      `unknown pipeline "${recipe.pipeline}": choose one of ${pipelineNames.join(', ')}`,
+    );
   const options: BuiltInPipelineOptions = {};
-  if (recipe.session !== undefined) options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
+  if (recipe.session !== undefined)
+    options.session = { memory: { summarizer: recipe.model.offline === false ? 'model' : 'extractive' } };
   if (recipe.outputSchema !== undefined) options.outputSchema = schemaOfJson(recipe.outputSchema, 'the output schema');
   if (recipe.maxParallelSteps !== undefined) options.maxParallelSteps = recipe.maxParallelSteps;
   if (recipe.instructions !== undefined) options.context = { instructions: recipe.instructions };
   // The default guards (and the CLI's 10-minute time limit) unless the recipe predates them or says --no-guards.
-  const environment = { defaults: recipe.guardDefaults, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds, ...(modelName !== undefined && { modelName }), ...(settingName !== undefined && { name: settingName }) };
+  const environment = {
+    defaults: recipe.guardDefaults,
+    defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds,
+    ...(modelName !== undefined && { modelName }),
+    ...(settingName !== undefined && { name: settingName }),
+  };
   const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
-  const asked = approveTools === undefined ? guarded : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+  const asked =
+    approveTools === undefined
+      ? guarded
+      : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
   // The taint policy only when the recipe's tools can trip it, decided from the recipe alone so a replay builds the
   // same pipeline: web search or an MCP server can taint; a session's remember or an MCP server can write.
   const policy = recipe.approvals.taintPolicy;
   const canTaint = recipe.tools.webSearch === true || recipe.mcpServers.length > 0;
   const canWrite = recipe.session !== undefined || recipe.mcpServers.length > 0;
   if (policy === 'off' || !canTaint || !canWrite) return asked;
-  return withTaintPolicy(asked, policy, tools ?? { get: () => undefined }, approveTools === undefined ? {} : { tools: approveTools });
+  return withTaintPolicy(
+    asked,
+    policy,
+    tools ?? { get: () => undefined },
+    approveTools === undefined ? {} : { tools: approveTools },
+  );
 }
 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
 export async function assemble(recipe: RunRecipe, env: Environment, host: AssemblyHost = {}): Promise<AssembledRun> {
   const { model } = recipe;
   // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
-  const [{ chooseModel, providers }, { withFallbacks }] = await Promise.all([import('./providers.js'), import('./ingredients.js')]);
+  const [{ chooseModel, providers }, { withFallbacks }] = await Promise.all([
+    import('./providers.js'),
+    import('./ingredients.js'),
+  ]);
   const table = host.providers ?? providers;
   const choice = await withFallbacks(await chooseModel(model, env, table), model, env, table);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
@@ -122,11 +151,24 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   let ownsSessions = false;
   try {
     // What the environment decided is part of the run from now on: resume and replay use the same model.
-    const resolved: RunRecipe = { ...recipe, model: { ...model, offline: choice.offline }, tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') } };
-    const team = recipe.agent === undefined ? undefined : buildTeam({
-      recipe: resolved, tools, model: choice.model, agentModels: await agentModels(resolved, choice, env, table),
-      pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools, host.settingName),
-    }, recipe.agent);
+    const resolved: RunRecipe = {
+      ...recipe,
+      model: { ...model, offline: choice.offline },
+      tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') },
+    };
+    const team =
+      recipe.agent === undefined
+        ? undefined
+        : buildTeam(
+            {
+              recipe: resolved,
+              tools,
+              model: choice.model,
+              agentModels: await agentModels(resolved, choice, env, table),
+              pipelineFor: (agentRecipe, modelName) => buildPipeline(agentRecipe, modelName, tools, host.settingName),
+            },
+            recipe.agent,
+          );
     const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools, host.settingName);
     const runTools = team?.tools ?? tools;
     if (recipe.session !== undefined) {
@@ -137,7 +179,12 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
         ownsSessions = true;
       }
     }
-    const deps: AssembledRun['deps'] = { model: team?.model ?? choice.model, tools: runTools, ...(sessions !== undefined && { sessions }), ...(team !== undefined && { agent: { path: team.path } }) };
+    const deps: AssembledRun['deps'] = {
+      model: team?.model ?? choice.model,
+      tools: runTools,
+      ...(sessions !== undefined && { sessions }),
+      ...(team !== undefined && { agent: { path: team.path } }),
+    };
     const opened = sessions;
     return {
       pipeline,
@@ -159,29 +206,56 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
 }
 
 /** The model of each agent that names one: on the run's server, by the run's row (an offline run has none to offer). */
-async function agentModels(recipe: RunRecipe, choice: ModelChoice, env: Environment, table: ProviderTable): Promise<Map<string, ChatModel>> {
+async function agentModels(
+  recipe: RunRecipe,
+  choice: ModelChoice,
+  env: Environment,
+  table: ProviderTable,
+): Promise<Map<string, ChatModel>> {
   const models = new Map<string, ChatModel>();
   const { providerRow } = await import('./providers.js');
   for (const [name, agent] of Object.entries(recipe.agents)) {
     if (agent.model === undefined) continue;
-    if (choice.offline) throw new StageloopError('config', `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`);
-    models.set(name, await providerRow(choice.provider, table)({ name: agent.model, ...(recipe.model.baseUrl !== undefined && { baseUrl: recipe.model.baseUrl }) }, env));
+    if (choice.offline)
+      throw new StageloopError(
+        'config',
+        `agent "${name}" names model ${agent.model}, which needs a model server: set OPENAI_API_KEY or pass --base-url (or remove its "model" to use the run's)`,
+      );
+    models.set(
+      name,
+      await providerRow(choice.provider, table)(
+        { name: agent.model, ...(recipe.model.baseUrl !== undefined && { baseUrl: recipe.model.baseUrl }) },
+        env,
+      ),
+    );
   }
   return models;
 }
 
 /** The calculator always; web search when the recipe has it (its key from the environment); MCP servers; remember in a session. */
-async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, mcpServers: McpServer[]): Promise<ToolRegistry> {
+async function toolsOf(
+  recipe: RunRecipe,
+  env: Environment,
+  host: AssemblyHost,
+  mcpServers: McpServer[],
+): Promise<ToolRegistry> {
   const { calculatorTool } = await import('../src/tools/calculator.js');
   const tools: Tool[] = [calculatorTool({}, host.calculatorHost)];
   const apiKey = env.SERPAPI_API_KEY?.trim();
   if (recipe.tools.webSearch === true || (recipe.tools.webSearch === undefined && apiKey)) {
-    if (!apiKey) throw new StageloopError('config', 'SERPAPI_API_KEY is not set: this run offers web search; export SERPAPI_API_KEY');
+    if (!apiKey)
+      throw new StageloopError(
+        'config',
+        'SERPAPI_API_KEY is not set: this run offers web search; export SERPAPI_API_KEY',
+      );
     const { webSearchTool } = await import('../src/tools/web-search.js');
     tools.push(webSearchTool(env.SERPAPI_BASE_URL ? { apiKey, baseUrl: env.SERPAPI_BASE_URL } : { apiKey }));
   }
   const { toolsWithMcp } = await import('./ingredients.js');
-  const withMcp = onlyTools(await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }), recipe.tools.only);
+  const withMcp = onlyTools(
+    await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }),
+    recipe.tools.only,
+  );
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');
   return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);
@@ -191,19 +265,31 @@ async function toolsOf(recipe: RunRecipe, env: Environment, host: AssemblyHost, 
 function onlyTools(tools: ToolRegistry, only: readonly string[] | undefined): ToolRegistry {
   if (only === undefined) return tools;
   const unknown = only.filter((name) => !tools.names.includes(name));
-  if (unknown.length > 0) throw new StageloopError('usage', `no tool named ${unknown.join(', ')}: the tools are ${tools.names.join(', ')}`);
-  return new ToolRegistry(only.map((name) => tools.get(name)!), tools.options);
+  if (unknown.length > 0)
+    throw new StageloopError('usage', `no tool named ${unknown.join(', ')}: the tools are ${tools.names.join(', ')}`);
+  return new ToolRegistry(
+    only.map((name) => tools.get(name)!),
+    tools.options,
+  );
 }
 
 /** A recorded MCP server with its `${VAR}` templates filled from the environment. */
 function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Environment): McpServer {
   const filled = (values: Record<string, string> | undefined, what: string) =>
-    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, expandVariables(value, `MCP server ${server.name}: ${what}.${key}`, env)]));
+    values === undefined
+      ? undefined
+      : Object.fromEntries(
+          Object.entries(values).map(([key, value]) => [
+            key,
+            expandVariables(value, `MCP server ${server.name}: ${what}.${key}`, env),
+          ]),
+        );
   if (server.url !== undefined) {
     const headers = filled(server.headers, 'headers');
     return { name: server.name, url: server.url, ...(headers !== undefined && { headers }) };
   }
-  if (server.command === undefined) throw new StageloopError('config', `MCP server ${server.name} has neither a command nor a url in the recipe`);
+  if (server.command === undefined)
+    throw new StageloopError('config', `MCP server ${server.name} has neither a command nor a url in the recipe`);
   const serverEnv = filled(server.env, 'env');
   return {
     name: server.name,

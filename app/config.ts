@@ -57,9 +57,13 @@ export interface ConfigSources {
 }
 
 export function loadStageloopConfig(sources: ConfigSources): StageloopConfig {
-  const file = sources.configFile !== undefined ? resolve(sources.cwd, sources.configFile) : resolve(sources.cwd, CONFIG_FILE_NAME);
+  const file =
+    sources.configFile !== undefined
+      ? resolve(sources.cwd, sources.configFile)
+      : resolve(sources.cwd, CONFIG_FILE_NAME);
   let config: StageloopConfig = { mcpServers: [], fallback: [], agents: [] };
-  if (sources.configFile !== undefined && !existsSync(file)) throw new StageloopError('config', `--mcp-config ${sources.configFile}: no such file`);
+  if (sources.configFile !== undefined && !existsSync(file))
+    throw new StageloopError('config', `--mcp-config ${sources.configFile}: no such file`);
   if (existsSync(file)) {
     let text: string;
     try {
@@ -72,7 +76,10 @@ export function loadStageloopConfig(sources: ConfigSources): StageloopConfig {
   for (const value of sources.inline ?? []) {
     const server = parseInlineServer(value);
     if (config.mcpServers.some((existing) => existing.name === server.name)) {
-      throw new StageloopError('config', `--mcp ${server.name}=...: a server named "${server.name}" is already configured${config.file ? ` in ${config.file}` : ''}; pick another name`);
+      throw new StageloopError(
+        'config',
+        `--mcp ${server.name}=...: a server named "${server.name}" is already configured${config.file ? ` in ${config.file}` : ''}; pick another name`,
+      );
     }
     config.mcpServers.push(server);
   }
@@ -104,13 +111,22 @@ const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools',
 function agentEntries(entries: Record<string, unknown>, file: string): AgentConfig[] {
   const agents = Object.entries(entries).map(([name, value]) => {
     const where = `${file}: agents.${name}`;
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name)) throw new StageloopError('config', `${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`);
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name))
+      throw new StageloopError(
+        'config',
+        `${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`,
+      );
     const entry = object(value, file, `agents.${name}`);
     const unknown = Object.keys(entry).filter((key) => !AGENT_KEYS.includes(key));
-    if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`);
+    if (unknown.length > 0)
+      throw new StageloopError(
+        'config',
+        `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use ${AGENT_KEYS.join(', ')}`,
+      );
     const names = (key: 'tools' | 'agents' | 'handoffs'): string[] => {
       const list = entry[key] ?? [];
-      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== '')) throw new StageloopError('config', `${where}.${key} must be a list of names`);
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== ''))
+        throw new StageloopError('config', `${where}.${key} must be a list of names`);
       return list as string[];
     };
     const agent: AgentConfig = {
@@ -129,7 +145,11 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
   for (const agent of agents) {
     for (const key of ['agents', 'handoffs'] as const) {
       const missing = agent[key].find((name) => !known.has(name));
-      if (missing !== undefined) throw new StageloopError('config', `${file}: agents.${agent.name}.${key} names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`);
+      if (missing !== undefined)
+        throw new StageloopError(
+          'config',
+          `${file}: agents.${agent.name}.${key} names "${missing}", which is not an agent in this file: the agents are ${[...known].join(', ')}`,
+        );
     }
   }
   return agents;
@@ -140,7 +160,11 @@ export function parseInlineServer(value: string): McpServer {
   const equals = value.indexOf('=');
   const name = equals > 0 ? value.slice(0, equals).trim() : '';
   const rest = equals > 0 ? value.slice(equals + 1).trim() : '';
-  if (!name || !rest) throw new StageloopError('config', `--mcp needs NAME=COMMAND or NAME=URL, got ${JSON.stringify(value)}: --mcp "files=npx -y @modelcontextprotocol/server-filesystem /tmp"`);
+  if (!name || !rest)
+    throw new StageloopError(
+      'config',
+      `--mcp needs NAME=COMMAND or NAME=URL, got ${JSON.stringify(value)}: --mcp "files=npx -y @modelcontextprotocol/server-filesystem /tmp"`,
+    );
   checkName(name, '--mcp');
   if (/^https?:\/\//i.test(rest)) return { name, url: checkUrl(rest, `--mcp ${name}`) };
   const [command, ...args] = splitCommand(rest, `--mcp ${name}`);
@@ -149,14 +173,27 @@ export function parseInlineServer(value: string): McpServer {
 
 const SERVER_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'disabled']);
 
-function serverEntry(name: string, entry: Record<string, unknown>, file: string, env: Environment): McpServer | undefined {
+function serverEntry(
+  name: string,
+  entry: Record<string, unknown>,
+  file: string,
+  env: Environment,
+): McpServer | undefined {
   const where = `${file}: mcpServers.${name}`;
   checkName(name, `${file}: mcpServers`);
   const unknown = Object.keys(entry).filter((key) => !SERVER_KEYS.has(key));
-  if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use command, args, env, cwd (stdio) or url, headers (HTTP)`);
+  if (unknown.length > 0)
+    throw new StageloopError(
+      'config',
+      `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use command, args, env, cwd (stdio) or url, headers (HTTP)`,
+    );
   if (entry.disabled === true) return undefined;
   const hasCommand = entry.command !== undefined;
-  if (hasCommand === (entry.url !== undefined)) throw new StageloopError('config', `${where} needs exactly one of "command" (a server to start) and "url" (a server to reach)`);
+  if (hasCommand === (entry.url !== undefined))
+    throw new StageloopError(
+      'config',
+      `${where} needs exactly one of "command" (a server to start) and "url" (a server to reach)`,
+    );
   if (!hasCommand) {
     const server: McpServer = { name, url: checkUrl(text(entry.url, `${where}.url`), `${where}.url`) };
     if (entry.headers !== undefined) server.headers = expandedRecord(entry.headers, `${where}.headers`, env);
@@ -164,7 +201,8 @@ function serverEntry(name: string, entry: Record<string, unknown>, file: string,
   }
   const server: McpServer = { name, command: text(entry.command, `${where}.command`) };
   if (entry.args !== undefined) {
-    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string')) throw new StageloopError('config', `${where}.args must be a list of strings`);
+    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string'))
+      throw new StageloopError('config', `${where}.args must be a list of strings`);
     server.args = entry.args as string[];
   }
   if (entry.env !== undefined) server.env = expandedRecord(entry.env, `${where}.env`, env);
@@ -173,15 +211,22 @@ function serverEntry(name: string, entry: Record<string, unknown>, file: string,
 }
 
 function fallbackEntries(value: unknown, file: string, env: Environment): FallbackModelEntry[] {
-  if (!Array.isArray(value)) throw new StageloopError('config', `${file}: "fallback" must be a list of { "model", "baseUrl"?, "apiKey"? }`);
+  if (!Array.isArray(value))
+    throw new StageloopError('config', `${file}: "fallback" must be a list of { "model", "baseUrl"?, "apiKey"? }`);
   return value.map((item, index) => {
     const where = `${file}: fallback[${index}]`;
     const entry = object(item, file, `fallback[${index}]`);
     const unknown = Object.keys(entry).filter((key) => !['model', 'baseUrl', 'apiKey'].includes(key));
-    if (unknown.length > 0) throw new StageloopError('config', `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use model, baseUrl, apiKey`);
+    if (unknown.length > 0)
+      throw new StageloopError(
+        'config',
+        `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use model, baseUrl, apiKey`,
+      );
     const result: FallbackModelEntry = { model: text(entry.model, `${where}.model`) };
-    if (entry.baseUrl !== undefined) result.baseUrl = checkUrl(text(entry.baseUrl, `${where}.baseUrl`), `${where}.baseUrl`);
-    if (entry.apiKey !== undefined) result.apiKey = expandVariables(text(entry.apiKey, `${where}.apiKey`), `${where}.apiKey`, env);
+    if (entry.baseUrl !== undefined)
+      result.baseUrl = checkUrl(text(entry.baseUrl, `${where}.baseUrl`), `${where}.baseUrl`);
+    if (entry.apiKey !== undefined)
+      result.apiKey = expandVariables(text(entry.apiKey, `${where}.apiKey`), `${where}.apiKey`, env);
     return result;
   });
 }
@@ -190,7 +235,11 @@ function fallbackEntries(value: unknown, file: string, env: Environment): Fallba
 export function expandVariables(value: string, where: string, env: Environment): string {
   return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
     const found = env[variable];
-    if (found === undefined) throw new StageloopError('config', `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`);
+    if (found === undefined)
+      throw new StageloopError(
+        'config',
+        `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`,
+      );
     return found;
   });
 }
@@ -207,17 +256,23 @@ function expandedRecord(value: unknown, where: string, env: Environment): Record
 }
 
 function object(value: unknown, file: string, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new StageloopError('config', `${what ? `${file}: ${what}` : file} must be a JSON object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new StageloopError('config', `${what ? `${file}: ${what}` : file} must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
 function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new StageloopError('config', `${where} must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new StageloopError('config', `${where} must be a non-empty string`);
   return value;
 }
 
 function checkName(name: string, where: string): void {
-  if (!MCP_SERVER_NAME_PATTERN.test(name)) throw new StageloopError('config', `${where}: server name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 32): it prefixes tool names`);
+  if (!MCP_SERVER_NAME_PATTERN.test(name))
+    throw new StageloopError(
+      'config',
+      `${where}: server name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 32): it prefixes tool names`,
+    );
 }
 
 function checkUrl(value: string, where: string): string {
@@ -235,12 +290,15 @@ function splitCommand(line: string, where: string): string[] {
   const words: string[] = [];
   const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
   for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3]!);
-  const quotes = (line.match(/"/g)?.length ?? 0) % 2 + (line.match(/'/g)?.length ?? 0) % 2;
+  const quotes = ((line.match(/"/g)?.length ?? 0) % 2) + ((line.match(/'/g)?.length ?? 0) % 2);
   if (quotes !== 0) throw new StageloopError('config', `${where}: unbalanced quote in the command`);
   return words;
 }
 
 /** Variables read by the config loader come back as their own `${VAR}` reference: the file's templates stay templates. */
 export function templateEnvironment(): Environment {
-  return new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) }) as Environment;
+  return new Proxy(
+    {},
+    { get: (_target, name) => (typeof name === 'string' ? `\${${name}}` : undefined) },
+  ) as Environment;
 }

@@ -35,10 +35,20 @@ export interface McpFlags {
 }
 
 /** stageloop.config.json (or --mcp-config FILE) and --mcp: read only when one of them is there. */
-export async function cliConfig(flags: McpFlags, env: Environment, cwd = process.cwd()): Promise<StageloopConfig | undefined> {
-  if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json'))) return undefined;
+export async function cliConfig(
+  flags: McpFlags,
+  env: Environment,
+  cwd = process.cwd(),
+): Promise<StageloopConfig | undefined> {
+  if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json')))
+    return undefined;
   const { loadStageloopConfig } = await import('./config.js');
-  return loadStageloopConfig({ cwd, env, inline: flags.mcp, ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }) });
+  return loadStageloopConfig({
+    cwd,
+    env,
+    inline: flags.mcp,
+    ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }),
+  });
 }
 
 /** The built-in tools plus every configured MCP server's (a name given twice is an error at start). */
@@ -49,31 +59,68 @@ export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig 
 }
 
 /** The recipe's --fallback-model names (same server) and fallback servers after the chosen model, built by its row. */
-export async function withFallbacks(choice: ModelChoice, settings: RunRecipe['model'], env: Environment, table?: ProviderTable): Promise<ModelChoice> {
+export async function withFallbacks(
+  choice: ModelChoice,
+  settings: RunRecipe['model'],
+  env: Environment,
+  table?: ProviderTable,
+): Promise<ModelChoice> {
   const { fallbacks, fallbackServers, baseUrl } = settings;
   if (fallbacks.length === 0 && fallbackServers.length === 0) return choice;
-  if (choice.offline) throw new StageloopError('usage', '--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url');
-  const [{ fallbackModel }, { expandVariables }, { providerRow }] = await Promise.all([import('../src/model/fallback-model.js'), import('./config.js'), import('./providers.js')]);
+  if (choice.offline)
+    throw new StageloopError(
+      'usage',
+      '--fallback-model and a fallback list need a model server: set OPENAI_API_KEY or pass --base-url',
+    );
+  const [{ fallbackModel }, { expandVariables }, { providerRow }] = await Promise.all([
+    import('../src/model/fallback-model.js'),
+    import('./config.js'),
+    import('./providers.js'),
+  ]);
   const row = providerRow(choice.provider, table);
   const models = [choice.model];
   for (const name of fallbacks) models.push(await row({ name, ...(baseUrl !== undefined && { baseUrl }) }, env));
   for (const entry of fallbackServers) {
     // The recipe holds a `${VAR}` template for a server's key, never the key.
-    const apiKey = entry.apiKey === undefined ? undefined : expandVariables(entry.apiKey, `fallback model ${entry.model}: apiKey`, env);
-    models.push(await row({ name: entry.model, ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }), ...(apiKey !== undefined && { apiKey }) }, env));
+    const apiKey =
+      entry.apiKey === undefined
+        ? undefined
+        : expandVariables(entry.apiKey, `fallback model ${entry.model}: apiKey`, env);
+    models.push(
+      await row(
+        {
+          name: entry.model,
+          ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
+          ...(apiKey !== undefined && { apiKey }),
+        },
+        env,
+      ),
+    );
   }
-  return { ...choice, model: fallbackModel(models), notice: `${choice.notice}, falling back to ${models.slice(1).map((model) => model.modelName).join(', ')}` };
+  return {
+    ...choice,
+    model: fallbackModel(models),
+    notice: `${choice.notice}, falling back to ${models
+      .slice(1)
+      .map((model) => model.modelName)
+      .join(', ')}`,
+  };
 }
 
 /** --output-schema FILE: the JSON Schema read and turned into the zod schema the final-output stage validates with. */
-export async function outputSchemaFrom(file: string | undefined): Promise<{ json: JsonObject; schema: ZodType } | undefined> {
+export async function outputSchemaFrom(
+  file: string | undefined,
+): Promise<{ json: JsonObject; schema: ZodType } | undefined> {
   if (file === undefined) return undefined;
   const { readFileSync } = await import('node:fs');
   let json: JsonObject;
   try {
     json = JSON.parse(readFileSync(file, 'utf8')) as JsonObject;
   } catch (error) {
-    throw new StageloopError('usage', `--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`);
+    throw new StageloopError(
+      'usage',
+      `--output-schema ${file}: ${messageOf(error).split('\n')[0]}: give a JSON Schema file, e.g. {"type":"object","properties":{"answer":{"type":"number"}}}`,
+    );
   }
   return { json, schema: schemaOfJson(json, `--output-schema ${file}`) };
 }

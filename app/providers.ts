@@ -28,17 +28,28 @@ export interface ModelChoice {
 /** The row of that name; an unknown name is a config error listing the rows. */
 export function providerRow(name: string, table: ProviderTable = providers): Provider {
   const row = table[name];
-  if (row === undefined) throw new StageloopError('config', `model.provider "${name}" is not a provider: choose one of ${Object.keys(table).join(', ')}`);
+  if (row === undefined)
+    throw new StageloopError(
+      'config',
+      `model.provider "${name}" is not a provider: choose one of ${Object.keys(table).join(', ')}`,
+    );
   return row;
 }
 
 /** The named row; none named: `offline: true` is the offline row, else OpenAI when the environment or a base URL names a server. */
-function chosenProvider(settings: ModelSettings, env: Environment, table: ProviderTable): { name: string; reason?: string } {
+function chosenProvider(
+  settings: ModelSettings,
+  env: Environment,
+  table: ProviderTable,
+): { name: string; reason?: string } {
   const { provider, offline } = settings;
   if (provider !== undefined) {
     providerRow(provider, table);
     if (offline !== undefined && offline !== (provider === 'offline')) {
-      throw new StageloopError('config', `model.offline is ${offline} but model.provider is "${provider}": drop "offline" (the provider decides)`);
+      throw new StageloopError(
+        'config',
+        `model.offline is ${offline} but model.provider is "${provider}": drop "offline" (the provider decides)`,
+      );
     }
     return { name: provider, reason: `provider ${provider}` };
   }
@@ -48,10 +59,20 @@ function chosenProvider(settings: ModelSettings, env: Environment, table: Provid
 }
 
 /** The recipe's model, built by its row, with the notice the CLI prints about it. */
-export async function chooseModel(settings: ModelSettings, env: Environment, table: ProviderTable = providers): Promise<ModelChoice> {
+export async function chooseModel(
+  settings: ModelSettings,
+  env: Environment,
+  table: ProviderTable = providers,
+): Promise<ModelChoice> {
   const { name, reason = '' } = chosenProvider(settings, env, table);
   const model = await providerRow(name, table)(settings, env);
-  if (name === 'offline') return { model, provider: name, notice: `using the offline model ${model.modelName} (${reason}); it only does arithmetic`, offline: true };
+  if (name === 'offline')
+    return {
+      model,
+      provider: name,
+      notice: `using the offline model ${model.modelName} (${reason}); it only does arithmetic`,
+      offline: true,
+    };
   const where = model.endpoint ? ` at ${model.endpoint.address}:${model.endpoint.port}` : '';
   return { model, provider: name, notice: `using model ${model.modelName}${where}`, offline: false };
 }

@@ -14,7 +14,11 @@ export const recipeVersion = 1;
 const jsonObject = z.record(z.string(), z.json()) as unknown as z.ZodType<JsonObject>;
 
 /** A model on another server to fall back to; `apiKey` is a `${VAR}` template, never a key. */
-const fallbackServerSchema = z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() });
+const fallbackServerSchema = z.object({
+  model: z.string().min(1),
+  baseUrl: z.string().optional(),
+  apiKey: z.string().optional(),
+});
 
 const modelSchema = z.object({
   /** The row of app/providers.ts that builds the model. Absent: `offline`, else the assembling environment decides. */
@@ -65,12 +69,14 @@ export const runRecipeSchema = z.object({
   /** The default guards (docs/guards.md) apply; false for runs recorded before they existed, rebuilt as they ran. */
   guardDefaults: z.boolean().default(true),
   /** Calls to these tools (or all) wait for a person; askOnLimit: a spent budget asks. */
-  approvals: z.object({
-    tools: z.union([z.array(z.string()), z.literal('all')]).optional(),
-    askOnLimit: z.boolean().default(false),
-    /** --taint-policy: a write call after web or MCP content waits for a person (ask), is refused, or runs (off). */
-    taintPolicy: z.enum(['ask', 'refuse', 'off']).default('ask'),
-  }).prefault({}),
+  approvals: z
+    .object({
+      tools: z.union([z.array(z.string()), z.literal('all')]).optional(),
+      askOnLimit: z.boolean().default(false),
+      /** --taint-policy: a write call after web or MCP content waits for a person (ask), is refused, or runs (off). */
+      taintPolicy: z.enum(['ask', 'refuse', 'off']).default('ask'),
+    })
+    .prefault({}),
   /** The JSON Schema the final answer must match (--output-schema). */
   outputSchema: jsonObject.optional(),
   /** Plan steps that may run at once (--max-parallel-steps; plan-execute-replan's default 3). */
@@ -87,7 +93,9 @@ export const runRecipeSchema = z.object({
   /** --agent NAME: the run is this agent (its pipeline, instructions and tools), calling the others as tools. */
   agent: z.string().min(1).optional(),
   /** --trace otlp|console and --trace-content. */
-  tracing: z.object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) }).prefault({}),
+  tracing: z
+    .object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) })
+    .prefault({}),
 });
 
 export type RunRecipe = z.output<typeof runRecipeSchema>;
@@ -101,7 +109,10 @@ export function makeRecipe(input: RunRecipeInput, where = 'the run recipe'): Run
   const parsed = runRecipeSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new StageloopError('config', `${where}: ${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
+  throw new StageloopError(
+    'config',
+    `${where}: ${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`,
+  );
 }
 
 /** What runPipeline records with the run (its `record` option). */
@@ -121,7 +132,10 @@ export function recordedRecipe(run: RunSummary): RunRecipe | undefined {
   if (recorded === undefined) return undefined;
   const version = (recorded as { version?: unknown } | null)?.version;
   if (typeof version === 'number' && version > recipeVersion) {
-    throw new StageloopError('conflict', `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`);
+    throw new StageloopError(
+      'conflict',
+      `run ${run.runId} was recorded by a newer stageloop (recipe version ${version}; this one reads ${recipeVersion}): continue it with that version`,
+    );
   }
   const input = recorded as RunRecipeInput;
   return makeRecipe({ ...input, guards: recordedGuards(input.guards) }, `run ${run.runId}'s recorded recipe`);

@@ -4,7 +4,8 @@ import type { Fact, NewTurn, SessionHistory, SessionScope, SessionStore, TurnRec
 
 export function replaySessions(live: SessionStore, run: { runId: string; createdAt: number }): SessionStore {
   const before = (turn: TurnRecord) => turn.runId !== run.runId && turn.at < run.createdAt;
-  const earlierFacts = (facts: Fact[]) => facts.filter((fact) => fact.sourceRun !== run.runId && fact.updated < run.createdAt);
+  const earlierFacts = (facts: Fact[]) =>
+    facts.filter((fact) => fact.sourceRun !== run.runId && fact.updated < run.createdAt);
   return {
     name: `${live.name} (as of run ${run.runId})`,
     exists: (scope) => live.exists(scope),
@@ -16,7 +17,12 @@ export function replaySessions(live: SessionStore, run: { runId: string; created
       const history = await live.load(scope);
       // The seq the run's own turn got when it was saved: a turn of another run may have come in between.
       const saved = history.turns.find((earlier) => earlier.runId === run.runId);
-      return { ...turn, seq: saved?.seq ?? history.turns.filter(before).reduce((highest, earlier) => Math.max(highest, earlier.seq), 0) + 1 };
+      return {
+        ...turn,
+        seq:
+          saved?.seq ??
+          history.turns.filter(before).reduce((highest, earlier) => Math.max(highest, earlier.seq), 0) + 1,
+      };
     },
     compact: async () => undefined,
     listFacts: async (scope) => earlierFacts(await live.listFacts(scope)),

@@ -30,14 +30,17 @@ export interface ServeFlags {
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
 export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
-  return makeRecipe({
-    pipeline: body.pipeline,
-    // The body's options are guard settings already (the same schema, less what a client may not switch off).
-    guards: body.options ?? {},
-    ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
-    ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
-    ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),
-  }, 'the request');
+  return makeRecipe(
+    {
+      pipeline: body.pipeline,
+      // The body's options are guard settings already (the same schema, less what a client may not switch off).
+      guards: body.options ?? {},
+      ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
+      ...(body.outputSchema !== undefined && { outputSchema: body.outputSchema }),
+      ...(body.session !== undefined && { session: { name: body.session, user: body.user ?? defaultUser } }),
+    },
+    'the request',
+  );
 }
 
 export interface RunningServe extends ListeningServer {
@@ -61,18 +64,35 @@ export interface RunServices {
   close(): Promise<void>;
 }
 
-export async function runServices(storeFlag: string | undefined, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunServices> {
-  const [{ RunHost }, { runPipeline }] = await Promise.all([import('../src/server/run-host.js'), import('../src/durable/durable-run.js')]);
+export async function runServices(
+  storeFlag: string | undefined,
+  env: Environment,
+  calculatorHost?: CalculatorWorkerHost,
+): Promise<RunServices> {
+  const [{ RunHost }, { runPipeline }] = await Promise.all([
+    import('../src/server/run-host.js'),
+    import('../src/durable/durable-run.js'),
+  ]);
   const recording = await openRunStore(storeFlag, env);
   // One session store for every session run of this server, opened at the first.
   let sessions: SessionStore | undefined;
-  const host = new RunHost((assembly, input, options) => runPipeline(assembly.pipeline, input, { ...options, store: recording.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) }));
+  const host = new RunHost((assembly, input, options) =>
+    runPipeline(assembly.pipeline, input, {
+      ...options,
+      store: recording.store,
+      hashEvery: 'stage',
+      ...(assembly.record && { record: assembly.record }),
+    }),
+  );
   const assembleRun = async (recipe: RunRecipe) => {
     if (recipe.session !== undefined && sessions === undefined) {
       const { openSessionStore } = await import('../src/sessions/open-sessions.js');
       sessions = await openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) });
     }
-    return assemble(recipe, env, { ...(calculatorHost !== undefined && { calculatorHost }), ...(sessions !== undefined && { sessions }) });
+    return assemble(recipe, env, {
+      ...(calculatorHost !== undefined && { calculatorHost }),
+      ...(sessions !== undefined && { sessions }),
+    });
   };
   let notice: string;
   try {
@@ -85,7 +105,11 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
   }
   const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
     const pipeline = pipelineOf(makeRecipe({ pipeline: name }));
-    const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [string[], string[], string[]];
+    const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [
+      string[],
+      string[],
+      string[],
+    ];
     return { name, maxIterations: pipeline.maxIterations, setup, iteration, finalize };
   });
   return {
@@ -103,14 +127,19 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
       ]);
       const run = await recording.store.get(runId);
       if (run === undefined) throw runNotFound(runId);
-      const byId: Record<string, Decision> = Object.fromEntries(decisions.map((decision) => [decision.callId, decisionOf(decision)]));
+      const byId: Record<string, Decision> = Object.fromEntries(
+        decisions.map((decision) => [decision.callId, decisionOf(decision)]),
+      );
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
       const assembled = await assembleRun(recipeOf(run));
       // The server continues it through its host (live events, drained at shutdown); the assembly closes after it.
       return {
         deps: assembled.deps,
-        resume: (options) => resumeRun(recording.store, runId, { pipeline: assembled.pipeline, ...options, decisions: byId }).finally(() => assembled.close()),
+        resume: (options) =>
+          resumeRun(recording.store, runId, { pipeline: assembled.pipeline, ...options, decisions: byId }).finally(() =>
+            assembled.close(),
+          ),
       };
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
@@ -125,9 +154,20 @@ export async function runServices(storeFlag: string | undefined, env: Environmen
   };
 }
 
-export async function startServe(flags: ServeFlags, env: Environment, calculatorHost?: CalculatorWorkerHost): Promise<RunningServe> {
-  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional('stageloop serve', optionalParts.server, () =>
-    Promise.all([import('../src/server/listen.js'), import('../src/server/app.js'), import('../src/server/access.js')]),
+export async function startServe(
+  flags: ServeFlags,
+  env: Environment,
+  calculatorHost?: CalculatorWorkerHost,
+): Promise<RunningServe> {
+  const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional(
+    'stageloop serve',
+    optionalParts.server,
+    () =>
+      Promise.all([
+        import('../src/server/listen.js'),
+        import('../src/server/app.js'),
+        import('../src/server/access.js'),
+      ]),
   );
   checkBind(flags.host, flags.token);
   const services = await runServices(flags.store, env, calculatorHost);
@@ -144,7 +184,11 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
   });
   let server: ListeningServer;
   try {
-    server = await listen(app, { host: flags.host, port: flags.port, ...(flags.token !== undefined && { token: flags.token }) });
+    server = await listen(app, {
+      host: flags.host,
+      port: flags.port,
+      ...(flags.token !== undefined && { token: flags.token }),
+    });
   } catch (error) {
     await services.close();
     throw error;
@@ -163,5 +207,7 @@ export async function startServe(flags: ServeFlags, env: Environment, calculator
 /** A decision as the HTTP API takes it, as the run takes it: an edit approves the edited call. */
 function decisionOf(decision: DecisionsBody['decisions'][number]): Decision {
   if (!decision.approve) return { approve: false, ...(decision.reason !== undefined && { message: decision.reason }) };
-  return decision.arguments !== undefined ? { approve: true, arguments: decision.arguments as string | JsonObject } : { approve: true };
+  return decision.arguments !== undefined
+    ? { approve: true, arguments: decision.arguments as string | JsonObject }
+    : { approve: true };
 }

@@ -18,16 +18,24 @@ export interface OpenedStore {
  * Opens the store a command or the server records in; the store modules load only here, when runs are recorded or
  * read. `file` names it in output: the SQLite file, or the URL without its password.
  */
-export async function openRunStore(path: string | undefined, env: Environment, options: { optional?: boolean } = {}): Promise<OpenedStore> {
+export async function openRunStore(
+  path: string | undefined,
+  env: Environment,
+  options: { optional?: boolean } = {},
+): Promise<OpenedStore> {
   if (path === '') throw new StageloopError('usage', storeNeedsValue);
   const location = { env, ...(path !== undefined ? { path } : {}) };
-  const [{ openStore, storeDisplayName, storePath }, { MissingPackageError }] = await Promise.all([import('../src/store/location.js'), import('../src/common/optional-package.js')]);
+  const [{ openStore, storeDisplayName, storePath }, { MissingPackageError }] = await Promise.all([
+    import('../src/store/location.js'),
+    import('../src/common/optional-package.js'),
+  ]);
   const file = storeDisplayName(location);
   try {
     return { store: openStore(location), file, location: storePath(location) };
   } catch (error) {
     // A light install has no SQLite binding: a command that can run without recording says so.
-    if (options.optional && error instanceof MissingPackageError) throw new MissingPackageError(error.feature, error.missing, { cause: error, also: ', or pass --no-store' });
+    if (options.optional && error instanceof MissingPackageError)
+      throw new MissingPackageError(error.feature, error.missing, { cause: error, also: ', or pass --no-store' });
     throw error;
   }
 }

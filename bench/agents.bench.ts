@@ -17,13 +17,29 @@ const model: ChatModel = {
     const result = request.messages.find((message) => message.role === 'tool');
     const tool = request.tools?.[0];
     const base = { finishReason: 'stop' as const, usage: emptyUsage(), model: 'bench-model', latencyMs: 0 };
-    if (result !== undefined || tool === undefined) return { ...base, content: result?.content ?? 'done', toolCalls: [] };
-    return { ...base, content: '', finishReason: 'tool_calls', toolCalls: [{ id: 'call_1', name: tool.name, arguments: JSON.stringify({ task: 'echo this' }) }] };
+    if (result !== undefined || tool === undefined)
+      return { ...base, content: result?.content ?? 'done', toolCalls: [] };
+    return {
+      ...base,
+      content: '',
+      finishReason: 'tool_calls',
+      toolCalls: [{ id: 'call_1', name: tool.name, arguments: JSON.stringify({ task: 'echo this' }) }],
+    };
   },
 };
 
-const echo = defineTool({ name: 'echo', description: 'Echoes.', parameters: z.object({ task: z.string() }), execute: ({ task }) => task });
-const agent = agentTool({ name: 'helper', description: 'Answers.', pipeline: reactPipeline({ guards: false }), deps: { model } });
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echoes.',
+  parameters: z.object({ task: z.string() }),
+  execute: ({ task }) => task,
+});
+const agent = agentTool({
+  name: 'helper',
+  description: 'Answers.',
+  pipeline: reactPipeline({ guards: false }),
+  deps: { model },
+});
 const pipeline = reactPipeline({ guards: false });
 const plainTools = new ToolRegistry([echo]);
 const agentTools = new ToolRegistry([agent]);
@@ -48,4 +64,6 @@ const floor = median(plain);
 const withAgent = median(agents);
 console.log(`run with one plain tool call: ${format(floor, 1)} µs (median of 5 x ${format(runs, 0)})`);
 console.log(`run with one agent-as-tool call: ${format(withAgent, 1)} µs (${format(withAgent / floor, 2)}x)`);
-console.log(`an agent call costs ${format(withAgent - floor, 1)} µs more than a plain tool call (a child run: its setup, one turn, its finalize)`);
+console.log(
+  `an agent call costs ${format(withAgent - floor, 1)} µs more than a plain tool call (a child run: its setup, one turn, its finalize)`,
+);

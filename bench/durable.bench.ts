@@ -24,14 +24,33 @@ function instantModel(turns: number, hangAtTurn?: number): ChatModel {
     async chat(request: ChatRequest): Promise<ChatResponse> {
       const done = request.messages.filter((message) => message.role === 'tool').length;
       if (hangAtTurn !== undefined && done + 1 === hangAtTurn) await new Promise(() => {});
-      const base = { finishReason: 'stop' as const, usage: { ...emptyUsage(), inputTokens: 50, outputTokens: 5 }, model: 'instant', latencyMs: 0 };
-      if (done >= turns || request.purpose !== 'think') return { ...base, content: `done after ${done}`, toolCalls: [] };
-      return { ...base, finishReason: 'tool_calls', content: '', toolCalls: [{ id: `call_${done + 1}`, name: 'echo', arguments: JSON.stringify({ text: `step ${done + 1}` }) }] };
+      const base = {
+        finishReason: 'stop' as const,
+        usage: { ...emptyUsage(), inputTokens: 50, outputTokens: 5 },
+        model: 'instant',
+        latencyMs: 0,
+      };
+      if (done >= turns || request.purpose !== 'think')
+        return { ...base, content: `done after ${done}`, toolCalls: [] };
+      return {
+        ...base,
+        finishReason: 'tool_calls',
+        content: '',
+        toolCalls: [{ id: `call_${done + 1}`, name: 'echo', arguments: JSON.stringify({ text: `step ${done + 1}` }) }],
+      };
     },
   };
 }
 
-const tools = () => new ToolRegistry([defineTool({ name: 'echo', description: 'Echoes its text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text })]);
+const tools = () =>
+  new ToolRegistry([
+    defineTool({
+      name: 'echo',
+      description: 'Echoes its text.',
+      parameters: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    }),
+  ]);
 
 /** A task of this many characters: the state holds it twice (input and the user message). */
 const taskOf = (stateBytes: number) => `Echo each step. ${'x'.repeat(Math.max(0, stateBytes / 2 - 2_000))}`;
@@ -42,7 +61,13 @@ function sqliteMaker(durability: 'process' | 'power'): StoreMaker {
   return () => {
     const folder = mkdtempSync(join(tmpdir(), 'stageloop-bench-'));
     const store = sqliteStore(join(folder, 'runs.db'), { durability });
-    return { store, done: async () => { await store.close(); rmSync(folder, { recursive: true, force: true }); } };
+    return {
+      store,
+      done: async () => {
+        await store.close();
+        rmSync(folder, { recursive: true, force: true });
+      },
+    };
   };
 }
 
@@ -57,7 +82,13 @@ const makers: Array<[string, StoreMaker]> = [
  * CPU microseconds (user + system, this process) a run of `turns` turns takes, median over rounds; each round a fresh
  * store. CPU time, not wall time: other processes on a loaded machine do not count in it.
  */
-async function runCost(maker: StoreMaker, turns: number, stateBytes: number, rounds: number, runsPerRound: number): Promise<number> {
+async function runCost(
+  maker: StoreMaker,
+  turns: number,
+  stateBytes: number,
+  rounds: number,
+  runsPerRound: number,
+): Promise<number> {
   const samples: number[] = [];
   const pipeline = reactPipeline({ maxIterations: turns + 2 });
   for (let round = 0; round < rounds + 1; round++) {
@@ -65,7 +96,11 @@ async function runCost(maker: StoreMaker, turns: number, stateBytes: number, rou
     collectGarbage();
     const started = process.cpuUsage();
     for (let run = 0; run < runsPerRound; run++) {
-      await runPipeline(pipeline, { task: taskOf(stateBytes) }, { store, deps: { model: instantModel(turns), tools: tools() } });
+      await runPipeline(
+        pipeline,
+        { task: taskOf(stateBytes) },
+        { store, deps: { model: instantModel(turns), tools: tools() } },
+      );
     }
     const used = process.cpuUsage(started);
     if (round > 0) samples.push((used.user + used.system) / runsPerRound);
@@ -75,7 +110,11 @@ async function runCost(maker: StoreMaker, turns: number, stateBytes: number, rou
 }
 
 /** What one more turn costs (runs of 30 turns against runs of 10), and what a run costs besides its turns. */
-async function marginal(maker: StoreMaker, stateBytes: number, runsPerRound: number): Promise<{ turn: number; run: number }> {
+async function marginal(
+  maker: StoreMaker,
+  stateBytes: number,
+  runsPerRound: number,
+): Promise<{ turn: number; run: number }> {
   const short = await runCost(maker, 10, stateBytes, 5, runsPerRound);
   const long = await runCost(maker, 30, stateBytes, 5, runsPerRound);
   const turn = (long - short) / 20;
@@ -85,11 +124,15 @@ async function marginal(maker: StoreMaker, stateBytes: number, runsPerRound: num
 async function overhead(): Promise<void> {
   for (const stateBytes of [2_000, 20_000]) {
     const baseline = await marginal(makers[0]![1], stateBytes, 40);
-    console.log(`ReAct turn at ~${format(stateBytes / 1000, 0)} KB of state, CPU time (instant model; a turn = (30-turn run - 10-turn run) / 20):`);
+    console.log(
+      `ReAct turn at ~${format(stateBytes / 1000, 0)} KB of state, CPU time (instant model; a turn = (30-turn run - 10-turn run) / 20):`,
+    );
     console.log(`  no store: ${format(baseline.turn, 1)} µs per turn, ${format(baseline.run, 0)} µs per run besides`);
     for (const [name, maker] of makers.slice(1)) {
       const cost = await marginal(maker, stateBytes, name.startsWith('SQLite') ? 8 : 40);
-      console.log(`  ${name}: +${format(cost.turn - baseline.turn, 1)} µs per turn, +${format(cost.run - baseline.run, 0)} µs per run (create, finish) (targets: memory <= 20 µs, SQLite <= 500 µs a turn at 20 KB)`);
+      console.log(
+        `  ${name}: +${format(cost.turn - baseline.turn, 1)} µs per turn, +${format(cost.run - baseline.run, 0)} µs per run (create, finish) (targets: memory <= 20 µs, SQLite <= 500 µs a turn at 20 KB)`,
+      );
     }
   }
 }
@@ -100,16 +143,32 @@ async function growth(): Promise<void> {
   const marks: number[] = [];
   let last = performance.now();
   const model = instantModel(turns);
-  const timed: ChatModel = { ...model, chat: async (request) => { const now = performance.now(); marks.push(now - last); last = now; return model.chat(request); } };
-  const result = await runPipeline(reactPipeline({ maxIterations: turns + 2 }), { task: 'Echo each step, 100 times, and keep every result.' }, { store, deps: { model: timed, tools: tools() } });
+  const timed: ChatModel = {
+    ...model,
+    chat: async (request) => {
+      const now = performance.now();
+      marks.push(now - last);
+      last = now;
+      return model.chat(request);
+    },
+  };
+  const result = await runPipeline(
+    reactPipeline({ maxIterations: turns + 2 }),
+    { task: 'Echo each step, 100 times, and keep every result.' },
+    { store, deps: { model: timed, tools: tools() } },
+  );
   const stateKb = JSON.stringify(result.state).length / 1000;
   const journal = await store!.journal(result.runId);
   const checkpoints = await store!.checkpoints(result.runId);
   const journalKb = journal.reduce((sum, entry) => sum + JSON.stringify(entry.data).length, 0) / 1000;
   const checkpointKb = checkpoints.reduce((sum, checkpoint) => sum + JSON.stringify(checkpoint.state).length, 0) / 1000;
   const window = (from: number, to: number) => format(median(marks.slice(from, to)) * 1000, 0);
-  console.log(`100-turn run on SQLite: state grows to ${format(stateKb, 0)} KB; a turn takes ${window(1, 11)} µs at turns 1-10, ${window(45, 55)} µs at 45-55, ${window(90, 100)} µs at 90-100`);
-  console.log(`  journal ${format(journal.length, 0)} entries, ${format(journalKb, 0)} KB; ${checkpoints.length} checkpoints, ${format(checkpointKb, 0)} KB in all (a full checkpoint every turn would be ~${format((stateKb * turns) / 2, 0)} KB); database file ${format(statSync(((store as unknown) as { path?: string }).path ?? '/dev/null').size / 1000, 0)} KB`);
+  console.log(
+    `100-turn run on SQLite: state grows to ${format(stateKb, 0)} KB; a turn takes ${window(1, 11)} µs at turns 1-10, ${window(45, 55)} µs at 45-55, ${window(90, 100)} µs at 90-100`,
+  );
+  console.log(
+    `  journal ${format(journal.length, 0)} entries, ${format(journalKb, 0)} KB; ${checkpoints.length} checkpoints, ${format(checkpointKb, 0)} KB in all (a full checkpoint every turn would be ~${format((stateKb * turns) / 2, 0)} KB); database file ${format(statSync((store as unknown as { path?: string }).path ?? '/dev/null').size / 1000, 0)} KB`,
+  );
   await done();
 }
 
@@ -119,10 +178,18 @@ async function resumeAndReplay(): Promise<void> {
   for (let round = 0; round < 7; round++) {
     const { store, done } = sqliteMaker('process')();
     const ids = { newId: () => `bench-${round}` };
-    void runPipeline(reactPipeline(), { task: 'Echo each step.' }, { store, deps: { model: instantModel(10, 8), tools: tools(), ids } });
+    void runPipeline(
+      reactPipeline(),
+      { task: 'Echo each step.' },
+      { store, deps: { model: instantModel(10, 8), tools: tools(), ids } },
+    );
     await new Promise((resolve) => setTimeout(resolve, 30));
     const started = performance.now();
-    const result = await resumeRun(store!, `bench-${round}`, { pipeline: reactPipeline(), deps: { model: instantModel(10), tools: tools() }, takeOver: true });
+    const result = await resumeRun(store!, `bench-${round}`, {
+      pipeline: reactPipeline(),
+      deps: { model: instantModel(10), tools: tools() },
+      takeOver: true,
+    });
     resumes.push(performance.now() - started);
     if (result.status !== 'stopped' && result.status !== 'completed') throw new Error(`resume ended ${result.status}`);
     const replayStarted = performance.now();
@@ -131,7 +198,9 @@ async function resumeAndReplay(): Promise<void> {
     if (!report.identical) throw new Error(`replay diverged: ${report.divergence?.message}`);
     await done();
   }
-  console.log(`resume of a 10-turn run stopped at turn 8 (SQLite, instant model): ${format(median(resumes), 1)} ms median (target <= 500 ms)`);
+  console.log(
+    `resume of a 10-turn run stopped at turn 8 (SQLite, instant model): ${format(median(resumes), 1)} ms median (target <= 500 ms)`,
+  );
   console.log(`replay of that run: ${format(median(replays), 1)} ms median (target <= 50 ms)`);
 }
 

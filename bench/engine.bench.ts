@@ -8,7 +8,12 @@ function trivial(name: string): Stage {
 
 async function dispatchCost(): Promise<void> {
   const iterations = 100_000;
-  const last: Stage = { name: 'stage-8', async execute(state) { if (state.iteration === iterations) return breakLoop('done'); } };
+  const last: Stage = {
+    name: 'stage-8',
+    async execute(state) {
+      if (state.iteration === iterations) return breakLoop('done');
+    },
+  };
   const stages = [...Array.from({ length: 7 }, (_, index) => trivial(`stage-${index + 1}`)), last];
   const pipeline = definePipeline({ name: 'dispatch', iteration: stages, maxIterations: iterations });
   const samples: number[] = [];
@@ -17,14 +22,25 @@ async function dispatchCost(): Promise<void> {
     const ms = await timeMs(() => runPipeline(pipeline, { task: 'bench' }));
     samples.push((ms * 1e6) / (iterations * stages.length));
   }
-  console.log(`runner dispatch: ${format(median(samples), 0)} ns per stage (median of ${samples.length} runs of 8 stages x ${format(iterations, 0)} iterations; target <= 1000 ns)`);
+  console.log(
+    `runner dispatch: ${format(median(samples), 0)} ns per stage (median of ${samples.length} runs of 8 stages x ${format(iterations, 0)} iterations; target <= 1000 ns)`,
+  );
 }
 
 async function concurrentRuns(): Promise<void> {
   const runs = 10_000;
   const wait: Stage = { name: 'wait', execute: () => new Promise<void>((resolve) => setTimeout(resolve, 10)) };
-  const last: Stage = { name: 'stage-5', async execute(state) { if (state.iteration === 5) return breakLoop('done'); } };
-  const pipeline = definePipeline({ name: 'concurrent', iteration: [trivial('stage-1'), wait, trivial('stage-3'), trivial('stage-4'), last], maxIterations: 10 });
+  const last: Stage = {
+    name: 'stage-5',
+    async execute(state) {
+      if (state.iteration === 5) return breakLoop('done');
+    },
+  };
+  const pipeline = definePipeline({
+    name: 'concurrent',
+    iteration: [trivial('stage-1'), wait, trivial('stage-3'), trivial('stage-4'), last],
+    maxIterations: 10,
+  });
   let retainedBytes = 0;
   const { wallMs, peakHeapBytes, peakRssBytes, baseHeapBytes } = await peakMemory(async () => {
     const all = Promise.all(Array.from({ length: runs }, () => runPipeline(pipeline, { task: 'bench' })));

@@ -14,23 +14,41 @@ const usage = { inputTokens: 40, outputTokens: 8, cachedInputTokens: 0, reasonin
 const slowModel: ChatModel = {
   provider: 'bench',
   modelName: 'bench-50ms',
-  chat: () => new Promise<ChatResponse>((resolve) => setTimeout(() => resolve({ content: '6 * 7 = 42', toolCalls: [], finishReason: 'stop', usage, model: 'bench-50ms', latencyMs: modelMs }), modelMs)),
+  chat: () =>
+    new Promise<ChatResponse>((resolve) =>
+      setTimeout(
+        () =>
+          resolve({
+            content: '6 * 7 = 42',
+            toolCalls: [],
+            finishReason: 'stop',
+            usage,
+            model: 'bench-50ms',
+            latencyMs: modelMs,
+          }),
+        modelMs,
+      ),
+    ),
 };
 
-const casesOf = (count: number): EvalCase[] => Array.from({ length: count }, (_, index) => ({ id: `case-${index}`, task: 'What is 6 * 7?', expected: 42 }));
+const casesOf = (count: number): EvalCase[] =>
+  Array.from({ length: count }, (_, index) => ({ id: `case-${index}`, task: 'What is 6 * 7?', expected: 42 }));
 
 /** The floor: `count` model calls, `concurrency` at a time. */
 async function floor(count: number, concurrency: number): Promise<number> {
   let next = 0;
   const worker = async () => {
-    while (next++ < count) await slowModel.chat({ purpose: 'think', messages: [{ role: 'user', content: 'What is 6 * 7?' }] });
+    while (next++ < count)
+      await slowModel.chat({ purpose: 'think', messages: [{ role: 'user', content: 'What is 6 * 7?' }] });
   };
   return timeMs(() => Promise.all(Array.from({ length: concurrency }, worker)));
 }
 
 export async function run(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-eval-bench-'));
-  console.log(`| concurrency | cases | floor cases/s | eval cases/s (no store) | ratio | eval cases/s (SQLite store) | ratio |`);
+  console.log(
+    `| concurrency | cases | floor cases/s | eval cases/s (no store) | ratio | eval cases/s (SQLite store) | ratio |`,
+  );
   console.log(`|---|---|---|---|---|---|---|`);
   try {
     for (const concurrency of [1, 8, 32]) {
@@ -46,7 +64,9 @@ export async function run(): Promise<void> {
       });
       await store.close();
       const rate = (ms: number) => (count * 1000) / ms;
-      console.log(`| ${concurrency} | ${count} | ${format(rate(floorMs))} | ${format(rate(plainMs))} | ${format(rate(plainMs) / rate(floorMs), 2)} | ${format(rate(storedMs))} | ${format(rate(storedMs) / rate(floorMs), 2)} |`);
+      console.log(
+        `| ${concurrency} | ${count} | ${format(rate(floorMs))} | ${format(rate(plainMs))} | ${format(rate(plainMs) / rate(floorMs), 2)} | ${format(rate(storedMs))} | ${format(rate(storedMs) / rate(floorMs), 2)} |`,
+      );
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });

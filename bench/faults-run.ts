@@ -11,7 +11,9 @@ import { collectGarbage } from './measure.js';
 
 /** Run n's fault, by n mod 40: 5% model faults (an error, a hang), 5% tool faults (a throw, a hang). */
 type Fault = 'none' | 'model_error' | 'model_hang' | 'tool_throw' | 'tool_hang';
-const faultOf = (n: number): Fault => ({ 3: 'model_error', 23: 'model_hang', 11: 'tool_throw', 31: 'tool_hang' } as Record<number, Fault>)[n % 40] ?? 'none';
+const faultOf = (n: number): Fault =>
+  (({ 3: 'model_error', 23: 'model_hang', 11: 'tool_throw', 31: 'tool_hang' }) as Record<number, Fault>)[n % 40] ??
+  'none';
 const numberIn = (text: string) => Number(/run (\d+)/.exec(text)?.[1] ?? Number.NaN);
 
 /** A model that asks for `n * 2` and then answers with what the tool said; it knows runs only by their messages. */
@@ -24,12 +26,27 @@ const model: ChatModel = {
     const fault = faultOf(n);
     if (request.purpose === 'think' && toolReply === undefined) {
       if (fault === 'model_error') throw new ModelError('server', 'injected 503');
-      if (fault === 'model_hang') await new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new ModelError('aborted', 'aborted'))));
+      if (fault === 'model_hang')
+        await new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(new ModelError('aborted', 'aborted'))),
+        );
     }
     await sleep(1 + (n % 4));
-    const base = { toolCalls: [], finishReason: 'stop' as const, usage: { ...emptyUsage(), inputTokens: 20, outputTokens: 5 }, model: 'bench-model', latencyMs: 1 };
+    const base = {
+      toolCalls: [],
+      finishReason: 'stop' as const,
+      usage: { ...emptyUsage(), inputTokens: 20, outputTokens: 5 },
+      model: 'bench-model',
+      latencyMs: 1,
+    };
     if (request.purpose !== 'think') return { ...base, content: `summary for run ${n}` };
-    if (toolReply === undefined) return { ...base, finishReason: 'tool_calls', content: '', toolCalls: [{ id: `call-${n}`, name: 'double', arguments: JSON.stringify({ run: n }) }] };
+    if (toolReply === undefined)
+      return {
+        ...base,
+        finishReason: 'tool_calls',
+        content: '',
+        toolCalls: [{ id: `call-${n}`, name: 'double', arguments: JSON.stringify({ run: n }) }],
+      };
     return { ...base, content: `run ${n}: ${toolReply.content}` };
   },
 };
@@ -69,8 +86,15 @@ function check(n: number, result: RunResult, tally: Tally): void {
   if (result.status !== expectedStatus) tally.wrongOutcome++;
   if (result.stages.some((stage) => stage.zone === 'finalize' && stage.calls !== 1)) tally.finalizeNotOnce++;
   const texts = [result.answer ?? '', ...result.state.messages.map((message) => message.content)];
-  const others = texts.flatMap((text) => [...text.matchAll(/run (\d+)/g)].map((match) => Number(match[1]))).filter((number) => number !== n);
-  const answerRight = fault === 'none' ? result.answer === `run ${n}: run ${n} doubled is ${n * 2}` : fault.startsWith('tool') ? result.answer?.startsWith(`run ${n}: Error`) === true : (result.answer ?? '') !== '';
+  const others = texts
+    .flatMap((text) => [...text.matchAll(/run (\d+)/g)].map((match) => Number(match[1])))
+    .filter((number) => number !== n);
+  const answerRight =
+    fault === 'none'
+      ? result.answer === `run ${n}: run ${n} doubled is ${n * 2}`
+      : fault.startsWith('tool')
+        ? result.answer?.startsWith(`run ${n}: Error`) === true
+        : (result.answer ?? '') !== '';
   if (others.length > 0 || !answerRight) tally.leaks++;
 }
 
@@ -83,7 +107,11 @@ function cancelAfter(ms: number): AbortSignal {
 function runOne(n: number): Promise<RunResult> {
   // A referenced timer: AbortSignal.timeout's is unref'd, and a hung run must not let the process exit under it.
   const signal = faultOf(n) === 'model_hang' ? cancelAfter(100) : undefined;
-  return runPipeline(pipeline, { task: `run ${n}: double the run number` }, { deps: { model, tools }, ...(signal ? { signal } : {}) });
+  return runPipeline(
+    pipeline,
+    { task: `run ${n}: double the run number` },
+    { deps: { model, tools }, ...(signal ? { signal } : {}) },
+  );
 }
 
 const newTally = (): Tally => ({ outcomes: {}, leaks: 0, wrongOutcome: 0, finalizeNotOnce: 0 });
@@ -111,7 +139,17 @@ async function main(): Promise<void> {
   }
   const sequentialMs = performance.now() - started;
   await sleep(50);
-  console.log(JSON.stringify({ concurrentMs, concurrent, sequentialMs, sequential, heapBefore, heapAt, unhandled: unhandled.length }));
+  console.log(
+    JSON.stringify({
+      concurrentMs,
+      concurrent,
+      sequentialMs,
+      sequential,
+      heapBefore,
+      heapAt,
+      unhandled: unhandled.length,
+    }),
+  );
 }
 
 await main();

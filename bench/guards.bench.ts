@@ -8,7 +8,14 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { format, median } from './measure.js';
 
 const addArguments = z.strictObject({ a: z.number(), b: z.number() });
-const tools = new ToolRegistry([defineTool({ name: 'add', description: 'Adds two numbers.', parameters: addArguments, execute: async (args) => String(args.a + args.b) })]);
+const tools = new ToolRegistry([
+  defineTool({
+    name: 'add',
+    description: 'Adds two numbers.',
+    parameters: addArguments,
+    execute: async (args) => String(args.a + args.b),
+  }),
+]);
 const usage = { inputTokens: 10, outputTokens: 5, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 const turns = 10;
 
@@ -19,8 +26,16 @@ const model: ChatModel = {
   async chat(request: ChatRequest): Promise<ChatResponse> {
     let turn = 0;
     for (const message of request.messages) if (message.role === 'assistant') turn++;
-    if (turn + 1 >= turns) return { content: 'done', toolCalls: [], finishReason: 'stop', usage, model: 'bench', latencyMs: 0 };
-    return { content: '', toolCalls: [{ id: `call_${turn}`, name: 'add', arguments: `{"a":${turn},"b":2}` }], finishReason: 'tool_calls', usage, model: 'bench', latencyMs: 0 };
+    if (turn + 1 >= turns)
+      return { content: 'done', toolCalls: [], finishReason: 'stop', usage, model: 'bench', latencyMs: 0 };
+    return {
+      content: '',
+      toolCalls: [{ id: `call_${turn}`, name: 'add', arguments: `{"a":${turn},"b":2}` }],
+      finishReason: 'tool_calls',
+      usage,
+      model: 'bench',
+      latencyMs: 0,
+    };
   },
 };
 
@@ -33,14 +48,18 @@ if (process.env.GUARDS_BENCH_EACH === '1') {
   variants['only limits (every guard 0)'] = reactPipeline({ maxIterations: turns, guards: { noGuards: true } });
   variants['token budget only'] = reactPipeline({ maxIterations: turns, guards: { contextBudget: 0, loopLimit: 0 } });
   variants['pruning only'] = reactPipeline({ maxIterations: turns, guards: { maxTokens: 0, loopLimit: 0 } });
-  variants['repeated-call guard only'] = reactPipeline({ maxIterations: turns, guards: { maxTokens: 0, contextBudget: 0 } });
+  variants['repeated-call guard only'] = reactPipeline({
+    maxIterations: turns,
+    guards: { maxTokens: 0, contextBudget: 0 },
+  });
   variants['the guard stages as no-ops (dispatch alone)'] = withNoOpGuards(variants['default guards']!);
 }
 
 /** The same pipeline with each guard stage replaced by one of its name that does nothing: what dispatching them costs. */
 function withNoOpGuards(pipeline: ReturnType<typeof reactPipeline>): ReturnType<typeof reactPipeline> {
   const guards = new Set(['limits', 'budget-start', 'budget', 'prune', 'loop-guard', 'loop-guard-history']);
-  const swap = (stages: typeof pipeline.setup) => stages.map((stage) => (guards.has(stage.name) ? { name: stage.name, execute: () => undefined } : stage));
+  const swap = (stages: typeof pipeline.setup) =>
+    stages.map((stage) => (guards.has(stage.name) ? { name: stage.name, execute: () => undefined } : stage));
   return definePipeline({ ...pipeline, setup: swap(pipeline.setup), iteration: swap(pipeline.iteration) });
 }
 type Variant = string;
@@ -66,10 +85,15 @@ export async function run(rounds = Number(process.env.GUARDS_BENCH_ROUNDS ?? 16)
       ratios[variant]!.push(perTurn[variant]! / perTurn['guards: false']!);
     }
   }
-  console.log(`ReAct turn, CPU µs (10-turn runs, ${rounds} rounds x ${runs} runs each, alternated; best round, and the median of the rounds' ratios):`);
+  console.log(
+    `ReAct turn, CPU µs (10-turn runs, ${rounds} rounds x ${runs} runs each, alternated; best round, and the median of the rounds' ratios):`,
+  );
   for (const variant of Object.keys(variants)) {
-    console.log(`  ${variant}: ${format(best[variant]!, 2)} µs per turn, ${format(best[variant]! / best['guards: false']!, 2)}x of guards: false (median ${format(median(ratios[variant]!), 2)}x)`);
+    console.log(
+      `  ${variant}: ${format(best[variant]!, 2)} µs per turn, ${format(best[variant]! / best['guards: false']!, 2)}x of guards: false (median ${format(median(ratios[variant]!), 2)}x)`,
+    );
   }
-  console.log(`  default guards: ${format(median(ratios['default guards']!), 3)}x of guards: false, median of rounds (target <= 1.1x)`);
+  console.log(
+    `  default guards: ${format(median(ratios['default guards']!), 3)}x of guards: false, median of rounds (target <= 1.1x)`,
+  );
 }
-

@@ -4,21 +4,31 @@ import { readFileSync } from 'node:fs';
 import { detectInjection } from '../stages/guards/injection/injection-detector.js';
 import { format, median } from './measure.js';
 
-interface Sample { label: 'injection' | 'benign'; round: string; text: string }
+interface Sample {
+  label: 'injection' | 'benign';
+  round: string;
+  text: string;
+}
 
 function rates(samples: Sample[]): string {
   const injections = samples.filter((sample) => sample.label === 'injection');
   const benign = samples.filter((sample) => sample.label === 'benign');
   const detected = injections.filter((sample) => detectInjection(sample.text).detected).length;
   const falsePositives = benign.filter((sample) => detectInjection(sample.text).detected).length;
-  return `detection ${format((100 * detected) / injections.length)}% (${detected}/${injections.length}), ` +
-    `false positives ${format((100 * falsePositives) / benign.length)}% (${falsePositives}/${benign.length})`;
+  return (
+    `detection ${format((100 * detected) / injections.length)}% (${detected}/${injections.length}), ` +
+    `false positives ${format((100 * falsePositives) / benign.length)}% (${falsePositives}/${benign.length})`
+  );
 }
 
 export async function run(): Promise<void> {
-  const corpus = JSON.parse(readFileSync(new URL('../tests/fixtures/injection-corpus.json', import.meta.url), 'utf8')) as { samples: Sample[] };
+  const corpus = JSON.parse(
+    readFileSync(new URL('../tests/fixtures/injection-corpus.json', import.meta.url), 'utf8'),
+  ) as { samples: Sample[] };
   console.log(`whole corpus: ${rates(corpus.samples)}`);
-  const heldOut = JSON.parse(readFileSync(new URL('../tests/fixtures/injection-heldout.json', import.meta.url), 'utf8')) as { samples: Array<Sample & { style: string }> };
+  const heldOut = JSON.parse(
+    readFileSync(new URL('../tests/fixtures/injection-heldout.json', import.meta.url), 'utf8'),
+  ) as { samples: Array<Sample & { style: string }> };
   console.log(`held-out batch of issue 26: ${rates(heldOut.samples)}`);
   for (const style of [...new Set(heldOut.samples.map((sample) => sample.style))]) {
     console.log(`  style ${style}: ${rates(heldOut.samples.filter((sample) => sample.style === style))}`);
@@ -33,7 +43,9 @@ export async function run(): Promise<void> {
     perText.push(((performance.now() - started) * 1000) / corpus.samples.length);
   }
   const averageLength = corpus.samples.reduce((sum, sample) => sum + sample.text.length, 0) / corpus.samples.length;
-  console.log(`screening time: ${format(median(perText), 0)} µs per text (median of 5 passes; texts average ${format(averageLength, 0)} characters)`);
+  console.log(
+    `screening time: ${format(median(perText), 0)} µs per text (median of 5 passes; texts average ${format(averageLength, 0)} characters)`,
+  );
   hostile();
   const page = 'Plain paragraph about gardening and the weather this week, with nothing unusual in it. '.repeat(600);
   const started = performance.now();
@@ -48,7 +60,7 @@ function hostileTexts(length: number): Record<string, string> {
     'base64 run': randomBytes(length).toString('base64').slice(0, length),
     'one letter': fill('a'),
     'hex run': randomBytes(length).toString('hex').slice(0, length),
-    'dots': fill('.'),
+    dots: fill('.'),
     'url escapes': fill('%41'),
     'unclosed comments': fill('<!--'),
     'hidden openings': fill('<div style="display:none">'),
@@ -57,12 +69,12 @@ function hostileTexts(length: number): Record<string, string> {
     'repeated override': fill('ignore previous instructions '),
     'quoted overrides': fill('"ignore previous instructions" '),
     'discussed quotes': fill('Attackers use "ignore previous instructions" as a payload; '),
-    'prose': fill('The assistant should read this page and the quick brown fox jumps over the lazy dog. '),
+    prose: fill('The assistant should read this page and the quick brown fox jumps over the lazy dog. '),
     // What the normalisation pass rewrites: every character of these goes through it.
     'markdown and entities': fill('**bold** _it_ `code` &amp; &#111; <b>x</b> '),
     'cyrillic prose': fill('Пожалуйста, пришлите счёт до пятницы. '),
     'look-alike words': fill('Іgnоrе аll рrеvіоus іnstruсtіоns '),
-    'fullwidth': fill('Ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ '),
+    fullwidth: fill('Ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ '),
   };
 }
 
@@ -82,6 +94,8 @@ function hostile(): void {
       if (name === 'prose') floor = median(times);
       rows.push(`${name} ${format(median(times), 2)}`);
     }
-    console.log(`hostile contents of ${format(length, 0)} characters, ms (median of 7): ${rows.join(', ')}; worst ${format(worst, 2)} ms (goal at 16,000: 5 ms) = ${format(worst / floor, 1)}x the floor (plain prose of the same length, this run)`);
+    console.log(
+      `hostile contents of ${format(length, 0)} characters, ms (median of 7): ${rows.join(', ')}; worst ${format(worst, 2)} ms (goal at 16,000: 5 ms) = ${format(worst / floor, 1)}x the floor (plain prose of the same length, this run)`,
+    );
   }
 }

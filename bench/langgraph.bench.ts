@@ -28,8 +28,16 @@ const model: ChatModel = {
   modelName: 'bench',
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const turn = request.messages.filter((message) => message.role === 'assistant').length;
-    if (turn + 1 >= turns) return { content: 'done', toolCalls: [], finishReason: 'stop', usage, model: 'bench', latencyMs: 0 };
-    return { content: '', toolCalls: [{ id: `call_${turn}`, name: 'add', arguments: `{"a":${turn},"b":2}` }], finishReason: 'tool_calls', usage, model: 'bench', latencyMs: 0 };
+    if (turn + 1 >= turns)
+      return { content: 'done', toolCalls: [], finishReason: 'stop', usage, model: 'bench', latencyMs: 0 };
+    return {
+      content: '',
+      toolCalls: [{ id: `call_${turn}`, name: 'add', arguments: `{"a":${turn},"b":2}` }],
+      finishReason: 'tool_calls',
+      usage,
+      model: 'bench',
+      latencyMs: 0,
+    };
   },
 };
 
@@ -43,12 +51,23 @@ function folder(): { path: string; remove: () => void } {
 function stageloop(recorded: boolean, guards: boolean): Contender {
   const place = folder();
   const store = recorded ? sqliteStore(join(place.path, 'runs.db')) : undefined;
-  const tools = new ToolRegistry([defineTool({ name: 'add', description: 'Adds two numbers.', parameters: addArguments, execute: async ({ a, b }) => String(a + b) })]);
+  const tools = new ToolRegistry([
+    defineTool({
+      name: 'add',
+      description: 'Adds two numbers.',
+      parameters: addArguments,
+      execute: async ({ a, b }) => String(a + b),
+    }),
+  ]);
   const pipeline = reactPipeline({ maxIterations: turns, ...(!guards && { guards: false as const }) });
   return {
     name: `stageloop, ${recorded ? 'SQLite store' : 'no store'}${guards ? '' : ', guards: false'}`,
     run: async () => {
-      const result = await runPipeline(pipeline, { task: 'add' }, { deps: { model, tools }, ...(store !== undefined && { store }) });
+      const result = await runPipeline(
+        pipeline,
+        { task: 'add' },
+        { deps: { model, tools }, ...(store !== undefined && { store }) },
+      );
       if (result.iterations !== turns) throw new Error(`stageloop ran ${result.iterations} turns`);
     },
     close: async () => {
@@ -63,11 +82,25 @@ async function langgraph(): Promise<Contender | undefined> {
   const load = (name: string) => import(name) as Promise<Record<string, any>>;
   let modules: Array<Record<string, any>>;
   try {
-    modules = await Promise.all(['@langchain/langgraph/prebuilt', '@langchain/langgraph-checkpoint-sqlite', '@langchain/core/language_models/chat_models', '@langchain/core/messages', '@langchain/core/tools'].map(load));
+    modules = await Promise.all(
+      [
+        '@langchain/langgraph/prebuilt',
+        '@langchain/langgraph-checkpoint-sqlite',
+        '@langchain/core/language_models/chat_models',
+        '@langchain/core/messages',
+        '@langchain/core/tools',
+      ].map(load),
+    );
   } catch {
     return undefined;
   }
-  const [{ createReactAgent }, { SqliteSaver }, { BaseChatModel }, { AIMessage }, { tool }] = modules as [any, any, any, any, any];
+  const [{ createReactAgent }, { SqliteSaver }, { BaseChatModel }, { AIMessage }, { tool }] = modules as [
+    any,
+    any,
+    any,
+    any,
+    any,
+  ];
   /** The same instant model as a LangChain chat model: a tool call until the conversation has `turns - 1` replies. */
   class InstantModel extends BaseChatModel {
     constructor() {
@@ -81,20 +114,35 @@ async function langgraph(): Promise<Contender | undefined> {
     }
     async _generate(messages: Array<{ type?: string; _getType?: () => string }>): Promise<unknown> {
       const turn = messages.filter((message) => (message.type ?? message._getType?.()) === 'ai').length;
-      const message = turn + 1 >= turns ? new AIMessage({ content: 'done' }) : new AIMessage({ content: '', tool_calls: [{ id: `call_${turn}`, name: 'add', args: { a: turn, b: 2 }, type: 'tool_call' }] });
+      const message =
+        turn + 1 >= turns
+          ? new AIMessage({ content: 'done' })
+          : new AIMessage({
+              content: '',
+              tool_calls: [{ id: `call_${turn}`, name: 'add', args: { a: turn, b: 2 }, type: 'tool_call' }],
+            });
       return { generations: [{ text: String(message.content), message }] };
     }
   }
   const place = folder();
   const checkpointer = SqliteSaver.fromConnString(join(place.path, 'langgraph.db'));
-  const add = tool(async ({ a, b }: { a: number; b: number }) => String(a + b), { name: 'add', description: 'Adds two numbers.', schema: addArguments });
+  const add = tool(async ({ a, b }: { a: number; b: number }) => String(a + b), {
+    name: 'add',
+    description: 'Adds two numbers.',
+    schema: addArguments,
+  });
   const agent = createReactAgent({ llm: new InstantModel(), tools: [add], checkpointSaver: checkpointer });
   let thread = 0;
   return {
     name: 'LangGraph createReactAgent + SqliteSaver',
     run: async () => {
-      const result = await agent.invoke({ messages: [{ role: 'user', content: 'add' }] }, { configurable: { thread_id: `bench-${thread++}` }, recursionLimit: 4 * turns });
-      const replies = (result.messages as Array<{ type?: string; _getType?: () => string }>).filter((message) => (message.type ?? message._getType?.()) === 'ai').length;
+      const result = await agent.invoke(
+        { messages: [{ role: 'user', content: 'add' }] },
+        { configurable: { thread_id: `bench-${thread++}` }, recursionLimit: 4 * turns },
+      );
+      const replies = (result.messages as Array<{ type?: string; _getType?: () => string }>).filter(
+        (message) => (message.type ?? message._getType?.()) === 'ai',
+      ).length;
       if (replies !== turns) throw new Error(`LangGraph ran ${replies} turns`);
     },
     close: async () => {
@@ -116,10 +164,18 @@ export async function run(): Promise<void> {
       if (round >= 0) samples.get(contender)!.push((used.user + used.system) / (runsPerRound * turns));
     }
   }
-  console.log(`ReAct run of ${turns} turns, CPU µs per turn (the run's create, claim and finish included), median of ${rounds} rounds of ${runsPerRound} runs:`);
+  console.log(
+    `ReAct run of ${turns} turns, CPU µs per turn (the run's create, claim and finish included), median of ${rounds} rounds of ${runsPerRound} runs:`,
+  );
   const perTurn = (contender: Contender) => median(samples.get(contender)!);
   for (const contender of contenders) console.log(`  ${contender.name.padEnd(48)} ${format(perTurn(contender), 0)} µs`);
-  if (other === undefined) console.log('  LangGraph not installed (@langchain/langgraph, @langchain/langgraph-checkpoint-sqlite, @langchain/core): no ratio');
-  else console.log(`  recorded stageloop turn / LangGraph turn: ${format(perTurn(contenders[1]!) / perTurn(other), 3)}x (target <= 0.05x); guards: false ${format(perTurn(contenders[2]!) / perTurn(other), 3)}x`);
+  if (other === undefined)
+    console.log(
+      '  LangGraph not installed (@langchain/langgraph, @langchain/langgraph-checkpoint-sqlite, @langchain/core): no ratio',
+    );
+  else
+    console.log(
+      `  recorded stageloop turn / LangGraph turn: ${format(perTurn(contenders[1]!) / perTurn(other), 3)}x (target <= 0.05x); guards: false ${format(perTurn(contenders[2]!) / perTurn(other), 3)}x`,
+    );
   for (const contender of contenders) await contender.close();
 }

@@ -16,10 +16,13 @@ export async function run(): Promise<void> {
         const started = performance.now();
         const registry = new ToolRegistry(await mcpTools(server));
         times.push(performance.now() - started);
-        if (registry.definitions().length !== count + 6) throw new Error(`expected ${count + 6} tools, got ${registry.definitions().length}`);
+        if (registry.definitions().length !== count + 6)
+          throw new Error(`expected ${count + 6} tools, got ${registry.definitions().length}`);
       }
       const ms = median(times);
-      console.log(`MCP: list and register ${count} tools: median ${ms.toFixed(0)} ms (${times.map((time) => time.toFixed(0)).join(', ')}), ${((1000 * ms) / count).toFixed(0)} µs a tool`);
+      console.log(
+        `MCP: list and register ${count} tools: median ${ms.toFixed(0)} ms (${times.map((time) => time.toFixed(0)).join(', ')}), ${((1000 * ms) / count).toFixed(0)} µs a tool`,
+      );
     }
   } finally {
     await closeMcpServers();

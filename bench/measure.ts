@@ -19,7 +19,9 @@ export function collectGarbage(): void {
 }
 
 /** Samples heap and RSS every few ms while `body` runs; returns the peaks. */
-export async function peakMemory(body: () => Promise<unknown>): Promise<{ wallMs: number; peakHeapBytes: number; peakRssBytes: number; baseHeapBytes: number }> {
+export async function peakMemory(
+  body: () => Promise<unknown>,
+): Promise<{ wallMs: number; peakHeapBytes: number; peakRssBytes: number; baseHeapBytes: number }> {
   collectGarbage();
   const baseHeapBytes = process.memoryUsage().heapUsed;
   let peakHeapBytes = baseHeapBytes;

@@ -11,18 +11,27 @@ import { format, median } from './measure.js';
 const toolMs = 200;
 const keep = { content: '{"need_replan":false,"reason":"on track","new_steps":[]}' };
 const call = (key: string) => ({ name: 'fetch', arguments: JSON.stringify({ key }) });
-const plan = { content: JSON.stringify({ goal: 'g', steps: [
-  { id: 'a', description: 'Fetch a', dependsOn: [] },
-  { id: 'b', description: 'Fetch b', dependsOn: [] },
-  { id: 'c', description: 'Fetch c', dependsOn: [] },
-  { id: 'd', description: 'Combine', dependsOn: ['a', 'b', 'c'] },
-] }) };
+const plan = {
+  content: JSON.stringify({
+    goal: 'g',
+    steps: [
+      { id: 'a', description: 'Fetch a', dependsOn: [] },
+      { id: 'b', description: 'Fetch b', dependsOn: [] },
+      { id: 'c', description: 'Fetch c', dependsOn: [] },
+      { id: 'd', description: 'Combine', dependsOn: ['a', 'b', 'c'] },
+    ],
+  }),
+};
 
 /** The model's replies in the order each setting asks: side by side, the three steps ask in the same iteration. */
 function script(parallel: boolean): ScriptedStep[] {
   const steps = ['a', 'b', 'c'];
   const work = parallel
-    ? [...steps.map((key) => ({ toolCalls: [call(key)] })), ...steps.map((key) => ({ content: key.toUpperCase() })), keep]
+    ? [
+        ...steps.map((key) => ({ toolCalls: [call(key)] })),
+        ...steps.map((key) => ({ content: key.toUpperCase() })),
+        keep,
+      ]
     : steps.flatMap((key) => [{ toolCalls: [call(key)] }, { content: key.toUpperCase() }, keep]);
   return [plan, ...work, { content: 'ABC' }, keep, { content: 'done' }];
 }
@@ -39,10 +48,15 @@ const tools = new ToolRegistry([
 async function wallMs(maxParallelSteps: number): Promise<number> {
   const model = new ScriptedModel(script(maxParallelSteps > 1));
   const started = performance.now();
-  const result = await runPipeline(planExecuteReplanPipeline({ maxParallelSteps }), { task: 'combine' }, { deps: { model, tools } });
+  const result = await runPipeline(
+    planExecuteReplanPipeline({ maxParallelSteps }),
+    { task: 'combine' },
+    { deps: { model, tools } },
+  );
   const elapsed = performance.now() - started;
   model.assertConsumed();
-  if (result.status !== 'completed') throw new Error(`the bench run ended ${result.status}: ${result.stopReason.message}`);
+  if (result.status !== 'completed')
+    throw new Error(`the bench run ended ${result.status}: ${result.stopReason.message}`);
   return elapsed;
 }
 
@@ -55,5 +69,7 @@ export async function run(): Promise<void> {
     parallel.push(await wallMs(3));
   }
   const [one, three] = [median(serial), median(parallel)];
-  console.log(`three independent ${toolMs} ms tool steps + a dependent step (median of ${rounds}): maxParallelSteps 1 ${format(one, 0)} ms, maxParallelSteps 3 ${format(three, 0)} ms (${format(one / three, 2)}x faster; floor: one tool time ${toolMs} ms per wave)`);
+  console.log(
+    `three independent ${toolMs} ms tool steps + a dependent step (median of ${rounds}): maxParallelSteps 1 ${format(one, 0)} ms, maxParallelSteps 3 ${format(three, 0)} ms (${format(one / three, 2)}x faster; floor: one tool time ${toolMs} ms per wave)`,
+  );
 }

@@ -15,7 +15,12 @@ const cpuMicroseconds = () => {
   return usage.user + usage.system;
 };
 
-async function measure(label: string, setup: () => Promise<void>, write: (run: number, seq: number) => Promise<void>, count = 400): Promise<string> {
+async function measure(
+  label: string,
+  setup: () => Promise<void>,
+  write: (run: number, seq: number) => Promise<void>,
+  count = 400,
+): Promise<string> {
   await setup();
   const wall: number[] = [];
   const cpu: number[] = [];
@@ -43,37 +48,66 @@ export async function run(): Promise<void> {
       for (let round = 0; round < 6; round++) await query(`INSERT INTO runs VALUES (${round}, 1, 0, 0)`);
     };
     rows.push(
-      await measure('pg 8 (one client, statements in turn)', reset((text) => pool.query(text)), async (runId, seq) => {
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          await client.query({ name: 'lock', text: 'SELECT epoch, head FROM runs WHERE id = $1 FOR UPDATE', values: [runId] });
-          await client.query({ name: 'insert', text: 'INSERT INTO journal (run, seq, data) VALUES ($1, $2, $3)', values: [runId, seq, entry] });
-          await client.query({ name: 'update', text: 'UPDATE runs SET head = $2, updated_at = $3 WHERE id = $1', values: [runId, seq, Date.now()] });
-          await client.query('COMMIT');
-        } finally {
-          client.release();
-        }
-      }),
+      await measure(
+        'pg 8 (one client, statements in turn)',
+        reset((text) => pool.query(text)),
+        async (runId, seq) => {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            await client.query({
+              name: 'lock',
+              text: 'SELECT epoch, head FROM runs WHERE id = $1 FOR UPDATE',
+              values: [runId],
+            });
+            await client.query({
+              name: 'insert',
+              text: 'INSERT INTO journal (run, seq, data) VALUES ($1, $2, $3)',
+              values: [runId, seq, entry],
+            });
+            await client.query({
+              name: 'update',
+              text: 'UPDATE runs SET head = $2, updated_at = $3 WHERE id = $1',
+              values: [runId, seq, Date.now()],
+            });
+            await client.query('COMMIT');
+          } finally {
+            client.release();
+          }
+        },
+      ),
     );
     rows.push(
-      await measure('postgres 3 (sql.begin, awaited in turn)', reset((text) => sql.unsafe(text)), async (runId, seq) => {
-        await sql.begin(async (transaction) => {
-          await transaction`SELECT epoch, head FROM runs WHERE id = ${runId} FOR UPDATE`;
-          await transaction`INSERT INTO journal (run, seq, data) VALUES (${runId}, ${seq}, ${entry})`;
-          await transaction`UPDATE runs SET head = ${seq}, updated_at = ${Date.now()} WHERE id = ${runId}`;
-        });
-      }),
+      await measure(
+        'postgres 3 (sql.begin, awaited in turn)',
+        reset((text) => sql.unsafe(text)),
+        async (runId, seq) => {
+          await sql.begin(async (transaction) => {
+            await transaction`SELECT epoch, head FROM runs WHERE id = ${runId} FOR UPDATE`;
+            await transaction`INSERT INTO journal (run, seq, data) VALUES (${runId}, ${seq}, ${entry})`;
+            await transaction`UPDATE runs SET head = ${seq}, updated_at = ${Date.now()} WHERE id = ${runId}`;
+          });
+        },
+      ),
     );
     rows.push(
-      await measure('postgres 3 (sql.begin, writes pipelined)', reset((text) => sql.unsafe(text)), async (runId, seq) => {
-        await sql.begin(async (transaction) => {
-          await transaction`SELECT epoch, head FROM runs WHERE id = ${runId} FOR UPDATE`;
-          await Promise.all([transaction`INSERT INTO journal (run, seq, data) VALUES (${runId}, ${seq}, ${entry})`, transaction`UPDATE runs SET head = ${seq}, updated_at = ${Date.now()} WHERE id = ${runId}`]);
-        });
-      }),
+      await measure(
+        'postgres 3 (sql.begin, writes pipelined)',
+        reset((text) => sql.unsafe(text)),
+        async (runId, seq) => {
+          await sql.begin(async (transaction) => {
+            await transaction`SELECT epoch, head FROM runs WHERE id = ${runId} FOR UPDATE`;
+            await Promise.all([
+              transaction`INSERT INTO journal (run, seq, data) VALUES (${runId}, ${seq}, ${entry})`,
+              transaction`UPDATE runs SET head = ${seq}, updated_at = ${Date.now()} WHERE id = ${runId}`,
+            ]);
+          });
+        },
+      ),
     );
-    console.log('One fenced append (lock row, insert 1.9 KB entry, update row, commit), µs per write, wall / CPU of this process, best of 5 rounds of 400');
+    console.log(
+      'One fenced append (lock row, insert 1.9 KB entry, update row, commit), µs per write, wall / CPU of this process, best of 5 rounds of 400',
+    );
     console.log('| client | µs per write |');
     console.log('|---|---|');
     for (const row of rows) console.log(row);

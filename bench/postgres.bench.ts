@@ -18,10 +18,31 @@ import { format, median } from './measure.js';
 
 const owner = { id: 'bench', pid: process.pid, host: 'bench' };
 const filler = 'lorem ipsum dolor sit amet '.repeat(40).slice(0, 1_000);
-const state: JsonObject = { iteration: 1, messages: Array.from({ length: 20 }, (_, index) => ({ role: index % 2 ? 'assistant' : 'tool', content: filler })) };
-const modelCall: JsonObject = { request: { messages: [{ role: 'user', content: filler.slice(0, 600) }] }, response: { content: null, toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"17*23"}' }] }, usage: { inputTokens: 812, outputTokens: 24 } };
-const entryAt = (seq: number, data: StoredEntry['data']): StoredEntry => ({ seq, kind: seq % 6 === 1 ? 'model' : 'stage', zone: 'iteration', iteration: 1, stage: 'think', at: seq, data });
-const checkpointAt = (seq: number): Checkpoint => ({ seq, position: { zone: 'iteration', iteration: 1, nextStage: 0, steer: null, breakRequested: false, ended: null }, state, stateHash: 'bench', at: seq });
+const state: JsonObject = {
+  iteration: 1,
+  messages: Array.from({ length: 20 }, (_, index) => ({ role: index % 2 ? 'assistant' : 'tool', content: filler })),
+};
+const modelCall: JsonObject = {
+  request: { messages: [{ role: 'user', content: filler.slice(0, 600) }] },
+  response: { content: null, toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"17*23"}' }] },
+  usage: { inputTokens: 812, outputTokens: 24 },
+};
+const entryAt = (seq: number, data: StoredEntry['data']): StoredEntry => ({
+  seq,
+  kind: seq % 6 === 1 ? 'model' : 'stage',
+  zone: 'iteration',
+  iteration: 1,
+  stage: 'think',
+  at: seq,
+  data,
+});
+const checkpointAt = (seq: number): Checkpoint => ({
+  seq,
+  position: { zone: 'iteration', iteration: 1, nextStage: 0, steer: null, breakRequested: false, ended: null },
+  state,
+  stateHash: 'bench',
+  at: seq,
+});
 
 const cpuMicroseconds = () => {
   const usage = process.cpuUsage();
@@ -34,13 +55,31 @@ async function perTurn(make: (round: number) => RunStore, withCheckpoint: boolea
   const cpu: number[] = [];
   for (let round = 0; round < 6; round++) {
     const store = make(round);
-    const claim: Claim = await store.create({ runId: `turns-${withCheckpoint}-${round}`, pipeline: 'bench', fingerprint: 'f', version: '0', input: { task: 'bench' }, options: {}, createdAt: 0 }, owner, 60_000);
+    const claim: Claim = await store.create(
+      {
+        runId: `turns-${withCheckpoint}-${round}`,
+        pipeline: 'bench',
+        fingerprint: 'f',
+        version: '0',
+        input: { task: 'bench' },
+        options: {},
+        createdAt: 0,
+      },
+      owner,
+      60_000,
+    );
     const start = performance.now();
     const startCpu = cpuMicroseconds();
     let seq = 0;
     for (let turn = 0; turn < 200; turn++) {
-      const entries = Array.from({ length: 6 }, (_, index) => entryAt(++seq, index === 0 ? modelCall : { stage: 'think', signal: null }));
-      await store.append(claim, entries, withCheckpoint ? { checkpoint: checkpointAt(seq), dropEarlierCheckpoints: true } : {});
+      const entries = Array.from({ length: 6 }, (_, index) =>
+        entryAt(++seq, index === 0 ? modelCall : { stage: 'think', signal: null }),
+      );
+      await store.append(
+        claim,
+        entries,
+        withCheckpoint ? { checkpoint: checkpointAt(seq), dropEarlierCheckpoints: true } : {},
+      );
     }
     if (round > 0) {
       wall.push(((performance.now() - start) * 1_000) / 200);
@@ -77,20 +116,25 @@ export async function run(): Promise<void> {
       ['sqlite NORMAL', () => sqliteStore(join(directory, `turns-${++files}.db`))],
       ['postgres (local, fsync off)', (round) => postgresStore(server.url, { schema: `turns_${++files}_${round}` })],
     ];
-    console.log('A turn: 6 journal entries (one a 0.8 KB model call) in one append, µs per turn as wall / this process\'s CPU, best of 5 rounds of 200');
+    console.log(
+      "A turn: 6 journal entries (one a 0.8 KB model call) in one append, µs per turn as wall / this process's CPU, best of 5 rounds of 200",
+    );
     console.log('| store | journal only | with a 20 KB checkpoint |');
     console.log('|---|---|---|');
-    for (const [name, make] of kinds) console.log(`| ${name} | ${await perTurn(make, false)} | ${await perTurn(make, true)} |`);
+    for (const [name, make] of kinds)
+      console.log(`| ${name} | ${await perTurn(make, false)} | ${await perTurn(make, true)} |`);
 
     // 100,000 runs written straight into each store's tables (one statement each), then listed through the store.
     const file = join(directory, 'many.db');
     sqliteStore(file).close();
     const sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
     const database = new sqlite(file);
-    const insert = database.prepare(`INSERT INTO runs (id, run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, head, iterations, tokens)
+    const insert =
+      database.prepare(`INSERT INTO runs (id, run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, head, iterations, tokens)
       VALUES (?, ?, 'react', 'f', '0', '{"task":"bench"}', '{}', ?, ?, ?, 1, 0, 0, 0)`);
     database.transaction(() => {
-      for (let index = 1; index <= runsInserted; index++) insert.run(index, `run-${index}`, index, statusOf(index), index);
+      for (let index = 1; index <= runsInserted; index++)
+        insert.run(index, `run-${index}`, index, statusOf(index), index);
     })();
     database.close();
     const many = postgresStore(server.url, { schema: 'many' });

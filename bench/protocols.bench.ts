@@ -48,30 +48,72 @@ export async function run(): Promise<void> {
         'direct durable runPipeline (the floor)',
         async () => {
           const assembly = await services.assemble({ task, pipeline: 'react' });
-          return runPipeline(assembly.pipeline, { task }, { deps: assembly.deps, store: services.store, hashEvery: 'stage', ...(assembly.record && { record: assembly.record }) });
+          return runPipeline(
+            assembly.pipeline,
+            { task },
+            {
+              deps: assembly.deps,
+              store: services.store,
+              hashEvery: 'stage',
+              ...(assembly.record && { record: assembly.record }),
+            },
+          );
         },
       ],
       [
         "POST /v1/runs with Accept: text/event-stream (stageloop's own API, plain fetch, read to the end)",
-        async () => (await fetch(`${serve.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ task }) })).arrayBuffer(),
+        async () =>
+          (
+            await fetch(`${serve.url}/v1/runs`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+              body: JSON.stringify({ task }),
+            })
+          ).arrayBuffer(),
       ],
-      ['openai chat.completions.create', () => openai.chat.completions.create({ model: 'react', messages: [{ role: 'user', content: task }] })],
+      [
+        'openai chat.completions.create',
+        () => openai.chat.completions.create({ model: 'react', messages: [{ role: 'user', content: task }] }),
+      ],
       [
         'openai stream + include_usage',
         async () => {
-          for await (const chunk of await openai.chat.completions.create({ model: 'react', messages: [{ role: 'user', content: task }], stream: true, stream_options: { include_usage: true } })) void chunk;
+          for await (const chunk of await openai.chat.completions.create({
+            model: 'react',
+            messages: [{ role: 'user', content: task }],
+            stream: true,
+            stream_options: { include_usage: true },
+          }))
+            void chunk;
         },
       ],
       [
         'ai DefaultChatTransport + readUIMessageStream',
         async () => {
-          const stream = await transport.sendMessages({ chatId: 'bench', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: task }] }], trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+          const stream = await transport.sendMessages({
+            chatId: 'bench',
+            messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: task }] }],
+            trigger: 'submit-message',
+            messageId: undefined,
+            abortSignal: undefined,
+          });
           for await (const message of readUIMessageStream({ stream })) void message;
         },
       ],
       [
         'POST /v1/chat, plain fetch read to the end (the server side of the UI stream alone)',
-        async () => (await fetch(`${serve.url}/v1/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'bench', messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: task }] }], trigger: 'submit-message' }) })).arrayBuffer(),
+        async () =>
+          (
+            await fetch(`${serve.url}/v1/chat`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({
+                id: 'bench',
+                messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: task }] }],
+                trigger: 'submit-message',
+              }),
+            })
+          ).arrayBuffer(),
       ],
       ['MCP callTool over Streamable HTTP', () => mcp.callTool({ name: 'react', arguments: { task } })],
       [
@@ -79,7 +121,18 @@ export async function run(): Promise<void> {
         () =>
           a2a.sendMessage({
             tenant: '',
-            message: { role: Role.ROLE_USER, messageId: crypto.randomUUID(), parts: [{ content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+            message: {
+              role: Role.ROLE_USER,
+              messageId: crypto.randomUUID(),
+              parts: [
+                { content: { $case: 'text', value: task }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+              ],
+              taskId: '',
+              contextId: '',
+              extensions: [],
+              metadata: {},
+              referenceTaskIds: [],
+            },
             configuration: undefined,
             metadata: undefined,
           }),
@@ -89,7 +142,9 @@ export async function run(): Promise<void> {
     const floor = figures[0]!;
     for (const [index, [name]] of contenders.entries()) {
       const ms = figures[index]!;
-      console.log(`${name}: ${ms.toFixed(2)} ms per request, ${(ms / floor).toFixed(2)}x the floor, +${(ms - floor).toFixed(2)} ms`);
+      console.log(
+        `${name}: ${ms.toFixed(2)} ms per request, ${(ms / floor).toFixed(2)}x the floor, +${(ms - floor).toFixed(2)} ms`,
+      );
     }
   } finally {
     await mcp.close();

@@ -18,22 +18,31 @@ import { sqliteStore } from '../src/store/sqlite-store.js';
 import { median } from './measure.js';
 
 /** Requests/s of `rounds` x (10 keep-alive clients x `perClient` GETs of `path`), median and each round. */
-async function getRate(base: string, path: string, perClient = 300, rounds = 5): Promise<{ median: number; rounds: number[] }> {
+async function getRate(
+  base: string,
+  path: string,
+  perClient = 300,
+  rounds = 5,
+): Promise<{ median: number; rounds: number[] }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 10 });
   const once = () =>
     new Promise<void>((resolve, reject) => {
       get(`${base}${path}`, { agent }, (response) => {
         response.on('data', () => undefined);
-        response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${response.statusCode}`))));
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${response.statusCode}`)),
+        );
       }).on('error', reject);
     });
   for (let index = 0; index < 50; index++) await once();
   const rates: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const started = performance.now();
-    await Promise.all(Array.from({ length: 10 }, async () => {
-      for (let index = 0; index < perClient; index++) await once();
-    }));
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let index = 0; index < perClient; index++) await once();
+      }),
+    );
     rates.push((10 * perClient) / ((performance.now() - started) / 1000));
   }
   agent.destroy();
@@ -42,10 +51,15 @@ async function getRate(base: string, path: string, perClient = 300, rounds = 5):
 
 /** The floor: a bare node:http server answering every request with the same bytes and headers. */
 function bareServer(body: Buffer, headers: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((_request, response) => response.writeHead(200, { ...headers, 'content-length': String(body.length) }).end(body));
+  const server = createServer((_request, response) =>
+    response.writeHead(200, { ...headers, 'content-length': String(body.length) }).end(body),
+  );
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((done) => (server.close(() => done()), server.closeAllConnections())) }),
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise<void>((done) => (server.close(() => done()), server.closeAllConnections())),
+      }),
     ),
   );
 }
@@ -54,14 +68,25 @@ export async function getRunRate(): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-server-bench-'));
   const serve = await startServe({ port: 0, host: '127.0.0.1', store: join(folder, 'runs.db') }, {});
   try {
-    const { runId } = (await (await fetch(`${serve.url}/v1/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ task: 'what is 17 * 23 + 4?' }) })).json()) as { runId: string };
+    const { runId } = (await (
+      await fetch(`${serve.url}/v1/runs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task: 'what is 17 * 23 + 4?' }),
+      })
+    ).json()) as { runId: string };
     for (let live = true; live; await new Promise((resolve) => setTimeout(resolve, 20))) {
-      const view = (await (await fetch(`${serve.url}/v1/runs/${runId}`)).json()) as { run: { status: string }; live: boolean };
+      const view = (await (await fetch(`${serve.url}/v1/runs/${runId}`)).json()) as {
+        run: { status: string };
+        live: boolean;
+      };
       live = view.live || view.run.status === 'running';
     }
     const answer = await fetch(`${serve.url}/v1/runs/${runId}`);
     const body = Buffer.from(await answer.arrayBuffer());
-    const headers = Object.fromEntries([...answer.headers].filter(([name]) => ['content-type', 'etag', 'cache-control'].includes(name)));
+    const headers = Object.fromEntries(
+      [...answer.headers].filter(([name]) => ['content-type', 'etag', 'cache-control'].includes(name)),
+    );
     const bare = await bareServer(body, headers);
     // Interleaved, so both meet the same machine load.
     const ours: number[] = [];
@@ -71,7 +96,9 @@ export async function getRunRate(): Promise<void> {
       ours.push((await getRate(serve.url, `/v1/runs/${runId}`)).median);
     }
     await bare.close();
-    console.log(`GET /v1/runs/:id (finished run, ${body.length} B, 10 keep-alive clients): stageloop ${Math.round(median(ours))} requests/s (${ours.map(Math.round).join(', ')}), bare node:http with the same bytes ${Math.round(median(floor))} requests/s (${floor.map(Math.round).join(', ')}): ${(median(floor) / median(ours)).toFixed(2)}x`);
+    console.log(
+      `GET /v1/runs/:id (finished run, ${body.length} B, 10 keep-alive clients): stageloop ${Math.round(median(ours))} requests/s (${ours.map(Math.round).join(', ')}), bare node:http with the same bytes ${Math.round(median(floor))} requests/s (${floor.map(Math.round).join(', ')}): ${(median(floor) / median(ours)).toFixed(2)}x`,
+    );
   } finally {
     await serve.stop();
     rmSync(folder, { recursive: true, force: true });
@@ -85,16 +112,37 @@ async function listRate(count: number): Promise<void> {
   const owner = { id: 'bench', pid: process.pid, host: 'bench' };
   const started = Date.now() - count;
   for (let index = 0; index < count; index++) {
-    await store.create({ runId: `run-${String(index).padStart(6, '0')}`, pipeline: 'react', fingerprint: 'f', version: '0', input: { task: `task number ${index}` }, options: {}, createdAt: started + index }, owner, 60_000);
+    await store.create(
+      {
+        runId: `run-${String(index).padStart(6, '0')}`,
+        pipeline: 'react',
+        fingerprint: 'f',
+        version: '0',
+        input: { task: `task number ${index}` },
+        options: {},
+        createdAt: started + index,
+      },
+      owner,
+      60_000,
+    );
   }
   const host = new RunHost(() => Promise.reject(new Error('not used')));
-  const app = serverApp({ store, host, pipelines: [], shownSlots, defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
+  const app = serverApp({
+    store,
+    host,
+    pipelines: [],
+    shownSlots,
+    defaultPipeline: 'none',
+    assemble: () => Promise.reject(new Error('not used')),
+  });
   const server = await listen(app, { host: '127.0.0.1', port: 0 });
   try {
     const first = await getRate(server.url, '/v1/runs?limit=50', 100, 3);
     const middle = `run-${String(Math.floor(count / 2)).padStart(6, '0')}`;
     const deep = await getRate(server.url, `/v1/runs?limit=50&before=${middle}`, 100, 3);
-    console.log(`GET /v1/runs?limit=50 over ${count} runs (SQLite): first page ${Math.round(first.median)} requests/s (${first.rounds.join(', ')}), a page from the middle ${Math.round(deep.median)} requests/s (${deep.rounds.join(', ')})`);
+    console.log(
+      `GET /v1/runs?limit=50 over ${count} runs (SQLite): first page ${Math.round(first.median)} requests/s (${first.rounds.join(', ')}), a page from the middle ${Math.round(deep.median)} requests/s (${deep.rounds.join(', ')})`,
+    );
   } finally {
     await server.close();
     await store.close();
@@ -107,19 +155,37 @@ async function sseRate(streams: number, count: number): Promise<void> {
   let emit: (index: number) => void = () => {};
   let finish: () => void = () => {};
   const host = new RunHost(async (_assembly, _input, options) => {
-    emit = (index) => options.deps.onEvent?.({ runId: 'bench-run', seq: index + 1, type: 'text_delta', zone: 'iteration', stage: 'think', iteration: 1, at: Date.now(), data: { purpose: 'think', text: 'x'.repeat(100), mayAnswer: true } });
+    emit = (index) =>
+      options.deps.onEvent?.({
+        runId: 'bench-run',
+        seq: index + 1,
+        type: 'text_delta',
+        zone: 'iteration',
+        stage: 'think',
+        iteration: 1,
+        at: Date.now(),
+        data: { purpose: 'think', text: 'x'.repeat(100), mayAnswer: true },
+      });
     emit(0);
     await new Promise<void>((resolve) => (finish = resolve));
     return { runId: 'bench-run' } as RunResult;
   });
-  const app = serverApp({ store: memoryStore(), host, pipelines: [], shownSlots, defaultPipeline: 'none', assemble: () => Promise.reject(new Error('not used')) });
+  const app = serverApp({
+    store: memoryStore(),
+    host,
+    pipelines: [],
+    shownSlots,
+    defaultPipeline: 'none',
+    assemble: () => Promise.reject(new Error('not used')),
+  });
   const server = await listen(app, { host: '127.0.0.1', port: 0 });
   await host.start({ pipeline: {} as never, deps: {} }, { task: 'bench' });
   const readers = Array.from({ length: streams }, async () => {
     const response = await fetch(`${server.url}/v1/runs/bench-run/events`);
     const reader = response.body!.getReader();
     let received = 0;
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += new TextDecoder().decode(chunk.value).split('\nid: ').length - 1;
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      received += new TextDecoder().decode(chunk.value).split('\nid: ').length - 1;
     return received;
   });
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -132,7 +198,9 @@ async function sseRate(streams: number, count: number): Promise<void> {
   const received = await Promise.all(readers);
   const seconds = (performance.now() - started) / 1000;
   const total = received.reduce((sum, value) => sum + value, 0);
-  console.log(`SSE, ${streams} concurrent streams × ${count} events: ${Math.round(total / seconds)} events/s delivered (${total} of ${streams * count} in ${seconds.toFixed(2)} s)`);
+  console.log(
+    `SSE, ${streams} concurrent streams × ${count} events: ${Math.round(total / seconds)} events/s delivered (${total} of ${streams * count} in ${seconds.toFixed(2)} s)`,
+  );
   await server.close();
 }
 

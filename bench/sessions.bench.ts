@@ -23,7 +23,14 @@ function firstCallModel(): ChatModel & { askedAt: number } {
     askedAt: 0,
     async chat(): Promise<ChatResponse> {
       model.askedAt = performance.now();
-      return { content: 'The answer is 42.', toolCalls: [], finishReason: 'stop', usage: emptyUsage(), model: 'bench', latencyMs: 0 };
+      return {
+        content: 'The answer is 42.',
+        toolCalls: [],
+        finishReason: 'stop',
+        usage: emptyUsage(),
+        model: 'bench',
+        latencyMs: 0,
+      };
     },
   };
   return model;
@@ -32,13 +39,28 @@ function firstCallModel(): ChatModel & { askedAt: number } {
 async function fill(store: SessionStore, session: string): Promise<void> {
   const scope = { user: 'bench', session };
   for (let turn = 1; turn <= 100; turn++) {
-    await store.appendTurn(scope, { runId: `run-${turn}`, task: `What is ${turn} * 12, and then add ${turn}?`, answer: `${turn} * 12 + ${turn} = ${turn * 13}`, tools: [`calculator(${turn} * 12 + ${turn}) → ${turn * 13}`], at: turn });
+    await store.appendTurn(scope, {
+      runId: `run-${turn}`,
+      task: `What is ${turn} * 12, and then add ${turn}?`,
+      answer: `${turn} * 12 + ${turn} = ${turn * 13}`,
+      tools: [`calculator(${turn} * 12 + ${turn}) → ${turn * 13}`],
+      at: turn,
+    });
   }
-  for (let fact = 1; fact <= 20; fact++) await store.setFact(scope, { key: `fact ${fact}`, value: `value number ${fact} of the bench`, sourceRun: 'bench', updated: fact });
+  for (let fact = 1; fact <= 20; fact++)
+    await store.setFact(scope, {
+      key: `fact ${fact}`,
+      value: `value number ${fact} of the bench`,
+      sourceRun: 'bench',
+      updated: fact,
+    });
 }
 
 /** Median ms to the first model call and median ms of the whole run, over `rounds` runs. */
-async function measure(sessions: SessionStore | undefined, session: string | undefined): Promise<{ startMs: number; runMs: number }> {
+async function measure(
+  sessions: SessionStore | undefined,
+  session: string | undefined,
+): Promise<{ startMs: number; runMs: number }> {
   // A huge budget: this measures loading and rendering, not compaction.
   const pipeline = session ? reactPipeline({ session: { memory: { budgetTokens: 10_000_000 } } }) : reactPipeline();
   const tools = new ToolRegistry([]);
@@ -78,10 +100,18 @@ export async function run(): Promise<void> {
     // A median: a rare load meets a WAL checkpoint or a collection (10-20 ms) and would swamp a mean.
     const loadMs = median(loadTimes);
     sqlite.close();
-    console.log(`rounds: ${rounds} runs each (medians, first fifth dropped); session: 100 turns then growing by one per run, 20 facts`);
-    console.log(`run start (runPipeline → first model call), no session:       ${format(plain.startMs, 3)} ms; whole run ${format(plain.runMs, 3)} ms`);
-    console.log(`run start, 100-turn session in SQLite:                          ${format(fromSqlite.startMs, 3)} ms (+${format(fromSqlite.startMs - plain.startMs, 3)} ms); whole run ${format(fromSqlite.runMs, 3)} ms (append in finalize included)`);
-    console.log(`run start, 100-turn session in memory:                          ${format(fromMemory.startMs, 3)} ms (+${format(fromMemory.startMs - plain.startMs, 3)} ms); whole run ${format(fromMemory.runMs, 3)} ms`);
+    console.log(
+      `rounds: ${rounds} runs each (medians, first fifth dropped); session: 100 turns then growing by one per run, 20 facts`,
+    );
+    console.log(
+      `run start (runPipeline → first model call), no session:       ${format(plain.startMs, 3)} ms; whole run ${format(plain.runMs, 3)} ms`,
+    );
+    console.log(
+      `run start, 100-turn session in SQLite:                          ${format(fromSqlite.startMs, 3)} ms (+${format(fromSqlite.startMs - plain.startMs, 3)} ms); whole run ${format(fromSqlite.runMs, 3)} ms (append in finalize included)`,
+    );
+    console.log(
+      `run start, 100-turn session in memory:                          ${format(fromMemory.startMs, 3)} ms (+${format(fromMemory.startMs - plain.startMs, 3)} ms); whole run ${format(fromMemory.runMs, 3)} ms`,
+    );
     console.log(`SQLite load of the session alone (150 turns, summary, facts):   ${format(loadMs, 3)} ms`);
     console.log(`creating the store file once (better-sqlite3 load, WAL, migrations): ${format(openMs, 2)} ms`);
   } finally {

@@ -14,9 +14,15 @@ const runs = Number(process.env.STARTUP_RUNS ?? 9);
 function processMs(args: string[], env: NodeJS.ProcessEnv = {}): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: 'ignore',
+    });
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(performance.now() - started) : reject(new Error(`${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 
@@ -25,17 +31,25 @@ async function figures(label: string, measure: () => Promise<number>): Promise<v
   const times: number[] = [];
   for (let index = 0; index < runs; index++) times.push(await measure());
   const format = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
-  console.log(`${label.padEnd(52)} median ${format(median(times))}  min ${format(Math.min(...times))}  max ${format(Math.max(...times))}`);
+  console.log(
+    `${label.padEnd(52)} median ${format(median(times))}  min ${format(Math.min(...times))}  max ${format(Math.max(...times))}`,
+  );
 }
 
 export async function run(): Promise<void> {
   console.log(`${runs} runs each after one warm-up; whole process, wall time`);
   await figures('stageloop --help', () => processMs([cli, '--help']));
   await figures('stageloop pipelines', () => processMs([cli, 'pipelines']));
-  await figures('stageloop run "What is 17 * 23 + 4?" (offline)', () => processMs([cli, 'run', 'What is 17 * 23 + 4?']));
+  await figures('stageloop run "What is 17 * 23 + 4?" (offline)', () =>
+    processMs([cli, 'run', 'What is 17 * 23 + 4?']),
+  );
   await figures('node: empty process', () => processMs(['-e', '0']));
-  await figures("node: import('mathjs') (ESM graph)", () => processMs(['--input-type=module', '-e', "await import('mathjs')"]));
-  await figures("node: require('mathjs/lib/browser/math.js')", () => processMs(['-e', "require('mathjs/lib/browser/math.js')"]));
+  await figures("node: import('mathjs') (ESM graph)", () =>
+    processMs(['--input-type=module', '-e', "await import('mathjs')"]),
+  );
+  await figures("node: require('mathjs/lib/browser/math.js')", () =>
+    processMs(['-e', "require('mathjs/lib/browser/math.js')"]),
+  );
   await figures('calculator process: spawn until mathjs is ready', async () => {
     const host = new CalculatorWorkerHost(defaultCalculatorLimits);
     const started = performance.now();

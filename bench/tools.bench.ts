@@ -30,7 +30,9 @@ async function executorOverhead(): Promise<void> {
     });
     batched.push((batchedMs * 1000) / calls);
   }
-  console.log(`executor: ${format(median(direct), 2)} µs per call one at a time (JSON parse, zod, timer, result; median of 7 x ${format(calls, 0)})`);
+  console.log(
+    `executor: ${format(median(direct), 2)} µs per call one at a time (JSON parse, zod, timer, result; median of 7 x ${format(calls, 0)})`,
+  );
   console.log(`executor: ${format(median(batched), 2)} µs per call in executeAll batches of 8 (concurrency 4)`);
 }
 
@@ -49,15 +51,23 @@ async function calculatorLatency(): Promise<void> {
   const units: number[] = [];
   for (let index = 0; index < 100; index++) units.push(await calculate(`${index} inch to cm`));
   const killStarted = performance.now();
-  const hostile = await tools.with({ defaultTimeoutMs: 10_000 }).execute({ id: 'h', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(3000, 3000), f(x) = x + 1))' }) });
+  const hostile = await tools.with({ defaultTimeoutMs: 10_000 }).execute({
+    id: 'h',
+    name: 'calculator',
+    arguments: JSON.stringify({ expression: 'sum(map(ones(3000, 3000), f(x) = x + 1))' }),
+  });
   const killMs = performance.now() - killStarted;
   const respawnStarted = performance.now();
   await calculator.warm();
   const respawnMs = performance.now() - respawnStarted;
   await calculator.close();
   console.log(`calculator: cold first call ${format(coldMs, 0)} ms (starts the worker process, loads mathjs)`);
-  console.log(`calculator: warm ${format(median(warm), 2)} ms median per call (arithmetic, 300 calls), p95 ${format(percentile(warm, 0.95), 2)} ms; unit conversion ${format(median(units), 2)} ms median`);
-  console.log(`calculator: runaway expression ends as ${hostile.ok ? 'ok' : hostile.error.kind} after ${format(killMs, 0)} ms (2 s kill timer); the replacement worker is ready ${format(respawnMs, 0)} ms later`);
+  console.log(
+    `calculator: warm ${format(median(warm), 2)} ms median per call (arithmetic, 300 calls), p95 ${format(percentile(warm, 0.95), 2)} ms; unit conversion ${format(median(units), 2)} ms median`,
+  );
+  console.log(
+    `calculator: runaway expression ends as ${hostile.ok ? 'ok' : hostile.error.kind} after ${format(killMs, 0)} ms (2 s kill timer); the replacement worker is ready ${format(respawnMs, 0)} ms later`,
+  );
 }
 
 function percentile(values: number[], fraction: number): number {

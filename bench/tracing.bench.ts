@@ -5,7 +5,14 @@ import { context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { emptyUsage, runPipeline, type ChatModel, type ChatRequest, type ChatResponse, type Deps } from '../src/index.js';
+import {
+  emptyUsage,
+  runPipeline,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type Deps,
+} from '../src/index.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { instrumentDeps } from '../src/tracing/instrument.js';
@@ -23,13 +30,26 @@ class InstantModel implements ChatModel {
 
   async chat(request: ChatRequest): Promise<ChatResponse> {
     const turn = request.messages.filter((message) => message.role === 'assistant').length + 1;
-    const toolCalls = turn < turnsPerRun ? [{ id: `call_${turn}`, name: 'echo', arguments: `{"text":"turn ${turn}"}` }] : [];
+    const toolCalls =
+      turn < turnsPerRun ? [{ id: `call_${turn}`, name: 'echo', arguments: `{"text":"turn ${turn}"}` }] : [];
     const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 2 };
-    return { content: toolCalls.length > 0 ? '' : 'done', toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop', usage, model: this.modelName, latencyMs: 0 };
+    return {
+      content: toolCalls.length > 0 ? '' : 'done',
+      toolCalls,
+      finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+      usage,
+      model: this.modelName,
+      latencyMs: 0,
+    };
   }
 }
 
-const echo = defineTool({ name: 'echo', description: 'Returns its text.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text });
+const echo = defineTool({
+  name: 'echo',
+  description: 'Returns its text.',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
 const pipeline = reactPipeline({ maxIterations: turnsPerRun + 1 });
 
 /**
@@ -55,20 +75,25 @@ export async function run(): Promise<void> {
   // The SDK as `--trace otlp` sets it up (batch processing), with an in-memory exporter; the AsyncLocalStorage context manager is
   // enabled only around the SDK samples so the other modes do not pay for its async hooks.
   const exporter = new InMemorySpanExporter();
-  const processor = new BatchSpanProcessor(exporter, { maxQueueSize: 10_000, maxExportBatchSize: 512, scheduledDelayMillis: 50 });
+  const processor = new BatchSpanProcessor(exporter, {
+    maxQueueSize: 10_000,
+    maxExportBatchSize: 512,
+    scheduledDelayMillis: 50,
+  });
   const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   const tracer: Tracer = provider.getTracer('stageloop');
   let spansPerRun = 0;
   const modes: Record<'off' | 'apiOnly' | 'sdk' | 'offWithHooks', () => Promise<number>> = {
     off: () => sampleMicroseconds(plainDeps),
     apiOnly: () => sampleMicroseconds(() => instrumentDeps(plainDeps())),
-    sdk: () => withAsyncContext(async () => {
-      const value = await sampleMicroseconds(() => instrumentDeps(plainDeps(), { tracer }));
-      await processor.forceFlush();
-      spansPerRun = exporter.getFinishedSpans().length / runsPerSample;
-      exporter.reset();
-      return value;
-    }),
+    sdk: () =>
+      withAsyncContext(async () => {
+        const value = await sampleMicroseconds(() => instrumentDeps(plainDeps(), { tracer }));
+        await processor.forceFlush();
+        spansPerRun = exporter.getFinishedSpans().length / runsPerSample;
+        exporter.reset();
+        return value;
+      }),
     offWithHooks: () => withAsyncContext(() => sampleMicroseconds(plainDeps)),
   };
   const measured: Record<keyof typeof modes, number[]> = { off: [], apiOnly: [], sdk: [], offWithHooks: [] };
@@ -84,15 +109,21 @@ export async function run(): Promise<void> {
   const off = median(measured.off);
   const line = (label: string, values: number[], note = '') => {
     const value = median(values);
-    console.log(`  ${label.padEnd(40)}${format(value, 2).padStart(8)} µs CPU per turn  (${format(value / off, 2)}x)${note}`);
+    console.log(
+      `  ${label.padEnd(40)}${format(value, 2).padStart(8)} µs CPU per turn  (${format(value / off, 2)}x)${note}`,
+    );
   };
-  console.log(`ReAct per-turn cost: ${turnsPerRun} turns per run, ${runsPerSample} runs per sample, median of ${samples} interleaved samples; ${spansPerRun} spans per run with the SDK`);
+  console.log(
+    `ReAct per-turn cost: ${turnsPerRun} turns per run, ${runsPerSample} runs per sample, median of ${samples} interleaved samples; ${spansPerRun} spans per run with the SDK`,
+  );
   line('tracing off', measured.off);
   line('API only, no SDK registered', measured.apiOnly);
   line('SDK + in-memory exporter + ALS context', measured.sdk, '  target <= 1.3x');
   line('tracing off, ALS context manager on', measured.offWithHooks);
   const perSpan = (median(measured.sdk) - off) / (spansPerRun / turnsPerRun);
-  console.log(`  SDK cost per span: ${format(perSpan, 1)} µs (${format(spansPerRun / turnsPerRun, 1)} spans per turn: iteration, 4 stages, chat, tool)`);
+  console.log(
+    `  SDK cost per span: ${format(perSpan, 1)} µs (${format(spansPerRun / turnsPerRun, 1)} spans per turn: iteration, 4 stages, chat, tool)`,
+  );
 }
 
 async function withAsyncContext<Result>(body: () => Promise<Result>): Promise<Result> {

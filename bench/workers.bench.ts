@@ -21,7 +21,8 @@ function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
-const workersCpuMs = (workers: readonly WorkerProcess[]) => workers.reduce((sum, worker) => sum + cpuMsOf(worker.child.pid!), 0);
+const workersCpuMs = (workers: readonly WorkerProcess[]) =>
+  workers.reduce((sum, worker) => sum + cpuMsOf(worker.child.pid!), 0);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +39,18 @@ export async function run(): Promise<void> {
   const profileDirectory = process.env.WORKERS_BENCH_PROFILE;
   const profiling = profileDirectory === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDirectory}`];
   const spawnWorker = async (extra: Record<string, string> = {}) => {
-    const worker = await startWorkerProcess({ REDIS_URL: redis.url, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '8', LOCK_MS: '5000', STALL_MS: '1000', ...extra }, profiling);
+    const worker = await startWorkerProcess(
+      {
+        REDIS_URL: redis.url,
+        MODEL_URL: server.url,
+        SIDE_EFFECT_LOG: logFile,
+        CONCURRENCY: '8',
+        LOCK_MS: '5000',
+        STALL_MS: '1000',
+        ...extra,
+      },
+      profiling,
+    );
     live.push(worker);
     return worker;
   };
@@ -53,7 +65,8 @@ export async function run(): Promise<void> {
     // Warm-up runs first: a worker loads the model SDK and compiles its modules on its first jobs (under tsx here),
     // a one-off cost that would otherwise be counted as CPU per run and slow the first seconds.
     const warmUp = Number(process.env.WORKERS_BENCH_WARMUP ?? 32);
-    for (let index = 0; index < warmUp; index += 1) await enqueueRun(queue, { task: `warm-up ${index}`, runId: `warm-up-${index}` });
+    for (let index = 0; index < warmUp; index += 1)
+      await enqueueRun(queue, { task: `warm-up ${index}`, runId: `warm-up-${index}` });
     while ((await queue.getCompletedCount()) < warmUp) await sleep(20);
     // Redis commands per run: a figure that the machine's load does not move (the time figures it does, by 2x).
     const counter = new Redis(redis.url);
@@ -63,19 +76,29 @@ export async function run(): Promise<void> {
     const bytesBefore = await bytesInSoFar();
     const cpuBefore = workersCpuMs(live);
     const started = performance.now();
-    for (let index = 0; index < total; index += 1) await enqueueRun(queue, { task: `throughput ${index}`, runId: `throughput-${index}` });
+    for (let index = 0; index < total; index += 1)
+      await enqueueRun(queue, { task: `throughput ${index}`, runId: `throughput-${index}` });
     // BullMQ's own count: reading every run's record each time put more load on Redis than the workers did.
     while ((await queue.getCompletedCount()) < warmUp + total) await sleep(20);
     const seconds = (performance.now() - started) / 1000;
     const cpuPerRun = (workersCpuMs(live) - cpuBefore) / total;
     const commandsPerRun = ((await commandsSoFar()) - commandsBefore) / total;
     const kibPerRun = ((await bytesInSoFar()) - bytesBefore) / total / 1024;
-    const byCommand = [...(await counter.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map(([, name, calls]) => [name!, Number(calls) / total] as const).sort((a, b) => b[1] - a[1]);
+    const byCommand = [...(await counter.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)]
+      .map(([, name, calls]) => [name!, Number(calls) / total] as const)
+      .sort((a, b) => b[1] - a[1]);
     counter.disconnect();
-    console.log(`Redis commands per run (workers, bench polling and enqueueing included): ${commandsPerRun.toFixed(0)}; by command (whole bench so far, per run): ${byCommand.slice(0, 10).map(([name, calls]) => `${name} ${calls.toFixed(1)}`).join(', ')}`);
+    console.log(
+      `Redis commands per run (workers, bench polling and enqueueing included): ${commandsPerRun.toFixed(0)}; by command (whole bench so far, per run): ${byCommand
+        .slice(0, 10)
+        .map(([name, calls]) => `${name} ${calls.toFixed(1)}`)
+        .join(', ')}`,
+    );
     console.log(`bytes sent to Redis per run: ${kibPerRun.toFixed(1)} KiB`);
     console.log(`worker CPU per run (user + system, both workers): ${cpuPerRun.toFixed(1)} ms`);
-    console.log(`throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`);
+    console.log(
+      `throughput: ${total} runs (4 model calls of 50 ms + 3 tool calls each) over 2 workers x concurrency 8: ${(total / seconds).toFixed(1)} runs/s (${seconds.toFixed(2)} s; ideal with 16 slots and 200 ms of model time per run: ${(16 / 0.2).toFixed(0)} runs/s)`,
+    );
 
     const failovers: number[] = [];
     for (let round = 0; round < (process.env.WORKERS_BENCH_FAILOVER === '0' ? 0 : 10); round += 1) {
@@ -96,7 +119,10 @@ export async function run(): Promise<void> {
       await spawnWorker();
     }
     const sorted = [...failovers].sort((a, b) => a - b);
-    if (sorted.length > 0) console.log(`failover after SIGKILL (lock 5000 ms, stall check 1000 ms), kill to the next claim, 10 kills: min ${sorted[0]!.toFixed(0)} ms, median ${median(sorted).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`);
+    if (sorted.length > 0)
+      console.log(
+        `failover after SIGKILL (lock 5000 ms, stall check 1000 ms), kill to the next claim, 10 kills: min ${sorted[0]!.toFixed(0)} ms, median ${median(sorted).toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms`,
+      );
   } finally {
     // A profiled worker writes its profile as it exits, which a SIGKILL never lets it do.
     for (const worker of [...live]) await kill(worker, profileDirectory === undefined ? 'SIGKILL' : 'SIGTERM');

@@ -15,7 +15,9 @@ try {
   cli = await import(entry);
 } catch (error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('main.js')) throw error;
-  process.stderr.write('stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n');
+  process.stderr.write(
+    'stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n',
+  );
   process.exit(1);
 }
 await cli.runAndExit(process.argv.slice(2));

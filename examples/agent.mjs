@@ -21,8 +21,12 @@ try {
   process.exit(2);
 }
 const tools = new ToolRegistry([weather, calculatorTool()]);
-const result = await runPipeline(reactPipeline(), { task: 'Is it warmer than 20 °C in Lisbon?' }, {
-  deps: { model, tools },
-  signal: AbortSignal.timeout(60_000),
-});
+const result = await runPipeline(
+  reactPipeline(),
+  { task: 'Is it warmer than 20 °C in Lisbon?' },
+  {
+    deps: { model, tools },
+    signal: AbortSignal.timeout(60_000),
+  },
+);
 console.log(result.status, result.answer);

@@ -31,7 +31,15 @@ const report: Stage = {
   },
 };
 
-const pipeline = definePipeline({ name: 'countdown', setup: [start], iteration: [countdown], finalize: [report], maxIterations: 10 });
+const pipeline = definePipeline({
+  name: 'countdown',
+  setup: [start],
+  iteration: [countdown],
+  finalize: [report],
+  maxIterations: 10,
+});
 const result = await runPipeline(pipeline, { task: process.argv[2] ?? '3' });
 console.log(result.answer);
-console.log(`status ${result.status}, stop reason ${result.stopReason.kind} (${result.stopReason.stage ?? 'runner'}: ${result.stopReason.message})`);
+console.log(
+  `status ${result.status}, stop reason ${result.stopReason.kind} (${result.stopReason.stage ?? 'runner'}: ${result.stopReason.message})`,
+);

@@ -36,14 +36,24 @@ export const guardDefaults = Object.freeze({ contextShare: defaultContextShare, 
  */
 export function applyGuards(pipeline: Pipeline, settings: GuardSettings, environment: GuardEnvironment = {}): Pipeline {
   const name = environment.name ?? ((setting) => setting);
-  const { maxTokens, maxCostUsd, maxIterations, injection, onRepeat, contextBudget, budgetMode } = checkGuardSettings(settings, name);
+  const { maxTokens, maxCostUsd, maxIterations, injection, onRepeat, contextBudget, budgetMode } = checkGuardSettings(
+    settings,
+    name,
+  );
   const defaults = environment.defaults === true && settings.noGuards !== true;
   // 0 is off; absent is the default where one applies.
   const given = (value: number | undefined, fallback?: number) => (value === 0 ? undefined : (value ?? fallback));
   const timeoutSeconds = given(settings.timeoutSeconds, defaults ? environment.defaultTimeoutSeconds : undefined);
   const loopLimit = given(settings.loopLimit, defaults || onRepeat !== undefined ? guardDefaults.loopLimit : undefined);
-  if (maxCostUsd !== undefined && environment.modelName !== undefined && priceFor(environment.modelName, environment.prices) === undefined) {
-    throw new StageloopError('config', `${name('maxCostUsd')} needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`);
+  if (
+    maxCostUsd !== undefined &&
+    environment.modelName !== undefined &&
+    priceFor(environment.modelName, environment.prices) === undefined
+  ) {
+    throw new StageloopError(
+      'config',
+      `${name('maxCostUsd')} needs the price of model "${environment.modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`,
+    );
   }
   const names = stageNames(pipeline);
   const places = noGuardPlaces();
@@ -55,14 +65,25 @@ export function applyGuards(pipeline: Pipeline, settings: GuardSettings, environ
     ...(maxIterations !== undefined && { maxIterations }),
   };
   if (Object.keys(limitsGiven).length > 0) {
-    const guard = budget({ ...limitsGiven, ...(environment.prices !== undefined && { prices: environment.prices }), ...(budgetMode !== undefined && { mode: budgetMode }) });
+    const guard = budget({
+      ...limitsGiven,
+      ...(environment.prices !== undefined && { prices: environment.prices }),
+      ...(budgetMode !== undefined && { mode: budgetMode }),
+    });
     places.setupFront.push(guard.start);
     places.beforeThink.push(guard);
   }
   if (given(contextBudget) !== undefined) places.beforeThink.push(prune({ budgetTokens: contextBudget! }));
   else if (contextBudget === undefined && defaults && names.includes('think')) places.beforeThink.push(prune());
-  if (loopLimit !== undefined && (settings.loopLimit !== undefined || onRepeat !== undefined || names.includes('act'))) {
-    requireStage(pipeline, 'act', name(onRepeat !== undefined && settings.loopLimit === undefined ? 'onRepeat' : 'loopLimit'));
+  if (
+    loopLimit !== undefined &&
+    (settings.loopLimit !== undefined || onRepeat !== undefined || names.includes('act'))
+  ) {
+    requireStage(
+      pipeline,
+      'act',
+      name(onRepeat !== undefined && settings.loopLimit === undefined ? 'onRepeat' : 'loopLimit'),
+    );
     const guard = loopGuard({ limit: loopLimit, ...(onRepeat !== undefined && { onRepeat }) });
     places.beforeAct.push(guard);
     places.afterAct.push(guard.history);
@@ -76,5 +97,7 @@ export function applyGuards(pipeline: Pipeline, settings: GuardSettings, environ
   }
   const guarded = placeGuards(pipeline, places, maxIterations, environment.defaults === true);
   // In a plan pipeline the guards run per plan step, so each sees its step's own turn when steps run side by side.
-  return guarded !== pipeline && guarded.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(guarded) : guarded;
+  return guarded !== pipeline && guarded.setup.some((stage) => stage.name === 'plan')
+    ? perStepPipeline(guarded)
+    : guarded;
 }

@@ -6,7 +6,17 @@ import { act, context, history, memory, evaluate, observe, plan, replan, summari
 import type { z } from 'zod';
 import { withOutput } from '../stages/loop/final-output.js';
 import { perStep } from '../stages/plan/plan-branch.js';
-import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, PlanOptions, ReplanOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
+import type {
+  ActOptions,
+  ContextOptions,
+  MemoryOptions,
+  EvaluateOptions,
+  ObserveOptions,
+  PlanOptions,
+  ReplanOptions,
+  SummarizeOptions,
+  ThinkOptions,
+} from '../stages/index.js';
 
 export interface PlanExecuteReplanPipelineOptions {
   context?: ContextOptions;
@@ -33,7 +43,10 @@ export interface PlanExecuteReplanPipelineOptions {
 
 export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOptions = {}): Pipeline {
   const maxIterations = options.maxIterations ?? 24;
-  const planOptions = { ...options.plan, ...(options.maxParallelSteps === undefined ? {} : { maxParallelSteps: options.maxParallelSteps }) };
+  const planOptions = {
+    ...options.plan,
+    ...(options.maxParallelSteps === undefined ? {} : { maxParallelSteps: options.maxParallelSteps }),
+  };
   const step = { replanTool: options.replanTool ?? true };
   const pipeline = definePipeline({
     name: 'plan-execute-replan',
@@ -45,7 +58,10 @@ export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOpti
       perStep(evaluate(options.evaluate), step),
       withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema),
     ],
-    finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
+    finalize: [
+      summarize({ maxIterations, ...options.summarize }),
+      ...(options.session ? [memory(options.session.memory)] : []),
+    ],
     maxIterations,
   });
   return options.guards === false ? pipeline : applyGuards(pipeline, options.guards ?? {}, { defaults: true });

@@ -7,7 +7,15 @@ import { withOutput } from '../stages/loop/final-output.js';
 import { withJudgedAnswer } from '../stages/loop/evaluate.js';
 import type { Stage } from '../src/engine/stage.js';
 import type { z } from 'zod';
-import type { ActOptions, ContextOptions, MemoryOptions, EvaluateOptions, ObserveOptions, SummarizeOptions, ThinkOptions } from '../stages/index.js';
+import type {
+  ActOptions,
+  ContextOptions,
+  MemoryOptions,
+  EvaluateOptions,
+  ObserveOptions,
+  SummarizeOptions,
+  ThinkOptions,
+} from '../stages/index.js';
 
 export interface ReactPipelineOptions {
   context?: ContextOptions;
@@ -33,8 +41,17 @@ export function reactPipeline(options: ReactPipelineOptions = {}): Pipeline {
   const pipeline = definePipeline({
     name: 'react',
     setup: [...(options.session ? [history()] : []), context(options.context)],
-    iteration: [judged(withOutput(think(options.think), options.outputSchema), options.evaluate), act(options.act), ...(options.handoffs === true ? [handoffStage()] : []), observe(options.observe), evaluate(options.evaluate)],
-    finalize: [summarize({ maxIterations, ...options.summarize }), ...(options.session ? [memory(options.session.memory)] : [])],
+    iteration: [
+      judged(withOutput(think(options.think), options.outputSchema), options.evaluate),
+      act(options.act),
+      ...(options.handoffs === true ? [handoffStage()] : []),
+      observe(options.observe),
+      evaluate(options.evaluate),
+    ],
+    finalize: [
+      summarize({ maxIterations, ...options.summarize }),
+      ...(options.session ? [memory(options.session.memory)] : []),
+    ],
     maxIterations,
   });
   return options.guards === false ? pipeline : applyGuards(pipeline, options.guards ?? {}, { defaults: true });

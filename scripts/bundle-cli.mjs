@@ -16,7 +16,9 @@ const bundled = /^zod(\/|$)/;
 const keepPackagesExternal = {
   name: 'keep-packages-external',
   setup(builder) {
-    builder.onResolve({ filter: /^[^./]/ }, (args) => (bundled.test(args.path) ? undefined : { path: args.path, external: true }));
+    builder.onResolve({ filter: /^[^./]/ }, (args) =>
+      bundled.test(args.path) ? undefined : { path: args.path, external: true },
+    );
     // The OTel set-up holds the process's tracing session: the CLI shares dist/otel.config.js with a preloaded
     // `node --import stageloop/otel` instead of starting a second copy of it.
     builder.onResolve({ filter: /\/otel\.config\.js$/ }, () => ({ path: '../otel.config.js', external: true }));

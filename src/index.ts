@@ -19,7 +19,19 @@ export {
   type TurnDirectives,
   type RunOutcome,
 } from './engine/state.js';
-export type { Stage, StageReturn, StageContext, Deps, Zone, Clock, IdGenerator, RunEvent, RunTracer, StageInfo, RunOutcomeSummary } from './engine/stage.js';
+export type {
+  Stage,
+  StageReturn,
+  StageContext,
+  Deps,
+  Zone,
+  Clock,
+  IdGenerator,
+  RunEvent,
+  RunTracer,
+  StageInfo,
+  RunOutcomeSummary,
+} from './engine/stage.js';
 export {
   definePipeline,
   insertBefore,
@@ -31,7 +43,15 @@ export {
   type Pipeline,
   type PipelineDefinition,
 } from './engine/pipeline.js';
-export { type RunResult, type RunOptions, type RunStatus, type StopReason, type StageStats, type RunError, type RunWarning } from './engine/runner.js';
+export {
+  type RunResult,
+  type RunOptions,
+  type RunStatus,
+  type StopReason,
+  type StageStats,
+  type RunError,
+  type RunWarning,
+} from './engine/runner.js';
 export { outputOf } from './engine/run-output.js';
 export {
   ModelError,
@@ -50,15 +70,37 @@ export {
   type FinishReason,
   type ModelErrorKind,
 } from './model/types.js';
-export type { AgentAnswer, AgentStop, ToolBox, ToolResult, ToolError, ToolErrorKind, ToolOutcome } from './engine/tool-port.js';
+export type {
+  AgentAnswer,
+  AgentStop,
+  ToolBox,
+  ToolResult,
+  ToolError,
+  ToolErrorKind,
+  ToolOutcome,
+} from './engine/tool-port.js';
 
 // Models: the OpenAI-compatible adapter, its configuration, and the offline model (deterministic rules, no key or network).
 export { OpenAIChatModel, defaultOpenAIBaseUrl, type OpenAIChatModelOptions } from './model/openai-model.js';
-export { modelConfigFromEnv, openAIModelFromEnv, isRealModelConfigured, defaultOpenAIModel, type EnvironmentVariables } from './model/config.js';
+export {
+  modelConfigFromEnv,
+  openAIModelFromEnv,
+  isRealModelConfigured,
+  defaultOpenAIModel,
+  type EnvironmentVariables,
+} from './model/config.js';
 export { OfflineModel, offlineNotice } from './model/offline-model.js';
 
 // Tools: defineTool, the registry (the ToolBox port), calculator and web search.
-export { defineTool, TOOL_NAME_PATTERN, type Tool, type ToolSpec, type ToolContext, type ToolOutput, type ToolParameters } from './tools/define-tool.js';
+export {
+  defineTool,
+  TOOL_NAME_PATTERN,
+  type Tool,
+  type ToolSpec,
+  type ToolContext,
+  type ToolOutput,
+  type ToolParameters,
+} from './tools/define-tool.js';
 export { isStrictCompatible } from './model/structured-output.js';
 export { ToolRegistry, TOOL_DEFAULTS, type ToolRegistryOptions, type WrapToolCall } from './tools/registry.js';
 export { ToolFailure, type ToolFailureKind } from './tools/tool-failure.js';
@@ -130,10 +172,22 @@ export type { NeedsApproval } from './tools/define-tool.js';
 // Streaming: typed run events, a run as a stream, Server-Sent Events for any HTTP server.
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
-export { toServerSentEvents, serverSentEventsHeaders, serverSentEvent, eventStreamBody, type ServerSentEventsOptions } from './stream/server-sent-events.js';
+export {
+  toServerSentEvents,
+  serverSentEventsHeaders,
+  serverSentEvent,
+  eventStreamBody,
+  type ServerSentEventsOptions,
+} from './stream/server-sent-events.js';
 export { EventLog } from './stream/event-log.js';
 
 // Agents as tools and handoffs between agents.
 export { agentTool, AGENT_DEFAULTS, type AgentToolOptions } from './agents/agent-tool.js';
-export { handoff, handoffToolName, type HandoffOptions, type HandoffInputData, type HandoffInputFilter } from './agents/handoff.js';
+export {
+  handoff,
+  handoffToolName,
+  type HandoffOptions,
+  type HandoffInputData,
+  type HandoffInputFilter,
+} from './agents/handoff.js';
 export { answeredBy, handoffChain, type HandoffLink, type HandoffSlot } from './agents/handoff-conversation.js';

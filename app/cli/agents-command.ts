@@ -23,12 +23,28 @@ export interface AgentListing {
 
 export const agents: CommandModule = { usage: () => agentsUsage, run: (argv, io) => agentsCommand(argv, io, io.cwd) };
 
-export async function agentsCommand(argv: readonly string[], streams: CliStreams, cwd = process.cwd()): Promise<number | 'help'> {
-  const options = { 'mcp-config': mcpFlagOptions['mcp-config'], json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+export async function agentsCommand(
+  argv: readonly string[],
+  streams: CliStreams,
+  cwd = process.cwd(),
+): Promise<number | 'help'> {
+  const options = {
+    'mcp-config': mcpFlagOptions['mcp-config'],
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values } = parseFlags('agents', argv, options, false);
   if (values.help) return 'help';
-  const config = loadStageloopConfig({ cwd, env: templateEnvironment(), ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }) });
-  if (config.agents.length === 0) throw new StageloopError('usage', `no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`);
+  const config = loadStageloopConfig({
+    cwd,
+    env: templateEnvironment(),
+    ...(values['mcp-config'] !== undefined && { configFile: values['mcp-config'] }),
+  });
+  if (config.agents.length === 0)
+    throw new StageloopError(
+      'usage',
+      `no agents are defined${config.file !== undefined ? ` in ${config.file}` : ''}: add an "agents" object to stageloop.config.json (docs/agents.md)`,
+    );
   const listing = config.agents.map(listingOf);
   if (values.json) {
     streams.stdout.write(`${terminalSafeJson(listing)}\n`);
@@ -37,13 +53,22 @@ export async function agentsCommand(argv: readonly string[], streams: CliStreams
   const width = Math.max(...listing.map((agent) => agent.name.length));
   for (const agent of listing) {
     streams.stdout.write(`${terminalSafe(agent.name.padEnd(width))}  ${terminalSafe(agent.description)}\n`);
-    streams.stdout.write(`${' '.repeat(width)}  tools: ${agent.tools.length > 0 ? terminalSafe(agent.tools.join(', ')) : '(none)'}\n`);
-    if (agent.handoffs.length > 0) streams.stdout.write(`${' '.repeat(width)}  hands off to: ${terminalSafe(agent.handoffs.join(', '))}\n`);
+    streams.stdout.write(
+      `${' '.repeat(width)}  tools: ${agent.tools.length > 0 ? terminalSafe(agent.tools.join(', ')) : '(none)'}\n`,
+    );
+    if (agent.handoffs.length > 0)
+      streams.stdout.write(`${' '.repeat(width)}  hands off to: ${terminalSafe(agent.handoffs.join(', '))}\n`);
   }
   return 0;
 }
 
 function listingOf(agent: AgentConfig): AgentListing {
-  return { name: agent.name, description: agent.description, pipeline: agent.pipeline, model: agent.model ?? null, tools: [...new Set([...agent.tools, ...agent.agents])], handoffs: [...agent.handoffs] };
+  return {
+    name: agent.name,
+    description: agent.description,
+    pipeline: agent.pipeline,
+    model: agent.model ?? null,
+    tools: [...new Set([...agent.tools, ...agent.agents])],
+    handoffs: [...agent.handoffs],
+  };
 }
-

@@ -17,7 +17,8 @@ export interface Terminal {
 /** When stdin is a terminal, a person decides at the prompt; otherwise nothing is attached and the run pauses. */
 export function attachDeciders(deps: Partial<Deps>, recipe: RunRecipe, terminal: Terminal): void {
   if (terminal.input.isTTY !== true) return;
-  if (recipe.approvals.tools !== undefined || recipe.approvals.taintPolicy === 'ask') deps.approve = (request) => askApproval(terminal, request);
+  if (recipe.approvals.tools !== undefined || recipe.approvals.taintPolicy === 'ask')
+    deps.approve = (request) => askApproval(terminal, request);
   if (recipe.approvals.askOnLimit) deps.onLimit = (request) => askLimit(terminal, request);
 }
 
@@ -34,7 +35,12 @@ async function ask(terminal: Terminal, question: string): Promise<string> {
 
 async function askApproval(terminal: Terminal, request: ApprovalRequest): Promise<Decision | undefined> {
   for (;;) {
-    const answer = (await ask(terminal, `\n${terminalSafe(callText(request.tool, request.arguments, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `)).toLowerCase();
+    const answer = (
+      await ask(
+        terminal,
+        `\n${terminalSafe(callText(request.tool, request.arguments, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `,
+      )
+    ).toLowerCase();
     if (answer === 'y' || answer === 'yes') return { approve: true };
     if (answer === 'a' || answer === 'always') return { approve: true, always: true };
     if (answer === 'n' || answer === 'no') {
@@ -51,9 +57,15 @@ async function askApproval(terminal: Terminal, request: ApprovalRequest): Promis
 
 async function askLimit(terminal: Terminal, request: LimitRequest): Promise<LimitDecision | undefined> {
   for (;;) {
-    const answer = (await ask(terminal, `\nthe ${request.kind} budget is spent (${round(request.used)} of ${round(request.limit)}) — extend by how much? [NUMBER] / [f]inish now / [s]top: `)).toLowerCase();
+    const answer = (
+      await ask(
+        terminal,
+        `\nthe ${request.kind} budget is spent (${round(request.used)} of ${round(request.limit)}) — extend by how much? [NUMBER] / [f]inish now / [s]top: `,
+      )
+    ).toLowerCase();
     const amount = Number(answer);
-    if (answer !== '' && Number.isFinite(amount) && amount > 0) return { action: 'extend', by: request.kind === 'time' ? amount * 1000 : amount };
+    if (answer !== '' && Number.isFinite(amount) && amount > 0)
+      return { action: 'extend', by: request.kind === 'time' ? amount * 1000 : amount };
     if (answer === 'f' || answer === 'finish') return { action: 'finish' };
     if (answer === 's' || answer === 'stop') return { action: 'stop' };
     if (answer === '') return undefined;
@@ -67,9 +79,16 @@ function round(value: number): string {
 /** How to continue a paused run, on stderr. */
 export function pausedNotice(result: RunResult): string {
   const pending = result.pending ?? [];
-  const lines = [`run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`];
+  const lines = [
+    `run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`,
+  ];
   // A call an agent of the run waits for says which agent asks.
-  for (const item of pending) lines.push(`  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`);
-  lines.push(`continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`);
+  for (const item of pending)
+    lines.push(
+      `  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`,
+    );
+  lines.push(
+    `continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`,
+  );
   return terminalSafe(withInvokedName(lines.join('\n')));
 }

@@ -41,15 +41,23 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const approve: CommandModule = { usage: () => decideUsage, run: (argv, io) => decideCommand('approve', argv, io) };
+export const approve: CommandModule = {
+  usage: () => decideUsage,
+  run: (argv, io) => decideCommand('approve', argv, io),
+};
 export const reject: CommandModule = { usage: () => decideUsage, run: (argv, io) => decideCommand('reject', argv, io) };
 
-export async function decideCommand(command: DecideCommand, argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
+export async function decideCommand(
+  command: DecideCommand,
+  argv: readonly string[],
+  io: CommandIo,
+): Promise<number | 'help'> {
   const { values, positionals } = parseFlags(command, argv, options);
   if (values.help) return 'help';
   const { env, stdin, ...streams } = io;
   const [runId, ...ids] = positionals;
-  if (runId === undefined) throw new StageloopError('usage', `stageloop ${command} needs a run id: see "stageloop runs"`);
+  if (runId === undefined)
+    throw new StageloopError('usage', `stageloop ${command} needs a run id: see "stageloop runs"`);
   const { store } = await openRunStore(values.store, env);
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let closeAssembled = async () => {};
@@ -58,21 +66,40 @@ export async function decideCommand(command: DecideCommand, argv: readonly strin
     const run = await store.get(runId);
     if (run === undefined) throw runNotFound(runId);
     const recipe = recordedRecipe(run);
-    if (recipe === undefined) throw new StageloopError('conflict', `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`);
+    if (recipe === undefined)
+      throw new StageloopError(
+        'conflict',
+        `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`,
+      );
     const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
     const decisions = decisionsFor(command, ids, pending, values);
-    const assembled = await assemble(recipe, env, { calculatorHost, ...(values.store !== undefined && { sessionFile: values.store }) });
+    const assembled = await assemble(recipe, env, {
+      calculatorHost,
+      ...(values.store !== undefined && { sessionFile: values.store }),
+    });
     const { pipeline } = assembled;
     // The recorded tracing, as resume applies it: a traced run stays traced across its pause.
-    if (recipe.tracing.exporter !== undefined) tracing = await startCliTracing(recipe.tracing.exporter, { traceContentFlag: recipe.tracing.content, env, stderr: streams.stderr });
-    const deps: Partial<Deps> = tracing ? { ...assembled.deps, ...tracing.instrument({ model: assembled.deps.model, tools: assembled.deps.tools }) } : { ...assembled.deps };
+    if (recipe.tracing.exporter !== undefined)
+      tracing = await startCliTracing(recipe.tracing.exporter, {
+        traceContentFlag: recipe.tracing.content,
+        env,
+        stderr: streams.stderr,
+      });
+    const deps: Partial<Deps> = tracing
+      ? { ...assembled.deps, ...tracing.instrument({ model: assembled.deps.model, tools: assembled.deps.tools }) }
+      : { ...assembled.deps };
     if (!values.json && !values.quiet) deps.onEvent = progressPrinter(streams.stderr, { color: false });
     if (deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
     if (decisions === undefined) attachDeciders(deps, recipe, { input: stdin, output: streams.stderr });
     closeAssembled = () => assembled.close();
     const started = performance.now();
     const result = await resumeRun(store, runId, { pipeline, deps, ...(decisions === undefined ? {} : { decisions }) });
-    const shown: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: false };
+    const shown: ShowFlags = {
+      json: values.json ?? false,
+      quiet: values.quiet ?? false,
+      verbose: values.verbose ?? false,
+      traceContent: false,
+    };
     printResult(result, shown, streams, performance.now() - started);
     if (result.status === 'interrupted') streams.stderr.write(`${pausedNotice(result)}\n`);
     return exitCodeOf(result.status);
@@ -84,23 +111,44 @@ export async function decideCommand(command: DecideCommand, argv: readonly strin
 }
 
 /** The decisions a command line gives, checked here for its shape; resumeRun checks them against the run. */
-function decisionsFor(command: DecideCommand, ids: string[], pending: string[], values: { arguments?: string; message?: string; decisions?: string }): Record<string, Decision> | undefined {
-  if (new Set(ids).size !== ids.length) throw new StageloopError('invalid_decision', `a call id is given twice: each call takes one decision`);
+function decisionsFor(
+  command: DecideCommand,
+  ids: string[],
+  pending: string[],
+  values: { arguments?: string; message?: string; decisions?: string },
+): Record<string, Decision> | undefined {
+  if (new Set(ids).size !== ids.length)
+    throw new StageloopError('invalid_decision', `a call id is given twice: each call takes one decision`);
   if (values.decisions !== undefined) {
-    if (ids.length > 0) throw new StageloopError('usage', '--decisions FILE decides the calls itself: give only the run id');
+    if (ids.length > 0)
+      throw new StageloopError('usage', '--decisions FILE decides the calls itself: give only the run id');
     return decisionFile(values.decisions);
   }
   if (command === 'reject') {
-    if (ids.length !== 1) throw new StageloopError('usage', 'stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"');
-    return { [ids[0]!]: values.message === undefined ? { approve: false } : { approve: false, message: values.message } };
+    if (ids.length !== 1)
+      throw new StageloopError(
+        'usage',
+        'stageloop reject takes the run id and one call id: stageloop reject RUN ID --message "why"',
+      );
+    return {
+      [ids[0]!]: values.message === undefined ? { approve: false } : { approve: false, message: values.message },
+    };
   }
-  if (values.message !== undefined) throw new StageloopError('usage', '--message goes with stageloop reject; approve takes --arguments to edit a call');
+  if (values.message !== undefined)
+    throw new StageloopError('usage', '--message goes with stageloop reject; approve takes --arguments to edit a call');
   if (values.arguments !== undefined) {
-    if (ids.length !== 1) throw new StageloopError('usage', '--arguments edits one call: stageloop approve RUN ID --arguments \'{"expression":"2+2"}\'');
+    if (ids.length !== 1)
+      throw new StageloopError(
+        'usage',
+        '--arguments edits one call: stageloop approve RUN ID --arguments \'{"expression":"2+2"}\'',
+      );
     try {
       JSON.parse(values.arguments);
     } catch {
-      throw new StageloopError('invalid_decision', `--arguments must be JSON like '{"expression":"2+2"}', got ${values.arguments}`);
+      throw new StageloopError(
+        'invalid_decision',
+        `--arguments must be JSON like '{"expression":"2+2"}', got ${values.arguments}`,
+      );
     }
     return { [ids[0]!]: { approve: true, arguments: values.arguments } };
   }
@@ -112,8 +160,15 @@ function decisionFile(path: string): Record<string, Decision> {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new StageloopError('invalid_decision', `the decision file ${path} cannot be read as JSON (${(error as Error).message.split('\n')[0]}): write {"CALL_ID": {"approve": true}}`);
+    throw new StageloopError(
+      'invalid_decision',
+      `the decision file ${path} cannot be read as JSON (${(error as Error).message.split('\n')[0]}): write {"CALL_ID": {"approve": true}}`,
+    );
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new StageloopError('invalid_decision', `the decision file ${path} must hold an object keyed by call id, like {"call_1": {"approve": true}}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new StageloopError(
+      'invalid_decision',
+      `the decision file ${path} must hold an object keyed by call id, like {"call_1": {"approve": true}}`,
+    );
   return Object.fromEntries(Object.entries(parsed).map(([id, value]) => [id, parseDecision(id, value)]));
 }

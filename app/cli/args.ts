@@ -78,9 +78,16 @@ export const runOptions = {
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
 /** The one flag parser: node's, strict, with its errors turned into one line that names the fix (via `parse`). */
-type ParsedFlags<Options extends OptionsConfig> = ReturnType<typeof parseArgs<{ args: string[]; options: Options; allowPositionals: boolean; strict: true }>>;
+type ParsedFlags<Options extends OptionsConfig> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: Options; allowPositionals: boolean; strict: true }>
+>;
 
-export function parseFlags<const Options extends OptionsConfig>(command: string, argv: readonly string[], options: Options, allowPositionals = true): ParsedFlags<Options> {
+export function parseFlags<const Options extends OptionsConfig>(
+  command: string,
+  argv: readonly string[],
+  options: Options,
+  allowPositionals = true,
+): ParsedFlags<Options> {
   return parse(command, () => parseArgs({ args: [...argv], options, allowPositionals, strict: true }));
 }
 
@@ -89,10 +96,17 @@ export function parse<Parsed>(command: string, read: () => Parsed): Parsed {
   try {
     return read();
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '') : String(error);
+    const message =
+      error instanceof Error
+        ? error.message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '')
+        : String(error);
     // node calls a value that starts with "-" ambiguous; say how to write it instead.
     const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
-    if (ambiguous) throw new StageloopError('usage', `${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`);
+    if (ambiguous)
+      throw new StageloopError(
+        'usage',
+        `${ambiguous[1]} got a value starting with "-": write it as ${ambiguous[1]}=VALUE`,
+      );
     throw new StageloopError('usage', `${ourWording(message)}: run "stageloop ${command} --help" for the options`);
   }
 }
@@ -113,7 +127,10 @@ function ourWording(message: string): string {
 function taintPolicyFlag(value: string | undefined): RunFlags['taintPolicy'] {
   if (value === undefined) return 'ask';
   if (value === 'ask' || value === 'refuse' || value === 'off') return value;
-  throw new StageloopError('usage', `--taint-policy must be ask, refuse or off, got ${JSON.stringify(value)}: ask (the default) pauses a write call after web or MCP content for approval`);
+  throw new StageloopError(
+    'usage',
+    `--taint-policy must be ask, refuse or off, got ${JSON.stringify(value)}: ask (the default) pauses a write call after web or MCP content for approval`,
+  );
 }
 
 type RunValues = ReturnType<typeof parseFlags<typeof runOptions>>['values'];
@@ -125,10 +142,18 @@ export function parseRunFlags(argv: readonly string[], command: 'run' | 'chat' =
 }
 
 /** The run flags of parsed values: `submit` parses the flags of `run` beside its own and reads them here. */
-export function runFlagsOf(values: RunValues, positionals: readonly string[], command: 'run' | 'chat' = 'run'): RunFlags {
-  if (positionals.length === 0) throw new StageloopError('usage', 'stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
+export function runFlagsOf(
+  values: RunValues,
+  positionals: readonly string[],
+  command: 'run' | 'chat' = 'run',
+): RunFlags {
+  if (positionals.length === 0)
+    throw new StageloopError('usage', 'stageloop run needs a task: stageloop run "What is 17 * 23 + 4?"');
   if (positionals.length > 1) {
-    throw new StageloopError('usage', `stageloop run takes one task but got ${positionals.length} words: put the task in quotes`);
+    throw new StageloopError(
+      'usage',
+      `stageloop run takes one task but got ${positionals.length} words: put the task in quotes`,
+    );
   }
   const task = positionals[0]!.trim();
   if (task === '') throw new StageloopError('usage', 'the task is empty: stageloop run "What is 17 * 23 + 4?"');
@@ -136,8 +161,16 @@ export function runFlagsOf(values: RunValues, positionals: readonly string[], co
   if (trace !== undefined && trace !== 'otlp' && trace !== 'console') {
     throw new StageloopError('usage', `--trace must be "otlp" or "console", got "${trace}"`);
   }
-  if (values.json && values.quiet) throw new StageloopError('usage', '--json and --quiet cannot be combined: --json already prints only the JSON result');
-  if (values.events && (values.json || values.quiet)) throw new StageloopError('usage', `--events cannot be combined with --${values.json ? 'json' : 'quiet'}: --events prints only the event lines`);
+  if (values.json && values.quiet)
+    throw new StageloopError(
+      'usage',
+      '--json and --quiet cannot be combined: --json already prints only the JSON result',
+    );
+  if (values.events && (values.json || values.quiet))
+    throw new StageloopError(
+      'usage',
+      `--events cannot be combined with --${values.json ? 'json' : 'quiet'}: --events prints only the event lines`,
+    );
   const flags: RunFlags = {
     task,
     guards: parseGuardFlags(values),
@@ -158,18 +191,24 @@ export function runFlagsOf(values: RunValues, positionals: readonly string[], co
   if (approveTools !== undefined) flags.approveTools = approveTools;
   if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
   if (values['output-schema'] !== undefined) flags.outputSchema = values['output-schema'];
-  if (values.store !== undefined && flags.noStore) throw new StageloopError('usage', '--store and --no-store cannot be combined: give one');
+  if (values.store !== undefined && flags.noStore)
+    throw new StageloopError('usage', '--store and --no-store cannot be combined: give one');
   if (values.store !== undefined) flags.store = values.store;
   if (values.model !== undefined) flags.model = values.model;
   if (values.agent !== undefined) flags.agent = values.agent;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
   if (trace !== undefined) flags.trace = trace;
-  if (command === 'run' && values.user !== undefined && values.session === undefined) throw new StageloopError('usage', '--user names whose session a run is a turn of: add --session NAME');
+  if (command === 'run' && values.user !== undefined && values.session === undefined)
+    throw new StageloopError('usage', '--user names whose session a run is a turn of: add --session NAME');
   if (values.session !== undefined) flags.session = values.session;
   if (values.user !== undefined) flags.user = values.user;
   const parallel = values['max-parallel-steps'];
   if (parallel !== undefined) {
-    if (!/^[1-9]\d*$/.test(parallel)) throw new StageloopError('usage', `--max-parallel-steps must be a whole number, 1 or more, got "${parallel}": 1 runs plan steps one after another`);
+    if (!/^[1-9]\d*$/.test(parallel))
+      throw new StageloopError(
+        'usage',
+        `--max-parallel-steps must be a whole number, 1 or more, got "${parallel}": 1 runs plan steps one after another`,
+      );
     flags.maxParallelSteps = Number(parallel);
   }
   return flags;
@@ -179,22 +218,32 @@ export function parsePipelinesFlags(argv: readonly string[]): { guards: GuardSet
   const options = { ...guardOptions, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { values, positionals } = parseFlags('pipelines', argv, options);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new StageloopError('usage', `stageloop pipelines takes no arguments, got "${positionals[0]}"`);
+  if (positionals.length > 0)
+    throw new StageloopError('usage', `stageloop pipelines takes no arguments, got "${positionals[0]}"`);
   return { guards: parseGuardFlags(values), json: values.json ?? false };
 }
 
 /** `stageloop chat` takes the flags of `run` and no task: each turn's task is typed at the prompt. */
 export function parseChatFlags(argv: readonly string[]): RunFlags | 'help' {
   const { positionals } = parseFlags('chat', argv, runOptions);
-  if (positionals.length > 0) throw new StageloopError('usage', `stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
+  if (positionals.length > 0)
+    throw new StageloopError('usage', `stageloop chat takes no task (type it at the prompt), got "${positionals[0]}"`);
   return parseRunFlags([...argv, '--', 'chat'], 'chat');
 }
 
 function approvalFlags(names: string | undefined, all: boolean | undefined): string[] | 'all' | undefined {
-  if (all && names !== undefined) throw new StageloopError('usage', '--approve-tools and --approve-all-tools cannot be combined: --approve-all-tools already covers every tool');
+  if (all && names !== undefined)
+    throw new StageloopError(
+      'usage',
+      '--approve-tools and --approve-all-tools cannot be combined: --approve-all-tools already covers every tool',
+    );
   if (all) return 'all';
   if (names === undefined) return undefined;
   const list = names.split(',').map((name) => name.trim());
-  if (list.some((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name))) throw new StageloopError('usage', `--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`);
+  if (list.some((name) => !/^[a-zA-Z0-9_-]{1,64}$/.test(name)))
+    throw new StageloopError(
+      'usage',
+      `--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`,
+    );
   return list;
 }

@@ -4,7 +4,11 @@ import type {} from '../../stages/guards/budget.js';
 import { kindNames, type BudgetKind } from '../../stages/guards/budget-decide.js';
 import type { LimitsInForce } from '../../stages/guards/limits.js';
 
-type BudgetEvent = RunEventOf<'budget_warning'> | RunEventOf<'budget_exhausted'> | RunEventOf<'budget_stop'> | RunEventOf<'budget_decided'>;
+type BudgetEvent =
+  | RunEventOf<'budget_warning'>
+  | RunEventOf<'budget_exhausted'>
+  | RunEventOf<'budget_stop'>
+  | RunEventOf<'budget_decided'>;
 
 /** An amount of one budget in its unit: tokens and iterations as counts, cost in dollars, time (kept in ms) in seconds. */
 export function amountOf(kind: string, value: number): string {
@@ -33,7 +37,8 @@ export function budgetLine(event: BudgetEvent): string {
     case 'budget_decided': {
       const { kind, action, by } = event.data;
       const question = `the ${nameOf(kind)} budget was spent`;
-      if (action === 'extend' && by !== undefined) return `limit question (${question}): a person added ${amountOf(kind, by)}`;
+      if (action === 'extend' && by !== undefined)
+        return `limit question (${question}): a person added ${amountOf(kind, by)}`;
       if (action === 'finish') return `limit question (${question}): a person asked for the final answer now`;
       if (action === 'stop') return `limit question (${question}): a person stopped the run`;
       return `limit question (${question}): no answer, the budget takes its usual course`;
@@ -57,6 +62,7 @@ export function limitsLine(limits: LimitsInForce): string {
 
 function ordinal(count: number): string {
   const tens = count % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[count % 10] ?? 'th';
+  const suffix =
+    tens >= 11 && tens <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[count % 10] ?? 'th');
   return `${count}${suffix}`;
 }

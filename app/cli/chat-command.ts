@@ -18,7 +18,8 @@ import { openSession, sessionWarnings, type OpenedSession } from './session-setu
 import { terminalSafe } from './terminal-text.js';
 import { flagOf } from './guard-flags.js';
 
-const help = 'Type a task and press Enter. /facts, /history, /new (a fresh session), /exit or Ctrl-D to leave; Ctrl-C cancels the turn in flight.';
+const help =
+  'Type a task and press Enter. /facts, /history, /new (a fresh session), /exit or Ctrl-D to leave; Ctrl-C cancels the turn in flight.';
 
 const freshName = () => `chat-${Date.now().toString(36)}`;
 
@@ -31,18 +32,33 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
   if (flags === 'help') return 'help';
   const { env, stdin: input, ...streams } = io;
   const given = await recipeFromFlags({ ...flags, session: flags.session ?? freshName() }, env, io.cwd);
-  const opened = await openSession({ session: given.recipe.session!.name, user: given.recipe.session!.user }, env, flags.store);
+  const opened = await openSession(
+    { session: given.recipe.session!.name, user: given.recipe.session!.user },
+    env,
+    flags.store,
+  );
   const recording = flags.noStore ? undefined : await openRunStore(flags.store, env, { optional: true });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;
   try {
-    assembled = await assemble(given.recipe, given.env, { calculatorHost, sessions: opened.sessions, settingName: flagOf });
+    assembled = await assemble(given.recipe, given.env, {
+      calculatorHost,
+      sessions: opened.sessions,
+      settingName: flagOf,
+    });
     const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
-    const deps: Partial<Deps> = { ...assembled.deps, onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })) };
+    const deps: Partial<Deps> = {
+      ...assembled.deps,
+      onEvent: sessionWarnings(streams.stderr, progressPrinter(streams.stderr, { color })),
+    };
     streams.stderr.write(`${terminalSafe(assembled.notice)}\n${help}\n`);
     // Each turn records the recipe with the session it belongs to (/new starts another).
-    const record = { store: recording?.store, recordFor: (scope: SessionScope) => recordOf({ ...given.recipe, session: { name: scope.session, user: scope.user } }) };
+    const record = {
+      store: recording?.store,
+      recordFor: (scope: SessionScope) =>
+        recordOf({ ...given.recipe, session: { name: scope.session, user: scope.user } }),
+    };
     return await converse(opened, deps, assembled.pipeline, streams, input, record);
   } finally {
     await assembled?.close();
@@ -57,7 +73,14 @@ interface Recording {
   recordFor(scope: SessionScope): JsonObject;
 }
 
-async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pipeline, streams: CliStreams, input: NodeJS.ReadableStream, recording: Recording): Promise<number> {
+async function converse(
+  opened: OpenedSession,
+  deps: Partial<Deps>,
+  pipeline: Pipeline,
+  streams: CliStreams,
+  input: NodeJS.ReadableStream,
+  recording: Recording,
+): Promise<number> {
   const { runPipeline } = await import('../../src/durable/durable-run.js');
   const terminal = 'isTTY' in input && input.isTTY === true;
   const lines = createInterface({ input, output: streams.stdout, terminal });
@@ -88,10 +111,20 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pi
         streams.stdout.write(`new session ${scope.session}\n`);
       } else if (task === '/facts') {
         const facts = await opened.sessions.listFacts(scope);
-        streams.stdout.write(facts.length === 0 ? '(no facts)\n' : facts.map((fact) => `${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}\n`).join(''));
+        streams.stdout.write(
+          facts.length === 0
+            ? '(no facts)\n'
+            : facts.map((fact) => `${terminalSafe(fact.key)}: ${terminalSafe(fact.value)}\n`).join(''),
+        );
       } else if (task === '/history') {
         const history = await opened.sessions.load(scope);
-        const text = [history.summary && `summary: ${history.summary}`, ...history.turns.map((entry) => `${entry.seq}. ${entry.task} → ${entry.answer}${entry.status === undefined ? '' : ` (${entry.status})`}`)].filter(Boolean);
+        const text = [
+          history.summary && `summary: ${history.summary}`,
+          ...history.turns.map(
+            (entry) =>
+              `${entry.seq}. ${entry.task} → ${entry.answer}${entry.status === undefined ? '' : ` (${entry.status})`}`,
+          ),
+        ].filter(Boolean);
         streams.stdout.write(text.length === 0 ? '(no turns yet)\n' : `${terminalSafe(text.join('\n'))}\n`);
       } else if (task.startsWith('/')) {
         streams.stdout.write(`unknown command ${terminalSafe(task)}: ${help}\n`);
@@ -99,11 +132,20 @@ async function converse(opened: OpenedSession, deps: Partial<Deps>, pipeline: Pi
         turn = new AbortController();
         let result: RunResult;
         try {
-          result = await runPipeline(pipeline, { task, session: scope.session, user: scope.user }, { deps, signal: turn.signal, ...(recording.store ? { store: recording.store, record: recording.recordFor(scope) } : {}) });
+          result = await runPipeline(
+            pipeline,
+            { task, session: scope.session, user: scope.user },
+            {
+              deps,
+              signal: turn.signal,
+              ...(recording.store ? { store: recording.store, record: recording.recordFor(scope) } : {}),
+            },
+          );
         } finally {
           turn = undefined;
         }
-        if (result.status === 'cancelled') streams.stderr.write(`turn cancelled (run ${result.runId}); ask again or go on\n`);
+        if (result.status === 'cancelled')
+          streams.stderr.write(`turn cancelled (run ${result.runId}); ask again or go on\n`);
         else if (result.answer !== null) streams.stdout.write(`${terminalSafe(result.answer)}\n`);
         if (result.error) streams.stderr.write(`stageloop: ${terminalSafe(result.error.message)}\n`);
       }

@@ -33,5 +33,12 @@ export interface Command {
 
 /** The process's own streams, environment and folder, with `given` winning (tests pass their own). */
 export function processIo(given: Partial<CommandIo> = {}): CommandIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), ...given };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    ...given,
+  };
 }

@@ -11,7 +11,14 @@ import { parseFlags } from './args.js';
 import { chooseModel } from '../providers.js';
 import { recordedGuards } from '../recipe.js';
 import { progressBar, progressLine, textReport } from './eval-output.js';
-import { configVariants, parseVariantFlag, variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
+import {
+  configVariants,
+  parseVariantFlag,
+  variantRun,
+  type VariantContext,
+  type VariantRun,
+  type VariantSpec,
+} from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
@@ -76,14 +83,19 @@ function parseEvalArgs(argv: readonly string[]) {
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new StageloopError('usage', `${flag} must be a whole number >= 1, got "${value}"`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new StageloopError('usage', `${flag} must be a whole number >= 1, got "${value}"`);
   return number;
 }
 
 function thresholdOf(value: string | undefined): number {
   if (value === undefined) return 0;
   const number = Number(value);
-  if (!(number >= 0 && number <= 1)) throw new StageloopError('usage', `--threshold must be a number from 0 to 1 (a drop in pass rate or score), got "${value}"`);
+  if (!(number >= 0 && number <= 1))
+    throw new StageloopError(
+      'usage',
+      `--threshold must be a number from 0 to 1 (a drop in pass rate or score), got "${value}"`,
+    );
   return number;
 }
 
@@ -91,30 +103,51 @@ function thresholdOf(value: string | undefined): number {
 export function chosenVariants(values: Values): VariantSpec[] {
   const fromConfig = configVariants(values.config);
   const flags = values.variant ?? [];
-  if (flags.length === 0) return fromConfig.length > 0 ? fromConfig : [{ name: 'default', pipeline: 'react', guards: {} }];
+  if (flags.length === 0)
+    return fromConfig.length > 0 ? fromConfig : [{ name: 'default', pipeline: 'react', guards: {} }];
   const specs = flags.map((flag) => {
     const parsed = parseVariantFlag(flag);
     if (typeof parsed !== 'string') return parsed;
     const found = fromConfig.find((spec) => spec.name === parsed);
-    if (found === undefined) throw new StageloopError('usage', `--variant ${parsed}: no variant "${parsed}" in the config file's "evalVariants"${fromConfig.length ? ` (it has ${fromConfig.map((spec) => spec.name).join(', ')})` : ''}: write --variant ${parsed}=PIPELINE[:FLAGS]`);
+    if (found === undefined)
+      throw new StageloopError(
+        'usage',
+        `--variant ${parsed}: no variant "${parsed}" in the config file's "evalVariants"${fromConfig.length ? ` (it has ${fromConfig.map((spec) => spec.name).join(', ')})` : ''}: write --variant ${parsed}=PIPELINE[:FLAGS]`,
+      );
     return found;
   });
   const twice = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
-  if (twice !== undefined) throw new StageloopError('usage', `variant "${twice.name}" is given twice: give each --variant its own name`);
+  if (twice !== undefined)
+    throw new StageloopError('usage', `variant "${twice.name}" is given twice: give each --variant its own name`);
   return specs;
 }
 
-async function judgeModelOf(values: Values, context: VariantContext, specs: VariantSpec[]): Promise<ChatModel | undefined> {
+async function judgeModelOf(
+  values: Values,
+  context: VariantContext,
+  specs: VariantSpec[],
+): Promise<ChatModel | undefined> {
   const name = values['judge-model'];
   if (name === undefined) {
     const server = specs.find((spec) => !(spec.offline ?? context.defaults.offline));
     if (server === undefined) return undefined;
-    const choice = await chooseModel({ ...(server.model ?? context.defaults.model ? { name: (server.model ?? context.defaults.model)! } : {}), ...(server.baseUrl ?? context.defaults.baseUrl ? { baseUrl: (server.baseUrl ?? context.defaults.baseUrl)! } : {}) }, context.env);
+    const choice = await chooseModel(
+      {
+        ...((server.model ?? context.defaults.model) ? { name: (server.model ?? context.defaults.model)! } : {}),
+        ...((server.baseUrl ?? context.defaults.baseUrl)
+          ? { baseUrl: (server.baseUrl ?? context.defaults.baseUrl)! }
+          : {}),
+      },
+      context.env,
+    );
     return choice.offline ? undefined : choice.model;
   }
   const baseUrl = context.defaults.baseUrl;
   const choice = await chooseModel({ name, ...(baseUrl !== undefined && { baseUrl }) }, context.env).catch(() => {
-    throw new StageloopError('usage', `--judge-model ${name} needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url`);
+    throw new StageloopError(
+      'usage',
+      `--judge-model ${name} needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url`,
+    );
   });
   return choice.model;
 }
@@ -137,13 +170,27 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
 }
 
 async function runEval(values: Values, positionals: string[], env: Environment, streams: CliStreams): Promise<number> {
-  if (positionals.length > 1) throw new StageloopError('usage', `stageloop eval takes one dataset, got also "${positionals[1]}"`);
+  if (positionals.length > 1)
+    throw new StageloopError('usage', `stageloop eval takes one dataset, got also "${positionals[1]}"`);
   const continued = values.resume ?? values.replay;
-  if (values.resume !== undefined && values.replay !== undefined) throw new StageloopError('usage', '--resume and --replay cannot be combined: --resume runs what is left, --replay grades what ran');
-  if (continued !== undefined && values.variant !== undefined) throw new StageloopError('usage', `--${values.resume ? 'resume' : 'replay'} uses the variants of eval ${continued}: drop --variant`);
-  if (continued === undefined && positionals.length === 0) throw new StageloopError('usage', 'stageloop eval needs a dataset: stageloop eval builtin:arithmetic (or a .jsonl file, see docs/eval.md)');
+  if (values.resume !== undefined && values.replay !== undefined)
+    throw new StageloopError(
+      'usage',
+      '--resume and --replay cannot be combined: --resume runs what is left, --replay grades what ran',
+    );
+  if (continued !== undefined && values.variant !== undefined)
+    throw new StageloopError(
+      'usage',
+      `--${values.resume ? 'resume' : 'replay'} uses the variants of eval ${continued}: drop --variant`,
+    );
+  if (continued === undefined && positionals.length === 0)
+    throw new StageloopError(
+      'usage',
+      'stageloop eval needs a dataset: stageloop eval builtin:arithmetic (or a .jsonl file, see docs/eval.md)',
+    );
   const threshold = thresholdOf(values.threshold);
-  if (values.threshold !== undefined && values.baseline === undefined) throw new StageloopError('usage', '--threshold needs --baseline FILE: it is the drop allowed against the baseline');
+  if (values.threshold !== undefined && values.baseline === undefined)
+    throw new StageloopError('usage', '--threshold needs --baseline FILE: it is the drop allowed against the baseline');
   const concurrency = wholeNumber(values.concurrency, '--concurrency', 4);
   const recording = await openRunStore(values.store, env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
@@ -151,47 +198,109 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
   calculatorHost.warm().catch(() => {}); // loads mathjs while the dataset and variants are read; a failure shows on use
   let variants: VariantRun[] = [];
   try {
-    const context: VariantContext = { env, calculatorHost, ...(values.replay !== undefined && { replay: true }), defaults: { offline: values.offline ?? false, ...(values.model !== undefined && { model: values.model }), ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }) } };
+    const context: VariantContext = {
+      env,
+      calculatorHost,
+      ...(values.replay !== undefined && { replay: true }),
+      defaults: {
+        offline: values.offline ?? false,
+        ...(values.model !== undefined && { model: values.model }),
+        ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
+      },
+    };
     const { loadDataset } = await import('../../src/eval/dataset.js');
     const { createLedger, readLedger } = await import('../../src/eval/ledger.js');
     const folder = evalsFolder(recording.file, env);
     const ledger = continued === undefined ? undefined : readLedger(folder, continued);
-    const dataset = await loadDataset(positionals[0] ?? ledger!.header.dataset, positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd);
-    const specs = ledger ? (ledger.header.variants as unknown as VariantSpec[]).map((spec) => ({ ...spec, guards: recordedGuards(spec.guards) ?? {} })) : chosenVariants(values);
+    const dataset = await loadDataset(
+      positionals[0] ?? ledger!.header.dataset,
+      positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd,
+    );
+    const specs = ledger
+      ? (ledger.header.variants as unknown as VariantSpec[]).map((spec) => ({
+          ...spec,
+          guards: recordedGuards(spec.guards) ?? {},
+        }))
+      : chosenVariants(values);
     const repeats = ledger ? ledger.header.repeats : wholeNumber(values.repeats, '--repeats', 1);
     variants = await Promise.all(specs.map((spec) => variantRun(spec, context)));
-    const judgeModel = values.replay !== undefined && values['judge-model'] === undefined ? undefined : await judgeModelOf(values, context, specs);
-    const baseline = values.baseline === undefined ? undefined : (await import('../../src/eval/baseline.js')).readBaseline(values.baseline);
+    const judgeModel =
+      values.replay !== undefined && values['judge-model'] === undefined
+        ? undefined
+        : await judgeModelOf(values, context, specs);
+    const baseline =
+      values.baseline === undefined
+        ? undefined
+        : (await import('../../src/eval/baseline.js')).readBaseline(values.baseline);
     const chatty = !values.quiet;
     let result: EvalResult;
     let interrupted = false;
     if (values.replay !== undefined) {
       result = await replayEval(ledger!, dataset, variants, recording.store, repeats, judgeModel);
-      if (chatty) streams.stderr.write(`eval ${ledger!.header.evalId}: graded ${ledger!.runs.length} recorded runs again (no model call)\n`);
+      if (chatty)
+        streams.stderr.write(
+          `eval ${ledger!.header.evalId}: graded ${ledger!.runs.length} recorded runs again (no model call)\n`,
+        );
     } else {
       const evalId = ledger?.header.evalId ?? (await import('../../src/eval/evaluate.js')).newEvalId();
       // A new eval's ledger is written with its first finished run (or at an interrupt): a mistake found first leaves none.
       let file = ledger?.file;
-      const ledgerFile = () => (file ??= createLedger(folder, { evalId, dataset: positionals[0]!, cwd: process.cwd(), variants: specs as unknown as JsonObject[], repeats, createdAt: new Date().toISOString() }));
+      const ledgerFile = () =>
+        (file ??= createLedger(folder, {
+          evalId,
+          dataset: positionals[0]!,
+          cwd: process.cwd(),
+          variants: specs as unknown as JsonObject[],
+          repeats,
+          createdAt: new Date().toISOString(),
+        }));
       const total = dataset.cases.length * variants.length * repeats;
       if (chatty) {
         const notices = [...new Set(variants.map((variant) => variant.notice))];
-        streams.stderr.write(`${terminalSafe(notices.join('; '))}\neval ${evalId}: ${dataset.cases.length} cases × ${variants.length} variant${variants.length > 1 ? 's' : ''}${repeats > 1 ? ` × ${repeats} repeats` : ''} = ${total} runs${ledger ? ` (${ledger.runs.length} finished before)` : ''}, recorded in ${terminalSafe(recording.file)} ("stageloop runs" lists them)\n`);
+        streams.stderr.write(
+          `${terminalSafe(notices.join('; '))}\neval ${evalId}: ${dataset.cases.length} cases × ${variants.length} variant${variants.length > 1 ? 's' : ''}${repeats > 1 ? ` × ${repeats} repeats` : ''} = ${total} runs${ledger ? ` (${ledger.runs.length} finished before)` : ''}, recorded in ${terminalSafe(recording.file)} ("stageloop runs" lists them)\n`,
+        );
       }
       const outcome = await attendedEval(streams, chatty, ledgerFile, (signal, onRun) =>
-        import('../../src/eval/evaluate.js').then(({ evaluate }) => evaluate({ dataset, variants, concurrency, repeats, store: recording.store, evalId, signal, onRun, ...(judgeModel && { judgeModel }), ...(ledger && { finished: ledger.runs }) })),
+        import('../../src/eval/evaluate.js').then(({ evaluate }) =>
+          evaluate({
+            dataset,
+            variants,
+            concurrency,
+            repeats,
+            store: recording.store,
+            evalId,
+            signal,
+            onRun,
+            ...(judgeModel && { judgeModel }),
+            ...(ledger && { finished: ledger.runs }),
+          }),
+        ),
       );
       result = outcome.result;
       interrupted = outcome.interrupted;
     }
-    const comparison = baseline === undefined ? undefined : (await import('../../src/eval/baseline.js')).compareWithBaseline(baseline, result, values.baseline!, threshold);
+    const comparison =
+      baseline === undefined
+        ? undefined
+        : (await import('../../src/eval/baseline.js')).compareWithBaseline(
+            baseline,
+            result,
+            values.baseline!,
+            threshold,
+          );
     if (values.html !== undefined) await writeReport(values.html, result, comparison, recording.store);
-    if (values.json) streams.stdout.write(`${terminalSafeJson({ ...result, ...(comparison && { baseline: comparison }) })}\n`);
+    if (values.json)
+      streams.stdout.write(`${terminalSafeJson({ ...result, ...(comparison && { baseline: comparison }) })}\n`);
     else streams.stdout.write(`${textReport(result, comparison)}\n`);
     if (values.html !== undefined && chatty) streams.stderr.write(`report written to ${terminalSafe(values.html)}\n`);
     if (interrupted) {
-      const left = dataset.cases.length * variants.length * repeats - result.results.reduce((count, entry) => count + entry.runs.length, 0);
-      streams.stderr.write(`interrupted: finished runs are kept; ${left} left: run them with stageloop eval --resume ${result.evalId}\n`);
+      const left =
+        dataset.cases.length * variants.length * repeats -
+        result.results.reduce((count, entry) => count + entry.runs.length, 0);
+      streams.stderr.write(
+        `interrupted: finished runs are kept; ${left} left: run them with stageloop eval --resume ${result.evalId}\n`,
+      );
       return 130;
     }
     if (comparison) return comparison.failed ? 1 : 0;
@@ -203,10 +312,21 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
   }
 }
 
-type Start = (signal: AbortSignal, onRun: (run: import('../../src/eval/types.js').CaseRun, progress: { done: number; total: number; passed: number }) => void) => Promise<EvalResult>;
+type Start = (
+  signal: AbortSignal,
+  onRun: (
+    run: import('../../src/eval/types.js').CaseRun,
+    progress: { done: number; total: number; passed: number },
+  ) => void,
+) => Promise<EvalResult>;
 
 /** Runs the eval with Ctrl-C handling: the first stops it keeping what finished, the second quits at once. */
-async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: () => string, start: Start): Promise<{ result: EvalResult; interrupted: boolean }> {
+async function attendedEval(
+  streams: CliStreams,
+  chatty: boolean,
+  ledgerFile: () => string,
+  start: Start,
+): Promise<{ result: EvalResult; interrupted: boolean }> {
   const { appendRun } = await import('../../src/eval/ledger.js');
   const controller = new AbortController();
   let interrupts = 0;
@@ -233,8 +353,20 @@ async function attendedEval(streams: CliStreams, chatty: boolean, ledgerFile: ()
   }
 }
 
-async function replayEval(ledger: import('../../src/eval/ledger.js').Ledger, dataset: import('../../src/eval/dataset.js').Dataset, variants: Array<Awaited<ReturnType<typeof variantRun>>>, store: RunStore, repeats: number, judgeModel: ChatModel | undefined): Promise<EvalResult> {
-  const [{ regrade }, { replayRun }, { loadRun }, { toolCallsOfJournal }] = await Promise.all([import('../../src/eval/regrade.js'), import('../../src/durable/replay.js'), import('../../src/durable/inspect.js'), import('../../src/eval/subject.js')]);
+async function replayEval(
+  ledger: import('../../src/eval/ledger.js').Ledger,
+  dataset: import('../../src/eval/dataset.js').Dataset,
+  variants: Array<Awaited<ReturnType<typeof variantRun>>>,
+  store: RunStore,
+  repeats: number,
+  judgeModel: ChatModel | undefined,
+): Promise<EvalResult> {
+  const [{ regrade }, { replayRun }, { loadRun }, { toolCallsOfJournal }] = await Promise.all([
+    import('../../src/eval/regrade.js'),
+    import('../../src/durable/replay.js'),
+    import('../../src/durable/inspect.js'),
+    import('../../src/eval/subject.js'),
+  ]);
   const byName = new Map(variants.map((variant) => [variant.name, variant]));
   return regrade({
     evalId: ledger.header.evalId,
@@ -246,16 +378,28 @@ async function replayEval(ledger: import('../../src/eval/ledger.js').Ledger, dat
     async load(run) {
       const variant = byName.get(run.variant)!;
       const tools = variant.deps?.tools;
-      const report = await replayRun(store, run.runId, { pipeline: variant.pipeline, ...(tools && { deps: { tools } }) });
+      const report = await replayRun(store, run.runId, {
+        pipeline: variant.pipeline,
+        ...(tools && { deps: { tools } }),
+      });
       return { result: report.result, toolCalls: toolCallsOfJournal((await loadRun(store, run.runId)).journal) };
     },
   });
 }
 
 /** The HTML report, with each run as the console shows it (its timeline) for the drill-down. */
-async function writeReport(file: string, result: EvalResult, comparison: import('../../src/eval/baseline.js').BaselineComparison | undefined, store: RunStore): Promise<void> {
-  const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([import('../../src/eval/report-html.js'), import('../../src/server/run-view.js')]);
+async function writeReport(
+  file: string,
+  result: EvalResult,
+  comparison: import('../../src/eval/baseline.js').BaselineComparison | undefined,
+  store: RunStore,
+): Promise<void> {
+  const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([
+    import('../../src/eval/report-html.js'),
+    import('../../src/server/run-view.js'),
+  ]);
   const views: Record<string, Awaited<ReturnType<typeof runViewOf>>> = {};
-  for (const run of result.results.flatMap((entry) => entry.runs)) views[run.runId] = await runViewOf(store, run.runId, shownSlots);
+  for (const run of result.results.flatMap((entry) => entry.runs))
+    views[run.runId] = await runViewOf(store, run.runId, shownSlots);
   await writeHtmlReport(file, result, views, comparison);
 }

@@ -66,7 +66,11 @@ export function splitFlags(text: string): string[] {
 }
 
 function checkPipeline(name: string, where: string): string {
-  if (!pipelineNames.includes(name)) throw new StageloopError('usage', `${where}: unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`);
+  if (!pipelineNames.includes(name))
+    throw new StageloopError(
+      'usage',
+      `${where}: unknown pipeline "${name}": choose one of ${pipelineNames.join(', ')}`,
+    );
   return name;
 }
 
@@ -74,24 +78,43 @@ function checkPipeline(name: string, where: string): string {
 export function parseVariantFlag(value: string): VariantSpec | string {
   const equals = value.indexOf('=');
   if (equals < 0) {
-    if (!/^[\w.-]+$/.test(value)) throw new StageloopError('usage', `--variant ${value}: write NAME=PIPELINE[:FLAGS], e.g. --variant tight=react:"--max-tokens 500"`);
+    if (!/^[\w.-]+$/.test(value))
+      throw new StageloopError(
+        'usage',
+        `--variant ${value}: write NAME=PIPELINE[:FLAGS], e.g. --variant tight=react:"--max-tokens 500"`,
+      );
     return value;
   }
   const name = value.slice(0, equals).trim();
-  if (!/^[\w.-]+$/.test(name)) throw new StageloopError('usage', `--variant ${value}: the name must be letters, digits, ".", "_" or "-", e.g. --variant tight=react`);
+  if (!/^[\w.-]+$/.test(name))
+    throw new StageloopError(
+      'usage',
+      `--variant ${value}: the name must be letters, digits, ".", "_" or "-", e.g. --variant tight=react`,
+    );
   const rest = value.slice(equals + 1);
   const colon = rest.indexOf(':');
   const pipeline = checkPipeline((colon < 0 ? rest : rest.slice(0, colon)).trim(), `--variant ${name}`);
   const words = colon < 0 ? [] : splitFlags(rest.slice(colon + 1));
-  const { values, positionals } = parse('eval', () => parseArgs({ args: words, options: variantFlagOptions, allowPositionals: true, strict: true }));
-  if (positionals.length > 0) throw new StageloopError('usage', `--variant ${name}: "${positionals[0]}" is not a flag: variant flags are run flags like --max-tokens 500, --model NAME, --no-tools`);
+  const { values, positionals } = parse('eval', () =>
+    parseArgs({ args: words, options: variantFlagOptions, allowPositionals: true, strict: true }),
+  );
+  if (positionals.length > 0)
+    throw new StageloopError(
+      'usage',
+      `--variant ${name}: "${positionals[0]}" is not a flag: variant flags are run flags like --max-tokens 500, --model NAME, --no-tools`,
+    );
   const spec: VariantSpec = { name, pipeline, guards: parseGuardFlags(values) };
   if (values.model !== undefined) spec.model = values.model;
   if (values['base-url'] !== undefined) spec.baseUrl = values['base-url'];
   if (values.offline) spec.offline = true;
-  if (values['no-tools'] && values.tools !== undefined) throw new StageloopError('usage', `--variant ${name}: --tools and --no-tools cannot be combined`);
+  if (values['no-tools'] && values.tools !== undefined)
+    throw new StageloopError('usage', `--variant ${name}: --tools and --no-tools cannot be combined`);
   if (values['no-tools']) spec.tools = [];
-  if (values.tools !== undefined) spec.tools = values.tools.split(',').map((tool) => tool.trim()).filter(Boolean);
+  if (values.tools !== undefined)
+    spec.tools = values.tools
+      .split(',')
+      .map((tool) => tool.trim())
+      .filter(Boolean);
   if (values.instructions !== undefined) spec.instructions = values.instructions;
   return spec;
 }
@@ -117,20 +140,31 @@ export function configVariants(file: string | undefined, cwd = process.cwd()): V
   try {
     root = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new StageloopError('config', `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new StageloopError(
+      'config',
+      `${path} is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const section = (root as { evalVariants?: unknown } | null)?.evalVariants;
   if (section === undefined) return [];
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new StageloopError('config', `${path}: "evalVariants" must be an object of variants by name, like { "tight": { "pipeline": "react", "guards": { "maxTokens": 500 } } }`);
+  if (typeof section !== 'object' || section === null || Array.isArray(section))
+    throw new StageloopError(
+      'config',
+      `${path}: "evalVariants" must be an object of variants by name, like { "tight": { "pipeline": "react", "guards": { "maxTokens": 500 } } }`,
+    );
   return Object.entries(section).map(([name, entry]) => {
     const parsed = configVariant.safeParse(entry);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new StageloopError('config', `${path}: evalVariants.${name}${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')} (use pipeline, model, baseUrl, offline, guards, tools, instructions)` : issue.message}`);
+      throw new StageloopError(
+        'config',
+        `${path}: evalVariants.${name}${issue.path.length ? `.${issue.path.join('.')}` : ''}: ${issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')} (use pipeline, model, baseUrl, offline, guards, tools, instructions)` : issue.message}`,
+      );
     }
     const { guards, ...rest } = parsed.data;
     const spec: VariantSpec = { name, pipeline: checkPipeline(rest.pipeline, `${path}: evalVariants.${name}`), guards };
-    for (const key of ['model', 'baseUrl', 'offline', 'tools', 'instructions'] as const) if (rest[key] !== undefined) Object.assign(spec, { [key]: rest[key] });
+    for (const key of ['model', 'baseUrl', 'offline', 'tools', 'instructions'] as const)
+      if (rest[key] !== undefined) Object.assign(spec, { [key]: rest[key] });
     return spec;
   });
 }
@@ -152,7 +186,11 @@ export function recipeOfVariant(spec: VariantSpec, defaults: VariantContext['def
   return makeRecipe(
     {
       pipeline: spec.pipeline,
-      model: { ...(offline !== undefined && { offline }), ...(name !== undefined && { name }), ...(baseUrl !== undefined && { baseUrl }) },
+      model: {
+        ...(offline !== undefined && { offline }),
+        ...(name !== undefined && { name }),
+        ...(baseUrl !== undefined && { baseUrl }),
+      },
       guards: spec.guards,
       ...(spec.tools !== undefined && { tools: { only: spec.tools } }),
       ...(spec.instructions !== undefined && { instructions: spec.instructions }),
@@ -169,13 +207,24 @@ export async function variantRun(spec: VariantSpec, context: VariantContext): Pr
   const record = { ...recordOf(recipe), variant: spec as unknown as JsonObject };
   if (context.replay) {
     const pipeline = pipelineOf(recipe, recipe.model.name);
-    return { name: spec.name, pipeline, record, notice: 'replaying recorded runs: no model is called', close: () => Promise.resolve() };
+    return {
+      name: spec.name,
+      pipeline,
+      record,
+      notice: 'replaying recorded runs: no model is called',
+      close: () => Promise.resolve(),
+    };
   }
   let assembled: AssembledRun;
   try {
-    assembled = await assemble(recipe, context.env, context.calculatorHost === undefined ? {} : { calculatorHost: context.calculatorHost });
+    assembled = await assemble(
+      recipe,
+      context.env,
+      context.calculatorHost === undefined ? {} : { calculatorHost: context.calculatorHost },
+    );
   } catch (error) {
-    if (isStageloopError(error)) throw new StageloopError(error.code, `variant ${spec.name}: ${error.message}`, { cause: error });
+    if (isStageloopError(error))
+      throw new StageloopError(error.code, `variant ${spec.name}: ${error.message}`, { cause: error });
     throw error;
   }
   const price = priceFor(assembled.deps.model.modelName);

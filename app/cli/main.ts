@@ -23,11 +23,16 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
   const io = processIo(given);
   const [name, ...rest] = argv;
   try {
-    if (name === undefined || name === '-h' || name === '--help' || (name === 'help' && rest.length === 0)) return void io.stdout.write(`${usage()}\n`), 0;
-    if (name === '-v' || name === '--version') return void io.stdout.write(`${packageVersion()}\n`), 0;
+    if (name === undefined || name === '-h' || name === '--help' || (name === 'help' && rest.length === 0))
+      return (void io.stdout.write(`${usage()}\n`), 0);
+    if (name === '-v' || name === '--version') return (void io.stdout.write(`${packageVersion()}\n`), 0);
     const helpOf = name === 'help';
     const command = commands.find((entry) => entry.name === (helpOf ? rest[0] : name));
-    if (command === undefined) throw new StageloopError('usage', `unknown command "${helpOf ? rest[0] : name}": run "stageloop --help" for the list of commands`);
+    if (command === undefined)
+      throw new StageloopError(
+        'usage',
+        `unknown command "${helpOf ? rest[0] : name}": run "stageloop --help" for the list of commands`,
+      );
     const loaded = await command.load();
     const code = helpOf ? 'help' : await loaded.run(rest, io);
     if (code === 'help') io.stdout.write(`${await loaded.usage()}\n`);
@@ -37,7 +42,8 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
     const exitCode = exitCodeOf[codeOf(error)];
     // A message that already names the command ("stageloop show needs a run id") gets no second prefix.
     io.stderr.write(errorLine(cliMessageOf(error)));
-    if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack) io.stderr.write(`${terminalSafe(error.stack)}\n`);
+    if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack)
+      io.stderr.write(`${terminalSafe(error.stack)}\n`);
     return exitCode;
   }
 }

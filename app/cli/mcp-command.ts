@@ -13,15 +13,31 @@ Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop"
 
 export const mcp: CommandModule = { usage: () => mcpUsage, run: (argv, io) => mcpCommand(argv, io) };
 
-export async function mcpCommand(argv: readonly string[], io: CommandIo, calculatorHost?: CalculatorWorkerHost): Promise<number | 'help'> {
-  const { values } = parseFlags('mcp', argv, { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, false);
+export async function mcpCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  calculatorHost?: CalculatorWorkerHost,
+): Promise<number | 'help'> {
+  const { values } = parseFlags(
+    'mcp',
+    argv,
+    { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    false,
+  );
   if (values.help) return 'help';
   const { env, stdin, ...streams } = io;
   // stdout belongs to JSON-RPC: anything a library logs goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
-  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional('stageloop mcp', optionalParts.mcp, () =>
-    Promise.all([import('../serve.js'), import('../../src/server/protocols/mcp-server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional(
+    'stageloop mcp',
+    optionalParts.mcp,
+    () =>
+      Promise.all([
+        import('../serve.js'),
+        import('../../src/server/protocols/mcp-server.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+      ]),
   );
   const services = await runServices(values.store, env, calculatorHost);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);

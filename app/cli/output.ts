@@ -24,7 +24,13 @@ export interface JsonOutput {
   partial: boolean;
   stopReason: RunResult['stopReason'];
   iterations: number;
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; reasoningTokens: number; estimated: boolean };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens: number;
+    reasoningTokens: number;
+    estimated: boolean;
+  };
   plan?: PlanView;
   /** With --output-schema: the final answer as the validated JSON value. */
   output?: unknown;
@@ -47,8 +53,10 @@ export function planOf(result: RunResult): PlanView | undefined {
 
 /** The plan slot of a state (a result's, or a checkpoint's), as `--json` shows it. */
 export function planOfState(state: unknown): PlanView | undefined {
-  const slot: unknown = typeof state === 'object' && state !== null ? (state as Record<string, unknown>)['plan'] : undefined;
-  if (typeof slot !== 'object' || slot === null || !Array.isArray((slot as { steps?: unknown }).steps)) return undefined;
+  const slot: unknown =
+    typeof state === 'object' && state !== null ? (state as Record<string, unknown>)['plan'] : undefined;
+  if (typeof slot !== 'object' || slot === null || !Array.isArray((slot as { steps?: unknown }).steps))
+    return undefined;
   const plan = slot as { goal?: unknown; reasoning?: unknown; steps: Array<Record<string, unknown>> };
   const view: PlanView = {
     steps: plan.steps.map((step, index) => {
@@ -73,14 +81,18 @@ export function planOfState(state: unknown): PlanView | undefined {
 /** The final-output slot's value, when the run had an outputSchema and its answer matched it (src/ never imports stages/). */
 export function printedOutputOf(result: RunResult): unknown {
   const slot: unknown = (result.state as unknown as Record<string, unknown>)['finalOutput'];
-  return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true ? (slot as { value: unknown }).value : undefined;
+  return typeof slot === 'object' && slot !== null && (slot as { ok?: unknown }).ok === true
+    ? (slot as { value: unknown }).value
+    : undefined;
 }
 
 /** The limits slot (written by the guards' limits stage), read without importing it (src/ never imports stages/). */
 export function limitsOf(result: RunResult): Record<string, number | null> | undefined {
   const slot: unknown = (result.state as unknown as Record<string, unknown>)['limits'];
   if (typeof slot !== 'object' || slot === null) return undefined;
-  return Object.fromEntries(Object.entries(slot).filter(([, value]) => typeof value === 'number' || value === null)) as Record<string, number | null>;
+  return Object.fromEntries(
+    Object.entries(slot).filter(([, value]) => typeof value === 'number' || value === null),
+  ) as Record<string, number | null>;
 }
 
 export function jsonOutput(result: RunResult): JsonOutput {
@@ -99,7 +111,12 @@ export function jsonOutput(result: RunResult): JsonOutput {
       reasoningTokens: result.usage.reasoningTokens,
       estimated: result.usage.estimated,
     },
-    stages: result.stages.map((stage) => ({ zone: stage.zone, name: stage.name, calls: stage.calls, totalMs: Math.round(stage.totalMs * 100) / 100 })),
+    stages: result.stages.map((stage) => ({
+      zone: stage.zone,
+      name: stage.name,
+      calls: stage.calls,
+      totalMs: Math.round(stage.totalMs * 100) / 100,
+    })),
     warnings: result.warnings.map((warning) => ({ stage: warning.stage, message: warning.message })),
   };
   const plan = planOf(result);
@@ -141,7 +158,10 @@ export function humanSummary(result: RunResult, wallMs: number): string {
   const lines = [
     `status: ${result.status}${statusNote(result)} · stop: ${stopReason.kind}${stopReason.stage ? ` at ${stopReason.stage}` : ''} — ${stopReason.message}`,
     `iterations: ${result.iterations} · tokens: ${usage.inputTokens} in, ${usage.outputTokens} out${cached}${reasoning}${estimated} · time: ${milliseconds(wallMs)}`,
-    `stages: ${result.stages.filter((stage) => stage.calls > 0).map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`).join(' · ')}`,
+    `stages: ${result.stages
+      .filter((stage) => stage.calls > 0)
+      .map((stage) => `${stage.name} ${milliseconds(stage.totalMs)}${stage.calls > 1 ? ` (${stage.calls}x)` : ''}`)
+      .join(' · ')}`,
   ];
   for (const warning of result.warnings) lines.push(`warning: finalize stage ${warning.stage}: ${warning.message}`);
   return lines.join('\n');

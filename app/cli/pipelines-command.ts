@@ -18,10 +18,11 @@ export const pipelines: CommandModule = {
       const stages = Object.fromEntries(zones.map((zone) => [zone, pipeline[zone].map((stage) => stage.name)]));
       return { name, maxIterations: pipeline.maxIterations, ...stages } as Listing;
     });
-    if (json) return void io.stdout.write(`${JSON.stringify(listing)}\n`), 0;
+    if (json) return (void io.stdout.write(`${JSON.stringify(listing)}\n`), 0);
     for (const entry of listing) {
       io.stdout.write(`${entry.name} (at most ${entry.maxIterations} iterations)\n`);
-      for (const zone of zones) io.stdout.write(`  ${zone.padEnd(9)} ${entry[zone]!.length ? entry[zone]!.join(' → ') : '(none)'}\n`);
+      for (const zone of zones)
+        io.stdout.write(`  ${zone.padEnd(9)} ${entry[zone]!.length ? entry[zone]!.join(' → ') : '(none)'}\n`);
     }
     return 0;
   },

@@ -3,7 +3,13 @@
 import type { JournalEntry } from '../../src/durable/journal-entries.js';
 import type { PlanStepView, PlanView } from './output.js';
 
-const marks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', blocked: '[-]' };
+const marks: Record<string, string> = {
+  pending: '[ ]',
+  in_progress: '[>]',
+  completed: '[x]',
+  failed: '[!]',
+  blocked: '[-]',
+};
 
 export function planGraphLines(plan: PlanView, journal: readonly JournalEntry[]): string[] {
   const durations = stepDurations(journal);
@@ -15,7 +21,9 @@ export function planGraphLines(plan: PlanView, journal: readonly JournalEntry[])
       const after = step.dependsOn.length > 0 ? ` ← ${step.dependsOn.join(', ')}` : '';
       const took = durations.get(step.id);
       const tool = step.tool ? ` [${step.tool}]` : '';
-      lines.push(`    ${marks[step.status] ?? `[${step.status}]`} ${step.id}${after}${tool}${took === undefined ? '' : ` · ${took} ms`}`);
+      lines.push(
+        `    ${marks[step.status] ?? `[${step.status}]`} ${step.id}${after}${tool}${took === undefined ? '' : ` · ${took} ms`}`,
+      );
       lines.push(`        ${step.description}`);
     }
   });
@@ -31,7 +39,9 @@ function waves(steps: readonly PlanStepView[]): PlanStepView[][] {
     if (known !== undefined) return known;
     if (seen.has(step.id)) return 0;
     seen.add(step.id);
-    const needs = step.dependsOn.map((id) => byId.get(id)).filter((found): found is PlanStepView => found !== undefined);
+    const needs = step.dependsOn
+      .map((id) => byId.get(id))
+      .filter((found): found is PlanStepView => found !== undefined);
     const value = needs.length === 0 ? 0 : Math.max(...needs.map((need) => depthOf(need, seen))) + 1;
     depth.set(step.id, value);
     return value;
@@ -48,7 +58,10 @@ function stepDurations(journal: readonly JournalEntry[]): Map<string, number> {
     const mark = entry.stage?.indexOf('#') ?? -1;
     if (mark === -1 || (entry.kind !== 'model' && entry.kind !== 'tool')) continue;
     const id = entry.stage!.slice(mark + 1);
-    const took = entry.kind === 'tool' ? Math.max(0, ...entry.data.results.map((result) => result.durationMs)) : (entry.data.response?.latencyMs ?? 0);
+    const took =
+      entry.kind === 'tool'
+        ? Math.max(0, ...entry.data.results.map((result) => result.durationMs))
+        : (entry.data.response?.latencyMs ?? 0);
     const span = spans.get(id);
     const start = entry.at - took;
     if (span === undefined) spans.set(id, { start, end: entry.at });

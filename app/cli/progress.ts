@@ -5,18 +5,28 @@ import { terminalSafe } from './terminal-text.js';
 import { callText, fieldsText } from './readable-json.js';
 import { budgetLine, limitsLine } from './budget-lines.js';
 
-const statusMarks: Record<string, string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]', failed: '[!]', partial: '[~]', blocked: '[-]' };
+const statusMarks: Record<string, string> = {
+  pending: '[ ]',
+  in_progress: '[>]',
+  completed: '[x]',
+  failed: '[!]',
+  partial: '[~]',
+  blocked: '[-]',
+};
 const quietStages = new Set(['context', 'act', 'observe']);
 const textIndent = '    ';
 
 function text(value: unknown, limit = 160): string {
-  return shortText(typeof value === 'string' ? value : JSON.stringify(value) ?? '', limit);
+  return shortText(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), limit);
 }
 
-function planLines(steps: ReadonlyArray<{ id?: string; description: string; status: string; dependsOn?: readonly string[] }>): string[] {
+function planLines(
+  steps: ReadonlyArray<{ id?: string; description: string; status: string; dependsOn?: readonly string[] }>,
+): string[] {
   return steps.map((step, index) => {
     const id = step.id === undefined ? '' : ` ${step.id}`;
-    const after = step.dependsOn !== undefined && step.dependsOn.length > 0 ? ` (after ${step.dependsOn.join(', ')})` : '';
+    const after =
+      step.dependsOn !== undefined && step.dependsOn.length > 0 ? ` (after ${step.dependsOn.join(', ')})` : '';
     return `    ${statusMarks[step.status] ?? `[${step.status}]`} ${index + 1}.${id} ${text(step.description, 120)}${after}`;
   });
 }
@@ -27,12 +37,18 @@ function stepTag(event: RunEvent): string {
 }
 
 /** Returns an onEvent handler writing one or a few lines per interesting event, and model text as it streams in. */
-export function progressPrinter(stream: NodeJS.WritableStream, options: { color?: boolean } = {}): (event: RunEvent) => void {
+export function progressPrinter(
+  stream: NodeJS.WritableStream,
+  options: { color?: boolean } = {},
+): (event: RunEvent) => void {
   // Every line carries text a model, tool or server wrote: cleaned first, then styled by us.
   // An agent's run (called as a tool) shows inline, each line under its agent path.
   let agent = '';
   const write = (line: string) => stream.write(`${agent}${terminalSafe(line)}\n`);
-  const writeDim = (line: string) => stream.write(options.color ? `\u001b[2m${agent}${terminalSafe(line)}\u001b[22m\n` : `${agent}${terminalSafe(line)}\n`);
+  const writeDim = (line: string) =>
+    stream.write(
+      options.color ? `\u001b[2m${agent}${terminalSafe(line)}\u001b[22m\n` : `${agent}${terminalSafe(line)}\n`,
+    );
   // Streamed text is written as it comes, indented under its stage line; the next line starts on a fresh line.
   let midLine = false;
   const writeLive = (piece: string) => {
@@ -50,17 +66,23 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
     switch (event.type) {
       case 'stage_started':
         // Stages that only move data would drown the interesting lines; their work shows as tool calls and results.
-        if (!quietStages.has(event.stage ?? '')) writeDim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`);
+        if (!quietStages.has(event.stage ?? ''))
+          writeDim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`);
         return;
       case 'stage_finished':
-        if (event.data.signal) writeDim(`  ${event.stage} → ${event.data.signal === 'break_loop' ? 'ends the loop' : 'stops the run'} (${String(event.data.kind)}): ${text(event.data.reason)}`);
+        if (event.data.signal)
+          writeDim(
+            `  ${event.stage} → ${event.data.signal === 'break_loop' ? 'ends the loop' : 'stops the run'} (${String(event.data.kind)}): ${text(event.data.reason)}`,
+          );
         return;
       case 'plan_created':
         write(`  plan (${event.data.source}):`);
         planLines(event.data.steps).forEach(write);
         return;
       case 'plan_updated':
-        write(`  plan: ${text(event.data.reason)}${event.data.running.length > 1 ? ` · running together: ${event.data.running.join(', ')}` : ''}`);
+        write(
+          `  plan: ${text(event.data.reason)}${event.data.running.length > 1 ? ` · running together: ${event.data.running.join(', ')}` : ''}`,
+        );
         planLines(event.data.steps).forEach(write);
         return;
       case 'plan_fallback':
@@ -74,7 +96,11 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         return;
       case 'tool_result': {
         const data = event.data;
-        write(data.ok ? `  ${stepTag(event)}← ${data.name}: ${text(data.result)}` : `  ${stepTag(event)}← ${data.name} failed (${data.error.kind}): ${text(data.error.message)}`);
+        write(
+          data.ok
+            ? `  ${stepTag(event)}← ${data.name}: ${text(data.result)}`
+            : `  ${stepTag(event)}← ${data.name} failed (${data.error.kind}): ${text(data.error.message)}`,
+        );
         return;
       }
       case 'verdict':
@@ -84,13 +110,17 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         write(`  replan: ${event.data.applied ? 'plan rewritten' : 'plan kept'}: ${text(event.data.reason)}`);
         return;
       case 'approval_requested':
-        write(`  approval needed: ${callText(event.data.tool, event.data.arguments)} (call ${event.data.id}${event.data.agent === undefined ? '' : `, agent ${event.data.agent}`}): ${text(event.data.reason)}`);
+        write(
+          `  approval needed: ${callText(event.data.tool, event.data.arguments)} (call ${event.data.id}${event.data.agent === undefined ? '' : `, agent ${event.data.agent}`}): ${text(event.data.reason)}`,
+        );
         return;
       case 'approval_decided': {
         const data = event.data;
         const by = data.by === 'person' ? 'by a person' : 'by an earlier "always"';
         const edited = data.edited === true ? ' with edited arguments' : '';
-        write(`  ${data.approve ? 'approved' : 'rejected'} ${by}${edited}: ${data.tool} (call ${data.id})${data.message === undefined ? '' : `: ${text(data.message)}`}`);
+        write(
+          `  ${data.approve ? 'approved' : 'rejected'} ${by}${edited}: ${data.tool} (call ${data.id})${data.message === undefined ? '' : `: ${text(data.message)}`}`,
+        );
         return;
       }
       case 'step_finished':
@@ -118,7 +148,9 @@ export function progressPrinter(stream: NodeJS.WritableStream, options: { color?
         // Guards and custom stages: show what they reported rather than hide it, as fields rather than JSON; an event
         // named like its stage is labelled once.
         const label = event.type.replace(/_/g, ' ');
-        write(`  ${event.stage === undefined || event.stage === event.type ? label : `${event.stage}: ${label}`}: ${fieldsText(event.data, 200)}`);
+        write(
+          `  ${event.stage === undefined || event.stage === event.type ? label : `${event.stage}: ${label}`}: ${fieldsText(event.data, 200)}`,
+        );
       }
     }
   };

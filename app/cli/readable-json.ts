@@ -15,8 +15,12 @@ function parsedJson(value: unknown): unknown {
 export function fieldsText(value: unknown, limit = 160): string {
   const parsed = parsedJson(value);
   if (typeof parsed === 'string') return shortText(parsed, limit);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return shortText(JSON.stringify(parsed) ?? '', limit);
-  const fields = Object.entries(parsed).map(([name, field]) => `${name}: ${typeof field === 'string' ? JSON.stringify(field) : JSON.stringify(field) ?? 'undefined'}`);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return shortText(JSON.stringify(parsed) ?? '', limit);
+  const fields = Object.entries(parsed).map(
+    ([name, field]) =>
+      `${name}: ${typeof field === 'string' ? JSON.stringify(field) : (JSON.stringify(field) ?? 'undefined')}`,
+  );
   return shortText(fields.join(', '), limit);
 }
 

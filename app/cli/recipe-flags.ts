@@ -16,7 +16,11 @@ export interface FlagsRecipe {
 }
 
 /** What the flags (and the config file in `cwd`, unless `cwd` is undefined) say a run is. */
-export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: string | undefined = process.cwd()): Promise<FlagsRecipe> {
+export async function recipeFromFlags(
+  flags: RunFlags,
+  env: Environment,
+  cwd: string | undefined = process.cwd(),
+): Promise<FlagsRecipe> {
   const lent: Record<string, string> = {};
   const config = cwd === undefined ? undefined : await cliConfig(flags, templateEnvironment(), cwd);
   const template = (value: string, name: string) => {
@@ -26,7 +30,9 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
     return `\${${variable}}`;
   };
   const templated = (values: Readonly<Record<string, string>> | undefined, prefix: string) =>
-    values === undefined ? undefined : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, `${prefix}_${key}`)]));
+    values === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, `${prefix}_${key}`)]));
   const mcpServers: McpServerRecipe[] = (config?.mcpServers ?? []).map((server) => {
     const { name } = server;
     if ('url' in server) {
@@ -34,7 +40,13 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
       return { name, url: server.url, ...(headers !== undefined && { headers }) };
     }
     const serverEnv = templated(server.env, `mcp_${name}_env`);
-    return { name, command: server.command, ...(server.args && { args: [...server.args] }), ...(serverEnv !== undefined && { env: serverEnv }), ...(server.cwd !== undefined && { cwd: server.cwd }) };
+    return {
+      name,
+      command: server.command,
+      ...(server.args && { args: [...server.args] }),
+      ...(serverEnv !== undefined && { env: serverEnv }),
+      ...(server.cwd !== undefined && { cwd: server.cwd }),
+    };
   });
   const fallbackServers = (config?.fallback ?? []).map((entry, index) => ({
     model: entry.model,
@@ -45,9 +57,19 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
   const session = flags.session === undefined ? undefined : sessionScope(flags.session, flags.user);
   const recipe = makeRecipe({
     pipeline: flags.pipeline,
-    model: { ...(flags.offline && { offline: true }), ...(flags.model !== undefined && { name: flags.model }), ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }), fallbacks: flags.fallbackModels ?? [], fallbackServers },
+    model: {
+      ...(flags.offline && { offline: true }),
+      ...(flags.model !== undefined && { name: flags.model }),
+      ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }),
+      fallbacks: flags.fallbackModels ?? [],
+      fallbackServers,
+    },
     guards: flags.guards,
-    approvals: { ...(flags.approveTools !== undefined && { tools: flags.approveTools }), askOnLimit: flags.askOnLimit === true, ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }) },
+    approvals: {
+      ...(flags.approveTools !== undefined && { tools: flags.approveTools }),
+      askOnLimit: flags.askOnLimit === true,
+      ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }),
+    },
     ...(outputSchema !== undefined && { outputSchema }),
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),
@@ -58,8 +80,10 @@ export async function recipeFromFlags(flags: RunFlags, env: Environment, cwd: st
   });
   if (flags.agent !== undefined && recipe.agents[flags.agent] === undefined) {
     const known = Object.keys(recipe.agents);
-    throw new StageloopError('usage', `--agent ${flags.agent}: no such agent${config?.file ? ` in ${config.file}` : ''}: ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`);
+    throw new StageloopError(
+      'usage',
+      `--agent ${flags.agent}: no such agent${config?.file ? ` in ${config.file}` : ''}: ${known.length > 0 ? `the agents are ${known.join(', ')}` : 'define agents in stageloop.config.json under "agents"'}`,
+    );
   }
   return { recipe, env: { ...env, ...lent } };
 }
-

@@ -24,8 +24,10 @@ Exit codes: 0 identical, 1 diverged, 2 usage error.`;
 
 function runIdOf(command: string, positionals: readonly string[]): string {
   const [runId, extra] = positionals;
-  if (runId === undefined) throw new StageloopError('usage', `stageloop ${command} needs a run id: list them with "stageloop runs"`);
-  if (extra !== undefined) throw new StageloopError('usage', `stageloop ${command} takes one run id, got also "${extra}"`);
+  if (runId === undefined)
+    throw new StageloopError('usage', `stageloop ${command} needs a run id: list them with "stageloop runs"`);
+  if (extra !== undefined)
+    throw new StageloopError('usage', `stageloop ${command} takes one run id, got also "${extra}"`);
   return runId;
 }
 
@@ -44,7 +46,14 @@ export const resume: CommandModule = { usage: () => resumeUsage, run: resumeComm
 export const replay: CommandModule = { usage: () => replayUsage, run: replayCommand };
 
 export async function resumeCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
-  const options = { force: { type: 'boolean' }, quiet: { type: 'boolean', short: 'q' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    force: { type: 'boolean' },
+    quiet: { type: 'boolean', short: 'q' },
+    verbose: { type: 'boolean' },
+    json: { type: 'boolean' },
+    store: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values, positionals } = parseFlags('resume', argv, options);
   if (values.help) return 'help';
   const runId = runIdOf('resume', positionals);
@@ -59,24 +68,43 @@ export async function resumeCommand(argv: readonly string[], io: CommandIo): Pro
   }
 }
 
-async function resumeOpened(runId: string, values: { force?: boolean; quiet?: boolean; verbose?: boolean; json?: boolean }, io: CommandIo, store: OpenedStore, calculatorHost: CalculatorWorkerHost): Promise<number> {
+async function resumeOpened(
+  runId: string,
+  values: { force?: boolean; quiet?: boolean; verbose?: boolean; json?: boolean },
+  io: CommandIo,
+  store: OpenedStore,
+  calculatorHost: CalculatorWorkerHost,
+): Promise<number> {
   const run = await mustGet(store.store, runId);
   if (run.status === 'completed' || run.status === 'stopped') throw new RunFinishedError(runId, run.status);
   const recipe = recipeOf(run);
   const { assemble } = await import('../assemble.js');
   const assembled = await assemble(recipe, io.env, { calculatorHost, sessionFile: store.location });
-  const flags: ShowFlags = { json: values.json ?? false, quiet: values.quiet ?? false, verbose: values.verbose ?? false, traceContent: recipe.tracing.content, ...(recipe.tracing.exporter && { trace: recipe.tracing.exporter }) };
+  const flags: ShowFlags = {
+    json: values.json ?? false,
+    quiet: values.quiet ?? false,
+    verbose: values.verbose ?? false,
+    traceContent: recipe.tracing.content,
+    ...(recipe.tracing.exporter && { trace: recipe.tracing.exporter }),
+  };
   const force = values.force ?? false;
   const { resumeRun } = await import('../../src/durable/durable-run.js');
   try {
-    return await attendedRun(flags, io, { run: assembled, recipe, recording: store }, (deps, signal) => resumeRun(store.store, runId, { pipeline: assembled.pipeline, deps, signal, force, takeOver: force }));
+    return await attendedRun(flags, io, { run: assembled, recipe, recording: store }, (deps, signal) =>
+      resumeRun(store.store, runId, { pipeline: assembled.pipeline, deps, signal, force, takeOver: force }),
+    );
   } finally {
     await assembled.close();
   }
 }
 
 export async function replayCommand(argv: readonly string[], io: CommandIo): Promise<number | 'help'> {
-  const options = { pipeline: { type: 'string', short: 'p' }, json: { type: 'boolean' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    pipeline: { type: 'string', short: 'p' },
+    json: { type: 'boolean' },
+    store: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values, positionals } = parseFlags('replay', argv, options);
   if (values.help) return 'help';
   const runId = runIdOf('replay', positionals);
@@ -85,7 +113,11 @@ export async function replayCommand(argv: readonly string[], io: CommandIo): Pro
   try {
     const run = await mustGet(store, runId);
     // A recording that stops mid-run has nothing to compare the end with: the run must end first.
-    if (run.status === 'running') throw new StageloopError('conflict', `run ${runId} has not finished (it is running, or its process died): continue it with "stageloop resume ${runId}", then replay it`);
+    if (run.status === 'running')
+      throw new StageloopError(
+        'conflict',
+        `run ${runId} has not finished (it is running, or its process died): continue it with "stageloop resume ${runId}", then replay it`,
+      );
     const recorded = recipeOf(run);
     const recipe = typeof values.pipeline === 'string' ? { ...recorded, pipeline: values.pipeline } : recorded;
     const { pipelineOf, recordedTools } = await import('../assemble.js');
@@ -103,11 +135,17 @@ export async function replayCommand(argv: readonly string[], io: CommandIo): Pro
       const { state: _state, ...summary } = result;
       streams.stdout.write(`${terminalSafeJson({ ...rest, result: { ...summary, error: summary.error?.message } })}\n`);
     } else if (report.identical) {
-      streams.stdout.write(`identical: ${pipeline.name} on run ${runId} ends ${report.replayed.status} with the same state (hash ${report.replayed.stateHash.slice(0, 12)}) and answer\n`);
+      streams.stdout.write(
+        `identical: ${pipeline.name} on run ${runId} ends ${report.replayed.status} with the same state (hash ${report.replayed.stateHash.slice(0, 12)}) and answer\n`,
+      );
     } else {
       const divergence = report.divergence;
-      const where = divergence ? `${divergence.zone}${divergence.zone === 'iteration' ? ` ${divergence.iteration}` : ''}, stage ${divergence.stage ?? '(start of finalize)'}` : 'the end';
-      const what = divergence ? `${divergence.what.replace('_', ' ')}: ${divergence.message}` : `the run ended ${report.replayed.status} where the recording ended ${report.recorded.status}`;
+      const where = divergence
+        ? `${divergence.zone}${divergence.zone === 'iteration' ? ` ${divergence.iteration}` : ''}, stage ${divergence.stage ?? '(start of finalize)'}`
+        : 'the end';
+      const what = divergence
+        ? `${divergence.what.replace('_', ' ')}: ${divergence.message}`
+        : `the run ended ${report.replayed.status} where the recording ended ${report.recorded.status}`;
       streams.stdout.write(`${terminalSafe(`diverged at ${where}: ${what}`)}\n`);
     }
     return report.identical ? 0 : 1;
@@ -118,7 +156,10 @@ export async function replayCommand(argv: readonly string[], io: CommandIo): Pro
 
 /** The session of a replayed turn as it was when the run started, read from the runs' store. */
 async function replaySessionsOf(run: RunSummary, file: string): Promise<SessionStore> {
-  const [{ openSessionStore }, { replaySessions }] = await Promise.all([import('../../src/sessions/open-sessions.js'), import('../replay-sessions.js')]);
+  const [{ openSessionStore }, { replaySessions }] = await Promise.all([
+    import('../../src/sessions/open-sessions.js'),
+    import('../replay-sessions.js'),
+  ]);
   const live = await openSessionStore({ path: file });
   const view = replaySessions(live, run);
   return { ...view, close: () => live.close() };

@@ -35,16 +35,28 @@ export interface ShowFlags {
 }
 
 /** `calculatorHost`: the calculator's worker process, already started by the caller so it loads while this run is assembled. */
-export async function runCommand(flags: RunFlags, io: CommandIo, calculatorHost: CalculatorWorkerHost): Promise<number> {
+export async function runCommand(
+  flags: RunFlags,
+  io: CommandIo,
+  calculatorHost: CalculatorWorkerHost,
+): Promise<number> {
   const given = await recipeFromFlags(flags, io.env, io.cwd);
   const { assemble } = await import('../assemble.js');
-  const run = await assemble(given.recipe, given.env, { calculatorHost, settingName: flagOf, ...(flags.store !== undefined && { sessionFile: flags.store }) });
+  const run = await assemble(given.recipe, given.env, {
+    calculatorHost,
+    settingName: flagOf,
+    ...(flags.store !== undefined && { sessionFile: flags.store }),
+  });
   try {
     const recording = flags.noStore ? undefined : await openRunStore(flags.store, io.env, { optional: true });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const input = runInputOf(flags.task, given.recipe);
     return await attendedRun(flags, io, { run, recipe: given.recipe, recording }, (deps, signal) =>
-      runPipeline(run.pipeline, input, { deps, signal, ...(recording ? { store: recording.store, record: run.record, hashEvery: 'stage' } : {}) }),
+      runPipeline(run.pipeline, input, {
+        deps,
+        signal,
+        ...(recording ? { store: recording.store, record: run.record, hashEvery: 'stage' } : {}),
+      }),
     );
   } finally {
     await run.close();
@@ -61,17 +73,30 @@ export interface RunParts {
 
 /** True when the run may wait for a person: only then are the approval modules loaded. A pipeline with an approval stage the taint policy added counts. */
 export function asksPerson(recipe: RunRecipe, pipeline?: Pipeline): boolean {
-  return recipe.approvals.tools !== undefined || recipe.approvals.askOnLimit || (pipeline !== undefined && pipeline.iteration.some((stage) => stage.name === 'approval'));
+  return (
+    recipe.approvals.tools !== undefined ||
+    recipe.approvals.askOnLimit ||
+    (pipeline !== undefined && pipeline.iteration.some((stage) => stage.name === 'approval'))
+  );
 }
 
 /** Runs with progress on stderr, Ctrl-C handling, tracing and the printed result; shared by run and resume. */
-export async function attendedRun(flags: ShowFlags, io: CommandIo, parts: RunParts, start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>): Promise<number> {
+export async function attendedRun(
+  flags: ShowFlags,
+  io: CommandIo,
+  parts: RunParts,
+  start: (deps: Partial<Deps>, signal: AbortSignal) => Promise<RunResult>,
+): Promise<number> {
   const { run, recording, recipe } = parts;
   const { env, stdin, ...streams } = io;
   const chatty = !flags.json && !flags.quiet && !flags.events;
   if (chatty) streams.stderr.write(`${terminalSafe(run.notice)}\n`);
-  const tracing = flags.trace ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr }) : undefined;
-  const deps: Partial<Deps> = tracing ? { ...run.deps, ...tracing.instrument({ model: run.deps.model, tools: run.deps.tools }) } : { ...run.deps };
+  const tracing = flags.trace
+    ? await startCliTracing(flags.trace, { traceContentFlag: flags.traceContent, env, stderr: streams.stderr })
+    : undefined;
+  const deps: Partial<Deps> = tracing
+    ? { ...run.deps, ...tracing.instrument({ model: run.deps.model, tools: run.deps.tools }) }
+    : { ...run.deps };
   const color = 'isTTY' in streams.stderr && streams.stderr.isTTY === true && env.NO_COLOR === undefined;
   if (flags.events) deps.onEvent = eventLines(streams.stdout);
   else if (chatty) {
@@ -81,14 +106,17 @@ export async function attendedRun(flags: ShowFlags, io: CommandIo, parts: RunPar
     deps.onEvent = (event) => {
       traced?.(event);
       if (event.type === 'run_started' && recording) {
-        streams.stderr.write(`run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: ${invokedName()} resume ${event.runId})\n`);
+        streams.stderr.write(
+          `run ${event.runId} (recorded in ${terminalSafe(recording.file)}; if it stops, continue it with: ${invokedName()} resume ${event.runId})\n`,
+        );
       }
       progress(event);
     };
   }
   // Unreadable history rows are warned about even when progress is not shown.
   if (run.deps.sessions !== undefined) deps.onEvent = sessionWarnings(streams.stderr, deps.onEvent);
-  if (parts.attach !== false && asksPerson(recipe, run.pipeline)) (await import('./approvals.js')).attachDeciders(deps, recipe, { input: stdin, output: streams.stderr });
+  if (parts.attach !== false && asksPerson(recipe, run.pipeline))
+    (await import('./approvals.js')).attachDeciders(deps, recipe, { input: stdin, output: streams.stderr });
   const controller = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -109,7 +137,8 @@ export async function attendedRun(flags: ShowFlags, io: CommandIo, parts: RunPar
   const wallMs = performance.now() - started;
   if (tracing) await tracing.finish();
   printResult(result, flags, streams, wallMs);
-  if (result.status === 'interrupted') streams.stderr.write(`${(await import('./approvals.js')).pausedNotice(result)}\n`);
+  if (result.status === 'interrupted')
+    streams.stderr.write(`${(await import('./approvals.js')).pausedNotice(result)}\n`);
   return exitCodeOf(result.status);
 }
 

@@ -22,14 +22,25 @@ interface RunsFlags {
 }
 
 function parseRunsFlags(argv: string[]): RunsFlags | 'help' {
-  const options = { json: { type: 'boolean' }, status: { type: 'string' }, limit: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    json: { type: 'boolean' },
+    status: { type: 'string' },
+    limit: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values, positionals } = parseFlags('runs', argv, options);
   if (values.help) return 'help';
-  if (positionals.length > 0) throw new StageloopError('usage', `stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`);
+  if (positionals.length > 0)
+    throw new StageloopError(
+      'usage',
+      `stageloop runs takes no arguments, got "${positionals[0]}": use "stageloop show RUN" for one run`,
+    );
   const status = values.status;
-  if (status !== undefined && !statuses.includes(status as StoredRunStatus)) throw new StageloopError('usage', `--status must be one of ${statuses.join(', ')}, got "${status}"`);
+  if (status !== undefined && !statuses.includes(status as StoredRunStatus))
+    throw new StageloopError('usage', `--status must be one of ${statuses.join(', ')}, got "${status}"`);
   const limit = values.limit === undefined ? 20 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit < 1) throw new StageloopError('usage', `--limit must be a whole number >= 1, got "${values.limit}"`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new StageloopError('usage', `--limit must be a whole number >= 1, got "${values.limit}"`);
   return { json: values.json ?? false, limit, ...(status !== undefined && { status: status as StoredRunStatus }) };
 }
 
@@ -55,10 +66,22 @@ function startTime(ms: number): string {
 }
 
 function table(runs: RunSummary[], now: number): string {
-  const rows = runs.map((run) => [run.runId, run.pipeline, shownStatus(run, now), startTime(run.createdAt), String(run.iterations), String(run.tokens), shorten(taskOf(run), taskWidth)]);
+  const rows = runs.map((run) => [
+    run.runId,
+    run.pipeline,
+    shownStatus(run, now),
+    startTime(run.createdAt),
+    String(run.iterations),
+    String(run.tokens),
+    shorten(taskOf(run), taskWidth),
+  ]);
   const all = [['RUN', 'PIPELINE', 'STATUS', 'STARTED', 'ITER', 'TOKENS', 'TASK'], ...rows];
   const widths = all[0]!.map((_, column) => Math.max(...all.map((row) => row[column]!.length)));
-  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ')).join('\n');
+  return all
+    .map((row) =>
+      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+    )
+    .join('\n');
 }
 
 function jsonOf(run: RunSummary, now: number) {
@@ -78,7 +101,12 @@ function jsonOf(run: RunSummary, now: number) {
 }
 
 /** Runs `stageloop runs` against `store` and returns the exit code: 0, 2 for a bad flag, 1 when the store fails. */
-export async function runsCommand(argv: string[], streams: CliStreams, store: RunStore, now: () => number = Date.now): Promise<number> {
+export async function runsCommand(
+  argv: string[],
+  streams: CliStreams,
+  store: RunStore,
+  now: () => number = Date.now,
+): Promise<number> {
   if (argv[0] === 'prune') return (await import('./prune-command.js')).pruneCommand(argv.slice(1), streams, store, now);
   let flags: RunsFlags | 'help';
   try {
@@ -100,7 +128,12 @@ export async function runsCommand(argv: string[], streams: CliStreams, store: Ru
   }
   const at = now();
   if (flags.json) streams.stdout.write(`${terminalSafeJson(runs.map((run) => jsonOf(run, at)))}\n`);
-  else if (runs.length === 0) streams.stdout.write(flags.status ? `no ${flags.status} runs in this store\n` : 'no runs in this store yet: "stageloop run TASK" records one\n');
+  else if (runs.length === 0)
+    streams.stdout.write(
+      flags.status
+        ? `no ${flags.status} runs in this store\n`
+        : 'no runs in this store yet: "stageloop run TASK" records one\n',
+    );
   else streams.stdout.write(`${terminalSafe(table(runs, at))}\n`);
   return 0;
 }

@@ -18,26 +18,55 @@ header (--allow-host adds names); requests that change runs must send JSON and c
 running ones reach a checkpoint, and exits.`;
 
 export function parseServeFlags(argv: readonly string[], env: Environment): ServeFlags | 'help' {
-  const options = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, store: { type: 'string' }, 'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    token: { type: 'string' },
+    store: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
+    'allow-origin': { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values } = parseFlags('serve', argv, options, false);
   if (values.help) return 'help';
   const port = values.port === undefined ? 8787 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new StageloopError('usage', `--port must be a port number (0 to 65535), got "${values.port}"`);
-  const token = values.token !== undefined ? checkToken(values.token, '--token') : env.STAGELOOP_TOKEN ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN') : undefined;
-  const access = { allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost), allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin) };
-  return { port, host: values.host ?? '127.0.0.1', ...(token !== undefined && { token }), ...(values.store !== undefined && { store: values.store }), ...access };
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new StageloopError('usage', `--port must be a port number (0 to 65535), got "${values.port}"`);
+  const token =
+    values.token !== undefined
+      ? checkToken(values.token, '--token')
+      : env.STAGELOOP_TOKEN
+        ? checkToken(env.STAGELOOP_TOKEN, 'STAGELOOP_TOKEN')
+        : undefined;
+  const access = {
+    allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost),
+    allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin),
+  };
+  return {
+    port,
+    host: values.host ?? '127.0.0.1',
+    ...(token !== undefined && { token }),
+    ...(values.store !== undefined && { store: values.store }),
+    ...access,
+  };
 }
 
 /** Runs until SIGTERM or SIGINT, then drains; resolves with the exit code. */
 export const serve: CommandModule = { usage: () => serveUsage, run: (argv, io) => serveCommand(argv, io) };
 
-export async function serveCommand(argv: readonly string[], io: CommandIo, calculatorHost?: CalculatorWorkerHost): Promise<number | 'help'> {
+export async function serveCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  calculatorHost?: CalculatorWorkerHost,
+): Promise<number | 'help'> {
   const flags = parseServeFlags(argv, io.env);
   if (flags === 'help') return 'help';
   const streams = io;
   const running = await startServe(flags, io.env, calculatorHost);
   streams.stderr.write(`${running.notice}\n`);
-  streams.stdout.write(`stageloop serve: listening on ${running.url} (console at ${running.url}/)${flags.token ? ', token required' : ''}\n`);
+  streams.stdout.write(
+    `stageloop serve: listening on ${running.url} (console at ${running.url}/)${flags.token ? ', token required' : ''}\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', stop);

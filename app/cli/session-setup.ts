@@ -17,18 +17,29 @@ export interface OpenedSession {
  * Checks the names first (a bad one never creates a file), then opens the store the runs use (--store, else
  * $STAGELOOP_STORE, $STAGELOOP_HOME or ./.stageloop): its SQLite file or its PostgreSQL schema.
  */
-export async function openSession(flags: { session: string; user?: string }, env: Environment, path?: string): Promise<OpenedSession> {
+export async function openSession(
+  flags: { session: string; user?: string },
+  env: Environment,
+  path?: string,
+): Promise<OpenedSession> {
   const scope = sessionScope(flags.session, flags.user);
-  const [{ storeDisplayName }, { openSessionStore }] = await Promise.all([import('../../src/store/location.js'), import('../../src/sessions/open-sessions.js')]);
+  const [{ storeDisplayName }, { openSessionStore }] = await Promise.all([
+    import('../../src/store/location.js'),
+    import('../../src/sessions/open-sessions.js'),
+  ]);
   const location = { env, ...(path !== undefined ? { path } : {}) };
   const sessions = await openSessionStore(location);
   return { scope, sessions, file: storeDisplayName(location), close: () => sessions.close() };
 }
 
 /** Unreadable history rows as one warning line each (the row stays); every other event goes on to `next`. */
-export function sessionWarnings(stderr: NodeJS.WritableStream, next?: (event: RunEvent) => void): (event: RunEvent) => void {
+export function sessionWarnings(
+  stderr: NodeJS.WritableStream,
+  next?: (event: RunEvent) => void,
+): (event: RunEvent) => void {
   return (event) => {
-    if (event.type === 'history_unreadable') stderr.write(`stageloop: warning: ${terminalSafe(String(event.data.problem))}\n`);
+    if (event.type === 'history_unreadable')
+      stderr.write(`stageloop: warning: ${terminalSafe(String(event.data.problem))}\n`);
     else next?.(event);
   };
 }

@@ -6,7 +6,11 @@ import type { RunTree } from '../../src/durable/run-tree.js';
 import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 
 /** One line per timeline item (`line` formats it), each followed by the children of its calls, indented. */
-export function timelineLines(loaded: LoadedRun | RunTree, line: (item: TimelineItem) => string | readonly string[], indent = ''): string[] {
+export function timelineLines(
+  loaded: LoadedRun | RunTree,
+  line: (item: TimelineItem) => string | readonly string[],
+  indent = '',
+): string[] {
   const timeline = timelineOf(loaded);
   const children = 'children' in loaded ? loaded.children : new Map<string, RunTree>();
   // A child hangs under its call's tool batch, or under the model reply that asked for it when the batch never ended.
@@ -24,12 +28,19 @@ export function timelineLines(loaded: LoadedRun | RunTree, line: (item: Timeline
   return lines;
 }
 
-function childLines(child: RunTree, line: (item: TimelineItem) => string | readonly string[], indent: string): string[] {
+function childLines(
+  child: RunTree,
+  line: (item: TimelineItem) => string | readonly string[],
+  indent: string,
+): string[] {
   const { run } = child;
   const agent = (run.options as { agent?: unknown }).agent;
   const head = `${indent.slice(2)}↳ ${typeof agent === 'string' ? `agent ${agent} · ` : ''}run ${run.runId} · ${run.status}`;
   const outcome = run.outcome;
-  const end = outcome === null ? `${indent}not finished: ${run.head} journal entries so far` : `${indent}answer: ${shortText(outcome.answer ?? '(none)', 200)}`;
+  const end =
+    outcome === null
+      ? `${indent}not finished: ${run.head} journal entries so far`
+      : `${indent}answer: ${shortText(outcome.answer ?? '(none)', 200)}`;
   return [head, ...timelineLines(child, line, indent), end];
 }
 

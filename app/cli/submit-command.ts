@@ -31,18 +31,32 @@ export interface SubmitFlags {
   run: RunFlags;
 }
 
-const submitOptions = { ...runOptions, redis: { type: 'string' }, queue: { type: 'string' }, id: { type: 'string' }, detach: { type: 'boolean' } } as const;
+const submitOptions = {
+  ...runOptions,
+  redis: { type: 'string' },
+  queue: { type: 'string' },
+  id: { type: 'string' },
+  detach: { type: 'boolean' },
+} as const;
 
 /** Submit's own flags beside the flags of "stageloop run" and the task, in one parse. */
 export function parseSubmitFlags(argv: readonly string[]): SubmitFlags | 'help' {
   const { values, positionals } = parseFlags('submit', argv, submitOptions);
   if (values.help) return 'help';
   for (const flag of ['redis', 'queue', 'id'] as const) {
-    if (values[flag] === '') throw new StageloopError('usage', `--${flag} needs a value: run "stageloop submit --help" for the options`);
+    if (values[flag] === '')
+      throw new StageloopError('usage', `--${flag} needs a value: run "stageloop submit --help" for the options`);
   }
-  if (values.redis === undefined) throw new StageloopError('usage', 'stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  if (values.redis === undefined)
+    throw new StageloopError('usage', 'stageloop submit needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
   const run = runFlagsOf(values, positionals);
-  return { redis: values.redis, queue: values.queue ?? defaultQueueName, detach: values.detach ?? false, run, ...(values.id !== undefined && { id: values.id }) };
+  return {
+    redis: values.redis,
+    queue: values.queue ?? defaultQueueName,
+    detach: values.detach ?? false,
+    run,
+    ...(values.id !== undefined && { id: values.id }),
+  };
 }
 
 /** What a worker needs to build the run: its recipe (the config file's secrets as `${VAR}` templates). */
@@ -69,15 +83,22 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
   const { Queue, QueueEvents } = await loadOptional('stageloop submit', optionalParts.workers, () => import('bullmq'));
   const queue = new Queue(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   // Listening starts before the job is added, so no event of the run is missed.
-  const events = flags.detach ? undefined : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
+  const events = flags.detach
+    ? undefined
+    : new QueueEvents(flags.queue, { connection: await connectRedis(flags.redis, { patient: true }) });
   try {
     await events?.waitUntilReady();
-    const { runId } = await enqueueRun(queue, { ...input, settings, ...(flags.id !== undefined && { runId: flags.id }) });
+    const { runId } = await enqueueRun(queue, {
+      ...input,
+      settings,
+      ...(flags.id !== undefined && { runId: flags.id }),
+    });
     streams.stdout.write(`${runId}\n`);
     if (events === undefined) return 0;
     const show = flags.run.quiet || flags.run.json ? undefined : progressPrinter(streams.stderr, { color: false });
     events.on('progress', ({ jobId, data }) => {
-      if (jobId === runId && show !== undefined) for (const event of eventsOfProgress(data)) show({ runId, ...event } as RunEvent);
+      if (jobId === runId && show !== undefined)
+        for (const event of eventsOfProgress(data)) show({ runId, ...event } as RunEvent);
     });
     const job = (await queue.getJob(runId))!;
     try {
@@ -96,7 +117,10 @@ export async function submitCommand(argv: readonly string[], io: CommandIo): Pro
 }
 
 /** The line after a submitted run ends: "run R completed after 1 iteration, 151 tokens". */
-export function finishedLine(runId: string, result: Pick<RunJobResult, 'status' | 'iterations' | 'tokens' | 'resumed'>): string {
+export function finishedLine(
+  runId: string,
+  result: Pick<RunJobResult, 'status' | 'iterations' | 'tokens' | 'resumed'>,
+): string {
   const iterations = `${result.iterations} ${result.iterations === 1 ? 'iteration' : 'iterations'}`;
   return `run ${runId} ${result.status} after ${iterations}, ${result.tokens} tokens${result.resumed ? ' (resumed by another worker)' : ''}\n`;
 }

@@ -13,7 +13,10 @@ export function terminalSafe(text: string): string {
 
 /** JSON for a terminal: JSON.stringify leaves DEL and the C1 controls raw, so they are escaped too. */
 export function terminalSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** One error line: `stageloop: message`, with no second prefix when the message already names its command. */

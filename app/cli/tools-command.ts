@@ -38,7 +38,12 @@ export const tools: CommandModule = {
     if (flags === 'help') return 'help';
     const { defaultTools } = await import('../ingredients.js');
     const builtIn = await defaultTools(io.env);
-    return await toolsCommand(flags, { builtIn: builtIn.names.map((name) => builtIn.get(name)!), env: io.env, cwd: io.cwd, streams: io });
+    return await toolsCommand(flags, {
+      builtIn: builtIn.names.map((name) => builtIn.get(name)!),
+      env: io.env,
+      cwd: io.cwd,
+      streams: io,
+    });
   },
 };
 
@@ -61,7 +66,11 @@ export async function toolsCommand(flags: ToolsFlags, options: ToolsCommandOptio
   if (flags.configFile !== undefined) sources.configFile = flags.configFile;
   const config = loadStageloopConfig(sources);
   const pool = new McpServerPool();
-  const listings: ToolListing[] = options.builtIn.map((tool) => ({ name: tool.name, description: tool.description, origin: { kind: 'built-in' } }));
+  const listings: ToolListing[] = options.builtIn.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    origin: { kind: 'built-in' },
+  }));
   let failed = false;
   try {
     const perServer = await Promise.allSettled(config.mcpServers.map((server) => mcpTools(server, { pool })));
@@ -78,15 +87,26 @@ export async function toolsCommand(flags: ToolsFlags, options: ToolsCommandOptio
   // A run refuses two tools with one name; say so here too.
   for (const name of duplicates(listings.map((listing) => listing.name))) {
     failed = true;
-    options.streams.stderr.write(`stageloop: two tools are named "${name}" (${listings.filter((listing) => listing.name === name).map(originText).join(' and ')}); rename a server or filter its tools\n`);
+    options.streams.stderr.write(
+      `stageloop: two tools are named "${name}" (${listings
+        .filter((listing) => listing.name === name)
+        .map(originText)
+        .join(' and ')}); rename a server or filter its tools\n`,
+    );
   }
-  options.streams.stdout.write(flags.json ? `${terminalSafeJson(listings)}\n` : terminalSafe(render(listings, config.mcpServers)));
+  options.streams.stdout.write(
+    flags.json ? `${terminalSafeJson(listings)}\n` : terminalSafe(render(listings, config.mcpServers)),
+  );
   return failed ? 1 : 0;
 }
 
 function listingOf(tool: Tool): ToolListing {
   const origin = mcpToolOrigin(tool);
-  return { name: tool.name, description: tool.description, origin: origin ? { kind: 'mcp', ...origin } : { kind: 'built-in' } };
+  return {
+    name: tool.name,
+    description: tool.description,
+    origin: origin ? { kind: 'mcp', ...origin } : { kind: 'built-in' },
+  };
 }
 
 function originText(listing: ToolListing): string {
@@ -104,7 +124,8 @@ function render(listings: readonly ToolListing[], servers: readonly McpServer[])
     const summary = shortened(listing.description.split('\n')[0]!, 100);
     return `${listing.name.padEnd(width)}  ${origin}\n${' '.repeat(width + 2)}${summary}`;
   });
-  const footer = servers.length === 0 ? '\n(no MCP servers configured: add stageloop.config.json or pass --mcp NAME=COMMAND)' : '';
+  const footer =
+    servers.length === 0 ? '\n(no MCP servers configured: add stageloop.config.json or pass --mcp NAME=COMMAND)' : '';
   return `${lines.join('\n')}${footer}\n`;
 }
 

@@ -14,7 +14,10 @@ export async function startCliTracing(
   options: { traceContentFlag: boolean; env: Environment; stderr: NodeJS.WritableStream },
 ): Promise<CliTracing> {
   // Loaded only when asked for: the SDK and even the OTel API cost start-up time that untraced runs should not pay.
-  const [{ startTracing }, { traceContentFromEnv }] = await Promise.all([import('../../otel.config.js'), import('../../src/tracing/instrument.js')]);
+  const [{ startTracing }, { traceContentFromEnv }] = await Promise.all([
+    import('../../otel.config.js'),
+    import('../../src/tracing/instrument.js'),
+  ]);
   const recordContent = options.traceContentFlag || traceContentFromEnv(options.env);
   const session = startTracing(mode, { recordContent, stderr: options.stderr });
   return {

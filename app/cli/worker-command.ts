@@ -29,18 +29,31 @@ export interface WorkerFlags {
 }
 
 export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' {
-  const options = { redis: { type: 'string' }, store: { type: 'string' }, concurrency: { type: 'string' }, queue: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  const options = {
+    redis: { type: 'string' },
+    store: { type: 'string' },
+    concurrency: { type: 'string' },
+    queue: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  } as const;
   const { values } = parseFlags('worker', argv, options, false);
   if (values.help) return 'help';
-  if (values.redis === undefined) throw new StageloopError('usage', 'stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
+  if (values.redis === undefined)
+    throw new StageloopError('usage', 'stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
   const concurrency = values.concurrency === undefined ? 1 : Number(values.concurrency);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new StageloopError('usage', `--concurrency must be a whole number >= 1, got "${values.concurrency}"`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new StageloopError('usage', `--concurrency must be a whole number >= 1, got "${values.concurrency}"`);
   try {
     checkRedisUrl(values.redis);
   } catch (error) {
     throw new StageloopError('usage', `--redis: ${messageOf(error)}`);
   }
-  return { redis: values.redis, concurrency, ...(values.store !== undefined && { store: values.store }), ...(values.queue !== undefined && { queue: values.queue }) };
+  return {
+    redis: values.redis,
+    concurrency,
+    ...(values.store !== undefined && { store: values.store }),
+    ...(values.queue !== undefined && { queue: values.queue }),
+  };
 }
 
 /** A job's recipe, as submit-command.ts writes it. */
@@ -51,7 +64,11 @@ function jobRecipe(settings: JsonObject): RunRecipe {
 /** Runs the worker until a signal stops it; resolves the exit code (1 when Redis cannot be reached at start). */
 export const worker: CommandModule = { usage: () => workerUsage, run: (argv, io) => workerCommand(argv, io) };
 
-export async function workerCommand(argv: readonly string[], io: CommandIo, stopped?: Promise<void>): Promise<number | 'help'> {
+export async function workerCommand(
+  argv: readonly string[],
+  io: CommandIo,
+  stopped?: Promise<void>,
+): Promise<number | 'help'> {
   const flags = parseWorkerFlags(argv);
   if (flags === 'help') return 'help';
   const { env, ...streams } = io;
@@ -60,7 +77,12 @@ export async function workerCommand(argv: readonly string[], io: CommandIo, stop
   // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.
   const prepare = async (job: RunJobData, recorded?: RunSummary) => {
     const assembled = await assemble(recorded ? recipeOf(recorded) : jobRecipe(job.settings), env, { calculatorHost });
-    return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record, close: () => assembled.close() };
+    return {
+      pipeline: assembled.pipeline,
+      deps: assembled.deps,
+      record: assembled.record,
+      close: () => assembled.close(),
+    };
   };
   const storeName = flags.store ?? env.STAGELOOP_STORE;
   let store: RunStore | undefined;
@@ -68,13 +90,23 @@ export async function workerCommand(argv: readonly string[], io: CommandIo, stop
     store = storeName === undefined ? undefined : (await openRunStore(storeName, env)).store;
     let worker;
     try {
-      worker = await startWorker({ redis: flags.redis, concurrency: flags.concurrency, prepare, log, ...(store !== undefined && { store }), ...(flags.queue !== undefined && { queue: flags.queue }) });
+      worker = await startWorker({
+        redis: flags.redis,
+        concurrency: flags.concurrency,
+        prepare,
+        log,
+        ...(store !== undefined && { store }),
+        ...(flags.queue !== undefined && { queue: flags.queue }),
+      });
     } catch (error) {
       log(`stageloop: ${messageOf(error)}`);
       return 1;
     }
-    log(`worker ${process.pid} taking runs from ${flags.redis} (concurrency ${flags.concurrency})${storeName === undefined ? '' : `, recording them in ${storeDisplayName({ path: storeName })}`}`);
-    await (stopped ?? new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
+    log(
+      `worker ${process.pid} taking runs from ${flags.redis} (concurrency ${flags.concurrency})${storeName === undefined ? '' : `, recording them in ${storeDisplayName({ path: storeName })}`}`,
+    );
+    await (stopped ??
+      new Promise<void>((resolve) => ['SIGTERM', 'SIGINT'].forEach((signal) => process.once(signal, () => resolve()))));
     log('stopping: finishing the runs in flight');
     await worker.close();
     return 0;

@@ -9,7 +9,10 @@ import { checkAgentSettings } from './openai.js';
 /** The offline model; a model name asks for a server this row does not have. */
 export async function offlineProvider(settings: ProviderSettings, env: Environment): Promise<ChatModel> {
   if (settings.name !== undefined) {
-    throw new StageloopError('usage', `--model ${settings.name} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`);
+    throw new StageloopError(
+      'usage',
+      `--model ${settings.name} needs a model server: set OPENAI_API_KEY, or pass --base-url (drop --offline)`,
+    );
   }
   await checkAgentSettings(env);
   return new OfflineModel();

@@ -21,13 +21,19 @@ function requireModelName(settings: ProviderSettings, env: Environment): void {
   const { name, baseUrl } = settings;
   if (baseUrl === undefined || name !== undefined || setting(env, 'OPENAI_MODEL') !== undefined) return;
   if (!URL.canParse(baseUrl) || new URL(baseUrl).hostname === 'api.openai.com') return;
-  throw new StageloopError('usage', `--base-url ${baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`);
+  throw new StageloopError(
+    'usage',
+    `--base-url ${baseUrl} needs a model name: pass --model NAME (or set OPENAI_MODEL), e.g. --model llama3.1:8b`,
+  );
 }
 
 /** The model on the server the settings name (else OPENAI_BASE_URL, else OpenAI with OPENAI_API_KEY); settings win over the environment. */
 export async function openAIProvider(settings: ProviderSettings, env: Environment): Promise<ChatModel> {
   if (settings.baseUrl === undefined && settings.apiKey === undefined && !openAIConfigured(env)) {
-    throw new StageloopError('config', `OPENAI_API_KEY is not set: this run uses model ${settings.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`);
+    throw new StageloopError(
+      'config',
+      `OPENAI_API_KEY is not set: this run uses model ${settings.name ?? 'gpt-4o-mini'} on OpenAI; export OPENAI_API_KEY (or pass --offline to a new run)`,
+    );
   }
   requireModelName(settings, env);
   const { openAIModelFromEnv } = await import('../../src/model/config.js');
@@ -40,7 +46,11 @@ export async function openAIProvider(settings: ProviderSettings, env: Environmen
 
 /** The AGENT_* settings are checked by this adapter's own rules even when the offline model ignores them, so a typo fails now. */
 export async function checkAgentSettings(env: Environment): Promise<void> {
-  const given = Object.fromEntries(['AGENT_TEMPERATURE', 'AGENT_TOOL_PROTOCOL', 'AGENT_TOOL_CHOICE'].flatMap((name) => (setting(env, name) === undefined ? [] : [[name, env[name]]])));
+  const given = Object.fromEntries(
+    ['AGENT_TEMPERATURE', 'AGENT_TOOL_PROTOCOL', 'AGENT_TOOL_CHOICE'].flatMap((name) =>
+      setting(env, name) === undefined ? [] : [[name, env[name]]],
+    ),
+  );
   if (Object.keys(given).length === 0) return;
   const { modelConfigFromEnv } = await import('../../src/model/config.js');
   modelConfigFromEnv(given, { baseUrl: 'http://127.0.0.1/v1', model: 'offline' });

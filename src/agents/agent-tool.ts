@@ -42,14 +42,23 @@ export interface AgentToolOptions<Input extends z.ZodObject = z.ZodObject> {
   effects?: ToolEffects;
 }
 
-export const AGENT_DEFAULTS: { readonly maxDepth: number; readonly budgetShare: number; readonly timeoutMs: number } = { maxDepth: 3, budgetShare: 1, timeoutMs: 600_000 };
+export const AGENT_DEFAULTS: { readonly maxDepth: number; readonly budgetShare: number; readonly timeoutMs: number } = {
+  maxDepth: 3,
+  budgetShare: 1,
+  timeoutMs: 600_000,
+};
 
 export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<Input>): Tool {
   const settings = { ...AGENT_DEFAULTS, ...options };
-  if (!(Number.isInteger(settings.maxDepth) && settings.maxDepth >= 1)) throw new TypeError(`agentTool "${options.name}": maxDepth must be a whole number of at least 1`);
-  if (!(settings.budgetShare > 0 && settings.budgetShare <= 1)) throw new TypeError(`agentTool "${options.name}": budgetShare must be a fraction above 0 and at most 1`);
+  if (!(Number.isInteger(settings.maxDepth) && settings.maxDepth >= 1))
+    throw new TypeError(`agentTool "${options.name}": maxDepth must be a whole number of at least 1`);
+  if (!(settings.budgetShare > 0 && settings.budgetShare <= 1))
+    throw new TypeError(`agentTool "${options.name}": budgetShare must be a fraction above 0 and at most 1`);
   wantToolCallers();
-  const task = z.string().min(1).describe(`What to ask the ${options.name} agent, in full: it sees nothing else of this conversation`);
+  const task = z
+    .string()
+    .min(1)
+    .describe(`What to ask the ${options.name} agent, in full: it sees nothing else of this conversation`);
   const parameters = options.input === undefined ? z.object({ task }) : z.object({ task, input: options.input });
   return defineTool({
     name: options.name,
@@ -65,17 +74,30 @@ export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<I
  * A handoff (handoff.ts) makes the child's input itself, from the calling run's conversation, and its result is the
  * child's answer as text (a typed output rides beside it, for the calling run's own output).
  */
-export type Settings = AgentToolOptions & { maxDepth: number; budgetShare: number; timeoutMs: number; inputOf?: (caller: ToolCaller | undefined, callId: string | undefined) => RunInput };
+export type Settings = AgentToolOptions & {
+  maxDepth: number;
+  budgetShare: number;
+  timeoutMs: number;
+  inputOf?: (caller: ToolCaller | undefined, callId: string | undefined) => RunInput;
+};
 
-export async function callAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext): Promise<ToolOutput> {
+export async function callAgent(
+  settings: Settings,
+  args: { task: string; input?: unknown },
+  ctx: ToolContext,
+): Promise<ToolOutput> {
   const caller = currentToolCaller();
   const path = [...(caller?.deps.agent?.path ?? [caller?.pipeline ?? 'run']), settings.name];
   const pathText = path.join('/');
   if (path.length - 1 > settings.maxDepth) {
-    throw new ToolFailure(`agent "${settings.name}" was not started: agents may nest at most ${settings.maxDepth} deep (${pathText})`, { kind: 'refused' });
+    throw new ToolFailure(
+      `agent "${settings.name}" was not started: agents may nest at most ${settings.maxDepth} deep (${pathText})`,
+      { kind: 'refused' },
+    );
   }
   const model = settings.deps?.model;
-  if (model === undefined) throw new ToolFailure(`agent "${settings.name}" has no model: give agentTool({ deps: { model } })`);
+  if (model === undefined)
+    throw new ToolFailure(`agent "${settings.name}" has no model: give agentTool({ deps: { model } })`);
   const controller = new AbortController();
   // The caller's cancel (and this call's timeout) reaches the child through the tool's signal.
   const forward = () => controller.abort(ctx.signal.reason);
@@ -84,7 +106,9 @@ export async function callAgent(settings: Settings, args: { task: string; input?
   const allowance = allowanceFor(caller, settings, controller);
   try {
     if (allowance !== undefined && allowance.limit <= 0) {
-      throw new ToolFailure(`agent "${settings.name}" was not started: the calling run's token budget is spent`, { kind: 'refused' });
+      throw new ToolFailure(`agent "${settings.name}" was not started: the calling run's token budget is spent`, {
+        kind: 'refused',
+      });
     }
     return await runAgent(settings, args, ctx, { caller, path, pathText, model, controller, allowance });
   } finally {
@@ -102,16 +126,31 @@ interface AgentCall {
   allowance: TokenAllowance | undefined;
 }
 
-async function runAgent(settings: Settings, args: { task: string; input?: unknown }, ctx: ToolContext, call: AgentCall): Promise<ToolOutput> {
+async function runAgent(
+  settings: Settings,
+  args: { task: string; input?: unknown },
+  ctx: ToolContext,
+  call: AgentCall,
+): Promise<ToolOutput> {
   const { caller, path, pathText, model, controller, allowance } = call;
-  const deps: Partial<Deps> = { ...settings.deps, model: allowance === undefined ? model : chargedModel(model, allowance), agent: { path } };
+  const deps: Partial<Deps> = {
+    ...settings.deps,
+    model: allowance === undefined ? model : chargedModel(model, allowance),
+    agent: { path },
+  };
   const onEvent = caller?.deps.onEvent;
-  if (onEvent !== undefined) deps.onEvent = (event: RunEvent) => onEvent(event.agent === undefined ? { ...event, agent: pathText } : event);
+  if (onEvent !== undefined)
+    deps.onEvent = (event: RunEvent) => onEvent(event.agent === undefined ? { ...event, agent: pathText } : event);
   if (deps.tracer === undefined && caller?.deps.tracer !== undefined) deps.tracer = caller.deps.tracer;
   const store = caller?.deps.runStore;
-  const recording = store === undefined || caller === undefined || ctx.callId === undefined
-    ? undefined
-    : { store, runId: `${caller.runId}.${ctx.callId}`, record: { parent: caller.runId, agent: pathText } as JsonObject };
+  const recording =
+    store === undefined || caller === undefined || ctx.callId === undefined
+      ? undefined
+      : {
+          store,
+          runId: `${caller.runId}.${ctx.callId}`,
+          record: { parent: caller.runId, agent: pathText } as JsonObject,
+        };
   const input = settings.inputOf?.(caller, ctx.callId) ?? childInput(args);
   const decisions = ctx.callId === undefined ? undefined : caller?.decisions?.get(ctx.callId);
   // The runner, the journal and the stores behind a child load with the first call, not with every pipeline built.
@@ -119,7 +158,13 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
   const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording, decisions);
   ctx.reportUsage?.(outcome.usage);
   // A recorded child paused for approval pauses the caller (act); it can only be resumed when it is recorded.
-  if (recording !== undefined && outcome.status === 'interrupted' && outcome.pending !== undefined && outcome.pending.length > 0) throw pauseOf(settings.name, pathText, outcome);
+  if (
+    recording !== undefined &&
+    outcome.status === 'interrupted' &&
+    outcome.pending !== undefined &&
+    outcome.pending.length > 0
+  )
+    throw pauseOf(settings.name, pathText, outcome);
   return resultOf(settings, outcome, ctx);
 }
 
@@ -127,7 +172,11 @@ async function runAgent(settings: Settings, args: { task: string; input?: unknow
 const pools = new WeakMap<object, TokenPool>();
 
 /** The caller's remaining tokens times the share, shared by its children running at once; none without a token limit. */
-function allowanceFor(caller: ToolCaller | undefined, settings: Settings, controller: AbortController): TokenAllowance | undefined {
+function allowanceFor(
+  caller: ToolCaller | undefined,
+  settings: Settings,
+  controller: AbortController,
+): TokenAllowance | undefined {
   if (caller?.tokenLimit === undefined) return undefined;
   let pool = pools.get(caller.usage);
   if (pool === undefined) {
@@ -154,7 +203,9 @@ function childInput(args: { task: string; input?: unknown }): RunInput {
 
 function pauseOf(name: string, pathText: string, outcome: ChildOutcome): ToolFailure {
   // Each decision names the agent that asks (a grandchild's already names its own path).
-  const pending = (outcome.pending ?? []).map((item) => (item.agent === undefined ? { ...item, agent: pathText } : item));
+  const pending = (outcome.pending ?? []).map((item) =>
+    item.agent === undefined ? { ...item, agent: pathText } : item,
+  );
   return new ToolFailure(`agent "${name}" waits for a person: ${outcome.stopReason.message}`, {
     kind: 'paused',
     agent: { name, runId: outcome.runId, status: 'interrupted', stopKind: outcome.stopReason.kind },
@@ -172,8 +223,11 @@ function resultOf(settings: Settings, outcome: ChildOutcome, ctx: ToolContext): 
     return outcome.output !== undefined && settings.inputOf === undefined ? outcome.output : (outcome.answer ?? '');
   }
   const partial = outcome.answer ? ` Its partial answer: ${outcome.answer}` : '';
-  throw new ToolFailure(`agent "${name}" ${outcome.status} (${outcome.stopReason.kind}): ${outcome.stopReason.message}.${partial}`, {
-    kind: 'agent_stopped',
-    agent: { name, runId: outcome.runId, status: outcome.status, stopKind: outcome.stopReason.kind },
-  });
+  throw new ToolFailure(
+    `agent "${name}" ${outcome.status} (${outcome.stopReason.kind}): ${outcome.stopReason.message}.${partial}`,
+    {
+      kind: 'agent_stopped',
+      agent: { name, runId: outcome.runId, status: outcome.status, stopKind: outcome.stopReason.kind },
+    },
+  );
 }

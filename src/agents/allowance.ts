@@ -56,7 +56,11 @@ export function chargedModel(model: ChatModel, allowance: TokenAllowance): ChatM
   };
   const stream = model.chatStream;
   if (stream !== undefined) {
-    charged.chatStream = async (request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal) => {
+    charged.chatStream = async (
+      request: ChatRequest,
+      onEvent: (event: ChatStreamEvent) => void,
+      signal?: AbortSignal,
+    ) => {
       allowance.check();
       const response = await stream.call(model, request, onEvent, signal);
       allowance.charge(response);

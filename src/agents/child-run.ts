@@ -34,12 +34,24 @@ export interface ChildRecording {
   record: JsonObject;
 }
 
-export function runChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions?: Readonly<Record<string, Decision>>): Promise<ChildOutcome> {
+export function runChild(
+  pipeline: Pipeline,
+  input: RunInput,
+  options: RunOptions,
+  recording: ChildRecording | undefined,
+  decisions?: Readonly<Record<string, Decision>>,
+): Promise<ChildOutcome> {
   // Called from a plan step, the child is still not that step's: its journal and events are its own run's.
   return outsideBranch(() => startChild(pipeline, input, options, recording, decisions));
 }
 
-async function startChild(pipeline: Pipeline, input: RunInput, options: RunOptions, recording: ChildRecording | undefined, decisions: Readonly<Record<string, Decision>> | undefined): Promise<ChildOutcome> {
+async function startChild(
+  pipeline: Pipeline,
+  input: RunInput,
+  options: RunOptions,
+  recording: ChildRecording | undefined,
+  decisions: Readonly<Record<string, Decision>> | undefined,
+): Promise<ChildOutcome> {
   if (recording === undefined) return outcomeOf(await runPipeline(pipeline, input, options));
   const { store, runId, record } = recording;
   const existing = await store.get(runId);
@@ -47,7 +59,8 @@ async function startChild(pipeline: Pipeline, input: RunInput, options: RunOptio
     return outcomeOf(await runRecorded(pipeline, input, { ...options, store, record, runId }));
   }
   const recorded = existing.outcome === null ? undefined : outcomeOf(existing.outcome.result as unknown as RunResult);
-  if (recorded !== undefined && (existing.status === 'completed' || existing.status === 'stopped')) return withRecordedHandoffs(store, recorded);
+  if (recorded !== undefined && (existing.status === 'completed' || existing.status === 'stopped'))
+    return withRecordedHandoffs(store, recorded);
   if (recorded !== undefined && existing.status === 'interrupted') {
     // Still waiting (the caller ran the call again without its decisions): the same pause.
     if (decisions === undefined) return recorded;
@@ -77,8 +90,18 @@ async function withRecordedHandoffs(store: RunStore, outcome: ChildOutcome): Pro
   return state === undefined ? outcome : withHandoffs(outcome, state);
 }
 
-function outcomeOf(result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'> & { state?: RunState }): ChildOutcome {
-  const outcome: ChildOutcome = { runId: result.runId, status: result.status, answer: result.answer, usage: { ...result.usage }, stopReason: { ...result.stopReason } };
+function outcomeOf(
+  result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'> & {
+    state?: RunState;
+  },
+): ChildOutcome {
+  const outcome: ChildOutcome = {
+    runId: result.runId,
+    status: result.status,
+    answer: result.answer,
+    usage: { ...result.usage },
+    stopReason: { ...result.stopReason },
+  };
   if (result.output !== undefined) outcome.output = result.output;
   if (result.pending !== undefined) outcome.pending = result.pending;
   return result.state === undefined ? outcome : withHandoffs(outcome, result.state);

@@ -54,7 +54,8 @@ export function handedMessages(input: RunInput): ChatMessage[] | undefined {
 }
 
 function isMessage(value: JsonValue): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.content !== 'string') return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.content !== 'string')
+    return false;
   if (value.role === 'user' || value.role === 'assistant') return true;
   return value.role === 'tool' && typeof value.toolCallId === 'string' && typeof value.name === 'string';
 }

@@ -50,11 +50,14 @@ export function handoffToolName(name: string): string {
 
 export function handoff(options: HandoffOptions): Tool {
   const settings = { ...AGENT_DEFAULTS, ...options };
-  if (!(Number.isInteger(settings.maxDepth) && settings.maxDepth >= 1)) throw new TypeError(`handoff "${options.name}": maxDepth must be a whole number of at least 1`);
-  if (!(settings.budgetShare > 0 && settings.budgetShare <= 1)) throw new TypeError(`handoff "${options.name}": budgetShare must be a fraction above 0 and at most 1`);
+  if (!(Number.isInteger(settings.maxDepth) && settings.maxDepth >= 1))
+    throw new TypeError(`handoff "${options.name}": maxDepth must be a whole number of at least 1`);
+  if (!(settings.budgetShare > 0 && settings.budgetShare <= 1))
+    throw new TypeError(`handoff "${options.name}": budgetShare must be a fraction above 0 and at most 1`);
   wantToolCallers();
   const filter = options.inputFilter ?? ((data: HandoffInputData) => data);
-  const inputOf = (caller: ToolCaller | undefined, callId: string | undefined) => handedInput(options.name, caller, callId, filter);
+  const inputOf = (caller: ToolCaller | undefined, callId: string | undefined) =>
+    handedInput(options.name, caller, callId, filter);
   return defineTool({
     name: handoffToolName(options.name),
     description: `Hand the conversation to the ${options.name} agent, which then answers the user in your place: ${options.description}`,
@@ -66,22 +69,39 @@ export function handoff(options: HandoffOptions): Tool {
 }
 
 /** The target's run input: the caller's task and its conversation up to the handing turn, through the filter. */
-function handedInput(name: string, caller: ToolCaller | undefined, callId: string | undefined, filter: HandoffInputFilter): RunInput {
+function handedInput(
+  name: string,
+  caller: ToolCaller | undefined,
+  callId: string | undefined,
+  filter: HandoffInputFilter,
+): RunInput {
   if (caller?.task === undefined || caller.messages === undefined) {
-    throw new ToolFailure(`the handoff to "${name}" needs a calling run: call it from a pipeline's act stage`, { kind: 'refused' });
+    throw new ToolFailure(`the handoff to "${name}" needs a calling run: call it from a pipeline's act stage`, {
+      kind: 'refused',
+    });
   }
   const messages = caller.messages;
-  const handing = messages.findLastIndex((message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.id === callId) === true);
+  const handing = messages.findLastIndex(
+    (message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.id === callId) === true,
+  );
   const turn = handing === -1 ? undefined : messages[handing];
   const calls = turn?.role === 'assistant' ? (turn.toolCalls ?? []) : [];
   const first = calls.find((call) => call.name.startsWith(HANDOFF_TOOL_PREFIX));
   // The run goes to one agent: the first handoff of a turn is taken, the others are refused before they start.
   if (first !== undefined && first.id !== callId) {
-    throw new ToolFailure(`the handoff to "${name}" was not made: this turn already hands off with ${first.name}`, { kind: 'refused' });
+    throw new ToolFailure(`the handoff to "${name}" was not made: this turn already hands off with ${first.name}`, {
+      kind: 'refused',
+    });
   }
   const before = handing === -1 ? messages : messages.slice(0, handing);
   // A copy: a filter that edits what it is given leaves the calling run's conversation as it was.
-  const data = filter({ task: caller.task, messages: structuredClone(before.filter((message) => message.role !== 'system')) });
-  const conversation: HandedConversation = { from: caller.deps.agent?.path.join('/') ?? caller.pipeline, messages: [...data.messages] };
+  const data = filter({
+    task: caller.task,
+    messages: structuredClone(before.filter((message) => message.role !== 'system')),
+  });
+  const conversation: HandedConversation = {
+    from: caller.deps.agent?.path.join('/') ?? caller.pipeline,
+    messages: [...data.messages],
+  };
   return { task: data.task, options: { handoff: JSON.parse(JSON.stringify(conversation)) as JsonObject } };
 }

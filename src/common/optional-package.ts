@@ -50,7 +50,11 @@ export class MissingPackageError extends StageloopError {
     const install = missing.map((name) => `${name}@${optionalPackages[name]}`).join(' ');
     const names = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}` : missing.join('');
     const plural = missing.length > 1 ? 's' : '';
-    super('config', `${feature} needs the optional package${plural} ${names}, not installed: run "npm install ${install}" beside stageloop${options.also ?? ''}`, options.cause === undefined ? {} : { cause: options.cause });
+    super(
+      'config',
+      `${feature} needs the optional package${plural} ${names}, not installed: run "npm install ${install}" beside stageloop${options.also ?? ''}`,
+      options.cause === undefined ? {} : { cause: options.cause },
+    );
   }
 }
 
@@ -75,19 +79,32 @@ async function isInstalled(name: OptionalPackage): Promise<boolean> {
  * Runs `load` (the dynamic imports of a feature); when it fails because one of `packages` is not installed, throws a
  * MissingPackageError that names every missing one of them, so one install command mends it.
  */
-export async function loadOptional<Loaded>(feature: string, packages: readonly OptionalPackage[], load: () => Promise<Loaded>, hint?: string): Promise<Loaded> {
+export async function loadOptional<Loaded>(
+  feature: string,
+  packages: readonly OptionalPackage[],
+  load: () => Promise<Loaded>,
+  hint?: string,
+): Promise<Loaded> {
   try {
     return await load();
   } catch (error) {
     if (!packages.some((name) => isMissingPackage(error, name))) throw error;
     const missing: OptionalPackage[] = [];
     for (const name of packages) if (!(await isInstalled(name))) missing.push(name);
-    throw new MissingPackageError(feature, missing.length > 0 ? missing : packages, { cause: error, ...(hint === undefined ? {} : { hint }) });
+    throw new MissingPackageError(feature, missing.length > 0 ? missing : packages, {
+      cause: error,
+      ...(hint === undefined ? {} : { hint }),
+    });
   }
 }
 
 /** loadOptional for CommonJS packages loaded with require() (the native SQLite binding): synchronous. */
-export function requireOptional<Loaded>(feature: string, name: OptionalPackage, load: () => Loaded, hint?: string): Loaded {
+export function requireOptional<Loaded>(
+  feature: string,
+  name: OptionalPackage,
+  load: () => Loaded,
+  hint?: string,
+): Loaded {
   try {
     return load();
   } catch (error) {

@@ -12,5 +12,9 @@ export function rejectingThrows<Value>(body: () => Value): Value | Promise<never
 
 export function isPromiseLike<Value>(value: Value | PromiseLike<Value>): value is PromiseLike<Value> {
   if (value instanceof Promise) return true;
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

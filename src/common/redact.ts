@@ -12,7 +12,10 @@ const value = String.raw`([^\s"'\\,;&}]+)`;
 
 const textPatterns: Array<[RegExp, string]> = [
   // Authorization: Bearer abc / "authorization": "Basic abc" — keep the scheme, drop the credentials.
-  [new RegExp(String.raw`\b((?:proxy-)?authorization)${separator}((?:bearer|basic|token|bot)\s+)?${value}`, 'gi'), `$1$2$3${redacted}`],
+  [
+    new RegExp(String.raw`\b((?:proxy-)?authorization)${separator}((?:bearer|basic|token|bot)\s+)?${value}`, 'gi'),
+    `$1$2$3${redacted}`,
+  ],
   [new RegExp(String.raw`\b(${secretKeyName})${separator}${value}`, 'gi'), `$1$2${redacted}`],
   [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, `$1${redacted}`],
   // Well-known key shapes, wherever they appear.

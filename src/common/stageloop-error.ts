@@ -92,7 +92,10 @@ export const httpStatusOf: Readonly<Record<ErrorCode, 400 | 401 | 403 | 404 | 40
 };
 
 export function isStageloopError(value: unknown): value is StageloopError {
-  return value instanceof StageloopError || (value instanceof Error && (value as Error & { [brand]?: unknown })[brand] === true);
+  return (
+    value instanceof StageloopError ||
+    (value instanceof Error && (value as Error & { [brand]?: unknown })[brand] === true)
+  );
 }
 
 /** The code of any thrown value: ours keep theirs, anything else is a bug of ours. */

@@ -7,7 +7,10 @@ export function packageVersion(): string {
   if (cached !== undefined) return cached;
   for (const relative of ['../../package.json', '../../../package.json']) {
     try {
-      const json = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const json = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (json.name === 'stageloop' && typeof json.version === 'string') return (cached = json.version);
     } catch {
       // Not here: try the next place.

@@ -27,7 +27,9 @@ interface Decided {
   limit: { request: LimitRequest; answer: LimitDecision };
 }
 
-const answerChecks: { [Type in keyof Decided]: (answer: Decision | LimitDecision) => answer is Decided[Type]['answer'] } = {
+const answerChecks: {
+  [Type in keyof Decided]: (answer: Decision | LimitDecision) => answer is Decided[Type]['answer'];
+} = {
   approval: (answer): answer is Decision => 'approve' in answer,
   limit: (answer): answer is LimitDecision => 'action' in answer,
 };
@@ -42,7 +44,10 @@ export function journaledDecider<Type extends keyof Decided>(
   return async (request) => {
     const next = journal.peek();
     // A decision recorded for another call (a pause decided out of order) is not this call's.
-    if (next?.kind === 'decision' && (next.data.id === undefined || !('id' in request) || next.data.id === request.id)) {
+    if (
+      next?.kind === 'decision' &&
+      (next.data.id === undefined || !('id' in request) || next.data.id === request.id)
+    ) {
       const served = journal.serve('decision', cursor);
       const answer = served?.data.answer;
       if (answer !== undefined && answerChecks[type](answer)) return answer;
@@ -50,7 +55,8 @@ export function journaledDecider<Type extends keyof Decided>(
     // A replay that finds no decision here: the recording paused at this point.
     if (journal.mode === 'replay' || live === undefined) return undefined;
     const answer = await live(request);
-    if (answer !== undefined) journal.record('decision', cursor, { type, ...('id' in request ? { id: request.id } : {}), answer });
+    if (answer !== undefined)
+      journal.record('decision', cursor, { type, ...('id' in request ? { id: request.id } : {}), answer });
     return answer;
   };
 }
@@ -60,24 +66,44 @@ export function pendingOf(journal: readonly JournalEntry[]): { pending: PendingD
   let pending: PendingDecision[] = [];
   const decided = new Set<string>();
   for (const entry of journal) {
-    if (entry.kind === 'stage' && entry.data.signal?.type === 'interrupt_run') pending = [...(entry.data.signal.pending ?? [])];
+    if (entry.kind === 'stage' && entry.data.signal?.type === 'interrupt_run')
+      pending = [...(entry.data.signal.pending ?? [])];
     if (entry.kind === 'decision' && entry.data.id !== undefined) decided.add(entry.data.id);
   }
   return { pending, decided };
 }
 
 /** Checks decisions given on resume against what the run waits for; throws an `invalid_decision` StageloopError naming the first problem. */
-export function checkDecisions(runId: string, status: string, journal: readonly JournalEntry[], decisions: Readonly<Record<string, unknown>>): Map<string, Decision> {
+export function checkDecisions(
+  runId: string,
+  status: string,
+  journal: readonly JournalEntry[],
+  decisions: Readonly<Record<string, unknown>>,
+): Map<string, Decision> {
   if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions)) {
-    throw new StageloopError('invalid_decision', 'decisions must be an object keyed by call id, like { "call_1": { "approve": true } }');
+    throw new StageloopError(
+      'invalid_decision',
+      'decisions must be an object keyed by call id, like { "call_1": { "approve": true } }',
+    );
   }
-  if (status !== 'interrupted') throw new StageloopError('invalid_decision', `run ${runId} is not waiting for a decision (it is ${status}): only an interrupted run takes approvals or rejections`);
+  if (status !== 'interrupted')
+    throw new StageloopError(
+      'invalid_decision',
+      `run ${runId} is not waiting for a decision (it is ${status}): only an interrupted run takes approvals or rejections`,
+    );
   const { pending, decided } = pendingOf(journal);
   const checked = new Map<string, Decision>();
   for (const [id, value] of Object.entries(decisions)) {
     if (!pending.some((item) => item.id === id)) {
-      if (decided.has(id)) throw new StageloopError('invalid_decision', `call ${id} of run ${runId} was already decided: a decision cannot be given twice`);
-      throw new StageloopError('invalid_decision', `run ${runId} has no pending call ${id}: it waits for ${pending.map((item) => item.id).join(', ') || 'nothing'}`);
+      if (decided.has(id))
+        throw new StageloopError(
+          'invalid_decision',
+          `call ${id} of run ${runId} was already decided: a decision cannot be given twice`,
+        );
+      throw new StageloopError(
+        'invalid_decision',
+        `run ${runId} has no pending call ${id}: it waits for ${pending.map((item) => item.id).join(', ') || 'nothing'}`,
+      );
     }
     checked.set(id, parseDecision(id, value));
   }
@@ -87,7 +113,10 @@ export function checkDecisions(runId: string, status: string, journal: readonly 
 /** A decision as JSON (a file, a flag, an API call) checked field by field. */
 export function parseDecision(id: string, value: unknown): Decision {
   const fail = (problem: string): never => {
-    throw new StageloopError('invalid_decision', `the decision for call ${id} ${problem}: use { "approve": true }, { "approve": false, "message": "..." } or { "approve": true, "arguments": {...} }`);
+    throw new StageloopError(
+      'invalid_decision',
+      `the decision for call ${id} ${problem}: use { "approve": true }, { "approve": false, "message": "..." } or { "approve": true, "arguments": {...} }`,
+    );
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('is not an object');
   const { approve, message, arguments: edited, always, ...rest } = value as Record<string, unknown>;
@@ -102,7 +131,8 @@ export function parseDecision(id: string, value: unknown): Decision {
   if (message !== undefined) fail('approves the call but gives a message (only a rejection carries one)');
   if (edited !== undefined) {
     if (typeof edited === 'string') return { approve: true, arguments: edited };
-    if (typeof edited !== 'object' || edited === null || Array.isArray(edited)) fail('has "arguments" that are neither a JSON object nor its text');
+    if (typeof edited !== 'object' || edited === null || Array.isArray(edited))
+      fail('has "arguments" that are neither a JSON object nor its text');
     return { approve: true, arguments: edited as JsonObject };
   }
   if (always !== undefined && typeof always !== 'boolean') fail('has an "always" that is not true or false');

@@ -16,13 +16,31 @@ export interface Divergence {
   replayed: JsonValue;
 }
 
-const kindLabel: Record<string, string> = { model: 'a model call', tool: 'a tool call', clock: 'a clock read', id: 'an id', stage: 'the end of a stage', event: 'an event', decision: 'a decision' };
+const kindLabel: Record<string, string> = {
+  model: 'a model call',
+  tool: 'a tool call',
+  clock: 'a clock read',
+  id: 'an id',
+  stage: 'the end of a stage',
+  event: 'an event',
+  decision: 'a decision',
+};
 
 /** The replay asked for `kind` where the recording has `entry` (or nothing left). */
-export function mismatch(kind: string, where: RunCursor | { zone: string; iteration: number; stage: string | null }, entry: JournalEntry | undefined): Divergence {
+export function mismatch(
+  kind: string,
+  where: RunCursor | { zone: string; iteration: number; stage: string | null },
+  entry: JournalEntry | undefined,
+): Divergence {
   const at = { zone: where.zone, iteration: where.iteration, stage: where.stage };
   if (entry === undefined) {
-    return { ...at, what: 'extra_call', message: `the replay made ${kindLabel[kind] ?? kind} in ${place(at)} after the recording had ended`, recorded: null, replayed: kind };
+    return {
+      ...at,
+      what: 'extra_call',
+      message: `the replay made ${kindLabel[kind] ?? kind} in ${place(at)} after the recording had ended`,
+      recorded: null,
+      replayed: kind,
+    };
   }
   const recordedAt = place(entry);
   return {
@@ -47,7 +65,11 @@ export function shortDiff(recorded: JsonValue, replayed: JsonValue, path = ''): 
     for (const key of keys) {
       const left = (recorded as Record<string, JsonValue>)[key] ?? null;
       const right = (replayed as Record<string, JsonValue>)[key] ?? null;
-      const inner = shortDiff(left, right, Array.isArray(recorded) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`);
+      const inner = shortDiff(
+        left,
+        right,
+        Array.isArray(recorded) ? `${path}[${key}]` : path === '' ? key : `${path}.${key}`,
+      );
       if (inner !== '') return inner;
     }
   }

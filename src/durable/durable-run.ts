@@ -17,7 +17,15 @@ import { definitionsJson } from './journal-codec.js';
 import { JournalSeam, type HashEvery } from './journal-seam.js';
 import { checkDecisions, type Decision } from './decisions.js';
 import type { RunJournal } from './run-journal.js';
-import { freshStart, inputJson, openRecordJournal, openResumeJournal, recordedHashEvery, recordedInput, recordedLimits } from './start.js';
+import {
+  freshStart,
+  inputJson,
+  openRecordJournal,
+  openResumeJournal,
+  recordedHashEvery,
+  recordedInput,
+  recordedLimits,
+} from './start.js';
 
 export interface RecordOptions {
   /** Where the run is recorded; without one the run lives only in memory, as before. */
@@ -55,9 +63,19 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: Durabl
   return recordRun(store, pipeline, input, runOptions, leaseMs, { ...record, hashEvery }, hashEvery, runId);
 }
 
-async function recordRun(store: RunStore, pipeline: Pipeline, input: RunInput, options: RunOptions, leaseMs: number, record: JsonObject, hashEvery: HashEvery, runId: string | undefined): Promise<RunResult> {
+async function recordRun(
+  store: RunStore,
+  pipeline: Pipeline,
+  input: RunInput,
+  options: RunOptions,
+  leaseMs: number,
+  record: JsonObject,
+  hashEvery: HashEvery,
+  runId: string | undefined,
+): Promise<RunResult> {
   const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
-  if (typeof input !== 'object' || input === null || typeof input.task !== 'string') return runUnrecorded(pipeline, input, options);
+  if (typeof input !== 'object' || input === null || typeof input.task !== 'string')
+    return runUnrecorded(pipeline, input, options);
   const start = freshStart(runId ?? deps.ids.newId(), pipeline.name, input);
   const header = {
     runId: start.state.runId,
@@ -103,7 +121,12 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
   let opened: { journal: RunJournal; start: RunStart };
   let input: RunInput;
   try {
-    if (!force && run.fingerprint !== pipelineFingerprint(pipeline)) throw new StageloopError('pipeline_mismatch', `run ${runId} was recorded with pipeline "${run.pipeline}" of another shape than "${pipeline.name}" has now`, { hint: 'pass --force to resume it anyway' });
+    if (!force && run.fingerprint !== pipelineFingerprint(pipeline))
+      throw new StageloopError(
+        'pipeline_mismatch',
+        `run ${runId} was recorded with pipeline "${run.pipeline}" of another shape than "${pipeline.name}" has now`,
+        { hint: 'pass --force to resume it anyway' },
+      );
     input = recordedInput(run);
     opened = await openResumeJournal(store, run, endedAs, writer);
   } catch (error) {

@@ -34,7 +34,9 @@ export function effectiveJournal(stored: readonly StoredEntry[]): JournalEntry[]
 /** Checkpoints that belong to the run as it went (not to a part a resume left behind). */
 export function usableCheckpoints(stored: readonly StoredEntry[], checkpoints: readonly Checkpoint[]): Checkpoint[] {
   const stale = markers(stored);
-  return checkpoints.filter((checkpoint) => !stale.some((marker) => checkpoint.seq > marker.servedThrough && checkpoint.seq < marker.seq));
+  return checkpoints.filter(
+    (checkpoint) => !stale.some((marker) => checkpoint.seq > marker.servedThrough && checkpoint.seq < marker.seq),
+  );
 }
 
 /**

@@ -4,7 +4,10 @@ import { runNotFound } from '../store/types.js';
 import { effectiveJournal } from './effective-journal.js';
 import type { JournalEntry } from './journal-entries.js';
 
-export function listRuns(store: RunStore, filter: { status?: StoredRunStatus; limit?: number } = {}): Promise<RunSummary[]> {
+export function listRuns(
+  store: RunStore,
+  filter: { status?: StoredRunStatus; limit?: number } = {},
+): Promise<RunSummary[]> {
   return store.list(filter);
 }
 

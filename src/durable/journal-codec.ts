@@ -20,7 +20,12 @@ export function requestJson(request: ChatRequest): JsonObject {
 
 export function errorJson(error: unknown): RecordedError {
   if (error instanceof ModelError) {
-    const json: RecordedError = { name: 'ModelError', message: error.message, kind: error.kind, retryable: error.retryable };
+    const json: RecordedError = {
+      name: 'ModelError',
+      message: error.message,
+      kind: error.kind,
+      retryable: error.retryable,
+    };
     if (error.status !== undefined) json.status = error.status;
     return json;
   }

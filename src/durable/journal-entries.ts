@@ -84,17 +84,22 @@ export function toStored(entry: Omit<StoredEntry, 'data'> & { data: JournalEntri
   return entry as StoredEntry;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** What an entry's data must look like to be read as its kind: the fields the durable layer relies on. */
 const dataChecks: { [Kind in JournalKind]: (data: unknown) => data is JournalEntries[Kind] } = {
-  model: (data): data is JournalEntries['model'] => isObject(data) && isObject(data.request) && (isObject(data.response) || isObject(data.error)),
-  tool: (data): data is JournalEntries['tool'] => isObject(data) && Array.isArray(data.calls) && Array.isArray(data.results),
+  model: (data): data is JournalEntries['model'] =>
+    isObject(data) && isObject(data.request) && (isObject(data.response) || isObject(data.error)),
+  tool: (data): data is JournalEntries['tool'] =>
+    isObject(data) && Array.isArray(data.calls) && Array.isArray(data.results),
   clock: (data): data is number => typeof data === 'number',
   id: (data): data is string => typeof data === 'string',
   stage: (data): data is JournalEntries['stage'] => isObject(data) && (data.signal === null || isObject(data.signal)),
-  decision: (data): data is JournalEntries['decision'] => isObject(data) && (data.type === 'approval' || data.type === 'limit') && isObject(data.answer),
-  event: (data): data is JournalEntries['event'] => isObject(data) && data.type === 'resumed' && typeof data.servedThrough === 'number',
+  decision: (data): data is JournalEntries['decision'] =>
+    isObject(data) && (data.type === 'approval' || data.type === 'limit') && isObject(data.answer),
+  event: (data): data is JournalEntries['event'] =>
+    isObject(data) && data.type === 'resumed' && typeof data.servedThrough === 'number',
 };
 
 function isJournalKind(kind: string): kind is JournalKind {
@@ -132,11 +137,23 @@ export interface RecordedCheckpoint {
 const zones: readonly unknown[] = ['setup', 'iteration', 'finalize'];
 
 export function isRunPosition(value: unknown): value is RunPosition {
-  return isObject(value) && zones.includes(value.zone) && typeof value.iteration === 'number' && typeof value.nextStage === 'number' && typeof value.breakRequested === 'boolean';
+  return (
+    isObject(value) &&
+    zones.includes(value.zone) &&
+    typeof value.iteration === 'number' &&
+    typeof value.nextStage === 'number' &&
+    typeof value.breakRequested === 'boolean'
+  );
 }
 
 export function isRunState(value: unknown): value is RunState {
-  return isObject(value) && typeof value.runId === 'string' && typeof value.iteration === 'number' && Array.isArray(value.messages) && isObject(value.input);
+  return (
+    isObject(value) &&
+    typeof value.runId === 'string' &&
+    typeof value.iteration === 'number' &&
+    Array.isArray(value.messages) &&
+    isObject(value.input)
+  );
 }
 
 export function positionJson(position: RunPosition): StoredPosition {

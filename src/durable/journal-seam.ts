@@ -47,7 +47,10 @@ export class JournalSeam implements RunSeam {
   ) {
     if (writer !== undefined) {
       // Renews the lease while a long model call records nothing; a stopped process stops renewing it.
-      this.heartbeat = setInterval(() => void writer.store.heartbeat(writer.claim, writer.leaseMs).catch(() => undefined), Math.max(50, writer.leaseMs / 3));
+      this.heartbeat = setInterval(
+        () => void writer.store.heartbeat(writer.claim, writer.leaseMs).catch(() => undefined),
+        Math.max(50, writer.leaseMs / 3),
+      );
       this.heartbeat.unref();
     }
   }
@@ -59,7 +62,12 @@ export class JournalSeam implements RunSeam {
     return wrapped;
   }
 
-  boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | Promise<void> {
+  boundary(
+    state: RunState,
+    position: RunPosition,
+    stage: string | null,
+    signal: Signal | undefined,
+  ): void | Promise<void> {
     const journal = this.journal;
     journal.check();
     const where = { zone: position.zone, iteration: position.iteration, stage };
@@ -75,11 +83,23 @@ export class JournalSeam implements RunSeam {
       const data = entry.data;
       if (JSON.stringify(data.signal) !== JSON.stringify(signalJson)) {
         const [recorded, replayed] = [data.signal && jsonOf(data.signal), signalJson && jsonOf(signalJson)];
-        return { ...where, what: 'signal', message: `${place(where)} returned another signal: ${shortDiff(recorded, replayed)}`, recorded, replayed };
+        return {
+          ...where,
+          what: 'signal',
+          message: `${place(where)} returned another signal: ${shortDiff(recorded, replayed)}`,
+          recorded,
+          replayed,
+        };
       }
       // A replay hashes wherever the recording did (an earlier version's recording: at every zone pass's end).
       if (data.hash === undefined || data.hash === digestOf().hash) return undefined;
-      return { ...where, what: 'state', message: `the state after ${place(where)} differs from the recording`, recorded: data.hash, replayed: digestOf().hash };
+      return {
+        ...where,
+        what: 'state',
+        message: `the state after ${place(where)} differs from the recording`,
+        recorded: data.hash,
+        replayed: digestOf().hash,
+      };
     });
     if (served !== undefined) return this.afterServed(position);
     // A live run hashes where it takes a checkpoint (the checkpoint's JSON text is made anyway), or after every stage.
@@ -92,7 +112,13 @@ export class JournalSeam implements RunSeam {
     const { text, hash } = digestOf();
     this.stateBytes = text.length;
     const progress = { iterations: state.iteration, tokens: state.usage.inputTokens + state.usage.outputTokens };
-    const checkpoint = { position: positionJson(position), state: jsonOf(state), stateJson: text, stateHash: hash, at: Date.now() };
+    const checkpoint = {
+      position: positionJson(position),
+      state: jsonOf(state),
+      stateJson: text,
+      stateHash: hash,
+      at: Date.now(),
+    };
     journal.hold(checkpoint, progress);
     // Entering finalize is written at once: a run that ends there must be resumable from it.
     return stage === null ? journal.flush().then(() => journal.check()) : undefined;
@@ -128,9 +154,13 @@ export class JournalSeam implements RunSeam {
     if (ended === undefined || ended === null) return undefined;
     if (ended.status === 'cancelled') {
       const prefix = 'the run was cancelled by its caller: ';
-      this.ports.onRecordedAbort?.({ cancel: ended.message.startsWith(prefix) ? ended.message.slice(prefix.length) : null });
+      this.ports.onRecordedAbort?.({
+        cancel: ended.message.startsWith(prefix) ? ended.message.slice(prefix.length) : null,
+      });
     } else if (ended.status === 'stopped' && ended.kind !== 'max_iterations' && position.steer?.type !== 'abort_run') {
-      this.ports.onRecordedAbort?.({ deadline: { stage: ended.stage ?? '', kind: ended.kind, message: ended.message } });
+      this.ports.onRecordedAbort?.({
+        deadline: { stage: ended.stage ?? '', kind: ended.kind, message: ended.message },
+      });
     }
     return undefined;
   }
@@ -145,7 +175,9 @@ function signalRecord(signal: Signal): RecordedSignal {
 /** The result as the store keeps it: JSON, without the state (checkpoints hold it) or thrown causes. */
 export function outcomeRecord(result: RunResult): RunOutcomeRecord {
   const { state: _state, ...rest } = result;
-  const json = JSON.parse(JSON.stringify(rest, (key, value: unknown) => (key === 'cause' ? undefined : value))) as JsonObject;
+  const json = JSON.parse(
+    JSON.stringify(rest, (key, value: unknown) => (key === 'cause' ? undefined : value)),
+  ) as JsonObject;
   return {
     status: result.status,
     answer: result.answer,

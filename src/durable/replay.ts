@@ -41,7 +41,13 @@ export async function replayRun(store: RunStore, runId: string, options: ReplayO
   });
   const input = recordedInput(run);
   const replayFrom = (start: RunStart) =>
-    runUnrecorded(options.pipeline, input, { ...recordedLimits(run), deps: { ...options.deps, tracer: undefined, onEvent: undefined }, signal: controller.signal, seam, start });
+    runUnrecorded(options.pipeline, input, {
+      ...recordedLimits(run),
+      deps: { ...options.deps, tracer: undefined, onEvent: undefined },
+      signal: controller.signal,
+      seam,
+      start,
+    });
   let result = await replayFrom(freshStart(runId, run.pipeline, input));
   // A run paused for a decision and resumed goes on in the journal: continue from the pause as the resume did.
   while (result.status === 'interrupted' && seam.pausedAt !== undefined && journal.peek() !== undefined) {
@@ -53,7 +59,15 @@ export async function replayRun(store: RunStore, runId: string, options: ReplayO
   let divergence = journal.divergence;
   const left = journal.peek();
   if (divergence === undefined && left !== undefined) {
-    divergence = { zone: left.zone, iteration: left.iteration, stage: left.stage, what: 'missing_call', message: `the replay ended where the recording goes on with ${left.kind === 'stage' ? 'the end of' : `a ${left.kind} call in`} ${place(left)}`, recorded: typeof left.data === 'object' ? jsonOf(left.data) : left.data, replayed: null };
+    divergence = {
+      zone: left.zone,
+      iteration: left.iteration,
+      stage: left.stage,
+      what: 'missing_call',
+      message: `the replay ended where the recording goes on with ${left.kind === 'stage' ? 'the end of' : `a ${left.kind} call in`} ${place(left)}`,
+      recorded: typeof left.data === 'object' ? jsonOf(left.data) : left.data,
+      replayed: null,
+    };
   }
   const report: ReplayReport = {
     runId,
@@ -69,10 +83,15 @@ export async function replayRun(store: RunStore, runId: string, options: ReplayO
 function sameOutcome(run: RunSummary, result: RunResult): boolean {
   const outcome = run.outcome;
   if (outcome === null) return true;
-  return outcome.status === result.status && outcome.answer === result.answer && outcome.stopReason.kind === result.stopReason.kind;
+  return (
+    outcome.status === result.status &&
+    outcome.answer === result.answer &&
+    outcome.stopReason.kind === result.stopReason.kind
+  );
 }
 
 function abortReason(abort: RecordedAbort): unknown {
-  if ('deadline' in abort) return new DeadlineReached(abort.deadline.stage, abort.deadline.kind, abort.deadline.message);
+  if ('deadline' in abort)
+    return new DeadlineReached(abort.deadline.stage, abort.deadline.kind, abort.deadline.message);
   return abort.cancel === null ? undefined : new Error(abort.cancel);
 }

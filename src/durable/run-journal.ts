@@ -54,11 +54,21 @@ export class RunJournal {
   }
 
   /** The next recorded entry of this kind at this place, while catching up or replaying; undefined once live. */
-  serve<Kind extends JournalKind>(kind: Kind, where: Where, check?: (entry: JournalEntry<Kind>) => Divergence | undefined): JournalEntry<Kind> | undefined {
+  serve<Kind extends JournalKind>(
+    kind: Kind,
+    where: Where,
+    check?: (entry: JournalEntry<Kind>) => Divergence | undefined,
+  ): JournalEntry<Kind> | undefined {
     if (this.live) return undefined;
     const position = this.positionOf(kind, where);
     const entry = this.served[position];
-    if (entry === undefined || !isKind(entry, kind) || entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage !== where.stage) {
+    if (
+      entry === undefined ||
+      !isKind(entry, kind) ||
+      entry.zone !== where.zone ||
+      entry.iteration !== where.iteration ||
+      entry.stage !== where.stage
+    ) {
       // A resume after a crash mid-stage: this step's call was never recorded, but the other steps' calls were
       // and are still to be served. Only this call goes live; what the others recorded stays the run's history.
       const group = this.mode === 'resume' ? this.groupEnd(where) : undefined;
@@ -87,7 +97,13 @@ export class RunJournal {
     let last: number | undefined;
     for (let position = this.index; position < this.served.length; position++) {
       const entry = this.served[position]!;
-      if (entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage === null || !entry.stage.startsWith(base)) break;
+      if (
+        entry.zone !== where.zone ||
+        entry.iteration !== where.iteration ||
+        entry.stage === null ||
+        !entry.stage.startsWith(base)
+      )
+        break;
       if (!this.taken.has(position)) last = entry.seq;
     }
     return last;
@@ -100,11 +116,23 @@ export class RunJournal {
    */
   private positionOf(kind: JournalKind, where: Where): number {
     const next = this.served[this.index];
-    if (next === undefined || (next.kind === kind && next.stage === where.stage) || where.stage === null || !where.stage.includes('#')) return this.index;
+    if (
+      next === undefined ||
+      (next.kind === kind && next.stage === where.stage) ||
+      where.stage === null ||
+      !where.stage.includes('#')
+    )
+      return this.index;
     const base = where.stage.slice(0, where.stage.indexOf('#'));
     for (let position = this.index; position < this.served.length; position++) {
       const entry = this.served[position]!;
-      if (entry.zone !== where.zone || entry.iteration !== where.iteration || entry.stage === null || !entry.stage.startsWith(`${base}#`)) break;
+      if (
+        entry.zone !== where.zone ||
+        entry.iteration !== where.iteration ||
+        entry.stage === null ||
+        !entry.stage.startsWith(`${base}#`)
+      )
+        break;
       if (!this.taken.has(position) && entry.kind === kind && entry.stage === where.stage) return position;
     }
     return this.index;
@@ -123,7 +151,11 @@ export class RunJournal {
     if (this.writer === undefined) return;
     if (this.markerDue) {
       this.markerDue = false;
-      this.push('event', where, { type: 'resumed', epoch: this.writer.claim.epoch, servedThrough: Math.max(this.lastServed, this.keptThrough) });
+      this.push('event', where, {
+        type: 'resumed',
+        epoch: this.writer.claim.epoch,
+        servedThrough: Math.max(this.lastServed, this.keptThrough),
+      });
     }
     this.push(kind, where, data);
   }
@@ -145,7 +177,8 @@ export class RunJournal {
   flush(): Promise<void> {
     const writer = this.writer;
     const held = this.held;
-    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && held === undefined)) return this.writing;
+    if (writer === undefined || this.broken !== undefined || (this.pending.length === 0 && held === undefined))
+      return this.writing;
     const entries = this.pending;
     this.pending = [];
     this.held = undefined;
@@ -172,7 +205,17 @@ export class RunJournal {
 
   private push<Kind extends JournalKind>(kind: Kind, where: Where, data: JournalEntries[Kind]): void {
     this.head += 1;
-    this.pending.push(toStored({ seq: this.head, kind, zone: where.zone, iteration: where.iteration, stage: where.stage, at: Date.now(), data }));
+    this.pending.push(
+      toStored({
+        seq: this.head,
+        kind,
+        zone: where.zone,
+        iteration: where.iteration,
+        stage: where.stage,
+        at: Date.now(),
+        data,
+      }),
+    );
   }
 
   private diverge(divergence: Divergence, recordingEnded: boolean): undefined {
@@ -223,7 +266,12 @@ export class MessageLog {
   preview(stored: JsonObject, stage: string | null = null): JsonObject {
     const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
     const { prefix: _prefix, ...rest } = stored;
-    return { ...rest, messages: (this.previous.get(laneOf(stage)) ?? []).slice(0, prefix).concat((stored.messages ?? []) as JsonValue[]) };
+    return {
+      ...rest,
+      messages: (this.previous.get(laneOf(stage)) ?? [])
+        .slice(0, prefix)
+        .concat((stored.messages ?? []) as JsonValue[]),
+    };
   }
 }
 

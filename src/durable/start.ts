@@ -60,7 +60,10 @@ export function inputJson(input: RunInput): JsonObject {
 export function recordedInput(run: RunSummary): RunInput {
   const input: unknown = run.input;
   if (isRunInput(input)) return input;
-  throw new StageloopError('store', `run ${run.runId} has no readable input in this store (its task is missing): it cannot be continued or replayed`);
+  throw new StageloopError(
+    'store',
+    `run ${run.runId} has no readable input in this store (its task is missing): it cannot be continued or replayed`,
+  );
 }
 
 function isRunInput(value: unknown): value is RunInput {
@@ -70,7 +73,11 @@ function isRunInput(value: unknown): value is RunInput {
 /** A stored checkpoint read back as the engine's position and state. */
 export function recordedCheckpoint(runId: string, checkpoint: Checkpoint): RecordedCheckpoint {
   const { position, state } = checkpoint;
-  if (!isRunPosition(position) || !isRunState(state)) throw new StageloopError('store', `the checkpoint at seq ${checkpoint.seq} of run ${runId} cannot be read by this version: resume it with the version that recorded it`);
+  if (!isRunPosition(position) || !isRunState(state))
+    throw new StageloopError(
+      'store',
+      `the checkpoint at seq ${checkpoint.seq} of run ${runId} cannot be read by this version: resume it with the version that recorded it`,
+    );
   return { seq: checkpoint.seq, position, state, stateHash: checkpoint.stateHash, at: checkpoint.at };
 }
 
@@ -80,7 +87,10 @@ export function openRecordJournal(writer: JournalWriter): RunJournal {
 }
 
 /** A recorded run's journal to replay: the whole run as it went, served from the start, nothing written. */
-export async function openReplayJournal(store: RunStore, runId: string): Promise<{ entries: JournalEntry[]; journal: RunJournal }> {
+export async function openReplayJournal(
+  store: RunStore,
+  runId: string,
+): Promise<{ entries: JournalEntry[]; journal: RunJournal }> {
   const entries = effectiveJournal(await store.journal(runId));
   return { entries, journal: new RunJournal('replay', entries, 0, 0, undefined) };
 }
@@ -89,17 +99,33 @@ export async function openReplayJournal(store: RunStore, runId: string): Promise
  * A claimed run's journal to resume, and where it starts: its last usable checkpoint before the point where serving
  * stops (`endedAs`, how the run ended before this claim, decides it), or its beginning.
  */
-export async function openResumeJournal(store: RunStore, run: RunSummary, endedAs: string, writer: JournalWriter): Promise<{ journal: RunJournal; start: RunStart }> {
+export async function openResumeJournal(
+  store: RunStore,
+  run: RunSummary,
+  endedAs: string,
+  writer: JournalWriter,
+): Promise<{ journal: RunJournal; start: RunStart }> {
   const entries = await store.journal(run.runId);
   const effective = effectiveJournal(entries);
   const cut = resumeCut(effective, endedAs);
   const lastServable = cut > 0 ? effective[cut - 1]!.seq : 0;
-  const stored = usableCheckpoints(entries, await store.checkpoints(run.runId)).filter((candidate) => candidate.seq <= lastServable).pop();
+  const stored = usableCheckpoints(entries, await store.checkpoints(run.runId))
+    .filter((candidate) => candidate.seq <= lastServable)
+    .pop();
   const checkpoint = stored && recordedCheckpoint(run.runId, stored);
   const from = checkpoint?.seq ?? 0;
-  const journal = new RunJournal('resume', effective.slice(0, cut).filter((entry) => entry.seq > from), run.head, from, writer);
+  const journal = new RunJournal(
+    'resume',
+    effective.slice(0, cut).filter((entry) => entry.seq > from),
+    run.head,
+    from,
+    writer,
+  );
   primeMessages(journal, effective, from);
-  const start = checkpoint === undefined ? freshStart(run.runId, run.pipeline, recordedInput(run)) : { state: checkpoint.state, position: checkpoint.position };
+  const start =
+    checkpoint === undefined
+      ? freshStart(run.runId, run.pipeline, recordedInput(run))
+      : { state: checkpoint.state, position: checkpoint.position };
   return { journal, start };
 }
 

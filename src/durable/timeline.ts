@@ -47,17 +47,41 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
   const base = { zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at };
   if (entry.kind === 'stage') {
     const signal = entry.data.signal;
-    const outcome = entry.stage === null ? 'finalize begins' : signal ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}` : 'continue';
-    return { kind: 'stage', ...base, durationMs: Math.max(0, entry.at - stageStart), summary: outcome, detail: jsonOf(entry.data) };
+    const outcome =
+      entry.stage === null
+        ? 'finalize begins'
+        : signal
+          ? `${signal.type === 'abort_run' ? 'aborts the run' : 'ends the loop'} (${signal.kind}): ${signal.reason}`
+          : 'continue';
+    return {
+      kind: 'stage',
+      ...base,
+      durationMs: Math.max(0, entry.at - stageStart),
+      summary: outcome,
+      detail: jsonOf(entry.data),
+    };
   }
   if (entry.kind === 'model') {
     const { response, error, request } = entry.data;
     const purpose = typeof request.purpose === 'string' ? request.purpose : 'model';
-    if (error) return { kind: 'model', ...base, summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message)}`, detail: jsonOf(entry.data) };
+    if (error)
+      return {
+        kind: 'model',
+        ...base,
+        summary: `${purpose}: error ${error.kind ?? ''} ${shortText(error.message)}`,
+        detail: jsonOf(entry.data),
+      };
     const calls = (response?.toolCalls ?? []).map((call) => `${call.name} ${shortText(call.arguments, 60)}`).join(', ');
-    const usage = response?.usage ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out` : '';
+    const usage = response?.usage
+      ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out`
+      : '';
     const said = response?.content ? ` "${shortText(response.content)}"` : '';
-    const item: TimelineItem = { kind: 'model', ...base, summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`, detail: jsonOf(entry.data) };
+    const item: TimelineItem = {
+      kind: 'model',
+      ...base,
+      summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`,
+      detail: jsonOf(entry.data),
+    };
     if (response !== undefined && response.toolCalls.length > 0) item.calls = response.toolCalls.map((call) => call.id);
     return item;
   }
@@ -65,12 +89,24 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
     const { calls, results } = entry.data;
     const lines = calls.map((call, index) => {
       const result = results[index];
-      const outcome = result === undefined ? '?' : result.ok ? shortText(result.content) : `error ${result.error.kind}: ${shortText(result.error.message)}`;
+      const outcome =
+        result === undefined
+          ? '?'
+          : result.ok
+            ? shortText(result.content)
+            : `error ${result.error.kind}: ${shortText(result.error.message)}`;
       return `${call.name} ${shortText(call.arguments, 60)} → ${outcome}`;
     });
-    return { kind: 'tool', ...base, summary: lines.join('; '), detail: jsonOf(entry.data), calls: calls.map((call) => call.id) };
+    return {
+      kind: 'tool',
+      ...base,
+      summary: lines.join('; '),
+      detail: jsonOf(entry.data),
+      calls: calls.map((call) => call.id),
+    };
   }
-  if (entry.kind === 'decision') return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
+  if (entry.kind === 'decision')
+    return { kind: 'decision', ...base, summary: decisionSummary(entry.data), detail: jsonOf(entry.data) };
   return undefined;
 }
 
@@ -80,6 +116,9 @@ function decisionSummary(data: JournalEntries['decision']): string {
   const call = data.id !== undefined ? ` call ${data.id}` : '';
   if ('action' in answer) return `limit: ${answer.action}${answer.action === 'extend' ? ` by ${answer.by}` : ''}`;
   if (!answer.approve) return `rejected${call}${answer.message ? `: "${shortText(answer.message, 200)}"` : ''}`;
-  const edited = 'arguments' in answer ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}` : '';
+  const edited =
+    'arguments' in answer
+      ? ` with edited arguments ${shortText(typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments), 200)}`
+      : '';
   return `approved${call}${edited}${'always' in answer && answer.always ? " (and the rest of this tool's calls)" : ''}`;
 }

@@ -10,7 +10,10 @@ export interface ApprovalRequest {
 }
 
 /** `always`: allow this tool for the rest of the run; `arguments`: run it with these (validated again) instead. */
-export type Decision = { approve: true; always?: boolean } | { approve: true; arguments: string | JsonObject } | { approve: false; message?: string };
+export type Decision =
+  | { approve: true; always?: boolean }
+  | { approve: true; arguments: string | JsonObject }
+  | { approve: false; message?: string };
 
 export type LimitKind = 'iterations' | 'tokens' | 'cost' | 'time';
 

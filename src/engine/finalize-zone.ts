@@ -27,14 +27,20 @@ export class FinalizeZone implements ZoneRules {
   private expiry: Promise<typeof leftBehind> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly host: FinalizeHost, private readonly limitMs: number) {}
+  constructor(
+    private readonly host: FinalizeHost,
+    private readonly limitMs: number,
+  ) {}
 
   get aborted(): boolean {
     return this.abort.aborted;
   }
 
   abortedBefore(stage: Stage): boolean {
-    this.host.warnings.push({ stage: stage.name, message: `skipped: the finalize time limit of ${this.limitMs} ms had passed` });
+    this.host.warnings.push({
+      stage: stage.name,
+      message: `skipped: the finalize time limit of ${this.limitMs} ms had passed`,
+    });
     return true;
   }
 
@@ -44,7 +50,10 @@ export class FinalizeZone implements ZoneRules {
 
   leftBehind(stage: Stage): boolean {
     this.leftRunning = true;
-    this.host.warnings.push({ stage: stage.name, message: `did not finish within the finalize time limit of ${this.limitMs} ms` });
+    this.host.warnings.push({
+      stage: stage.name,
+      message: `did not finish within the finalize time limit of ${this.limitMs} ms`,
+    });
     return true;
   }
 
@@ -70,10 +79,13 @@ export class FinalizeZone implements ZoneRules {
   /** The limit counts from finalize's start; its timers are armed only once a finalize stage waits. */
   private expired(): Promise<typeof leftBehind> {
     this.expiry ??= new Promise<typeof leftBehind>((resolve) => {
-      this.timer = setTimeout(() => {
-        this.abort.abort(new Error('finalize time limit reached'));
-        this.timer = setTimeout(resolve, finalizeGraceMs, leftBehind);
-      }, Math.max(0, this.limitMs - (performance.now() - this.started)));
+      this.timer = setTimeout(
+        () => {
+          this.abort.abort(new Error('finalize time limit reached'));
+          this.timer = setTimeout(resolve, finalizeGraceMs, leftBehind);
+        },
+        Math.max(0, this.limitMs - (performance.now() - this.started)),
+      );
     });
     return this.expiry;
   }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /** A number field with one rule; every failure of it says `must be <expected>`, the words each door puts after its name. */
-const numberField = (expected: string, rule: (value: number) => boolean) => z.number({ error: `must be ${expected}` }).refine(rule, { error: `must be ${expected}` });
+const numberField = (expected: string, rule: (value: number) => boolean) =>
+  z.number({ error: `must be ${expected}` }).refine(rule, { error: `must be ${expected}` });
 const wholeNumber = (minimum: number) => (value: number) => Number.isInteger(value) && value >= minimum;
 
 /** The fields, without the rules between them (a door that picks some of them adds `guardSettingsConflict` itself). */
@@ -20,7 +21,10 @@ export const guardSettingsObject = z.object({
   /** Screens every door (task, tool descriptions, history and facts, tool results) and flags, redacts or blocks. Default: off. */
   injection: z.enum(['flag', 'redact', 'block'], { error: 'must be flag, redact or block' }).optional(),
   /** The Nth identical failing call is refused; 0 turns the repeated-call guard off. Default 3. */
-  loopLimit: numberField('a whole number of at least 2 (the first call always runs), or 0 for off', (value) => value === 0 || wholeNumber(2)(value)).optional(),
+  loopLimit: numberField(
+    'a whole number of at least 2 (the first call always runs), or 0 for off',
+    (value) => value === 0 || wholeNumber(2)(value),
+  ).optional(),
   /** At that call the repeated-call guard refuses it, or asks a person (which brings the guard on its own). Default refuse. */
   onRepeat: z.enum(['refuse', 'ask'], { error: 'must be "refuse" or "ask"' }).optional(),
   /** Tokens each model request is pruned to; 0 turns pruning off. Default: 80% of the model's context window. */
@@ -38,16 +42,32 @@ export type SettingNamer = (setting: GuardSettingName) => string;
 const fieldName: SettingNamer = (setting) => setting;
 
 /** The settings that are limits, in the order of the `limits` event (null there: off). */
-export const limitSettings = ['maxIterations', 'maxTokens', 'maxCostUsd', 'timeoutSeconds', 'loopLimit', 'contextBudget'] as const satisfies readonly GuardSettingName[];
+export const limitSettings = [
+  'maxIterations',
+  'maxTokens',
+  'maxCostUsd',
+  'timeoutSeconds',
+  'loopLimit',
+  'contextBudget',
+] as const satisfies readonly GuardSettingName[];
 export type LimitSetting = (typeof limitSettings)[number];
 
 /** The rules between settings, worded with the door's names; undefined when the settings agree. */
-export function guardSettingsConflict(settings: GuardSettings, name: SettingNamer = fieldName): { setting: GuardSettingName; message: string } | undefined {
+export function guardSettingsConflict(
+  settings: GuardSettings,
+  name: SettingNamer = fieldName,
+): { setting: GuardSettingName; message: string } | undefined {
   if (settings.onRepeat !== undefined && settings.loopLimit === 0) {
-    return { setting: 'onRepeat', message: `${name('onRepeat')} needs the repeated-call guard, but ${name('loopLimit')} 0 turns it off: drop one of the two` };
+    return {
+      setting: 'onRepeat',
+      message: `${name('onRepeat')} needs the repeated-call guard, but ${name('loopLimit')} 0 turns it off: drop one of the two`,
+    };
   }
   if (settings.budgetMode === 'hard' && !settings.maxTokens && settings.maxCostUsd === undefined) {
-    return { setting: 'budgetMode', message: `${name('budgetMode')} hard needs ${name('maxTokens')} or ${name('maxCostUsd')}: it decides before each model call whether that call would cross them` };
+    return {
+      setting: 'budgetMode',
+      message: `${name('budgetMode')} hard needs ${name('maxTokens')} or ${name('maxCostUsd')}: it decides before each model call whether that call would cross them`,
+    };
   }
   return undefined;
 }
@@ -56,7 +76,8 @@ export function guardSettingsConflict(settings: GuardSettings, name: SettingName
 export function withGuardRules<Schema extends z.ZodType<GuardSettings>>(schema: Schema) {
   return schema.superRefine((settings, context) => {
     const conflict = guardSettingsConflict(settings);
-    if (conflict !== undefined) context.addIssue({ code: 'custom', path: [conflict.setting], message: conflict.message });
+    if (conflict !== undefined)
+      context.addIssue({ code: 'custom', path: [conflict.setting], message: conflict.message });
   });
 }
 
@@ -67,7 +88,11 @@ export const guardSettingsSchema = withGuardRules(guardSettingsObject);
  * The settings checked, or a config error of one line in the door's words: `<name> must be <expected>, got <value>`,
  * with the value as the person wrote it (`shown`: the CLI's flag text).
  */
-export function checkGuardSettings(given: Readonly<Record<string, unknown>>, name: SettingNamer = fieldName, shown: Readonly<Record<string, unknown>> = given): GuardSettings {
+export function checkGuardSettings(
+  given: Readonly<Record<string, unknown>>,
+  name: SettingNamer = fieldName,
+  shown: Readonly<Record<string, unknown>> = given,
+): GuardSettings {
   const parsed = guardSettingsObject.safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -81,9 +106,11 @@ export function checkGuardSettings(given: Readonly<Record<string, unknown>>, nam
 
 /** Settings written as text (CLI flags; recipes recorded before the settings were typed): text that reads as a number becomes it. */
 export function numbersOfText(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).map(([key, value]) => {
-    if (typeof value !== 'string' || value.trim() === '') return [key, value];
-    const number = Number(value);
-    return [key, Number.isFinite(number) ? number : value];
-  }));
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => {
+      if (typeof value !== 'string' || value.trim() === '') return [key, value];
+      const number = Number(value);
+      return [key, Number.isFinite(number) ? number : value];
+    }),
+  );
 }

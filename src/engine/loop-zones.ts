@@ -57,7 +57,13 @@ export class LoopZones implements ZoneRules {
   failed(stage: Stage, thrown: unknown): false {
     if (this.abort.aborted) return this.abortedBefore(stage);
     const error = inputWriteError(thrown, this.state) ?? thrown;
-    this.error = { stage: stage.name, zone: this.ctx.zone, iteration: this.state.iteration, message: messageOf(error), cause: error };
+    this.error = {
+      stage: stage.name,
+      zone: this.ctx.zone,
+      iteration: this.state.iteration,
+      message: messageOf(error),
+      cause: error,
+    };
     this.outcome.end('failed', 'error', stage.name, `stage "${stage.name}" failed: ${messageOf(error)}`);
     return false;
   }

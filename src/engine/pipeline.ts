@@ -26,7 +26,8 @@ export function definePipeline(definition: PipelineDefinition): Pipeline {
   const fail = (problem: string): never => {
     throw new StageloopError('config', `pipeline "${String(definition?.name)}": ${problem}`);
   };
-  if (typeof definition !== 'object' || definition === null) throw new StageloopError('config', 'definePipeline needs an object');
+  if (typeof definition !== 'object' || definition === null)
+    throw new StageloopError('config', 'definePipeline needs an object');
   if (typeof definition.name !== 'string' || !kebabCase.test(definition.name)) {
     fail('name must be kebab-case, like "react" or "plan-execute-replan"');
   }

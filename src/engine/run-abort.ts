@@ -7,7 +7,11 @@ import type { Clock } from './stage.js';
 
 /** The abort reason used when a stage's deadline passes, so the run ends as stopped rather than cancelled. */
 export class DeadlineReached extends StageloopError {
-  constructor(readonly stage: string, readonly kind: string, message: string) {
+  constructor(
+    readonly stage: string,
+    readonly kind: string,
+    message: string,
+  ) {
     super('internal', message);
   }
 }
@@ -82,7 +86,8 @@ export class RunAbort {
   /** What the run's stop reason says about this abort. */
   describe(): { status: 'stopped' | 'cancelled'; kind: string; stage: string; message: string } {
     const reason: unknown = this.controller.reason;
-    if (isDeadline(reason)) return { status: 'stopped', kind: reason.kind, stage: reason.stage, message: reason.message };
+    if (isDeadline(reason))
+      return { status: 'stopped', kind: reason.kind, stage: reason.stage, message: reason.message };
     return { status: 'cancelled', kind: 'cancelled', stage: this.stageAtAbort, message: cancelMessage(reason) };
   }
 

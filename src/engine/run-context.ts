@@ -28,7 +28,12 @@ export class RunContext implements StageContext {
   #eventSeq = 0;
 
   /** `eventClock` is the real clock: event times are not part of what a replay must reproduce. */
-  constructor(host: ContextHost, readonly deps: Deps, runId: string, eventClock: Clock) {
+  constructor(
+    host: ContextHost,
+    readonly deps: Deps,
+    runId: string,
+    eventClock: Clock,
+  ) {
     this.#host = host;
     this.#runId = runId;
     this.#eventClock = eventClock;
@@ -53,7 +58,20 @@ export class RunContext implements StageContext {
   /** The runner's own events, whose data it has built itself. */
   report(type: RunEventType, data: object): void {
     const onEvent = this.deps.onEvent;
-    if (onEvent !== undefined) deliver(onEvent, type, { runId: this.#runId, seq: ++this.#eventSeq, zone: this.zone, stage: this.stage, iteration: this.iteration, at: this.#eventClock.now() }, data);
+    if (onEvent !== undefined)
+      deliver(
+        onEvent,
+        type,
+        {
+          runId: this.#runId,
+          seq: ++this.#eventSeq,
+          zone: this.zone,
+          stage: this.stage,
+          iteration: this.iteration,
+          at: this.#eventClock.now(),
+        },
+        data,
+      );
   }
 
   setDeadline(at: number, reason: string, kind: string): void {

@@ -11,7 +11,12 @@ export interface EventSource {
   at: number;
 }
 
-export function deliver(onEvent: (event: RunEvent) => void, type: RunEventType, source: EventSource, data: object): void {
+export function deliver(
+  onEvent: (event: RunEvent) => void,
+  type: RunEventType,
+  source: EventSource,
+  data: object,
+): void {
   const runLevel = type.startsWith('run_');
   // The one place an event is built from a type and data that ctx.emit has already checked against RunEvents.
   const event = {

@@ -24,13 +24,16 @@ export interface CheckedOptions {
 
 /** Throws a TypeError naming the wrong argument: the only way runPipeline rejects. */
 export function checkArguments(pipeline: Pipeline, input: RunInput, options: RunOptions): CheckedOptions {
-  if (!isPipeline(pipeline)) throw new TypeError('runPipeline: the first argument must be a pipeline made by definePipeline()');
+  if (!isPipeline(pipeline))
+    throw new TypeError('runPipeline: the first argument must be a pipeline made by definePipeline()');
   if (typeof input !== 'object' || input === null || typeof input.task !== 'string') {
     throw new TypeError('runPipeline: input must be an object like { task: "..." }');
   }
   const finalizeTimeoutMs = options.finalizeTimeoutMs ?? 10_000;
-  if (!(finalizeTimeoutMs > 0)) throw new TypeError('runPipeline: finalizeTimeoutMs must be a positive number of milliseconds');
+  if (!(finalizeTimeoutMs > 0))
+    throw new TypeError('runPipeline: finalizeTimeoutMs must be a positive number of milliseconds');
   const abandonAfterMs = options.abandonAfterMs ?? 500;
-  if (!(abandonAfterMs >= 0)) throw new TypeError('runPipeline: abandonAfterMs must be a number of milliseconds, 0 or more');
+  if (!(abandonAfterMs >= 0))
+    throw new TypeError('runPipeline: abandonAfterMs must be a number of milliseconds, 0 or more');
   return { finalizeTimeoutMs, abandonAfterMs };
 }

@@ -3,7 +3,10 @@ import type { z } from 'zod';
 import type { RunState } from './state.js';
 
 /** `outputOf(result, schema)`: the run's output parsed by `schema` (transforms applied), or undefined when it made none. */
-export function outputOf<Schema extends z.ZodType>(result: { state: RunState }, schema: Schema): z.output<Schema> | undefined {
+export function outputOf<Schema extends z.ZodType>(
+  result: { state: RunState },
+  schema: Schema,
+): z.output<Schema> | undefined {
   const value = result.state.output;
   return value === undefined ? undefined : schema.parse(value);
 }

@@ -32,7 +32,12 @@ export interface RunSeam {
    * After every stage (`stage` is its name) and on entering finalize (`stage` null). A promise is awaited; a throw ends
    * the run `failed` with kind `store` (in finalize it becomes a warning).
    */
-  boundary(state: RunState, position: RunPosition, stage: string | null, signal: Signal | undefined): void | PromiseLike<void>;
+  boundary(
+    state: RunState,
+    position: RunPosition,
+    stage: string | null,
+    signal: Signal | undefined,
+  ): void | PromiseLike<void>;
   /** With the result, before runPipeline resolves; a throw becomes a warning. */
   finished?(result: RunResult): void | PromiseLike<void>;
 }
@@ -66,7 +71,9 @@ export class SeamCaller {
 
   /** In finalize, where a failure to record is a warning. */
   finalize(nextStage: number, stage: string | null, signal: Signal | void): Promise<void> {
-    return this.settle(() => this.seam.boundary(this.state, this.position('finalize', nextStage), stage, signal ?? undefined));
+    return this.settle(() =>
+      this.seam.boundary(this.state, this.position('finalize', nextStage), stage, signal ?? undefined),
+    );
   }
 
   finished(result: RunResult): Promise<void> {
@@ -75,7 +82,14 @@ export class SeamCaller {
 
   private position(zone: Zone, nextStage: number): RunPosition {
     const { steer, breakRequested, ended } = this.outcome;
-    return { zone, iteration: this.state.iteration, nextStage, steer: steer && { ...steer }, breakRequested, ended: ended && { ...ended } };
+    return {
+      zone,
+      iteration: this.state.iteration,
+      nextStage,
+      steer: steer && { ...steer },
+      breakRequested,
+      ended: ended && { ...ended },
+    };
   }
 
   private async settle(call: () => void | PromiseLike<void>): Promise<void> {
@@ -93,8 +107,12 @@ export class SeamCaller {
  */
 export function liveCursor(context: () => RunCursor): RunCursor {
   return {
-    get zone() { return context().zone; },
-    get iteration() { return context().iteration; },
+    get zone() {
+      return context().zone;
+    },
+    get iteration() {
+      return context().iteration;
+    },
     get stage() {
       const branch = currentBranch();
       return branch?.parallel === true ? `${context().stage}#${branch.step}` : context().stage;

@@ -29,12 +29,18 @@ export function runTracer(tracer: RunTracer | undefined): RunTracer | undefined 
 class GuardedTracer implements RunTracer {
   constructor(private readonly tracer: RunTracer) {}
 
-  run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result> {
+  run<Result extends RunOutcomeSummary>(
+    info: { runId: string; pipeline: string },
+    body: () => Promise<Result>,
+  ): Promise<Result> {
     return guardAsync((wrapped) => this.tracer.run({ runId: info.runId, pipeline: info.pipeline }, wrapped), body);
   }
 
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result> {
-    return guardAsync((wrapped) => this.tracer.iteration({ runId: info.runId, iteration: info.iteration }, wrapped), body);
+    return guardAsync(
+      (wrapped) => this.tracer.iteration({ runId: info.runId, iteration: info.iteration }, wrapped),
+      body,
+    );
   }
 
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn {
@@ -46,7 +52,10 @@ class GuardedTracer implements RunTracer {
     };
     let traced: StageReturn;
     try {
-      traced = this.tracer.stage({ runId: info.runId, name: info.name, zone: info.zone, iteration: info.iteration }, wrapped);
+      traced = this.tracer.stage(
+        { runId: info.runId, name: info.name, zone: info.zone, iteration: info.iteration },
+        wrapped,
+      );
     } catch {
       return called ? returned : body();
     }
@@ -55,11 +64,17 @@ class GuardedTracer implements RunTracer {
     // rejected the result cannot change the run.
     if (!isPromiseLike(traced)) return returned;
     const own = returned;
-    return Promise.resolve(traced).then(() => own, () => own);
+    return Promise.resolve(traced).then(
+      () => own,
+      () => own,
+    );
   }
 }
 
-function guardAsync<Result>(wrap: (wrapped: () => Promise<Result>) => Promise<Result>, body: () => Promise<Result>): Promise<Result> {
+function guardAsync<Result>(
+  wrap: (wrapped: () => Promise<Result>) => Promise<Result>,
+  body: () => Promise<Result>,
+): Promise<Result> {
   let own: Promise<Result> | undefined;
   const wrapped = () => (own = body());
   let traced: Promise<Result>;

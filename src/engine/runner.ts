@@ -49,12 +49,27 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   private readonly start: RunPosition | undefined;
   private readonly loop: LoopZones;
 
-  constructor(readonly pipeline: Pipeline, readonly state: RunState, deps: Deps, options: RunOptions, private readonly checked: CheckedOptions) {
+  constructor(
+    readonly pipeline: Pipeline,
+    readonly state: RunState,
+    deps: Deps,
+    options: RunOptions,
+    private readonly checked: CheckedOptions,
+  ) {
     this.timings = newTimings(pipeline);
     this.start = options.start?.position;
-    if (this.start) Object.assign(this.outcome, { steer: this.start.steer, breakRequested: this.start.breakRequested, ended: this.start.ended });
+    if (this.start)
+      Object.assign(this.outcome, {
+        steer: this.start.steer,
+        breakRequested: this.start.breakRequested,
+        ended: this.start.ended,
+      });
     if (options.seam) this.seam = new SeamCaller(options.seam, state, this.outcome, this.warnings);
-    const wrapped = options.seam?.wrapDeps?.(deps, liveCursor(() => this.ctx)) ?? deps;
+    const wrapped =
+      options.seam?.wrapDeps?.(
+        deps,
+        liveCursor(() => this.ctx),
+      ) ?? deps;
     // Event times use the real clock; deadlines are set from the clock stages read (so a replay sees the same).
     this.ctx = new RunContext(this, wrapped, state.runId, deps.clock);
     // A run started from a checkpoint is already in its iteration (finalize starts no zone pass that would set it).
@@ -79,11 +94,13 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   }
 
   readonly execute = async (): Promise<RunResult> => {
-    if (this.ctx.listening) this.ctx.report('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
+    if (this.ctx.listening)
+      this.ctx.report('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     const start = this.start;
     const inFinalize = start?.zone === 'finalize';
     try {
-      if (start === undefined || start.zone === 'setup') await runStages(this, 'setup', this.loop, start?.nextStage ?? 0);
+      if (start === undefined || start.zone === 'setup')
+        await runStages(this, 'setup', this.loop, start?.nextStage ?? 0);
       // From here on what the run was asked is fixed (setup may still redact the task).
       freezeInput(this.state);
       if (start?.zone === 'iteration') await runStages(this, 'iteration', this.loop, start.nextStage);
@@ -94,10 +111,20 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     }
     // A paused run is not over: finalize waits for the resume.
     const { pending, error } = this.loop;
-    const leftRunning = (pending === undefined && (await this.finalize(inFinalize, inFinalize ? start.nextStage : 0))) || this.loop.leftRunning;
+    const leftRunning =
+      (pending === undefined && (await this.finalize(inFinalize, inFinalize ? start.nextStage : 0))) ||
+      this.loop.leftRunning;
     // A stage left running keeps the live state; the result keeps what was true when the run ended.
     const state = leftRunning ? structuredClone(this.state) : this.state;
-    const result = buildResult({ pipeline: this.pipeline, state, outcome: this.outcome.outcome(), timings: this.timings, warnings: this.warnings, error, pending });
+    const result = buildResult({
+      pipeline: this.pipeline,
+      state,
+      outcome: this.outcome.outcome(),
+      timings: this.timings,
+      warnings: this.warnings,
+      error,
+      pending,
+    });
     await this.seam?.finished(result);
     if (this.ctx.listening) this.ctx.report('run_finished', finishedData(result));
     return result;
@@ -124,7 +151,12 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   private nextIteration(): boolean {
     if (this.outcome.ended !== null || this.outcome.breakRequested) return false;
     if (this.state.iteration >= this.pipeline.maxIterations) {
-      this.outcome.end('stopped', 'max_iterations', null, `reached the iteration cap of ${this.pipeline.maxIterations}`);
+      this.outcome.end(
+        'stopped',
+        'max_iterations',
+        null,
+        `reached the iteration cap of ${this.pipeline.maxIterations}`,
+      );
       return false;
     }
     this.ctx.iteration = this.call.iteration = ++this.state.iteration;

@@ -24,9 +24,13 @@ const kindPattern = /^[a-z][a-z0-9_]*$/;
 
 function makeSignal(type: SignalType, reason: string, kind: string, pending?: readonly PendingDecision[]): Signal {
   if (!kindPattern.test(kind)) {
-    throw new TypeError(`signal kind "${kind}" is not snake_case: use lowercase words joined by underscores, e.g. "budget_tokens"`);
+    throw new TypeError(
+      `signal kind "${kind}" is not snake_case: use lowercase words joined by underscores, e.g. "budget_tokens"`,
+    );
   }
-  return Object.freeze(pending === undefined ? { type, reason, kind } : { type, reason, kind, pending: Object.freeze([...pending]) });
+  return Object.freeze(
+    pending === undefined ? { type, reason, kind } : { type, reason, kind, pending: Object.freeze([...pending]) },
+  );
 }
 
 /** Finish the current iteration (its remaining stages still run), then leave the loop. */
@@ -44,7 +48,8 @@ export function abortRun(reason: string, kind = 'aborted'): Signal {
  * same stage with the state as it left it (the stages before it in the iteration are not run again).
  */
 export function interruptRun(reason: string, pending: readonly PendingDecision[], kind = 'awaiting_decision'): Signal {
-  if (pending.length === 0) throw new TypeError('interruptRun needs at least one pending decision: return nothing to continue instead');
+  if (pending.length === 0)
+    throw new TypeError('interruptRun needs at least one pending decision: return nothing to continue instead');
   return makeSignal('interrupt_run', reason, kind, pending);
 }
 

@@ -103,8 +103,11 @@ export class StageCall implements StageInfo {
 /** Checks what a stage returned and reports its end. */
 function checked(ctx: RunContext, stage: Stage, signal: Signal | void): Signal | void {
   if (signal !== undefined && !isSignal(signal)) {
-    throw new TypeError(`stage "${stage.name}" returned something that is not a signal: return nothing, breakLoop() or abortRun()`);
+    throw new TypeError(
+      `stage "${stage.name}" returned something that is not a signal: return nothing, breakLoop() or abortRun()`,
+    );
   }
-  if (ctx.listening) ctx.report('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
+  if (ctx.listening)
+    ctx.report('stage_finished', signal ? { signal: signal.type, kind: signal.kind, reason: signal.reason } : {});
   return signal;
 }

@@ -64,7 +64,9 @@ export interface RunEventOf<Type extends RunEventType> {
  * The data argument of `ctx.emit`: the data, or a function giving it that is called only when someone listens (so a
  * stage builds nothing for nobody); optional when the event's data may be empty.
  */
-export type EmitData<Type extends RunEventType> = {} extends RunEvents[Type] ? [data?: EventData<Type>] : [data: EventData<Type>];
+export type EmitData<Type extends RunEventType> = {} extends RunEvents[Type]
+  ? [data?: EventData<Type>]
+  : [data: EventData<Type>];
 export type EventData<Type extends RunEventType> = RunEvents[Type] | (() => RunEvents[Type]);
 
 export interface StageInfo {
@@ -80,7 +82,10 @@ export interface StageInfo {
 export interface RunTracer {
   /** Asked once when a run starts: false means nothing would be recorded, and the run is not wrapped at all. */
   enabled?(): boolean;
-  run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>): Promise<Result>;
+  run<Result extends RunOutcomeSummary>(
+    info: { runId: string; pipeline: string },
+    body: () => Promise<Result>,
+  ): Promise<Result>;
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result>;
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn;
 }

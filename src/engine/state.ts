@@ -133,8 +133,13 @@ export function inputWriteError(error: unknown, state: RunState): StageloopError
   try {
     if (!(error instanceof TypeError)) return undefined;
     const field = /(?:read only property|add property|delete property) '?(\w+)'?/.exec(error.message)?.[1];
-    if (field === undefined || !(field in state.input || ['task', 'options', 'session', 'user'].includes(field))) return undefined;
-    return new StageloopError('internal', `state.input.${field} is read-only once the run's loop has started: keep what a stage derives from the input in its own slot`, { cause: error });
+    if (field === undefined || !(field in state.input || ['task', 'options', 'session', 'user'].includes(field)))
+      return undefined;
+    return new StageloopError(
+      'internal',
+      `state.input.${field} is read-only once the run's loop has started: keep what a stage derives from the input in its own slot`,
+      { cause: error },
+    );
   } catch {
     return undefined;
   }

@@ -9,7 +9,16 @@ import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
  * person (an agent whose run paused for approval): act pauses the calling run with its `pending` decisions, and
  * runs the call again with them on resume; a model never reads it.
  */
-export type ToolErrorKind = 'unknown_tool' | 'invalid_arguments' | 'timeout' | 'aborted' | 'failed' | 'output_too_large' | 'refused' | 'agent_stopped' | 'paused';
+export type ToolErrorKind =
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'timeout'
+  | 'aborted'
+  | 'failed'
+  | 'output_too_large'
+  | 'refused'
+  | 'agent_stopped'
+  | 'paused';
 
 export interface ToolError {
   kind: ToolErrorKind;
@@ -42,7 +51,15 @@ export interface AgentAnswer {
 
 export type ToolResult =
   /** `empty`: the tool returned nothing (content says so); `truncated`: content was cut at the output cap (content ends with a marker). */
-  | { ok: true; content: string; durationMs: number; empty?: boolean; truncated?: boolean; usage?: ChatUsage; agent?: AgentAnswer }
+  | {
+      ok: true;
+      content: string;
+      durationMs: number;
+      empty?: boolean;
+      truncated?: boolean;
+      usage?: ChatUsage;
+      agent?: AgentAnswer;
+    }
   | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage };
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 

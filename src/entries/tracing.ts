@@ -4,6 +4,19 @@ export { otelRunTracer, type OtelRunTracerOptions } from '../tracing/otel-tracer
 export { traceModel, type TraceModelOptions } from '../tracing/traced-model.js';
 export { toolSpanWrapper, type ToolSpanOptions } from '../tracing/tool-spans.js';
 export { instrumentDeps, traceContentFromEnv, type TracingOptions } from '../tracing/instrument.js';
-export { ConsoleWaterfallExporter, renderWaterfall, type WaterfallSpan, type WaterfallOptions, type WaterfallExportResult } from '../tracing/console-waterfall.js';
+export {
+  ConsoleWaterfallExporter,
+  renderWaterfall,
+  type WaterfallSpan,
+  type WaterfallOptions,
+  type WaterfallExportResult,
+} from '../tracing/console-waterfall.js';
 export { redactSecrets, redactValue, redactedJson } from '../common/redact.js';
-export { GenAiAttributes, GenAiOperations, GeneralAttributes, StageloopAttributes, SpanNames, tracerName } from '../tracing/attributes.js';
+export {
+  GenAiAttributes,
+  GenAiOperations,
+  GeneralAttributes,
+  StageloopAttributes,
+  SpanNames,
+  tracerName,
+} from '../tracing/attributes.js';

@@ -36,16 +36,35 @@ export function readBaseline(file: string): EvalResult {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new StageloopError(missing ? 'not_found' : 'usage', missing ? `--baseline ${file}: no such file (write one with stageloop eval DATASET --json > ${file})` : `--baseline ${file} is not JSON: give the output of stageloop eval --json`);
+    throw new StageloopError(
+      missing ? 'not_found' : 'usage',
+      missing
+        ? `--baseline ${file}: no such file (write one with stageloop eval DATASET --json > ${file})`
+        : `--baseline ${file} is not JSON: give the output of stageloop eval --json`,
+    );
   }
   const results = (value as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results) || !results.every((entry) => typeof entry?.id === 'string' && typeof entry?.variant === 'string' && typeof entry?.pass === 'boolean')) {
-    throw new StageloopError('usage', `--baseline ${file} has no "results" list of { id, variant, pass }: give the output of stageloop eval --json`);
+  if (
+    !Array.isArray(results) ||
+    !results.every(
+      (entry) =>
+        typeof entry?.id === 'string' && typeof entry?.variant === 'string' && typeof entry?.pass === 'boolean',
+    )
+  ) {
+    throw new StageloopError(
+      'usage',
+      `--baseline ${file} has no "results" list of { id, variant, pass }: give the output of stageloop eval --json`,
+    );
   }
   return value as EvalResult;
 }
 
-export function compareWithBaseline(baseline: EvalResult, now: EvalResult, file: string, threshold = 0): BaselineComparison {
+export function compareWithBaseline(
+  baseline: EvalResult,
+  now: EvalResult,
+  file: string,
+  threshold = 0,
+): BaselineComparison {
   const before = new Map(baseline.results.map((entry) => [JSON.stringify([entry.id, entry.variant]), entry]));
   const regressions: Regression[] = [];
   const stillFailing: BaselineComparison['stillFailing'] = [];
@@ -63,8 +82,18 @@ export function compareWithBaseline(baseline: EvalResult, now: EvalResult, file:
     const old = baseline.summary?.find((entry) => entry.variant === summary.variant);
     if (old === undefined) return [];
     const fell = (from: number, to: number) => from - to > threshold + 1e-12;
-    return [{ variant: summary.variant, passRate: { before: old.passRate, now: summary.passRate }, meanScore: { before: old.meanScore, now: summary.meanScore }, regressed: fell(old.passRate, summary.passRate) || fell(old.meanScore, summary.meanScore) }];
+    return [
+      {
+        variant: summary.variant,
+        passRate: { before: old.passRate, now: summary.passRate },
+        meanScore: { before: old.meanScore, now: summary.meanScore },
+        regressed: fell(old.passRate, summary.passRate) || fell(old.meanScore, summary.meanScore),
+      },
+    ];
   });
-  const failed = threshold === 0 ? regressions.length > 0 : variants.some((variant) => variant.regressed) || regressions.some((entry) => entry.kind === 'new_failure');
+  const failed =
+    threshold === 0
+      ? regressions.length > 0
+      : variants.some((variant) => variant.regressed) || regressions.some((entry) => entry.kind === 'new_failure');
   return { file, threshold, regressions, stillFailing, fixed, variants, failed };
 }

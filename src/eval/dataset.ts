@@ -17,7 +17,9 @@ export interface Dataset {
   graders?: Grader[];
 }
 
-const json: z.ZodType<JsonValue> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]));
+const json: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(z.string(), json)]),
+);
 const jsonObject = z.record(z.string(), json);
 const threshold = { threshold: z.number().min(0).max(1).optional() };
 
@@ -25,13 +27,37 @@ const graderSpec = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('contains'), value: json.optional(), ...threshold }),
   z.strictObject({ type: z.literal('exact'), value: z.string().optional(), ...threshold }),
   z.strictObject({ type: z.literal('normalized'), value: z.string().optional(), ...threshold }),
-  z.strictObject({ type: z.literal('regex'), pattern: z.string(), flags: z.string().regex(/^[dgimsuvy]*$/).optional(), ...threshold }),
-  z.strictObject({ type: z.literal('number'), value: z.number().optional(), tolerance: z.number().min(0).optional(), relative: z.boolean().optional(), ...threshold }),
+  z.strictObject({
+    type: z.literal('regex'),
+    pattern: z.string(),
+    flags: z
+      .string()
+      .regex(/^[dgimsuvy]*$/)
+      .optional(),
+    ...threshold,
+  }),
+  z.strictObject({
+    type: z.literal('number'),
+    value: z.number().optional(),
+    tolerance: z.number().min(0).optional(),
+    relative: z.boolean().optional(),
+    ...threshold,
+  }),
   z.strictObject({ type: z.literal('json-schema'), schema: jsonObject, ...threshold }),
   z.strictObject({ type: z.literal('json-subset'), value: json.optional(), ...threshold }),
-  z.strictObject({ type: z.literal('tool-called'), name: z.string().min(1), arguments: jsonObject.optional(), times: z.number().int().min(1).optional(), ...threshold }),
+  z.strictObject({
+    type: z.literal('tool-called'),
+    name: z.string().min(1),
+    arguments: jsonObject.optional(),
+    times: z.number().int().min(1).optional(),
+    ...threshold,
+  }),
   z.strictObject({ type: z.literal('tool-not-called'), name: z.string().min(1).optional(), ...threshold }),
-  z.strictObject({ type: z.literal('stop-reason'), kind: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]), ...threshold }),
+  z.strictObject({
+    type: z.literal('stop-reason'),
+    kind: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    ...threshold,
+  }),
   z.strictObject({ type: z.literal('max-tokens'), value: z.number().int().min(1), ...threshold }),
   z.strictObject({ type: z.literal('max-time'), ms: z.number().min(1), ...threshold }),
   z.strictObject({ type: z.literal('judge'), rubric: z.string().min(1), ...threshold }),
@@ -50,9 +76,12 @@ const caseSchema = z.strictObject({
 function problemOf(error: z.ZodError): string {
   const issue = error.issues[0]!;
   const path = issue.path.join('.');
-  if (issue.code === 'invalid_union' && issue.path.at(-1) === 'type') return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
-  if (issue.code === 'invalid_union' && issue.path.includes('graders')) return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
-  if (issue.code === 'unrecognized_keys') return `${path ? `${path}: ` : ''}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (a case has id, task, input, expected, graders, tags)`;
+  if (issue.code === 'invalid_union' && issue.path.at(-1) === 'type')
+    return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
+  if (issue.code === 'invalid_union' && issue.path.includes('graders'))
+    return `${path}: unknown grader type: use one of ${graderTypes.join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `${path ? `${path}: ` : ''}unknown field ${issue.keys.map((key) => `"${key}"`).join(', ')} (a case has id, task, input, expected, graders, tags)`;
   return `${path || 'the case'}: ${issue.message}`;
 }
 
@@ -62,9 +91,15 @@ export function checkCases(raw: readonly unknown[], where: (index: number) => st
   return raw.map((value, index) => {
     const parsed = caseSchema.safeParse(value);
     if (!parsed.success) throw new StageloopError('usage', `${where(index)}: ${problemOf(parsed.error)}`);
-    const evalCase = Object.fromEntries(Object.entries(parsed.data).filter(([, field]) => field !== undefined)) as unknown as EvalCase;
+    const evalCase = Object.fromEntries(
+      Object.entries(parsed.data).filter(([, field]) => field !== undefined),
+    ) as unknown as EvalCase;
     const earlier = seen.get(evalCase.id);
-    if (earlier !== undefined) throw new StageloopError('usage', `${where(index)}: id "${evalCase.id}" is used already by ${where(earlier)}: give each case its own id`);
+    if (earlier !== undefined)
+      throw new StageloopError(
+        'usage',
+        `${where(index)}: id "${evalCase.id}" is used already by ${where(earlier)}: give each case its own id`,
+      );
     seen.set(evalCase.id, index);
     return evalCase;
   });
@@ -79,11 +114,24 @@ export function parseJsonl(text: string, name: string): Dataset {
     try {
       lines.push({ value: JSON.parse(trimmed), line: index + 1 });
     } catch (error) {
-      throw new StageloopError('usage', `${name}:${index + 1}: not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): write one case object per line`);
+      throw new StageloopError(
+        'usage',
+        `${name}:${index + 1}: not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): write one case object per line`,
+      );
     }
   });
-  if (lines.length === 0) throw new StageloopError('usage', `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`);
-  return { name, cases: checkCases(lines.map((entry) => entry.value), (index) => `${name}:${lines[index]!.line}`) };
+  if (lines.length === 0)
+    throw new StageloopError(
+      'usage',
+      `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`,
+    );
+  return {
+    name,
+    cases: checkCases(
+      lines.map((entry) => entry.value),
+      (index) => `${name}:${lines[index]!.line}`,
+    ),
+  };
 }
 
 /** What a module dataset exports: `export default [...cases]`, or `{ cases, graders }`, or a function returning either. */
@@ -92,24 +140,50 @@ async function fromModule(file: string, name: string): Promise<Dataset> {
   try {
     loaded = (await import(pathToFileURL(file).href)) as typeof loaded;
   } catch (error) {
-    throw new StageloopError('usage', `${name}: the module could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw new StageloopError(
+      'usage',
+      `${name}: the module could not be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    );
   }
-  let value: unknown = loaded.default ?? (loaded.cases !== undefined ? { cases: loaded.cases, graders: loaded.graders } : undefined);
+  let value: unknown =
+    loaded.default ?? (loaded.cases !== undefined ? { cases: loaded.cases, graders: loaded.graders } : undefined);
   if (typeof value === 'function') value = await (value as () => unknown)();
-  const shape = Array.isArray(value) ? { cases: value as unknown[] } : (value as { cases?: unknown; graders?: unknown } | undefined);
-  if (!shape || !Array.isArray(shape.cases)) throw new StageloopError('usage', `${name}: export the cases: export default [{ id, task, expected }], or { cases, graders }`);
+  const shape = Array.isArray(value)
+    ? { cases: value as unknown[] }
+    : (value as { cases?: unknown; graders?: unknown } | undefined);
+  if (!shape || !Array.isArray(shape.cases))
+    throw new StageloopError(
+      'usage',
+      `${name}: export the cases: export default [{ id, task, expected }], or { cases, graders }`,
+    );
   const graders = shape.graders === undefined ? undefined : (shape.graders as unknown[]);
-  if (graders !== undefined && !(Array.isArray(graders) && graders.every((grader) => typeof (grader as Grader | null)?.grade === 'function'))) {
-    throw new StageloopError('usage', `${name}: "graders" must be an array of graders (made by the functions of stageloop's eval graders)`);
+  if (
+    graders !== undefined &&
+    !(Array.isArray(graders) && graders.every((grader) => typeof (grader as Grader | null)?.grade === 'function'))
+  ) {
+    throw new StageloopError(
+      'usage',
+      `${name}: "graders" must be an array of graders (made by the functions of stageloop's eval graders)`,
+    );
   }
-  return { name, cases: checkCases(shape.cases, (index) => `${name}: case ${index + 1}`), ...(graders !== undefined && { graders: graders as Grader[] }) };
+  return {
+    name,
+    cases: checkCases(shape.cases, (index) => `${name}: case ${index + 1}`),
+    ...(graders !== undefined && { graders: graders as Grader[] }),
+  };
 }
 
 /** `builtin:NAME`, a .jsonl file, or a .js/.mjs/.ts module. */
 export async function loadDataset(source: string, cwd = process.cwd()): Promise<Dataset> {
   if (source.startsWith('builtin:')) {
     const cases = builtInDatasets[source.slice('builtin:'.length)];
-    if (cases === undefined) throw new StageloopError('usage', `no built-in dataset "${source}": choose ${Object.keys(builtInDatasets).map((name) => `builtin:${name}`).join(', ')}`);
+    if (cases === undefined)
+      throw new StageloopError(
+        'usage',
+        `no built-in dataset "${source}": choose ${Object.keys(builtInDatasets)
+          .map((name) => `builtin:${name}`)
+          .join(', ')}`,
+      );
     return { name: source, cases: checkCases(cases, (index) => `${source}: case ${index + 1}`) };
   }
   const file = resolve(cwd, source);
@@ -120,7 +194,12 @@ export async function loadDataset(source: string, cwd = process.cwd()): Promise<
     text = await readFile(file, 'utf8');
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new StageloopError(missing ? 'not_found' : 'usage', missing ? `${source}: no such dataset file (give a .jsonl file, a .js/.ts module, or builtin:arithmetic)` : `${source}: cannot be read (${(error as Error).message})`);
+    throw new StageloopError(
+      missing ? 'not_found' : 'usage',
+      missing
+        ? `${source}: no such dataset file (give a .jsonl file, a .js/.ts module, or builtin:arithmetic)`
+        : `${source}: cannot be read (${(error as Error).message})`,
+    );
   }
   return parseJsonl(text, source);
 }

@@ -68,12 +68,15 @@ interface Job {
 function checkOptions(options: EvaluateOptions): { concurrency: number; repeats: number } {
   const concurrency = options.concurrency ?? 4;
   const repeats = options.repeats ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new StageloopError('usage', `concurrency must be a whole number >= 1, got ${concurrency}`);
-  if (!Number.isInteger(repeats) || repeats < 1) throw new StageloopError('usage', `repeats must be a whole number >= 1, got ${repeats}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new StageloopError('usage', `concurrency must be a whole number >= 1, got ${concurrency}`);
+  if (!Number.isInteger(repeats) || repeats < 1)
+    throw new StageloopError('usage', `repeats must be a whole number >= 1, got ${repeats}`);
   if (options.variants.length === 0) throw new StageloopError('usage', 'evaluate needs at least one variant');
   const names = options.variants.map((variant) => variant.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice !== undefined) throw new StageloopError('usage', `variant "${twice}" is given twice: give each variant its own name`);
+  if (twice !== undefined)
+    throw new StageloopError('usage', `variant "${twice}" is given twice: give each variant its own name`);
   return { concurrency, repeats };
 }
 
@@ -85,7 +88,11 @@ async function runJob(job: Job, evalId: string, options: EvaluateOptions): Promi
   const record = { ...variant.record, eval: { id: evalId, case: evalCase.id, variant: variant.name, repeat } };
   const input = { task: evalCase.task, ...(evalCase.input !== undefined && { options: evalCase.input }) };
   const started = performance.now();
-  const result = await runPipeline(variant.pipeline, input, { deps, ...(options.signal && { signal: options.signal }), ...(options.store && { store: options.store, record }) });
+  const result = await runPipeline(variant.pipeline, input, {
+    deps,
+    ...(options.signal && { signal: options.signal }),
+    ...(options.store && { store: options.store, record }),
+  });
   const latencyMs = performance.now() - started;
   // A run the eval's own cancel stopped is not finished: --resume runs it again.
   if (options.signal?.aborted && result.status === 'cancelled') return undefined;
@@ -110,7 +117,9 @@ async function runJob(job: Job, evalId: string, options: EvaluateOptions): Promi
 /** Runs the eval; resolves with every finished run graded (also when interrupted), rejects only on a mistake in its options. */
 export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
   const { concurrency, repeats } = checkOptions(options);
-  const dataset: Dataset = Array.isArray(options.dataset) ? { name: 'dataset', cases: [...(options.dataset as readonly EvalCase[])] } : (options.dataset as Dataset);
+  const dataset: Dataset = Array.isArray(options.dataset)
+    ? { name: 'dataset', cases: [...(options.dataset as readonly EvalCase[])] }
+    : (options.dataset as Dataset);
   const evalId = options.evalId ?? newEvalId();
   const judges = new JudgePool(options.judgeModel);
   const shared = [...(dataset.graders ?? []), ...(options.graders ?? [])];
@@ -122,7 +131,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
   for (const evalCase of dataset.cases) {
     for (const variant of options.variants) {
       for (let repeat = 0; repeat < repeats; repeat++) {
-        if (!done.has(runKey({ id: evalCase.id, variant: variant.name, repeat }))) jobs.push({ evalCase, variant, repeat, graders: gradersByCase.get(evalCase.id)! });
+        if (!done.has(runKey({ id: evalCase.id, variant: variant.name, repeat })))
+          jobs.push({ evalCase, variant, repeat, graders: gradersByCase.get(evalCase.id)! });
       }
     }
   }
@@ -142,6 +152,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
   const complete = finished.length === total;
-  return evalResult(evalId, dataset.name, dataset.cases.map((evalCase) => evalCase.id), options.variants.map((variant) => variant.name), finished, complete);
+  return evalResult(
+    evalId,
+    dataset.name,
+    dataset.cases.map((evalCase) => evalCase.id),
+    options.variants.map((variant) => variant.name),
+    finished,
+    complete,
+  );
 }
-

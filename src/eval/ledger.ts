@@ -38,10 +38,20 @@ export function appendRun(file: string, run: CaseRun): void {
 
 /** The eval's settings and finished runs; a torn last line (the process died mid-write) is skipped. */
 export function readLedger(folder: string, evalId: string): Ledger {
-  if (!/^[\w.-]+$/.test(evalId)) throw new StageloopError('usage', `"${evalId}" is not an eval id: ids look like eval-1a2b3c4d5e (printed when an eval starts)`);
+  if (!/^[\w.-]+$/.test(evalId))
+    throw new StageloopError(
+      'usage',
+      `"${evalId}" is not an eval id: ids look like eval-1a2b3c4d5e (printed when an eval starts)`,
+    );
   const file = ledgerFile(folder, evalId);
-  if (!existsSync(file)) throw new StageloopError('not_found', `no eval ${evalId} in ${folder}: the id is printed when an eval starts (and --store must name the same store)`);
-  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  if (!existsSync(file))
+    throw new StageloopError(
+      'not_found',
+      `no eval ${evalId} in ${folder}: the id is printed when an eval starts (and --store must name the same store)`,
+    );
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const parsed = lines.flatMap((line) => {
     try {
       return [JSON.parse(line) as { kind?: string } & Record<string, unknown>];
@@ -50,7 +60,8 @@ export function readLedger(folder: string, evalId: string): Ledger {
     }
   });
   const first = parsed[0];
-  if (first?.kind !== 'eval') throw new StageloopError('store', `${file} is not an eval ledger (its first line holds no eval settings)`);
+  if (first?.kind !== 'eval')
+    throw new StageloopError('store', `${file} is not an eval ledger (its first line holds no eval settings)`);
   const { kind: _kind, ...header } = first;
   const runs = new Map<string, CaseRun>();
   for (const entry of parsed.slice(1)) {

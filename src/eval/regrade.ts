@@ -25,7 +25,9 @@ export interface RegradeOptions {
 export async function regrade(options: RegradeOptions): Promise<EvalResult> {
   const judges = new JudgePool(options.judgeModel);
   const shared = [...(options.dataset.graders ?? []), ...(options.graders ?? [])];
-  const cases = new Map(options.dataset.cases.map((evalCase) => [evalCase.id, { evalCase, graders: gradersFor(evalCase, shared, judges) }]));
+  const cases = new Map(
+    options.dataset.cases.map((evalCase) => [evalCase.id, { evalCase, graders: gradersFor(evalCase, shared, judges) }]),
+  );
   const graded: CaseRun[] = [];
   for (const run of options.runs) {
     const found = cases.get(run.id);
@@ -35,5 +37,12 @@ export async function regrade(options: RegradeOptions): Promise<EvalResult> {
     graded.push({ ...run, ...(await gradeRun(subject, found.graders)), answer: subject.answer, toolCalls });
   }
   const complete = graded.length === options.dataset.cases.length * options.variants.length * options.repeats;
-  return evalResult(options.evalId, options.dataset.name, options.dataset.cases.map((evalCase) => evalCase.id), options.variants, graded, complete);
+  return evalResult(
+    options.evalId,
+    options.dataset.name,
+    options.dataset.cases.map((evalCase) => evalCase.id),
+    options.variants,
+    graded,
+    complete,
+  );
 }

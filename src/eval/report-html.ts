@@ -8,7 +8,6 @@ import type { BaselineComparison } from './baseline.js';
 import { evalReportScript } from './report-script.js';
 import type { EvalResult } from './types.js';
 
-
 const reportStyle = `
 .charts { display: flex; flex-wrap: wrap; gap: 12px; } figure.chart { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px; }
 figcaption { font-size: 12px; color: var(--muted); text-align: center; }
@@ -20,13 +19,24 @@ td.cell { cursor: pointer; } td.pass, li.pass { color: #2a8a3a; } td.fail, li.fa
 
 function baselineSection(comparison: BaselineComparison | undefined): string {
   if (comparison === undefined) return '';
-  const items = comparison.regressions.map((entry) => `<li>${entry.kind === 'regressed' ? 'regressed' : 'new case failing'}: ${escapeHtml(entry.variant)} ${escapeHtml(entry.id)}</li>`).join('');
-  const verdict = comparison.failed ? '<span class="gate-failed">regressed</span>' : '<span class="gate-passed">no regression</span>';
+  const items = comparison.regressions
+    .map(
+      (entry) =>
+        `<li>${entry.kind === 'regressed' ? 'regressed' : 'new case failing'}: ${escapeHtml(entry.variant)} ${escapeHtml(entry.id)}</li>`,
+    )
+    .join('');
+  const verdict = comparison.failed
+    ? '<span class="gate-failed">regressed</span>'
+    : '<span class="gate-passed">no regression</span>';
   return `<section><h2>Baseline</h2><p>${escapeHtml(comparison.file)} (threshold ${comparison.threshold}): ${verdict}</p>${items ? `<ul id="regressions">${items}</ul>` : ''}</section>`;
 }
 
 /** The page; `views` are the recorded runs as the console shows them (by run id), for the drill-down. */
-export function evalReportPage(result: EvalResult, views: Readonly<Record<string, RunView>>, comparison?: BaselineComparison): string {
+export function evalReportPage(
+  result: EvalResult,
+  views: Readonly<Record<string, RunView>>,
+  comparison?: BaselineComparison,
+): string {
   const title = `stageloop eval ${result.evalId}`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${consoleStyle}${reportStyle}</style></head>
 <body>
@@ -43,6 +53,11 @@ ${evalReportScript}</script>
 `;
 }
 
-export async function writeHtmlReport(file: string, result: EvalResult, views: Readonly<Record<string, RunView>>, comparison?: BaselineComparison): Promise<void> {
+export async function writeHtmlReport(
+  file: string,
+  result: EvalResult,
+  views: Readonly<Record<string, RunView>>,
+  comparison?: BaselineComparison,
+): Promise<void> {
   await writeFile(file, evalReportPage(result, views, comparison));
 }

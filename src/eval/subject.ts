@@ -13,7 +13,10 @@ function parsedArguments(text: string): unknown {
   }
 }
 
-export const calledTool = (call: Pick<ToolCall, 'name' | 'arguments'>): CalledTool => ({ name: call.name, arguments: parsedArguments(call.arguments) });
+export const calledTool = (call: Pick<ToolCall, 'name' | 'arguments'>): CalledTool => ({
+  name: call.name,
+  arguments: parsedArguments(call.arguments),
+});
 
 /** A ToolBox that runs the given one and notes every call, for graders of tool use. */
 export function noteToolCalls(tools: ToolBox, into: CalledTool[]): ToolBox {
@@ -45,7 +48,12 @@ function answerAsJson(answer: string): unknown {
   return undefined;
 }
 
-export function subjectOf(evalCase: EvalCase, result: RunResult, toolCalls: CalledTool[], latencyMs: number): GradeSubject {
+export function subjectOf(
+  evalCase: EvalCase,
+  result: RunResult,
+  toolCalls: CalledTool[],
+  latencyMs: number,
+): GradeSubject {
   const answer = result.answer ?? '';
   const output = result.state.output ?? answerAsJson(answer);
   const { inputTokens, outputTokens } = result.usage;

@@ -8,16 +8,29 @@ export function percentile(values: readonly number[], fraction: number): number 
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
 }
 
-const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((total, value) => total + value, 0) / values.length);
+const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : values.reduce((total, value) => total + value, 0) / values.length;
 
 /** Entries in dataset order, then variant order; a case × variant with no finished run is left out. */
-export function caseResults(caseIds: readonly string[], variants: readonly string[], runs: readonly CaseRun[]): CaseResult[] {
+export function caseResults(
+  caseIds: readonly string[],
+  variants: readonly string[],
+  runs: readonly CaseRun[],
+): CaseResult[] {
   const results: CaseResult[] = [];
   for (const id of caseIds) {
     for (const variant of variants) {
-      const mine = runs.filter((run) => run.id === id && run.variant === variant).sort((left, right) => left.repeat - right.repeat);
+      const mine = runs
+        .filter((run) => run.id === id && run.variant === variant)
+        .sort((left, right) => left.repeat - right.repeat);
       if (mine.length === 0) continue;
-      results.push({ id, variant, pass: mine.every((run) => run.pass), score: mean(mine.map((run) => run.score)), runs: mine });
+      results.push({
+        id,
+        variant,
+        pass: mine.every((run) => run.pass),
+        score: mean(mine.map((run) => run.score)),
+        runs: mine,
+      });
     }
   }
   return results;
@@ -52,7 +65,21 @@ export function disagreements(results: readonly CaseResult[]): Disagreement[] {
   return [...byCase].filter(([, pass]) => new Set(Object.values(pass)).size > 1).map(([id, pass]) => ({ id, pass }));
 }
 
-export function evalResult(evalId: string, dataset: string, caseIds: readonly string[], variants: readonly string[], runs: readonly CaseRun[], complete: boolean): EvalResult {
+export function evalResult(
+  evalId: string,
+  dataset: string,
+  caseIds: readonly string[],
+  variants: readonly string[],
+  runs: readonly CaseRun[],
+  complete: boolean,
+): EvalResult {
   const results = caseResults(caseIds, variants, runs);
-  return { evalId, dataset, complete, results, summary: summarise(variants, results), disagreements: disagreements(results) };
+  return {
+    evalId,
+    dataset,
+    complete,
+    results,
+    summary: summarise(variants, results),
+    disagreements: disagreements(results),
+  };
 }

@@ -61,4 +61,5 @@ export interface EvalResult {
   disagreements: Disagreement[];
 }
 
-export const runKey = (run: Pick<CaseRun, 'id' | 'variant' | 'repeat'>): string => JSON.stringify([run.id, run.variant, run.repeat]);
+export const runKey = (run: Pick<CaseRun, 'id' | 'variant' | 'repeat'>): string =>
+  JSON.stringify([run.id, run.variant, run.repeat]);

@@ -28,7 +28,10 @@ function checkBaseUrl(value: string, source: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new StageloopError('config', `${source} is not a URL: "${value}" (expected something like http://localhost:11434/v1)`);
+    throw new StageloopError(
+      'config',
+      `${source} is not a URL: "${value}" (expected something like http://localhost:11434/v1)`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new StageloopError('config', `${source} must start with http:// or https://: "${value}"`);
@@ -64,38 +67,56 @@ function checkOverrides(overrides: Partial<OpenAIChatModelOptions>): void {
  * its models differently); temperature left to the server (reasoning models reject anything but their default).
  * Also reads AGENT_TOOL_PROTOCOL (native | text) and AGENT_TOOL_CHOICE (send | omit) for servers that need them.
  */
-export function modelConfigFromEnv(env: EnvironmentVariables = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModelOptions {
+export function modelConfigFromEnv(
+  env: EnvironmentVariables = process.env,
+  overrides: Partial<OpenAIChatModelOptions> = {},
+): OpenAIChatModelOptions {
   checkOverrides(overrides);
   const baseUrlSetting = overrides.baseUrl ?? setting(env, 'OPENAI_BASE_URL');
   const apiKey = overrides.apiKey ?? setting(env, 'OPENAI_API_KEY');
   if (baseUrlSetting === undefined && apiKey === undefined) {
-    throw new StageloopError('config', 'no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server');
+    throw new StageloopError(
+      'config',
+      'no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server',
+    );
   }
-  const baseUrl = baseUrlSetting === undefined ? defaultOpenAIBaseUrl : checkBaseUrl(baseUrlSetting, overrides.baseUrl !== undefined ? 'baseUrl' : 'OPENAI_BASE_URL');
+  const baseUrl =
+    baseUrlSetting === undefined
+      ? defaultOpenAIBaseUrl
+      : checkBaseUrl(baseUrlSetting, overrides.baseUrl !== undefined ? 'baseUrl' : 'OPENAI_BASE_URL');
   const onOpenAI = isOpenAIHost(baseUrl);
   if (onOpenAI && apiKey === undefined) throw new StageloopError('config', `OPENAI_API_KEY is required for ${baseUrl}`);
   const model = overrides.model ?? setting(env, 'OPENAI_MODEL') ?? (onOpenAI ? defaultOpenAIModel : undefined);
   if (model === undefined) {
-    throw new StageloopError('config', `OPENAI_MODEL is required when OPENAI_BASE_URL is set (${baseUrl}): name the model the server serves, e.g. OPENAI_MODEL=llama3.1:8b`);
+    throw new StageloopError(
+      'config',
+      `OPENAI_MODEL is required when OPENAI_BASE_URL is set (${baseUrl}): name the model the server serves, e.g. OPENAI_MODEL=llama3.1:8b`,
+    );
   }
   const options: OpenAIChatModelOptions = { ...overrides, model, baseUrl };
   if (apiKey !== undefined) options.apiKey = apiKey;
   const temperature = setting(env, 'AGENT_TEMPERATURE');
-  if (overrides.temperature === undefined && temperature !== undefined) options.temperature = parseTemperature(temperature);
+  if (overrides.temperature === undefined && temperature !== undefined)
+    options.temperature = parseTemperature(temperature);
   const toolProtocol = setting(env, 'AGENT_TOOL_PROTOCOL');
   if (overrides.toolProtocol === undefined && toolProtocol !== undefined) {
-    if (toolProtocol !== 'native' && toolProtocol !== 'text') throw new StageloopError('config', `AGENT_TOOL_PROTOCOL must be "native" or "text", got "${toolProtocol}"`);
+    if (toolProtocol !== 'native' && toolProtocol !== 'text')
+      throw new StageloopError('config', `AGENT_TOOL_PROTOCOL must be "native" or "text", got "${toolProtocol}"`);
     options.toolProtocol = toolProtocol;
   }
   const toolChoice = setting(env, 'AGENT_TOOL_CHOICE');
   if (overrides.sendToolChoice === undefined && toolChoice !== undefined) {
-    if (toolChoice !== 'send' && toolChoice !== 'omit') throw new StageloopError('config', `AGENT_TOOL_CHOICE must be "send" or "omit", got "${toolChoice}"`);
+    if (toolChoice !== 'send' && toolChoice !== 'omit')
+      throw new StageloopError('config', `AGENT_TOOL_CHOICE must be "send" or "omit", got "${toolChoice}"`);
     options.sendToolChoice = toolChoice === 'send';
   }
   return options;
 }
 
 /** modelConfigFromEnv, then the model itself. Throws a `config` StageloopError before any request is made. */
-export function openAIModelFromEnv(env: EnvironmentVariables = process.env, overrides: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
+export function openAIModelFromEnv(
+  env: EnvironmentVariables = process.env,
+  overrides: Partial<OpenAIChatModelOptions> = {},
+): OpenAIChatModel {
   return new OpenAIChatModel(modelConfigFromEnv(env, overrides));
 }

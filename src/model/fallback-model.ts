@@ -3,7 +3,12 @@ import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ModelErrorK
 import { ModelError } from './types.js';
 
 /** Failures another model may not have; `auth` and `bad_request` are the caller's to fix, so never by default. */
-export const DEFAULT_FALLBACK_KINDS: readonly ModelErrorKind[] = Object.freeze(['rate_limited', 'server', 'timeout', 'connection']);
+export const DEFAULT_FALLBACK_KINDS: readonly ModelErrorKind[] = Object.freeze([
+  'rate_limited',
+  'server',
+  'timeout',
+  'connection',
+]);
 
 export interface FallbackModelOptions {
   /** Kinds that move on, in addition to the defaults (name `auth` or `bad_request` here to fall back on them too). */
@@ -35,7 +40,11 @@ export interface FallbackChatResponse extends ChatResponse {
 export interface FallbackChatModel extends ChatModel {
   readonly models: readonly ChatModel[];
   chat(request: ChatRequest, signal?: AbortSignal): Promise<FallbackChatResponse>;
-  chatStream(request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal): Promise<FallbackChatResponse>;
+  chatStream(
+    request: ChatRequest,
+    onEvent: (event: ChatStreamEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<FallbackChatResponse>;
 }
 
 /**
@@ -46,14 +55,19 @@ export interface FallbackChatModel extends ChatModel {
 export function fallbackModel(models: readonly ChatModel[], options: FallbackModelOptions = {}): FallbackChatModel {
   if (models.length === 0) throw new RangeError('fallbackModel needs at least one model');
   const coolDownMs = options.coolDownMs ?? 30_000;
-  if (!(Number.isFinite(coolDownMs) && coolDownMs >= 0)) throw new RangeError(`fallbackModel: coolDownMs must be a number >= 0, got ${coolDownMs}`);
+  if (!(Number.isFinite(coolDownMs) && coolDownMs >= 0))
+    throw new RangeError(`fallbackModel: coolDownMs must be a number >= 0, got ${coolDownMs}`);
   const kinds = new Set<ModelErrorKind>([...DEFAULT_FALLBACK_KINDS, ...(options.fallbackOn ?? [])]);
   const clock = options.clock ?? { now: () => Date.now() };
   const list = Object.freeze([...models]);
   // Shared by every run using this model: a rate-limited server is rate-limited for all of them.
   const coolingUntil = new Array<number>(list.length).fill(0);
 
-  async function attempt(call: (model: ChatModel) => Promise<ChatResponse>, signal: AbortSignal | undefined, canMoveOn: () => boolean): Promise<FallbackChatResponse> {
+  async function attempt(
+    call: (model: ChatModel) => Promise<ChatResponse>,
+    signal: AbortSignal | undefined,
+    canMoveOn: () => boolean,
+  ): Promise<FallbackChatResponse> {
     const now = clock.now();
     const ready = list.map((_, index) => index).filter((index) => coolingUntil[index]! <= now);
     const order = ready.length > 0 ? ready : list.map((_, index) => index);
@@ -70,7 +84,14 @@ export function fallbackModel(models: readonly ChatModel[], options: FallbackMod
       } catch (error) {
         if (!(error instanceof ModelError) || !kinds.has(error.kind) || !canMoveOn()) throw error;
         coolingUntil[index] = clock.now() + coolDownMs;
-        options.onEvent?.({ type: 'model_failed', index, model: model.modelName, kind: error.kind, message: error.message, coolDownUntil: coolingUntil[index]! });
+        options.onEvent?.({
+          type: 'model_failed',
+          index,
+          model: model.modelName,
+          kind: error.kind,
+          message: error.message,
+          coolDownUntil: coolingUntil[index]!,
+        });
         failures.push(`${model.modelName}: ${error.message}`);
         lastError = error;
       }
@@ -89,7 +110,12 @@ export function fallbackModel(models: readonly ChatModel[], options: FallbackMod
     modelName: primary.modelName,
     ...(primary.endpoint ? { endpoint: primary.endpoint } : {}),
     models: list,
-    chat: (request, signal) => attempt((model) => model.chat(request, signal), signal, () => true),
+    chat: (request, signal) =>
+      attempt(
+        (model) => model.chat(request, signal),
+        signal,
+        () => true,
+      ),
     chatStream(request, onEvent, signal) {
       // Text already shown cannot be taken back: once a model has streamed anything, its failure is final.
       let streamed = false;
@@ -97,7 +123,11 @@ export function fallbackModel(models: readonly ChatModel[], options: FallbackMod
         streamed = true;
         onEvent(event);
       };
-      return attempt((model) => (model.chatStream ? model.chatStream(request, forward, signal) : model.chat(request, signal)), signal, () => !streamed);
+      return attempt(
+        (model) => (model.chatStream ? model.chatStream(request, forward, signal) : model.chat(request, signal)),
+        signal,
+        () => !streamed,
+      );
     },
   };
 }

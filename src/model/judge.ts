@@ -74,12 +74,24 @@ export function modelJudge(options: ModelJudgeOptions): ModelJudge {
     let usage = emptyUsage();
     try {
       const response = await options.model.chat(
-        { purpose, messages: [{ role: 'system', content: system }, { role: 'user', content: userMessage(input) }], responseFormat: format, temperature: 0 },
+        {
+          purpose,
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: userMessage(input) },
+          ],
+          responseFormat: format,
+          temperature: 0,
+        },
         signal,
       );
       usage = response.usage;
-      const parsed = response.parsed !== undefined ? { ok: true as const, value: response.parsed } : parseStructuredContent(response.content, format);
-      if (!parsed.ok) return { ok: false, problem: `the judge's reply could not be read: ${parsed.problem.split('\n')[0]}`, usage };
+      const parsed =
+        response.parsed !== undefined
+          ? { ok: true as const, value: response.parsed }
+          : parseStructuredContent(response.content, format);
+      if (!parsed.ok)
+        return { ok: false, problem: `the judge's reply could not be read: ${parsed.problem.split('\n')[0]}`, usage };
       const verdict = verdictSchema.safeParse(parsed.value);
       if (!verdict.success) return { ok: false, problem: "the judge's reply has no score between 0 and 1", usage };
       if (cacheSize > 0) {
@@ -88,7 +100,9 @@ export function modelJudge(options: ModelJudgeOptions): ModelJudge {
       }
       return { ok: true, verdict: { ...verdict.data, usage, cached: false } };
     } catch (error) {
-      const reason = limit.aborted ? `the judge did not answer within ${timeoutMs} ms` : `the judge failed: ${messageOf(error)}`;
+      const reason = limit.aborted
+        ? `the judge did not answer within ${timeoutMs} ms`
+        : `the judge failed: ${messageOf(error)}`;
       return { ok: false, problem: reason, usage };
     }
   };

@@ -18,7 +18,13 @@ export function findExpression(text: string): string | undefined {
   const runs = symbolise(text).match(/[-+*/^%().\d\s]+/g) ?? [];
   let best: string | undefined;
   for (const run of runs) {
-    const candidate = balanced(run.trim().replace(/[-+*/^%.\s]+$/, '').replace(/^[+*/^%.\s]+/, '').replace(/\s+/g, ' '));
+    const candidate = balanced(
+      run
+        .trim()
+        .replace(/[-+*/^%.\s]+$/, '')
+        .replace(/^[+*/^%.\s]+/, '')
+        .replace(/\s+/g, ' '),
+    );
     if (!/\d[\d.)\s]*[-+*/^%][\s(]*-?\d/.test(candidate)) continue;
     if (best === undefined || candidate.length > best.length) best = candidate;
   }
@@ -29,7 +35,8 @@ export function findExpression(text: string): string | undefined {
 function balanced(text: string): string {
   let result = text;
   while (count(result, '(') > count(result, ')')) result = result.replace('(', '');
-  while (count(result, ')') > count(result, '(')) result = result.slice(0, result.lastIndexOf(')')) + result.slice(result.lastIndexOf(')') + 1);
+  while (count(result, ')') > count(result, '('))
+    result = result.slice(0, result.lastIndexOf(')')) + result.slice(result.lastIndexOf(')') + 1);
   return result.trim();
 }
 
@@ -46,11 +53,26 @@ export function lastNumber(text: string): string | undefined {
 // "it", "that" or "the result" name the previous result (of a step, or of the session's latest answer).
 const previousWord = '(?: it| that| this| the result| the answer)?';
 const operations: Array<[RegExp, (previous: string, operand: string) => string]> = [
-  [new RegExp(`\\b(?:add|plus|increase${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} + ${operand}`],
-  [new RegExp(`\\b(?:subtract|minus|take away|decrease${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} - ${operand}`],
-  [new RegExp(`\\b(?:multiply${previousWord}(?: by)?|times)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} * ${operand}`],
-  [new RegExp(`\\bdivide${previousWord}(?: by)?\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} / ${operand}`],
-  [new RegExp(`\\b(?:to the power of|raise${previousWord} to)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'), (previous, operand) => `${previous} ^ ${operand}`],
+  [
+    new RegExp(`\\b(?:add|plus|increase${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'),
+    (previous, operand) => `${previous} + ${operand}`,
+  ],
+  [
+    new RegExp(`\\b(?:subtract|minus|take away|decrease${previousWord} by)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'),
+    (previous, operand) => `${previous} - ${operand}`,
+  ],
+  [
+    new RegExp(`\\b(?:multiply${previousWord}(?: by)?|times)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'),
+    (previous, operand) => `${previous} * ${operand}`,
+  ],
+  [
+    new RegExp(`\\bdivide${previousWord}(?: by)?\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'),
+    (previous, operand) => `${previous} / ${operand}`,
+  ],
+  [
+    new RegExp(`\\b(?:to the power of|raise${previousWord} to)\\s+(-?\\d+(?:\\.\\d+)?)`, 'i'),
+    (previous, operand) => `${previous} ^ ${operand}`,
+  ],
 ];
 
 /**

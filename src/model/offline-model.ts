@@ -1,7 +1,24 @@
 // The offline model: deterministic rules that drive both agent shapes on arithmetic tasks with no key and no network.
-import { combineExpression, findExpression, lastNumber, planTask, splitTask, stepExpression } from './offline-arithmetic.js';
+import {
+  combineExpression,
+  findExpression,
+  lastNumber,
+  planTask,
+  splitTask,
+  stepExpression,
+} from './offline-arithmetic.js';
 import { offlineStructured } from './offline-structured.js';
-import { emptyUsage, ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type HistoryPart, type ResponseFormat, type ToolCall } from './types.js';
+import {
+  emptyUsage,
+  ModelError,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type HistoryPart,
+  type ResponseFormat,
+  type ToolCall,
+} from './types.js';
 
 /** What the offline model says when a request is outside what its rules understand. */
 export const offlineNotice =
@@ -23,9 +40,19 @@ export class OfflineModel implements ChatModel {
   readonly modelName = 'stageloop-offline';
 
   async chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse> {
-    if (signal?.aborted) throw new ModelError('aborted', 'the request was cancelled before the offline model answered', { cause: signal.reason });
+    if (signal?.aborted)
+      throw new ModelError('aborted', 'the request was cancelled before the offline model answered', {
+        cause: signal.reason,
+      });
     const reply = this.decide(request);
-    const response: ChatResponse = { content: '', toolCalls: [], finishReason: 'stop', usage: emptyUsage(), model: this.modelName, latencyMs: 0 };
+    const response: ChatResponse = {
+      content: '',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: emptyUsage(),
+      model: this.modelName,
+      latencyMs: 0,
+    };
     if ('structured' in reply) {
       const parsed = validate(request.responseFormat, reply.structured);
       response.content = JSON.stringify(parsed);
@@ -35,7 +62,10 @@ export class OfflineModel implements ChatModel {
       response.toolCalls = reply.toolCalls ?? [];
       if (response.toolCalls.length > 0) response.finishReason = 'tool_calls';
     }
-    response.usage = estimateUsage(request, response.content + response.toolCalls.map((call) => call.arguments).join(''));
+    response.usage = estimateUsage(
+      request,
+      response.content + response.toolCalls.map((call) => call.arguments).join(''),
+    );
     return response;
   }
 
@@ -45,23 +75,36 @@ export class OfflineModel implements ChatModel {
       case 'plan':
         return { structured: { goal: brief, steps: planTask(brief).slice(0, maxPlanSteps) } };
       case 'replan':
-        return { structured: { need_replan: false, reason: 'The offline model keeps the plan as it is.', new_steps: [] } };
+        return {
+          structured: { need_replan: false, reason: 'The offline model keeps the plan as it is.', new_steps: [] },
+        };
       case 'summarize':
         return { content: summarise(brief) };
       case 'think':
         return reason(request, brief);
       case 'compact':
         // Its notice must never become a session's summary: the memory stage then folds turns extractively.
-        throw new ModelError('invalid_response', 'the offline model does not write conversation summaries (memory falls back to the extractive summary)');
+        throw new ModelError(
+          'invalid_response',
+          'the offline model does not write conversation summaries (memory falls back to the extractive summary)',
+        );
       case 'final_output': {
         // The typed form of the answer given: a number, or an object whose properties are numbers.
-        const value = request.responseFormat === undefined ? undefined : offlineStructured(request.responseFormat, brief);
-        if (value === undefined) throw new ModelError('invalid_response', 'the offline model can only make a number, or an object of numbers, from its answer');
+        const value =
+          request.responseFormat === undefined ? undefined : offlineStructured(request.responseFormat, brief);
+        if (value === undefined)
+          throw new ModelError(
+            'invalid_response',
+            'the offline model can only make a number, or an object of numbers, from its answer',
+          );
         return { structured: value };
       }
       default:
         if (request.responseFormat !== undefined) {
-          throw new ModelError('invalid_response', `the offline model cannot produce structured output for purpose "${request.purpose}"`);
+          throw new ModelError(
+            'invalid_response',
+            `the offline model cannot produce structured output for purpose "${request.purpose}"`,
+          );
         }
         return { content: offlineNotice };
     }
@@ -78,24 +121,38 @@ function reason(request: ChatRequest, brief: string): Reply {
     const earlier = resultLines(brief.slice(0, step.index));
     const previous = lastNumber(earlier.at(-1) ?? '') ?? sessionAnswer(request.messages);
     // "Add the three results": one operation over every result the step depends on.
-    const expression = combineExpression(step[1]!, earlier.map((line) => lastNumber(line)).filter((number): number is string => number !== undefined)) ?? stepExpression(step[1]!, previous);
+    const expression =
+      combineExpression(
+        step[1]!,
+        earlier.map((line) => lastNumber(line)).filter((number): number is string => number !== undefined),
+      ) ?? stepExpression(step[1]!, previous);
     // A step with no arithmetic of its own carries the previous result forward.
-    if (expression === undefined) return { content: previous === undefined ? offlineNotice : `The result so far is ${previous}.` };
+    if (expression === undefined)
+      return { content: previous === undefined ? offlineNotice : `The result so far is ${previous}.` };
     return callCalculator(request, expression);
   }
   // Without a plan the parts of the task ("..., then add 10") are worked through one call at a time.
   const parts = splitTask(brief);
-  const transfers = (request.tools ?? []).filter((tool) => tool.name.startsWith('transfer_to_')).map((tool) => tool.name);
-  if (transfers.length > 0 && results.length === 0 && !offersCalculator(request)) return handOff(request, brief, transfers);
+  const transfers = (request.tools ?? [])
+    .filter((tool) => tool.name.startsWith('transfer_to_'))
+    .map((tool) => tool.name);
+  if (transfers.length > 0 && results.length === 0 && !offersCalculator(request))
+    return handOff(request, brief, transfers);
   const agents = offeredAgents(request);
   if (agents.length > 0 && !offersCalculator(request)) return delegate(request, parts, agents, results);
   if (last === undefined) {
     // "Add 10 to that": an operation with no arithmetic of its own applies to the session's latest answer.
-    const expression = findExpression(parts[0] ?? brief) ?? findExpression(brief) ?? stepExpression(parts[0] ?? brief, sessionAnswer(request.messages));
+    const expression =
+      findExpression(parts[0] ?? brief) ??
+      findExpression(brief) ??
+      stepExpression(parts[0] ?? brief, sessionAnswer(request.messages));
     return expression === undefined ? { content: offlineNotice } : callCalculator(request, expression);
   }
   const previous = isError(last.content) ? undefined : lastNumber(last.content);
-  const next = previous === undefined || results.length >= parts.length || !offersCalculator(request) ? undefined : stepExpression(parts[results.length]!, previous);
+  const next =
+    previous === undefined || results.length >= parts.length || !offersCalculator(request)
+      ? undefined
+      : stepExpression(parts[results.length]!, previous);
   if (next !== undefined) return callCalculator(request, next);
   if (results.length === 1) return { content: answerFrom(last.expression, last.content) };
   const chain = results.map((result) => answerFrom(result.expression, result.content)).join('; ');
@@ -104,7 +161,9 @@ function reason(request: ChatRequest, brief: string): Reply {
 
 function callCalculator(request: ChatRequest, expression: string): Reply {
   if (!offersCalculator(request)) {
-    return { content: `I am the stageloop offline model and I need the calculator tool to compute ${expression}, but it is not available here.` };
+    return {
+      content: `I am the stageloop offline model and I need the calculator tool to compute ${expression}, but it is not available here.`,
+    };
   }
   const id = `offline_call_${request.messages.length}`;
   return { content: '', toolCalls: [{ id, name: 'calculator', arguments: JSON.stringify({ expression }) }] };
@@ -114,24 +173,38 @@ function callCalculator(request: ChatRequest, expression: string): Reply {
  * A coordinator (agents offered as tools, no calculator): every part of the task goes to the next agent in the order
  * offered, all in one turn; the answer is their answers joined.
  */
-function delegate(request: ChatRequest, parts: readonly string[], agents: readonly string[], results: ReadonlyArray<{ content: string }>): Reply {
+function delegate(
+  request: ChatRequest,
+  parts: readonly string[],
+  agents: readonly string[],
+  results: ReadonlyArray<{ content: string }>,
+): Reply {
   if (results.length > 0) return { content: results.map((result) => result.content.trim()).join('; ') };
-  const toolCalls = parts.map((part, index) => ({ id: `offline_call_${request.messages.length}_${index + 1}`, name: agents[index % agents.length]!, arguments: JSON.stringify({ task: part }) }));
+  const toolCalls = parts.map((part, index) => ({
+    id: `offline_call_${request.messages.length}_${index + 1}`,
+    name: agents[index % agents.length]!,
+    arguments: JSON.stringify({ task: part }),
+  }));
   return { content: '', toolCalls };
 }
 
 /** A triage agent (handoffs offered, no calculator): the rest goes to the agent the task names, else the first offered. */
 function handOff(request: ChatRequest, brief: string, transfers: readonly string[]): Reply {
   const named = transfers.find((name) => brief.toLowerCase().includes(name.slice('transfer_to_'.length).toLowerCase()));
-  return { content: '', toolCalls: [{ id: `offline_call_${request.messages.length}`, name: named ?? transfers[0]!, arguments: '{}' }] };
+  return {
+    content: '',
+    toolCalls: [{ id: `offline_call_${request.messages.length}`, name: named ?? transfers[0]!, arguments: '{}' }],
+  };
 }
 
 /** Tools whose parameters are an agent's (`{ task }`). */
 function offeredAgents(request: ChatRequest): string[] {
-  return (request.tools ?? []).filter((tool) => {
-    const properties = (tool.parameters as { properties?: Record<string, unknown> } | undefined)?.properties;
-    return properties !== undefined && 'task' in properties;
-  }).map((tool) => tool.name);
+  return (request.tools ?? [])
+    .filter((tool) => {
+      const properties = (tool.parameters as { properties?: Record<string, unknown> } | undefined)?.properties;
+      return properties !== undefined && 'task' in properties;
+    })
+    .map((tool) => tool.name);
 }
 
 function offersCalculator(request: ChatRequest): boolean {
@@ -171,7 +244,9 @@ function summarise(brief: string): string {
  * the result), or, before any, the last "Answer:" of the summary of folded turns.
  */
 function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
-  const latest = historyParts(messages).filter((part) => part.part === 'summary' || (part.part === 'answer' && part.completed)).at(-1);
+  const latest = historyParts(messages)
+    .filter((part) => part.part === 'summary' || (part.part === 'answer' && part.completed))
+    .at(-1);
   if (latest?.part === 'summary') {
     const answer = [...latest.summary.matchAll(/\banswer: (.+)$/gim)].at(-1)?.[1];
     return answer === undefined ? undefined : lastNumber(answer);
@@ -180,7 +255,9 @@ function sessionAnswer(messages: readonly ChatMessage[]): string | undefined {
 }
 
 function historyParts(messages: readonly ChatMessage[]): HistoryPart[] {
-  return messages.flatMap((message) => ('history' in message && message.history !== undefined ? [message.history] : []));
+  return messages.flatMap((message) =>
+    'history' in message && message.history !== undefined ? [message.history] : [],
+  );
 }
 
 function resultLines(text: string): string[] {
@@ -197,7 +274,8 @@ function toolResults(messages: readonly ChatMessage[]): Array<{ content: string;
   const expressions = new Map<string, string | undefined>();
   const results: Array<{ content: string; expression?: string }> = [];
   for (const message of messages) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) expressions.set(call.id, expressionOf(call.arguments));
+    if (message.role === 'assistant')
+      for (const call of message.toolCalls ?? []) expressions.set(call.id, expressionOf(call.arguments));
     if (message.role !== 'tool') continue;
     const expression = expressions.get(message.toolCallId);
     results.push(expression === undefined ? { content: message.content } : { content: message.content, expression });
@@ -208,7 +286,8 @@ function toolResults(messages: readonly ChatMessage[]): Array<{ content: string;
 function expressionOf(text: string): string | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    const expression = typeof value === 'object' && value !== null ? (value as { expression?: unknown }).expression : undefined;
+    const expression =
+      typeof value === 'object' && value !== null ? (value as { expression?: unknown }).expression : undefined;
     return typeof expression === 'string' ? expression : undefined;
   } catch {
     return undefined;
@@ -217,15 +296,23 @@ function expressionOf(text: string): string | undefined {
 
 /** Honours a zod schema in the request: a reply that does not fit it is an invalid response, as from a real server. */
 function validate(format: ResponseFormat | undefined, value: unknown): unknown {
-  const schema = format?.schema as { safeParse?: (input: unknown) => { success: boolean; data?: unknown; error?: unknown } } | undefined;
+  const schema = format?.schema as
+    { safeParse?: (input: unknown) => { success: boolean; data?: unknown; error?: unknown } } | undefined;
   if (typeof schema?.safeParse !== 'function') return value;
   const checked = schema.safeParse(value);
-  if (!checked.success) throw new ModelError('invalid_response', `the offline model's reply does not match the schema "${format!.name}"`);
+  if (!checked.success)
+    throw new ModelError('invalid_response', `the offline model's reply does not match the schema "${format!.name}"`);
   return checked.data;
 }
 
 /** About four characters a token; marked as estimated. */
 function estimateUsage(request: ChatRequest, output: string): ChatResponse['usage'] {
   const input = request.messages.reduce((total, message) => total + message.content.length, 0);
-  return { inputTokens: Math.ceil(input / 4), outputTokens: Math.ceil(output.length / 4), cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
+  return {
+    inputTokens: Math.ceil(input / 4),
+    outputTokens: Math.ceil(output.length / 4),
+    cachedInputTokens: 0,
+    reasoningTokens: 0,
+    estimated: true,
+  };
 }

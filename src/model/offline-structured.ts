@@ -5,7 +5,12 @@ import type { JsonObject } from '../common/json.js';
 import { lastNumber } from './offline-arithmetic.js';
 import type { ResponseFormat } from './types.js';
 
-type JsonSchemaNode = { type?: unknown; properties?: Record<string, JsonSchemaNode>; required?: unknown; enum?: unknown };
+type JsonSchemaNode = {
+  type?: unknown;
+  properties?: Record<string, JsonSchemaNode>;
+  required?: unknown;
+  enum?: unknown;
+};
 
 /** The value for `format` from the work text's last answer ("Final answer given: 6 * 7 = 42"), or undefined. */
 export function offlineStructured(format: ResponseFormat, work: string): unknown {
@@ -35,7 +40,10 @@ function valueFor(schema: JsonSchemaNode, number: number, text: string): unknown
   if (type === 'integer') return Number.isInteger(number) ? number : undefined;
   if (type === 'string') return text;
   if (type !== 'object' || schema.properties === undefined) return undefined;
-  const names = Array.isArray(schema.required) && schema.required.length > 0 ? (schema.required as string[]) : Object.keys(schema.properties);
+  const names =
+    Array.isArray(schema.required) && schema.required.length > 0
+      ? (schema.required as string[])
+      : Object.keys(schema.properties);
   const value: Record<string, unknown> = {};
   for (const name of names) {
     const property = schema.properties[name];

@@ -55,7 +55,8 @@ function connectionReason(error: unknown): string {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && connectionCodes[code] !== undefined) return connectionCodes[code];
     const message = (current as { message?: unknown }).message;
-    if (typeof message === 'string' && message !== '' && message !== 'fetch failed' && message !== 'Connection error.') deepest = message;
+    if (typeof message === 'string' && message !== '' && message !== 'fetch failed' && message !== 'Connection error.')
+      deepest = message;
     const errors = (current as { errors?: unknown }).errors;
     current = Array.isArray(errors) && errors.length > 0 ? errors[0] : (current as { cause?: unknown }).cause;
   }
@@ -91,30 +92,56 @@ function kindForStatus(status: number): ModelError['kind'] {
 
 export function toModelError(error: unknown, context: ErrorContext): ModelError {
   const clean = (text: string) => redactModelSecrets(text, context.apiKey);
-  if (error instanceof ModelError) return new ModelError(error.kind, clean(error.message), { retryable: error.retryable, status: error.status, cause: error.cause });
+  if (error instanceof ModelError)
+    return new ModelError(error.kind, clean(error.message), {
+      retryable: error.retryable,
+      status: error.status,
+      cause: error.cause,
+    });
   const attempts = context.maxRetries + 1;
   const sdk = loadedOpenAISdk();
-  if (error instanceof RequestAborted || (sdk !== undefined && error instanceof sdk.APIUserAbortError) || context.signal?.aborted) {
+  if (
+    error instanceof RequestAborted ||
+    (sdk !== undefined && error instanceof sdk.APIUserAbortError) ||
+    context.signal?.aborted
+  ) {
     return new ModelError('aborted', `request to ${context.url} was aborted`, { retryable: false, cause: error });
   }
   if (sdk === undefined) return otherFailure(error, context);
   const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
   if (error instanceof APIConnectionTimeoutError) {
-    return new ModelError('timeout', `no reply from ${context.url} within ${context.timeoutMs} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`, { cause: error });
+    return new ModelError(
+      'timeout',
+      `no reply from ${context.url} within ${context.timeoutMs} ms (${attempts} attempt${attempts === 1 ? '' : 's'})`,
+      { cause: error },
+    );
   }
   if (error instanceof APIConnectionError) {
-    return new ModelError('connection', clean(`cannot reach ${context.url}: ${connectionReason(error.cause ?? error)}`), { cause: error });
+    return new ModelError(
+      'connection',
+      clean(`cannot reach ${context.url}: ${connectionReason(error.cause ?? error)}`),
+      { cause: error },
+    );
   }
   if (error instanceof APIError) {
     if (error.status === undefined) {
       // An `error` object inside a stream: the server failed after it started answering.
-      return new ModelError('server', clean(`${context.url} reported an error while streaming: ${serverMessage(error)}`), { cause: error });
+      return new ModelError(
+        'server',
+        clean(`${context.url} reported an error while streaming: ${serverMessage(error)}`),
+        { cause: error },
+      );
     }
     const kind = kindForStatus(error.status);
     const retryAfter = error.headers?.get('retry-after');
     const suffix = kind === 'rate_limited' && retryAfter ? ` (retry after ${retryAfter} s)` : '';
-    const tried = kind === 'rate_limited' || kind === 'server' ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
-    return new ModelError(kind, clean(`${context.url} answered ${error.status}${tried}: ${serverMessage(error)}${suffix}`), { status: error.status, cause: error });
+    const tried =
+      kind === 'rate_limited' || kind === 'server' ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+    return new ModelError(
+      kind,
+      clean(`${context.url} answered ${error.status}${tried}: ${serverMessage(error)}${suffix}`),
+      { status: error.status, cause: error },
+    );
   }
   return otherFailure(error, context);
 }
@@ -123,11 +150,17 @@ export function toModelError(error: unknown, context: ErrorContext): ModelError 
 function otherFailure(error: unknown, context: ErrorContext): ModelError {
   const clean = (text: string) => redactModelSecrets(text, context.apiKey);
   if (lostMidBody(error)) {
-    return new ModelError('connection', clean(`lost the connection to ${context.url} in the middle of its answer: ${connectionReason(error)}`), { cause: error });
+    return new ModelError(
+      'connection',
+      clean(`lost the connection to ${context.url} in the middle of its answer: ${connectionReason(error)}`),
+      { cause: error },
+    );
   }
   if (error instanceof SyntaxError) {
     return new ModelError('invalid_response', `${context.url} sent a body that is not valid JSON`, { cause: error });
   }
   const message = messageOf(error);
-  return new ModelError('invalid_response', clean(`unexpected failure talking to ${context.url}: ${message}`), { cause: error });
+  return new ModelError('invalid_response', clean(`unexpected failure talking to ${context.url}: ${message}`), {
+    cause: error,
+  });
 }

@@ -4,7 +4,13 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js';
 import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
 import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
-import { normaliseFinishReason, readCompletion, toChatParams, type WireSettings, type WireTurn } from './openai-wire.js';
+import {
+  normaliseFinishReason,
+  readCompletion,
+  toChatParams,
+  type WireSettings,
+  type WireTurn,
+} from './openai-wire.js';
 import { StreamAssembler } from './stream-assembler.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
 import { RequestAborted, RequestGuard } from './request-guard.js';
@@ -73,7 +79,12 @@ export class OpenAIChatModel implements ChatModel {
     const maxRetries = options.maxRetries ?? 2;
     this.maxRetries = maxRetries;
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? defaultMaxRetryAfterMs;
-    this.errorContext = { url: displayUrl(baseUrl), timeoutMs, maxRetries, ...(options.apiKey ? { apiKey: options.apiKey } : {}) };
+    this.errorContext = {
+      url: displayUrl(baseUrl),
+      timeoutMs,
+      maxRetries,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    };
     let count = 0;
     this.newId = options.newId ?? (() => `call_local_${++count}`);
   }
@@ -82,7 +93,11 @@ export class OpenAIChatModel implements ChatModel {
     return this.respond(request, signal, undefined);
   }
 
-  chatStream(request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal): Promise<ChatResponse> {
+  chatStream(
+    request: ChatRequest,
+    onEvent: (event: ChatStreamEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<ChatResponse> {
     return this.respond(request, signal, onEvent);
   }
 
@@ -98,7 +113,11 @@ export class OpenAIChatModel implements ChatModel {
     return settings;
   }
 
-  private async respond(request: ChatRequest, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<ChatResponse> {
+  private async respond(
+    request: ChatRequest,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: ChatStreamEvent) => void) | undefined,
+  ): Promise<ChatResponse> {
     const started = performance.now();
     try {
       let turn: WireTurn;
@@ -107,12 +126,22 @@ export class OpenAIChatModel implements ChatModel {
       } catch (error) {
         // A server without response_format answers 400: retry once asking for JSON in the prompt instead.
         const mapped = toModelError(error, { ...this.errorContext, signal });
-        if (mapped.kind !== 'bad_request' || request.responseFormat === undefined || this.options.structuredOutput !== undefined || this.jsonSchemaRejected) throw mapped;
+        if (
+          mapped.kind !== 'bad_request' ||
+          request.responseFormat === undefined ||
+          this.options.structuredOutput !== undefined ||
+          this.jsonSchemaRejected
+        )
+          throw mapped;
         this.jsonSchemaRejected = true;
         turn = await this.sendWithRetries(request, signal, onEvent);
       }
       const response = await this.toResponse(request, turn);
-      if (request.responseFormat !== undefined && response.finishReason !== 'length' && response.toolCalls.length === 0) {
+      if (
+        request.responseFormat !== undefined &&
+        response.finishReason !== 'length' &&
+        response.toolCalls.length === 0
+      ) {
         await this.parseStructured(request, response, signal);
       }
       response.latencyMs = Math.round(performance.now() - started);
@@ -123,7 +152,11 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /** Validates structured output, with one repair call that shows the model what was wrong. Fills response.parsed. */
-  private async parseStructured(request: ChatRequest, response: ChatResponse, signal: AbortSignal | undefined): Promise<void> {
+  private async parseStructured(
+    request: ChatRequest,
+    response: ChatResponse,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const format = request.responseFormat!;
     const first = parseStructuredContent(response.content, format);
     if (first.ok) {
@@ -132,7 +165,11 @@ export class OpenAIChatModel implements ChatModel {
     }
     const repairRequest: ChatRequest = {
       ...request,
-      messages: [...request.messages, { role: 'assistant', content: response.content }, { role: 'user', content: repairMessage(first.problem) }],
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: response.content },
+        { role: 'user', content: repairMessage(first.problem) },
+      ],
     };
     delete repairRequest.tools;
     delete repairRequest.toolChoice;
@@ -140,7 +177,11 @@ export class OpenAIChatModel implements ChatModel {
     const second = parseStructuredContent(repaired.content, format);
     response.usage = sumUsage(response.usage, repaired.usage);
     if (!second.ok) {
-      throw new ModelError('invalid_response', `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`, { retryable: false });
+      throw new ModelError(
+        'invalid_response',
+        `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`,
+        { retryable: false },
+      );
     }
     response.content = repaired.content;
     response.finishReason = repaired.finishReason;
@@ -151,7 +192,11 @@ export class OpenAIChatModel implements ChatModel {
    * The exchange with our own retries (the SDK makes none): the wait between attempts is cancelled by the signal at
    * once. A stream is retried only before it delivered anything.
    */
-  private async sendWithRetries(request: ChatRequest, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined): Promise<WireTurn> {
+  private async sendWithRetries(
+    request: ChatRequest,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: ChatStreamEvent) => void) | undefined,
+  ): Promise<WireTurn> {
     const client = (this.client ??= await this.newClient());
     for (let attempt = 0; ; attempt++) {
       let delivered = false;
@@ -182,17 +227,34 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /** One HTTP exchange, streamed or not. */
-  private async send(client: OpenAI, request: ChatRequest, settings: WireSettings, signal: AbortSignal | undefined, onEvent: ((event: ChatStreamEvent) => void) | undefined, attempt: number): Promise<WireTurn> {
+  private async send(
+    client: OpenAI,
+    request: ChatRequest,
+    settings: WireSettings,
+    signal: AbortSignal | undefined,
+    onEvent: ((event: ChatStreamEvent) => void) | undefined,
+    attempt: number,
+  ): Promise<WireTurn> {
     const params = toChatParams(request, settings);
     const guard = new RequestGuard(signal, this.errorContext.timeoutMs);
     const options = { signal: guard.signal, headers: { 'x-stainless-retry-count': String(attempt) } };
     try {
       if (onEvent === undefined) {
-        const response = await guard.wait(client.chat.completions.create({ ...params, stream: false }, options).asResponse());
+        const response = await guard.wait(
+          client.chat.completions.create({ ...params, stream: false }, options).asResponse(),
+        );
         guard.restartSilenceTimer();
-        return readCompletion(parseBody(await guard.wait(response.text()), response.headers.get('content-type')), this.errorContext.url, this.newId);
+        return readCompletion(
+          parseBody(await guard.wait(response.text()), response.headers.get('content-type')),
+          this.errorContext.url,
+          this.newId,
+        );
       }
-      const streamParams = { ...params, stream: true as const, ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }) };
+      const streamParams = {
+        ...params,
+        stream: true as const,
+        ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
+      };
       const stream = await guard.wait(client.chat.completions.create(streamParams, options));
       const assembler = new StreamAssembler(onEvent, this.newId, this.errorContext.url);
       const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
@@ -206,11 +268,19 @@ export class OpenAIChatModel implements ChatModel {
       // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
       if (guard.signal.aborted) throw new RequestAborted();
       // A body with no event at all (a JSON body, a proxy's page) would otherwise pass for an empty reply.
-      if (chunks === 0) throw new ModelError('invalid_response', `${this.errorContext.url} answered a streamed request with no events: its body is not valid JSON server-sent events`);
+      if (chunks === 0)
+        throw new ModelError(
+          'invalid_response',
+          `${this.errorContext.url} answered a streamed request with no events: its body is not valid JSON server-sent events`,
+        );
       return assembler.result();
     } catch (error) {
       if (guard.silent) {
-        throw new ModelError('timeout', `${this.errorContext.url} stopped sending: nothing for ${this.errorContext.timeoutMs} ms`, { cause: error });
+        throw new ModelError(
+          'timeout',
+          `${this.errorContext.url} stopped sending: nothing for ${this.errorContext.timeoutMs} ms`,
+          { cause: error },
+        );
       }
       throw error;
     } finally {

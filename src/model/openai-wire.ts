@@ -8,7 +8,14 @@ import type {
 import { renderTextProtocol } from './text-tool-protocol.js';
 import { isStrictCompatible, jsonSchemaOf, structuredOutputInstructions } from './structured-output.js';
 import { usageFromServer, type ServerUsage } from './usage-estimate.js';
-import { ModelError, type ChatMessage, type ChatRequest, type FinishReason, type ToolCall, type ToolChoice } from './types.js';
+import {
+  ModelError,
+  type ChatMessage,
+  type ChatRequest,
+  type FinishReason,
+  type ToolCall,
+  type ToolChoice,
+} from './types.js';
 
 export interface WireSettings {
   model: string;
@@ -38,7 +45,11 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
       return {
         role: 'assistant',
         content: message.content === '' ? null : message.content,
-        tool_calls: calls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: 'function' as const,
+          function: { name: call.name, arguments: call.arguments },
+        })),
       };
     }
     case 'tool':
@@ -56,7 +67,9 @@ function toWireToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
 function withSystemText(messages: ChatMessage[], text: string): ChatMessage[] {
   const index = messages.findIndex((message) => message.role === 'system');
   if (index === -1) return [{ role: 'system', content: text }, ...messages];
-  return messages.map((message, position) => (position === index ? { role: 'system', content: `${message.content}\n\n${text}` } : message));
+  return messages.map((message, position) =>
+    position === index ? { role: 'system', content: `${message.content}\n\n${text}` } : message,
+  );
 }
 
 export function toChatParams(request: ChatRequest, settings: WireSettings): ChatCompletionCreateParamsBase {
@@ -74,9 +87,15 @@ export function toChatParams(request: ChatRequest, settings: WireSettings): Chat
   if (settings.toolProtocol === 'native' && tools.length > 0) {
     params.tools = tools.map((tool): ChatCompletionTool => ({
       type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.strict ? { strict: true } : {}) },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        ...(tool.strict ? { strict: true } : {}),
+      },
     }));
-    if (settings.sendToolChoice && request.toolChoice !== undefined) params.tool_choice = toWireToolChoice(request.toolChoice);
+    if (settings.sendToolChoice && request.toolChoice !== undefined)
+      params.tool_choice = toWireToolChoice(request.toolChoice);
   }
   if (request.responseFormat !== undefined && settings.structuredOutput === 'json_schema') {
     const schema = jsonSchemaOf(request.responseFormat);
@@ -108,7 +127,12 @@ interface WireCompletion {
     message?: {
       content?: string | null;
       refusal?: string | null;
-      tool_calls?: Array<{ id?: string; type?: string; function?: { name?: string; arguments?: unknown }; custom?: { name?: string; input?: string } }> | null;
+      tool_calls?: Array<{
+        id?: string;
+        type?: string;
+        function?: { name?: string; arguments?: unknown };
+        custom?: { name?: string; input?: string };
+      }> | null;
     };
   }>;
 }
@@ -116,7 +140,10 @@ interface WireCompletion {
 /** Reads a non-streamed completion body, which may come from a server that only looks like OpenAI. */
 export function readCompletion(body: unknown, url: string, newId: () => string): WireTurn {
   const completion = body as WireCompletion | null;
-  const choice = typeof completion === 'object' && completion !== null && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  const choice =
+    typeof completion === 'object' && completion !== null && Array.isArray(completion.choices)
+      ? completion.choices[0]
+      : undefined;
   if (choice?.message === undefined || choice.message === null) {
     const shape = typeof body === 'string' ? 'text instead of JSON' : 'JSON without choices[0].message';
     throw new ModelError('invalid_response', `${url} sent ${shape}: not a chat completion`, { retryable: false });
@@ -154,5 +181,7 @@ export function textOf(value: unknown, url: string, field: string): string {
 
 function notText(url: string, field: string, value: unknown): ModelError {
   const type = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-  return new ModelError('invalid_response', `${url} sent ${type} as ${field}, where text was expected`, { retryable: false });
+  return new ModelError('invalid_response', `${url} sent ${type} as ${field}, where text was expected`, {
+    retryable: false,
+  });
 }

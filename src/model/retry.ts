@@ -13,7 +13,11 @@ export function shouldRetry(error: ModelError): boolean {
  * The wait before retry number `attempt` (0 for the first): the server's retry-after-ms or retry-after (seconds or an
  * HTTP date), never above `capMs`; without one, 0.5 s doubling per attempt up to 8 s, with up to 25% jitter off.
  */
-export function retryDelayMs(headers: { get(name: string): string | null } | undefined, attempt: number, capMs: number): number {
+export function retryDelayMs(
+  headers: { get(name: string): string | null } | undefined,
+  attempt: number,
+  capMs: number,
+): number {
   const asked = askedDelayMs(headers);
   if (asked !== undefined) return Math.min(Math.max(0, asked), capMs);
   const backoff = Math.min(500 * 2 ** attempt, 8_000);
@@ -36,7 +40,8 @@ function askedDelayMs(headers: { get(name: string): string | null } | undefined)
  */
 export function cancellableWait(ms: number, signal: AbortSignal | undefined, url: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const aborted = () => new ModelError('aborted', `request to ${url} was aborted while waiting to retry`, { retryable: false });
+    const aborted = () =>
+      new ModelError('aborted', `request to ${url} was aborted while waiting to retry`, { retryable: false });
     if (signal?.aborted) return reject(aborted());
     const onAbort = () => {
       clearTimeout(timer);

@@ -3,9 +3,7 @@ import { emptyUsage, type ChatModel, type ChatRequest, type ChatResponse, type T
 
 /** What one scripted step may give: a partial response, a function of the request, or an Error to throw. */
 export type ScriptedStep =
-  | ScriptedReply
-  | ((request: ChatRequest, callIndex: number) => ScriptedReply | Promise<ScriptedReply>)
-  | Error;
+  ScriptedReply | ((request: ChatRequest, callIndex: number) => ScriptedReply | Promise<ScriptedReply>) | Error;
 
 export type ScriptedReply = Partial<Omit<ChatResponse, 'toolCalls'>> & {
   toolCalls?: Array<Omit<ToolCall, 'id'> & { id?: string }>;
@@ -35,7 +33,11 @@ export class ScriptedModel implements ChatModel {
     const step = this.steps[callIndex]!;
     if (step instanceof Error) throw step;
     const reply = typeof step === 'function' ? await step(request, callIndex) : step;
-    const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({ id: call.id ?? `call_${callIndex + 1}_${index + 1}`, name: call.name, arguments: call.arguments }));
+    const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
+      id: call.id ?? `call_${callIndex + 1}_${index + 1}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
     const response: ChatResponse = {
       content: reply.content ?? '',
       toolCalls,

@@ -5,7 +5,12 @@ import type { ResponseFormat } from './types.js';
 import { messageOf } from '../common/error-message.js';
 
 function isZodSchema(schema: ResponseFormat['schema']): schema is z.ZodType {
-  return typeof schema === 'object' && schema !== null && '_zod' in schema && typeof (schema as { safeParse?: unknown }).safeParse === 'function';
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    '_zod' in schema &&
+    typeof (schema as { safeParse?: unknown }).safeParse === 'function'
+  );
 }
 
 export function jsonSchemaOf(format: ResponseFormat): JsonObject {

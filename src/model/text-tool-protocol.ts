@@ -13,7 +13,8 @@ export function describeTools(tools: ToolDefinition[]): string {
     '',
     'Tools:',
   ];
-  for (const tool of tools) lines.push(`- ${tool.name}: ${tool.description}\n  arguments JSON schema: ${JSON.stringify(tool.parameters)}`);
+  for (const tool of tools)
+    lines.push(`- ${tool.name}: ${tool.description}\n  arguments JSON schema: ${JSON.stringify(tool.parameters)}`);
   return lines.join('\n');
 }
 
@@ -41,11 +42,15 @@ export function renderTextProtocol(messages: ChatMessage[], tools: ToolDefinitio
       rendered.push({ role: 'system', content: `${message.content}\n\n${instructions}` });
     } else if (message.role === 'assistant') {
       const actions = (message.toolCalls ?? []).map(actionLine);
-      rendered.push({ role: 'assistant', content: [message.content, ...actions].filter((part) => part !== '').join('\n') });
+      rendered.push({
+        role: 'assistant',
+        content: [message.content, ...actions].filter((part) => part !== '').join('\n'),
+      });
     } else if (message.role === 'tool') {
       const observation = `Observation from ${message.name} (call ${message.toolCallId}):\n${message.content}`;
       const previous = rendered.at(-1);
-      if (previous?.role === 'user' && previous.content.startsWith('Observation from ')) previous.content += `\n\n${observation}`;
+      if (previous?.role === 'user' && previous.content.startsWith('Observation from '))
+        previous.content += `\n\n${observation}`;
       else rendered.push({ role: 'user', content: observation });
     } else {
       rendered.push({ ...message });
@@ -87,14 +92,27 @@ export function parseActions(text: string): ParsedActions {
   const pattern = /Action\s*:\s*/g;
   for (let match = pattern.exec(visible); match !== null; match = pattern.exec(visible)) {
     const start = visible.indexOf('{', match.index + match[0].length);
-    if (start === -1) return { kind: 'invalid', reason: 'an Action line has no JSON object', raw: visible.slice(match.index) };
+    if (start === -1)
+      return { kind: 'invalid', reason: 'an Action line has no JSON object', raw: visible.slice(match.index) };
     const objectText = balancedObject(visible, start);
-    if (objectText === undefined) return { kind: 'invalid', reason: 'an Action JSON object is cut off', raw: visible.slice(start) };
-    let action: { type?: unknown; name?: unknown; args?: unknown; arguments?: unknown; parameters?: unknown; answer?: unknown };
+    if (objectText === undefined)
+      return { kind: 'invalid', reason: 'an Action JSON object is cut off', raw: visible.slice(start) };
+    let action: {
+      type?: unknown;
+      name?: unknown;
+      args?: unknown;
+      arguments?: unknown;
+      parameters?: unknown;
+      answer?: unknown;
+    };
     try {
       action = JSON.parse(objectText) as typeof action;
     } catch (error) {
-      return { kind: 'invalid', reason: `an Action line is not valid JSON (${error instanceof Error ? error.message : String(error)})`, raw: objectText };
+      return {
+        kind: 'invalid',
+        reason: `an Action line is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        raw: objectText,
+      };
     }
     // Small models drop "type" or name the keys otherwise: {"name":..,"arguments":..} is a tool call, {"answer":..} a finish.
     if (action.type === undefined && typeof action.name === 'string') action.type = 'tool';
@@ -103,10 +121,17 @@ export function parseActions(text: string): ParsedActions {
     action.args ??= action.arguments ?? action.parameters;
     if (action.type === 'finish') {
       if (calls.length > 0) break;
-      return { kind: 'finish', answer: typeof action.answer === 'string' ? action.answer : JSON.stringify(action.answer ?? '') };
+      return {
+        kind: 'finish',
+        answer: typeof action.answer === 'string' ? action.answer : JSON.stringify(action.answer ?? ''),
+      };
     }
     if (action.type !== 'tool' || typeof action.name !== 'string') {
-      return { kind: 'invalid', reason: 'an Action must be {"type":"tool","name":...,"args":{...}} or {"type":"finish","answer":...}', raw: objectText };
+      return {
+        kind: 'invalid',
+        reason: 'an Action must be {"type":"tool","name":...,"args":{...}} or {"type":"finish","answer":...}',
+        raw: objectText,
+      };
     }
     calls.push({ name: action.name, arguments: JSON.stringify(action.args ?? {}) });
     pattern.lastIndex = start + objectText.length;

@@ -10,7 +10,8 @@ export function loadTokenCounter(): Promise<CountTokens> {
   loading ??= import('gpt-tokenizer').then((module) => {
     const options = { disallowedSpecial: new Set<string>() };
     const countPiece = (text: string) => module.countTokens(text, options);
-    return (text: string) => (text.length === 0 ? 0 : text.length <= pieceChars ? countPiece(text) : countLong(text, countPiece));
+    return (text: string) =>
+      text.length === 0 ? 0 : text.length <= pieceChars ? countPiece(text) : countLong(text, countPiece);
   });
   return loading;
 }
@@ -29,7 +30,7 @@ function countLong(text: string, countPiece: CountTokens): number {
 /** Pieces cut at whitespace where there is some near the end, else hard: a hard cut may add a token, never lose one. */
 function countInPieces(text: string, countPiece: CountTokens): number {
   let total = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + pieceChars);
     if (end < text.length) {
       const space = text.lastIndexOf(' ', end);
@@ -49,7 +50,8 @@ export const replyPrimingTokens = 3;
 export function messageTokens(count: CountTokens, message: ChatMessage): number {
   let tokens = messageOverheadTokens + count(message.content);
   if (message.role === 'assistant') {
-    for (const call of message.toolCalls ?? []) tokens += messageOverheadTokens + count(call.name) + count(call.arguments);
+    for (const call of message.toolCalls ?? [])
+      tokens += messageOverheadTokens + count(call.name) + count(call.arguments);
   }
   if (message.role === 'tool') tokens += count(message.name);
   return tokens;

@@ -92,18 +92,15 @@ export interface ChatModel {
   /** Where requests go, when over the network (tracing's server.address / server.port). */
   readonly endpoint?: { address: string; port: number };
   chat(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
-  chatStream?(request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal): Promise<ChatResponse>;
+  chatStream?(
+    request: ChatRequest,
+    onEvent: (event: ChatStreamEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<ChatResponse>;
 }
 
 export type ModelErrorKind =
-  | 'rate_limited'
-  | 'timeout'
-  | 'connection'
-  | 'auth'
-  | 'bad_request'
-  | 'server'
-  | 'aborted'
-  | 'invalid_response';
+  'rate_limited' | 'timeout' | 'connection' | 'auth' | 'bad_request' | 'server' | 'aborted' | 'invalid_response';
 
 /** The one error type a ChatModel throws. Its message never contains an API key. */
 export class ModelError extends StageloopError {
@@ -111,11 +108,17 @@ export class ModelError extends StageloopError {
   readonly retryable: boolean;
   readonly status?: number;
 
-  constructor(kind: ModelErrorKind, message: string, options: { retryable?: boolean; status?: number; cause?: unknown } = {}) {
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    options: { retryable?: boolean; status?: number; cause?: unknown } = {},
+  ) {
     super('model', message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'ModelError';
     this.kind = kind;
-    this.retryable = options.retryable ?? (kind === 'rate_limited' || kind === 'timeout' || kind === 'connection' || kind === 'server');
+    this.retryable =
+      options.retryable ??
+      (kind === 'rate_limited' || kind === 'timeout' || kind === 'connection' || kind === 'server');
     if (options.status !== undefined) this.status = options.status;
   }
 }

@@ -43,7 +43,8 @@ export async function estimateUsage(
   let inputTokens = conversationTokens(count, sent.messages);
   if (sent.tools !== undefined && sent.tools.length > 0) inputTokens += count(JSON.stringify(sent.tools));
   let outputTokens = count(received.content);
-  for (const call of received.toolCalls) outputTokens += messageOverheadTokens + count(call.name) + count(call.arguments);
+  for (const call of received.toolCalls)
+    outputTokens += messageOverheadTokens + count(call.name) + count(call.arguments);
   return { inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: true };
 }
 

@@ -31,7 +31,10 @@ export function allowedHostsFor(bindHost: string, extra: readonly string[] = [])
 
 /** Lower case, no brackets around an IPv6 address, no trailing dot. */
 function normalHost(name: string): string {
-  return name.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return name
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }
 
 /** The host name of a Host header value (`name`, `name:port`, `[v6]:port`). */
@@ -52,7 +55,11 @@ function isJson(contentType: string): boolean {
 
 function hasBody(headers: { get(name: string): string | null }): boolean {
   const length = headers.get('content-length');
-  return (length !== null && length !== '0') || headers.get('transfer-encoding') !== null || headers.get('content-type') !== null;
+  return (
+    (length !== null && length !== '0') ||
+    headers.get('transfer-encoding') !== null ||
+    headers.get('content-type') !== null
+  );
 }
 
 /** The one access middleware: Host, then body type, then Origin, then CORS, then the token. */
@@ -60,23 +67,43 @@ export function accessControl(rules: AccessRules): MiddlewareHandler {
   const anyHost = rules.allowedHosts.includes('*');
   const hosts = new Set(rules.allowedHosts.map(normalHost));
   const origins = new Set(rules.allowedOrigins.map((origin) => origin.toLowerCase()));
-  const corsHandler = origins.size === 0 ? undefined : cors({ origin: [...rules.allowedOrigins], allowHeaders: ['content-type', 'authorization', 'last-event-id'], exposeHeaders: ['etag', 'location'], maxAge: 600 });
+  const corsHandler =
+    origins.size === 0
+      ? undefined
+      : cors({
+          origin: [...rules.allowedOrigins],
+          allowHeaders: ['content-type', 'authorization', 'last-event-id'],
+          exposeHeaders: ['etag', 'location'],
+          maxAge: 600,
+        });
   const tokenCheck = rules.token === undefined ? undefined : bearerToken(rules.token);
   const publicPaths = new Set(rules.publicPaths ?? []);
   return async function checkAccess(context, next) {
     const headers = context.req.raw.headers;
     const host = headers.get('host') ?? '';
     if (!anyHost && !hosts.has(hostNameOf(host))) {
-      return sendError(context, 'forbidden', `this server does not answer to the host "${host.slice(0, 100)}": open it by an address it is bound to (e.g. 127.0.0.1), or start it with --allow-host NAME`);
+      return sendError(
+        context,
+        'forbidden',
+        `this server does not answer to the host "${host.slice(0, 100)}": open it by an address it is bound to (e.g. 127.0.0.1), or start it with --allow-host NAME`,
+      );
     }
     const method = context.req.method;
     if (!safeMethods.has(method)) {
       if (hasBody(headers) && !isJson(headers.get('content-type') ?? '')) {
-        return sendError(context, 'unsupported_media_type', `the request body must be JSON: send Content-Type: application/json (got "${(headers.get('content-type') ?? 'none').slice(0, 100)}")`);
+        return sendError(
+          context,
+          'unsupported_media_type',
+          `the request body must be JSON: send Content-Type: application/json (got "${(headers.get('content-type') ?? 'none').slice(0, 100)}")`,
+        );
       }
       const origin = headers.get('origin');
       if (origin !== null && !ownOrigins(host).includes(origin.toLowerCase()) && !origins.has(origin.toLowerCase())) {
-        return sendError(context, 'forbidden', `requests from the origin "${origin.slice(0, 100)}" are refused: only this server's own pages may change runs; start it with --allow-origin ${origin.slice(0, 100)} to allow that origin`);
+        return sendError(
+          context,
+          'forbidden',
+          `requests from the origin "${origin.slice(0, 100)}" are refused: only this server's own pages may change runs; start it with --allow-origin ${origin.slice(0, 100)} to allow that origin`,
+        );
       }
     }
     const guarded = async () => {
@@ -85,7 +112,8 @@ export function accessControl(rules: AccessRules): MiddlewareHandler {
       if (refused !== undefined) context.res = refused;
     };
     // A preflight is answered by the CORS handler alone; other requests get their CORS headers on the way out.
-    if (corsHandler !== undefined) return method === 'OPTIONS' ? corsHandler(context, next) : void (await corsHandler(context, guarded));
+    if (corsHandler !== undefined)
+      return method === 'OPTIONS' ? corsHandler(context, next) : void (await corsHandler(context, guarded));
     await guarded();
   };
 }

@@ -8,7 +8,14 @@ import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
 import { sendError } from './errors.js';
-import { afterSeqOf, decisionsSchema, listQuerySchema, parseWith, startRunSchema, type DecisionsBody } from './request-schemas.js';
+import {
+  afterSeqOf,
+  decisionsSchema,
+  listQuerySchema,
+  parseWith,
+  startRunSchema,
+  type DecisionsBody,
+} from './request-schemas.js';
 import type { RunContinuation } from './run-host.js';
 import { startRun, type StartRunServices } from './start-run.js';
 import { listItemOf } from './run-view.js';
@@ -41,23 +48,35 @@ export function serverApp(options: ServerAppOptions): Hono {
   const views = new RunViewCache(store, options.shownSlots);
   const limit = bodyLimit({
     maxSize: options.bodyLimitBytes ?? 1024 * 1024,
-    onError: (context) => sendError(context, 'too_large', `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`),
+    onError: (context) =>
+      sendError(
+        context,
+        'too_large',
+        `the request body is over ${options.bodyLimitBytes ?? 1024 * 1024} bytes: send a shorter task`,
+      ),
   });
   app.onError((error, context) => {
     // Every error's code picks its status from the one table; a user's mistake is never a 500.
     return sendError(context, codeOf(error), messageOf(error));
   });
-  app.notFound((context) => sendError(context, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`));
+  app.notFound((context) =>
+    sendError(context, 'not_found', `no such endpoint: ${context.req.method} ${context.req.path} (see GET /v1/health)`),
+  );
   // First of all, for every route added here or later: Host, body type, Origin, CORS and the token in one place.
-  app.use('*', accessControl({
-    allowedHosts: options.access?.allowedHosts ?? allowedHostsFor('127.0.0.1'),
-    allowedOrigins: options.access?.allowedOrigins ?? [],
-    publicPaths: consolePaths,
-    ...(options.token !== undefined && { token: options.token }),
-  }));
+  app.use(
+    '*',
+    accessControl({
+      allowedHosts: options.access?.allowedHosts ?? allowedHostsFor('127.0.0.1'),
+      allowedOrigins: options.access?.allowedOrigins ?? [],
+      publicPaths: consolePaths,
+      ...(options.token !== undefined && { token: options.token }),
+    }),
+  );
 
   app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));
-  app.get('/v1/pipelines', (context) => context.json({ pipelines: options.pipelines, default: options.defaultPipeline }));
+  app.get('/v1/pipelines', (context) =>
+    context.json({ pipelines: options.pipelines, default: options.defaultPipeline }),
+  );
 
   app.post('/v1/runs', limit, async (context) => {
     const { runId, log } = await startRun(options, parseWith(startRunSchema, await jsonBody(context)));
@@ -71,7 +90,11 @@ export function serverApp(options: ServerAppOptions): Hono {
     const query = parseWith(listQuerySchema, context.req.query());
     // One more than asked for says whether another page follows; its cursor is the last run listed.
     const runs = await store.list({ ...query, limit: query.limit + 1 }).catch((error: unknown) => {
-      if (codeOf(error) === 'not_found') throw new StageloopError('usage', `before: no run "${query.before}" to list after: pass the "next" of the previous page`);
+      if (codeOf(error) === 'not_found')
+        throw new StageloopError(
+          'usage',
+          `before: no run "${query.before}" to list after: pass the "next" of the previous page`,
+        );
       throw error;
     });
     const page = runs.slice(0, query.limit);
@@ -95,7 +118,8 @@ export function serverApp(options: ServerAppOptions): Hono {
     const run = await store.get(runId);
     if (run === undefined) throw runNotFound(runId);
     // Held by another process (a worker elsewhere): followed through the store's change feed where it has one.
-    if (run.status === 'running' && store.watch !== undefined) return streamWatchedStatus({ ...store, watch: store.watch.bind(store) }, run);
+    if (run.status === 'running' && store.watch !== undefined)
+      return streamWatchedStatus({ ...store, watch: store.watch.bind(store) }, run);
     return streamStoredStatus(runId, run.status);
   });
 
@@ -104,7 +128,10 @@ export function serverApp(options: ServerAppOptions): Hono {
     const run = await store.get(runId);
     if (run === undefined) throw runNotFound(runId);
     if (!host.cancel(runId, 'cancelled over HTTP')) {
-      throw new StageloopError('conflict', `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`);
+      throw new StageloopError(
+        'conflict',
+        `run ${runId} is not running in this server (it is ${run.status}); nothing to cancel`,
+      );
     }
     return context.json({ runId, status: 'cancelling' }, 202);
   });
@@ -114,9 +141,15 @@ export function serverApp(options: ServerAppOptions): Hono {
     const body = parseWith(decisionsSchema, await jsonBody(context));
     const run = await store.get(runId);
     if (run === undefined) throw runNotFound(runId);
-    if (run.status !== 'interrupted') throw new StageloopError('conflict', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
-    if (options.decide === undefined) throw new StageloopError('unavailable', 'this server cannot resume interrupted runs with decisions yet');
-    if (!host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts');
+    if (run.status !== 'interrupted')
+      throw new StageloopError('conflict', `this run is not waiting for a decision (run ${runId} is ${run.status})`);
+    if (options.decide === undefined)
+      throw new StageloopError('unavailable', 'this server cannot resume interrupted runs with decisions yet');
+    if (!host.accepting)
+      throw new StageloopError(
+        'unavailable',
+        'the server is shutting down and continues no runs: decide with "stageloop approve" or after it restarts',
+      );
     const continuation = await options.decide(runId, body.decisions);
     views.forget(runId);
     await host.continue(runId, continuation);
@@ -134,7 +167,10 @@ async function jsonBody(context: Context): Promise<unknown> {
   try {
     return await context.req.json();
   } catch {
-    throw new StageloopError('usage', 'the request body is not JSON: send Content-Type: application/json and a JSON object');
+    throw new StageloopError(
+      'usage',
+      'the request body is not JSON: send Content-Type: application/json and a JSON object',
+    );
   }
 }
 

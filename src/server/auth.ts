@@ -12,7 +12,10 @@ export function bearerToken(token: string): MiddlewareHandler {
     const match = /^Bearer\s+(.+)$/i.exec(header);
     // Comparing digests keeps the comparison constant-time whatever the lengths.
     if (match === null || !timingSafeEqual(digest(match[1]!.trim()), expected)) {
-      const message = match === null ? 'this server needs a token: send Authorization: Bearer TOKEN' : 'the token is not valid for this server';
+      const message =
+        match === null
+          ? 'this server needs a token: send Authorization: Bearer TOKEN'
+          : 'the token is not valid for this server';
       return sendError(context, 'unauthorized', message);
     }
     await next();

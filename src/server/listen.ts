@@ -11,7 +11,10 @@ export function isLoopback(host: string): boolean {
 
 export function checkBind(host: string, token: string | undefined): void {
   if (token === undefined && !isLoopback(host)) {
-    throw new StageloopError('config', `binding ${host} would let anyone on the network start runs: set a token with --token T (or STAGELOOP_TOKEN), or bind 127.0.0.1`);
+    throw new StageloopError(
+      'config',
+      `binding ${host} would let anyone on the network start runs: set a token with --token T (or STAGELOOP_TOKEN), or bind 127.0.0.1`,
+    );
   }
 }
 
@@ -27,7 +30,8 @@ export function listen(app: Hono, options: { host: string; port: number; token?:
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? `port ${options.port} is in use: pass another --port` : error.message;
+      const reason =
+        error.code === 'EADDRINUSE' ? `port ${options.port} is in use: pass another --port` : error.message;
       reject(new StageloopError('config', `cannot listen on ${options.host}:${options.port}: ${reason}`));
     });
     server.once('listening', () => {

@@ -5,7 +5,10 @@ import { StageloopError } from '../common/stageloop-error.js';
 import { guardSettingsObject, withGuardRules } from '../engine/guard-settings.js';
 
 /** Tool calls that wait for a person's decision: tool names, or "all" (the protocol adapters take it too). */
-export const approveToolsSchema = z.union([z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1), z.literal('all')]);
+export const approveToolsSchema = z.union([
+  z.array(z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name')).min(1),
+  z.literal('all'),
+]);
 
 /** The run's limits and guards, as `stageloop run` takes them, but none switched off (0) and a server's caps on turns and time. */
 const { shape: guard } = guardSettingsObject;
@@ -18,7 +21,12 @@ const runOptionsSchema = withGuardRules(
     })
     .superRefine((options, context) => {
       for (const [field, value] of Object.entries(options)) {
-        if (value === 0) context.addIssue({ code: 'custom', path: [field], message: 'must be above 0: a request cannot switch a guard off' });
+        if (value === 0)
+          context.addIssue({
+            code: 'custom',
+            path: [field],
+            message: 'must be above 0: a request cannot switch a guard off',
+          });
       }
     }),
 );
@@ -29,7 +37,10 @@ const plainName = (kind: 'session' | 'user') =>
     try {
       checkName(kind, value);
     } catch {
-      context.addIssue({ code: 'custom', message: `${JSON.stringify(value.slice(0, 80))} is not a usable ${kind} name: use letters, digits, ".", "_" or "-" (at most 64)` });
+      context.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(value.slice(0, 80))} is not a usable ${kind} name: use letters, digits, ".", "_" or "-" (at most 64)`,
+      });
     }
   });
 
@@ -46,21 +57,31 @@ export const startRunSchema = z
     /** A JSON Schema the final answer must match. */
     outputSchema: z.record(z.string(), z.json()).optional(),
   })
-  .refine((body) => body.user === undefined || body.session !== undefined, { message: 'user names whose session a run is a turn of: give session too', path: ['user'] });
+  .refine((body) => body.user === undefined || body.session !== undefined, {
+    message: 'user names whose session a run is a turn of: give session too',
+    path: ['user'],
+  });
 
 export type StartRunBody = z.infer<typeof startRunSchema>;
 export type RunRequestOptions = z.infer<typeof runOptionsSchema>;
 
 export const decisionsSchema = z.strictObject({
   decisions: z
-    .array(z.strictObject({
-      callId: z.string().min(1),
-      approve: z.boolean(),
-      /** A rejection's message: the model reads it. */
-      reason: z.string().max(2_000).optional(),
-      /** An approval of the call with these arguments instead (JSON text or an object; validated again). */
-      arguments: z.union([z.string().max(100_000), z.record(z.string(), z.json())]).optional(),
-    }).refine((decision) => decision.approve || decision.arguments === undefined, { message: 'arguments go with an approval, not a rejection', path: ['arguments'] }))
+    .array(
+      z
+        .strictObject({
+          callId: z.string().min(1),
+          approve: z.boolean(),
+          /** A rejection's message: the model reads it. */
+          reason: z.string().max(2_000).optional(),
+          /** An approval of the call with these arguments instead (JSON text or an object; validated again). */
+          arguments: z.union([z.string().max(100_000), z.record(z.string(), z.json())]).optional(),
+        })
+        .refine((decision) => decision.approve || decision.arguments === undefined, {
+          message: 'arguments go with an approval, not a rejection',
+          path: ['arguments'],
+        }),
+    )
     .min(1, 'give at least one decision'),
 });
 
@@ -77,7 +98,11 @@ export const listQuerySchema = z.strictObject({
 export function afterSeqOf(header: string | undefined, query: string | undefined): number {
   const given = header ?? query;
   if (given === undefined || given === '') return 0;
-  if (!/^\d{1,15}$/.test(given)) throw new StageloopError('usage', `Last-Event-ID must be an event seq (a whole number), got "${given.slice(0, 40)}"`);
+  if (!/^\d{1,15}$/.test(given))
+    throw new StageloopError(
+      'usage',
+      `Last-Event-ID must be an event seq (a whole number), got "${given.slice(0, 40)}"`,
+    );
   return Number(given);
 }
 

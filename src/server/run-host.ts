@@ -15,7 +15,11 @@ export interface RunAssembly {
 }
 
 /** Starts a recorded run (durable runPipeline with the server's store) and resolves with its result. */
-export type RunStarter = (assembly: RunAssembly, input: RunInput, options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;
+export type RunStarter = (
+  assembly: RunAssembly,
+  input: RunInput,
+  options: { deps: Partial<Deps>; signal: AbortSignal },
+) => Promise<RunResult>;
 
 /** Runs a run with the host's deps (its event listener) and abort signal. */
 export type RunContinuer = (options: { deps: Partial<Deps>; signal: AbortSignal }) => Promise<RunResult>;

@@ -4,11 +4,19 @@ import type { RunStore, RunSummary } from '../store/types.js';
 import type { RunHost } from './run-host.js';
 import { listItemOf } from './run-view.js';
 import type { EventLog } from '../stream/event-log.js';
-import { blocksOf, eventStreamBody, serverSentEvent, serverSentEventsHeaders, type EventStreamBodyOptions } from '../stream/server-sent-events.js';
+import {
+  blocksOf,
+  eventStreamBody,
+  serverSentEvent,
+  serverSentEventsHeaders,
+  type EventStreamBodyOptions,
+} from '../stream/server-sent-events.js';
 
 /** Blocks of text as a text/event-stream response, written by src/stream's one writer. */
 function eventStreamResponse(blocks: AsyncIterator<string>, options?: EventStreamBodyOptions): Response {
-  return new Response(eventStreamBody(blocks, options) as unknown as ConstructorParameters<typeof Response>[0], { headers: serverSentEventsHeaders });
+  return new Response(eventStreamBody(blocks, options) as unknown as ConstructorParameters<typeof Response>[0], {
+    headers: serverSentEventsHeaders,
+  });
 }
 
 /** The events after `afterSeq` with the seq the run gave them, then `end` once the run is over; written by src/stream. */
@@ -66,7 +74,11 @@ export function streamStoredStatus(runId: string, status: string): Response {
  */
 export function streamWatchedStatus(store: RunStore & Required<Pick<RunStore, 'watch'>>, first: RunSummary): Response {
   const runId = first.runId;
-  const progress = (run: RunSummary) => serverSentEvent({ event: 'stored', data: { runId, status: run.status, head: run.head, iterations: run.iterations, tokens: run.tokens, live: true } });
+  const progress = (run: RunSummary) =>
+    serverSentEvent({
+      event: 'stored',
+      data: { runId, status: run.status, head: run.head, iterations: run.iterations, tokens: run.tokens, live: true },
+    });
   let wake = (): void => undefined;
   // Set at first too: a change between the read above and LISTEN is read once the feed is on.
   let changed = true;
@@ -86,7 +98,8 @@ export function streamWatchedStatus(store: RunStore & Required<Pick<RunStore, 'w
         if (closed) break;
         const run = await store.get(runId);
         if (run === undefined) break;
-        if (run.head !== last.head || run.status !== last.status || run.iterations !== last.iterations) yield progress(run);
+        if (run.head !== last.head || run.status !== last.status || run.iterations !== last.iterations)
+          yield progress(run);
         last = run;
       }
       if (!closed) yield serverSentEvent({ event: 'end', data: { runId, lastSeq: 0 } });

@@ -27,14 +27,21 @@ export interface StartedRun {
 export async function startRun(services: StartRunServices, request: StartRunBody): Promise<StartedRun> {
   const pipeline = request.pipeline ?? services.defaultPipeline;
   const names = services.pipelines.map((known) => known.name);
-  if (!names.includes(pipeline)) throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${names.join(', ')}`);
-  if (!services.host.accepting) throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
+  if (!names.includes(pipeline))
+    throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${names.join(', ')}`);
+  if (!services.host.accepting)
+    throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
   // An assembly error is thrown as it is: a StageloopError answers with its own code, anything else is a bug of ours.
   const assembly = await services.assemble({ ...request, pipeline });
-  const input = request.session === undefined ? { task: request.task } : { task: request.task, session: request.session, user: request.user ?? 'default' };
+  const input =
+    request.session === undefined
+      ? { task: request.task }
+      : { task: request.task, session: request.session, user: request.user ?? 'default' };
   const runId = await services.host.start(assembly, input).catch((error: unknown) => {
     // A run fails before its first event only where the store refused to record it (a real store says so itself).
-    throw isStageloopError(error) ? error : new StageloopError('store', `the run could not be recorded: ${messageOf(error)}`, { cause: error });
+    throw isStageloopError(error)
+      ? error
+      : new StageloopError('store', `the run could not be recorded: ${messageOf(error)}`, { cause: error });
   });
   return { runId, log: services.host.log(runId)! };
 }

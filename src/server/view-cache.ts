@@ -78,13 +78,28 @@ export class RunViewCache {
     // The journal only grows: read what came after the entries already held.
     const held = cached?.journal ?? [];
     const heldThrough = held.at(-1)?.seq ?? 0;
-    const journal = heldThrough > 0 && run.head >= heldThrough ? [...held, ...(await this.store.journal(runId, heldThrough))] : await this.store.journal(runId);
+    const journal =
+      heldThrough > 0 && run.head >= heldThrough
+        ? [...held, ...(await this.store.journal(runId, heldThrough))]
+        : await this.store.journal(runId);
     const checkpoint = await this.store.latestCheckpoint(runId);
     // With the runs its tool calls started (agents): a lookup per tool call, made only when the run moved on.
-    const tree = await withChildRuns(this.store, { run, journal: effectiveJournal(journal), checkpoints: checkpoint === undefined ? [] : [checkpoint] });
+    const tree = await withChildRuns(this.store, {
+      run,
+      journal: effectiveJournal(journal),
+      checkpoints: checkpoint === undefined ? [] : [checkpoint],
+    });
     const view = viewOfLoaded(tree, this.shownSlots);
     const final = finalStatuses.has(run.status);
     // A finished run is never read again from the store: its entries need not be kept.
-    return { stamp, final, seq, journal: final ? [] : journal, prefix: JSON.stringify(view).slice(0, -1), facts: '', rendered: { body: '', etag: '' } };
+    return {
+      stamp,
+      final,
+      seq,
+      journal: final ? [] : journal,
+      prefix: JSON.stringify(view).slice(0, -1),
+      facts: '',
+      rendered: { body: '', etag: '' },
+    };
   }
 }

@@ -21,7 +21,9 @@ export async function selectFacts(facts: readonly Fact[], task: string, budgetTo
   if (costs.reduce((total, cost) => total + cost, 0) <= budgetTokens) return lines;
   const taskWords = words(task);
   const score = (fact: Fact) => [...words(`${fact.key} ${fact.value}`)].filter((word) => taskWords.has(word)).length;
-  const order = facts.map((fact, index) => ({ index, score: score(fact), updated: fact.updated })).sort((a, b) => b.score - a.score || b.updated - a.updated);
+  const order = facts
+    .map((fact, index) => ({ index, score: score(fact), updated: fact.updated }))
+    .sort((a, b) => b.score - a.score || b.updated - a.updated);
   const chosen = new Set<number>();
   let used = 0;
   for (const entry of order) {

@@ -26,7 +26,15 @@ export function memorySessions(options: { clock?: { now(): number } } = {}): Ses
     },
     turns: (scope) => (find(scope)?.turns ?? []).map((row) => ({ ...row })),
     insertTurn(scope, row) {
-      find(scope)!.turns.push({ seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: row.toolsText, at: row.at, status: row.status ?? 'completed' });
+      find(scope)!.turns.push({
+        seq: row.seq,
+        runId: row.runId,
+        task: row.task,
+        answer: row.answer,
+        tools: row.toolsText,
+        at: row.at,
+        status: row.status ?? 'completed',
+      });
     },
     deleteTurn(scope, seq) {
       const session = find(scope)!;

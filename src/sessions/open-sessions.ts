@@ -9,7 +9,10 @@ export async function openSessionStore(location: StoreLocation): Promise<Session
   if (kind === 'redis') {
     const beside: StoreLocation = { env: location.env, ...(location.cwd !== undefined && { cwd: location.cwd }) };
     if (location.path !== undefined && storeKind(beside) !== 'redis') return openSessionStore(beside);
-    throw new StageloopError('config', `sessions are kept in SQLite or PostgreSQL, not in Redis (${storeDisplayName(location)}): set STAGELOOP_HOME for them, or pass --store FILE or --store postgres://... with --session`);
+    throw new StageloopError(
+      'config',
+      `sessions are kept in SQLite or PostgreSQL, not in Redis (${storeDisplayName(location)}): set STAGELOOP_HOME for them, or pass --store FILE or --store postgres://... with --session`,
+    );
   }
   if (kind === 'postgres') return (await import('./postgres-sessions.js')).postgresSessions(storePath(location));
   return (await import('./sqlite-sessions.js')).sqliteSessions(storePath(location));

@@ -2,7 +2,19 @@
 // through session-store.ts's row readers (a row that cannot be read is reported and kept); each write is one
 // transaction that locks the session's row first, so two processes never number a turn twice.
 import { byKey, checked, label, readAll, readFact, readTurn, type FactRow, type TurnRow } from './session-store.js';
-import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from '../store/postgres-connection.js';
+import {
+  checkSchema,
+  createPool,
+  inTransaction,
+  splitSchema,
+  numericTypes,
+  postgresFailure,
+  quoteIdentifier,
+  redactUrl,
+  type PostgresClient,
+  type PostgresConnectOptions,
+  type PostgresPool,
+} from '../store/postgres-connection.js';
 import { migratePostgres } from '../store/postgres-schema.js';
 import { checkFact, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord } from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
@@ -13,7 +25,10 @@ export interface PostgresSessionsOptions extends PostgresConnectOptions {
   schema?: string;
 }
 
-export function postgresSessions(connection: string | PostgresPool, options: PostgresSessionsOptions = {}): SessionStore {
+export function postgresSessions(
+  connection: string | PostgresPool,
+  options: PostgresSessionsOptions = {},
+): SessionStore {
   const clock = options.clock ?? Date;
   const fromUrl = typeof connection === 'string' ? splitSchema(connection) : undefined;
   const schema = checkSchema(options.schema ?? fromUrl?.schema ?? 'stageloop');
@@ -40,7 +55,8 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
       ON CONFLICT (user_id, session, key) DO UPDATE SET value = excluded.value, source_run = excluded.source_run, updated_at = excluded.updated_at`,
     removeFact: `DELETE FROM ${S}.session_facts WHERE ${scoped} AND key = $3`,
   };
-  const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) => (await client.query({ text, values, types: numericTypes() })).rows;
+  const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) =>
+    (await client.query({ text, values, types: numericTypes() })).rows;
   /** One step once the schema is ready; a failure of the server as one line. */
   const step = async <Result>(body: () => Promise<Result>): Promise<Result> => {
     if (closed) throw new StageloopError('store', `${name} is closed: open the store again`);
@@ -52,7 +68,11 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
     }
   };
   /** A write on a session that exists from here on, with its row locked. */
-  const write = <Result>(scope: SessionScope, at: number, body: (client: PostgresClient, values: [string, string]) => Promise<Result>) =>
+  const write = <Result>(
+    scope: SessionScope,
+    at: number,
+    body: (client: PostgresClient, values: [string, string]) => Promise<Result>,
+  ) =>
     step(() =>
       inTransaction(pool, async (client) => {
         const values: [string, string] = [scope.user, scope.session];
@@ -72,7 +92,11 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
       const owned = checked(scope);
       return step(async (): Promise<SessionHistory> => {
         const values = [owned.user, owned.session];
-        const [summary, turnRows, factRows] = await Promise.all([query(pool, sql.summary, values), query(pool, sql.turns, values), query(pool, sql.facts, values)]);
+        const [summary, turnRows, factRows] = await Promise.all([
+          query(pool, sql.summary, values),
+          query(pool, sql.turns, values),
+          query(pool, sql.facts, values),
+        ]);
         const problems: string[] = [];
         const where = `${label(owned)} in ${name}`;
         const turns = readAll(turnRows as unknown as TurnRow[], readTurn, where, problems);
@@ -86,7 +110,16 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
         const [last] = await query(client, sql.lastSeq, values);
         const record: TurnRecord = { seq: Number(last?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
         if (record.status === undefined) delete record.status;
-        await query(client, sql.insertTurn, [...values, record.seq, record.runId, record.task, record.answer, JSON.stringify(record.tools), record.at, record.status ?? 'completed']);
+        await query(client, sql.insertTurn, [
+          ...values,
+          record.seq,
+          record.runId,
+          record.task,
+          record.answer,
+          JSON.stringify(record.tools),
+          record.at,
+          record.status ?? 'completed',
+        ]);
         return record;
       });
     },
@@ -96,14 +129,27 @@ export function postgresSessions(connection: string | PostgresPool, options: Pos
         const present = new Set((await query(client, sql.turns, values)).map((row) => Number(row.seq)));
         const missing = foldedSeqs.filter((seq) => !present.has(seq));
         // Another process compacted first: keep its summary rather than fold the same turns twice.
-        if (missing.length > 0) throw new StageloopError('store', `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
+        if (missing.length > 0)
+          throw new StageloopError(
+            'store',
+            `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`,
+          );
         await query(client, sql.deleteTurns, [...values, [...foldedSeqs]]);
         await query(client, sql.setSummary, [...values, summary, clock.now()]);
       });
     },
     listFacts: async (scope) => {
       const owned = checked(scope);
-      return step(async () => byKey(readAll((await query(pool, sql.facts, [owned.user, owned.session])) as unknown as FactRow[], readFact, `${label(owned)} in ${name}`, [])));
+      return step(async () =>
+        byKey(
+          readAll(
+            (await query(pool, sql.facts, [owned.user, owned.session])) as unknown as FactRow[],
+            readFact,
+            `${label(owned)} in ${name}`,
+            [],
+          ),
+        ),
+      );
     },
     setFact: async (scope, fact) => {
       const owned = checked(scope);

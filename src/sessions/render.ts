@@ -10,7 +10,6 @@ export const summaryLabel = 'Summary of earlier turns:';
 const maxToolLines = 5;
 const maxToolLine = 160;
 
-
 /** How the answer of a turn that did not complete begins when it is shown again. */
 export const unfinishedTurnPrefix = '(This turn was ';
 
@@ -18,18 +17,26 @@ export const unfinishedTurnPrefix = '(This turn was ';
 export function turnAnswer(turn: Pick<TurnRecord, 'answer' | 'status'>): string {
   if (turn.status === undefined) return turn.answer;
   const how = turn.status === 'stopped' ? 'stopped before it finished' : `${turn.status}`;
-  return turn.answer.trim() === '' ? `${unfinishedTurnPrefix}${how}, before any answer.)` : `${unfinishedTurnPrefix}${how}; its partial answer follows.)\n${turn.answer}`;
+  return turn.answer.trim() === ''
+    ? `${unfinishedTurnPrefix}${how}, before any answer.)`
+    : `${unfinishedTurnPrefix}${how}; its partial answer follows.)\n${turn.answer}`;
 }
 
 /** The lines of one turn, as the history text for budgets and the compaction brief shows it. */
 export function turnLines(turn: Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>): string[] {
-  const lines = [`Turn ${turn.seq} task: ${shortText(turn.task, 1_000)}`, `Turn ${turn.seq} answer: ${shortText(turnAnswer(turn), 2_000)}`];
+  const lines = [
+    `Turn ${turn.seq} task: ${shortText(turn.task, 1_000)}`,
+    `Turn ${turn.seq} answer: ${shortText(turnAnswer(turn), 2_000)}`,
+  ];
   if (turn.tools.length > 0) lines.push(`Turn ${turn.seq} relied on: ${turn.tools.join('; ')}`);
   return lines;
 }
 
 /** The history section, or '' for a session with nothing in it yet. */
-export function renderHistory(summary: string, turns: readonly Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>[]): string {
+export function renderHistory(
+  summary: string,
+  turns: readonly Pick<TurnRecord, 'seq' | 'task' | 'answer' | 'tools' | 'status'>[],
+): string {
   if (summary === '' && turns.length === 0) return '';
   const parts = [historyHeading];
   if (summary !== '') parts.push(`${summaryLabel}\n${summary}`);
@@ -52,20 +59,46 @@ export const toolAccountLabel = 'Tool results this answer relied on:';
  * before the answer. Nothing of an answer is ever put in a system or user message. Each message carries the record
  * it renders (`history`), for readers that need the turns rather than their text.
  */
-export function historyMessages(summary: string, turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools' | 'status'>[]): ChatMessage[] {
+export function historyMessages(
+  summary: string,
+  turns: readonly Pick<TurnRecord, 'task' | 'answer' | 'tools' | 'status'>[],
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  if (summary !== '') messages.push({ role: 'assistant', content: `${summaryMessageLabel}\n${summary}`, history: { part: 'summary', summary } });
+  if (summary !== '')
+    messages.push({
+      role: 'assistant',
+      content: `${summaryMessageLabel}\n${summary}`,
+      history: { part: 'summary', summary },
+    });
   for (const turn of turns) {
     messages.push({ role: 'user', content: turn.task, history: { part: 'task' } });
-    if (turn.tools.length > 0) messages.push({ role: 'assistant', content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}`, history: { part: 'tools' } });
-    messages.push({ role: 'assistant', content: turnAnswer(turn), history: { part: 'answer', answer: turn.answer, completed: turn.status === undefined } });
+    if (turn.tools.length > 0)
+      messages.push({
+        role: 'assistant',
+        content: `${toolAccountLabel}\n${turn.tools.map((line) => `- ${line}`).join('\n')}`,
+        history: { part: 'tools' },
+      });
+    messages.push({
+      role: 'assistant',
+      content: turnAnswer(turn),
+      history: { part: 'answer', answer: turn.answer, completed: turn.status === undefined },
+    });
   }
   return messages;
 }
 
 /** "calculator(12 * 12) → 144" for the run's last tool results (the observe stage keeps them), at most five, each clipped. */
-export function toolAccount(results: readonly { tool: string; arguments: string; ok: boolean; content: string }[]): string[] {
-  return results.slice(-maxToolLines).map((result) => shortText(`${result.tool}(${argumentsText(result.arguments)}) → ${result.ok ? '' : 'failed: '}${result.content}`, maxToolLine));
+export function toolAccount(
+  results: readonly { tool: string; arguments: string; ok: boolean; content: string }[],
+): string[] {
+  return results
+    .slice(-maxToolLines)
+    .map((result) =>
+      shortText(
+        `${result.tool}(${argumentsText(result.arguments)}) → ${result.ok ? '' : 'failed: '}${result.content}`,
+        maxToolLine,
+      ),
+    );
 }
 
 function argumentsText(text: string): string {
@@ -84,7 +117,8 @@ function argumentsText(text: string): string {
 /** Without a model call: one line per folded turn after the earlier summary, the oldest lines dropped past `maxChars`. */
 export function extractiveSummary(summary: string, folded: readonly TurnRecord[], maxChars: number): string {
   const lines = summary === '' ? [] : summary.split('\n');
-  for (const turn of folded) lines.push(`- Turn ${turn.seq}: ${shortText(turn.task, 120)} Answer: ${shortText(turnAnswer(turn), 160)}`);
+  for (const turn of folded)
+    lines.push(`- Turn ${turn.seq}: ${shortText(turn.task, 120)} Answer: ${shortText(turnAnswer(turn), 160)}`);
   while (lines.length > 1 && lines.join('\n').length > maxChars) lines.shift();
   return lines.join('\n');
 }
@@ -98,5 +132,9 @@ export const compactionRequest = 'Write the summary of the conversation above no
 
 /** The request for a model's summary of the folded turns: the turns as messages (answers as assistant messages), then the ask. */
 export function compactionMessages(summary: string, folded: readonly TurnRecord[]): ChatMessage[] {
-  return [{ role: 'system', content: compactionInstructions }, ...historyMessages(summary, folded), { role: 'user', content: compactionRequest }];
+  return [
+    { role: 'system', content: compactionInstructions },
+    ...historyMessages(summary, folded),
+    { role: 'user', content: compactionRequest },
+  ];
 }

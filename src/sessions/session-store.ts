@@ -2,7 +2,17 @@
 // that cannot be read is reported and kept, never dropped), compaction all or nothing.
 import { messageOf } from '../common/error-message.js';
 import { rejectingThrows } from '../common/promise-like.js';
-import { checkFact, checkName, type Fact, type NewTurn, type SessionHistory, type SessionScope, type SessionStore, type TurnRecord, type TurnStatus } from './types.js';
+import {
+  checkFact,
+  checkName,
+  type Fact,
+  type NewTurn,
+  type SessionHistory,
+  type SessionScope,
+  type SessionStore,
+  type TurnRecord,
+  type TurnStatus,
+} from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /** A turn row as stored: tools as JSON text; anything may be wrong with a row someone edited by hand. */
@@ -58,12 +68,23 @@ export function readTurn(row: TurnRow): TurnRecord | string {
   } catch (error) {
     return `turn ${row.seq}: its tool account is not JSON (${messageOf(error)})`;
   }
-  if (!Array.isArray(tools) || !tools.every((entry) => typeof entry === 'string')) return `turn ${row.seq}: its tool account is not a list of text`;
-  if (typeof row.task !== 'string' || typeof row.answer !== 'string') return `turn ${row.seq}: its task or answer is not text`;
-  if (typeof row.runId !== 'string' || typeof row.at !== 'number') return `turn ${row.seq}: its run id or time is missing`;
+  if (!Array.isArray(tools) || !tools.every((entry) => typeof entry === 'string'))
+    return `turn ${row.seq}: its tool account is not a list of text`;
+  if (typeof row.task !== 'string' || typeof row.answer !== 'string')
+    return `turn ${row.seq}: its task or answer is not text`;
+  if (typeof row.runId !== 'string' || typeof row.at !== 'number')
+    return `turn ${row.seq}: its run id or time is missing`;
   const status = row.status ?? 'completed';
-  if (!(typeof status === 'string' && turnStatuses.has(status))) return `turn ${row.seq}: its status ${JSON.stringify(status)} is not one of ${[...turnStatuses].join(', ')}`;
-  const record: TurnRecord = { seq: row.seq, runId: row.runId, task: row.task, answer: row.answer, tools: tools as string[], at: row.at };
+  if (!(typeof status === 'string' && turnStatuses.has(status)))
+    return `turn ${row.seq}: its status ${JSON.stringify(status)} is not one of ${[...turnStatuses].join(', ')}`;
+  const record: TurnRecord = {
+    seq: row.seq,
+    runId: row.runId,
+    task: row.task,
+    answer: row.answer,
+    tools: tools as string[],
+    at: row.at,
+  };
   if (status !== 'completed') record.status = status as Exclude<TurnStatus, 'completed'>;
   return record;
 }
@@ -71,18 +92,29 @@ export function readTurn(row: TurnRow): TurnRecord | string {
 const turnStatuses: ReadonlySet<string> = new Set<TurnStatus>(['completed', 'stopped', 'cancelled', 'failed']);
 
 export function readFact(row: FactRow): Fact | string {
-  if (typeof row.key !== 'string' || typeof row.value !== 'string' || typeof row.sourceRun !== 'string' || typeof row.updated !== 'number') {
+  if (
+    typeof row.key !== 'string' ||
+    typeof row.value !== 'string' ||
+    typeof row.sourceRun !== 'string' ||
+    typeof row.updated !== 'number'
+  ) {
     return `fact ${JSON.stringify(String(row.key))}: a column is not of its type`;
   }
   return { key: row.key, value: row.value, sourceRun: row.sourceRun, updated: row.updated };
 }
 
 /** Reads rows, collecting one line per unreadable row instead of failing the whole load. */
-export function readAll<Row, Value>(rows: Row[], read: (row: Row) => Value | string, where: string, problems: string[]): Value[] {
+export function readAll<Row, Value>(
+  rows: Row[],
+  read: (row: Row) => Value | string,
+  where: string,
+  problems: string[],
+): Value[] {
   const values: Value[] = [];
   for (const row of rows) {
     const value = read(row);
-    if (typeof value === 'string') problems.push(`${where}: ${value}; the row is kept as it is (fix or delete it in the store)`);
+    if (typeof value === 'string')
+      problems.push(`${where}: ${value}; the row is kept as it is (fix or delete it in the store)`);
     else values.push(value);
   }
   return values;
@@ -128,7 +160,11 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
           const present = new Set(tables.turns(owned).map((row) => row.seq));
           const missing = foldedSeqs.filter((seq) => !present.has(seq));
           // Another process compacted first: keep its summary rather than fold the same turns twice.
-          if (missing.length > 0) throw new StageloopError('store', `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`);
+          if (missing.length > 0)
+            throw new StageloopError(
+              'store',
+              `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`,
+            );
           for (const seq of foldedSeqs) tables.deleteTurn(owned, seq);
           tables.setSummary(owned, summary, clock.now());
         });
@@ -136,7 +172,9 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
     listFacts: (scope) =>
       run(() => {
         const owned = checked(scope);
-        return tables.read(() => byKey(readAll(tables.facts(owned), readFact, `${label(owned)} in ${tables.name}`, [])));
+        return tables.read(() =>
+          byKey(readAll(tables.facts(owned), readFact, `${label(owned)} in ${tables.name}`, [])),
+        );
       }),
     setFact: (scope, fact) =>
       run(() => {

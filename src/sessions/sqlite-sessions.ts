@@ -24,9 +24,11 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
     statements = {
       summary: database.prepare<[string, string], string>(`SELECT summary FROM sessions WHERE ${scoped}`).pluck(),
       ensure: database.prepare<[string, string, number, number]>(
-        'INSERT INTO sessions (user_id, session, summary, created_at, updated_at) VALUES (?, ?, \'\', ?, ?) ON CONFLICT DO NOTHING',
+        "INSERT INTO sessions (user_id, session, summary, created_at, updated_at) VALUES (?, ?, '', ?, ?) ON CONFLICT DO NOTHING",
       ),
-      setSummary: database.prepare<[string, number, string, string]>(`UPDATE sessions SET summary = ?, updated_at = ? WHERE ${scoped}`),
+      setSummary: database.prepare<[string, number, string, string]>(
+        `UPDATE sessions SET summary = ?, updated_at = ? WHERE ${scoped}`,
+      ),
       turns: database.prepare<[string, string], TurnRow>(
         `SELECT seq, run_id AS runId, task, answer, tools, at, status FROM session_turns WHERE ${scoped} ORDER BY seq`,
       ),
@@ -64,10 +66,22 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
     ensureSession: (scope, at) => void prepared.ensure.run(scope.user, scope.session, at, at),
     setSummary: (scope, summary, at) => void prepared.setSummary.run(summary, at, scope.user, scope.session),
     turns: (scope) => prepared.turns.all(scope.user, scope.session),
-    insertTurn: (scope, row) => void prepared.insertTurn.run(scope.user, scope.session, row.seq, row.runId, row.task, row.answer, row.toolsText, row.at, row.status ?? 'completed'),
+    insertTurn: (scope, row) =>
+      void prepared.insertTurn.run(
+        scope.user,
+        scope.session,
+        row.seq,
+        row.runId,
+        row.task,
+        row.answer,
+        row.toolsText,
+        row.at,
+        row.status ?? 'completed',
+      ),
     deleteTurn: (scope, seq) => void prepared.deleteTurn.run(scope.user, scope.session, seq),
     facts: (scope) => prepared.facts.all(scope.user, scope.session),
-    putFact: (scope, fact) => void prepared.putFact.run(scope.user, scope.session, fact.key, fact.value, fact.sourceRun, fact.updated),
+    putFact: (scope, fact) =>
+      void prepared.putFact.run(scope.user, scope.session, fact.key, fact.value, fact.sourceRun, fact.updated),
     removeFact: (scope, key) => prepared.removeFact.run(scope.user, scope.session, key).changes,
     close: () => database.close(),
   };

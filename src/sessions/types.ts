@@ -60,7 +60,6 @@ export interface SessionStore {
   close(): void;
 }
 
-
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const defaultUser = 'default';
 
@@ -68,7 +67,10 @@ export const defaultUser = 'default';
 export function checkName(kind: 'session' | 'user', name: string): string {
   if (namePattern.test(name) && !name.includes('..')) return name;
   const why = /[/\\]|\.\./.test(name) ? 'has path characters' : name === '' ? 'is empty' : 'is not a plain name';
-  throw new StageloopError('usage', `${kind} name ${JSON.stringify(name)} ${why}: use letters, digits, ".", "_" or "-" (at most 64), e.g. --${kind} work-notes`);
+  throw new StageloopError(
+    'usage',
+    `${kind} name ${JSON.stringify(name)} ${why}: use letters, digits, ".", "_" or "-" (at most 64), e.g. --${kind} work-notes`,
+  );
 }
 
 export function sessionScope(session: string, user: string = defaultUser): SessionScope {
@@ -83,10 +85,16 @@ export function checkFact(key: string, value: string): { key: string; value: str
   const trimmedKey = key.trim();
   const trimmedValue = value.trim();
   if (!factKeyPattern.test(trimmedKey)) {
-    throw new StageloopError('usage', `fact key ${JSON.stringify(key)} is not usable: start with a letter or digit, then letters, digits, spaces, ".", "_", ":" or "-" (at most 80)`);
+    throw new StageloopError(
+      'usage',
+      `fact key ${JSON.stringify(key)} is not usable: start with a letter or digit, then letters, digits, spaces, ".", "_", ":" or "-" (at most 80)`,
+    );
   }
   if (trimmedValue === '' || trimmedValue.length > maxFactValueLength) {
-    throw new StageloopError('usage', `the value of fact "${trimmedKey}" must be 1 to ${maxFactValueLength} characters, got ${trimmedValue.length}`);
+    throw new StageloopError(
+      'usage',
+      `the value of fact "${trimmedKey}" must be 1 to ${maxFactValueLength} characters, got ${trimmedValue.length}`,
+    );
   }
   return { key: trimmedKey, value: trimmedValue };
 }

@@ -40,10 +40,17 @@ export function storeKind(location: StoreLocation = {}): StoreKind {
   if (isRedisUrl(value)) return 'redis';
   // "postgres:host/db" (no //) is a mistyped URL, not a file name.
   const mistyped = /^(postgres|postgresql|rediss?):/i.exec(value)?.[1];
-  if (mistyped !== undefined) throw new StageloopError('config', `store "${redactUrl(value)}" is not a URL: write it as ${mistyped.toLowerCase()}://${mistyped.startsWith('r') ? 'HOST:PORT' : 'USER@HOST:PORT/DATABASE'}`);
+  if (mistyped !== undefined)
+    throw new StageloopError(
+      'config',
+      `store "${redactUrl(value)}" is not a URL: write it as ${mistyped.toLowerCase()}://${mistyped.startsWith('r') ? 'HOST:PORT' : 'USER@HOST:PORT/DATABASE'}`,
+    );
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(value)?.[1];
   if (scheme !== undefined) {
-    throw new StageloopError('config', `store "${redactUrl(value)}": stageloop does not know ${scheme}:// stores; use a file path (./runs.db), postgres://USER@HOST:PORT/DATABASE or redis://HOST:PORT`);
+    throw new StageloopError(
+      'config',
+      `store "${redactUrl(value)}": stageloop does not know ${scheme}:// stores; use a file path (./runs.db), postgres://USER@HOST:PORT/DATABASE or redis://HOST:PORT`,
+    );
   }
   return 'sqlite';
 }

@@ -56,7 +56,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): RunStore {
     },
     listRuns(status, limit, before) {
       const rows: RunRow[] = [];
-      const listed = (row: RunRow) => before === undefined || row.createdAt < before.createdAt || (row.createdAt === before.createdAt && row.id < before.id);
+      const listed = (row: RunRow) =>
+        before === undefined ||
+        row.createdAt < before.createdAt ||
+        (row.createdAt === before.createdAt && row.id < before.id);
       for (const run of runs.values()) {
         const row = { ...run.header, ...run.columns };
         if ((status === undefined || row.status === status) && listed(row)) rows.push(row);

@@ -50,7 +50,11 @@ export function redactUrl(url: string): string {
 /** Checks the URL names a host and a database; returns it unchanged. */
 export function checkPostgresUrl(url: string): string {
   const valid = isPostgresUrl(url) && URL.canParse(url) && new URL(url).hostname !== '';
-  if (!valid) throw new StageloopError('config', `"${redactUrl(url)}" is not a PostgreSQL URL: write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, e.g. postgres://stageloop@127.0.0.1:5432/stageloop`);
+  if (!valid)
+    throw new StageloopError(
+      'config',
+      `"${redactUrl(url)}" is not a PostgreSQL URL: write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE, e.g. postgres://stageloop@127.0.0.1:5432/stageloop`,
+    );
   return url;
 }
 
@@ -74,8 +78,20 @@ function partsOf(url: string): { database: string; user: string } {
 
 interface PgModule {
   types: TypeParsers;
-  Pool: new (config: { connectionString: string; max?: number; connectionTimeoutMillis?: number; idleTimeoutMillis?: number; application_name?: string; lock_timeout?: number; idle_in_transaction_session_timeout?: number }) => PostgresPool;
-  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number; application_name?: string }) => PostgresClient & { connect(): Promise<void>; end(): Promise<void> };
+  Pool: new (config: {
+    connectionString: string;
+    max?: number;
+    connectionTimeoutMillis?: number;
+    idleTimeoutMillis?: number;
+    application_name?: string;
+    lock_timeout?: number;
+    idle_in_transaction_session_timeout?: number;
+  }) => PostgresPool;
+  Client: new (config: {
+    connectionString: string;
+    connectionTimeoutMillis?: number;
+    application_name?: string;
+  }) => PostgresClient & { connect(): Promise<void>; end(): Promise<void> };
 }
 
 const require = createRequire(import.meta.url);
@@ -100,7 +116,11 @@ export interface PostgresConnectOptions {
   idleTransactionTimeoutMs?: number;
 }
 
-export function createPool(url: string, options: PostgresConnectOptions, onError: (error: Error) => void): PostgresPool {
+export function createPool(
+  url: string,
+  options: PostgresConnectOptions,
+  onError: (error: Error) => void,
+): PostgresPool {
   const { Pool } = loadPg();
   const idleTransaction = options.idleTransactionTimeoutMs ?? 5_000;
   const pool = new Pool({
@@ -129,12 +149,29 @@ export function numericTypes(): TypeParsers {
   return numeric;
 }
 
-const lostConnection = new Set(['25P03', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+const lostConnection = new Set([
+  '25P03',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+]);
 
 /** Whether an error means the connection is gone (so the client must not go back to the pool). */
 export function isConnectionError(error: unknown): boolean {
   const code = String((error as { code?: unknown })?.code ?? '');
-  return lostConnection.has(code) || code === 'ECONNREFUSED' || /Connection terminated|connection is closed|Client has encountered a connection error/i.test(messageOf(error));
+  return (
+    lostConnection.has(code) ||
+    code === 'ECONNREFUSED' ||
+    /Connection terminated|connection is closed|Client has encountered a connection error/i.test(messageOf(error))
+  );
 }
 
 /** What went wrong, as one store error line naming the server (never its password), the reason and the fix. */
@@ -145,7 +182,13 @@ export function postgresFailure(url: string, error: unknown): StageloopError {
   const message = messageOf(error).split('\n')[0]!;
   const { database, user } = partsOf(url);
   let text: string;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || /timeout expired|timeout exceeded when trying to connect/i.test(message)) {
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH' ||
+    /timeout expired|timeout exceeded when trying to connect/i.test(message)
+  ) {
     text = `cannot reach ${where} (${code || message}): start the server there, or pass the right --store URL`;
   } else if (code === '3D000') {
     text = `${where} has no database "${database}": create it (createdb ${database}), or name another in the --store URL`;
@@ -171,7 +214,10 @@ export function postgresFailure(url: string, error: unknown): StageloopError {
  * silent too long (stopped, say) was rolled back before COMMIT was sent, so it is tried once more on a fresh
  * connection; any other loss is reported (a loss during COMMIT is in doubt and is never retried).
  */
-export async function inTransaction<Result>(pool: PostgresPool, body: (client: PostgresClient) => Promise<Result>): Promise<Result> {
+export async function inTransaction<Result>(
+  pool: PostgresPool,
+  body: (client: PostgresClient) => Promise<Result>,
+): Promise<Result> {
   const first = await transactionOnce(pool, body);
   if (first.done) return first.result;
   const second = await transactionOnce(pool, body);
@@ -187,7 +233,10 @@ function codeOf(error: unknown): string {
 
 type Attempt<Result> = { done: true; result: Result } | { done: false; lost: unknown };
 
-async function transactionOnce<Result>(pool: PostgresPool, body: (client: PostgresClient) => Promise<Result>): Promise<Attempt<Result>> {
+async function transactionOnce<Result>(
+  pool: PostgresPool,
+  body: (client: PostgresClient) => Promise<Result>,
+): Promise<Attempt<Result>> {
   const client = await pool.connect();
   let broken: unknown;
   // A checked-out client whose server ends the session emits 'error': without a listener it would end the process.
@@ -216,7 +265,11 @@ async function transactionOnce<Result>(pool: PostgresPool, body: (client: Postgr
 
 /** The schema a store's tables live in: a plain lower-case SQL name, never quoted text from elsewhere. */
 export function checkSchema(schema: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new StageloopError('config', `schema "${schema}" is not a plain lower-case SQL name: use letters, digits and "_" (at most 63)`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new StageloopError(
+      'config',
+      `schema "${schema}" is not a plain lower-case SQL name: use letters, digits and "_" (at most 63)`,
+    );
   return schema;
 }
 

@@ -1,6 +1,12 @@
 // The PostgreSQL store's tables, in a schema of their own (default "stageloop"), and their version: migrations run
 // once, under an advisory lock, in one transaction; a store written by a newer stageloop is refused.
-import { inTransaction, quoteIdentifier, type PostgresPool, type PostgresQuery, type PostgresResult } from './postgres-connection.js';
+import {
+  inTransaction,
+  quoteIdentifier,
+  type PostgresPool,
+  type PostgresQuery,
+  type PostgresResult,
+} from './postgres-connection.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /** migrations[n] takes a store from schema n to n + 1. Never edit a shipped one. `S` is the quoted schema. */
@@ -61,13 +67,18 @@ async function versionOf(query: Query, schema: string): Promise<{ version: numbe
   });
   const tables = rows[0]!.tables as string[];
   if (rows[0]!.versioned !== true) return { version: 0, tables };
-  const version = await query({ text: `SELECT max(version) AS version FROM ${quoteIdentifier(schema)}.schema_version` });
+  const version = await query({
+    text: `SELECT max(version) AS version FROM ${quoteIdentifier(schema)}.schema_version`,
+  });
   return { version: Number(version.rows[0]!.version ?? 0), tables };
 }
 
 function checkVersion(version: number, where: string): void {
   if (version > postgresSchemaVersion) {
-    throw new StageloopError('store', `${where} was written by a newer stageloop (store schema ${version}; this one reads up to ${postgresSchemaVersion}): upgrade stageloop, or pass another --store URL`);
+    throw new StageloopError(
+      'store',
+      `${where} was written by a newer stageloop (store schema ${version}; this one reads up to ${postgresSchemaVersion}): upgrade stageloop, or pass another --store URL`,
+    );
   }
 }
 
@@ -86,9 +97,15 @@ export async function migratePostgres(pool: PostgresPool, schema: string, where:
     const { version, tables } = await versionOf((query) => client.query(query), schema);
     checkVersion(version, where);
     if (version === 0 && tables.length > 0) {
-      throw new StageloopError('store', `${where}: schema "${schema}" holds tables that are not a stageloop store (${tables.join(', ')}): pass another schema, or another database in the --store URL`);
+      throw new StageloopError(
+        'store',
+        `${where}: schema "${schema}" holds tables that are not a stageloop store (${tables.join(', ')}): pass another schema, or another database in the --store URL`,
+      );
     }
-    if (version === 0) await client.query(`CREATE TABLE ${S}.schema_version (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`);
+    if (version === 0)
+      await client.query(
+        `CREATE TABLE ${S}.schema_version (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`,
+      );
     for (let step = version; step < postgresSchemaVersion; step++) {
       await client.query(postgresMigrations[step]!(S, changeChannel(schema)));
       await client.query({ text: `INSERT INTO ${S}.schema_version (version) VALUES ($1)`, values: [step + 1] });

@@ -1,9 +1,42 @@
 // postgresStore(url | pool): the RunStore in PostgreSQL, shared by every host that reaches the server. Each write is
 // one transaction that locks the run's row (SELECT ... FOR UPDATE), applies the same rules as the other stores
 // (run-store.ts: the fence, contiguity, leases) and writes; a failed write rolls back whole.
-import { newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
-import { appendRow, checkFence, checkPositive, claimRow, finishRow, listLimit, releaseRow, type StoreClock } from './run-store.js';
-import { checkSchema, createPool, inTransaction, splitSchema, numericTypes, postgresFailure, quoteIdentifier, redactUrl, type PostgresClient, type PostgresConnectOptions, type PostgresPool } from './postgres-connection.js';
+import {
+  newRunRow,
+  toCheckpoint,
+  toCheckpointRow,
+  toEntry,
+  toEntryRow,
+  toSummary,
+  jsonText,
+  type CheckpointRow,
+  type EntryRow,
+  type RunRow,
+  type WritableRow,
+} from './rows.js';
+import {
+  appendRow,
+  checkFence,
+  checkPositive,
+  claimRow,
+  finishRow,
+  listLimit,
+  releaseRow,
+  type StoreClock,
+} from './run-store.js';
+import {
+  checkSchema,
+  createPool,
+  inTransaction,
+  splitSchema,
+  numericTypes,
+  postgresFailure,
+  quoteIdentifier,
+  redactUrl,
+  type PostgresClient,
+  type PostgresConnectOptions,
+  type PostgresPool,
+} from './postgres-connection.js';
 import { changeChannel, migratePostgres } from './postgres-schema.js';
 import { RunExistsError, runNotFound, type Claim, type RunStore, type StoredRunStatus } from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
@@ -79,16 +112,35 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       throw failure(error);
     }
   };
-  const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) => (await client.query({ text, values, types: numericTypes() })).rows;
+  const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) =>
+    (await client.query({ text, values, types: numericTypes() })).rows;
   const lock = async <Row extends WritableRow>(client: PostgresClient, text: string, runId: string): Promise<Row> => {
     const [row] = await query(client, text, [runId]);
     if (row === undefined) throw runNotFound(runId);
     return row as unknown as Row;
   };
   const saveRun = (client: PostgresClient, row: WritableRow) =>
-    query(client, sql.saveRun, [row.id, row.status, row.updatedAt, row.epoch, row.ownerId, row.ownerPid, row.ownerHost, row.leaseUntil, row.head, row.iterations, row.tokens, row.answer, row.outcome]);
+    query(client, sql.saveRun, [
+      row.id,
+      row.status,
+      row.updatedAt,
+      row.epoch,
+      row.ownerId,
+      row.ownerPid,
+      row.ownerHost,
+      row.leaseUntil,
+      row.head,
+      row.iterations,
+      row.tokens,
+      row.answer,
+      row.outcome,
+    ]);
   /** One fenced write: the row locked, the claim checked and the change saved in one transaction. */
-  const fenced = (claim: Claim, change: (row: WritableRow, now: number, client: PostgresClient) => Promise<void> | void, ends = false) =>
+  const fenced = (
+    claim: Claim,
+    change: (row: WritableRow, now: number, client: PostgresClient) => Promise<void> | void,
+    ends = false,
+  ) =>
     step(() =>
       inTransaction(pool, async (client) => {
         const row = await lock<WritableRow>(client, sql.lockWritable, claim.runId);
@@ -97,7 +149,15 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
         await change(row, now, client);
         row.updatedAt = now;
         if (ends) await saveRun(client, row);
-        else await query(client, sql.saveProgress, [row.id, row.updatedAt, row.leaseUntil, row.head, row.iterations, row.tokens]);
+        else
+          await query(client, sql.saveProgress, [
+            row.id,
+            row.updatedAt,
+            row.leaseUntil,
+            row.head,
+            row.iterations,
+            row.tokens,
+          ]);
       }),
     );
 
@@ -106,7 +166,27 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       checkPositive('leaseMs', leaseMs);
       const row = newRunRow(0, header, owner, clock.now(), leaseMs);
       return step(async () => {
-        const inserted = await query(pool, sql.insertRun, [row.runId, row.pipeline, row.fingerprint, row.version, row.input, row.options, row.createdAt, row.status, row.updatedAt, row.epoch, row.ownerId, row.ownerPid, row.ownerHost, row.leaseUntil, row.head, row.iterations, row.tokens, row.answer, row.outcome]);
+        const inserted = await query(pool, sql.insertRun, [
+          row.runId,
+          row.pipeline,
+          row.fingerprint,
+          row.version,
+          row.input,
+          row.options,
+          row.createdAt,
+          row.status,
+          row.updatedAt,
+          row.epoch,
+          row.ownerId,
+          row.ownerPid,
+          row.ownerHost,
+          row.leaseUntil,
+          row.head,
+          row.iterations,
+          row.tokens,
+          row.answer,
+          row.outcome,
+        ]);
         if (inserted.length === 0) throw new RunExistsError(header.runId);
         return { runId: header.runId, epoch: 1, owner: { ...owner } };
       });
@@ -130,7 +210,8 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       await fenced(claim, async (row, now, client) => {
         appendRow(row, entryRows, checkpointRow, appendOptions, now);
         if (entryRows.length > 0) await insertEntries(client, row.id, entryRows);
-        if (checkpointRow) await putCheckpoint(client, row.id, checkpointRow, appendOptions.dropEarlierCheckpoints === true);
+        if (checkpointRow)
+          await putCheckpoint(client, row.id, checkpointRow, appendOptions.dropEarlierCheckpoints === true);
       });
     },
 
@@ -163,7 +244,9 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
         if (after === undefined) throw runNotFound(filter.before);
       }
       const rows = await step(() =>
-        filter.before === undefined ? query(pool, sql.list, [filter.status ?? null, pageSize]) : query(pool, sql.listBefore, [filter.status ?? null, pageSize, filter.before]),
+        filter.before === undefined
+          ? query(pool, sql.list, [filter.status ?? null, pageSize])
+          : query(pool, sql.listBefore, [filter.status ?? null, pageSize, filter.before]),
       );
       return rows.map((row) => toSummary(row as unknown as RunRow));
     },
@@ -222,7 +305,10 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
           }
           if (pruning.endedBefore !== undefined) {
             // The journal and checkpoints go with their run (ON DELETE CASCADE).
-            const deleted = await client.query({ text: `${verb} ${S}.runs WHERE ${ended} AND updated_at < $1`, values: [pruning.endedBefore] });
+            const deleted = await client.query({
+              text: `${verb} ${S}.runs WHERE ${ended} AND updated_at < $1`,
+              values: [pruning.endedBefore],
+            });
             runs = deleted.rowCount ?? 0;
           }
           return { runs, checkpoints };
@@ -238,12 +324,33 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
   };
 
   async function insertEntries(client: PostgresClient, run: number, rows: EntryRow[]): Promise<void> {
-    await query(client, sql.insertEntries, [run, rows.map((row) => row.seq), rows.map((row) => row.kind), rows.map((row) => row.zone), rows.map((row) => row.iteration), rows.map((row) => row.stage), rows.map((row) => row.at), rows.map((row) => row.data)]);
+    await query(client, sql.insertEntries, [
+      run,
+      rows.map((row) => row.seq),
+      rows.map((row) => row.kind),
+      rows.map((row) => row.zone),
+      rows.map((row) => row.iteration),
+      rows.map((row) => row.stage),
+      rows.map((row) => row.at),
+      rows.map((row) => row.data),
+    ]);
   }
 
-  async function putCheckpoint(client: PostgresClient, run: number, checkpoint: CheckpointRow, dropEarlier: boolean): Promise<void> {
+  async function putCheckpoint(
+    client: PostgresClient,
+    run: number,
+    checkpoint: CheckpointRow,
+    dropEarlier: boolean,
+  ): Promise<void> {
     if (dropEarlier) await query(client, sql.dropCheckpoints, [run, checkpoint.seq]);
-    await query(client, sql.putCheckpoint, [run, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at]);
+    await query(client, sql.putCheckpoint, [
+      run,
+      checkpoint.seq,
+      checkpoint.position,
+      checkpoint.state,
+      checkpoint.stateHash,
+      checkpoint.at,
+    ]);
   }
 }
 

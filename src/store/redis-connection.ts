@@ -21,7 +21,11 @@ export function isRedisUrl(location: string): boolean {
 }
 
 export function checkRedisUrl(url: string): string {
-  if (!isRedisUrl(url) || !URL.canParse(url)) throw new StageloopError('store', `"${url}" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379`);
+  if (!isRedisUrl(url) || !URL.canParse(url))
+    throw new StageloopError(
+      'store',
+      `"${url}" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379`,
+    );
   return url;
 }
 
@@ -48,7 +52,13 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
 /** Resolves once Redis at `url` answers PING; else rejects with one line naming the address and the fix. */
 export async function checkRedisReachable(url: string, timeoutMs = 2_000): Promise<void> {
   const { Redis } = await loadIoredis();
-  const probe = new Redis(checkRedisUrl(url), { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const probe = new Redis(checkRedisUrl(url), {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // connect() rejects with "Connection is closed"; the socket's own error (ECONNREFUSED) says why.
   let socketError: NodeJS.ErrnoException | undefined;
   probe.on('error', (error: NodeJS.ErrnoException) => (socketError ??= error));
@@ -57,7 +67,10 @@ export async function checkRedisReachable(url: string, timeoutMs = 2_000): Promi
     await probe.ping();
   } catch (error) {
     const reason = socketError?.code ?? (error as NodeJS.ErrnoException).code ?? messageOf(socketError ?? error);
-    throw new StageloopError('store', `cannot reach Redis at ${url} (${reason}): start redis-server there, or pass the right --redis URL`);
+    throw new StageloopError(
+      'store',
+      `cannot reach Redis at ${url} (${reason}): start redis-server there, or pass the right --redis URL`,
+    );
   } finally {
     probe.disconnect();
   }

@@ -90,7 +90,12 @@ return {'ok'}
 `);
 
 /** Runs a script by its sha, loading it once when this server has not seen it (NOSCRIPT). */
-export async function runScript(redis: Redis, which: RedisScript, keys: readonly string[], args: readonly (string | number)[]): Promise<string[]> {
+export async function runScript(
+  redis: Redis,
+  which: RedisScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<string[]> {
   try {
     return (await redis.evalsha(which.sha, keys.length, ...keys, ...args)) as string[];
   } catch (error) {

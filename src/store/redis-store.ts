@@ -44,7 +44,8 @@ function withRawMember(head: object, name: string, rawJson: string): string {
 function summaryOf(fields: Record<string, string>): RunSummary {
   const number = (name: string): number => Number(fields[name] ?? 0);
   const orNull = (name: string): string | null => fields[name] ?? null;
-  const owner: Owner | null = fields.ownerId === undefined ? null : { id: fields.ownerId, pid: number('ownerPid'), host: fields.ownerHost ?? '' };
+  const owner: Owner | null =
+    fields.ownerId === undefined ? null : { id: fields.ownerId, pid: number('ownerPid'), host: fields.ownerHost ?? '' };
   return {
     runId: fields.runId!,
     pipeline: fields.pipeline!,
@@ -67,7 +68,8 @@ function summaryOf(fields: Record<string, string>): RunSummary {
 }
 
 function checkLease(what: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+    throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
 }
 
 /** Opens the Redis store at `connection` (a redis:// URL, or a client the caller owns and closes). */
@@ -106,16 +108,29 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     throw new StageloopError('store', `${name} answered an unknown reply "${String(status)}" for run ${runId}`);
   };
   /** A fenced change of run fields (heartbeat, finish, release); undefined values are deleted. */
-  const fencedSet = async (claim: Claim, values: Record<string, string | number | null>, remove: string[] = []): Promise<void> => {
+  const fencedSet = async (
+    claim: Claim,
+    values: Record<string, string | number | null>,
+    remove: string[] = [],
+  ): Promise<void> => {
     const redis = await connected();
     const set = Object.entries({ ...values, updatedAt: clock.now() }).filter(([, value]) => value !== null);
-    const unset = [...remove, ...Object.entries(values).filter(([, value]) => value === null).map(([field]) => field)];
+    const unset = [
+      ...remove,
+      ...Object.entries(values)
+        .filter(([, value]) => value === null)
+        .map(([field]) => field),
+    ];
     const args = [String(claim.epoch), claim.owner.id, String(set.length), ...set.flat().map(String), ...unset];
     refusal(claim.runId, claim.epoch, await runScript(redis, fencedSetScript, [runKey(claim.runId)], args));
   };
   const readCheckpoints = async (runId: string, from: number): Promise<Checkpoint[]> => {
     const redis = await connected();
-    const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(checkpointsKey(runId), from, -1).exec()) as [[null, number], [null, string[]]];
+    const [[, exists], [, texts]] = (await redis
+      .multi()
+      .exists(runKey(runId))
+      .lrange(checkpointsKey(runId), from, -1)
+      .exec()) as [[null, number], [null, string[]]];
     if (exists === 0) throw runNotFound(runId);
     return texts.map((text) => JSON.parse(text) as Checkpoint);
   };
@@ -128,11 +143,35 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const runOptions = jsonText(`the options of run ${header.runId}`, header.options);
       const id = await redis.incr(`${indexKey}:next`);
       const now = clock.now();
-      const fields = { id, runId: header.runId, pipeline: header.pipeline, fingerprint: header.fingerprint, version: header.version, input, options: runOptions, createdAt: header.createdAt, status: 'running', updatedAt: now, epoch: 1, ownerId: owner.id, ownerPid: owner.pid, ownerHost: owner.host, leaseUntil: now + leaseMs, head: 0, iterations: 0, tokens: 0 };
+      const fields = {
+        id,
+        runId: header.runId,
+        pipeline: header.pipeline,
+        fingerprint: header.fingerprint,
+        version: header.version,
+        input,
+        options: runOptions,
+        createdAt: header.createdAt,
+        status: 'running',
+        updatedAt: now,
+        epoch: 1,
+        ownerId: owner.id,
+        ownerPid: owner.pid,
+        ownerHost: owner.host,
+        leaseUntil: now + leaseMs,
+        head: 0,
+        iterations: 0,
+        tokens: 0,
+      };
       const member = `${String(id).padStart(15, '0')}:${header.runId}`;
       // Sent together (one round trip): the index entry goes with the script. The index is apart from the run's slot
       // (one cluster slot per run), so it cannot join the script; a failed script takes its index entry back out.
-      const scripted = runScript(redis, createScript, [runKey(header.runId)], Object.entries(fields).flat().map(String));
+      const scripted = runScript(
+        redis,
+        createScript,
+        [runKey(header.runId)],
+        Object.entries(fields).flat().map(String),
+      );
       const listing = redis.zadd(indexKey, header.createdAt, member);
       let status: string | undefined;
       try {
@@ -156,12 +195,23 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       // A dead pid on this host frees the run at once; Lua cannot ask the kernel, so the dead holder is named to it.
       const deadHolder = holderId != null && holderHost === thisHost && !pidAlive(Number(holderPid)) ? holderId : '';
       const now = clock.now();
-      const args = [owner.id, owner.pid, owner.host, now, now + (claimOptions.leaseMs ?? 30_000), claimOptions.force ? '1' : '0', deadHolder];
+      const args = [
+        owner.id,
+        owner.pid,
+        owner.host,
+        now,
+        now + (claimOptions.leaseMs ?? 30_000),
+        claimOptions.force ? '1' : '0',
+        deadHolder,
+      ];
       const reply = await runScript(redis, claimScript, [runKey(runId)], args);
       refusal(runId, 0, reply);
       const run = await this.get(runId);
       if (run === undefined) throw runNotFound(runId);
-      return { claim: { runId, epoch: Number(reply[1]), owner: { ...owner } }, run: { ...run, epoch: Number(reply[1]) } };
+      return {
+        claim: { runId, epoch: Number(reply[1]), owner: { ...owner } },
+        run: { ...run, epoch: Number(reply[1]) },
+      };
     },
 
     async append(claim, entries, appendOptions = {}) {
@@ -179,8 +229,29 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const progress = appendOptions.progress;
       const iterations = progress?.iterations ?? checkpoint?.position.iteration;
       const now = clock.now();
-      const args = [String(claim.epoch), claim.owner.id, String(now), appendOptions.leaseMs === undefined ? '' : String(now + appendOptions.leaseMs), iterations === undefined ? '' : String(iterations), progress === undefined ? '' : String(progress.tokens), checkpoint === undefined ? '' : String(checkpoint.seq), checkpointText, appendOptions.dropEarlierCheckpoints ? '1' : '0', String(entries.length), ...texts];
-      refusal(claim.runId, claim.epoch, await runScript(redis, appendScript, [runKey(claim.runId), journalKey(claim.runId), checkpointsKey(claim.runId)], args));
+      const args = [
+        String(claim.epoch),
+        claim.owner.id,
+        String(now),
+        appendOptions.leaseMs === undefined ? '' : String(now + appendOptions.leaseMs),
+        iterations === undefined ? '' : String(iterations),
+        progress === undefined ? '' : String(progress.tokens),
+        checkpoint === undefined ? '' : String(checkpoint.seq),
+        checkpointText,
+        appendOptions.dropEarlierCheckpoints ? '1' : '0',
+        String(entries.length),
+        ...texts,
+      ];
+      refusal(
+        claim.runId,
+        claim.epoch,
+        await runScript(
+          redis,
+          appendScript,
+          [runKey(claim.runId), journalKey(claim.runId), checkpointsKey(claim.runId)],
+          args,
+        ),
+      );
     },
 
     async heartbeat(claim, leaseMs) {
@@ -190,7 +261,17 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
 
     async finish(claim, outcome) {
       const outcomeText = jsonText(`the outcome of run ${claim.runId}`, outcome);
-      await fencedSet(claim, { status: outcome.status, answer: outcome.answer, iterations: outcome.iterations, tokens: outcome.tokens, outcome: outcomeText }, ownerFields);
+      await fencedSet(
+        claim,
+        {
+          status: outcome.status,
+          answer: outcome.answer,
+          iterations: outcome.iterations,
+          tokens: outcome.tokens,
+          outcome: outcomeText,
+        },
+        ownerFields,
+      );
     },
 
     async release(claim, status) {
@@ -206,7 +287,8 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     async list(filter = {}) {
       const redis = await connected();
       const limit = filter.limit ?? -1;
-      if (!Number.isInteger(limit) || limit < -1) throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(filter.limit)}`);
+      if (!Number.isInteger(limit) || limit < -1)
+        throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(filter.limit)}`);
       if (limit === 0) return [];
       const runs: RunSummary[] = [];
       // Newest first in pages; a status filter reads on until the limit is met.
@@ -225,8 +307,12 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
         const pipeline = redis.pipeline();
         for (const member of members) pipeline.hgetall(runKey(member.slice(member.indexOf(':') + 1)));
         for (const [, fields] of (await pipeline.exec()) ?? []) {
-          const summary = (fields as Record<string, string>).runId === undefined ? undefined : summaryOf(fields as Record<string, string>);
-          if (summary !== undefined && (filter.status === undefined || summary.status === filter.status)) runs.push(summary);
+          const summary =
+            (fields as Record<string, string>).runId === undefined
+              ? undefined
+              : summaryOf(fields as Record<string, string>);
+          if (summary !== undefined && (filter.status === undefined || summary.status === filter.status))
+            runs.push(summary);
         }
       }
       return limit === -1 ? runs : runs.slice(0, limit);
@@ -235,7 +321,11 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     async journal(runId, afterSeq = 0) {
       const redis = await connected();
       // seq n sits at index n - 1: contiguity is enforced on every append.
-      const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(journalKey(runId), Math.max(0, afterSeq), -1).exec()) as [[null, number], [null, string[]]];
+      const [[, exists], [, texts]] = (await redis
+        .multi()
+        .exists(runKey(runId))
+        .lrange(journalKey(runId), Math.max(0, afterSeq), -1)
+        .exec()) as [[null, number], [null, string[]]];
       if (exists === 0) throw runNotFound(runId);
       return texts.map((text) => JSON.parse(text) as StoredEntry);
     },

@@ -2,7 +2,16 @@
 // conversions between them and the port's types.
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { messageOf } from '../common/error-message.js';
-import type { Checkpoint, Owner, RunHeader, RunOutcomeRecord, RunSummary, StoredEntry, StoredPosition, StoredRunStatus } from './types.js';
+import type {
+  Checkpoint,
+  Owner,
+  RunHeader,
+  RunOutcomeRecord,
+  RunSummary,
+  StoredEntry,
+  StoredPosition,
+  StoredRunStatus,
+} from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /** The columns a write reads and changes; the header's (input, options...) are written once and never read by one. */
@@ -115,20 +124,48 @@ export function toSummary(row: RunRow): RunSummary {
 
 export function toEntryRow(runId: string, entry: StoredEntry): EntryRow {
   const data = jsonText(`journal entry ${entry.seq} of run ${runId}`, entry.data);
-  return { seq: entry.seq, kind: entry.kind, zone: entry.zone, iteration: entry.iteration, stage: entry.stage, at: entry.at, data };
+  return {
+    seq: entry.seq,
+    kind: entry.kind,
+    zone: entry.zone,
+    iteration: entry.iteration,
+    stage: entry.stage,
+    at: entry.at,
+    data,
+  };
 }
 
 export function toEntry(row: EntryRow): StoredEntry {
-  return { seq: row.seq, kind: row.kind, zone: row.zone, iteration: row.iteration, stage: row.stage, at: row.at, data: JSON.parse(row.data) as JsonValue };
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    zone: row.zone,
+    iteration: row.iteration,
+    stage: row.stage,
+    at: row.at,
+    data: JSON.parse(row.data) as JsonValue,
+  };
 }
 
 export function toCheckpointRow(runId: string, checkpoint: Checkpoint): CheckpointRow {
   const what = `the checkpoint at seq ${checkpoint.seq} of run ${runId}`;
   // Text given is kept as is: the writer made it to hash the state, and stringifying it again would double the cost.
   const state = checkpoint.stateJson ?? jsonText(what, checkpoint.state);
-  return { seq: checkpoint.seq, position: jsonText(what, checkpoint.position), state, stateHash: checkpoint.stateHash, at: checkpoint.at };
+  return {
+    seq: checkpoint.seq,
+    position: jsonText(what, checkpoint.position),
+    state,
+    stateHash: checkpoint.stateHash,
+    at: checkpoint.at,
+  };
 }
 
 export function toCheckpoint(row: CheckpointRow): Checkpoint {
-  return { seq: row.seq, position: JSON.parse(row.position) as StoredPosition, state: JSON.parse(row.state) as JsonObject, stateHash: row.stateHash, at: row.at };
+  return {
+    seq: row.seq,
+    position: JSON.parse(row.position) as StoredPosition,
+    state: JSON.parse(row.state) as JsonObject,
+    stateHash: row.stateHash,
+    at: row.at,
+  };
 }

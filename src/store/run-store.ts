@@ -2,8 +2,36 @@
 // atomic writes. memory-store.ts and sqlite-store.ts only say where the rows live.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { ownerColumns, ownerOf, newRunRow, toCheckpoint, toCheckpointRow, toEntry, toEntryRow, toSummary, jsonText, type CheckpointRow, type EntryRow, type RunRow, type WritableRow } from './rows.js';
-import { RunBusyError, RunExistsError, RunFinishedError, runNotFound, sequenceMismatch, staleClaim, type AppendOptions, type Claim, type ClaimOptions, type Owner, type RunOutcomeRecord, type RunStore, type StoredRunStatus } from './types.js';
+import {
+  ownerColumns,
+  ownerOf,
+  newRunRow,
+  toCheckpoint,
+  toCheckpointRow,
+  toEntry,
+  toEntryRow,
+  toSummary,
+  jsonText,
+  type CheckpointRow,
+  type EntryRow,
+  type RunRow,
+  type WritableRow,
+} from './rows.js';
+import {
+  RunBusyError,
+  RunExistsError,
+  RunFinishedError,
+  runNotFound,
+  sequenceMismatch,
+  staleClaim,
+  type AppendOptions,
+  type Claim,
+  type ClaimOptions,
+  type Owner,
+  type RunOutcomeRecord,
+  type RunStore,
+  type StoredRunStatus,
+} from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /** Where the rows live. `write` runs its body as one atomic transaction that excludes other writers. */
@@ -58,7 +86,9 @@ export function pidAlive(pid: number): boolean {
 function isZombie(pid: number): boolean {
   if (process.platform !== 'linux') return false;
   try {
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').charAt(0);
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .charAt(0);
     return state === 'Z' || state === 'X';
   } catch {
     return false; // gone between the two looks, or no /proc: kill() said it was there
@@ -78,14 +108,16 @@ export function checkFence(row: WritableRow, claim: Claim): void {
 }
 
 export function checkPositive(what: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+    throw new StageloopError('store', `${what} must be a number of ms >= 0, got ${String(value)}`);
 }
 
 /** A claim's change to the run's row (read under the write lock): refuses a finished run and a live holder. */
 export function claimRow(row: RunRow, owner: Owner, options: ClaimOptions, now: number): Claim {
   if (row.status === 'completed' || row.status === 'stopped') throw new RunFinishedError(row.runId, row.status);
   const holder = ownerOf(row);
-  if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now)) throw new RunBusyError(row.runId, holder);
+  if (holder !== null && holder.id !== owner.id && !options.force && leaseIsLive(holder, row.leaseUntil, now))
+    throw new RunBusyError(row.runId, holder);
   row.epoch += 1;
   Object.assign(row, ownerColumns(owner));
   row.leaseUntil = now + (options.leaseMs ?? 30_000);
@@ -95,13 +127,20 @@ export function claimRow(row: RunRow, owner: Owner, options: ClaimOptions, now: 
 }
 
 /** An append's change to the run's row, after the fence: contiguous seqs, a checkpoint inside the write, progress. */
-export function appendRow(row: WritableRow, entries: readonly EntryRow[], checkpoint: CheckpointRow | undefined, options: AppendOptions, now: number): void {
+export function appendRow(
+  row: WritableRow,
+  entries: readonly EntryRow[],
+  checkpoint: CheckpointRow | undefined,
+  options: AppendOptions,
+  now: number,
+): void {
   entries.forEach((entry, index) => {
     if (entry.seq !== row.head + 1 + index) throw sequenceMismatch(row.runId, row.head + 1 + index, entry.seq);
   });
   const head = row.head + entries.length;
   // A checkpoint follows an entry of this write (or the head when it writes none): never one not yet written.
-  if (checkpoint && (checkpoint.seq > head || checkpoint.seq < Math.min(row.head + 1, head))) throw sequenceMismatch(row.runId, head, checkpoint.seq);
+  if (checkpoint && (checkpoint.seq > head || checkpoint.seq < Math.min(row.head + 1, head)))
+    throw sequenceMismatch(row.runId, head, checkpoint.seq);
   row.head = head;
   if (options.checkpoint) row.iterations = options.checkpoint.position.iteration;
   if (options.progress) ({ iterations: row.iterations, tokens: row.tokens } = options.progress);
@@ -128,7 +167,8 @@ export function finishRow(row: WritableRow, outcome: RunOutcomeRecord, outcomeTe
 /** The list limit as the tables take it: -1 for none. */
 export function listLimit(limit: number | undefined): number {
   const value = limit ?? -1;
-  if (!Number.isInteger(value) || value < -1) throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(limit)}`);
+  if (!Number.isInteger(value) || value < -1)
+    throw new StageloopError('store', `list limit must be a whole number >= 0, got ${String(limit)}`);
   return value;
 }
 

@@ -73,7 +73,10 @@ function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
 
 function checkVersion(version: number, file: string): void {
   if (version > schemaVersion) {
-    throw new StageloopError('store', `${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+    throw new StageloopError(
+      'store',
+      `${file} was written by a newer stageloop (store schema ${version}; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`,
+    );
   }
 }
 
@@ -87,15 +90,25 @@ function migrate(database: Database.Database, file: string): void {
       // Read again under the write lock: another process may have created or migrated the schema meanwhile.
       const version = readVersion();
       checkVersion(version, file);
-      const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+      const tables = database
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all() as string[];
       if (version === 0 && tables.length > 0) {
-        throw new StageloopError('store', `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`);
+        throw new StageloopError(
+          'store',
+          `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`,
+        );
       }
       if (version > 0 && version < firstVersion) {
-        throw new StageloopError('store', `${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`);
+        throw new StageloopError(
+          'store',
+          `${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`,
+        );
       }
       if (version === 0) database.exec(firstSchema);
-      for (let step = Math.max(version, firstVersion); step < schemaVersion; step++) database.exec(migrations[step - firstVersion]!);
+      for (let step = Math.max(version, firstVersion); step < schemaVersion; step++)
+        database.exec(migrations[step - firstVersion]!);
       database.pragma(`user_version = ${schemaVersion}`);
     })
     .immediate();
@@ -109,7 +122,10 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
     try {
       makeDirectory(dirname(file));
     } catch (error) {
-      throw new StageloopError('store', `cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
+      throw new StageloopError(
+        'store',
+        `cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`,
+      );
     }
     database = new sqlite(file, { timeout: options.busyTimeoutMs });
     const opened = database;

@@ -31,9 +31,14 @@ const lastSeq = 0xffff_ffff;
 export function sqliteStore(path: string, options: SqliteStoreOptions = {}): RunStore {
   const file = resolve(path);
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
-  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0)) throw new StageloopError('store', `busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`);
+  if (!(Number.isInteger(busyTimeoutMs) && busyTimeoutMs >= 0))
+    throw new StageloopError(
+      'store',
+      `busyTimeoutMs must be a whole number of ms >= 0, got ${String(options.busyTimeoutMs)}`,
+    );
   const durability = options.durability ?? 'process';
-  if (durability !== 'process' && durability !== 'power') throw new StageloopError('store', `durability must be "process" or "power", got "${String(durability)}"`);
+  if (durability !== 'process' && durability !== 'power')
+    throw new StageloopError('store', `durability must be "process" or "power", got "${String(durability)}"`);
   const database = openDatabase(file, { durability, busyTimeoutMs });
   const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
   let statements;
@@ -62,15 +67,31 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
       putCheckpoint: database.prepare<[number, number, string, string, string, number]>(
         'INSERT OR REPLACE INTO checkpoints (key, position, state, state_hash, at) VALUES ((? << 32) + ?, ?, ?, ?, ?)',
       ),
-      dropCheckpoints: database.prepare<[number, number, number]>('DELETE FROM checkpoints WHERE key >= ? << 32 AND key < (? << 32) + ?'),
-      listAll: database.prepare<[number], RunRow>(`SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`),
-      listByStatus: database.prepare<[string, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`),
+      dropCheckpoints: database.prepare<[number, number, number]>(
+        'DELETE FROM checkpoints WHERE key >= ? << 32 AND key < (? << 32) + ?',
+      ),
+      listAll: database.prepare<[number], RunRow>(
+        `SELECT ${runColumns} FROM runs ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ),
+      listByStatus: database.prepare<[string, number], RunRow>(
+        `SELECT ${runColumns} FROM runs WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ),
       // Row values walk the (created_at, id) indexes from the cursor: a page deep in 100,000 runs costs what the first does.
-      listAllBefore: database.prepare<[number, number, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      listByStatusBefore: database.prepare<[string, number, number, number], RunRow>(`SELECT ${runColumns} FROM runs WHERE status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      journal: database.prepare<[number, number, number], EntryRow>(`SELECT ${entryColumns} FROM journal WHERE key > (? << 32) + ? AND key < (? + 1) << 32 ORDER BY key`),
-      checkpoints: database.prepare<[number, number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key`),
-      latestCheckpoint: database.prepare<[number, number], CheckpointRow>(`SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key DESC LIMIT 1`),
+      listAllBefore: database.prepare<[number, number, number], RunRow>(
+        `SELECT ${runColumns} FROM runs WHERE (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ),
+      listByStatusBefore: database.prepare<[string, number, number, number], RunRow>(
+        `SELECT ${runColumns} FROM runs WHERE status = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`,
+      ),
+      journal: database.prepare<[number, number, number], EntryRow>(
+        `SELECT ${entryColumns} FROM journal WHERE key > (? << 32) + ? AND key < (? + 1) << 32 ORDER BY key`,
+      ),
+      checkpoints: database.prepare<[number, number], CheckpointRow>(
+        `SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key`,
+      ),
+      latestCheckpoint: database.prepare<[number, number], CheckpointRow>(
+        `SELECT ${checkpointColumns} FROM checkpoints WHERE ${runKeys} ORDER BY key DESC LIMIT 1`,
+      ),
     };
   } catch (error) {
     database.close();
@@ -89,12 +110,18 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const checkInPlace = (): void => {
     const now = statSync(file, { throwIfNoEntry: false });
     if (now === undefined || now.ino !== opened.ino || now.dev !== opened.dev) {
-      throw new StageloopError('store', `store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+      throw new StageloopError(
+        'store',
+        `store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`,
+      );
     }
     try {
       accessSync(file, constants.W_OK);
     } catch (error) {
-      throw new StageloopError('store', `store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`);
+      throw new StageloopError(
+        'store',
+        `store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`,
+      );
     }
   };
 
@@ -123,19 +150,44 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     saveProgress: (row) => void prepared.saveProgress.run(row),
     insertEntries(row, entries) {
       const last = entries[entries.length - 1];
-      if (last !== undefined && last.seq > lastSeq) throw new StageloopError('store', `run ${row.runId} has ${lastSeq} journal entries, as many as a SQLite store keeps for one run: start a new run`);
-      for (const entry of entries) prepared.insertEntry.run(row.id, entry.seq, entry.kind, entry.zone, entry.iteration, entry.stage, entry.at, entry.data);
+      if (last !== undefined && last.seq > lastSeq)
+        throw new StageloopError(
+          'store',
+          `run ${row.runId} has ${lastSeq} journal entries, as many as a SQLite store keeps for one run: start a new run`,
+        );
+      for (const entry of entries)
+        prepared.insertEntry.run(
+          row.id,
+          entry.seq,
+          entry.kind,
+          entry.zone,
+          entry.iteration,
+          entry.stage,
+          entry.at,
+          entry.data,
+        );
     },
     putCheckpoint(row, checkpoint, dropEarlier) {
       if (dropEarlier) prepared.dropCheckpoints.run(row.id, row.id, checkpoint.seq);
-      prepared.putCheckpoint.run(row.id, checkpoint.seq, checkpoint.position, checkpoint.state, checkpoint.stateHash, checkpoint.at);
+      prepared.putCheckpoint.run(
+        row.id,
+        checkpoint.seq,
+        checkpoint.position,
+        checkpoint.state,
+        checkpoint.stateHash,
+        checkpoint.at,
+      );
     },
     listRuns: (status, limit, before) => {
-      if (before === undefined) return status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit);
-      return status === undefined ? prepared.listAllBefore.all(before.createdAt, before.id, limit) : prepared.listByStatusBefore.all(status, before.createdAt, before.id, limit);
+      if (before === undefined)
+        return status === undefined ? prepared.listAll.all(limit) : prepared.listByStatus.all(status, limit);
+      return status === undefined
+        ? prepared.listAllBefore.all(before.createdAt, before.id, limit)
+        : prepared.listByStatusBefore.all(status, before.createdAt, before.id, limit);
     },
     journal: (row, afterSeq) => prepared.journal.all(row.id, afterSeq, row.id),
-    checkpoints: (row, latestOnly) => (latestOnly ? prepared.latestCheckpoint.all(row.id, row.id) : prepared.checkpoints.all(row.id, row.id)),
+    checkpoints: (row, latestOnly) =>
+      latestOnly ? prepared.latestCheckpoint.all(row.id, row.id) : prepared.checkpoints.all(row.id, row.id),
     close: () => database.close(),
   };
   return createRunStore(tables, options.clock);

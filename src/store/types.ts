@@ -183,7 +183,9 @@ export interface PruneReport {
 
 // The store's refusals are StageloopErrors told apart by `code`; a class is left only where a caller catches it by class.
 export function runNotFound(runId: string): StageloopError {
-  return new StageloopError('not_found', `no run with id ${runId} in this store`, { hint: 'list runs with "stageloop runs"' });
+  return new StageloopError('not_found', `no run with id ${runId} in this store`, {
+    hint: 'list runs with "stageloop runs"',
+  });
 }
 export class RunExistsError extends StageloopError {
   override readonly name = 'RunExistsError';
@@ -193,8 +195,15 @@ export class RunExistsError extends StageloopError {
 }
 export class RunBusyError extends StageloopError {
   override readonly name = 'RunBusyError';
-  constructor(readonly runId: string, readonly holder: Owner) {
-    super('busy', `run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it`, { hint: 'or pass --force to take it over' });
+  constructor(
+    readonly runId: string,
+    readonly holder: Owner,
+  ) {
+    super(
+      'busy',
+      `run ${runId} is being resumed by another process (pid ${holder.pid} on ${holder.host}); wait for it`,
+      { hint: 'or pass --force to take it over' },
+    );
   }
 }
 /** A write with a claim whose epoch has moved on (`released`: the run was finished or released at that epoch). */
@@ -208,8 +217,13 @@ export function staleClaim(runId: string, epoch: number, currentEpoch: number, r
 }
 export class RunFinishedError extends StageloopError {
   override readonly name = 'RunFinishedError';
-  constructor(readonly runId: string, readonly status: StoredRunStatus) {
-    super('finished', `run ${runId} already ended (${status}): there is nothing to resume`, { hint: `see it with "stageloop show ${runId}"` });
+  constructor(
+    readonly runId: string,
+    readonly status: StoredRunStatus,
+  ) {
+    super('finished', `run ${runId} already ended (${status}): there is nothing to resume`, {
+      hint: `see it with "stageloop show ${runId}"`,
+    });
   }
 }
 export function sequenceMismatch(runId: string, expected: number, got: number): StageloopError {

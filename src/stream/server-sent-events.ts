@@ -33,7 +33,8 @@ export function serverSentText(line: string): string {
 }
 
 /** A run event as its block: `id:` is its seq, `event:` its type. */
-export const serverSentEventOf = (event: RunEvent): string => serverSentEvent({ id: event.seq, event: event.type, data: event });
+export const serverSentEventOf = (event: RunEvent): string =>
+  serverSentEvent({ id: event.seq, event: event.type, data: event });
 
 export interface EventStreamBodyOptions {
   /** Written once the events end (not when the body is closed early): an `end` block, say. */
@@ -43,7 +44,10 @@ export interface EventStreamBodyOptions {
 }
 
 /** Any blocks of text (a run's events, a feed of changes) as a text/event-stream body read at the reader's pace. */
-export function eventStreamBody(blocks: AsyncIterator<string>, options: EventStreamBodyOptions = {}): ReadableStream<Uint8Array> {
+export function eventStreamBody(
+  blocks: AsyncIterator<string>,
+  options: EventStreamBodyOptions = {},
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -68,7 +72,10 @@ export async function* blocksOf(events: AsyncIterable<RunEvent>): AsyncGenerator
   for await (const event of events) yield serverSentEventOf(event);
 }
 
-export function toServerSentEvents(stream: RunStream, options: ServerSentEventsOptions = {}): ReadableStream<Uint8Array> {
+export function toServerSentEvents(
+  stream: RunStream,
+  options: ServerSentEventsOptions = {},
+): ReadableStream<Uint8Array> {
   const cancelRunOnClose = options.cancelRunOnClose ?? true;
   const events = stream.eventsAfter(options.after ?? 0, { cancelOnBreak: false });
   return eventStreamBody(blocksOf(events), {

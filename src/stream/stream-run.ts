@@ -36,12 +36,19 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     listener?.(event);
   };
   const result = runPipeline(pipeline, input, { ...options, signal, deps: { ...options.deps, onEvent } });
-  result.then(() => log.end(), (error: unknown) => log.end({ error }));
+  result.then(
+    () => log.end(),
+    (error: unknown) => log.end({ error }),
+  );
   const cancel = (reason = 'the run was cancelled through its stream'): void => {
     if (!log.done) controller.abort(new Error(reason));
   };
   // One generator per reader over the one log: a reader that leaves before the end cancels the run when asked to.
-  const read = async function* <Item>(after: number, cancelOnBreak: boolean, pick: (event: RunEvent) => Item | undefined): AsyncGenerator<Item, void, undefined> {
+  const read = async function* <Item>(
+    after: number,
+    cancelOnBreak: boolean,
+    pick: (event: RunEvent) => Item | undefined,
+  ): AsyncGenerator<Item, void, undefined> {
     let finished = false;
     try {
       for await (const event of log.read(after)) {
@@ -62,7 +69,9 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     textStream,
     result,
     events: log.events,
-    eventsAfter: (seq, eventsOptions = {}) => ({ [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent) }),
+    eventsAfter: (seq, eventsOptions = {}) => ({
+      [Symbol.asyncIterator]: () => read(seq, eventsOptions.cancelOnBreak ?? true, everyEvent),
+    }),
     cancel,
   };
 }

@@ -40,7 +40,8 @@ const ended = () => breakLoop('stageloop/testing: the stage under test ran');
  */
 export async function runStage(stage: Stage, state: RunState, options: RunStageOptions = {}): Promise<StageRun> {
   const zone = options.zone ?? 'iteration';
-  const iteration = zone === 'setup' ? 0 : zone === 'iteration' ? (options.iteration ?? Math.max(state.iteration, 1)) : state.iteration;
+  const iteration =
+    zone === 'setup' ? 0 : zone === 'iteration' ? (options.iteration ?? Math.max(state.iteration, 1)) : state.iteration;
   const events: RunEvent[] = [];
   let recording = false;
   let returned: Signal | undefined;
@@ -80,7 +81,11 @@ export async function runStage(stage: Stage, state: RunState, options: RunStageO
     },
   };
   const end: Stage = { name: endName, execute: ended };
-  const result = await runPipeline(onePipeline(zone, probe, seed, end, Math.max(iteration, 1)), { task: state.input.task }, runOptions(deps, options));
+  const result = await runPipeline(
+    onePipeline(zone, probe, seed, end, Math.max(iteration, 1)),
+    { task: state.input.task },
+    runOptions(deps, options),
+  );
   return { signal: returned, events, context: seen, result };
 }
 

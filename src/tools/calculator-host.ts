@@ -84,7 +84,14 @@ export class CalculatorWorkerHost {
         if (this.#current === job && job.posted) this.#replaceWorker(true);
         this.#settle(job, () => reject(signal.reason));
       };
-      const job: Job = { id: this.#nextId++, expression, posted: false, resolve, reject, cleanup: () => signal.removeEventListener('abort', onAbort) };
+      const job: Job = {
+        id: this.#nextId++,
+        expression,
+        posted: false,
+        resolve,
+        reject,
+        cleanup: () => signal.removeEventListener('abort', onAbort),
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       this.#queue.push(job);
       void this.#pump();
@@ -140,11 +147,21 @@ export class CalculatorWorkerHost {
       this.#replaceWorker(true);
       const seconds = this.#options.evaluationTimeoutMs / 1000;
       this.#settle(job, () =>
-        job.reject(new ToolFailure(`The calculation took longer than ${seconds} s and was stopped. Use smaller numbers or fewer steps.`, { kind: 'timeout', retryable: false })),
+        job.reject(
+          new ToolFailure(
+            `The calculation took longer than ${seconds} s and was stopped. Use smaller numbers or fewer steps.`,
+            { kind: 'timeout', retryable: false },
+          ),
+        ),
       );
     }, this.#options.evaluationTimeoutMs);
     job.posted = true;
-    live.child.send({ id: job.id, expression: job.expression, maxNodes: this.#options.maxNodes, maxResultChars: this.#options.maxResultChars });
+    live.child.send({
+      id: job.id,
+      expression: job.expression,
+      maxNodes: this.#options.maxNodes,
+      maxResultChars: this.#options.maxResultChars,
+    });
   }
 
   #spawn(): LiveWorker {
@@ -165,10 +182,14 @@ export class CalculatorWorkerHost {
     ready.catch(() => {}); // observed in #pump; this keeps an early failure from counting as unhandled
     const live: LiveWorker = { child, ready };
     let wasReady = false;
-    void ready.then(() => (wasReady = true), () => {});
+    void ready.then(
+      () => (wasReady = true),
+      () => {},
+    );
     child.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') return markReady();
-      if (message.type === 'load-error') return failLoad(new ToolFailure(`The calculator could not load mathjs: ${message.message}`));
+      if (message.type === 'load-error')
+        return failLoad(new ToolFailure(`The calculator could not load mathjs: ${message.message}`));
       const job = this.#current;
       if (!job || job.id !== message.id || this.#live !== live) return;
       if (message.ok) this.#settle(job, () => job.resolve(message.value));
@@ -187,9 +208,11 @@ export class CalculatorWorkerHost {
     child.on('exit', (code, signal) => {
       // V8 aborts (SIGABRT, or exit code 134) when the heap limit is reached.
       const outOfMemory = signal === 'SIGABRT' || code === 134;
-      onDeath(outOfMemory
-        ? `The calculation needed more than ${this.#options.memoryLimitMb} MB of memory and was stopped. Use smaller matrices or ranges.`
-        : `The calculator worker exited (${signal ?? `code ${code}`}).`);
+      onDeath(
+        outOfMemory
+          ? `The calculation needed more than ${this.#options.memoryLimitMb} MB of memory and was stopped. Use smaller matrices or ranges.`
+          : `The calculator worker exited (${signal ?? `code ${code}`}).`,
+      );
     });
     this.#live = live;
     return live;

@@ -51,12 +51,17 @@ process.on('message', async (job) => {
     node.traverse(() => {
       count += 1;
     });
-    if (count > job.maxNodes) throw new Error(`The expression has ${count} parts; the limit is ${job.maxNodes}. Split it into smaller calculations.`);
+    if (count > job.maxNodes)
+      throw new Error(
+        `The expression has ${count} parts; the limit is ${job.maxNodes}. Split it into smaller calculations.`,
+      );
     let value = node.compile().evaluate(scope());
     // Several statements ("a = 2; a * 3") give a ResultSet: report the last value, as a calculator would.
-    if (value && value.isResultSet) value = value.entries.length > 0 ? value.entries[value.entries.length - 1] : undefined;
+    if (value && value.isResultSet)
+      value = value.entries.length > 0 ? value.entries[value.entries.length - 1] : undefined;
     let text = value === undefined ? '(no value)' : describe(value, format, size);
-    if (text.length > job.maxResultChars) text = `${text.slice(0, job.maxResultChars)}... [result cut: ${text.length} characters]`;
+    if (text.length > job.maxResultChars)
+      text = `${text.slice(0, job.maxResultChars)}... [result cut: ${text.length} characters]`;
     send({ type: 'result', id: job.id, ok: true, value: text });
   } catch (error) {
     send({ type: 'result', id: job.id, ok: false, message: String(error?.message ?? error) });
@@ -69,7 +74,8 @@ function describe(value, format, size) {
     const dimensions = size(value);
     const shape = (dimensions.valueOf ? dimensions.valueOf() : dimensions).map(Number);
     const count = shape.reduce((product, length) => product * length, 1);
-    if (count > MAX_SHOWN_ENTRIES) return `a matrix of size ${shape.join(' x ')} (${count} entries, too many to show; ask for size(...), sum(...) or a slice)`;
+    if (count > MAX_SHOWN_ENTRIES)
+      return `a matrix of size ${shape.join(' x ')} (${count} entries, too many to show; ask for size(...), sum(...) or a slice)`;
   }
   // Plain notation up to 1e15 ("1000000", not "1e+6"), 14 significant digits to hide binary rounding noise.
   return format(value, { precision: 14, lowerExp: -9, upperExp: 15 });

@@ -47,7 +47,10 @@ export function calculatorLimits(options: CalculatorOptions = {}): CalculatorHos
  * The calculator tool. `host` is the worker process it evaluates in: by default a new one with the limits of
  * `options`; the CLI passes one it started (with the same limits) before loading the rest of the engine.
  */
-export function calculatorTool(options: CalculatorOptions = {}, host = new CalculatorWorkerHost(calculatorLimits(options))): CalculatorTool {
+export function calculatorTool(
+  options: CalculatorOptions = {},
+  host = new CalculatorWorkerHost(calculatorLimits(options)),
+): CalculatorTool {
   const maxExpressionLength = options.maxExpressionLength ?? 1_000;
   const tool = defineTool({
     name: 'calculator',

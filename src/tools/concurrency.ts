@@ -11,7 +11,11 @@ export function mapWithConcurrency<Item, Result>(
   return inLanes(items, limit, work);
 }
 
-async function inLanes<Item, Result>(items: readonly Item[], limit: number, work: (item: Item, index: number) => Promise<Result>): Promise<Result[]> {
+async function inLanes<Item, Result>(
+  items: readonly Item[],
+  limit: number,
+  work: (item: Item, index: number) => Promise<Result>,
+): Promise<Result[]> {
   const results = new Array<Result>(items.length);
   let next = 0;
   // Each lane takes the next unclaimed index until none is left; JS is single-threaded so `next++` is safe.

@@ -76,9 +76,13 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
 
 export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Parameters>): Tool<Parameters> {
   if (!TOOL_NAME_PATTERN.test(spec.name)) {
-    throw new StageloopError('tool', `Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`);
+    throw new StageloopError(
+      'tool',
+      `Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`,
+    );
   }
-  if (spec.description.trim() === '') throw new StageloopError('tool', `Tool "${spec.name}" needs a description: the model chooses tools by it`);
+  if (spec.description.trim() === '')
+    throw new StageloopError('tool', `Tool "${spec.name}" needs a description: the model chooses tools by it`);
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new StageloopError('tool', `Tool "${spec.name}": timeoutMs must be a positive number`);
   }
@@ -112,7 +116,11 @@ function toJsonSchema(name: string, parameters: ToolParameters): JsonObject {
     // io 'input': what the model must send (fields with defaults are optional for it).
     schema = z.toJSONSchema(parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
   } catch (error) {
-    throw new StageloopError('tool', `Tool "${name}": its parameters cannot be expressed as JSON schema (${(error as Error).message})`, { cause: error });
+    throw new StageloopError(
+      'tool',
+      `Tool "${name}": its parameters cannot be expressed as JSON schema (${(error as Error).message})`,
+      { cause: error },
+    );
   }
   delete schema.$schema;
   return schema as JsonObject;

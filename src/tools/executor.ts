@@ -39,7 +39,14 @@ export function executeToolCall(
   try {
     if (!tool) {
       const available = availableNames.length > 0 ? availableNames.join(', ') : '(none)';
-      return Promise.resolve(failure('unknown_tool', `Unknown tool ${quote(call.name)}. Available tools: ${available}.`, false, performance.now() - started));
+      return Promise.resolve(
+        failure(
+          'unknown_tool',
+          `Unknown tool ${quote(call.name)}. Available tools: ${available}.`,
+          false,
+          performance.now() - started,
+        ),
+      );
     }
     if (signal?.aborted) return Promise.resolve(notStarted(tool, started));
 
@@ -51,7 +58,9 @@ export function executeToolCall(
     const checked = validate(tool, parsed.value);
     if (checked instanceof Promise) {
       // An async check may reject (it threw): that is reported like any failure, never thrown.
-      return checked.then((validation) => runValidated(call, tool, validation, settings, started, signal)).catch((error: unknown) => unexpected(call, error, started));
+      return checked
+        .then((validation) => runValidated(call, tool, validation, settings, started, signal))
+        .catch((error: unknown) => unexpected(call, error, started));
     }
     const outcome = runValidated(call, tool, checked, settings, started, signal);
     return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
@@ -62,21 +71,45 @@ export function executeToolCall(
 
 /** Safety net: nothing should throw, but the executor's contract is to resolve. */
 function unexpected(call: ToolCall, error: unknown, started: number): ToolResult {
-  return failure('failed', `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`, false, performance.now() - started);
+  return failure(
+    'failed',
+    `Tool ${quote(call.name)} could not be run: ${messageOf(error)}`,
+    false,
+    performance.now() - started,
+  );
 }
 
 type Validation = ReturnType<Tool['parameters']['safeParse']>;
 
-function runValidated(call: ToolCall, tool: Tool, validation: Validation, settings: CallSettings, started: number, signal: AbortSignal | undefined): ToolResult | Promise<ToolResult> {
+function runValidated(
+  call: ToolCall,
+  tool: Tool,
+  validation: Validation,
+  settings: CallSettings,
+  started: number,
+  signal: AbortSignal | undefined,
+): ToolResult | Promise<ToolResult> {
   if (!validation.success) {
-    return failure('invalid_arguments', `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`, false, performance.now() - started);
+    return failure(
+      'invalid_arguments',
+      `Invalid arguments for tool "${tool.name}":\n${z.prettifyError(validation.error)}`,
+      false,
+      performance.now() - started,
+    );
   }
   // The run may have been cancelled while an async check of the arguments ran.
   if (signal?.aborted) return notStarted(tool, started);
   return runWithDeadline(call, tool, validation.data, settings, started, signal);
 }
 
-function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSettings, started: number, context?: CallContext): ToolResult {
+function resultOf(
+  settled: Settled,
+  call: ToolCall,
+  tool: Tool,
+  settings: CallSettings,
+  started: number,
+  context?: CallContext,
+): ToolResult {
   let result: ToolResult;
   try {
     result = describeSettled(settled, tool, settings, started);
@@ -92,9 +125,19 @@ function resultOf(settled: Settled, call: ToolCall, tool: Tool, settings: CallSe
 function describeSettled(settled: Settled, tool: Tool, settings: CallSettings, started: number): ToolResult {
   switch (settled.kind) {
     case 'timeout':
-      return failure('timeout', `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`, true, performance.now() - started);
+      return failure(
+        'timeout',
+        `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`,
+        true,
+        performance.now() - started,
+      );
     case 'aborted':
-      return failure('aborted', `Tool "${tool.name}" was stopped: the run was cancelled.`, false, performance.now() - started);
+      return failure(
+        'aborted',
+        `Tool "${tool.name}" was stopped: the run was cancelled.`,
+        false,
+        performance.now() - started,
+      );
     case 'thrown':
       return fromThrown(tool.name, settled.error, performance.now() - started);
     case 'returned':
@@ -103,7 +146,12 @@ function describeSettled(settled: Settled, tool: Tool, settings: CallSettings, s
 }
 
 function notStarted(tool: Tool, started: number): ToolResult {
-  return failure('aborted', `Tool "${tool.name}" was not started: the run was cancelled.`, false, performance.now() - started);
+  return failure(
+    'aborted',
+    `Tool "${tool.name}" was not started: the run was cancelled.`,
+    false,
+    performance.now() - started,
+  );
 }
 
 /** Tools whose parameters turned out to have asynchronous checks: validated with safeParseAsync from then on. */
@@ -138,7 +186,10 @@ class CallContext implements ToolContext {
   #usage: ChatUsage | undefined = undefined;
   #agent: AgentAnswer | undefined = undefined;
 
-  constructor(abort: LazyAbort, readonly callId: string) {
+  constructor(
+    abort: LazyAbort,
+    readonly callId: string,
+  ) {
     this.#abort = abort;
     Object.defineProperty(this, 'signal', CallContext.#signalProperty);
   }
@@ -196,7 +247,9 @@ function runWithDeadline(
     return resultOf({ kind: 'thrown', error }, call, tool, settings, started, context);
   }
   if (!isPromiseLike(output)) return resultOf({ kind: 'returned', output }, call, tool, settings, started, context);
-  return new Promise<ToolResult>((resolve) => new PendingCall(call, tool, settings, started, output, abort, deadline, runSignal, resolve, context));
+  return new Promise<ToolResult>(
+    (resolve) => new PendingCall(call, tool, settings, started, output, abort, deadline, runSignal, resolve, context),
+  );
 }
 
 /** One asynchronous call in flight: the first of its output, its timeout or the run's abort settles it. */
@@ -235,7 +288,9 @@ class PendingCall extends InFlightCall {
 
   expire(): void {
     if (this.settle({ kind: 'timeout' })) {
-      this.abort.abort(new DOMException(`Tool "${this.tool.name}" timed out after ${this.settings.timeoutMs} ms`, 'TimeoutError'));
+      this.abort.abort(
+        new DOMException(`Tool "${this.tool.name}" timed out after ${this.settings.timeoutMs} ms`, 'TimeoutError'),
+      );
     }
   }
 
@@ -263,11 +318,22 @@ function fromOutput(toolName: string, output: ToolOutput | void, settings: CallS
   try {
     text = typeof output === 'string' ? output : output === undefined || output === null ? '' : JSON.stringify(output);
   } catch (error) {
-    return failure('failed', `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`, false, performance.now() - started);
+    return failure(
+      'failed',
+      `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`,
+      false,
+      performance.now() - started,
+    );
   }
   const durationMs = performance.now() - started;
   // JSON.stringify gives undefined for a function or a symbol.
-  if (text === undefined) return failure('failed', `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`, false, durationMs);
+  if (text === undefined)
+    return failure(
+      'failed',
+      `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`,
+      false,
+      durationMs,
+    );
   if (text.trim() === '') return { ok: true, content: EMPTY_RESULT_CONTENT, empty: true, durationMs };
   if (text.length <= settings.maxOutputChars) return { ok: true, content: text, durationMs };
   if (settings.oversizedOutput === 'error') {
@@ -284,10 +350,10 @@ function fromOutput(toolName: string, output: ToolOutput | void, settings: CallS
 }
 
 function failure(kind: ToolErrorKind, message: string, retryable: boolean, durationMs: number): ToolResult {
-  const bounded = message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}...` : message;
+  const bounded =
+    message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}...` : message;
   return { ok: false, error: { kind, message: bounded, retryable }, durationMs };
 }
-
 
 /** Model-written names are quoted and bounded before they go into a message. */
 function quote(name: string): string {

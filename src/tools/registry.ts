@@ -23,7 +23,12 @@ export interface ToolRegistryOptions {
   wrapCall?: WrapToolCall;
 }
 
-export const TOOL_DEFAULTS = { defaultTimeoutMs: 30_000, maxOutputChars: 16_000, oversizedOutput: 'truncate', concurrency: 4 } as const;
+export const TOOL_DEFAULTS = {
+  defaultTimeoutMs: 30_000,
+  maxOutputChars: 16_000,
+  oversizedOutput: 'truncate',
+  concurrency: 4,
+} as const;
 
 export class ToolRegistry implements ToolBox {
   readonly #tools: ReadonlyMap<string, Tool>;
@@ -38,14 +43,18 @@ export class ToolRegistry implements ToolBox {
   constructor(tools: readonly Tool[], options: ToolRegistryOptions = {}) {
     const byName = new Map<string, Tool>();
     for (const tool of tools) {
-      if (byName.has(tool.name)) throw new StageloopError('tool', `Two tools are named "${tool.name}": tool names must be unique`);
+      if (byName.has(tool.name))
+        throw new StageloopError('tool', `Two tools are named "${tool.name}": tool names must be unique`);
       byName.set(tool.name, tool);
     }
     checkOptions(options);
     this.#tools = byName;
     this.#names = Object.freeze([...byName.keys()]);
     this.#definitions = [...byName.values()].map((tool) => tool.definition);
-    this.#options = Object.freeze({ ...options, timeoutsMs: options.timeoutsMs && Object.freeze({ ...options.timeoutsMs }) });
+    this.#options = Object.freeze({
+      ...options,
+      timeoutsMs: options.timeoutsMs && Object.freeze({ ...options.timeoutsMs }),
+    });
     this.#settings = new Map([...byName.values()].map((tool) => [tool.name, settingsFor(tool, this.#options)]));
     this.#unknownToolSettings = settingsFor(undefined, this.#options);
   }
@@ -80,7 +89,9 @@ export class ToolRegistry implements ToolBox {
   /** A new registry whose calls run through `wrap`, around the wrapper already set (both keep working). */
   wrappingCalls(wrap: WrapToolCall): ToolRegistry {
     const inner = this.#options.wrapCall;
-    return this.with({ wrapCall: inner === undefined ? wrap : (call, execute) => wrap(call, () => inner(call, execute)) });
+    return this.with({
+      wrapCall: inner === undefined ? wrap : (call, execute) => wrap(call, () => inner(call, execute)),
+    });
   }
 
   /** A new registry holding only the named tools (a permission boundary). Naming an unregistered tool throws. */
@@ -88,7 +99,10 @@ export class ToolRegistry implements ToolBox {
     const missing = names.filter((name) => !this.#tools.has(name));
     if (missing.length > 0) throw new StageloopError('tool', `Cannot allow unregistered tools: ${missing.join(', ')}`);
     const allowed = new Set(names);
-    return new ToolRegistry([...this.#tools.values()].filter((tool) => allowed.has(tool.name)), this.#options);
+    return new ToolRegistry(
+      [...this.#tools.values()].filter((tool) => allowed.has(tool.name)),
+      this.#options,
+    );
   }
 
   /** Runs one call through `wrapCall`. Never rejects. */
@@ -117,11 +131,19 @@ function wrapped(wrap: WrapToolCall, call: ToolCall, run: () => Promise<ToolResu
 
 function wrapperFailed(error: unknown): ToolResult {
   const message = messageOf(error);
-  return { ok: false, error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false }, durationMs: 0 };
+  return {
+    ok: false,
+    error: { kind: 'failed', message: `The tool call wrapper failed: ${message}`, retryable: false },
+    durationMs: 0,
+  };
 }
 
 function settingsFor(tool: Tool | undefined, options: Readonly<ToolRegistryOptions>): CallSettings {
-  const timeoutMs = (tool && options.timeoutsMs?.[tool.name]) ?? tool?.timeoutMs ?? options.defaultTimeoutMs ?? TOOL_DEFAULTS.defaultTimeoutMs;
+  const timeoutMs =
+    (tool && options.timeoutsMs?.[tool.name]) ??
+    tool?.timeoutMs ??
+    options.defaultTimeoutMs ??
+    TOOL_DEFAULTS.defaultTimeoutMs;
   return Object.freeze({
     timeoutMs,
     maxOutputChars: options.maxOutputChars ?? TOOL_DEFAULTS.maxOutputChars,
@@ -133,7 +155,9 @@ function checkOptions(options: ToolRegistryOptions): void {
   const positive = (label: string, value: number | undefined, integer: boolean) => {
     if (value === undefined) return;
     if (!(Number.isFinite(value) && value > 0) || (integer && !Number.isInteger(value))) {
-      throw new RangeError(`Tool registry option ${label} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+      throw new RangeError(
+        `Tool registry option ${label} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`,
+      );
     }
   };
   positive('defaultTimeoutMs', options.defaultTimeoutMs, false);

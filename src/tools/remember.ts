@@ -28,14 +28,17 @@ export function rememberTool(): Tool {
 }
 
 /** The facts a run's remember calls stored, latest last; a result that is not one is ignored. */
-export function rememberedFacts(results: readonly { name: string; content: string }[]): Array<RememberResult['remembered']> {
+export function rememberedFacts(
+  results: readonly { name: string; content: string }[],
+): Array<RememberResult['remembered']> {
   const facts: Array<RememberResult['remembered']> = [];
   for (const result of results) {
     if (result.name !== rememberToolName) continue;
     try {
       const parsed = JSON.parse(result.content) as Partial<RememberResult>;
       const fact = parsed.remembered;
-      if (typeof fact?.key === 'string' && typeof fact.value === 'string') facts.push({ key: fact.key, value: fact.value });
+      if (typeof fact?.key === 'string' && typeof fact.value === 'string')
+        facts.push({ key: fact.key, value: fact.value });
     } catch {
       // A failed call's text ("error: ...") is not a saved fact.
     }

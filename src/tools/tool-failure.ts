@@ -18,7 +18,16 @@ export class ToolFailure extends StageloopError {
   /** Kind `paused`: the decisions the call waits for. */
   readonly pending: PendingDecision[] | undefined;
 
-  constructor(message: string, options: { kind?: ToolFailureKind; retryable?: boolean; cause?: unknown; agent?: AgentStop; pending?: PendingDecision[] } = {}) {
+  constructor(
+    message: string,
+    options: {
+      kind?: ToolFailureKind;
+      retryable?: boolean;
+      cause?: unknown;
+      agent?: AgentStop;
+      pending?: PendingDecision[];
+    } = {},
+  ) {
     super('tool', message, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'ToolFailure';
     this.kind = options.kind ?? 'failed';

@@ -29,13 +29,24 @@ export function pausedId(callId: string, id: string): string {
 export type PausedDecided = { waiting: PendingDecision[] } | { decisions: Map<string, Record<string, Decision>> };
 
 /** What a paused call's decision is asked as: its prefixed id, tool, arguments and the agent whose call it is. */
-export function pausedRequest(item: PendingDecision, id: string): { id: string; tool: string; arguments: string; reason: string; agent?: string } {
-  const request = { id, tool: typeof item.tool === 'string' ? item.tool : item.kind, arguments: typeof item.arguments === 'string' ? item.arguments : '', reason: item.reason };
+export function pausedRequest(
+  item: PendingDecision,
+  id: string,
+): { id: string; tool: string; arguments: string; reason: string; agent?: string } {
+  const request = {
+    id,
+    tool: typeof item.tool === 'string' ? item.tool : item.kind,
+    arguments: typeof item.arguments === 'string' ? item.arguments : '',
+    reason: item.reason,
+  };
   return typeof item.agent === 'string' ? { ...request, agent: item.agent } : request;
 }
 
 /** Asks (`ask`: a person, through deps.approve) for each undecided decision; the ones still waiting (prefixed), or every call's decisions once all are given. */
-export async function decidePaused(paused: PausedCalls, ask: (item: PendingDecision, id: string) => Promise<Decision | undefined>): Promise<PausedDecided> {
+export async function decidePaused(
+  paused: PausedCalls,
+  ask: (item: PendingDecision, id: string) => Promise<Decision | undefined>,
+): Promise<PausedDecided> {
   const waiting: PendingDecision[] = [];
   for (const [callId, pending] of Object.entries(paused.calls)) {
     for (const item of pending) {
@@ -49,7 +60,10 @@ export async function decidePaused(paused: PausedCalls, ask: (item: PendingDecis
   if (waiting.length > 0) return { waiting };
   const decisions = new Map<string, Record<string, Decision>>();
   for (const [callId, pending] of Object.entries(paused.calls)) {
-    decisions.set(callId, Object.fromEntries(pending.map((item) => [item.id, paused.decided[pausedId(callId, item.id)]!])));
+    decisions.set(
+      callId,
+      Object.fromEntries(pending.map((item) => [item.id, paused.decided[pausedId(callId, item.id)]!])),
+    );
   }
   return { decisions };
 }

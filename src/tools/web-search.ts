@@ -21,9 +21,20 @@ export interface WebSearchOptions {
 }
 
 const parameters = z.strictObject({
-  query: z.string().trim().min(1, 'query must not be empty').max(500).describe('What to search for, as you would type it into Google'),
+  query: z
+    .string()
+    .trim()
+    .min(1, 'query must not be empty')
+    .max(500)
+    .describe('What to search for, as you would type it into Google'),
   num_results: z.number().int().min(1).max(10).default(5).describe('How many results to return, 1 to 10 (default 5)'),
-  location: z.string().trim().min(1).max(200).optional().describe('Where the search should come from, e.g. "Austin, Texas, United States"'),
+  location: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Where the search should come from, e.g. "Austin, Texas, United States"'),
 });
 
 const organicResult = z.object({
@@ -72,7 +83,9 @@ export function webSearchTool(options: WebSearchOptions = {}): Tool<typeof param
     parameters,
     async execute(args, ctx) {
       if (!apiKey) {
-        throw new ToolFailure('web_search is not configured: set the SERPAPI_API_KEY environment variable (or pass apiKey to webSearchTool()).');
+        throw new ToolFailure(
+          'web_search is not configured: set the SERPAPI_API_KEY environment variable (or pass apiKey to webSearchTool()).',
+        );
       }
       const searchParams: Record<string, string> = { engine: 'google', q: args.query, api_key: apiKey };
       if (args.location) searchParams.location = args.location;
@@ -111,16 +124,20 @@ function formatResult(result: z.infer<typeof organicResult>, index: number): str
 /** Our own messages only: ky's error messages contain the request URL, and with it the key. */
 async function toFailure(error: unknown, redact: (text: string) => string): Promise<ToolFailure> {
   if (error instanceof ToolFailure) return error;
-  if (isTimeoutError(error)) return new ToolFailure('SerpApi did not answer in time.', { kind: 'timeout', retryable: true });
+  if (isTimeoutError(error))
+    return new ToolFailure('SerpApi did not answer in time.', { kind: 'timeout', retryable: true });
   if (isHTTPError(error)) {
     const status = error.response.status;
     const detail = await serverMessage(error.response);
     const retryable = status === 408 || status === 429 || status >= 500;
     return new ToolFailure(redact(`SerpApi answered HTTP ${status}${detail ? `: ${detail}` : ''}.`), { retryable });
   }
-  if (error instanceof SyntaxError) return new ToolFailure('SerpApi returned a reply that is not JSON.', { retryable: true });
+  if (error instanceof SyntaxError)
+    return new ToolFailure('SerpApi returned a reply that is not JSON.', { retryable: true });
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
-  return new ToolFailure(`Could not reach SerpApi${typeof code === 'string' ? ` (${code})` : ''}.`, { retryable: true });
+  return new ToolFailure(`Could not reach SerpApi${typeof code === 'string' ? ` (${code})` : ''}.`, {
+    retryable: true,
+  });
 }
 
 async function serverMessage(response: Response): Promise<string | undefined> {

@@ -1,6 +1,13 @@
 // `--trace console`: a span exporter that keeps finished spans and prints them after the run as an indented
 // waterfall with durations and the key attributes. Typed structurally so src/ depends on @opentelemetry/api only.
-import { SpanStatusCode, type Attributes, type AttributeValue, type HrTime, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import {
+  SpanStatusCode,
+  type Attributes,
+  type AttributeValue,
+  type HrTime,
+  type SpanContext,
+  type SpanStatus,
+} from '@opentelemetry/api';
 import { GenAiAttributes, GeneralAttributes, StageloopAttributes } from './attributes.js';
 
 /** The fields of an SDK ReadableSpan the waterfall reads. */
@@ -58,7 +65,8 @@ function describe(span: WaterfallSpan): string {
     if (value === undefined || (value === 0 && (label === 'cached' || label === 'in' || label === 'out'))) continue;
     parts.push(`${label}=${formatValue(value)}`);
   }
-  if (span.status.code === SpanStatusCode.ERROR) parts.push(`ERROR${span.status.message ? ` ${JSON.stringify(span.status.message)}` : ''}`);
+  if (span.status.code === SpanStatusCode.ERROR)
+    parts.push(`ERROR${span.status.message ? ` ${JSON.stringify(span.status.message)}` : ''}`);
   return parts.join(' ');
 }
 

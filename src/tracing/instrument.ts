@@ -22,7 +22,11 @@ export function traceContentFromEnv(env: Readonly<Record<string, string | undefi
  * per call when the box can wrap its calls (`wrappingCalls`, as ToolRegistry can); another box is left as is.
  */
 export function instrumentDeps<Given extends Partial<Deps>>(deps: Given, options: TracingOptions = {}): Given {
-  const instrumented: Given = { ...deps, tracer: otelRunTracer(options), onEvent: withSpanEvents(deps.onEvent, options.recordContent === true) };
+  const instrumented: Given = {
+    ...deps,
+    tracer: otelRunTracer(options),
+    onEvent: withSpanEvents(deps.onEvent, options.recordContent === true),
+  };
   if (deps.model !== undefined) instrumented.model = traceModel(deps.model, options);
   if (deps.tools?.wrappingCalls !== undefined) instrumented.tools = deps.tools.wrappingCalls(toolSpanWrapper(options));
   return instrumented;
@@ -39,7 +43,10 @@ function withSpanEvents(onEvent: Deps['onEvent'], recordContent: boolean): (even
       const attributes: Attributes = {};
       for (const [key, value] of Object.entries(event.data)) {
         if (!recordContent && contentFields.has(key)) continue;
-        attributes[`stageloop.${key}`] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+        attributes[`stageloop.${key}`] =
+          typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+            ? value
+            : JSON.stringify(value);
       }
       trace.getActiveSpan()?.addEvent(`stageloop.${event.type}`, attributes, event.at);
     }

@@ -1,6 +1,15 @@
 // A RunTracer on @opentelemetry/api: one span per run, iteration and stage, each made the active context
 // around its body so model and tool spans nest under the stage that made the call.
-import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { isPromiseLike } from '../common/promise-like.js';
 import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
 import { isSignal } from '../engine/signal.js';
@@ -67,7 +76,8 @@ function summaryAttributes(result: RunOutcomeSummary): Attributes {
   const limits = (result as { state?: { limits?: unknown } }).state?.limits;
   if (typeof limits === 'object' && limits !== null) {
     for (const [name, value] of Object.entries(limits)) {
-      if (typeof value === 'number' || value === null) attributes[`${StageloopAttributes.limitPrefix}${snakeCase(name)}`] = value ?? -1;
+      if (typeof value === 'number' || value === null)
+        attributes[`${StageloopAttributes.limitPrefix}${snakeCase(name)}`] = value ?? -1;
     }
   }
   return attributes;
@@ -101,24 +111,28 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         [GenAiAttributes.agentName]: info.pipeline,
         [StageloopAttributes.runId]: info.runId,
       };
-      return Promise.resolve(inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
-        span.setAttributes(summaryAttributes(result));
-        if (result.status === 'failed') {
-          const cause = failureCause(result);
-          span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
-          span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(result.stopReason.message) });
-        }
-        const answer = recordContent ? answerOf(result) : null;
-        if (answer !== null) {
-          const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
-          span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
-        }
-      }));
+      return Promise.resolve(
+        inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
+          span.setAttributes(summaryAttributes(result));
+          if (result.status === 'failed') {
+            const cause = failureCause(result);
+            span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
+            span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(result.stopReason.message) });
+          }
+          const answer = recordContent ? answerOf(result) : null;
+          if (answer !== null) {
+            const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
+            span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
+          }
+        }),
+      );
     },
 
     iteration(info, body) {
       if (tracingIsOff(tracer)) return body();
-      return Promise.resolve(inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body));
+      return Promise.resolve(
+        inSpan(tracer, SpanNames.iteration(info.iteration), { [StageloopAttributes.iteration]: info.iteration }, body),
+      );
     },
 
     stage(info, body) {

@@ -1,5 +1,15 @@
 // Small helpers shared by the tracing modules: the default tracer and how failures are recorded.
-import { context, isSpanContextValid, ProxyTracer, ProxyTracerProvider, SpanStatusCode, trace, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  ProxyTracer,
+  ProxyTracerProvider,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 import { GeneralAttributes, tracerName } from './attributes.js';
 import { redactSecrets } from '../common/redact.js';
 import { messageOf } from '../common/error-message.js';
@@ -34,12 +44,14 @@ export function errorTypeOf(error: unknown): string {
   return '_OTHER';
 }
 
-
 /** Status ERROR, error.type and an exception event; messages are redacted since errors may echo requests. */
 export function recordFailure(span: Span, error: unknown, errorType = errorTypeOf(error)): void {
   const message = redactSecrets(messageOf(error));
   span.setAttribute(GeneralAttributes.errorType, errorType);
-  const exception: { name: string; message: string; stack?: string } = { name: error instanceof Error ? error.name : 'Error', message };
+  const exception: { name: string; message: string; stack?: string } = {
+    name: error instanceof Error ? error.name : 'Error',
+    message,
+  };
   if (error instanceof Error && error.stack !== undefined) exception.stack = redactSecrets(error.stack);
   span.recordException(exception);
   span.setStatus({ code: SpanStatusCode.ERROR, message });

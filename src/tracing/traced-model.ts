@@ -27,7 +27,12 @@ function parsedArguments(text: string): unknown {
 }
 
 function toolCallParts(calls: readonly ToolCall[]): MessagePart[] {
-  return calls.map((call) => ({ type: 'tool_call', id: call.id, name: call.name, arguments: parsedArguments(call.arguments) }));
+  return calls.map((call) => ({
+    type: 'tool_call',
+    id: call.id,
+    name: call.name,
+    arguments: parsedArguments(call.arguments),
+  }));
 }
 
 /** ChatMessage to the GenAI input-message shape: `{ role, parts: [...] }`. */
@@ -44,7 +49,12 @@ function toGenAiMessage(message: ChatMessage): { role: string; parts: MessagePar
   }
 }
 
-function requestAttributes(model: ChatModel, request: ChatRequest, streamed: boolean, recordContent: boolean): Attributes {
+function requestAttributes(
+  model: ChatModel,
+  request: ChatRequest,
+  streamed: boolean,
+  recordContent: boolean,
+): Attributes {
   const attributes: Attributes = {
     [GenAiAttributes.operationName]: GenAiOperations.chat,
     [GenAiAttributes.providerName]: model.provider,
@@ -62,7 +72,9 @@ function requestAttributes(model: ChatModel, request: ChatRequest, streamed: boo
     const system = request.messages.filter((message) => message.role === 'system');
     const others = request.messages.filter((message) => message.role !== 'system');
     if (system.length > 0) {
-      attributes[GenAiAttributes.systemInstructions] = redactedJson(system.map((message) => ({ type: 'text', content: message.content })));
+      attributes[GenAiAttributes.systemInstructions] = redactedJson(
+        system.map((message) => ({ type: 'text', content: message.content })),
+      );
     }
     attributes[GenAiAttributes.inputMessages] = redactedJson(others.map(toGenAiMessage));
   }
@@ -92,7 +104,10 @@ export function traceModel(model: ChatModel, options: TraceModelOptions = {}): C
 
   function traced(request: ChatRequest, streamed: boolean, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
     if (tracingIsOff(tracer)) return call();
-    const spanOptions = { kind: SpanKind.CLIENT, attributes: requestAttributes(model, request, streamed, recordContent) };
+    const spanOptions = {
+      kind: SpanKind.CLIENT,
+      attributes: requestAttributes(model, request, streamed, recordContent),
+    };
     return withSpan(tracer, SpanNames.chat(model.modelName), spanOptions, async (span: Span) => {
       try {
         const response = await call();

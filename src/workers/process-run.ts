@@ -50,21 +50,48 @@ export class RunTakenOverError extends StageloopError {
   }
 }
 
-type Finished = { runId: string; status: string; answer: string | null; iterations: number; tokens: number; output?: JsonValue; outcome?: { result: JsonObject } | null };
+type Finished = {
+  runId: string;
+  status: string;
+  answer: string | null;
+  iterations: number;
+  tokens: number;
+  output?: JsonValue;
+  outcome?: { result: JsonObject } | null;
+};
 function resultOf(run: Finished, resumed: boolean): RunJobResult {
   // A run read back from the store keeps its typed output in the recorded result.
   const output = run.output ?? run.outcome?.result.output;
-  return { runId: run.runId, status: run.status, answer: run.answer, iterations: run.iterations, tokens: run.tokens, resumed, ...(output !== undefined && { output }) };
+  return {
+    runId: run.runId,
+    status: run.status,
+    answer: run.answer,
+    iterations: run.iterations,
+    tokens: run.tokens,
+    resumed,
+    ...(output !== undefined && { output }),
+  };
 }
 
 const ended = (run: RunSummary | undefined): boolean => run?.status === 'completed' || run?.status === 'stopped';
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A lease held by a paused (or just-dead remote) worker runs out by itself: wait for it, a bounded number of times. */
-async function resumeWhenFree(store: RunStore, runId: string, prepared: PreparedRun, options: ProcessRunOptions, deps: Partial<Deps>): Promise<RunResult | RunSummary> {
+async function resumeWhenFree(
+  store: RunStore,
+  runId: string,
+  prepared: PreparedRun,
+  options: ProcessRunOptions,
+  deps: Partial<Deps>,
+): Promise<RunResult | RunSummary> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await resumeRun(store, runId, { pipeline: prepared.pipeline, deps, leaseMs: options.leaseMs, ...(options.signal && { signal: options.signal }) });
+      return await resumeRun(store, runId, {
+        pipeline: prepared.pipeline,
+        deps,
+        leaseMs: options.leaseMs,
+        ...(options.signal && { signal: options.signal }),
+      });
     } catch (error) {
       if (!(error instanceof RunBusyError) && !(error instanceof RunFinishedError)) throw error;
       const run = await store.get(runId);
@@ -90,14 +117,26 @@ export async function processRun(job: RunJobData, options: ProcessRunOptions): P
   }
 }
 
-async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared: PreparedRun, known: RunSummary | undefined): Promise<RunJobResult> {
+async function runPrepared(
+  job: RunJobData,
+  options: ProcessRunOptions,
+  prepared: PreparedRun,
+  known: RunSummary | undefined,
+): Promise<RunJobResult> {
   const { store } = options;
   const deps: Partial<Deps> = { ...prepared.deps, ...(options.onEvent && { onEvent: options.onEvent }) };
   let result: RunResult;
   let resumed = known !== undefined;
   if (known === undefined) {
     try {
-      result = await runPipeline(prepared.pipeline, job.input, { store, leaseMs: options.leaseMs, runId: job.runId, deps, ...(prepared.record && { record: prepared.record }), ...(options.signal && { signal: options.signal }) });
+      result = await runPipeline(prepared.pipeline, job.input, {
+        store,
+        leaseMs: options.leaseMs,
+        runId: job.runId,
+        deps,
+        ...(prepared.record && { record: prepared.record }),
+        ...(options.signal && { signal: options.signal }),
+      });
     } catch (error) {
       if (!(error instanceof RunExistsError)) throw error;
       // Another worker created it between our look and our create: continue it like any begun run.
@@ -113,10 +152,14 @@ async function runPrepared(job: RunJobData, options: ProcessRunOptions, prepared
   }
   if (result.status === 'failed' && result.stopReason.kind === 'store') {
     // The store's staleClaim refusal, as the run's stop reason words it: a newer owner fenced this one off.
-    if (/was claimed by another owner|was already finished or released/.test(result.stopReason.message)) throw new RunTakenOverError(`run ${job.runId} was taken over by another worker: ${result.stopReason.message}`);
+    if (/was claimed by another owner|was already finished or released/.test(result.stopReason.message))
+      throw new RunTakenOverError(`run ${job.runId} was taken over by another worker: ${result.stopReason.message}`);
     // A write lost with its connection (this process was stopped, and the server ended its session) says nothing of
     // epochs; the record does: ended means a newer owner finished the run (or this one's last write was kept after all).
-    if (ended(await store.get(job.runId).catch(() => undefined))) throw new RunTakenOverError(`run ${job.runId} has ended in the store under another owner: ${result.stopReason.message}`);
+    if (ended(await store.get(job.runId).catch(() => undefined)))
+      throw new RunTakenOverError(
+        `run ${job.runId} has ended in the store under another owner: ${result.stopReason.message}`,
+      );
     throw new Error(`run ${job.runId} could not be recorded: ${result.stopReason.message}`);
   }
   return resultOf({ ...result, tokens: result.usage.inputTokens + result.usage.outputTokens }, resumed);

@@ -5,7 +5,14 @@ import type { RunEvent } from '../engine/stage.js';
 
 /** One event as JSON only, small. */
 export function progressOf(event: RunEvent): Record<string, unknown> {
-  return { type: event.type, zone: event.zone, stage: event.stage, iteration: event.iteration, at: event.at, data: JSON.parse(JSON.stringify(event.data ?? {})) as unknown };
+  return {
+    type: event.type,
+    zone: event.zone,
+    stage: event.stage,
+    iteration: event.iteration,
+    at: event.at,
+    data: JSON.parse(JSON.stringify(event.data ?? {})) as unknown,
+  };
 }
 
 export interface ProgressBatch {

@@ -22,7 +22,12 @@ const runIdPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const jsonObject = z.record(z.string(), z.json());
 const jobSchema = z.strictObject({
   runId: z.string().regex(runIdPattern, 'a run id is 1-128 letters, digits, "_", "." or "-"'),
-  input: z.object({ task: z.string().min(1, 'the task is empty'), options: jsonObject.optional(), session: z.string().min(1).optional(), user: z.string().min(1).optional() }),
+  input: z.object({
+    task: z.string().min(1, 'the task is empty'),
+    options: jsonObject.optional(),
+    session: z.string().min(1).optional(),
+    user: z.string().min(1).optional(),
+  }),
   settings: jsonObject,
 });
 
@@ -39,9 +44,12 @@ export function parseRunJob(jobId: string | undefined, data: unknown): RunJobDat
   if (!parsed.success) {
     const problem = parsed.error.issues[0]!;
     const where = problem.path.length > 0 ? problem.path.join('.') : 'the payload';
-    throw new RunJobError(`malformed job ${jobId ?? '(no id)'}: ${where}: ${problem.message}; enqueue runs with enqueueRun() or "stageloop submit"`);
+    throw new RunJobError(
+      `malformed job ${jobId ?? '(no id)'}: ${where}: ${problem.message}; enqueue runs with enqueueRun() or "stageloop submit"`,
+    );
   }
-  if (jobId !== undefined && parsed.data.runId !== jobId) throw new RunJobError(`malformed job ${jobId}: its runId "${parsed.data.runId}" is not its job id`);
+  if (jobId !== undefined && parsed.data.runId !== jobId)
+    throw new RunJobError(`malformed job ${jobId}: its runId "${parsed.data.runId}" is not its job id`);
   return parsed.data as RunJobData;
 }
 
@@ -62,10 +70,29 @@ export interface EnqueueOptions {
 }
 
 /** Adds a run to the queue and resolves its id; the job id is the run id, so adding it twice is one run. */
-export async function enqueueRun(queue: Queue, input: EnqueueInput, options: EnqueueOptions = {}): Promise<{ runId: string }> {
+export async function enqueueRun(
+  queue: Queue,
+  input: EnqueueInput,
+  options: EnqueueOptions = {},
+): Promise<{ runId: string }> {
   const runId = input.runId ?? randomUUID();
-  const data: RunJobData = { runId, input: { task: input.task, ...(input.options && { options: input.options }), ...(input.session !== undefined && { session: input.session }), ...(input.user !== undefined && { user: input.user }) }, settings: input.settings ?? {} };
+  const data: RunJobData = {
+    runId,
+    input: {
+      task: input.task,
+      ...(input.options && { options: input.options }),
+      ...(input.session !== undefined && { session: input.session }),
+      ...(input.user !== undefined && { user: input.user }),
+    },
+    settings: input.settings ?? {},
+  };
   parseRunJob(runId, data);
-  await queue.add('run', data, { jobId: runId, attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 7 * 86_400 } });
+  await queue.add('run', data, {
+    jobId: runId,
+    attempts: options.attempts ?? 5,
+    backoff: { type: 'exponential', delay: 500 },
+    removeOnComplete: { age: 86_400 },
+    removeOnFail: { age: 7 * 86_400 },
+  });
   return { runId };
 }

@@ -38,7 +38,10 @@ export interface RunWorker {
 
 function isConnectionError(error: Error): boolean {
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  return /^E(CONN|PIPE|TIMEDOUT|NOTFOUND|HOSTUNREACH|NETUNREACH)/.test(code) || /Connection is closed|Stream isn't writeable/.test(error.message);
+  return (
+    /^E(CONN|PIPE|TIMEDOUT|NOTFOUND|HOSTUNREACH|NETUNREACH)/.test(code) ||
+    /Connection is closed|Stream isn't writeable/.test(error.message)
+  );
 }
 
 /** Says once when Redis goes away and once when it is back, however many retries lie between. */
@@ -48,7 +51,9 @@ function outageReporter(redis: string, log: (line: string) => void) {
     lost(error: Error) {
       if (down) return;
       down = true;
-      log(`lost Redis at ${redis} (${(error as NodeJS.ErrnoException).code ?? error.message}): not taking jobs, retrying; runs in flight go on once it is back`);
+      log(
+        `lost Redis at ${redis} (${(error as NodeJS.ErrnoException).code ?? error.message}): not taking jobs, retrying; runs in flight go on once it is back`,
+      );
     },
     back() {
       if (!down) return;
@@ -65,7 +70,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
   const { Worker, UnrecoverableError } = await loadOptional('a worker', optionalParts.workers, () => import('bullmq'));
   const lockDuration = options.lockDurationMs ?? 5_000;
   const outage = outageReporter(options.redis, log);
-  const connection: Redis = await connectRedis(options.redis, { patient: true, onConnectionError: (error) => outage.lost(error) });
+  const connection: Redis = await connectRedis(options.redis, {
+    patient: true,
+    onConnectionError: (error) => outage.lost(error),
+  });
   connection.on('ready', () => outage.back());
   const ownStore = options.store === undefined;
   const store = options.store ?? redisStore(options.redis, { patient: true });
@@ -82,7 +90,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
     const started = Date.now();
     log(`job taken: run ${data.runId}`);
     try {
-      const result = await processRun(data, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent: progress.onEvent });
+      const result = await processRun(data, {
+        store,
+        prepare: options.prepare,
+        leaseMs: lockDuration,
+        onEvent: progress.onEvent,
+      });
       log(`job finished: run ${result.runId} ${result.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return result;
     } catch (error) {

@@ -66,7 +66,13 @@ export function approval(options: ApprovalOptions = {}): Stage {
     } catch {
       return undefined; // act reports the invalid arguments; nothing runs
     }
-    return (await needs(args as Record<string, unknown>, { runId: state.runId, iteration: state.iteration, callId: call.id })) ? `the ${call.name} tool asks for approval of these arguments` : undefined;
+    return (await needs(args as Record<string, unknown>, {
+      runId: state.runId,
+      iteration: state.iteration,
+      callId: call.id,
+    }))
+      ? `the ${call.name} tool asks for approval of these arguments`
+      : undefined;
   }
 
   async function decide(state: RunState, ctx: StageContext): Promise<Signal | void> {
@@ -97,11 +103,17 @@ export function approval(options: ApprovalOptions = {}): Stage {
       }
       const decision = answer.decision;
       slot.decided[call.id] = decision;
-      if ('always' in decision && decision.always === true && !slot.always.includes(call.name)) slot.always.push(call.name);
+      if ('always' in decision && decision.always === true && !slot.always.includes(call.name))
+        slot.always.push(call.name);
       record(ctx, slot, state, call, decision, 'person');
     }
     if (waiting.length > 0) waitBegins(state, ctx);
-    if (waiting.length > 0) return interruptRun(`waiting for a person to approve ${waiting.length === 1 ? `the ${waiting[0]!.tool} call` : `${waiting.length} tool calls`}`, waiting, 'awaiting_approval');
+    if (waiting.length > 0)
+      return interruptRun(
+        `waiting for a person to approve ${waiting.length === 1 ? `the ${waiting[0]!.tool} call` : `${waiting.length} tool calls`}`,
+        waiting,
+        'awaiting_approval',
+      );
     for (const call of asked) await applyDecision(state, call, slot.decided[call.id]!, lookup(call.name));
     slot.decided = {};
   }
@@ -115,8 +127,18 @@ export function approval(options: ApprovalOptions = {}): Stage {
   };
 }
 
-function record(ctx: StageContext, slot: ApprovalSlot, state: RunState, call: ToolCall, decision: Decision, by: ApprovalRecord['by']): void {
+function record(
+  ctx: StageContext,
+  slot: ApprovalSlot,
+  state: RunState,
+  call: ToolCall,
+  decision: Decision,
+  by: ApprovalRecord['by'],
+): void {
   const entry = decisionRecord(state, call, decision, by);
   slot.log.push(entry);
-  ctx.emit('approval_decided', 'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry });
+  ctx.emit(
+    'approval_decided',
+    'always' in decision && decision.always === true ? { ...entry, always: true } : { ...entry },
+  );
 }

@@ -32,19 +32,31 @@ export type BudgetDecision =
   | { readonly action: 'estimate'; readonly then: BudgetDecision };
 
 export const kinds: readonly BudgetKind[] = ['iterations', 'tokens', 'cost', 'time'];
-export const kindNames: Readonly<Record<BudgetKind, string>> = { iterations: 'iteration', tokens: 'token', cost: 'cost', time: 'time' };
+export const kindNames: Readonly<Record<BudgetKind, string>> = {
+  iterations: 'iteration',
+  tokens: 'token',
+  cost: 'cost',
+  time: 'time',
+};
 
-export function decide(used: BudgetUsed, limits: BudgetLimits, mode: BudgetMode, history: BudgetHistory): BudgetDecision {
+export function decide(
+  used: BudgetUsed,
+  limits: BudgetLimits,
+  mode: BudgetMode,
+  history: BudgetHistory,
+): BudgetDecision {
   const active = kinds.filter((kind) => limits[kind] !== undefined);
   const fraction = (kind: BudgetKind) => used[kind] / limits[kind]!;
   const spent = active.filter((kind) => fraction(kind) >= 1);
   const first = spent.includes('time') ? 'time' : spent[0];
-  if (first !== undefined && history.canAsk && history.finalTurn === null && mode !== 'hard') return { action: 'ask', kind: first };
+  if (first !== undefined && history.canAsk && history.finalTurn === null && mode !== 'hard')
+    return { action: 'ask', kind: first };
   if (spent.includes('time')) return { action: 'stop', kind: 'time', reason: 'the time budget is spent' };
   const exhausted = spent.filter((kind) => kind !== 'time');
   if (mode === 'hard') {
     const kind = exhausted.find((candidate) => candidate !== 'iterations');
-    if (kind !== undefined) return { action: 'stop', kind, reason: `the ${kindNames[kind]} budget is spent (hard mode: no final turn)` };
+    if (kind !== undefined)
+      return { action: 'stop', kind, reason: `the ${kindNames[kind]} budget is spent (hard mode: no final turn)` };
     const then = spentOrWarned(exhausted, active, fraction, history);
     return limits.tokens === undefined && limits.cost === undefined ? then : { action: 'estimate', then };
   }
@@ -52,7 +64,12 @@ export function decide(used: BudgetUsed, limits: BudgetLimits, mode: BudgetMode,
 }
 
 /** True when no active budget has reached its warning share: the check has nothing to decide (soft mode). */
-export function farFromLimits(used: BudgetUsed, limits: BudgetLimits, mode: BudgetMode, history: Pick<BudgetHistory, 'warnAt' | 'finalTurn'>): boolean {
+export function farFromLimits(
+  used: BudgetUsed,
+  limits: BudgetLimits,
+  mode: BudgetMode,
+  history: Pick<BudgetHistory, 'warnAt' | 'finalTurn'>,
+): boolean {
   const spent = { iterations: used.iterations, tokens: used.tokens, costUsd: used.cost, timeMs: used.time };
   return quietTurn(spent, warningThresholds(limits, history.warnAt), mode, history.finalTurn);
 }
@@ -66,9 +83,19 @@ export interface SpentFigures {
 }
 
 /** farFromLimits with the thresholds made beforehand (the budget's usual check: a few comparisons, no object made). */
-export function quietTurn(spent: SpentFigures, thresholds: WarningThresholds, mode: BudgetMode, finalTurn: BudgetHistory['finalTurn']): boolean {
+export function quietTurn(
+  spent: SpentFigures,
+  thresholds: WarningThresholds,
+  mode: BudgetMode,
+  finalTurn: BudgetHistory['finalTurn'],
+): boolean {
   if (mode === 'hard' || finalTurn !== null) return false;
-  return spent.iterations < thresholds.iterations && spent.tokens < thresholds.tokens && spent.costUsd < thresholds.cost && spent.timeMs < thresholds.time;
+  return (
+    spent.iterations < thresholds.iterations &&
+    spent.tokens < thresholds.tokens &&
+    spent.costUsd < thresholds.cost &&
+    spent.timeMs < thresholds.time
+  );
 }
 
 /** What a budget slot's figures say was used, as decide() reads it (a copy: the slot's figures move on at the next check). */
@@ -88,16 +115,34 @@ export interface WarningThresholds {
 /** The thresholds behind farFromLimits, made once per set of limits so the usual check is four comparisons. */
 export function warningThresholds(limits: BudgetLimits, warnAt: number): WarningThresholds {
   const threshold = (limit: number | undefined) => (limit === undefined ? Infinity : warnAt * limit);
-  return { limits, iterations: threshold(limits.iterations), tokens: threshold(limits.tokens), cost: threshold(limits.cost), time: threshold(limits.time) };
+  return {
+    limits,
+    iterations: threshold(limits.iterations),
+    tokens: threshold(limits.tokens),
+    cost: threshold(limits.cost),
+    time: threshold(limits.time),
+  };
 }
 
-function spentOrWarned(exhausted: readonly BudgetKind[], active: readonly BudgetKind[], fraction: (kind: BudgetKind) => number, history: BudgetHistory): BudgetDecision {
+function spentOrWarned(
+  exhausted: readonly BudgetKind[],
+  active: readonly BudgetKind[],
+  fraction: (kind: BudgetKind) => number,
+  history: BudgetHistory,
+): BudgetDecision {
   const kind = exhausted[0];
   if (kind !== undefined) {
     if (history.finalTurn === null) return { action: 'final_turn', kind };
-    if (history.finalTurn.iteration < history.iteration) return { action: 'stop', kind, reason: `the ${kindNames[kind]} budget is spent and the final tools-less turn did not end the run` };
+    if (history.finalTurn.iteration < history.iteration)
+      return {
+        action: 'stop',
+        kind,
+        reason: `the ${kindNames[kind]} budget is spent and the final tools-less turn did not end the run`,
+      };
     return { action: 'continue' };
   }
-  const warn = active.filter((candidate) => fraction(candidate) >= history.warnAt && !history.warned.includes(candidate));
+  const warn = active.filter(
+    (candidate) => fraction(candidate) >= history.warnAt && !history.warned.includes(candidate),
+  );
   return warn.length === 0 ? { action: 'continue' } : { action: 'warn', kinds: warn };
 }

@@ -6,7 +6,13 @@ import { conversationTokens, loadTokenCounter, messageTokens } from '../../src/m
 import { contextShareTokens } from '../shared/context-window.js';
 import { armDeadline, waitedMs } from '../shared/person-wait.js';
 import { costUsd, priceFor, type ModelPrice, type Settings } from './budget-options.js';
-import { quietTurn, warningThresholds, type BudgetKind, type BudgetLimits, type WarningThresholds } from './budget-decide.js';
+import {
+  quietTurn,
+  warningThresholds,
+  type BudgetKind,
+  type BudgetLimits,
+  type WarningThresholds,
+} from './budget-decide.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export interface BudgetSlot {
@@ -52,7 +58,12 @@ export interface BudgetLedger {
   /** Soft mode before any final turn, every budget below its warning share: nothing to decide. */
   farFromLimits(slot: BudgetSlot): boolean;
   /** Hard mode: the next call's input counted locally, its output guessed as the largest so far; the limit it would cross. */
-  nextCallCrosses(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>): Promise<{ kind: 'tokens' | 'cost'; reason: string } | undefined>;
+  nextCallCrosses(
+    state: RunState,
+    ctx: StageContext,
+    slot: BudgetSlot,
+    used: Record<BudgetKind, number>,
+  ): Promise<{ kind: 'tokens' | 'cost'; reason: string } | undefined>;
 }
 
 export function budgetLedger(settings: Settings): BudgetLedger {
@@ -63,7 +74,9 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     time: settings.maxTimeMs,
   };
   const tokenLimitFor = (modelName: string | undefined): number | undefined =>
-    settings.maxTokens !== undefined || settings.contextShare === undefined ? settings.maxTokens : contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
+    settings.maxTokens !== undefined || settings.contextShare === undefined
+      ? settings.maxTokens
+      : contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
   // The limits with a run's resolved token limit, made once per limit rather than on every check (read-only).
   let resolved: { tokenLimit: number; limits: Partial<Record<BudgetKind, number>> } | undefined;
   const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => {
@@ -72,14 +85,16 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     if (resolved?.tokenLimit !== tokenLimit) resolved = { tokenLimit, limits: { ...configured, tokens: tokenLimit } };
     return resolved.limits;
   };
-  const countsTokens = settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
+  const countsTokens =
+    settings.maxTokens !== undefined || settings.contextShare !== undefined || settings.maxCostUsd !== undefined;
   const mode = settings.mode ?? 'soft';
   const limitsIn = (slot: BudgetSlot): BudgetLimits => {
     const base = limitsOf(slot);
     const extended = slot.extended;
     if (extended === undefined) return base;
     const limits: Partial<Record<BudgetKind, number>> = { ...base };
-    for (const kind of Object.keys(extended) as BudgetKind[]) if (limits[kind] !== undefined) limits[kind] = limits[kind]! + extended[kind]!;
+    for (const kind of Object.keys(extended) as BudgetKind[])
+      if (limits[kind] !== undefined) limits[kind] = limits[kind]! + extended[kind]!;
     return limits;
   };
 
@@ -93,10 +108,17 @@ export function budgetLedger(settings: Settings): BudgetLedger {
       estimated: { inputTokens: 0, outputTokens: 0 },
       lastCheck: { reportedTokens: 0, messageCount: 0, iteration: 0 },
     });
-    if (slot.tokenLimit === undefined && settings.maxTokens === undefined && settings.contextShare !== undefined) slot.tokenLimit = tokenLimitFor(ctx.deps.model?.modelName);
+    if (slot.tokenLimit === undefined && settings.maxTokens === undefined && settings.contextShare !== undefined)
+      slot.tokenLimit = tokenLimitFor(ctx.deps.model?.modelName);
     if (settings.maxTimeMs !== undefined) {
       // Re-armed on every check (it replaces itself), so a resumed run gets its deadline back.
-      armDeadline(state, ctx, slot.startedAt + settings.maxTimeMs + (slot.extended?.time ?? 0), `the time budget of ${(settings.maxTimeMs + (slot.extended?.time ?? 0)) / 1000} s was reached`, 'budget_time');
+      armDeadline(
+        state,
+        ctx,
+        slot.startedAt + settings.maxTimeMs + (slot.extended?.time ?? 0),
+        `the time budget of ${(settings.maxTimeMs + (slot.extended?.time ?? 0)) / 1000} s was reached`,
+        'budget_time',
+      );
     }
     if (settings.maxCostUsd !== undefined) modelPrice(ctx);
     return slot;
@@ -107,7 +129,8 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     if (modelName === undefined) return { input: 0, output: 0 };
     const price = priceFor(modelName, settings.prices);
     if (price === undefined) {
-      throw new StageloopError('config', 
+      throw new StageloopError(
+        'config',
         `budget: no price is known for model "${modelName}", so a cost budget cannot be enforced; give one with budget({ prices: { "${modelName}": { input: 2.5, output: 10 } } }) in USD per million tokens`,
       );
     }
@@ -115,7 +138,8 @@ export function budgetLedger(settings: Settings): BudgetLedger {
   }
 
   function measure(state: RunState, ctx: StageContext, slot: BudgetSlot): void | Promise<void> {
-    if (countsTokens && unreportedTurn(state, slot)) return estimateUnreported(state, slot).then(() => measured(state, ctx, slot));
+    if (countsTokens && unreportedTurn(state, slot))
+      return estimateUnreported(state, slot).then(() => measured(state, ctx, slot));
     if (countsTokens) noteCheck(state, slot);
     measured(state, ctx, slot);
   }
@@ -130,7 +154,10 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     const spent = slot.spent;
     spent.iterations = state.iteration;
     spent.tokens = inputTokens + outputTokens;
-    spent.costUsd = settings.maxCostUsd === undefined ? 0 : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
+    spent.costUsd =
+      settings.maxCostUsd === undefined
+        ? 0
+        : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
     // Time waiting for a person (an approval, a limit question) is not the run's time.
     spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt - waitedMs(state);
   }
@@ -142,17 +169,32 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     return quietTurn(slot.spent, thresholds, mode, slot.finalTurn);
   }
 
-  async function nextCallCrosses(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>): Promise<{ kind: 'tokens' | 'cost'; reason: string } | undefined> {
+  async function nextCallCrosses(
+    state: RunState,
+    ctx: StageContext,
+    slot: BudgetSlot,
+    used: Record<BudgetKind, number>,
+  ): Promise<{ kind: 'tokens' | 'cost'; reason: string } | undefined> {
     const limits = limitsOf(slot);
     if (limits.tokens === undefined && limits.cost === undefined) return undefined;
     const count = await loadTokenCounter();
-    const next = { inputTokens: conversationTokens(count, state.messages), outputTokens: slot.output?.largestTurn ?? 0, cachedInputTokens: 0 };
+    const next = {
+      inputTokens: conversationTokens(count, state.messages),
+      outputTokens: slot.output?.largestTurn ?? 0,
+      cachedInputTokens: 0,
+    };
     const tokens = next.inputTokens + next.outputTokens;
     if (limits.tokens !== undefined && used.tokens + tokens > limits.tokens) {
-      return { kind: 'tokens', reason: `the next model call (about ${tokens} tokens) would cross the token budget of ${limits.tokens} (hard mode)` };
+      return {
+        kind: 'tokens',
+        reason: `the next model call (about ${tokens} tokens) would cross the token budget of ${limits.tokens} (hard mode)`,
+      };
     }
     if (limits.cost !== undefined && used.cost + costUsd(next, modelPrice(ctx)) > limits.cost) {
-      return { kind: 'cost', reason: `the next model call (about ${tokens} tokens) would cross the cost budget of $${limits.cost} (hard mode)` };
+      return {
+        kind: 'cost',
+        reason: `the next model call (about ${tokens} tokens) would cross the cost budget of $${limits.cost} (hard mode)`,
+      };
     }
     return undefined;
   }
@@ -163,7 +205,11 @@ export function budgetLedger(settings: Settings): BudgetLedger {
 /** A turn happened since the last check and the run's reported usage did not move: the model reported none. */
 function unreportedTurn(state: RunState, slot: BudgetSlot): boolean {
   const previous = slot.lastCheck;
-  return previous.iteration > 0 && state.iteration > previous.iteration && state.usage.inputTokens + state.usage.outputTokens === previous.reportedTokens;
+  return (
+    previous.iteration > 0 &&
+    state.iteration > previous.iteration &&
+    state.usage.inputTokens + state.usage.outputTokens === previous.reportedTokens
+  );
 }
 
 function noteCheck(state: RunState, slot: BudgetSlot): void {

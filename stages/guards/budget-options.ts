@@ -43,9 +43,15 @@ export function priceFor(modelName: string, prices: Readonly<Record<string, Mode
 }
 
 /** Cost of a usage in USD; cached input tokens are part of inputTokens and billed at the cached price. */
-export function costUsd(usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number }, price: ModelPrice): number {
+export function costUsd(
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number },
+  price: ModelPrice,
+): number {
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const dollarsPerMillion = (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
+  const dollarsPerMillion =
+    (usage.inputTokens - cached) * price.input +
+    cached * (price.cachedInput ?? price.input) +
+    usage.outputTokens * price.output;
   return dollarsPerMillion / 1_000_000;
 }
 
@@ -67,19 +73,34 @@ export function validate(options: BudgetOptions): Settings {
   positive('maxTokens', true);
   positive('maxCostUsd', false);
   positive('maxTimeMs', false);
-  if (options.contextShare !== undefined && !(typeof options.contextShare === 'number' && options.contextShare > 0 && options.contextShare <= 1)) {
+  if (
+    options.contextShare !== undefined &&
+    !(typeof options.contextShare === 'number' && options.contextShare > 0 && options.contextShare <= 1)
+  ) {
     fail(`contextShare must be a fraction above 0 and at most 1, got ${JSON.stringify(options.contextShare)}`);
   }
   const warnAt = options.warnAt ?? 0.8;
-  if (options.mode !== undefined && options.mode !== 'soft' && options.mode !== 'hard') fail(`mode must be "soft" or "hard", got ${JSON.stringify(options.mode)}`);
-  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1)) fail(`warnAt must be a fraction above 0 and at most 1, got ${JSON.stringify(warnAt)}`);
+  if (options.mode !== undefined && options.mode !== 'soft' && options.mode !== 'hard')
+    fail(`mode must be "soft" or "hard", got ${JSON.stringify(options.mode)}`);
+  if (typeof warnAt !== 'number' || !(warnAt > 0 && warnAt <= 1))
+    fail(`warnAt must be a fraction above 0 and at most 1, got ${JSON.stringify(warnAt)}`);
   for (const [model, price] of Object.entries(options.prices ?? {})) {
     const valid = (value: unknown) => typeof value === 'number' && value >= 0 && Number.isFinite(value);
-    if (!valid(price?.input) || !valid(price?.output) || (price.cachedInput !== undefined && !valid(price.cachedInput))) {
-      fail(`the price of "${model}" must be { input, output, cachedInput? } in USD per million tokens, each a number >= 0`);
+    if (
+      !valid(price?.input) ||
+      !valid(price?.output) ||
+      (price.cachedInput !== undefined && !valid(price.cachedInput))
+    ) {
+      fail(
+        `the price of "${model}" must be { input, output, cachedInput? } in USD per million tokens, each a number >= 0`,
+      );
     }
   }
-  if ([options.maxIterations, options.maxTokens, options.contextShare, options.maxCostUsd, options.maxTimeMs].every((limit) => limit === undefined)) {
+  if (
+    [options.maxIterations, options.maxTokens, options.contextShare, options.maxCostUsd, options.maxTimeMs].every(
+      (limit) => limit === undefined,
+    )
+  ) {
     fail('give at least one of maxIterations, maxTokens, contextShare, maxCostUsd, maxTimeMs');
   }
   return { ...options, warnAt };

@@ -45,13 +45,32 @@ export function budget(options: BudgetOptions): BudgetStage {
   }
 
   /** decide() and its effects. */
-  function decided(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>, canAsk: boolean): Signal | void | Promise<Signal | void> {
+  function decided(
+    state: RunState,
+    ctx: StageContext,
+    slot: BudgetSlot,
+    used: Record<BudgetKind, number>,
+    canAsk: boolean,
+  ): Signal | void | Promise<Signal | void> {
     const limits = ledger.limitsIn(slot);
-    const decision = decide(used, limits, mode, { iteration: state.iteration, warnAt: settings.warnAt, warned: slot.warned, finalTurn: slot.finalTurn, canAsk: canAsk && ctx.deps.onLimit !== undefined });
+    const decision = decide(used, limits, mode, {
+      iteration: state.iteration,
+      warnAt: settings.warnAt,
+      warned: slot.warned,
+      finalTurn: slot.finalTurn,
+      canAsk: canAsk && ctx.deps.onLimit !== undefined,
+    });
     return apply(state, ctx, slot, used, limits, decision);
   }
 
-  function apply(state: RunState, ctx: StageContext, slot: BudgetSlot, used: Record<BudgetKind, number>, limits: BudgetLimits, decision: BudgetDecision): Signal | void | Promise<Signal | void> {
+  function apply(
+    state: RunState,
+    ctx: StageContext,
+    slot: BudgetSlot,
+    used: Record<BudgetKind, number>,
+    limits: BudgetLimits,
+    decision: BudgetDecision,
+  ): Signal | void | Promise<Signal | void> {
     switch (decision.action) {
       case 'continue':
         return;
@@ -60,13 +79,24 @@ export function budget(options: BudgetOptions): BudgetStage {
       case 'ask':
         return askPerson(state, ctx, slot, decision.kind, used);
       case 'estimate':
-        return ledger.nextCallCrosses(state, ctx, slot, used).then((crossing) => (crossing === undefined ? apply(state, ctx, slot, used, limits, decision.then) : stop(ctx, slot, crossing.kind, crossing.reason)));
+        return ledger
+          .nextCallCrosses(state, ctx, slot, used)
+          .then((crossing) =>
+            crossing === undefined
+              ? apply(state, ctx, slot, used, limits, decision.then)
+              : stop(ctx, slot, crossing.kind, crossing.reason),
+          );
       case 'final_turn': {
         const kind = decision.kind;
         slot.finalTurn = { kind, iteration: state.iteration };
         state.nextTurn.withoutTools = true;
-        state.nextTurn.limit = { kind: `budget_${kind}`, reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent` };
-        state.nextTurn.notes.push(`The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`);
+        state.nextTurn.limit = {
+          kind: `budget_${kind}`,
+          reason: `the ${kindNames[kind]} budget of ${spentLimit(kind, limits[kind]!)} was spent`,
+        };
+        state.nextTurn.notes.push(
+          `The ${kindNames[kind]} budget is spent. No tools are available now: give your best final answer from what you already have.`,
+        );
         ctx.emit('budget_exhausted', { kind, used: used[kind], limit: limits[kind]! });
         return;
       }
@@ -74,23 +104,39 @@ export function budget(options: BudgetOptions): BudgetStage {
         for (const kind of decision.kinds) {
           const fraction = used[kind] / limits[kind]!;
           slot.warned.push(kind);
-          state.nextTurn.notes.push(`The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`);
+          state.nextTurn.notes.push(
+            `The ${kindNames[kind]} budget is ${Math.floor(fraction * 100)}% spent (${spentText(kind, used[kind], limits[kind]!)}). Finish soon: prefer answering over more tool calls.`,
+          );
           ctx.emit('budget_warning', { kind, used: used[kind], limit: limits[kind]!, fraction });
         }
         return;
     }
   }
 
-  async function askPerson(state: RunState, ctx: StageContext, slot: BudgetSlot, kind: BudgetKind, used: Record<BudgetKind, number>): Promise<Signal | void> {
+  async function askPerson(
+    state: RunState,
+    ctx: StageContext,
+    slot: BudgetSlot,
+    kind: BudgetKind,
+    used: Record<BudgetKind, number>,
+  ): Promise<Signal | void> {
     const limitOf = (spent: BudgetKind) => ledger.limitsIn(slot)[spent]!;
     waitBegins(state, ctx);
     const answer = await ctx.deps.onLimit!({ kind, used: used[kind], limit: limitOf(kind) });
     waitEnds(state, ctx);
     ctx.emit('budget_decided', { kind, ...(answer ?? { action: 'none' }) });
-    if (answer?.action === 'stop') return stop(ctx, slot, kind, `a person stopped the run when the ${kindNames[kind]} budget was spent`);
+    if (answer?.action === 'stop')
+      return stop(ctx, slot, kind, `a person stopped the run when the ${kindNames[kind]} budget was spent`);
     if (answer?.action === 'extend' && answer.by > 0) {
       (slot.extended ??= {})[kind] = (slot.extended[kind] ?? 0) + answer.by;
-      if (kind === 'time') armDeadline(state, ctx, slot.startedAt + limitOf('time'), `the time budget of ${limitOf('time') / 1000} s was reached`, 'budget_time');
+      if (kind === 'time')
+        armDeadline(
+          state,
+          ctx,
+          slot.startedAt + limitOf('time'),
+          `the time budget of ${limitOf('time') / 1000} s was reached`,
+          'budget_time',
+        );
       return check(state, ctx);
     }
     // No decision: the budget takes its usual course (the final tools-less turn).

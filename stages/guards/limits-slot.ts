@@ -7,7 +7,9 @@ import type { LimitSetting } from '../../src/engine/guard-settings.js';
  * The limits a run has, resolved for its model: the guard settings that are limits (`limitSettings`), null for one
  * that is off. Reasoning turns are the budget's, else the runner's cap. Shown in --json and on the root span.
  */
-export type LimitsInForce = { maxIterations: number } & { [Setting in Exclude<LimitSetting, 'maxIterations'>]: number | null };
+export type LimitsInForce = { maxIterations: number } & {
+  [Setting in Exclude<LimitSetting, 'maxIterations'>]: number | null;
+};
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {

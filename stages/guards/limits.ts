@@ -20,7 +20,10 @@ export function limits(stages: readonly Stage[], maxIterations: number): Stage {
   const guards = stages.filter(isLimited);
   // A guard's limits depend only on the model: resolved once per model name, not on every run.
   const limitsFor = perModelName((modelName): Readonly<LimitsInForce> => {
-    const inForce = { ...Object.fromEntries(limitSettings.map((setting) => [setting, null])), maxIterations } as LimitsInForce;
+    const inForce = {
+      ...Object.fromEntries(limitSettings.map((setting) => [setting, null])),
+      maxIterations,
+    } as LimitsInForce;
     for (const guard of guards) Object.assign(inForce, guard.limitsInForce(modelName));
     return inForce;
   });

@@ -58,7 +58,9 @@ export interface LoopGuardStage extends LimitedStage {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -80,10 +82,16 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   const limit = options.limit ?? 3;
   const onRepeat = options.onRepeat ?? 'refuse';
   if (!Number.isInteger(limit) || limit < 2) {
-    throw new StageloopError('config', `loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`);
+    throw new StageloopError(
+      'config',
+      `loopGuard: limit must be a whole number of at least 2 (the first call always runs), got ${JSON.stringify(options.limit)}`,
+    );
   }
   if (onRepeat !== 'refuse' && onRepeat !== 'ask') {
-    throw new StageloopError('config', `loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`);
+    throw new StageloopError(
+      'config',
+      `loopGuard: onRepeat must be "refuse" or "ask", got ${JSON.stringify(options.onRepeat)}`,
+    );
   }
 
   function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
@@ -118,7 +126,10 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
 
   function stopFor(slot: LoopGuardSlot, repeatedAfterRefusal: string | undefined): Signal | void {
     if (repeatedAfterRefusal !== undefined) {
-      return abortRun(`the model asked again for a repeated, identical call to "${repeatedAfterRefusal}" after it had been refused`, 'loop_detected');
+      return abortRun(
+        `the model asked again for a repeated, identical call to "${repeatedAfterRefusal}" after it had been refused`,
+        'loop_detected',
+      );
     }
     if (slot.refusals >= limit) {
       return abortRun(`the model kept repeating failing tool calls (${slot.refusals} refused)`, 'loop_detected');
@@ -145,7 +156,13 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
         continue;
       }
       const decision = answer.decision;
-      ctx.emit('approval_decided', { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by: 'person' });
+      ctx.emit('approval_decided', {
+        iteration: state.iteration,
+        id: call.id,
+        tool: call.name,
+        approve: decision.approve,
+        by: 'person',
+      });
       if (decision.approve) continue;
       entry.refused += 1;
       entry.failures += 1;
@@ -155,7 +172,11 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
     }
     if (waiting.length > 0) {
       waitBegins(state, ctx);
-      return interruptRun(`waiting for a person to decide a repeated, identical ${waiting.length === 1 ? `${waiting[0]!.tool} call` : 'set of calls'}`, waiting, 'awaiting_approval');
+      return interruptRun(
+        `waiting for a person to decide a repeated, identical ${waiting.length === 1 ? `${waiting[0]!.tool} call` : 'set of calls'}`,
+        waiting,
+        'awaiting_approval',
+      );
     }
     return stopFor(slot, repeatedAfterRefusal);
   }

@@ -4,7 +4,13 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { contextWindowFor, defaultContextShare } from '../shared/context-window.js';
 import { perModelName } from '../shared/model-table.js';
-import { loadTokenCounter, messageOverheadTokens, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
+import {
+  loadTokenCounter,
+  messageOverheadTokens,
+  messageTokens,
+  replyPrimingTokens,
+  type CountTokens,
+} from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
 import type { ToolBox } from '../../src/engine/tool-port.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
@@ -69,7 +75,10 @@ export function prune(options: PruneOptions = {}): PruneStage {
     let budget = options.budgetTokens ?? Math.floor(window * defaultContextShare);
     if (options.reserveOutputTokens !== undefined) budget = Math.min(budget, window - options.reserveOutputTokens);
     if (budget <= 0) {
-      throw new StageloopError('config', `prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`);
+      throw new StageloopError(
+        'config',
+        `prune: reserveOutputTokens (${options.reserveOutputTokens}) leaves no room in the ${window}-token window of "${modelName}"`,
+      );
     }
     return budget;
   });
@@ -94,7 +103,16 @@ function pruneTo(state: RunState, ctx: StageContext, count: CountTokens, budget:
   if (before <= budget) return;
   const outcome = shrink(state, count, sizes, before - budget);
   const after = fixed + sum(outcome.sizes);
-  const record: PruneRecord = { iteration: state.iteration, budget, tokensBefore: before, tokensAfter: after, condensed: outcome.condensed, removed: outcome.removed, overBudget: after > budget, toolCallIds: outcome.toolCallIds };
+  const record: PruneRecord = {
+    iteration: state.iteration,
+    budget,
+    tokensBefore: before,
+    tokensAfter: after,
+    condensed: outcome.condensed,
+    removed: outcome.removed,
+    overBudget: after > budget,
+    toolCallIds: outcome.toolCallIds,
+  };
   slot.condensed += outcome.condensed;
   slot.removed += outcome.removed;
   slot.history.push(record);
@@ -131,7 +149,13 @@ function tokenCeiling(messages: MemoizedMessages, ctx: StageContext): number {
   if (memo === undefined || !startsWith(messages, memo.counted)) {
     memo = { counted: [], characters: 0, overhead: replyPrimingTokens, definitions: [], definitionCharacters: 0 };
     // Not enumerable, so deep comparisons (toEqual, assert.deepStrictEqual) of the list do not see it either; a frozen list is counted afresh each turn.
-    if (Object.isExtensible(messages)) Object.defineProperty(messages, ceilingMemo, { value: memo, configurable: true, writable: true, enumerable: false });
+    if (Object.isExtensible(messages))
+      Object.defineProperty(messages, ceilingMemo, {
+        value: memo,
+        configurable: true,
+        writable: true,
+        enumerable: false,
+      });
   }
   const counted = memo.counted;
   for (let index = counted.length; index < messages.length; index++) {
@@ -178,7 +202,12 @@ function startsWith(list: readonly object[], prefix: readonly object[]): boolean
  * old groups (an assistant message with tool calls and all its tool replies, so the protocol stays valid). System and
  * user messages (system prompt, task, plan, notes) and the latest turn from its tool-call message on are never touched.
  */
-function shrink(state: RunState, count: CountTokens, sizes: number[], excess: number): { sizes: number[]; condensed: number; removed: number; toolCallIds: string[] } {
+function shrink(
+  state: RunState,
+  count: CountTokens,
+  sizes: number[],
+  excess: number,
+): { sizes: number[]; condensed: number; removed: number; toolCallIds: string[] } {
   const messages = state.messages;
   const latestTurn = findLatestTurn(messages);
   let freed = 0;
@@ -197,11 +226,16 @@ function shrink(state: RunState, count: CountTokens, sizes: number[], excess: nu
   };
   for (let index = 0; index < latestTurn && freed < excess; index++) {
     const message = messages[index]!;
-    if (message.role === 'tool' && !message.content.startsWith(stubPrefix)) condense(index, `${stubPrefix} ${sizes[index]} tokens of output from "${message.name}" removed to save context; first line: ${firstLine(message.content)}]`);
+    if (message.role === 'tool' && !message.content.startsWith(stubPrefix))
+      condense(
+        index,
+        `${stubPrefix} ${sizes[index]} tokens of output from "${message.name}" removed to save context; first line: ${firstLine(message.content)}]`,
+      );
   }
   for (let index = 0; index < latestTurn && freed < excess; index++) {
     const message = messages[index]!;
-    if (message.role === 'assistant' && message.content.length > 200 && !message.content.startsWith(stubPrefix)) condense(index, `${stubPrefix} earlier reasoning; first line: ${firstLine(message.content)}]`);
+    if (message.role === 'assistant' && message.content.length > 200 && !message.content.startsWith(stubPrefix))
+      condense(index, `${stubPrefix} earlier reasoning; first line: ${firstLine(message.content)}]`);
   }
   const doomed = new Set<number>();
   for (let index = 0; index < latestTurn && freed < excess; index++) {
@@ -222,7 +256,12 @@ function shrink(state: RunState, count: CountTokens, sizes: number[], excess: nu
     }
   }
   state.messages = messages.filter((_, index) => !doomed.has(index));
-  return { sizes: sizes.filter((_, index) => !doomed.has(index)), condensed, removed: doomed.size, toolCallIds: [...touched] };
+  return {
+    sizes: sizes.filter((_, index) => !doomed.has(index)),
+    condensed,
+    removed: doomed.size,
+    toolCallIds: [...touched],
+  };
 }
 
 /** Index where the latest turn begins: the last assistant message with tool calls (or the end when there is none). */
@@ -252,10 +291,14 @@ function validate(options: PruneOptions): void {
   const positive = (name: string, value: unknown, allowZero = false) => {
     if (value === undefined) return;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-      throw new StageloopError('config', `prune: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} whole number of tokens, got ${JSON.stringify(value)}`);
+      throw new StageloopError(
+        'config',
+        `prune: ${name} must be a ${allowZero ? 'non-negative' : 'positive'} whole number of tokens, got ${JSON.stringify(value)}`,
+      );
     }
   };
   positive('budgetTokens', options.budgetTokens);
   positive('reserveOutputTokens', options.reserveOutputTokens, true);
-  for (const [model, window] of Object.entries(options.contextWindows ?? {})) positive(`the context window of "${model}"`, window);
+  for (const [model, window] of Object.entries(options.contextWindows ?? {}))
+    positive(`the context window of "${model}"`, window);
 }

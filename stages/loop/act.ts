@@ -58,26 +58,55 @@ function runCalls(state: RunState, ctx: StageContext, previewChars: number): Pro
   const tools = ctx.deps.tools;
   const prefilled = state.turn.results;
   // A guard may have decided some calls already (a refusal): those keep their result and are not run.
-  const decided = prefilled.length === 0 ? undefined : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
+  const decided =
+    prefilled.length === 0
+      ? undefined
+      : new Map<string, ToolOutcome>(prefilled.map((outcome) => [outcome.call.id, outcome]));
   const pending = decided === undefined ? calls : calls.filter((call) => !decided.has(call.id));
-  for (const call of pending) ctx.emit('tool_call', () => ({ id: call.id, name: call.name, arguments: call.arguments }));
-  if (pending.length === 0 || tools === undefined) return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
+  for (const call of pending)
+    ctx.emit('tool_call', () => ({ id: call.id, name: call.name, arguments: call.arguments }));
+  if (pending.length === 0 || tools === undefined)
+    return record(state, ctx, pending, pending.map(noToolBox), decided, previewChars);
   // A continuation rather than an async function: one promise a turn instead of an async frame.
   // Promise.resolve returns a native promise as is and adopts any other thenable a custom ToolBox returns.
   // No closure unless a tool wants to know its caller: the usual turn runs the calls directly.
-  const running = toolCallersWanted() ? asToolCaller(callerOf(state, ctx), () => Promise.resolve(tools.executeAll(pending, ctx.signal))) : Promise.resolve(tools.executeAll(pending, ctx.signal));
+  const running = toolCallersWanted()
+    ? asToolCaller(callerOf(state, ctx), () => Promise.resolve(tools.executeAll(pending, ctx.signal)))
+    : Promise.resolve(tools.executeAll(pending, ctx.signal));
   return running.then((results) => settle(state, ctx, pending, results, decided, previewChars));
 }
 
-function settle(state: RunState, ctx: StageContext, calls: readonly ToolCall[], results: readonly ToolResult[], decided: Map<string, ToolOutcome> | undefined, previewChars: number): Promise<Signal | void> | void {
-  if (results.some((result) => pendingOfResult(result) !== undefined)) return pause(state, ctx, calls, results, decided, previewChars);
+function settle(
+  state: RunState,
+  ctx: StageContext,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  decided: Map<string, ToolOutcome> | undefined,
+  previewChars: number,
+): Promise<Signal | void> | void {
+  if (results.some((result) => pendingOfResult(result) !== undefined))
+    return pause(state, ctx, calls, results, decided, previewChars);
   return record(state, ctx, calls, results, decided, previewChars);
 }
 
 /** Some calls wait for a person: the finished ones are kept (a resume does not run them again), the others asked for. */
-function pause(state: RunState, ctx: StageContext, calls: readonly ToolCall[], results: readonly ToolResult[], decided: Map<string, ToolOutcome> | undefined, previewChars: number): Promise<Signal | void> {
+function pause(
+  state: RunState,
+  ctx: StageContext,
+  calls: readonly ToolCall[],
+  results: readonly ToolResult[],
+  decided: Map<string, ToolOutcome> | undefined,
+  previewChars: number,
+): Promise<Signal | void> {
   const finished = calls.flatMap((call, index) => (pendingOfResult(results[index]) === undefined ? [index] : []));
-  record(state, ctx, finished.map((index) => calls[index]!), finished.map((index) => results[index]!), decided, previewChars);
+  record(
+    state,
+    ctx,
+    finished.map((index) => calls[index]!),
+    finished.map((index) => results[index]!),
+    decided,
+    previewChars,
+  );
   const paused: PausedCalls = { calls: {}, decided: {} };
   calls.forEach((call, index) => {
     const result = results[index]!;
@@ -101,7 +130,10 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
   if ('waiting' in asked) {
     waitBegins(state, ctx);
     const [first] = asked.waiting;
-    const what = asked.waiting.length === 1 ? `the ${String(first!.tool ?? first!.kind)} call of ${typeof first!.agent === 'string' ? `agent ${first!.agent}` : 'a tool'}` : `${asked.waiting.length} calls of its tools`;
+    const what =
+      asked.waiting.length === 1
+        ? `the ${String(first!.tool ?? first!.kind)} call of ${typeof first!.agent === 'string' ? `agent ${first!.agent}` : 'a tool'}`
+        : `${asked.waiting.length} calls of its tools`;
     return interruptRun(`waiting for a person to decide ${what}`, asked.waiting, 'awaiting_approval');
   }
   delete slot.paused;
@@ -115,7 +147,12 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
 }
 
 /** A paused call's decision is asked as the approval stage asks one: the request event, the wait, the decided event. */
-async function askAbout(state: RunState, ctx: StageContext, item: PendingDecision, id: string): Promise<Decision | undefined> {
+async function askAbout(
+  state: RunState,
+  ctx: StageContext,
+  item: PendingDecision,
+  id: string,
+): Promise<Decision | undefined> {
   const request = pausedRequest(item, id);
   const call: ToolCall = { id, name: request.tool, arguments: request.arguments };
   const answer = await askPerson(state, ctx, call, request.reason, request.agent);
@@ -127,11 +164,27 @@ async function askAbout(state: RunState, ctx: StageContext, item: PendingDecisio
 
 /** What a tool that starts a run of its own (an agent) learns of this one. */
 function callerOf(state: RunState, ctx: StageContext): ToolCaller {
-  return { runId: state.runId, pipeline: state.pipeline, iteration: state.iteration, deps: ctx.deps, usage: state.usage, tokenLimit: state.limits?.maxTokens ?? undefined, task: state.input.task, messages: state.messages };
+  return {
+    runId: state.runId,
+    pipeline: state.pipeline,
+    iteration: state.iteration,
+    deps: ctx.deps,
+    usage: state.usage,
+    tokenLimit: state.limits?.maxTokens ?? undefined,
+    task: state.input.task,
+    messages: state.messages,
+  };
 }
 
 /** Stores the outcomes in call order, after any the guards decided. */
-function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[], results: readonly ToolResult[], decided: Map<string, ToolOutcome> | undefined, previewChars: number): void {
+function record(
+  state: RunState,
+  ctx: StageContext,
+  pending: readonly ToolCall[],
+  results: readonly ToolResult[],
+  decided: Map<string, ToolOutcome> | undefined,
+  previewChars: number,
+): void {
   const slot = (state.act ??= { executed: 0, failed: 0 });
   const outcomes: ToolOutcome[] = pending.map((call, index) => {
     const result = results[index] ?? missingResult(call);
@@ -156,14 +209,33 @@ function record(state: RunState, ctx: StageContext, pending: readonly ToolCall[]
 
 function resultEvent(call: ToolCall, result: ToolResult, limit: number): RunEvents['tool_result'] {
   const durationMs = Math.round(result.durationMs);
-  if (result.ok) return { id: call.id, name: call.name, ok: true, result: shortText(result.content, limit), durationMs };
-  return { id: call.id, name: call.name, ok: false, error: { kind: result.error.kind, message: shortText(result.error.message, limit) }, durationMs };
+  if (result.ok)
+    return { id: call.id, name: call.name, ok: true, result: shortText(result.content, limit), durationMs };
+  return {
+    id: call.id,
+    name: call.name,
+    ok: false,
+    error: { kind: result.error.kind, message: shortText(result.error.message, limit) },
+    durationMs,
+  };
 }
 
 function noToolBox(call: ToolCall): ToolResult {
-  return { ok: false, error: { kind: 'unknown_tool', message: `No tools are available in this run, so "${call.name}" cannot be called.`, retryable: false }, durationMs: 0 };
+  return {
+    ok: false,
+    error: {
+      kind: 'unknown_tool',
+      message: `No tools are available in this run, so "${call.name}" cannot be called.`,
+      retryable: false,
+    },
+    durationMs: 0,
+  };
 }
 
 function missingResult(call: ToolCall): ToolResult {
-  return { ok: false, error: { kind: 'failed', message: `The tool box returned no result for "${call.name}".`, retryable: false }, durationMs: 0 };
+  return {
+    ok: false,
+    error: { kind: 'failed', message: `The tool box returned no result for "${call.name}".`, retryable: false },
+    durationMs: 0,
+  };
 }

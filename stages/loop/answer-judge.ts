@@ -15,12 +15,18 @@ export interface AnswerJudgeOptions {
   timeoutMs?: number;
 }
 
-const defaultRubric = 'Does the text answer the task given as the reference fully and directly, without dodging it or only restating it?';
+const defaultRubric =
+  'Does the text answer the task given as the reference fully and directly, without dodging it or only restating it?';
 
 /** A judge whose failure (unreachable, unreadable reply) accepts the answer and says why: a broken judge never ends a run. */
 export function answerJudge(options: AnswerJudgeOptions): AnswerJudgeHook {
   const minScore = options.minScore ?? 0.5;
-  const judge = modelJudge({ model: options.model, rubric: options.rubric ?? defaultRubric, purpose: 'judge', ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
+  const judge = modelJudge({
+    model: options.model,
+    rubric: options.rubric ?? defaultRubric,
+    purpose: 'judge',
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
   return async (state: RunState) => {
     const outcome = await judge({ text: state.answer ?? '', reference: state.input.task });
     // The judge's tokens are the run's: they count in usage and budgets.

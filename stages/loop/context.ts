@@ -32,17 +32,30 @@ export function context(options: ContextOptions = {}): Stage {
   const instructions = options.instructions ?? defaultInstructions;
   const pipelineFacts = Object.freeze([...(options.facts ?? [])]);
   const factBudget = options.factBudgetTokens ?? 1_000;
-  if (!(Number.isInteger(factBudget) && factBudget >= 0)) throw new RangeError(`context: factBudgetTokens must be a whole number, 0 or more, got ${factBudget}`);
+  if (!(Number.isInteger(factBudget) && factBudget >= 0))
+    throw new RangeError(`context: factBudgetTokens must be a whole number, 0 or more, got ${factBudget}`);
   // Runs with the same tool list and no facts of their own share one rendered prompt (strings are immutable).
   // The definitions are kept by element, so a tool box that changes its list in place is still noticed.
   let shared: { tools: readonly ToolDefinition[]; systemPrompt: string; names: readonly string[] } | undefined;
   const render = (state: RunState, tools: readonly ToolDefinition[], facts: string[], section: string) => {
-    state.context = { systemPrompt: renderSystemPrompt(instructions, tools, facts) + (section === '' ? '' : `\n\n${section}`), tools: tools.map((tool) => tool.name), facts };
+    state.context = {
+      systemPrompt: renderSystemPrompt(instructions, tools, facts) + (section === '' ? '' : `\n\n${section}`),
+      tools: tools.map((tool) => tool.name),
+      facts,
+    };
   };
-  const finish = (state: RunState, emit: (type: 'context_rendered', data: RunEvents['context_rendered']) => void, sessionFacts: number) => {
+  const finish = (
+    state: RunState,
+    emit: (type: 'context_rendered', data: RunEvents['context_rendered']) => void,
+    sessionFacts: number,
+  ) => {
     state.messages = renderMessages(state);
     state.turn = emptyTurn();
-    emit('context_rendered', { tools: state.context!.tools, facts: state.context!.facts.length, ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}) });
+    emit('context_rendered', {
+      tools: state.context!.tools,
+      facts: state.context!.facts.length,
+      ...(state.history ? { sessionFacts, turns: state.history.turns.length } : {}),
+    });
   };
   return {
     name: 'context',
@@ -60,7 +73,12 @@ export function context(options: ContextOptions = {}): Stage {
       }
       if (ownFacts.length > 0 || shared === undefined || !sameDefinitions(shared.tools, tools)) {
         render(state, tools, facts, '');
-        if (ownFacts.length === 0) shared = { tools: [...tools], systemPrompt: state.context!.systemPrompt, names: state.context!.tools.slice() };
+        if (ownFacts.length === 0)
+          shared = {
+            tools: [...tools],
+            systemPrompt: state.context!.systemPrompt,
+            names: state.context!.tools.slice(),
+          };
       } else {
         state.context = { systemPrompt: shared.systemPrompt, tools: shared.names.slice(), facts };
       }
@@ -75,5 +93,7 @@ function sameDefinitions(kept: readonly ToolDefinition[], current: readonly Tool
 
 function inputFacts(state: RunState): string[] {
   const facts = state.input.options?.facts;
-  return Array.isArray(facts) ? facts.filter((fact): fact is string => typeof fact === 'string' && fact.trim() !== '') : [];
+  return Array.isArray(facts)
+    ? facts.filter((fact): fact is string => typeof fact === 'string' && fact.trim() !== '')
+    : [];
 }

@@ -67,7 +67,16 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
       const slot: EvaluateSlot =
         previous !== undefined && previous.step === step
           ? previous
-          : { iteration: 0, verdict: 'continue', reason: '', step, retries: 0, failures: 0, overrunStep: null, history: previous?.history ?? [] };
+          : {
+              iteration: 0,
+              verdict: 'continue',
+              reason: '',
+              step,
+              retries: 0,
+              failures: 0,
+              overrunStep: null,
+              history: previous?.history ?? [],
+            };
       state.evaluate = slot;
       // judge writes the reason into the slot: no pair allocated per turn.
       const verdict = (slot.verdict = judge(state, slot, maxRetries, stopAfter));
@@ -81,20 +90,30 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
       if (judgeHook === undefined || pending === undefined || !pending.pending) return;
       pending.pending = false;
       const judged = judgeHook(state);
-      return isPromiseLike(judged) ? Promise.resolve(judged).then((decision) => afterJudge(state, ctx, pending, decision, maxJudgeRetries)) : afterJudge(state, ctx, pending, judged, maxJudgeRetries);
+      return isPromiseLike(judged)
+        ? Promise.resolve(judged).then((decision) => afterJudge(state, ctx, pending, decision, maxJudgeRetries))
+        : afterJudge(state, ctx, pending, judged, maxJudgeRetries);
     },
   };
 }
 
 /** Accepted: the run completes here. Rejected: the model is told why and answers again, then the run stops honestly. */
-function afterJudge(state: RunState, ctx: StageContext, slot: AnswerJudgeSlot, decision: AnswerJudgement, maxRetries: number): Signal | void {
+function afterJudge(
+  state: RunState,
+  ctx: StageContext,
+  slot: AnswerJudgeSlot,
+  decision: AnswerJudgement,
+  maxRetries: number,
+): Signal | void {
   const judged = { accept: decision.accept === true, reason: String(decision.reason ?? '') };
   slot.decisions.push(judged);
   ctx.emit('answer_judged', { ...judged });
   if (judged.accept) return breakLoop('the model gave its final answer and the judge accepted it', 'completed');
   if (slot.retries < maxRetries) {
     slot.retries++;
-    state.nextTurn.notes.push(`Your answer was checked against the task and not accepted: ${judged.reason}. Answer again, using the tools if you need them.`);
+    state.nextTurn.notes.push(
+      `Your answer was checked against the task and not accepted: ${judged.reason}. Answer again, using the tools if you need them.`,
+    );
     return;
   }
   state.partial = true;
@@ -115,7 +134,9 @@ export function withJudgedAnswer(stage: Stage): Stage {
     name: stage.name,
     execute(state, ctx) {
       const returned = stage.execute(state, ctx);
-      return isPromiseLike(returned) ? Promise.resolve(returned).then((signal) => defer(state, signal)) : defer(state, returned);
+      return isPromiseLike(returned)
+        ? Promise.resolve(returned).then((signal) => defer(state, signal))
+        : defer(state, returned);
     },
   };
 }
@@ -125,30 +146,49 @@ function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfte
   const { toolCalls, results } = state.turn;
   if (toolCalls.length === 0) {
     slot.failures = 0;
-    if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress') return reasoned(slot, 'continue', `step ${state.plan.current + 1} ended`);
-    return reasoned(slot, 'continue', state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn');
+    if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress')
+      return reasoned(slot, 'continue', `step ${state.plan.current + 1} ended`);
+    return reasoned(
+      slot,
+      'continue',
+      state.answer !== undefined ? 'the model gave its answer' : 'no tool call this turn',
+    );
   }
   let failed: Array<{ call: ToolCall; outcome: ToolOutcome | undefined }> | undefined;
   for (let index = 0; index < toolCalls.length; index++) {
     const call = toolCalls[index]!;
     // act keeps results in call order, so the entry at the same index is almost always the one.
-    const outcome = results[index]?.call.id === call.id ? results[index] : results.find((entry) => entry.call.id === call.id);
+    const outcome =
+      results[index]?.call.id === call.id ? results[index] : results.find((entry) => entry.call.id === call.id);
     if (!succeeded(outcome)) (failed ??= []).push({ call, outcome });
   }
   if (failed === undefined) {
     slot.failures = 0;
     const overrun = planOverrun(state, slot);
     if (overrun !== undefined) return reasoned(slot, 'replan', overrun);
-    return reasoned(slot, 'continue', toolCalls.length === 1 ? '1 tool call succeeded' : `${toolCalls.length} tool calls succeeded`);
+    return reasoned(
+      slot,
+      'continue',
+      toolCalls.length === 1 ? '1 tool call succeeded' : `${toolCalls.length} tool calls succeeded`,
+    );
   }
   slot.failures++;
   const described = failed.map(({ call, outcome }) => `${call.name} ${problemOf(outcome)}`).join('; ');
-  const transient = failed.every(({ outcome }) => outcome !== undefined && !outcome.result.ok && outcome.result.error.retryable);
-  if (slot.failures >= stopAfter) return reasoned(slot, 'stop', `tool calls failed in ${slot.failures} turns in a row (${described}): nothing useful can follow`);
+  const transient = failed.every(
+    ({ outcome }) => outcome !== undefined && !outcome.result.ok && outcome.result.error.retryable,
+  );
+  if (slot.failures >= stopAfter)
+    return reasoned(
+      slot,
+      'stop',
+      `tool calls failed in ${slot.failures} turns in a row (${described}): nothing useful can follow`,
+    );
   if (transient && slot.retries < maxRetries) {
     slot.retries++;
     // The model decides the next move, so the retry is asked of it through the next turn's notes.
-    state.nextTurn.notes.push(`The last tool call failed with a transient error (${described}); you may make the same call again.`);
+    state.nextTurn.notes.push(
+      `The last tool call failed with a transient error (${described}); you may make the same call again.`,
+    );
     return reasoned(slot, 'retry', `transient failure (${described}): retry ${slot.retries} of ${maxRetries}`);
   }
   if (state.plan !== undefined && (transient || slot.failures > maxRetries)) {
@@ -178,7 +218,8 @@ function problemOf(outcome: ToolOutcome | undefined): string {
 /** More than twice the plan's length in iterations: the plan is not working; said once per step. */
 function planOverrun(state: RunState, slot: EvaluateSlot): string | undefined {
   const plan = state.plan;
-  if (plan === undefined || slot.overrunStep === plan.current || state.iteration <= plan.steps.length * 2) return undefined;
+  if (plan === undefined || slot.overrunStep === plan.current || state.iteration <= plan.steps.length * 2)
+    return undefined;
   if (plan.steps[plan.current]?.status !== 'in_progress') return undefined;
   slot.overrunStep = plan.current;
   return `the run has used ${state.iteration} iterations, more than twice the plan's ${plan.steps.length} steps`;

@@ -16,7 +16,8 @@ declare module '../../src/engine/stage.js' {
   }
 }
 
-export type FinalOutputSlot = { ok: true; value: JsonValue; attempts: number } | { ok: false; error: string; attempts: number };
+export type FinalOutputSlot =
+  { ok: true; value: JsonValue; attempts: number } | { ok: false; error: string; attempts: number };
 
 declare module '../../src/engine/state.js' {
   interface StageSlots {
@@ -55,10 +56,23 @@ export function withOutput(stage: Stage, schema: z.ZodType | undefined): Stage {
 /** The typed output of a run with an outputSchema (the engine's `outputOf`, exported here beside the stage that makes it). */
 export { outputOf } from '../../src/engine/run-output.js';
 
-async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, name: string, completed: Signal): Promise<Signal> {
+async function produce(
+  state: RunState,
+  ctx: StageContext,
+  schema: z.ZodType,
+  name: string,
+  completed: Signal,
+): Promise<Signal> {
   const model = ctx.deps.model;
   if (model === undefined) throw new Error('finalOutput needs a model: pass deps.model to runPipeline');
-  const request: ChatRequest = { messages: [{ role: 'system', content: instructions }, { role: 'user', content: workOf(state) }], responseFormat: { name, schema }, purpose: 'final_output' };
+  const request: ChatRequest = {
+    messages: [
+      { role: 'system', content: instructions },
+      { role: 'user', content: workOf(state) },
+    ],
+    responseFormat: { name, schema },
+    purpose: 'final_output',
+  };
   let attempts = 0;
   let problem = '';
   // One attempt, then one repair that shows the model what was wrong (adapters that validate themselves repair inside).
@@ -83,7 +97,11 @@ async function produce(state: RunState, ctx: StageContext, schema: z.ZodType, na
       return completed;
     }
     problem = parsed.problem;
-    request.messages = [...request.messages, { role: 'assistant', content: response.content }, { role: 'user', content: repairMessage(problem) }];
+    request.messages = [
+      ...request.messages,
+      { role: 'assistant', content: response.content },
+      { role: 'user', content: repairMessage(problem) },
+    ];
   }
   state.finalOutput = { ok: false, error: problem, attempts };
   ctx.emit('final_output', { ok: false, attempts, error: problem });

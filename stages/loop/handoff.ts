@@ -21,7 +21,8 @@ export function handoffStage(): Stage {
       const { outcome, agent } = taken;
       const result = outcome.result;
       // The target's own run id (a recorded one is `<run id>.<call id>`, which a result recorded without it falls back on).
-      const runId = (result.ok ? result.agent?.runId : result.error.agent?.runId) ?? `${state.runId}.${outcome.call.id}`;
+      const runId =
+        (result.ok ? result.agent?.runId : result.error.agent?.runId) ?? `${state.runId}.${outcome.call.id}`;
       const chain = [{ agent, runId }, ...(result.ok ? (result.agent?.handoffs ?? []) : [])];
       state.handoff = { agent, runId, chain };
       const answeredBy = chain.at(-1)!.agent;
@@ -57,5 +58,8 @@ function handedOff(state: RunState) {
 
 /** The rest of the run was the target's: its stop is this run's. */
 function stopped(agent: string, kind: string, message: string): Signal {
-  return abortRun(`handed off to ${agent}, which did not finish: ${message}`, /^[a-z][a-z0-9_]*$/.test(kind) ? kind : 'handoff_stopped');
+  return abortRun(
+    `handed off to ${agent}, which did not finish: ${message}`,
+    /^[a-z][a-z0-9_]*$/.test(kind) ? kind : 'handoff_stopped',
+  );
 }

@@ -28,7 +28,12 @@ export function observe(options: ObserveOptions = {}): Stage {
         const { call, result } = ordered[index]!;
         const content = toolMessageContent(result);
         state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
-        slot.results.push({ tool: call.name, arguments: call.arguments, ok: result.ok, content: shortText(content, 500) });
+        slot.results.push({
+          tool: call.name,
+          arguments: call.arguments,
+          ok: result.ok,
+          content: shortText(content, 500),
+        });
       }
       const excess = slot.results.length - keepResults;
       // One over the limit (the usual turn) is a shift, which allocates nothing; splice makes an array of the removed.
@@ -49,7 +54,8 @@ function inCallOrder(toolCalls: readonly ToolCall[], results: readonly ToolOutco
 }
 
 function sameOrder(toolCalls: readonly ToolCall[], results: readonly ToolOutcome[]): boolean {
-  for (let index = 0; index < results.length; index++) if (results[index]!.call.id !== toolCalls[index]!.id) return false;
+  for (let index = 0; index < results.length; index++)
+    if (results[index]!.call.id !== toolCalls[index]!.id) return false;
   return true;
 }
 
@@ -59,5 +65,12 @@ export function toolMessageContent(result: ToolResult): string {
 }
 
 function notRun(call: ToolCall): ToolOutcome {
-  return { call, result: { ok: false, error: { kind: 'failed', message: 'This call was not run.', retryable: false }, durationMs: 0 } };
+  return {
+    call,
+    result: {
+      ok: false,
+      error: { kind: 'failed', message: 'This call was not run.', retryable: false },
+      durationMs: 0,
+    },
+  };
 }

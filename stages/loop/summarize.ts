@@ -78,13 +78,18 @@ function noCallReason(state: RunState, settings: SummarizeSettings): string | un
   if (stop?.kind === 'cancelled' && settings.modelAfterCancel !== true) return 'not asked: the run was cancelled';
   if (stop !== undefined && spentBudgets.has(stop.kind)) return `not asked: ${stop.kind} is spent`;
   const failure = state.modelFailure;
-  if (failure !== undefined && failure.iteration === state.iteration && deadModel.has(failure.kind)) return `not asked: the model just failed (${failure.kind})`;
+  if (failure !== undefined && failure.iteration === state.iteration && deadModel.has(failure.kind))
+    return `not asked: the model just failed (${failure.kind})`;
   return undefined;
 }
 
 function planIsDone(state: RunState): boolean {
   const plan = state.plan;
-  return plan !== undefined && plan.results.length > 0 && plan.steps.every((step) => step.status === 'completed' || step.status === 'failed');
+  return (
+    plan !== undefined &&
+    plan.results.length > 0 &&
+    plan.steps.every((step) => step.status === 'completed' || step.status === 'failed')
+  );
 }
 
 /** A plan's final answer composed from its step results, or a best-effort answer after an early stop. */
@@ -97,8 +102,23 @@ function writeSummary(state: RunState, ctx: StageContext, options: SummarizeSett
     const composed = (written: Written) =>
       written.ok
         ? finish(state, ctx, { path: 'composed' }, written.text, partial)
-        : finish(state, ctx, { path: 'composed_without_model', modelError: written.problem }, `${oneLine(last.output)}\n\nSteps:\n${results}`, partial);
-    return settle(writeWithModel(state, ctx, options, composeInstructions, `Task: ${state.input.task}\n\nStep results:\n${results}`), composed);
+        : finish(
+            state,
+            ctx,
+            { path: 'composed_without_model', modelError: written.problem },
+            `${oneLine(last.output)}\n\nSteps:\n${results}`,
+            partial,
+          );
+    return settle(
+      writeWithModel(
+        state,
+        ctx,
+        options,
+        composeInstructions,
+        `Task: ${state.input.task}\n\nStep results:\n${results}`,
+      ),
+      composed,
+    );
   }
   // An early stop: one tool-less call from what the run knows, then a plain summary if even that fails.
   const stopReason = stopReasonOf(state, options.maxIterations);
@@ -137,7 +157,13 @@ function finish(state: RunState, ctx: StageContext, slot: SummarizeSlot, answer:
 type Written = { ok: true; text: string } | { ok: false; problem: string };
 
 /** One call with no tools and its own deadline; any failure (or an empty reply) is reported, never thrown. */
-function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSettings, instructions: string, brief: string): Written | Promise<Written> {
+function writeWithModel(
+  state: RunState,
+  ctx: StageContext,
+  options: SummarizeSettings,
+  instructions: string,
+  brief: string,
+): Written | Promise<Written> {
   const model = ctx.deps.model;
   if (model === undefined) return { ok: false, problem: 'no model in deps' };
   const skipped = noCallReason(state, options);
@@ -148,14 +174,21 @@ function writeWithModel(state: RunState, ctx: StageContext, options: SummarizeSe
   ];
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = ctx.signal === undefined ? deadline : AbortSignal.any([ctx.signal, deadline]);
-  const asked = Promise.resolve().then(() => callModel(model, { messages, purpose: 'summarize', ...temperatureOf(options) }, ctx, signal, true));
+  const asked = Promise.resolve().then(() =>
+    callModel(model, { messages, purpose: 'summarize', ...temperatureOf(options) }, ctx, signal, true),
+  );
   return raceSignal(asked, signal).then(
     (response) => {
       addUsage(state.usage, response.usage);
       const text = typeof response.content === 'string' ? response.content.trim() : '';
       return text === '' ? { ok: false, problem: 'the model returned an empty summary' } : { ok: true, text };
     },
-    (error: unknown) => ({ ok: false, problem: deadline.aborted ? `the summary call passed its own deadline of ${options.timeoutMs} ms` : messageOf(error) }),
+    (error: unknown) => ({
+      ok: false,
+      problem: deadline.aborted
+        ? `the summary call passed its own deadline of ${options.timeoutMs} ms`
+        : messageOf(error),
+    }),
   );
 }
 
@@ -176,22 +209,28 @@ function stopReasonOf(state: RunState, maxIterations: number | undefined): strin
   if (state.evaluate?.verdict === 'stop') return state.evaluate.reason;
   // The runner records how the run ended just before finalize, whichever stage (or guard) ended it.
   const stop = state.stop;
-  if (stop !== undefined && stop.status !== 'completed') return `${stop.message} (${stop.kind}${stop.stage ? `, stage ${stop.stage}` : ''})`;
-  if (maxIterations !== undefined && state.iteration >= maxIterations) return `the iteration cap of ${maxIterations} was reached`;
+  if (stop !== undefined && stop.status !== 'completed')
+    return `${stop.message} (${stop.kind}${stop.stage ? `, stage ${stop.stage}` : ''})`;
+  if (maxIterations !== undefined && state.iteration >= maxIterations)
+    return `the iteration cap of ${maxIterations} was reached`;
   return 'the run ended before an answer was ready (a budget, a guard, an error or a cancellation)';
 }
 
 function completedWork(state: RunState): string[] {
   if (state.plan !== undefined) {
-    const done = state.plan.results.map((result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`);
+    const done = state.plan.results.map(
+      (result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`,
+    );
     return [...done, ...stepInProgress(state)];
   }
   // Without a plan the work is the tool traffic: each call with what it returned.
   const calls = new Map<string, string>();
   const lines: string[] = [];
   for (const message of state.messages) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, `${call.name}(${shortText(call.arguments, 120)})`);
-    if (message.role === 'tool') lines.push(`${calls.get(message.toolCallId) ?? message.name}\nResult: ${shortText(message.content, 300)}`);
+    if (message.role === 'assistant')
+      for (const call of message.toolCalls ?? []) calls.set(call.id, `${call.name}(${shortText(call.arguments, 120)})`);
+    if (message.role === 'tool')
+      lines.push(`${calls.get(message.toolCallId) ?? message.name}\nResult: ${shortText(message.content, 300)}`);
   }
   return lines.slice(-8);
 }
@@ -201,9 +240,21 @@ function stepInProgress(state: RunState): string[] {
   const plan = state.plan!;
   const step = plan.steps[plan.current];
   const observed = state.observe;
-  if (step === undefined || step.status !== 'in_progress' || observed === undefined || observed.step !== plan.current || observed.results.length === 0) return [];
-  const results = observed.results.map((result) => `${result.tool}(${shortText(result.arguments, 120)}) ${result.ok ? 'returned' : 'failed'}: ${shortText(result.content, 300)}`);
-  return [`Step ${plan.current + 1} (in progress when the run stopped): ${step.description}\nTool results so far:\n${results.join('\n')}`];
+  if (
+    step === undefined ||
+    step.status !== 'in_progress' ||
+    observed === undefined ||
+    observed.step !== plan.current ||
+    observed.results.length === 0
+  )
+    return [];
+  const results = observed.results.map(
+    (result) =>
+      `${result.tool}(${shortText(result.arguments, 120)}) ${result.ok ? 'returned' : 'failed'}: ${shortText(result.content, 300)}`,
+  );
+  return [
+    `Step ${plan.current + 1} (in progress when the run stopped): ${step.description}\nTool results so far:\n${results.join('\n')}`,
+  ];
 }
 
 function remainingWork(state: RunState): string[] {

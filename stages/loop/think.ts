@@ -2,7 +2,16 @@
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatUsage, FinishReason, ToolCall, ToolDefinition } from '../../src/model/types.js';
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatUsage,
+  FinishReason,
+  ToolCall,
+  ToolDefinition,
+} from '../../src/model/types.js';
 import { callsToRun, checkToolCalls, repairMessages, type ToolCallCheck } from './tool-call-check.js';
 import type {} from './observe.js';
 import { recordModelFailure } from '../shared/model-failure.js';
@@ -16,7 +25,13 @@ import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
-    model_reply: { purpose: 'think'; finishReason: FinishReason; text: string; toolCalls: Array<{ name: string; arguments: string }>; usage: ChatUsage };
+    model_reply: {
+      purpose: 'think';
+      finishReason: FinishReason;
+      text: string;
+      toolCalls: Array<{ name: string; arguments: string }>;
+      usage: ChatUsage;
+    };
     /** The text a reply wrote before its tool calls (the whole text): not the answer, so textStream leaves it out. */
     tool_preamble: { text: string; toolCalls: string[] };
     truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
@@ -79,7 +94,14 @@ export function think(options: ThinkOptions = {}): Stage {
   if (options.temperature !== undefined) settings.temperature = options.temperature;
   if (options.maxOutputTokens !== undefined) settings.maxOutputTokens = options.maxOutputTokens;
   const context = options.context === false ? undefined : turnContext(options.context);
-  const config: ThinkConfig = Object.freeze({ maxTruncationRetries, maxStepToolRounds, useTools, settings, maxRepairs, context });
+  const config: ThinkConfig = Object.freeze({
+    maxTruncationRetries,
+    maxStepToolRounds,
+    useTools,
+    settings,
+    maxRepairs,
+    context,
+  });
 
   return {
     name: 'think',
@@ -130,18 +152,32 @@ function startTurn(state: RunState, ctx: StageContext, config: ThinkConfig): Thi
     state.messages.push({ role: 'user', content: lastRoundNote });
     ctx.emit('step_last_round', { step: (step ?? 0) + 1, round: slot.stepRounds, maxRounds: config.maxStepToolRounds });
   }
-  const tools = config.useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
+  const tools =
+    config.useTools && !lastRound && !state.nextTurn.withoutTools ? ctx.deps.tools?.definitions() : undefined;
   const limit = state.nextTurn.limit;
   state.nextTurn.withoutTools = false;
   if (limit !== undefined) delete state.nextTurn.limit;
   state.turn = emptyTurn();
   slot.truncationRetries = 0;
   if (slot.repairs !== undefined) slot.repairs = 0;
-  return { slot, step, lastRound, tools: tools !== undefined && tools.length > 0 ? tools : undefined, limit, repairs: undefined };
+  return {
+    slot,
+    step,
+    lastRound,
+    tools: tools !== undefined && tools.length > 0 ? tools : undefined,
+    limit,
+    repairs: undefined,
+  };
 }
 
 /** One model call and what follows from its reply; a continuation rather than an async frame (a turn's hot path). */
-function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig): Promise<Signal | void> {
+function ask(
+  state: RunState,
+  ctx: StageContext,
+  model: ChatModel,
+  turn: ThinkTurn,
+  config: ThinkConfig,
+): Promise<Signal | void> {
   // Promise.resolve returns a native promise as is, and tolerates a model that answers without one.
   return Promise.resolve(callModel(model, requestOf(state, config, turn), ctx, ctx.signal, turn.step === null)).then(
     (response) => replied(state, ctx, model, turn, config, received(state, ctx, turn.slot, response)),
@@ -151,7 +187,14 @@ function ask(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTu
   );
 }
 
-function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void | Promise<Signal | void> {
+function replied(
+  state: RunState,
+  ctx: StageContext,
+  model: ChatModel,
+  turn: ThinkTurn,
+  config: ThinkConfig,
+  response: ChatResponse,
+): Signal | void | Promise<Signal | void> {
   const slot = turn.slot;
   // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
   if (turn.tools !== undefined && response.finishReason === 'length' && response.toolCalls.length > 0) {
@@ -160,7 +203,11 @@ function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: Thi
       return abortRun(slot.stopReason, 'truncation');
     }
     slot.truncationRetries++;
-    ctx.emit('truncation_retry', { attempt: slot.truncationRetries, maxRetries: config.maxTruncationRetries, toolCalls: response.toolCalls.map((call) => call.name) });
+    ctx.emit('truncation_retry', {
+      attempt: slot.truncationRetries,
+      maxRetries: config.maxTruncationRetries,
+      toolCalls: response.toolCalls.map((call) => call.name),
+    });
     state.messages.push({ role: 'user', content: truncationHint });
     return ask(state, ctx, model, turn, config);
   }
@@ -169,13 +216,28 @@ function replied(state: RunState, ctx: StageContext, model: ChatModel, turn: Thi
     if (check.problems.length > 0) return repairOrFallBack(state, ctx, model, turn, config, response, check);
   }
   // A small model sometimes answers with the question itself: asked once more, then taken as it is.
-  if (turn.step === null && response.toolCalls.length === 0 && repeatsTask(response.content, state.input.task) && (slot.repairs ?? 0) < config.maxRepairs) {
-    return repair(state, ctx, model, turn, config, response, ['Your reply only repeats the question. Answer it: use a tool if you need one, or give the answer itself.']);
+  if (
+    turn.step === null &&
+    response.toolCalls.length === 0 &&
+    repeatsTask(response.content, state.input.task) &&
+    (slot.repairs ?? 0) < config.maxRepairs
+  ) {
+    return repair(state, ctx, model, turn, config, response, [
+      'Your reply only repeats the question. Answer it: use a tool if you need one, or give the answer itself.',
+    ]);
   }
   return concluded(state, ctx, turn, config, response);
 }
 
-function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, problems: string[]): Promise<Signal | void> {
+function repair(
+  state: RunState,
+  ctx: StageContext,
+  model: ChatModel,
+  turn: ThinkTurn,
+  config: ThinkConfig,
+  response: ChatResponse,
+  problems: string[],
+): Promise<Signal | void> {
   const slot = turn.slot;
   slot.repairs = (slot.repairs ?? 0) + 1;
   slot.repairsTotal = (slot.repairsTotal ?? 0) + 1;
@@ -185,7 +247,15 @@ function repair(state: RunState, ctx: StageContext, model: ChatModel, turn: Thin
 }
 
 /** A reply whose tool calls cannot be used: shown its exact problems and asked again, at most maxRepairs times. */
-function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse, check: ToolCallCheck): Signal | void | Promise<Signal | void> {
+function repairOrFallBack(
+  state: RunState,
+  ctx: StageContext,
+  model: ChatModel,
+  turn: ThinkTurn,
+  config: ThinkConfig,
+  response: ChatResponse,
+  check: ToolCallCheck,
+): Signal | void | Promise<Signal | void> {
   const slot = turn.slot;
   if ((slot.repairs ?? 0) < config.maxRepairs) return repair(state, ctx, model, turn, config, response, check.problems);
   // Out of repairs: a name in the wrong case is taken as meant; other calls run as written, and the model reads the tool's error.
@@ -195,12 +265,24 @@ function repairOrFallBack(state: RunState, ctx: StageContext, model: ChatModel, 
     return abortRun(slot.stopReason, 'invalid_tool_call');
   }
   const renamed = new Map(check.renamed.map((call) => [call.id, call]));
-  ctx.emit('tool_call_repair_failed', { problems: check.problems, fallback: renamed.size > 0 ? 'renamed' : 'run_as_written' });
-  return concluded(state, ctx, turn, config, { ...response, toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call) });
+  ctx.emit('tool_call_repair_failed', {
+    problems: check.problems,
+    fallback: renamed.size > 0 ? 'renamed' : 'run_as_written',
+  });
+  return concluded(state, ctx, turn, config, {
+    ...response,
+    toolCalls: response.toolCalls.map((call) => renamed.get(call.id) ?? call),
+  });
 }
 
 /** Records the reply: tool calls to run, a finished plan step, or the final answer. */
-function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: ThinkConfig, response: ChatResponse): Signal | void {
+function concluded(
+  state: RunState,
+  ctx: StageContext,
+  turn: ThinkTurn,
+  config: ThinkConfig,
+  response: ChatResponse,
+): Signal | void {
   const { step, lastRound } = turn;
   const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
@@ -208,13 +290,18 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
     state.turn.toolCalls = calls;
     return;
   }
-  if (calls.length > 0) ctx.emit('tool_calls_ignored', { toolCalls: calls.map((call) => call.name), reason: 'no tools were offered in this call' });
+  if (calls.length > 0)
+    ctx.emit('tool_calls_ignored', {
+      toolCalls: calls.map((call) => call.name),
+      reason: 'no tools were offered in this call',
+    });
   const text = response.content;
   if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
 
   if (step !== null) {
     // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
-    if (lastRound && (calls.length > 0 || text.trim() === '')) finishStep(state, ctx, 'partial', partialStepOutput(state, step, config.maxStepToolRounds, text));
+    if (lastRound && (calls.length > 0 || text.trim() === ''))
+      finishStep(state, ctx, 'partial', partialStepOutput(state, step, config.maxStepToolRounds, text));
     else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
     else ctx.emit('empty_reply', { finishReason: response.finishReason });
     return;
@@ -226,8 +313,13 @@ function concluded(state: RunState, ctx: StageContext, turn: ThinkTurn, config: 
   state.answer = text;
   // An answer forced by a spent limit is the answer, but the run still reports the limit that ended it.
   state.partial = turn.limit !== undefined;
-  ctx.emit('answer', { text: shortText(text), cutByLength: response.finishReason === 'length', ...(turn.limit ? { limit: turn.limit.kind } : {}) });
-  if (turn.limit !== undefined) return abortRun(`${turn.limit.reason}; the model answered in its final tool-less turn`, turn.limit.kind);
+  ctx.emit('answer', {
+    text: shortText(text),
+    cutByLength: response.finishReason === 'length',
+    ...(turn.limit ? { limit: turn.limit.kind } : {}),
+  });
+  if (turn.limit !== undefined)
+    return abortRun(`${turn.limit.reason}; the model answered in its final tool-less turn`, turn.limit.kind);
   return breakLoop('the model gave its final answer', 'completed');
 }
 
@@ -241,7 +333,12 @@ function requestOf(state: RunState, config: ThinkConfig, turn: ThinkTurn): ChatR
   const tools = turn.tools;
   const rendered = config.context === undefined ? state.messages : renderTurnMessages(state.messages, config.context);
   const repairs = turn.repairs;
-  const messages = repairs !== undefined ? rendered.concat(repairs) : rendered === state.messages ? state.messages.slice() : (rendered as ChatMessage[]);
+  const messages =
+    repairs !== undefined
+      ? rendered.concat(repairs)
+      : rendered === state.messages
+        ? state.messages.slice()
+        : (rendered as ChatMessage[]);
   const request: ChatRequest = { messages, purpose: repairs === undefined ? 'think' : 'think_repair' };
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   // Assigned, not spread: a spread in a literal is a runtime call on every turn.
@@ -258,7 +355,10 @@ function repeatsTask(text: string, task: string): boolean {
 }
 
 function bareText(value: string): string {
-  return value.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return value
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 /** Bookkeeping for every reply, re-asks included: usage, the slot, the event. */
@@ -273,7 +373,11 @@ function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response:
     toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
     usage: { ...response.usage },
   }));
-  if (response.toolCalls.length > 0 && response.content.trim() !== '') ctx.emit('tool_preamble', () => ({ text: response.content, toolCalls: response.toolCalls.map((call) => call.name) }));
+  if (response.toolCalls.length > 0 && response.content.trim() !== '')
+    ctx.emit('tool_preamble', () => ({
+      text: response.content,
+      toolCalls: response.toolCalls.map((call) => call.name),
+    }));
   return response;
 }
 

@@ -67,7 +67,9 @@ function excerpt(text: string): string {
  * get no tool reply) and what was wrong with it.
  */
 export function repairMessages(response: ChatResponse, problems: readonly string[]): ChatMessage[] {
-  const written = [response.content, ...response.toolCalls.map((call) => `Tool call: ${call.name} ${call.arguments}`)].filter((part) => part.trim() !== '').join('\n');
+  const written = [response.content, ...response.toolCalls.map((call) => `Tool call: ${call.name} ${call.arguments}`)]
+    .filter((part) => part.trim() !== '')
+    .join('\n');
   return [
     { role: 'assistant', content: written === '' ? '(an empty reply)' : written },
     {
@@ -80,7 +82,11 @@ export function repairMessages(response: ChatResponse, problems: readonly string
 /**
  * The reply's calls as think hands them on: copies (a model keeping its reply sees no later change), their ids ending in the suffix the plan branch gave a step running beside others.
  */
-export function callsToRun(callIdSuffix: string | undefined, step: number | null, toolCalls: readonly ToolCall[]): ToolCall[] {
+export function callsToRun(
+  callIdSuffix: string | undefined,
+  step: number | null,
+  toolCalls: readonly ToolCall[],
+): ToolCall[] {
   const suffix = step === null ? '' : (callIdSuffix ?? '');
   const calls: ToolCall[] = [];
   for (const call of toolCalls) calls.push({ id: `${call.id}${suffix}`, name: call.name, arguments: call.arguments });

@@ -21,8 +21,13 @@ export const shortenedMarker = '[shortened older tool result:';
 export function turnContext(options: TurnContextOptions = {}): TurnContext {
   const recentRounds = options.recentRounds ?? 2;
   const olderResultChars = options.olderResultChars ?? 600;
-  if (!(Number.isInteger(recentRounds) && recentRounds >= 1) || !(Number.isInteger(olderResultChars) && olderResultChars >= 100)) {
-    throw new RangeError(`think: context.recentRounds must be a whole number of at least 1 and context.olderResultChars one of at least 100, got ${recentRounds} and ${olderResultChars}`);
+  if (
+    !(Number.isInteger(recentRounds) && recentRounds >= 1) ||
+    !(Number.isInteger(olderResultChars) && olderResultChars >= 100)
+  ) {
+    throw new RangeError(
+      `think: context.recentRounds must be a whole number of at least 1 and context.olderResultChars one of at least 100, got ${recentRounds} and ${olderResultChars}`,
+    );
   }
   return Object.freeze({ recentRounds, olderResultChars, shortened: new WeakMap() });
 }
@@ -49,7 +54,13 @@ function recentBoundary(messages: readonly ChatMessage[], rounds: number): numbe
   let seen = 0;
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
-    if (message.role === 'assistant' && message.toolCalls !== undefined && message.toolCalls.length > 0 && ++seen === rounds) return index;
+    if (
+      message.role === 'assistant' &&
+      message.toolCalls !== undefined &&
+      message.toolCalls.length > 0 &&
+      ++seen === rounds
+    )
+      return index;
   }
   return 0;
 }
@@ -63,7 +74,10 @@ function shortenedCopy(message: Extract<ChatMessage, { role: 'tool' }>, context:
   const closing = lastBreak > 0 && content.startsWith('<<', lastBreak + 1) ? content.slice(lastBreak) : '';
   const head = content.slice(0, Math.max(0, context.olderResultChars - closing.length - 120));
   const dropped = content.length - head.length - closing.length;
-  const copy: ChatMessage = { ...message, content: `${head}\n${shortenedMarker} ${dropped} more characters of this result from "${message.name}" are left out to save context; the full result is in the run's record]${closing}` };
+  const copy: ChatMessage = {
+    ...message,
+    content: `${head}\n${shortenedMarker} ${dropped} more characters of this result from "${message.name}" are left out to save context; the full result is in the run's record]${closing}`,
+  };
   context.shortened.set(message, copy);
   return copy;
 }

@@ -21,9 +21,15 @@ export interface Question<Value> {
   temperature?: number;
 }
 
-export type Answer<Value> = { ok: true; value: Value; repairs: number } | { ok: false; problem: string; repairs: number };
+export type Answer<Value> =
+  { ok: true; value: Value; repairs: number } | { ok: false; problem: string; repairs: number };
 
-export async function askWithRepairs<Value>(model: ChatModel, state: RunState, ctx: StageContext, question: Question<Value>): Promise<Answer<Value>> {
+export async function askWithRepairs<Value>(
+  model: ChatModel,
+  state: RunState,
+  ctx: StageContext,
+  question: Question<Value>,
+): Promise<Answer<Value>> {
   let conversation = question.messages;
   for (let repairs = 0; ; repairs++) {
     const request: ChatRequest = { messages: conversation, purpose: question.stage };
@@ -47,7 +53,10 @@ export async function askWithRepairs<Value>(model: ChatModel, state: RunState, c
     conversation = [
       ...conversation,
       { role: 'assistant', content: text },
-      { role: 'user', content: `That reply could not be used: ${outcome.problem}\nReply again with only the corrected JSON.` },
+      {
+        role: 'user',
+        content: `That reply could not be used: ${outcome.problem}\nReply again with only the corrected JSON.`,
+      },
     ];
   }
 }

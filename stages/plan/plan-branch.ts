@@ -36,7 +36,9 @@ export function perStep(stage: Stage, options: PerStepOptions = {}): Stage {
         const current = plan.steps[plan.current];
         if (current?.status !== 'in_progress') return stage.execute(state, ctx);
         const limit = state.nextTurn.limit;
-        const returned = inBranch({ step: current.id, parallel: false }, () => stage.execute(state, stepContext(ctx, state, current, replanTool)));
+        const returned = inBranch({ step: current.id, parallel: false }, () =>
+          stage.execute(state, stepContext(ctx, state, current, replanTool)),
+        );
         if (limit === undefined) return returned;
         return Promise.resolve(returned).then((signal) => signal ?? limitReached(state, current, limit));
       }
@@ -61,7 +63,13 @@ export function perStepPipeline(pipeline: Pipeline, options: PerStepOptions = {}
   });
 }
 
-async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, plan: PlanSlot, replanTool: boolean): Promise<Signal | void> {
+async function runSideBySide(
+  stage: Stage,
+  state: RunState,
+  ctx: StageContext,
+  plan: PlanSlot,
+  replanTool: boolean,
+): Promise<Signal | void> {
   const tracer = runTracer(ctx.deps.tracer);
   const order = [...plan.running];
   const [resultsBefore, requestsBefore] = [plan.results.length, (plan.replanRequests ??= []).length];
@@ -72,8 +80,17 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
     const step = plan.steps[index]!;
     const limit = view.nextTurn.limit;
     const context = stepContext(ctx, view, step, replanTool, order.length < 2 ? '' : callIdSuffix(step));
-    const run = (): StageReturn => Promise.resolve(stage.execute(view, context)).then((signal) => signal ?? (limit === undefined ? undefined : limitReached(view, step, limit)));
-    const traced = (): StageReturn => (tracer === undefined ? run() : tracer.stage({ name: `${stage.name}-${spanSafe(id)}`, zone: ctx.zone, iteration: ctx.iteration, runId: state.runId }, run));
+    const run = (): StageReturn =>
+      Promise.resolve(stage.execute(view, context)).then(
+        (signal) => signal ?? (limit === undefined ? undefined : limitReached(view, step, limit)),
+      );
+    const traced = (): StageReturn =>
+      tracer === undefined
+        ? run()
+        : tracer.stage(
+            { name: `${stage.name}-${spanSafe(id)}`, zone: ctx.zone, iteration: ctx.iteration, runId: state.runId },
+            run,
+          );
     return { branch, view, outcome: Promise.resolve(inBranch({ step: id, parallel: true }, traced)) };
   });
   // Every step's call settles before the stage ends: none is left running behind the run's back.
@@ -85,7 +102,9 @@ async function runSideBySide(stage: Stage, state: RunState, ctx: StageContext, p
   inStepOrder(plan.replanRequests, requestsBefore, order);
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
-  const signals = settled.map((outcome) => (outcome as PromiseFulfilledResult<Signal | void>).value).filter((signal): signal is Signal => signal !== undefined);
+  const signals = settled
+    .map((outcome) => (outcome as PromiseFulfilledResult<Signal | void>).value)
+    .filter((signal): signal is Signal => signal !== undefined);
   return signals.find((signal) => signal.type === 'abort_run') ?? oneInterrupt(signals) ?? signals[0];
 }
 
@@ -94,7 +113,11 @@ function oneInterrupt(signals: readonly Signal[]): Signal | undefined {
   const interrupts = signals.filter((signal) => signal.type === 'interrupt_run');
   if (interrupts.length < 2) return interrupts[0];
   const pending = interrupts.flatMap((signal) => signal.pending ?? []);
-  return interruptRun(`waiting for ${pending.length} decisions of steps side by side: ${interrupts.map((signal) => signal.reason).join('; ')}`, pending, interrupts[0]!.kind);
+  return interruptRun(
+    `waiting for ${pending.length} decisions of steps side by side: ${interrupts.map((signal) => signal.reason).join('; ')}`,
+    pending,
+    interrupts[0]!.kind,
+  );
 }
 
 /**
@@ -151,7 +174,13 @@ function callIdSuffix(step: PlanStep): string {
 }
 
 /** The step's ports: its tools (the bound tool first, the replan tool) and, beside other steps, its call-id suffix. */
-function stepContext(ctx: StageContext, state: RunState, step: PlanStep, replanTool: boolean, callIdSuffix = ''): StageContext {
+function stepContext(
+  ctx: StageContext,
+  state: RunState,
+  step: PlanStep,
+  replanTool: boolean,
+  callIdSuffix = '',
+): StageContext {
   const tools = stepTools(ctx.deps.tools, state, step, replanTool);
   if (tools === ctx.deps.tools && callIdSuffix === '') return ctx;
   const deps: Deps = { ...ctx.deps };
@@ -171,5 +200,10 @@ function stepContext(ctx: StageContext, state: RunState, step: PlanStep, replanT
 }
 
 function spanSafe(id: string): string {
-  return id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'step';
+  return (
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'step'
+  );
 }

@@ -6,10 +6,15 @@ export type JsonReading = { ok: true; value: unknown } | { ok: false; problem: s
 /** The JSON value in a reply, recovering the usual small deviations; the problem names the exact parse error. */
 export function readJson(text: string): JsonReading {
   const candidates = candidatesOf(text);
-  if (candidates.length === 0) return { ok: false, problem: `the reply holds no JSON object or list: ${preview(text)}` };
+  if (candidates.length === 0)
+    return { ok: false, problem: `the reply holds no JSON object or list: ${preview(text)}` };
   let firstError: string | undefined;
   for (const candidate of candidates) {
-    for (const form of [candidate, withoutTrailingCommas(candidate), withDoubleQuotes(withoutTrailingCommas(candidate))]) {
+    for (const form of [
+      candidate,
+      withoutTrailingCommas(candidate),
+      withDoubleQuotes(withoutTrailingCommas(candidate)),
+    ]) {
       if (form === undefined) continue;
       try {
         return { ok: true, value: JSON.parse(form) };

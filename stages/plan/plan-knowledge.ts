@@ -27,6 +27,7 @@ export function knowledgeSection(state: RunState, budgetTokens: number): string 
   const session = state.history;
   const history = session === undefined ? '' : renderHistory(session.summary, session.turns);
   // The newest turns matter most ("add 10 to that"): an over-long history keeps its end.
-  if (history !== '' && room > 80) parts.push(history.length <= room ? history : `[earlier turns left out]\n${history.slice(history.length - room)}`);
+  if (history !== '' && room > 80)
+    parts.push(history.length <= room ? history : `[earlier turns left out]\n${history.slice(history.length - room)}`);
   return parts.join('\n\n');
 }

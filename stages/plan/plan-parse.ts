@@ -27,7 +27,8 @@ export interface ParsedPlan {
 export function planFromJson(value: unknown, rules: StepRules): Parsed<ParsedPlan> {
   const object = isObject(value) ? value : undefined;
   const list = Array.isArray(value) ? value : (object?.steps ?? object?.subtasks ?? object?.plan);
-  if (!Array.isArray(list)) return { ok: false, problem: 'the reply has no "steps" list: give {"goal": "...", "steps": [...]}' };
+  if (!Array.isArray(list))
+    return { ok: false, problem: 'the reply has no "steps" list: give {"goal": "...", "steps": [...]}' };
   const steps = stepsFromJson(list, rules);
   if (!steps.ok) return steps;
   const plan: ParsedPlan = { steps: steps.value };
@@ -41,7 +42,8 @@ export function planFromJson(value: unknown, rules: StepRules): Parsed<ParsedPla
 /** Steps from a list of strings or objects, checked against each other, the kept steps and the tools. */
 export function stepsFromJson(list: readonly unknown[], rules: StepRules): Parsed<PlanStep[]> {
   if (list.length === 0) return { ok: false, problem: 'the plan has no steps: give at least one' };
-  if (list.length > rules.maxSteps) return { ok: false, problem: `the plan has ${list.length} steps: use at most ${rules.maxSteps}` };
+  if (list.length > rules.maxSteps)
+    return { ok: false, problem: `the plan has ${list.length} steps: use at most ${rules.maxSteps}` };
   const prefix = rules.idPrefix ?? 's';
   // Without a single dependsOn anywhere, the list is a chain: each step needs the one before (the old list shape).
   const chain = !list.some((item) => isObject(item) && dependencyField(item) !== undefined);
@@ -49,24 +51,41 @@ export function stepsFromJson(list: readonly unknown[], rules: StepRules): Parse
   for (let index = 0; index < list.length; index++) {
     const item = list[index];
     const fields = isObject(item) ? item : {};
-    const description = typeof item === 'string' ? item.trim() : textOf(fields.description ?? fields.task ?? fields.step ?? fields.title);
+    const description =
+      typeof item === 'string' ? item.trim() : textOf(fields.description ?? fields.task ?? fields.step ?? fields.title);
     const label = `step ${index + 1}`;
-    if (description === undefined || description === '') return { ok: false, problem: `${label} has no description: give each step a "description" text` };
+    if (description === undefined || description === '')
+      return { ok: false, problem: `${label} has no description: give each step a "description" text` };
     const id = idOf(fields.id) ?? `${prefix}${index + 1}`;
     const previous = steps[index - 1];
-    const dependsOn = chain ? (previous ? [previous.id] : [...(rules.chainAfter ?? [])]) : listOfIds(dependencyField(fields));
-    if (dependsOn === undefined) return { ok: false, problem: `step "${id}" has a "dependsOn" that is not a list of step ids` };
+    const dependsOn = chain
+      ? previous
+        ? [previous.id]
+        : [...(rules.chainAfter ?? [])]
+      : listOfIds(dependencyField(fields));
+    if (dependsOn === undefined)
+      return { ok: false, problem: `step "${id}" has a "dependsOn" that is not a list of step ids` };
     const step: PlanStep = { id, description, dependsOn, status: 'pending', attempts: 0 };
     const tool = textOf(fields.tool ?? fields.tool_name ?? fields.toolName);
     if (tool !== undefined && tool !== '' && !/^(none|null|n\/a)$/i.test(tool)) {
-      const known = rules.tools.find((name) => name === tool) ?? rules.tools.find((name) => name.toLowerCase() === tool.toLowerCase());
+      const known =
+        rules.tools.find((name) => name === tool) ??
+        rules.tools.find((name) => name.toLowerCase() === tool.toLowerCase());
       if (known === undefined) {
-        const real = rules.tools.length > 0 ? `the tools are: ${rules.tools.join(', ')}` : 'this run has no tools, so leave "tool" out';
+        const real =
+          rules.tools.length > 0
+            ? `the tools are: ${rules.tools.join(', ')}`
+            : 'this run has no tools, so leave "tool" out';
         return { ok: false, problem: `step "${id}" names the tool "${tool}", which does not exist: ${real}` };
       }
       step.tool = known;
     }
-    const priority = typeof fields.priority === 'number' ? fields.priority : typeof fields.priority === 'string' ? Number(fields.priority) : undefined;
+    const priority =
+      typeof fields.priority === 'number'
+        ? fields.priority
+        : typeof fields.priority === 'string'
+          ? Number(fields.priority)
+          : undefined;
     if (priority !== undefined && Number.isFinite(priority)) step.priority = priority;
     steps.push(step);
   }
@@ -83,7 +102,8 @@ export function graphProblem(steps: readonly PlanStep[], kept: readonly PlanStep
   }
   for (const step of steps) {
     const unknown = step.dependsOn.find((id) => !known.has(id));
-    if (unknown !== undefined) return `step "${step.id}" depends on "${unknown}", which is not a step of the plan: depend only on these ids: ${[...known].join(', ')}`;
+    if (unknown !== undefined)
+      return `step "${step.id}" depends on "${unknown}", which is not a step of the plan: depend only on these ids: ${[...known].join(', ')}`;
   }
   const cycle = findCycle(steps);
   if (cycle === undefined) return undefined;

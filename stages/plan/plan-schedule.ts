@@ -44,5 +44,10 @@ export function currentIndex(plan: PlanSlot): number {
 }
 
 function newBranch(state: RunState, index: number): StepBranch {
-  return { messages: renderMessages(state, index), turn: emptyTurn(), nextTurn: { notes: [], withoutTools: false }, slots: {} };
+  return {
+    messages: renderMessages(state, index),
+    turn: emptyTurn(),
+    nextTurn: { notes: [], withoutTools: false },
+    slots: {},
+  };
 }

@@ -9,13 +9,24 @@ export const replanToolName = 'replan';
 
 const replanDefinition: ToolDefinition = {
   name: replanToolName,
-  description: 'Ask for a new plan when the current step cannot succeed as planned (its approach is wrong or its inputs are missing). Give the reason.',
-  parameters: { type: 'object', properties: { reason: { type: 'string', description: 'Why the plan must change' } }, required: ['reason'], additionalProperties: false },
+  description:
+    'Ask for a new plan when the current step cannot succeed as planned (its approach is wrong or its inputs are missing). Give the reason.',
+  parameters: {
+    type: 'object',
+    properties: { reason: { type: 'string', description: 'Why the plan must change' } },
+    required: ['reason'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
 /** The step's tool box, or the run's own when the step changes nothing about it. */
-export function stepTools(tools: ToolBox | undefined, state: RunState, step: PlanStep, replanTool: boolean): ToolBox | undefined {
+export function stepTools(
+  tools: ToolBox | undefined,
+  state: RunState,
+  step: PlanStep,
+  replanTool: boolean,
+): ToolBox | undefined {
   if (tools === undefined || (!replanTool && step.tool === undefined)) return tools;
   const offerReplan = replanTool && !tools.definitions().some((tool) => tool.name === replanToolName);
   if (!offerReplan && step.tool === undefined) return tools;
@@ -45,7 +56,11 @@ function requestReplan(state: RunState, step: PlanStep, call: ToolCall): ToolRes
     reason = call.arguments.trim();
   }
   (state.plan!.replanRequests ??= []).push({ id: step.id, reason: reason === '' ? 'no reason given' : reason });
-  return { ok: true, content: 'A new plan was requested; this step ends here and the replanner decides what follows.', durationMs: 0 };
+  return {
+    ok: true,
+    content: 'A new plan was requested; this step ends here and the replanner decides what follows.',
+    durationMs: 0,
+  };
 }
 
 /** Whether the model asked for a new plan while working on this step. */

@@ -15,12 +15,26 @@ import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
-    plan_created: { source: 'planner' | 'repaired' | 'fallback'; goal: string; reasoning?: string; steps: StepView[]; running: string[]; maxParallel: number };
+    plan_created: {
+      source: 'planner' | 'repaired' | 'fallback';
+      goal: string;
+      reasoning?: string;
+      steps: StepView[];
+      running: string[];
+      maxParallel: number;
+    };
     plan_fallback: { reason: string };
   }
 }
 
-export { stepStatuses, type StepStatus, type PlanStep, type StepResult, type PlanSlot, type StepBranch } from './plan-slot.js';
+export {
+  stepStatuses,
+  type StepStatus,
+  type PlanStep,
+  type StepResult,
+  type PlanSlot,
+  type StepBranch,
+} from './plan-slot.js';
 export { isInvalidResponse } from './plan-ask.js';
 
 export interface PlanOptions {
@@ -52,16 +66,21 @@ export function plan(options: PlanOptions = {}): Stage {
   const maxParallel = options.maxParallelSteps ?? 3;
   const maxRepairs = options.maxRepairs ?? 2;
   const knowledgeTokens = options.knowledgeTokens ?? 1_500;
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new RangeError(`plan: maxSteps must be a positive integer, got ${maxSteps}`);
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new RangeError(`plan: maxParallelSteps must be a positive integer, got ${maxParallel}`);
-  if (!Number.isInteger(maxRepairs) || maxRepairs < 0) throw new RangeError(`plan: maxRepairs must be a whole number, 0 or more, got ${maxRepairs}`);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw new RangeError(`plan: maxSteps must be a positive integer, got ${maxSteps}`);
+  if (!Number.isInteger(maxParallel) || maxParallel < 1)
+    throw new RangeError(`plan: maxParallelSteps must be a positive integer, got ${maxParallel}`);
+  if (!Number.isInteger(maxRepairs) || maxRepairs < 0)
+    throw new RangeError(`plan: maxRepairs must be a whole number, 0 or more, got ${maxRepairs}`);
   return {
     name: 'plan',
     async execute(state, ctx) {
       const model = requireModel(ctx, 'plan');
       const tools = ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [];
       const knowledge = knowledgeSection(state, knowledgeTokens);
-      const system = plannerInstructions(maxSteps, tools) + (knowledge === '' ? '' : `\n\nWhat the agent already knows:\n${knowledge}`);
+      const system =
+        plannerInstructions(maxSteps, tools) +
+        (knowledge === '' ? '' : `\n\nWhat the agent already knows:\n${knowledge}`);
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
         { role: 'user', content: state.input.task },
@@ -70,7 +89,13 @@ export function plan(options: PlanOptions = {}): Stage {
         const json = readJson(text);
         return json.ok ? planFromJson(json.value, { maxSteps, tools }) : json;
       };
-      const answer = await askWithRepairs(model, state, ctx, { stage: 'plan', messages, read, maxRepairs, ...temperatureOf(options) });
+      const answer = await askWithRepairs(model, state, ctx, {
+        stage: 'plan',
+        messages,
+        read,
+        maxRepairs,
+        ...temperatureOf(options),
+      });
       let source: PlanSlot['source'];
       let steps: PlanStep[];
       let reasoning: string | undefined;
@@ -83,15 +108,30 @@ export function plan(options: PlanOptions = {}): Stage {
       } else {
         source = 'fallback';
         steps = [{ id: 's1', description: state.input.task, dependsOn: [], status: 'pending', attempts: 0 }];
-        const tries = answer.repairs === 0 ? 'its reply' : `${answer.repairs} repair turn${answer.repairs === 1 ? '' : 's'}`;
-        ctx.emit('plan_fallback', { reason: `the planner gave no valid plan after ${tries} (${answer.problem}); using the task as a single step` });
+        const tries =
+          answer.repairs === 0 ? 'its reply' : `${answer.repairs} repair turn${answer.repairs === 1 ? '' : 's'}`;
+        ctx.emit('plan_fallback', {
+          reason: `the planner gave no valid plan after ${tries} (${answer.problem}); using the task as a single step`,
+        });
       }
       state.plan = newPlan(goal, steps, source, maxParallel, reasoning);
       const created = state.plan;
       state.turn = emptyTurn();
-      ctx.emit('plan_created', { source, goal, ...(reasoning === undefined ? {} : { reasoning }), steps: planView(created), running: [], maxParallel });
+      ctx.emit('plan_created', {
+        source,
+        goal,
+        ...(reasoning === undefined ? {} : { reasoning }),
+        steps: planView(created),
+        running: [],
+        maxParallel,
+      });
       startReadySteps(state, ctx);
-      ctx.emit('plan_updated', { steps: planView(created), current: created.current < created.steps.length ? created.current + 1 : null, running: runningIds(created), reason: 'the plan started' });
+      ctx.emit('plan_updated', {
+        steps: planView(created),
+        current: created.current < created.steps.length ? created.current + 1 : null,
+        running: runningIds(created),
+        reason: 'the plan started',
+      });
     },
   };
 }

@@ -12,7 +12,14 @@ import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
 import { stepsFromJson, type Parsed } from './plan-parse.js';
 import { currentIndex, startReadySteps } from './plan-schedule.js';
-import { blockDependants, finishStep, planIsOver, planView, replaceUnstarted, runningIds } from '../shared/plan-steps.js';
+import {
+  blockDependants,
+  finishStep,
+  planIsOver,
+  planView,
+  replaceUnstarted,
+  runningIds,
+} from '../shared/plan-steps.js';
 import { requireModel, temperatureOf } from '../shared/model-stream.js';
 import { renderPlan, renderResults, replannerInstructions } from '../shared/prompts.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
@@ -60,7 +67,13 @@ export interface ReplanOptions {
   temperature?: number;
 }
 
-const graphStep = z.object({ id: z.string().optional(), description: z.string(), dependsOn: z.array(z.string()).optional(), tool: z.string().optional(), priority: z.number().optional() });
+const graphStep = z.object({
+  id: z.string().optional(),
+  description: z.string(),
+  dependsOn: z.array(z.string()).optional(),
+  tool: z.string().optional(),
+  priority: z.number().optional(),
+});
 
 export const replanSchema = z.object({
   need_replan: z.boolean(),
@@ -80,7 +93,9 @@ export function replan(options: ReplanOptions = {}): Stage {
       const ended = endedSteps(state, ctx, plan);
       if (ended.length === 0) return planIsOver(plan) ? finished(state, ctx, plan) : undefined;
 
-      const retried = ended.filter((index) => plan.steps[index]!.status === 'failed' && plan.steps[index]!.attempts < maxAttempts);
+      const retried = ended.filter(
+        (index) => plan.steps[index]!.status === 'failed' && plan.steps[index]!.attempts < maxAttempts,
+      );
       for (const index of retried) retry(state, plan, index);
       blockDependants(plan);
       const slot = (state.replan ??= { count: 0, decisions: [] });
@@ -89,14 +104,32 @@ export function replan(options: ReplanOptions = {}): Stage {
       const requested = takeReplanRequest(state);
       let decision: ReplanDecision;
       if (slot.count >= maxReplans) {
-        decision = { afterStep, ended: endedIds, needReplan: false, applied: false, reason: `the replan cap of ${maxReplans} is reached; keeping the plan` };
+        decision = {
+          afterStep,
+          ended: endedIds,
+          needReplan: false,
+          applied: false,
+          reason: `the replan cap of ${maxReplans} is reached; keeping the plan`,
+        };
       } else {
         const answer = await consult(state, ctx, plan, options, maxSteps, requested);
         if (!answer.ok) {
-          decision = { afterStep, ended: endedIds, needReplan: false, applied: false, reason: `the replanner's reply was not valid (${answer.problem}); keeping the plan` };
+          decision = {
+            afterStep,
+            ended: endedIds,
+            needReplan: false,
+            applied: false,
+            reason: `the replanner's reply was not valid (${answer.problem}); keeping the plan`,
+          };
         } else {
           const { needReplan, reason, steps } = answer.value;
-          decision = { afterStep, ended: endedIds, needReplan, applied: needReplan, reason: requested ? `${reason} (asked for by the model: ${requested})` : reason };
+          decision = {
+            afterStep,
+            ended: endedIds,
+            needReplan,
+            applied: needReplan,
+            reason: requested ? `${reason} (asked for by the model: ${requested})` : reason,
+          };
           if (needReplan) {
             // Only the steps that have not started change; finished and running work is never rewritten.
             replaceUnstarted(plan, steps);
@@ -105,13 +138,20 @@ export function replan(options: ReplanOptions = {}): Stage {
         }
       }
       slot.decisions.push(decision);
-      const newSteps = decision.applied ? plan.steps.filter((step) => step.status === 'pending').map((step) => step.description) : [];
+      const newSteps = decision.applied
+        ? plan.steps.filter((step) => step.status === 'pending').map((step) => step.description)
+        : [];
       ctx.emit('replan_decision', { ...decision, replans: slot.count, maxReplans, newSteps });
 
       startReadySteps(state, ctx);
       if (planIsOver(plan)) return finished(state, ctx, plan);
       plan.current = !(plan.maxParallel > 1) ? plan.current : currentIndex(plan);
-      ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, running: runningIds(plan), reason: decision.applied ? `replanned: ${decision.reason}` : 'steps started' });
+      ctx.emit('plan_updated', {
+        steps: planView(plan),
+        current: plan.current + 1,
+        running: runningIds(plan),
+        reason: decision.applied ? `replanned: ${decision.reason}` : 'steps started',
+      });
     },
   };
 }
@@ -124,7 +164,12 @@ function endedSteps(state: RunState, ctx: StageContext, plan: PlanSlot): number[
     const step = plan.steps[index];
     if (step === undefined) return ended;
     if (step.status === 'in_progress' && abandonRequested(state, state.evaluate, index)) {
-      finishStep(state, ctx, 'failed', `Abandoned: ${abandonReason(state, state.evaluate, index)}.${latestResults(state.observe, index)}`);
+      finishStep(
+        state,
+        ctx,
+        'failed',
+        `Abandoned: ${abandonReason(state, state.evaluate, index)}.${latestResults(state.observe, index)}`,
+      );
     }
     if (step.status === 'completed' || step.status === 'failed') ended.push(index);
     return ended;
@@ -137,7 +182,12 @@ function endedSteps(state: RunState, ctx: StageContext, plan: PlanSlot): number[
     const verdict = branch.slots.evaluate as RunState['evaluate'];
     const observed = branch.slots.observe as ObserveSlot | undefined;
     if (step.status === 'in_progress' && abandonRequested(state, verdict, index)) {
-      finishStep(branchView(state, plan, index, branch), ctx, 'failed', `Abandoned: ${abandonReason(state, verdict, index)}.${latestResults(observed, index)}`);
+      finishStep(
+        branchView(state, plan, index, branch),
+        ctx,
+        'failed',
+        `Abandoned: ${abandonReason(state, verdict, index)}.${latestResults(observed, index)}`,
+      );
     }
     if (step.status !== 'completed' && step.status !== 'failed') continue;
     plan.running = plan.running.filter((running) => running !== id);
@@ -149,7 +199,10 @@ function endedSteps(state: RunState, ctx: StageContext, plan: PlanSlot): number[
 
 /** Evaluate gave a replan verdict this iteration, or the model asked for a new plan through the replan tool. */
 function abandonRequested(state: RunState, verdict: RunState['evaluate'], index: number): boolean {
-  return (verdict?.verdict === 'replan' && verdict.iteration === state.iteration) || replanRequested(state, state.plan!.steps[index]!.id) !== undefined;
+  return (
+    (verdict?.verdict === 'replan' && verdict.iteration === state.iteration) ||
+    replanRequested(state, state.plan!.steps[index]!.id) !== undefined
+  );
 }
 
 function abandonReason(state: RunState, verdict: RunState['evaluate'], index: number): string {
@@ -175,19 +228,34 @@ function finished(state: RunState, ctx: StageContext, plan: PlanSlot): Signal {
   plan.current = plan.steps.length;
   ctx.emit('plan_updated', { steps: planView(plan), current: null, running: [], reason: 'no step is left to run' });
   const failed = plan.steps.filter((step) => step.status === 'failed').map((step) => step.id);
-  const blocked = plan.steps.filter((step) => step.status === 'blocked' || step.status === 'pending').map((step) => step.id);
+  const blocked = plan.steps
+    .filter((step) => step.status === 'blocked' || step.status === 'pending')
+    .map((step) => step.id);
   const partial = plan.results.filter((result) => result.outcome === 'partial').map((result) => result.id);
   if (failed.length === 0 && blocked.length === 0) {
-    return breakLoop(partial.length === 0 ? 'every plan step is done' : `every plan step is done (${partial.join(', ')} only in part)`, 'completed');
+    return breakLoop(
+      partial.length === 0 ? 'every plan step is done' : `every plan step is done (${partial.join(', ')} only in part)`,
+      'completed',
+    );
   }
   ctx.emit('goal_not_met', { failed, blocked });
-  const parts = [failed.length > 0 ? `failed: ${failed.join(', ')}` : '', blocked.length > 0 ? `blocked: ${blocked.join(', ')}` : ''].filter((part) => part !== '');
+  const parts = [
+    failed.length > 0 ? `failed: ${failed.join(', ')}` : '',
+    blocked.length > 0 ? `blocked: ${blocked.join(', ')}` : '',
+  ].filter((part) => part !== '');
   return abortRun(`the goal was not met: not every plan step succeeded (${parts.join('; ')})`, 'goal_not_met');
 }
 
 type ReplannerReply = { needReplan: boolean; reason: string; steps: PlanStep[] };
 
-function consult(state: RunState, ctx: StageContext, plan: PlanSlot, options: ReplanOptions, maxSteps: number, requested: string | undefined) {
+function consult(
+  state: RunState,
+  ctx: StageContext,
+  plan: PlanSlot,
+  options: ReplanOptions,
+  maxSteps: number,
+  requested: string | undefined,
+) {
   const model = requireModel(ctx, 'replan');
   const kept = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked');
   const unstarted = plan.steps.filter((step) => step.status === 'pending' || step.status === 'blocked');
@@ -201,13 +269,17 @@ function consult(state: RunState, ctx: StageContext, plan: PlanSlot, options: Re
     `Remaining steps: ${unstarted.length > 0 ? unstarted.map((step) => `${step.id} [${step.status}]: ${step.description}`).join(' | ') : 'none'}`,
     requested ? `The executor asked for a new plan: ${requested}` : '',
     knowledge === '' ? '' : `What the agent already knows:\n${knowledge}`,
-  ].filter((part) => part !== '').join('\n\n');
+  ]
+    .filter((part) => part !== '')
+    .join('\n\n');
   const rules = {
     maxSteps: Math.max(1, maxSteps - kept.length),
     tools: ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [],
     kept,
     idPrefix: `r${(state.replan?.count ?? 0) + 1}s`,
-    chainAfter: kept.filter((step) => step.status === 'completed' || step.status === 'in_progress').map((step) => step.id),
+    chainAfter: kept
+      .filter((step) => step.status === 'completed' || step.status === 'in_progress')
+      .map((step) => step.id),
   };
   const read = (text: string): Parsed<ReplannerReply> => {
     const json = readJson(text);
@@ -227,7 +299,11 @@ function consult(state: RunState, ctx: StageContext, plan: PlanSlot, options: Re
 }
 
 function replyFrom(value: unknown, rules: Parameters<typeof stepsFromJson>[1]): Parsed<ReplannerReply> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, problem: 'the reply is not a JSON object: give {"need_replan": ..., "reason": ..., "new_steps": [...]}' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return {
+      ok: false,
+      problem: 'the reply is not a JSON object: give {"need_replan": ..., "reason": ..., "new_steps": [...]}',
+    };
   const fields = value as Record<string, unknown>;
   const flag = fields.need_replan ?? fields.needReplan;
   const needReplan = flag === true || flag === 'true' ? true : flag === false || flag === 'false' ? false : undefined;
@@ -245,5 +321,8 @@ function replyFrom(value: unknown, rules: Parameters<typeof stepsFromJson>[1]): 
 function latestResults(observed: ObserveSlot | undefined, index: number): string {
   const results = observed?.step === index ? observed.results : [];
   if (results.length === 0) return '';
-  return ` Latest tool results: ${results.slice(-3).map((result) => `${result.tool}: ${result.content}`).join('; ')}.`;
+  return ` Latest tool results: ${results
+    .slice(-3)
+    .map((result) => `${result.tool}: ${result.content}`)
+    .join('; ')}.`;
 }

@@ -20,13 +20,19 @@ export function history(): Stage {
       const name = state.input.session;
       if (name === undefined) return;
       const store = ctx.deps.sessions;
-      if (store === undefined) throw new Error('the history stage needs deps.sessions (a SessionStore) for a run with a session');
+      if (store === undefined)
+        throw new Error('the history stage needs deps.sessions (a SessionStore) for a run with a session');
       const scope = sessionScope(name, state.input.user);
       const loaded = await store.load(scope);
       state.history = { ...scope, summary: loaded.summary, turns: loaded.turns, facts: loaded.facts };
       // A row that cannot be read is reported, not fatal: the conversation goes on without it and the row stays.
       for (const problem of loaded.problems) ctx.emit('history_unreadable', { problem });
-      ctx.emit('history_loaded', { session: scope.session, turns: loaded.turns.length, facts: loaded.facts.length, summary: loaded.summary !== '' });
+      ctx.emit('history_loaded', {
+        session: scope.session,
+        turns: loaded.turns.length,
+        facts: loaded.facts.length,
+        summary: loaded.summary !== '',
+      });
     },
   };
 }

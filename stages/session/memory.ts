@@ -29,7 +29,13 @@ export interface MemorySlot {
   /** The seq of this turn in the session, when it was kept. */
   turn?: number;
   facts: number;
-  compaction?: { folded: number[]; tokensBefore: number; tokensAfter: number; summarizer: 'model' | 'extractive'; modelError?: string };
+  compaction?: {
+    folded: number[];
+    tokensBefore: number;
+    tokensAfter: number;
+    summarizer: 'model' | 'extractive';
+    modelError?: string;
+  };
 }
 
 declare module '../../src/engine/state.js' {
@@ -40,7 +46,8 @@ declare module '../../src/engine/state.js' {
 
 export function memory(options: MemoryOptions = {}): Stage {
   const fraction = options.budgetFraction ?? 0.25;
-  if (!(fraction > 0 && fraction <= 1)) throw new RangeError(`memory: budgetFraction must be in (0, 1], got ${fraction}`);
+  if (!(fraction > 0 && fraction <= 1))
+    throw new RangeError(`memory: budgetFraction must be in (0, 1], got ${fraction}`);
   if (options.budgetTokens !== undefined && !(Number.isInteger(options.budgetTokens) && options.budgetTokens > 0)) {
     throw new RangeError(`memory: budgetTokens must be a whole number above 0, got ${options.budgetTokens}`);
   }
@@ -50,12 +57,15 @@ export function memory(options: MemoryOptions = {}): Stage {
       const slot = state.history;
       const store = ctx.deps.sessions;
       // A run cancelled before history loaded is still a turn of its session.
-      const session = slot ?? (state.input.session === undefined ? undefined : sessionScope(state.input.session, state.input.user));
+      const session =
+        slot ?? (state.input.session === undefined ? undefined : sessionScope(state.input.session, state.input.user));
       if (session === undefined || store === undefined) return;
       const scope: SessionScope = { user: session.user, session: session.session };
       const status = state.stop?.status;
       const results = state.observe?.results ?? [];
-      const facts = rememberedFacts(results.filter((result) => result.ok).map((result) => ({ name: result.tool, content: result.content })));
+      const facts = rememberedFacts(
+        results.filter((result) => result.ok).map((result) => ({ name: result.tool, content: result.content })),
+      );
       const memorySlot: MemorySlot = { facts: facts.length };
       state.memory = memorySlot;
       const now = ctx.deps.clock.now();
@@ -65,18 +75,41 @@ export function memory(options: MemoryOptions = {}): Stage {
       if (status === 'interrupted') return;
       const turnStatus = status === undefined || status === 'completed' ? undefined : status;
       const turn = await store.appendTurn(scope, {
-        runId: state.runId, task: state.input.task, answer: state.answer ?? '', tools: toolAccount(results), at: now, ...(turnStatus === undefined ? {} : { status: turnStatus }),
+        runId: state.runId,
+        task: state.input.task,
+        answer: state.answer ?? '',
+        tools: toolAccount(results),
+        at: now,
+        ...(turnStatus === undefined ? {} : { status: turnStatus }),
       });
       memorySlot.turn = turn.seq;
       if (slot === undefined) return;
-      const budget = options.budgetTokens ?? Math.floor(contextWindowFor(ctx.deps.model?.modelName, options.contextWindows) * fraction);
-      await compactIfNeeded(store, scope, [...slot.turns, turn], slot.summary, budget, memorySlot, ctx, options.summarizer ?? 'model');
+      const budget =
+        options.budgetTokens ??
+        Math.floor(contextWindowFor(ctx.deps.model?.modelName, options.contextWindows) * fraction);
+      await compactIfNeeded(
+        store,
+        scope,
+        [...slot.turns, turn],
+        slot.summary,
+        budget,
+        memorySlot,
+        ctx,
+        options.summarizer ?? 'model',
+      );
     },
   };
 }
 
 async function compactIfNeeded(
-  store: SessionStore, scope: SessionScope, turns: TurnRecord[], summary: string, budget: number, slot: MemorySlot, ctx: StageContext, summarizer: 'model' | 'extractive',
+  store: SessionStore,
+  scope: SessionScope,
+  turns: TurnRecord[],
+  summary: string,
+  budget: number,
+  slot: MemorySlot,
+  ctx: StageContext,
+  summarizer: 'model' | 'extractive',
 ): Promise<void> {
   // A token is at least one character: a history no longer than the budget in characters fits without the tokenizer.
   if (renderHistory(summary, turns).length <= budget) return;
@@ -94,7 +127,10 @@ async function compactIfNeeded(
   let next: string | undefined;
   if (summarizer === 'model' && ctx.deps.model !== undefined) {
     try {
-      const reply = await ctx.deps.model.chat({ purpose: 'compact', messages: compactionMessages(summary, folded) }, ctx.signal);
+      const reply = await ctx.deps.model.chat(
+        { purpose: 'compact', messages: compactionMessages(summary, folded) },
+        ctx.signal,
+      );
       next = reply.content.trim() || undefined;
       if (next === undefined) modelError = 'the model returned an empty summary';
     } catch (error) {
@@ -106,8 +142,24 @@ async function compactIfNeeded(
     used = 'extractive';
     next = extractiveSummary(summary, folded, budget * 4);
   }
-  await store.compact(scope, folded.map((turn) => turn.seq), next);
+  await store.compact(
+    scope,
+    folded.map((turn) => turn.seq),
+    next,
+  );
   const tokensAfter = count(renderHistory(next, remaining));
-  slot.compaction = { folded: folded.map((turn) => turn.seq), tokensBefore, tokensAfter, summarizer: used, ...(modelError === undefined ? {} : { modelError }) };
-  ctx.emit('session_compacted', { folded: folded.length, kept: remaining.length, tokensBefore, tokensAfter, summarizer: used });
+  slot.compaction = {
+    folded: folded.map((turn) => turn.seq),
+    tokensBefore,
+    tokensAfter,
+    summarizer: used,
+    ...(modelError === undefined ? {} : { modelError }),
+  };
+  ctx.emit('session_compacted', {
+    folded: folded.length,
+    kept: remaining.length,
+    tokensBefore,
+    tokensAfter,
+    summarizer: used,
+  });
 }

@@ -6,7 +6,12 @@ import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 
-export async function applyDecision(state: RunState, call: ToolCall, decision: Decision, tool: Tool | undefined): Promise<void> {
+export async function applyDecision(
+  state: RunState,
+  call: ToolCall,
+  decision: Decision,
+  tool: Tool | undefined,
+): Promise<void> {
   if (!decision.approve) {
     const because = decision.message === undefined || decision.message.trim() === '' ? '.' : `: ${decision.message}`;
     return refuse(state, call, `Not run: the person reviewing tool calls rejected this call${because}`);
@@ -17,15 +22,29 @@ export async function applyDecision(state: RunState, call: ToolCall, decision: D
   try {
     parsed = JSON.parse(text);
   } catch {
-    return refuse(state, call, `Not run: the edited arguments for ${call.name} are not valid JSON: ${text.slice(0, 200)}`);
+    return refuse(
+      state,
+      call,
+      `Not run: the edited arguments for ${call.name} are not valid JSON: ${text.slice(0, 200)}`,
+    );
   }
   if (tool !== undefined) {
     const checked = await tool.parameters.safeParseAsync(parsed);
-    if (!checked.success) return refuse(state, call, `Not run: the edited arguments for ${call.name} are invalid:\n${z.prettifyError(checked.error)}`);
+    if (!checked.success)
+      return refuse(
+        state,
+        call,
+        `Not run: the edited arguments for ${call.name} are invalid:\n${z.prettifyError(checked.error)}`,
+      );
   }
-  state.turn.toolCalls = state.turn.toolCalls.map((each) => (each.id === call.id ? { ...each, arguments: text } : each));
+  state.turn.toolCalls = state.turn.toolCalls.map((each) =>
+    each.id === call.id ? { ...each, arguments: text } : each,
+  );
 }
 
 function refuse(state: RunState, call: ToolCall, message: string): void {
-  state.turn.results.push({ call, result: { ok: false, error: { kind: 'refused', message, retryable: false }, durationMs: 0 } });
+  state.turn.results.push({
+    call,
+    result: { ok: false, error: { kind: 'refused', message, retryable: false }, durationMs: 0 },
+  });
 }

@@ -22,20 +22,38 @@ export interface ApprovalRecord {
 }
 
 /** `agent`: the agent whose call it is, when the call waits inside an agent this run called (its path). */
-export async function askPerson(state: RunState, ctx: StageContext, call: ToolCall, reason: string, agent?: string): Promise<PersonAnswer> {
+export async function askPerson(
+  state: RunState,
+  ctx: StageContext,
+  call: ToolCall,
+  reason: string,
+  agent?: string,
+): Promise<PersonAnswer> {
   const request = { id: call.id, tool: call.name, arguments: call.arguments, reason };
   ctx.emit('approval_requested', agent === undefined ? { ...request } : { ...request, agent });
   if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
   const decision = await ctx.deps.approve?.(request);
   // No answer now: the run pauses, and the wait goes on until it is resumed.
-  if (decision === undefined) return { pending: { id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason } };
+  if (decision === undefined)
+    return { pending: { id: call.id, kind: 'tool_approval', tool: call.name, arguments: call.arguments, reason } };
   waitEnds(state, ctx);
   return { decision };
 }
 
 /** The record of a decision on one call (the approval slot's log entry, and the `approval_decided` event's data). */
-export function decisionRecord(state: RunState, call: ToolCall, decision: Decision, by: ApprovalRecord['by']): ApprovalRecord {
-  const entry: ApprovalRecord = { iteration: state.iteration, id: call.id, tool: call.name, approve: decision.approve, by };
+export function decisionRecord(
+  state: RunState,
+  call: ToolCall,
+  decision: Decision,
+  by: ApprovalRecord['by'],
+): ApprovalRecord {
+  const entry: ApprovalRecord = {
+    iteration: state.iteration,
+    id: call.id,
+    tool: call.name,
+    approve: decision.approve,
+    by,
+  };
   if (!decision.approve && decision.message !== undefined) entry.message = decision.message;
   if ('arguments' in decision) entry.edited = true;
   return entry;

@@ -11,10 +11,18 @@ export const defaultContextShare = 0.8;
 export function contextWindowFor(modelName: string | undefined, overrides?: Readonly<Record<string, number>>): number {
   if (modelName === undefined) return unknownModelWindow;
   // No overrides is no table: a fresh empty one per call would miss the lookup's cache every time.
-  return (overrides === undefined ? undefined : lookupModel(overrides, modelName)) ?? lookupModel(defaultWindows, modelName) ?? unknownModelWindow;
+  return (
+    (overrides === undefined ? undefined : lookupModel(overrides, modelName)) ??
+    lookupModel(defaultWindows, modelName) ??
+    unknownModelWindow
+  );
 }
 
 /** `share` of the model's window, in whole tokens. */
-export function contextShareTokens(modelName: string | undefined, share: number, overrides?: Readonly<Record<string, number>>): number {
+export function contextShareTokens(
+  modelName: string | undefined,
+  share: number,
+  overrides?: Readonly<Record<string, number>>,
+): number {
   return Math.floor(contextWindowFor(modelName, overrides) * share);
 }

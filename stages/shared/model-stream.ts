@@ -19,7 +19,13 @@ export function requireModel(ctx: StageContext, stage: string): ChatModel {
   return model;
 }
 
-export function callModel(model: ChatModel, request: ChatRequest, ctx: StageContext, signal: AbortSignal | undefined, mayAnswer: boolean): Promise<ChatResponse> {
+export function callModel(
+  model: ChatModel,
+  request: ChatRequest,
+  ctx: StageContext,
+  signal: AbortSignal | undefined,
+  mayAnswer: boolean,
+): Promise<ChatResponse> {
   // Streaming costs more than the plain call: only worth it when someone listens to the pieces.
   if (ctx.deps.onEvent === undefined || model.chatStream === undefined) return model.chat(request, signal);
   const purpose = request.purpose;
@@ -28,7 +34,11 @@ export function callModel(model: ChatModel, request: ChatRequest, ctx: StageCont
       ctx.emit('text_delta', { purpose, text: event.delta, mayAnswer });
       return;
     }
-    const data: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string } = { purpose, index: event.index, argumentsDelta: event.argumentsDelta };
+    const data: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string } = {
+      purpose,
+      index: event.index,
+      argumentsDelta: event.argumentsDelta,
+    };
     if (event.id !== undefined) data.id = event.id;
     if (event.name !== undefined) data.name = event.name;
     ctx.emit('tool_call_delta', data);

@@ -21,7 +21,9 @@ const remembered = new WeakMap<object, Map<string, unknown>>();
  * `compute` remembered per model name (up to 64 names, the last one at hand): what a guard resolves for a model is
  * asked on every run or turn and changes only with the name. A throw is not remembered.
  */
-export function perModelName<Value>(compute: (modelName: string | undefined) => Value): (modelName: string | undefined) => Value {
+export function perModelName<Value>(
+  compute: (modelName: string | undefined) => Value,
+): (modelName: string | undefined) => Value {
   const known = new Map<string | undefined, Value>();
   let last: { modelName: string | undefined; value: Value } | undefined;
   return (modelName) => {
@@ -44,7 +46,12 @@ function scan<Value>(table: Readonly<Record<string, Value>>, modelName: string):
   for (const key of Object.keys(table)) {
     const lowered = key.toLowerCase();
     if (lowered === name) return table[key];
-    if (name.startsWith(lowered) && separators.has(name[lowered.length] ?? '') && (best === undefined || key.length > best.length)) best = key;
+    if (
+      name.startsWith(lowered) &&
+      separators.has(name[lowered.length] ?? '') &&
+      (best === undefined || key.length > best.length)
+    )
+      best = key;
   }
   return best === undefined ? undefined : table[best];
 }

@@ -45,5 +45,6 @@ export function waitEnds(state: RunState, ctx: StageContext): void {
   if (slot?.since === undefined) return;
   slot.waitedMs += Math.max(0, ctx.deps.clock.now() - slot.since);
   delete slot.since;
-  if (slot.deadline !== undefined) ctx.setDeadline(slot.deadline.at + slot.waitedMs, slot.deadline.reason, slot.deadline.kind);
+  if (slot.deadline !== undefined)
+    ctx.setDeadline(slot.deadline.at + slot.waitedMs, slot.deadline.reason, slot.deadline.kind);
 }

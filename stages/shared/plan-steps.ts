@@ -17,7 +17,13 @@ export interface StepView {
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
-    step_finished: { step: number; id: string; description: string; outcome: 'completed' | 'partial' | 'failed'; result: string };
+    step_finished: {
+      step: number;
+      id: string;
+      description: string;
+      outcome: 'completed' | 'partial' | 'failed';
+      result: string;
+    };
     plan_updated: { steps: StepView[]; current: number | null; running: string[]; reason: string };
     step_started: { step: number; id: string; description: string; dependsOn: string[]; attempt: number };
   }
@@ -38,13 +44,40 @@ export function finishStep(state: RunState, ctx: StageContext, outcome: StepResu
   step.status = outcome === 'failed' ? 'failed' : 'completed';
   step.result = output;
   plan.results.push({ step: plan.current + 1, id: step.id, description: step.description, outcome, output });
-  ctx.emit('step_finished', { step: plan.current + 1, id: step.id, description: step.description, outcome, result: shortText(output) });
-  ctx.emit('plan_updated', { steps: planView(plan), current: plan.current + 1, running: runningIds(plan), reason: `step ${step.id} ${outcome}` });
+  ctx.emit('step_finished', {
+    step: plan.current + 1,
+    id: step.id,
+    description: step.description,
+    outcome,
+    result: shortText(output),
+  });
+  ctx.emit('plan_updated', {
+    steps: planView(plan),
+    current: plan.current + 1,
+    running: runningIds(plan),
+    reason: `step ${step.id} ${outcome}`,
+  });
 }
 
 /** A new plan; nothing is started yet (startReady does that). */
-export function newPlan(goal: string, steps: PlanStep[], source: PlanSlot['source'], maxParallel: number, reasoning?: string): PlanSlot {
-  const plan: PlanSlot = { goal, steps, current: 0, results: [], source, maxParallel, running: [], branches: {}, replanRequests: [] };
+export function newPlan(
+  goal: string,
+  steps: PlanStep[],
+  source: PlanSlot['source'],
+  maxParallel: number,
+  reasoning?: string,
+): PlanSlot {
+  const plan: PlanSlot = {
+    goal,
+    steps,
+    current: 0,
+    results: [],
+    source,
+    maxParallel,
+    running: [],
+    branches: {},
+    replanRequests: [],
+  };
   if (reasoning !== undefined) plan.reasoning = reasoning;
   return plan;
 }
@@ -53,11 +86,16 @@ export function newPlan(goal: string, steps: PlanStep[], source: PlanSlot['sourc
 export function blockDependants(plan: PlanSlot): string[] {
   const blocked: string[] = [];
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const step of plan.steps) {
       if (step.status !== 'pending') continue;
-      if (step.dependsOn.some((id) => { const status = byId.get(id)?.status; return status === 'failed' || status === 'blocked'; })) {
+      if (
+        step.dependsOn.some((id) => {
+          const status = byId.get(id)?.status;
+          return status === 'failed' || status === 'blocked';
+        })
+      ) {
         step.status = 'blocked';
         blocked.push(step.id);
         changed = true;
@@ -72,7 +110,8 @@ export function readySteps(plan: PlanSlot): number[] {
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
   const ready: number[] = [];
   plan.steps.forEach((step, index) => {
-    if (step.status === 'pending' && step.dependsOn.every((id) => byId.get(id)?.status === 'completed')) ready.push(index);
+    if (step.status === 'pending' && step.dependsOn.every((id) => byId.get(id)?.status === 'completed'))
+      ready.push(index);
   });
   const rank = (index: number) => plan.steps[index]!.priority ?? Number.POSITIVE_INFINITY;
   return ready.sort((left, right) => rank(left) - rank(right) || left - right);
@@ -84,7 +123,13 @@ export function startStep(plan: PlanSlot, ctx: StageContext, index: number): Pla
   step.status = 'in_progress';
   step.attempts += 1;
   delete step.result;
-  ctx.emit('step_started', { step: index + 1, id: step.id, description: step.description, dependsOn: [...step.dependsOn], attempt: step.attempts });
+  ctx.emit('step_started', {
+    step: index + 1,
+    id: step.id,
+    description: step.description,
+    dependsOn: [...step.dependsOn],
+    attempt: step.attempts,
+  });
   return step;
 }
 
@@ -111,7 +156,12 @@ export function planView(plan: PlanSlot): StepView[] {
 }
 
 export function stepView(step: PlanStep): StepView {
-  const view: StepView = { id: step.id, description: step.description, dependsOn: [...step.dependsOn], status: step.status };
+  const view: StepView = {
+    id: step.id,
+    description: step.description,
+    dependsOn: [...step.dependsOn],
+    status: step.status,
+  };
   if (step.tool !== undefined) view.tool = step.tool;
   if (step.priority !== undefined) view.priority = step.priority;
   return view;

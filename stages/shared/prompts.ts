@@ -13,9 +13,14 @@ export const defaultInstructions =
   'Prefer a tool whenever it gives a more reliable result than reasoning alone (use the calculator for arithmetic). ' +
   'Call tools only with arguments that match their schema. When you have the answer, reply with it in plain text and call no tool.';
 
-export function renderSystemPrompt(instructions: string, tools: readonly ToolDefinition[], facts: readonly string[]): string {
+export function renderSystemPrompt(
+  instructions: string,
+  tools: readonly ToolDefinition[],
+  facts: readonly string[],
+): string {
   const parts = [instructions];
-  if (tools.length > 0) parts.push(`Tools you can call:\n${tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`);
+  if (tools.length > 0)
+    parts.push(`Tools you can call:\n${tools.map((tool) => `- ${tool.name}: ${tool.description}`).join('\n')}`);
   if (facts.length > 0) parts.push(`Facts you can rely on:\n${facts.map((fact) => `- ${fact}`).join('\n')}`);
   return parts.join('\n\n');
 }
@@ -29,7 +34,8 @@ export function renderMessages(state: RunState, stepIndex?: number): ChatMessage
   const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
   const plan = state.plan;
   const index = stepIndex ?? plan?.current ?? 0;
-  const user = plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
+  const user =
+    plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
   const session = state.history;
   const earlier = session === undefined ? [] : historyMessages(session.summary, session.turns);
   // A run handed off to (a handoff's target) goes on from the conversation it was given, the task in it.
@@ -50,11 +56,17 @@ export function stepBrief(task: string, plan: PlanSlot, index = plan.current): s
     `Current step (${index + 1} of ${plan.steps.length}): ${step.description}`,
     step.tool !== undefined ? `This step is bound to the tool "${step.tool}": use it first.` : '',
     'Work only on the current step. Use tools when they help. When the step is done, reply with its result in plain text and call no tool.',
-  ].filter((part) => part !== '').join('\n\n');
+  ]
+    .filter((part) => part !== '')
+    .join('\n\n');
 }
 
 export function renderPlan(plan: PlanSlot): string {
-  const chain = plan.steps.every((step, index) => index === 0 ? step.dependsOn.length === 0 : step.dependsOn.length === 1 && step.dependsOn[0] === plan.steps[index - 1]!.id);
+  const chain = plan.steps.every((step, index) =>
+    index === 0
+      ? step.dependsOn.length === 0
+      : step.dependsOn.length === 1 && step.dependsOn[0] === plan.steps[index - 1]!.id,
+  );
   return plan.steps
     .map((step, index) => {
       const needs = chain || step.dependsOn.length === 0 ? '' : ` (after ${step.dependsOn.join(', ')})`;
@@ -65,7 +77,9 @@ export function renderPlan(plan: PlanSlot): string {
 
 export function renderResults(results: readonly StepResult[]): string {
   return results
-    .map((result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`)
+    .map(
+      (result) => `Step ${result.step} (${result.outcome}): ${result.description}\nResult: ${oneLine(result.output)}`,
+    )
     .join('\n');
 }
 
@@ -74,7 +88,9 @@ export function plannerInstructions(maxSteps: number, tools: readonly string[]):
     'You are the planner. Break the task into concrete steps, each one small enough to do with at most a few tool calls.',
     `Use between 1 and ${maxSteps} steps. Give each step a short id and list in "dependsOn" the ids of the steps whose results it needs;`,
     'steps that need nothing from each other run at the same time, so only add a dependency a step really has. Do not solve the task yourself.',
-    tools.length > 0 ? `The executor can use these tools: ${tools.join(', ')}. Bind a step to one with "tool" when it is the one to use.` : 'The executor has no tools: leave "tool" out.',
+    tools.length > 0
+      ? `The executor can use these tools: ${tools.join(', ')}. Bind a step to one with "tool" when it is the one to use.`
+      : 'The executor has no tools: leave "tool" out.',
     '"priority" (optional, 1 first) orders steps that are ready at the same time.',
     'Reply with only JSON of the form {"goal":"...","reasoning":"...","steps":[{"id":"a","description":"...","dependsOn":[],"tool":"...","priority":1}]}.',
   ].join('\n');

@@ -39,19 +39,31 @@ const count = defineTool({
   },
 });
 
-const model = (name: string) => new OpenAIChatModel({ baseUrl: config.serverUrl, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
+const model = (name: string) =>
+  new OpenAIChatModel({ baseUrl: config.serverUrl, model: name, apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
 
 const agentCrashPipeline = (config: AgentCrashConfig) => reactPipeline({ handoffs: config.handoff === true });
 
 async function main(): Promise<void> {
   const store = openStore({ path: config.db });
-  const researcherOptions = { name: 'researcher', description: 'Counts.', pipeline: reactPipeline(), deps: { model: model('researcher-model'), tools: new ToolRegistry([count]) } };
+  const researcherOptions = {
+    name: 'researcher',
+    description: 'Counts.',
+    pipeline: reactPipeline(),
+    deps: { model: model('researcher-model'), tools: new ToolRegistry([count]) },
+  };
   const researcher = config.handoff === true ? handoff(researcherOptions) : agentTool(researcherOptions);
   const pipeline = agentCrashPipeline(config);
-  const deps: Partial<Deps> = { model: model('coordinator-model'), tools: new ToolRegistry([researcher]), ids: { newId: () => config.runId }, agent: { path: ['coordinator'] } };
-  const result = config.action === 'start'
-    ? await runPipeline(pipeline, { task: 'Count to two with the researcher.' }, { store, deps })
-    : await resumeRun(store, config.runId, { pipeline, deps });
+  const deps: Partial<Deps> = {
+    model: model('coordinator-model'),
+    tools: new ToolRegistry([researcher]),
+    ids: { newId: () => config.runId },
+    agent: { path: ['coordinator'] },
+  };
+  const result =
+    config.action === 'start'
+      ? await runPipeline(pipeline, { task: 'Count to two with the researcher.' }, { store, deps })
+      : await resumeRun(store, config.runId, { pipeline, deps });
   await mark(`result ${JSON.stringify({ status: result.status, answer: result.answer, usage: result.usage })}`);
   await store.close();
 }
@@ -59,7 +71,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`agent-crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `agent-crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -28,18 +28,35 @@ async function startTeamModel(handoff = false): Promise<{ server: ChatServer; as
     asked.push(`${body.model}:${results.length}`);
     const usage = { input: 10 + results.length, output: 5 };
     if (body.model === 'coordinator-model') {
-      if (handoff) return sendReply(request, response, { toolCalls: [{ id: 'call_r', name: 'transfer_to_researcher', arguments: '{}' }], usage });
-      if (results.length === 0) return sendReply(request, response, { toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'Count to two' }) }], usage });
+      if (handoff)
+        return sendReply(request, response, {
+          toolCalls: [{ id: 'call_r', name: 'transfer_to_researcher', arguments: '{}' }],
+          usage,
+        });
+      if (results.length === 0)
+        return sendReply(request, response, {
+          toolCalls: [{ id: 'call_r', name: 'researcher', arguments: JSON.stringify({ task: 'Count to two' }) }],
+          usage,
+        });
       return sendReply(request, response, { content: `coordinator: ${results[0]!.content}`, usage });
     }
-    if (results.length < 2) return sendReply(request, response, { toolCalls: [{ id: `count_${results.length + 1}`, name: 'count', arguments: JSON.stringify({ step: results.length + 1 }) }], usage });
+    if (results.length < 2)
+      return sendReply(request, response, {
+        toolCalls: [
+          { id: `count_${results.length + 1}`, name: 'count', arguments: JSON.stringify({ step: results.length + 1 }) },
+        ],
+        usage,
+      });
     return sendReply(request, response, { content: 'counted to 2', usage });
   }, Number.MAX_SAFE_INTEGER);
   return { server, asked };
 }
 
 function startChild(config: AgentCrashConfig) {
-  const child = spawn(process.execPath, ['--import', 'tsx', childScript, JSON.stringify(config)], { cwd: repository, stdio: 'pipe' });
+  const child = spawn(process.execPath, ['--import', 'tsx', childScript, JSON.stringify(config)], {
+    cwd: repository,
+    stdio: 'pipe',
+  });
   let stdout = '';
   let stderr = '';
   const waiters: Array<{ text: string; resolve: () => void }> = [];
@@ -54,11 +71,12 @@ function startChild(config: AgentCrashConfig) {
     exited,
     output: () => stdout,
     errors: () => stderr,
-    waitFor: (text: string) => new Promise<void>((done, fail) => {
-      if (stdout.includes(text)) return done();
-      waiters.push({ text, resolve: done });
-      void exited.then(() => fail(new Error(`the child exited before printing "${text}": ${stderr}`)));
-    }),
+    waitFor: (text: string) =>
+      new Promise<void>((done, fail) => {
+        if (stdout.includes(text)) return done();
+        waiters.push({ text, resolve: done });
+        void exited.then(() => fail(new Error(`the child exited before printing "${text}": ${stderr}`)));
+      }),
   };
 }
 
@@ -72,8 +90,18 @@ describe('a team of agents survives kill -9', () => {
   it('resumes inside the child agent: nothing finished runs again, same answer and usage, replay identical', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'stageloop-agent-crash-'));
     const { server, asked } = await startTeamModel();
-    cleanup.push(() => rmSync(directory, { recursive: true, force: true }), () => server.close());
-    const config: AgentCrashConfig = { db: join(directory, 'runs.db'), runId: 'team-run', action: 'start', serverUrl: server.url, sideLog: join(directory, 'side.log'), attempt: 1 };
+    cleanup.push(
+      () => rmSync(directory, { recursive: true, force: true }),
+      () => server.close(),
+    );
+    const config: AgentCrashConfig = {
+      db: join(directory, 'runs.db'),
+      runId: 'team-run',
+      action: 'start',
+      serverUrl: server.url,
+      sideLog: join(directory, 'side.log'),
+      attempt: 1,
+    };
 
     const first = startChild(config);
     await first.waitFor('tool 2');
@@ -83,10 +111,20 @@ describe('a team of agents survives kill -9', () => {
 
     const second = startChild({ ...config, action: 'resume', attempt: 2 });
     expect(await second.exited, second.errors()).toBe(0);
-    const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as { status: string; answer: string; usage: { inputTokens: number; outputTokens: number } };
+    const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as {
+      status: string;
+      answer: string;
+      usage: { inputTokens: number; outputTokens: number };
+    };
     expect(result).toMatchObject({ status: 'completed', answer: 'coordinator: counted to 2' });
     // Every model call once: the coordinator's first, the child's first two were served from their journals.
-    expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:1', 'researcher-model:2', 'coordinator-model:1']);
+    expect(asked).toEqual([
+      'coordinator-model:0',
+      'researcher-model:0',
+      'researcher-model:1',
+      'researcher-model:2',
+      'coordinator-model:1',
+    ]);
     // Step 1 finished before the kill and never ran again; step 2 was cut off and ran again.
     expect(readFileSync(config.sideLog, 'utf8').trim().split('\n')).toEqual(['1\t1', '1\t2', '2\t2']);
     // The coordinator's usage is its own two calls plus the child's three, exactly.
@@ -104,8 +142,19 @@ describe('a team of agents survives kill -9', () => {
   it('resumes inside a handoff target: nothing finished runs again, the target answers for the run, replay identical', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'stageloop-handoff-crash-'));
     const { server, asked } = await startTeamModel(true);
-    cleanup.push(() => rmSync(directory, { recursive: true, force: true }), () => server.close());
-    const config: AgentCrashConfig = { db: join(directory, 'runs.db'), runId: 'triage-run', action: 'start', serverUrl: server.url, sideLog: join(directory, 'side.log'), attempt: 1, handoff: true };
+    cleanup.push(
+      () => rmSync(directory, { recursive: true, force: true }),
+      () => server.close(),
+    );
+    const config: AgentCrashConfig = {
+      db: join(directory, 'runs.db'),
+      runId: 'triage-run',
+      action: 'start',
+      serverUrl: server.url,
+      sideLog: join(directory, 'side.log'),
+      attempt: 1,
+      handoff: true,
+    };
 
     const first = startChild(config);
     await first.waitFor('tool 2');
@@ -118,11 +167,17 @@ describe('a team of agents survives kill -9', () => {
     stdout.on('data', (chunk: Buffer) => void (shown += chunk.toString()));
     await showCommand(await loadRunTree(killed, 'triage-run'), false, { stdout, stderr: new PassThrough() });
     await killed.close();
-    expect(shown).toMatch(/ {4}model · think: tool_calls .*→ transfer_to_researcher \{\}\n {4}↳ agent coordinator\/researcher · run triage-run\.call_r · running\n/);
+    expect(shown).toMatch(
+      / {4}model · think: tool_calls .*→ transfer_to_researcher \{\}\n {4}↳ agent coordinator\/researcher · run triage-run\.call_r · running\n/,
+    );
     expect(shown).toContain('      not finished:');
     const second = startChild({ ...config, action: 'resume', attempt: 2 });
     expect(await second.exited, second.errors()).toBe(0);
-    const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as { status: string; answer: string; usage: { inputTokens: number; outputTokens: number } };
+    const result = JSON.parse(/result (.*)/.exec(second.output())![1]!) as {
+      status: string;
+      answer: string;
+      usage: { inputTokens: number; outputTokens: number };
+    };
     expect(result).toMatchObject({ status: 'completed', answer: 'counted to 2' });
     // The coordinator's one call and the target's first two were served; it is never asked again after the handoff.
     expect(asked).toEqual(['coordinator-model:0', 'researcher-model:0', 'researcher-model:1', 'researcher-model:2']);

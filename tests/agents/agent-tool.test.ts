@@ -13,12 +13,23 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolBox, ToolResult } from '../../src/engine/tool-port.js';
 import { testCalculator } from '../support/stage-tools.js';
 
-const usage = (inputTokens: number, outputTokens: number): Usage => ({ inputTokens, outputTokens, cachedInputTokens: 0, reasoningTokens: 0, estimated: false });
-const ask = (name: string, task: string, extra: object = {}) => ({ name, arguments: JSON.stringify({ task, ...extra }) });
+const usage = (inputTokens: number, outputTokens: number): Usage => ({
+  inputTokens,
+  outputTokens,
+  cachedInputTokens: 0,
+  reasoningTokens: 0,
+  estimated: false,
+});
+const ask = (name: string, task: string, extra: object = {}) => ({
+  name,
+  arguments: JSON.stringify({ task, ...extra }),
+});
 const coordinatorDeps = { agent: { path: ['coordinator'] } };
 
 function toolResults(events: RunEvent[], agent?: string) {
-  return events.filter((event) => event.type === 'tool_result' && event.agent === agent).map((event) => event.data as { name: string; ok: boolean; error?: { kind: string; message: string } });
+  return events
+    .filter((event) => event.type === 'tool_result' && event.agent === agent)
+    .map((event) => event.data as { name: string; ok: boolean; error?: { kind: string; message: string } });
 }
 
 describe('agentTool: a pipeline as a tool', () => {
@@ -26,66 +37,149 @@ describe('agentTool: a pipeline as a tool', () => {
     let writerStarted!: () => void;
     const writerCalled = new Promise<void>((resolve) => (writerStarted = resolve));
     // The researcher answers only once the writer has been asked: it would wait forever if the calls ran one by one.
-    const researcherModel = new ScriptedModel([async () => (await writerCalled, { content: 'Paris has 2.1 million people', usage: usage(30, 7) })]);
-    const writerModel = new ScriptedModel([() => (writerStarted(), { content: 'Paris: small, dense, old.', usage: usage(20, 4) })]);
-    const researcher = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: researcherModel, tools: new ToolRegistry([testCalculator]) } });
-    const writer = agentTool({ name: 'writer', description: 'Writes short text.', pipeline: reactPipeline(), deps: { model: writerModel } });
+    const researcherModel = new ScriptedModel([
+      async () => (await writerCalled, { content: 'Paris has 2.1 million people', usage: usage(30, 7) }),
+    ]);
+    const writerModel = new ScriptedModel([
+      () => (writerStarted(), { content: 'Paris: small, dense, old.', usage: usage(20, 4) }),
+    ]);
+    const researcher = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline(),
+      deps: { model: researcherModel, tools: new ToolRegistry([testCalculator]) },
+    });
+    const writer = agentTool({
+      name: 'writer',
+      description: 'Writes short text.',
+      pipeline: reactPipeline(),
+      deps: { model: writerModel },
+    });
     const coordinatorModel = new ScriptedModel([
-      { toolCalls: [ask('researcher', 'How many people live in Paris?'), ask('writer', 'Describe Paris in five words')], usage: usage(100, 10) },
+      {
+        toolCalls: [ask('researcher', 'How many people live in Paris?'), ask('writer', 'Describe Paris in five words')],
+        usage: usage(100, 10),
+      },
       { content: 'Paris has 2.1 million people. Paris: small, dense, old.', usage: usage(150, 20) },
     ]);
     const events: RunEvent[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 'Tell me about Paris' }, {
-      deps: { ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([researcher, writer]), onEvent: (event) => events.push(event) },
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'Tell me about Paris' },
+      {
+        deps: {
+          ...coordinatorDeps,
+          model: coordinatorModel,
+          tools: new ToolRegistry([researcher, writer]),
+          onEvent: (event) => events.push(event),
+        },
+      },
+    );
+    expect(result).toMatchObject({
+      status: 'completed',
+      answer: 'Paris has 2.1 million people. Paris: small, dense, old.',
     });
-    expect(result).toMatchObject({ status: 'completed', answer: 'Paris has 2.1 million people. Paris: small, dense, old.' });
     for (const model of [coordinatorModel, researcherModel, writerModel]) model.assertConsumed();
-    const toolMessages = coordinatorModel.requests[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+    const toolMessages = coordinatorModel.requests[1]!.messages.filter((message) => message.role === 'tool').map(
+      (message) => message.content,
+    );
     expect(toolMessages).toEqual(['Paris has 2.1 million people', 'Paris: small, dense, old.']);
     // The child's task is all it sees: its request carries the task, not the coordinator's conversation.
     expect(JSON.stringify(researcherModel.requests[0]!.messages)).toContain('How many people live in Paris?');
     expect(JSON.stringify(researcherModel.requests[0]!.messages)).not.toContain('Tell me about Paris');
     expect(result.usage).toEqual(usage(100 + 150 + 30 + 20, 10 + 20 + 7 + 4));
     // The children's events reach the coordinator's listener, each with its agent path.
-    const finished = events.filter((event) => event.type === 'run_finished').map((event) => [event.agent, event.data.status, event.data.usage.inputTokens]);
-    expect(finished).toEqual(expect.arrayContaining([['coordinator/researcher', 'completed', 30], ['coordinator/writer', 'completed', 20], [undefined, 'completed', 300]]));
-    expect(events.filter((event) => event.agent === undefined).map((event) => event.runId)).toEqual(events.filter((event) => event.agent === undefined).map(() => result.runId));
+    const finished = events
+      .filter((event) => event.type === 'run_finished')
+      .map((event) => [event.agent, event.data.status, event.data.usage.inputTokens]);
+    expect(finished).toEqual(
+      expect.arrayContaining([
+        ['coordinator/researcher', 'completed', 30],
+        ['coordinator/writer', 'completed', 20],
+        [undefined, 'completed', 300],
+      ]),
+    );
+    expect(events.filter((event) => event.agent === undefined).map((event) => event.runId)).toEqual(
+      events.filter((event) => event.agent === undefined).map(() => result.runId),
+    );
   });
 
   it('a child with an output schema gives its typed output; a structured input reaches its model', async () => {
     const schema = z.object({ city: z.string(), population: z.number() });
     // The answer, then the final-output call that makes it the typed output.
-    const childModel = new ScriptedModel([{ content: 'Paris has 2.1 million people' }, { content: '{"city":"Paris","population":2100000}' }]);
+    const childModel = new ScriptedModel([
+      { content: 'Paris has 2.1 million people' },
+      { content: '{"city":"Paris","population":2100000}' },
+    ]);
     const facts = agentTool({
-      name: 'facts', description: 'Returns facts as JSON.', pipeline: reactPipeline({ outputSchema: schema }), deps: { model: childModel },
+      name: 'facts',
+      description: 'Returns facts as JSON.',
+      pipeline: reactPipeline({ outputSchema: schema }),
+      deps: { model: childModel },
       input: z.object({ city: z.string() }),
     });
     expect(facts.definition.parameters).toMatchObject({ required: ['task', 'input'] });
-    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('facts', 'Population?', { input: { city: 'Paris' } })] }, { content: 'done' }]);
+    const coordinatorModel = new ScriptedModel([
+      { toolCalls: [ask('facts', 'Population?', { input: { city: 'Paris' } })] },
+      { content: 'done' },
+    ]);
     const store = memoryStore();
-    const result = await recordedRun(reactPipeline(), { task: 't' }, { store, deps: { model: coordinatorModel, tools: new ToolRegistry([facts]) } });
+    const result = await recordedRun(
+      reactPipeline(),
+      { task: 't' },
+      { store, deps: { model: coordinatorModel, tools: new ToolRegistry([facts]) } },
+    );
     expect(JSON.stringify(childModel.requests[0]!.messages)).toContain('Input (JSON): {\\"city\\":\\"Paris\\"}');
     const toolMessage = coordinatorModel.requests[1]!.messages.find((message) => message.role === 'tool');
     expect(JSON.parse(toolMessage!.content as string)).toEqual({ city: 'Paris', population: 2100000 });
     // The tool result also carries the typed value itself, with the agent's run, for stages that read results.
-    const batch = (await store.journal(result.runId)).find((entry) => entry.kind === 'tool')!.data as unknown as { results: ToolResult[] };
-    expect(batch.results[0]).toMatchObject({ ok: true, agent: { name: 'facts', runId: `${result.runId}.call_1_1`, output: { city: 'Paris', population: 2100000 } } });
+    const batch = (await store.journal(result.runId)).find((entry) => entry.kind === 'tool')!.data as unknown as {
+      results: ToolResult[];
+    };
+    expect(batch.results[0]).toMatchObject({
+      ok: true,
+      agent: { name: 'facts', runId: `${result.runId}.call_1_1`, output: { city: 'Paris', population: 2100000 } },
+    });
   });
 
   it("the caller's token budget stops a greedy child, and every token it spent counts in the caller's usage", async () => {
-    const greedy = new ScriptedModel(Array.from({ length: 10 }, (_, index) => ({ toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: `${index} + 1` }) }], usage: usage(400, 0) })));
-    const child = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: greedy, tools: new ToolRegistry([testCalculator]) } });
-    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Count forever')], usage: usage(100, 0) }, { content: 'I could not finish', usage: usage(50, 5) }]);
-    const events: RunEvent[] = [];
-    const result = await runPipeline(reactPipeline({ guards: { maxTokens: 1000 } }), { task: 't' }, {
-      deps: { ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([child]), onEvent: (event) => events.push(event) },
+    const greedy = new ScriptedModel(
+      Array.from({ length: 10 }, (_, index) => ({
+        toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: `${index} + 1` }) }],
+        usage: usage(400, 0),
+      })),
+    );
+    const child = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline(),
+      deps: { model: greedy, tools: new ToolRegistry([testCalculator]) },
     });
+    const coordinatorModel = new ScriptedModel([
+      { toolCalls: [ask('researcher', 'Count forever')], usage: usage(100, 0) },
+      { content: 'I could not finish', usage: usage(50, 5) },
+    ]);
+    const events: RunEvent[] = [];
+    const result = await runPipeline(
+      reactPipeline({ guards: { maxTokens: 1000 } }),
+      { task: 't' },
+      {
+        deps: {
+          ...coordinatorDeps,
+          model: coordinatorModel,
+          tools: new ToolRegistry([child]),
+          onEvent: (event) => events.push(event),
+        },
+      },
+    );
     // 900 tokens were left: the third reply (1,200 in all) spends them and the child stops there.
     expect(greedy.requests).toHaveLength(3);
     const [stopped] = toolResults(events);
     expect(stopped).toMatchObject({ name: 'researcher', ok: false, error: { kind: 'agent_stopped' } });
     expect(stopped!.error!.message).toContain('stopped (budget_tokens)');
-    expect(events.find((event) => event.type === 'run_finished' && event.agent === 'coordinator/researcher')?.data).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens' } });
+    expect(
+      events.find((event) => event.type === 'run_finished' && event.agent === 'coordinator/researcher')?.data,
+    ).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens' } });
     // The caller is over its own budget now: it gets its one final turn without tools, and answers.
     expect(coordinatorModel.requests[1]!.tools ?? []).toEqual([]);
     expect(result).toMatchObject({ answer: 'I could not finish' });
@@ -93,14 +187,37 @@ describe('agentTool: a pipeline as a tool', () => {
   });
 
   it('two greedy children running at once share what is left of the budget; together they do not each spend all of it', async () => {
-    const greedyModel = () => new ScriptedModel(Array.from({ length: 10 }, (_, index) => ({ toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: `${index} + 1` }) }], usage: usage(400, 0) })));
+    const greedyModel = () =>
+      new ScriptedModel(
+        Array.from({ length: 10 }, (_, index) => ({
+          toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: `${index} + 1` }) }],
+          usage: usage(400, 0),
+        })),
+      );
     const [first, second] = [greedyModel(), greedyModel()];
-    const researcher = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: first, tools: new ToolRegistry([testCalculator]) } });
-    const writer = agentTool({ name: 'writer', description: 'Writes.', pipeline: reactPipeline(), deps: { model: second, tools: new ToolRegistry([testCalculator]) } });
-    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Count forever'), ask('writer', 'Count too')], usage: usage(100, 0) }, { content: 'Both stopped', usage: usage(50, 5) }]);
-    const result = await runPipeline(reactPipeline({ guards: { maxTokens: 1000 } }), { task: 't' }, {
-      deps: { ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([researcher, writer]) },
+    const researcher = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline(),
+      deps: { model: first, tools: new ToolRegistry([testCalculator]) },
     });
+    const writer = agentTool({
+      name: 'writer',
+      description: 'Writes.',
+      pipeline: reactPipeline(),
+      deps: { model: second, tools: new ToolRegistry([testCalculator]) },
+    });
+    const coordinatorModel = new ScriptedModel([
+      { toolCalls: [ask('researcher', 'Count forever'), ask('writer', 'Count too')], usage: usage(100, 0) },
+      { content: 'Both stopped', usage: usage(50, 5) },
+    ]);
+    const result = await runPipeline(
+      reactPipeline({ guards: { maxTokens: 1000 } }),
+      { task: 't' },
+      {
+        deps: { ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([researcher, writer]) },
+      },
+    );
     // 900 tokens were left for both: each of the two may overshoot by its one reply in flight, never 900 each.
     const childTokens = (first.requests.length + second.requests.length) * 400;
     expect(childTokens).toBeLessThanOrEqual(900 + 2 * 400);
@@ -113,22 +230,39 @@ describe('agentTool: a pipeline as a tool', () => {
     let onChildFinished!: (event: RunEvent) => void;
     const childFinished = new Promise<RunEvent>((resolve) => (onChildFinished = resolve));
     const wait = defineTool({
-      name: 'wait', description: 'Waits until stopped.', parameters: z.object({}), effects: 'none',
-      execute: (_args, ctx) => new Promise<string>((resolve) => {
-        ctx.signal.addEventListener('abort', () => resolve('stopped'));
-        controller.abort(new Error('the user pressed Ctrl-C'));
-      }),
+      name: 'wait',
+      description: 'Waits until stopped.',
+      parameters: z.object({}),
+      effects: 'none',
+      execute: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.signal.addEventListener('abort', () => resolve('stopped'));
+          controller.abort(new Error('the user pressed Ctrl-C'));
+        }),
     });
     const childModel = new ScriptedModel([{ toolCalls: [{ name: 'wait', arguments: '{}' }] }]);
-    const child = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: childModel, tools: new ToolRegistry([wait]) } });
-    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Wait')] }]);
-    const result = await runPipeline(reactPipeline(), { task: 't' }, {
-      signal: controller.signal,
-      deps: {
-        ...coordinatorDeps, model: coordinatorModel, tools: new ToolRegistry([child]),
-        onEvent: (event) => { if (event.type === 'run_finished' && event.agent === 'coordinator/researcher') onChildFinished(event); },
-      },
+    const child = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline(),
+      deps: { model: childModel, tools: new ToolRegistry([wait]) },
     });
+    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Wait')] }]);
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 't' },
+      {
+        signal: controller.signal,
+        deps: {
+          ...coordinatorDeps,
+          model: coordinatorModel,
+          tools: new ToolRegistry([child]),
+          onEvent: (event) => {
+            if (event.type === 'run_finished' && event.agent === 'coordinator/researcher') onChildFinished(event);
+          },
+        },
+      },
+    );
     expect(result.status).toBe('cancelled');
     const finished = await childFinished;
     expect(finished.data).toMatchObject({ status: 'cancelled', stopReason: { kind: 'cancelled' } });
@@ -136,29 +270,64 @@ describe('agentTool: a pipeline as a tool', () => {
 
   it('an agent that calls itself is refused beyond the depth limit', async () => {
     let box!: ToolRegistry;
-    const lazyTools: ToolBox = { definitions: () => box.definitions(), executeAll: (calls, signal) => box.executeAll(calls, signal) };
+    const lazyTools: ToolBox = {
+      definitions: () => box.definitions(),
+      executeAll: (calls, signal) => box.executeAll(calls, signal),
+    };
     // Each level asks itself once more, then answers with what it got back.
     const model = new ScriptedModel([
-      { toolCalls: [ask('echo', 'again')] }, { toolCalls: [ask('echo', 'again')] },
+      { toolCalls: [ask('echo', 'again')] },
+      { toolCalls: [ask('echo', 'again')] },
       (request) => ({ content: `deepest saw: ${request.messages.at(-1)!.content}` }),
       { content: 'middle done' },
     ]);
-    const echo = agentTool({ name: 'echo', description: 'Asks itself.', pipeline: reactPipeline(), deps: { model, tools: lazyTools }, maxDepth: 2 });
+    const echo = agentTool({
+      name: 'echo',
+      description: 'Asks itself.',
+      pipeline: reactPipeline(),
+      deps: { model, tools: lazyTools },
+      maxDepth: 2,
+    });
     box = new ToolRegistry([echo]);
     const events: RunEvent[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 't' }, { deps: { ...coordinatorDeps, model: new ScriptedModel([{ toolCalls: [ask('echo', 'go')] }, { content: 'all done' }]), tools: box, onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 't' },
+      {
+        deps: {
+          ...coordinatorDeps,
+          model: new ScriptedModel([{ toolCalls: [ask('echo', 'go')] }, { content: 'all done' }]),
+          tools: box,
+          onEvent: (event) => events.push(event),
+        },
+      },
+    );
     expect(result.answer).toBe('all done');
     const refused = toolResults(events, 'coordinator/echo/echo');
-    expect(refused).toEqual([expect.objectContaining({ ok: false, error: expect.objectContaining({ kind: 'refused' }) })]);
+    expect(refused).toEqual([
+      expect.objectContaining({ ok: false, error: expect.objectContaining({ kind: 'refused' }) }),
+    ]);
     expect(refused[0]!.error!.message).toContain('at most 2 deep (coordinator/echo/echo/echo)');
     model.assertConsumed();
   });
 
   it("a child's failure is a typed tool error the caller's model reads", async () => {
     const broken = new ScriptedModel([new Error('the model server is down')]);
-    const child = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline(), deps: { model: broken } });
-    const coordinatorModel = new ScriptedModel([{ toolCalls: [ask('researcher', 'Find it')] }, { content: 'The researcher failed' }]);
-    const result = await runPipeline(reactPipeline(), { task: 't' }, { deps: { model: coordinatorModel, tools: new ToolRegistry([child]) } });
+    const child = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline(),
+      deps: { model: broken },
+    });
+    const coordinatorModel = new ScriptedModel([
+      { toolCalls: [ask('researcher', 'Find it')] },
+      { content: 'The researcher failed' },
+    ]);
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 't' },
+      { deps: { model: coordinatorModel, tools: new ToolRegistry([child]) } },
+    );
     expect(result.answer).toBe('The researcher failed');
     const toolMessage = coordinatorModel.requests[1]!.messages.find((message) => message.role === 'tool')!;
     expect(toolMessage.content).toMatch(/agent "researcher" failed \(error\): .*the model server is down/);

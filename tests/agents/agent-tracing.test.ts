@@ -17,8 +17,16 @@ describe('agent tracing', () => {
   it("the child's run span sits under the caller's execute_tool span, with its stages and model calls inside", async () => {
     const tracing = makeTracing();
     const childModel = new ScriptedModel([{ content: 'Paris' }], { modelName: 'researcher-model' });
-    const researcher = agentTool({ name: 'researcher', description: 'Finds facts.', pipeline: reactPipeline({ guards: false }), deps: instrumentDeps({ model: childModel }, { tracer: tracing.tracer }) });
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'researcher', arguments: '{"task":"Capital of France?"}' }] }, { content: 'Paris it is' }]);
+    const researcher = agentTool({
+      name: 'researcher',
+      description: 'Finds facts.',
+      pipeline: reactPipeline({ guards: false }),
+      deps: instrumentDeps({ model: childModel }, { tracer: tracing.tracer }),
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'researcher', arguments: '{"task":"Capital of France?"}' }] },
+      { content: 'Paris it is' },
+    ]);
     const deps = instrumentDeps({ model, tools: new ToolRegistry([researcher]) }, { tracer: tracing.tracer });
     const result = await runPipeline(reactPipeline({ guards: false }), { task: 'capital?' }, { deps });
     expect(result.answer).toBe('Paris it is');
@@ -42,7 +50,12 @@ describe('agent tracing', () => {
   it("a handoff's target runs under the handoff call's span, and the caller's handoff stage follows it", async () => {
     const tracing = makeTracing();
     const targetModel = new ScriptedModel([{ content: 'Paris' }], { modelName: 'geography-model' });
-    const geography = handoff({ name: 'geography', description: 'Answers geography.', pipeline: reactPipeline({ guards: false }), deps: instrumentDeps({ model: targetModel }, { tracer: tracing.tracer }) });
+    const geography = handoff({
+      name: 'geography',
+      description: 'Answers geography.',
+      pipeline: reactPipeline({ guards: false }),
+      deps: instrumentDeps({ model: targetModel }, { tracer: tracing.tracer }),
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'transfer_to_geography', arguments: '{}' }] }]);
     const deps = instrumentDeps({ model, tools: new ToolRegistry([geography]) }, { tracer: tracing.tracer });
     const result = await runPipeline(reactPipeline({ guards: false, handoffs: true }), { task: 'capital?' }, { deps });
@@ -50,7 +63,12 @@ describe('agent tracing', () => {
     const lines = treeLines(singleTree(tracing.spans()));
     const tool = lines.indexOf('      execute_tool transfer_to_geography');
     expect(tool).toBeGreaterThan(0);
-    expect(lines.slice(tool + 1, tool + 5)).toEqual(['        invoke_agent react', '          stage context', '          iteration 1', '            stage think']);
+    expect(lines.slice(tool + 1, tool + 5)).toEqual([
+      '        invoke_agent react',
+      '          stage context',
+      '          iteration 1',
+      '            stage think',
+    ]);
     expect(lines.slice(tool)).toContain('              chat geography-model [CLIENT]');
     expect(lines.slice(tool)).toContain('    stage handoff');
   });

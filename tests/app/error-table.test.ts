@@ -15,7 +15,11 @@ describe('the CLI maps error codes to exit codes', () => {
   it.each([
     ['usage', ['frobnicate'], /unknown command "frobnicate"/],
     ['not_found', ['show', 'no-such-run'], /no run with id no-such-run/],
-    ['config', ['run', '--max-cost', '1', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'my-local-thing', 'x'], /--max-cost needs the price of model "my-local-thing"/],
+    [
+      'config',
+      ['run', '--max-cost', '1', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'my-local-thing', 'x'],
+      /--max-cost needs the price of model "my-local-thing"/,
+    ],
   ] as const)('%s: exit %#', async (code, args, message) => {
     const run = await runCli([...args]);
     expect(run.code).toBe(exitCodeOf[code]);
@@ -51,13 +55,24 @@ describe('the server maps error codes to HTTP statuses', () => {
     expect(started.status).toBe(201);
     const { runId } = (await started.json()) as { runId: string };
     await waitForStatus(serve, runId, ['interrupted']);
-    const wrong = await problemOf(await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId: 'no-such-call', approve: true }] })));
+    const wrong = await problemOf(
+      await serve.call(
+        `/v1/runs/${runId}/decisions`,
+        jsonPost({ decisions: [{ callId: 'no-such-call', approve: true }] }),
+      ),
+    );
     expect(wrong).toMatchObject({ status: httpStatusOf.invalid_decision, code: 'invalid_decision' });
     expect(wrong.status).toBe(409);
     expect(wrong.message).toMatch(/has no pending call no-such-call/);
-    const view = (await (await serve.call(`/v1/runs/${runId}`)).json()) as { pending?: Array<{ id: string }>; run: { outcome?: { result: { pending: Array<{ id: string }> } } } };
+    const view = (await (await serve.call(`/v1/runs/${runId}`)).json()) as {
+      pending?: Array<{ id: string }>;
+      run: { outcome?: { result: { pending: Array<{ id: string }> } } };
+    };
     const callId = (view.pending ?? view.run.outcome?.result.pending ?? [])[0]?.id ?? 'offline_call_2';
-    const accepted = await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId, approve: true }] }));
+    const accepted = await serve.call(
+      `/v1/runs/${runId}/decisions`,
+      jsonPost({ decisions: [{ callId, approve: true }] }),
+    );
     expect(accepted.status).toBe(202);
     await waitForStatus(serve, runId, ['completed']);
   });
@@ -67,19 +82,34 @@ describe('the server maps error codes to HTTP statuses', () => {
     expect(path).toMatchObject({ status: 400 });
     expect(path.message).toMatch(/^session: .*not a usable session name/);
     expect((await problemOf(await serve.call('/v1/runs/no-such-run'))).status).toBe(httpStatusOf.not_found);
-    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'What is 1 + 1?' }))).json()) as { runId: string };
+    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'What is 1 + 1?' }))).json()) as {
+      runId: string;
+    };
     await waitForStatus(serve, runId, ['completed']);
-    const notWaiting = await problemOf(await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId: 'c', approve: true }] })));
+    const notWaiting = await problemOf(
+      await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId: 'c', approve: true }] })),
+    );
     expect(notWaiting.status).toBe(409);
   });
 
   it('a session and user given over HTTP are honoured and recorded in the recipe', async () => {
-    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'What is 5 * 5?', session: 'web-1', user: 'ada' }))).json()) as { runId: string };
+    const { runId } = (await (
+      await serve.call('/v1/runs', jsonPost({ task: 'What is 5 * 5?', session: 'web-1', user: 'ada' }))
+    ).json()) as { runId: string };
     await waitForStatus(serve, runId, ['completed']);
     let stdout = '';
     const sink = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
-    expect(await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: sink, stderr: process.stderr, env: {} })).toBe(0);
-    const shown = JSON.parse(stdout) as { input: Record<string, unknown>; options: { recipe: Record<string, unknown> } };
+    expect(
+      await main(['show', runId, '--json', '--store', serve.storeFile], {
+        stdout: sink,
+        stderr: process.stderr,
+        env: {},
+      }),
+    ).toBe(0);
+    const shown = JSON.parse(stdout) as {
+      input: Record<string, unknown>;
+      options: { recipe: Record<string, unknown> };
+    };
     expect(shown.input).toMatchObject({ session: 'web-1', user: 'ada' });
     expect(shown.options.recipe).toMatchObject({ session: { name: 'web-1', user: 'ada' } });
     await waitFor(async () => (stdout.includes('history') ? true : undefined), 'the session stages', 1000);

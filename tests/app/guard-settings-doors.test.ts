@@ -14,7 +14,16 @@ const folder = mkdtempSync(join(tmpdir(), 'stageloop-guard-doors-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** What a client of the server may set: no switch-off (0), no onRepeat or noGuards (not the client's to choose). */
-const requestSettings = { maxTokens: 5000, maxCostUsd: 2, timeoutSeconds: 120, maxIterations: 6, injection: 'redact', loopLimit: 4, contextBudget: 4000, budgetMode: 'hard' } satisfies GuardSettings;
+const requestSettings = {
+  maxTokens: 5000,
+  maxCostUsd: 2,
+  timeoutSeconds: 120,
+  maxIterations: 6,
+  injection: 'redact',
+  loopLimit: 4,
+  contextBudget: 4000,
+  budgetMode: 'hard',
+} satisfies GuardSettings;
 /** Every guard setting. */
 const everySetting = { ...requestSettings, onRepeat: 'refuse', noGuards: true } satisfies Required<GuardSettings>;
 
@@ -44,7 +53,15 @@ async function recordedGuards(storeFile: string): Promise<unknown[]> {
 
 async function cliRun(settings: GuardSettings, name: string): Promise<unknown[]> {
   const storeFile = join(folder, `${name}.db`);
-  const run = await runCli(['run', '--offline', '--json', '--store', storeFile, ...flagsOf(settings), 'What is 2 + 2?']);
+  const run = await runCli([
+    'run',
+    '--offline',
+    '--json',
+    '--store',
+    storeFile,
+    ...flagsOf(settings),
+    'What is 2 + 2?',
+  ]);
   expect(run.stderr).not.toMatch(/must be|needs/);
   return recordedGuards(storeFile);
 }
@@ -53,7 +70,9 @@ async function evalRuns(args: string[], name: string): Promise<unknown[]> {
   const storeFile = join(folder, `${name}.db`);
   const dataset = join(folder, `${name}.jsonl`);
   writeFileSync(dataset, `${JSON.stringify({ id: 'sum', task: 'What is 2 + 2?', expected: 4 })}\n`);
-  const run = await runCli(['eval', dataset, '--offline', '--json', '-q', '--store', storeFile, ...args], { STAGELOOP_HOME: folder });
+  const run = await runCli(['eval', dataset, '--offline', '--json', '-q', '--store', storeFile, ...args], {
+    STAGELOOP_HOME: folder,
+  });
   expect(run.stderr).not.toMatch(/must be|needs/);
   return recordedGuards(storeFile);
 }
@@ -63,7 +82,10 @@ describe('every guard setting, through every door, is recorded alike', { timeout
 
   it('stageloop run flags, an eval variant and the config file record every setting the same', async () => {
     const fromFlags = await cliRun(everySetting, 'run-every');
-    const fromVariant = await evalRuns(['--variant', `every=react:${flagsOf(everySetting).join(' ')}`], 'variant-every');
+    const fromVariant = await evalRuns(
+      ['--variant', `every=react:${flagsOf(everySetting).join(' ')}`],
+      'variant-every',
+    );
     const config = join(folder, 'stageloop.config.json');
     writeFileSync(config, JSON.stringify({ evalVariants: { every: { pipeline: 'react', guards: everySetting } } }));
     const fromConfig = await evalRuns(['--config', config], 'config-every');

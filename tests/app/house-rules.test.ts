@@ -31,7 +31,9 @@ function stageFilesWithoutTests(stageFiles: readonly string[], testsIn: (folder:
     const names = stageFiles.filter((file) => dirname(file) === folder).map((file) => basename(file, '.ts'));
     for (const test of testsIn(`tests/${folder}`).filter((file) => file.endsWith('.test.ts'))) {
       const base = test.slice(0, -'.test.ts'.length);
-      const owner = names.filter((name) => base === name || base.startsWith(`${name}-`)).sort((left, right) => right.length - left.length)[0];
+      const owner = names
+        .filter((name) => base === name || base.startsWith(`${name}-`))
+        .sort((left, right) => right.length - left.length)[0];
       if (owner !== undefined) tested.add(`${folder}/${owner}.ts`);
     }
   }
@@ -41,8 +43,10 @@ function stageFilesWithoutTests(stageFiles: readonly string[], testsIn: (folder:
 /** Classes that extend StageloopError, directly or through another such class, in `sources` (file -> text). */
 function stageloopErrorClasses(sources: readonly string[]): string[] {
   const parents = new Map<string, string>();
-  for (const source of sources) for (const [, name, parent] of source.matchAll(/\bclass (\w+) extends (\w+)/g)) parents.set(name!, parent!);
-  const descends = (name: string, seen: number): boolean => name === 'StageloopError' || (seen < parents.size && parents.has(name) && descends(parents.get(name)!, seen + 1));
+  for (const source of sources)
+    for (const [, name, parent] of source.matchAll(/\bclass (\w+) extends (\w+)/g)) parents.set(name!, parent!);
+  const descends = (name: string, seen: number): boolean =>
+    name === 'StageloopError' || (seen < parents.size && parents.has(name) && descends(parents.get(name)!, seen + 1));
   return [...parents.keys()].filter((name) => name !== 'StageloopError' && descends(name, 0)).sort();
 }
 /** A subclass is kept only where it carries fields a caller reads or is caught by class: the rest is a code. */
@@ -54,7 +58,9 @@ describe('the house rules', () => {
   it(`no TypeScript file of ours is over ${maxLines} lines`, () => {
     const files = typescriptFiles('');
     expect(files.length).toBeGreaterThan(100);
-    expect(files.filter((file) => lineCount(file) > maxLines).map((file) => `${file}: ${lineCount(file)} lines`)).toEqual([]);
+    expect(
+      files.filter((file) => lineCount(file) > maxLines).map((file) => `${file}: ${lineCount(file)} lines`),
+    ).toEqual([]);
   });
 
   it('every stage file has its test file, named after it, in the mirrored folder under tests/stages', () => {
@@ -63,9 +69,17 @@ describe('the house rules', () => {
     expect(stageFilesWithoutTests(stageFiles, listFolder)).toEqual([]);
   });
 
-  it('the check finds a stage file without a test, and does not count another stage file\'s test for it', () => {
-    const stageFiles = ['stages/plan/plan.ts', 'stages/plan/plan-steps.ts', 'stages/plan/plan-ask.ts', 'stages/loop/evaluate.ts'];
-    const tests: Record<string, string[]> = { 'tests/stages/plan': ['plan-steps.test.ts', 'plan-ask-repairs.test.ts'], 'tests/stages/loop': ['evaluate-judge.test.ts'] };
+  it("the check finds a stage file without a test, and does not count another stage file's test for it", () => {
+    const stageFiles = [
+      'stages/plan/plan.ts',
+      'stages/plan/plan-steps.ts',
+      'stages/plan/plan-ask.ts',
+      'stages/loop/evaluate.ts',
+    ];
+    const tests: Record<string, string[]> = {
+      'tests/stages/plan': ['plan-steps.test.ts', 'plan-ask-repairs.test.ts'],
+      'tests/stages/loop': ['evaluate-judge.test.ts'],
+    };
     expect(stageFilesWithoutTests(stageFiles, (folder) => tests[folder] ?? [])).toEqual(['stages/plan/plan.ts']);
   });
 
@@ -79,7 +93,10 @@ describe('the house rules', () => {
   });
 
   it('the error-class count follows a class through another subclass, and leaves other errors out', () => {
-    const sources = ['class A extends StageloopError {}\nclass B extends A {}', 'class C extends Error {}\nclass D extends C {}'];
+    const sources = [
+      'class A extends StageloopError {}\nclass B extends A {}',
+      'class C extends Error {}\nclass D extends C {}',
+    ];
     expect(stageloopErrorClasses(sources)).toEqual(['A', 'B']);
   });
 });

@@ -22,7 +22,9 @@ function importPlan(files: readonly string[], read: (file: string) => string): M
   const plan = new Map<string, string[]>();
   for (const file of files) {
     const imported = ts.preProcessFile(read(file), true, true).importedFiles.map((reference) => reference.fileName);
-    const ours = imported.filter((name) => name.startsWith('.')).map((name) => relative(root, resolve(root, dirname(file), name.replace(/\.js$/, '.ts'))));
+    const ours = imported
+      .filter((name) => name.startsWith('.'))
+      .map((name) => relative(root, resolve(root, dirname(file), name.replace(/\.js$/, '.ts'))));
     plan.set(file, ours);
   }
   return plan;
@@ -31,7 +33,9 @@ function importPlan(files: readonly string[], read: (file: string) => string): M
 const layerOf = (file: string) => layers.indexOf(file.split('/')[0] as (typeof layers)[number]);
 
 function upwardImports(plan: ReadonlyMap<string, readonly string[]>): string[] {
-  return [...plan].flatMap(([file, targets]) => targets.filter((target) => layerOf(target) > layerOf(file)).map((target) => `${file} imports ${target}`));
+  return [...plan].flatMap(([file, targets]) =>
+    targets.filter((target) => layerOf(target) > layerOf(file)).map((target) => `${file} imports ${target}`),
+  );
 }
 
 /** Each circle once, as the path that closes it (Tarjan's strongly connected components). */
@@ -92,7 +96,8 @@ function srcOrderViolations(plan: ReadonlyMap<string, readonly string[]>): strin
       const [from, to] = [srcRankOf(file), srcRankOf(target)];
       if (from < 0 || to < 0) violations.push(`${file} imports ${target}: a folder of src/ without a rank`);
       else if (to > from) violations.push(`${file} imports ${target}`);
-      else if (to === from && srcFolderOf(file) !== srcFolderOf(target)) ties.add(`${srcFolderOf(file)} -> ${srcFolderOf(target)}`);
+      else if (to === from && srcFolderOf(file) !== srcFolderOf(target))
+        ties.add(`${srcFolderOf(file)} -> ${srcFolderOf(target)}`);
     }
   }
   for (const tie of ties) {
@@ -112,19 +117,42 @@ function importsWithKinds(file: string, text: string): ImportOf[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const found: ImportOf[] = [];
   const add = (specifier: string, typeOnly: boolean) => {
-    if (specifier.startsWith('.')) found.push({ target: relative(root, resolve(root, dirname(file), specifier.replace(/\.js$/, '.ts'))), typeOnly });
+    if (specifier.startsWith('.'))
+      found.push({ target: relative(root, resolve(root, dirname(file), specifier.replace(/\.js$/, '.ts'))), typeOnly });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const named = clause?.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
-      const typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && named !== undefined && named.length > 0 && named.every((element) => element.isTypeOnly)));
+      const named =
+        clause?.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings)
+          ? clause.namedBindings.elements
+          : undefined;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            named !== undefined &&
+            named.length > 0 &&
+            named.every((element) => element.isTypeOnly)));
       add(node.moduleSpecifier.text, typeOnly);
-    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       add(node.moduleSpecifier.text, node.isTypeOnly);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] !== undefined && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       add(node.arguments[0].text, false);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       add(node.argument.literal.text, true);
     }
     ts.forEachChild(node, visit);
@@ -161,7 +189,11 @@ function familyCrossings(imports: ReadonlyMap<string, readonly ImportOf[]>): str
 
 /** app/*.ts never imports app/cli/: the commands are built on the app, not the other way round. */
 function appRootImportsCli(plan: ReadonlyMap<string, readonly string[]>): string[] {
-  return [...plan].filter(([file]) => /^app\/[^/]+\.ts$/.test(file)).flatMap(([file, targets]) => targets.filter((target) => target.startsWith('app/cli/')).map((target) => `${file} imports ${target}`));
+  return [...plan]
+    .filter(([file]) => /^app\/[^/]+\.ts$/.test(file))
+    .flatMap(([file, targets]) =>
+      targets.filter((target) => target.startsWith('app/cli/')).map((target) => `${file} imports ${target}`),
+    );
 }
 
 const files = layers.flatMap(sourceFiles);
@@ -171,7 +203,11 @@ describe('the import plan', () => {
   const plan = importPlan(files, read);
 
   it('reads the imports of every layer', () => {
-    for (const layer of layers) expect(files.some((file) => file.startsWith(`${layer}/`)), layer).toBe(true);
+    for (const layer of layers)
+      expect(
+        files.some((file) => file.startsWith(`${layer}/`)),
+        layer,
+      ).toBe(true);
     // A file we know imports through each form: static, type-only and import().
     expect(plan.get('app/cli/main.ts')).toContain('app/cli/commands.ts');
     expect(plan.get('app/cli/commands.ts')).toContain('app/cli/run-entry.ts');
@@ -190,7 +226,7 @@ describe('the import plan', () => {
     expect(srcOrderViolations(plan)).toEqual([]);
   });
 
-  it('keeps the stage families apart: own files, stages/shared/, and other families\' *-slot.ts files for types', () => {
+  it("keeps the stage families apart: own files, stages/shared/, and other families' *-slot.ts files for types", () => {
     const stageFiles = files.filter((file) => file.startsWith('stages/'));
     expect(familyCrossings(new Map(stageFiles.map((file) => [file, importsWithKinds(file, read(file))])))).toEqual([]);
   });
@@ -211,8 +247,16 @@ describe('the import plan', () => {
       ['app/d.ts', []],
     ]);
     expect(upwardImports(planted)).toEqual(['src/engine/a.ts imports stages/b.ts', 'pipelines/c.ts imports app/d.ts']);
-    expect(importCircles(planted).map((circle) => [...circle].sort())).toEqual([['src/engine/a.ts', 'stages/b.ts'], ['pipelines/c.ts']]);
-    const texts: Record<string, string> = { 'app/x.ts': 'const p = buildPipeline(recipe);', 'app/y.ts': '// buildPipeline(recipe) was here', 'app/assemble.ts': 'buildPipeline(recipe)', 'app/z.ts': 'parts.buildPipeline(recipe);' };
+    expect(importCircles(planted).map((circle) => [...circle].sort())).toEqual([
+      ['src/engine/a.ts', 'stages/b.ts'],
+      ['pipelines/c.ts'],
+    ]);
+    const texts: Record<string, string> = {
+      'app/x.ts': 'const p = buildPipeline(recipe);',
+      'app/y.ts': '// buildPipeline(recipe) was here',
+      'app/assemble.ts': 'buildPipeline(recipe)',
+      'app/z.ts': 'parts.buildPipeline(recipe);',
+    };
     expect(pipelineBuilders(Object.keys(texts), (file) => texts[file]!)).toEqual(['app/x.ts', 'app/z.ts']);
     const srcPlan = new Map<string, string[]>([
       ['src/engine/stage.ts', ['src/tools/tool.ts', 'src/model/types.ts']],
@@ -230,7 +274,17 @@ describe('the import plan', () => {
     ]);
     const family = (target: string, typeOnly = false): ImportOf => ({ target, typeOnly });
     const stageImports = new Map<string, ImportOf[]>([
-      ['stages/loop/think.ts', [family('stages/loop/act.ts'), family('stages/shared/text.ts'), family('stages/plan/plan-slot.ts', true), family('stages/plan/plan-steps.ts'), family('stages/plan/plan-slot.ts'), family('stages/guards/limits.ts', true)]],
+      [
+        'stages/loop/think.ts',
+        [
+          family('stages/loop/act.ts'),
+          family('stages/shared/text.ts'),
+          family('stages/plan/plan-slot.ts', true),
+          family('stages/plan/plan-steps.ts'),
+          family('stages/plan/plan-slot.ts'),
+          family('stages/guards/limits.ts', true),
+        ],
+      ],
       ['stages/shared/prompts.ts', [family('stages/plan/plan-slot.ts', true), family('stages/plan/plan-render.ts')]],
       ['stages/guards/index.ts', [family('stages/pipeline-policies.ts')]],
       ['stages/pipeline-policies.ts', [family('stages/approval/approval.ts')]],
@@ -241,8 +295,27 @@ describe('the import plan', () => {
       'stages/loop/think.ts imports stages/guards/limits.ts (types)',
       'stages/shared/prompts.ts imports stages/plan/plan-render.ts',
     ]);
-    const kinds = importsWithKinds('stages/loop/x.ts', "import type { A } from './a.js';\nimport { type B, type C } from './b.js';\nimport { D, type E } from './c.js';\nimport type {} from '../plan/plan-slot.js';\nexport { F } from './f.js';\nexport type { G } from './g.js';\ntype H = import('./h.js').H;\nconst i = () => import('./i.js');");
-    expect(kinds.map((each) => `${each.target}${each.typeOnly ? ' type' : ''}`)).toEqual(['stages/loop/a.ts type', 'stages/loop/b.ts type', 'stages/loop/c.ts', 'stages/plan/plan-slot.ts type', 'stages/loop/f.ts', 'stages/loop/g.ts type', 'stages/loop/h.ts type', 'stages/loop/i.ts']);
-    expect(appRootImportsCli(new Map([['app/a.ts', ['app/cli/args.ts', 'app/b.ts']], ['app/cli/c.ts', ['app/cli/args.ts']]]))).toEqual(['app/a.ts imports app/cli/args.ts']);
+    const kinds = importsWithKinds(
+      'stages/loop/x.ts',
+      "import type { A } from './a.js';\nimport { type B, type C } from './b.js';\nimport { D, type E } from './c.js';\nimport type {} from '../plan/plan-slot.js';\nexport { F } from './f.js';\nexport type { G } from './g.js';\ntype H = import('./h.js').H;\nconst i = () => import('./i.js');",
+    );
+    expect(kinds.map((each) => `${each.target}${each.typeOnly ? ' type' : ''}`)).toEqual([
+      'stages/loop/a.ts type',
+      'stages/loop/b.ts type',
+      'stages/loop/c.ts',
+      'stages/plan/plan-slot.ts type',
+      'stages/loop/f.ts',
+      'stages/loop/g.ts type',
+      'stages/loop/h.ts type',
+      'stages/loop/i.ts',
+    ]);
+    expect(
+      appRootImportsCli(
+        new Map([
+          ['app/a.ts', ['app/cli/args.ts', 'app/b.ts']],
+          ['app/cli/c.ts', ['app/cli/args.ts']],
+        ]),
+      ),
+    ).toEqual(['app/a.ts imports app/cli/args.ts']);
   });
 });

@@ -46,7 +46,10 @@ describe('one recipe for every lifecycle verb', () => {
 
   it('output schema + approvals: approve --json in a new process has the typed output', async () => {
     const schema = join(home, 'result.schema.json');
-    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }));
+    writeFileSync(
+      schema,
+      JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }),
+    );
     const paused = await runCli(['run', '--output-schema', schema, '--approve-all-tools', 'What is 3 * 5?'], env);
     expect(paused.code).toBe(4);
     const approved = await runCli(['approve', runIdOf(paused.stderr)!, '--json'], env);
@@ -55,7 +58,21 @@ describe('one recipe for every lifecycle verb', () => {
   });
 
   it('resume of a paused run needs no --force (its pipeline is rebuilt from the recipe); reject works the same way', async () => {
-    const paused = await runCli(['run', '--session', 's2', '--approve-tools', 'calculator', '--max-tokens', '50000', '--loop-limit', '3', 'What is 2 * 21?'], env);
+    const paused = await runCli(
+      [
+        'run',
+        '--session',
+        's2',
+        '--approve-tools',
+        'calculator',
+        '--max-tokens',
+        '50000',
+        '--loop-limit',
+        '3',
+        'What is 2 * 21?',
+      ],
+      env,
+    );
     expect(paused.code).toBe(4);
     const runId = runIdOf(paused.stderr)!;
     const resumed = await runCli(['resume', runId, '--json'], env);
@@ -83,7 +100,10 @@ describe('one recipe for every lifecycle verb', () => {
 
   it('an offline object schema of numbers is filled with the result: exit 0, completed', async () => {
     const schema = join(home, 'plain.schema.json');
-    writeFileSync(schema, JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }));
+    writeFileSync(
+      schema,
+      JSON.stringify({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] }),
+    );
     const run = await runCli(['run', '-q', '--output-schema', schema, 'What is 6 * 7?'], env);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ result: 42 });

@@ -21,7 +21,9 @@ function scriptedRow(built: ProviderSettings[]): ProviderTable {
     ...providers,
     scripted: async (settings) => {
       built.push(settings);
-      return new ScriptedModel([{ content: `answered by ${settings.name}` }], { modelName: settings.name ?? 'scripted-default' });
+      return new ScriptedModel([{ content: `answered by ${settings.name}` }], {
+        modelName: settings.name ?? 'scripted-default',
+      });
     },
   };
 }
@@ -30,7 +32,12 @@ describe('the provider table', () => {
   it('runs a recipe on a provider added as one row: the model, its fallbacks and the notice come from that row', async () => {
     const built: ProviderSettings[] = [];
     const recipe = makeRecipe({
-      model: { provider: 'scripted', name: 'first', fallbacks: ['second'], fallbackServers: [{ model: 'far', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }] },
+      model: {
+        provider: 'scripted',
+        name: 'first',
+        fallbacks: ['second'],
+        fallbackServers: [{ model: 'far', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }],
+      },
       tools: { only: [] },
     });
     const run = await assemble(recipe, { FAR_KEY: 'far-secret' }, { providers: scriptedRow(built) });
@@ -54,8 +61,12 @@ describe('the provider table', () => {
   it('refuses a provider no row has, and a provider that contradicts `offline`', async () => {
     const unknown = await chooseModel({ provider: 'nowhere' }, {}).catch((error: unknown) => error);
     expect(codeOf(unknown)).toBe('config');
-    expect((unknown as Error).message).toBe('model.provider "nowhere" is not a provider: choose one of openai, offline');
-    await expect(chooseModel({ provider: 'openai', offline: true }, server)).rejects.toThrow(/model.offline is true but model.provider is "openai"/);
+    expect((unknown as Error).message).toBe(
+      'model.provider "nowhere" is not a provider: choose one of openai, offline',
+    );
+    await expect(chooseModel({ provider: 'openai', offline: true }, server)).rejects.toThrow(
+      /model.offline is true but model.provider is "openai"/,
+    );
   });
 
   it('the openai row reads OPENAI_* (the settings win), and refuses to start with no server', async () => {
@@ -70,15 +81,24 @@ describe('the provider table', () => {
   });
 
   it('a recipe naming no provider: OpenAI when the environment names a server, else the offline row, as before', async () => {
-    expect(await chooseModel({}, server)).toMatchObject({ provider: 'openai', offline: false, notice: 'using model env-model at 127.0.0.1:9' });
+    expect(await chooseModel({}, server)).toMatchObject({
+      provider: 'openai',
+      offline: false,
+      notice: 'using model env-model at 127.0.0.1:9',
+    });
     expect(await chooseModel({}, { OPENAI_API_KEY: '  ' })).toMatchObject({
       provider: 'offline',
       offline: true,
-      notice: 'using the offline model stageloop-offline (no OPENAI_API_KEY or OPENAI_BASE_URL set); it only does arithmetic',
+      notice:
+        'using the offline model stageloop-offline (no OPENAI_API_KEY or OPENAI_BASE_URL set); it only does arithmetic',
     });
-    expect((await chooseModel({ offline: true }, server)).notice).toBe('using the offline model stageloop-offline (--offline); it only does arithmetic');
+    expect((await chooseModel({ offline: true }, server)).notice).toBe(
+      'using the offline model stageloop-offline (--offline); it only does arithmetic',
+    );
     expect((await chooseModel({ provider: 'offline' }, server)).offline).toBe(true);
-    expect((await chooseModel({ baseUrl: 'http://127.0.0.1:7/v1', name: 'flag-model' }, {})).notice).toBe('using model flag-model at 127.0.0.1:7');
+    expect((await chooseModel({ baseUrl: 'http://127.0.0.1:7/v1', name: 'flag-model' }, {})).notice).toBe(
+      'using model flag-model at 127.0.0.1:7',
+    );
     // What the environment decided is recorded as `offline`, as recordings made before the table have it: no provider.
     const run = await assemble(makeRecipe({}), {});
     expect(run.recipe.model).toEqual({ offline: true, fallbacks: [], fallbackServers: [] });
@@ -89,7 +109,9 @@ describe('the provider table', () => {
     const root = fileURLToPath(new URL('../../app/', import.meta.url));
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
     const reads = files.filter((file) => {
-      const code = readFileSync(join(root, file), 'utf8').replace(/\/\*[^]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      const code = readFileSync(join(root, file), 'utf8')
+        .replace(/\/\*[^]*?\*\//g, '')
+        .replace(/^\s*\/\/.*$/gm, '');
       // env.OPENAI_X, env['OPENAI_X'], or a helper given (env, 'OPENAI_X').
       return /\benv(?:\.OPENAI_|\[['"]OPENAI_)|\(\s*env\s*,\s*['"]OPENAI_/.test(code);
     });

@@ -14,12 +14,36 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** A stored run as the store gives it back: only its header fields matter here. */
 const storedRun = (options: Record<string, unknown>, input: Record<string, unknown> = { task: 'x' }): RunSummary =>
-  ({ runId: 'run-1', pipeline: 'react', fingerprint: 'f', version: '0', input, options, createdAt: 1 }) as unknown as RunSummary;
+  ({
+    runId: 'run-1',
+    pipeline: 'react',
+    fingerprint: 'f',
+    version: '0',
+    input,
+    options,
+    createdAt: 1,
+  }) as unknown as RunSummary;
 
 const everyField: RunRecipe = makeRecipe({
   pipeline: 'react',
-  model: { provider: 'openai', offline: false, name: 'test-model', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'], fallbackServers: [{ model: 'far-model', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }] },
-  guards: { maxTokens: 5000, maxCostUsd: 1, timeoutSeconds: 30, maxIterations: 4, injection: 'redact', loopLimit: 3, contextBudget: 9000, budgetMode: 'hard' },
+  model: {
+    provider: 'openai',
+    offline: false,
+    name: 'test-model',
+    baseUrl: 'http://127.0.0.1:9/v1',
+    fallbacks: ['backup-model'],
+    fallbackServers: [{ model: 'far-model', baseUrl: 'http://127.0.0.1:9/v2', apiKey: '${FAR_KEY}' }],
+  },
+  guards: {
+    maxTokens: 5000,
+    maxCostUsd: 1,
+    timeoutSeconds: 30,
+    maxIterations: 4,
+    injection: 'redact',
+    loopLimit: 3,
+    contextBudget: 9000,
+    budgetMode: 'hard',
+  },
   approvals: { tools: ['calculator'], askOnLimit: true, taintPolicy: 'refuse' },
   maxParallelSteps: 2,
   outputSchema: { type: 'object', properties: { result: { type: 'number' } }, required: ['result'] },
@@ -27,14 +51,25 @@ const everyField: RunRecipe = makeRecipe({
   mcpServers: [{ name: 'files', command: 'node', args: ['server.js'], env: { TOKEN: '${FILES_TOKEN}' } }],
   tools: { webSearch: true, only: ['calculator', 'web_search'] },
   instructions: 'Answer in one line.',
-  agents: { helper: { description: 'Helps.', pipeline: 'react', model: 'small-model', instructions: 'Help.', tools: ['calculator'], agents: [] } },
+  agents: {
+    helper: {
+      description: 'Helps.',
+      pipeline: 'react',
+      model: 'small-model',
+      instructions: 'Help.',
+      tools: ['calculator'],
+      agents: [],
+    },
+  },
   agent: 'helper',
   tracing: { exporter: 'console', content: true },
 });
 /** The same with a team: assembled below without one, so the agent fields are only in the round trip. */
 const everyFieldWithTeam: RunRecipe = makeRecipe({
   ...everyField,
-  agents: { helper: { description: 'Does sums.', pipeline: 'react', instructions: 'Add.', tools: ['calculator'], agents: [] } },
+  agents: {
+    helper: { description: 'Does sums.', pipeline: 'react', instructions: 'Add.', tools: ['calculator'], agents: [] },
+  },
   agent: 'helper',
 });
 
@@ -49,19 +84,28 @@ describe('RunRecipe', () => {
   it('assembles what it says: session stages, output schema, guards, approval, tools and the resolved model', async () => {
     // (An --agent run is assembled as its agent: tests/cli/agents-cli.test.ts.)
     const { agent: _agent, ...withoutAgent } = everyField;
-    const recipe = makeRecipe({ ...withoutAgent, mcpServers: [], model: { name: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'] } });
+    const recipe = makeRecipe({
+      ...withoutAgent,
+      mcpServers: [],
+      model: { name: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', fallbacks: ['backup-model'] },
+    });
     const env = { SERPAPI_API_KEY: 'serp-test', STAGELOOP_HOME: folder };
     const run = await assemble(recipe, env);
     try {
       const names = stageNames(run.pipeline);
-      for (const stage of ['history', 'memory', 'budget', 'prune', 'loop-guard', 'injection-guard', 'approval']) expect(names).toContain(stage);
+      for (const stage of ['history', 'memory', 'budget', 'prune', 'loop-guard', 'injection-guard', 'approval'])
+        expect(names).toContain(stage);
       expect(run.deps.tools.names).toEqual(expect.arrayContaining(['calculator', 'web_search', 'remember']));
       expect(run.deps.sessions).toBeDefined();
       expect(run.offline).toBe(false);
       expect(run.notice).toContain('falling back to backup-model');
       // What the environment decided is recorded, so resume and replay rebuild the same run.
       const again = recordedRecipe(storedRun(JSON.parse(JSON.stringify(run.record)) as Record<string, unknown>))!;
-      expect(again).toEqual({ ...recipe, model: { ...recipe.model, offline: false }, tools: { ...recipe.tools, webSearch: true } });
+      expect(again).toEqual({
+        ...recipe,
+        model: { ...recipe.model, offline: false },
+        tools: { ...recipe.tools, webSearch: true },
+      });
       expect(stageNames(pipelineOf(again, 'gpt-4o-mini'))).toEqual(names);
     } finally {
       await run.close();
@@ -71,7 +115,9 @@ describe('RunRecipe', () => {
   it('never records a secret, and a missing one is a config error naming the variable', async () => {
     const text = JSON.stringify(recordOf(everyField));
     expect(text).not.toMatch(/serp-test|sk-/);
-    const missing = await assemble(everyField, { STAGELOOP_HOME: folder, SERPAPI_API_KEY: 'serp-test' }).catch((error: unknown) => error);
+    const missing = await assemble(everyField, { STAGELOOP_HOME: folder, SERPAPI_API_KEY: 'serp-test' }).catch(
+      (error: unknown) => error,
+    );
     expect(codeOf(missing)).toBe('config');
     expect((missing as Error).message).toMatch(/FAR_KEY/);
     const noKey = await assemble(makeRecipe({ model: { offline: false } }), {}).catch((error: unknown) => error);
@@ -83,7 +129,10 @@ describe('RunRecipe', () => {
 
   it('reads the recorded recipe only (nothing older was released); refuses what it cannot read', () => {
     expect(recordedRecipe(storedRun({}))).toBeUndefined();
-    expect(recordedRecipe(storedRun({ recipe: { pipeline: 'react' } }))).toMatchObject({ pipeline: 'react', guardDefaults: true });
+    expect(recordedRecipe(storedRun({ recipe: { pipeline: 'react' } }))).toMatchObject({
+      pipeline: 'react',
+      guardDefaults: true,
+    });
     expect(() => recordedRecipe(storedRun({ recipe: { version: 99 } }))).toThrow(/newer stageloop \(recipe version 99/);
     expect(() => recordedRecipe(storedRun({ recipe: { pipeline: 7 } }))).toThrow(/recorded recipe: pipeline: /);
   });

@@ -21,15 +21,24 @@ function timedPipeline(tools: ReturnType<typeof loggedCalculator>) {
   return withApproval(reactPipeline({ guards: { timeoutSeconds: 60 } }), { registry: tools });
 }
 
-describe('the time limit and a person\'s approval', () => {
+describe("the time limit and a person's approval", () => {
   it('an approval asked inline that takes ten minutes does not stop a run with a 60 s time limit', async () => {
     const clock = manualClock();
     const log: string[] = [];
     const tools = loggedCalculator(log, true);
     loopback.server.replyWithToolCalls([sum('2 + 3')]).replyWith({ content: 'the answer is 5' });
-    const result = await runPipeline(timedPipeline(tools), { task: 'add' }, {
-      deps: { model: loopback.model(), tools, clock, approve: async () => (clock.advance(10 * minute), { approve: true }) },
-    });
+    const result = await runPipeline(
+      timedPipeline(tools),
+      { task: 'add' },
+      {
+        deps: {
+          model: loopback.model(),
+          tools,
+          clock,
+          approve: async () => (clock.advance(10 * minute), { approve: true }),
+        },
+      },
+    );
     expect(result).toMatchObject({ status: 'completed', answer: 'the answer is 5' });
     expect(log).toEqual(['2 + 3']);
     expect(result.state.personWait?.waitedMs).toBe(10 * minute);
@@ -42,26 +51,47 @@ describe('the time limit and a person\'s approval', () => {
     const log: string[] = [];
     const tools = loggedCalculator(log, true);
     loopback.server.replyWithToolCalls([sum('2 + 3')]).replyWith({ content: 'the answer is 5' });
-    const paused = await runPipeline(timedPipeline(tools), { task: 'add' }, { store, deps: { model: loopback.model(), tools, clock } });
+    const paused = await runPipeline(
+      timedPipeline(tools),
+      { task: 'add' },
+      { store, deps: { model: loopback.model(), tools, clock } },
+    );
     expect(paused.status).toBe('interrupted');
     expect(paused.state.personWait?.since).toBe(clock.now());
     clock.advance(20 * minute);
-    const resumed = await resumeRun(store, paused.runId, { pipeline: timedPipeline(tools), deps: { model: loopback.model(), tools, clock }, decisions: { call_1: { approve: true } } });
+    const resumed = await resumeRun(store, paused.runId, {
+      pipeline: timedPipeline(tools),
+      deps: { model: loopback.model(), tools, clock },
+      decisions: { call_1: { approve: true } },
+    });
     expect(resumed).toMatchObject({ status: 'completed', answer: 'the answer is 5' });
     expect(resumed.state.personWait).toMatchObject({ waitedMs: 20 * minute });
     expect(resumed.state.budget?.spent.timeMs).toBeLessThan(minute);
   });
 
-  it('the run\'s own time still counts: a tool round after the approval that takes past the limit stops it with budget_time', async () => {
+  it("the run's own time still counts: a tool round after the approval that takes past the limit stops it with budget_time", async () => {
     const clock = manualClock();
     const log: string[] = [];
     const tools = loggedCalculator(log, true);
-    loopback.server.replyWithToolCalls([sum('2 + 3')]).replyWithToolCalls([sum('5 + 5', 'call_2')]).replyWith({ content: 'the answer is 10' });
+    loopback.server
+      .replyWithToolCalls([sum('2 + 3')])
+      .replyWithToolCalls([sum('5 + 5', 'call_2')])
+      .replyWith({ content: 'the answer is 10' });
     let asked = 0;
-    const result = await runPipeline(timedPipeline(tools), { task: 'add' }, {
-      // The first approval takes ten minutes of a person's time; before the second, the run itself has used two.
-      deps: { model: loopback.model(), tools, clock, approve: async () => (++asked === 1 ? clock.advance(10 * minute) : undefined, { approve: true }), onEvent: (event) => void (event.type === 'tool_result' && clock.advance(2 * minute)) },
-    });
+    const result = await runPipeline(
+      timedPipeline(tools),
+      { task: 'add' },
+      {
+        // The first approval takes ten minutes of a person's time; before the second, the run itself has used two.
+        deps: {
+          model: loopback.model(),
+          tools,
+          clock,
+          approve: async () => (++asked === 1 ? clock.advance(10 * minute) : undefined, { approve: true }),
+          onEvent: (event) => void (event.type === 'tool_result' && clock.advance(2 * minute)),
+        },
+      },
+    );
     expect(result.status).toBe('stopped');
     expect(result.stopReason.kind).toBe('budget_time');
   });

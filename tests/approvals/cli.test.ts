@@ -17,14 +17,28 @@ afterEach(() => rmSync(folder, { recursive: true, force: true }));
 const calculatorCall = (id = 'call_1') => ({ id, name: 'calculator', arguments: '{"expression":"2 + 3"}' });
 const model = () => ['--base-url', loopback.server.url, '--model', 'test-model'];
 const store = () => ['--store', join(folder, 'runs.db')];
-const toolMessages = () => (loopback.server.lastBody?.messages ?? []).filter((message) => message.role === 'tool').map((message) => message.content);
+const toolMessages = () =>
+  (loopback.server.lastBody?.messages ?? [])
+    .filter((message) => message.role === 'tool')
+    .map((message) => message.content);
 
 async function pausedRun(): Promise<string> {
   loopback.server.replyWithToolCalls([calculatorCall()]).replyWith({ content: 'it is 5' });
-  const paused = await runCli(['run', ...model(), ...store(), '--approve-tools', 'calculator', '--json', 'add 2 and 3']);
+  const paused = await runCli([
+    'run',
+    ...model(),
+    ...store(),
+    '--approve-tools',
+    'calculator',
+    '--json',
+    'add 2 and 3',
+  ]);
   expect(paused.code).toBe(4);
   const output = JSON.parse(paused.stdout) as { runId: string; status: string; pending: unknown[] };
-  expect(output).toMatchObject({ status: 'interrupted', pending: [{ id: 'call_1', kind: 'tool_approval', tool: 'calculator' }] });
+  expect(output).toMatchObject({
+    status: 'interrupted',
+    pending: [{ id: 'call_1', kind: 'tool_approval', tool: 'calculator' }],
+  });
   expect(paused.stderr).toContain(`continue with: ./bin/stageloop.js approve ${output.runId}`);
   expect(loopback.server.requests).toHaveLength(1);
   return output.runId;
@@ -49,16 +63,32 @@ describe('stageloop approve / reject in a new process', () => {
     expect(loopback.server.requests).toHaveLength(2);
   });
 
-  it('reject: the model reads the person\'s message; the calculator never ran', async () => {
+  it("reject: the model reads the person's message; the calculator never ran", async () => {
     const runId = await pausedRun();
-    const rejected = await runCli(['reject', runId, 'call_1', '--message', 'use mental arithmetic', ...store(), '--quiet']);
+    const rejected = await runCli([
+      'reject',
+      runId,
+      'call_1',
+      '--message',
+      'use mental arithmetic',
+      ...store(),
+      '--quiet',
+    ]);
     expect(rejected.code).toBe(0);
     expect(toolMessages()[0]).toContain('rejected this call: use mental arithmetic');
   });
 
   it('edit: --arguments runs the call with the new arguments', async () => {
     const runId = await pausedRun();
-    const edited = await runCli(['approve', runId, 'call_1', '--arguments', '{"expression":"40 + 2"}', ...store(), '--quiet']);
+    const edited = await runCli([
+      'approve',
+      runId,
+      'call_1',
+      '--arguments',
+      '{"expression":"40 + 2"}',
+      ...store(),
+      '--quiet',
+    ]);
     expect(edited.code).toBe(0);
     expect(toolMessages()).toEqual(['Expression: 40 + 2\nResult: 42']);
   });
@@ -116,19 +146,38 @@ _, status = os.waitpid(pid, 0)
 sys.stdout.write(json.dumps({'code': os.waitstatus_to_exitcode(status), 'output': output.decode(errors='replace')}))
 `;
   return new Promise((resolve, reject) => {
-    execFile('python3', ['-c', script, JSON.stringify(answers), JSON.stringify([process.execPath, cliPath, ...args])], { env: cleanEnvironment(), timeout: 20_000 }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(JSON.parse(stdout) as { code: number; output: string });
-    });
+    execFile(
+      'python3',
+      ['-c', script, JSON.stringify(answers), JSON.stringify([process.execPath, cliPath, ...args])],
+      { env: cleanEnvironment(), timeout: 20_000 },
+      (error, stdout) => {
+        if (error) reject(error);
+        else resolve(JSON.parse(stdout) as { code: number; output: string });
+      },
+    );
   });
 }
 
 describe('live decisions at a terminal', () => {
   it('approves a call at the prompt, then extends a spent token budget by a stated amount', async () => {
     // 15 tokens a reply: the 20-token budget is spent after two turns.
-    loopback.server.replyWithToolCalls([calculatorCall()]).replyWithToolCalls([calculatorCall('call_2')]).replyWithToolCalls([calculatorCall('call_3')]).replyWith({ content: 'all done' });
+    loopback.server
+      .replyWithToolCalls([calculatorCall()])
+      .replyWithToolCalls([calculatorCall('call_2')])
+      .replyWithToolCalls([calculatorCall('call_3')])
+      .replyWith({ content: 'all done' });
     const run = await underTerminal(
-      ['run', ...model(), ...store(), '--approve-tools', 'calculator', '--max-tokens', '20', '--ask-on-limit', 'add 2 and 3'],
+      [
+        'run',
+        ...model(),
+        ...store(),
+        '--approve-tools',
+        'calculator',
+        '--max-tokens',
+        '20',
+        '--ask-on-limit',
+        'add 2 and 3',
+      ],
       [
         ['allow? [y]es', 'a'],
         ['extend by how much?', '100'],

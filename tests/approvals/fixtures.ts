@@ -10,7 +10,9 @@ export function loggedCalculator(log: string[], needsApproval?: NeedsApproval<{ 
   const calculator = defineTool({
     name: 'calculator',
     description: 'Adds two numbers written like "2 + 3".',
-    parameters: z.object({ expression: z.string().regex(/^\s*\d+\s*\+\s*\d+\s*$/, 'write a sum of two whole numbers like "2 + 3"') }),
+    parameters: z.object({
+      expression: z.string().regex(/^\s*\d+\s*\+\s*\d+\s*$/, 'write a sum of two whole numbers like "2 + 3"'),
+    }),
     ...(needsApproval === undefined ? {} : { needsApproval }),
     execute({ expression }) {
       log.push(expression);
@@ -25,4 +27,8 @@ export function approvalPipeline(registry: ToolRegistry, options: Omit<ApprovalO
   return withApproval(reactPipeline(), { registry, ...options });
 }
 
-export const sum = (expression: string, id = 'call_1') => ({ id, name: 'calculator', arguments: JSON.stringify({ expression }) });
+export const sum = (expression: string, id = 'call_1') => ({
+  id,
+  name: 'calculator',
+  arguments: JSON.stringify({ expression }),
+});

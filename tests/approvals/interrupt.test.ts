@@ -30,14 +30,25 @@ function pipeline(log: string[]) {
     },
   };
   const summary: Stage = { name: 'summary', execute: () => void log.push('finalize') };
-  return definePipeline({ name: 'asks', setup: [], iteration: [before, asking, after], finalize: [summary], maxIterations: 1 });
+  return definePipeline({
+    name: 'asks',
+    setup: [],
+    iteration: [before, asking, after],
+    finalize: [summary],
+    maxIterations: 1,
+  });
 }
 
 describe('interruptRun', () => {
   it('ends the run as interrupted with its pending list; the rest of the iteration and finalize do not run', async () => {
     const log: string[] = [];
     const result = await runPipeline(pipeline(log), { task: 't' });
-    expect(result).toMatchObject({ status: 'interrupted', partial: true, answer: null, stopReason: { kind: 'awaiting_decision', stage: 'asking', message: 'waiting for a person' } });
+    expect(result).toMatchObject({
+      status: 'interrupted',
+      partial: true,
+      answer: null,
+      stopReason: { kind: 'awaiting_decision', stage: 'asking', message: 'waiting for a person' },
+    });
     expect(result.pending).toEqual([{ id: 'q1', kind: 'question', reason: 'a test asks' }]);
     expect(log).toEqual(['before', 'asking']);
     expect(result.state.stop).toBeUndefined();

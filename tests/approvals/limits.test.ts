@@ -14,11 +14,19 @@ const loopback = useLoopbackServer();
 async function spend(answer: LimitDecision | undefined) {
   const log: string[] = [];
   const tools = loggedCalculator(log);
-  loopback.server.replyWithToolCalls([sum('1 + 1')]).replyWithToolCalls([sum('2 + 2', 'call_2')]).replyWithToolCalls([sum('3 + 3', 'call_3')]).replyWith({ content: 'six' });
+  loopback.server
+    .replyWithToolCalls([sum('1 + 1')])
+    .replyWithToolCalls([sum('2 + 2', 'call_2')])
+    .replyWithToolCalls([sum('3 + 3', 'call_3')])
+    .replyWith({ content: 'six' });
   const asked: LimitRequest[] = [];
   const store = memoryStore();
   const pipeline = applyGuards(reactPipeline(), { maxTokens: 20 });
-  const result = await runPipeline(pipeline, { task: 'add' }, { store, deps: { model: loopback.model(), tools, onLimit: async (request) => (asked.push(request), answer) } });
+  const result = await runPipeline(
+    pipeline,
+    { task: 'add' },
+    { store, deps: { model: loopback.model(), tools, onLimit: async (request) => (asked.push(request), answer) } },
+  );
   return { result, asked, log, store, pipeline };
 }
 
@@ -40,10 +48,13 @@ describe('a spent budget asks deps.onLimit', () => {
     expect(log).toEqual(['1 + 1', '2 + 2']);
   });
 
-  it.each([{ action: 'finish' } as const, undefined])('%o: the normal graded path (one tools-less final turn)', async (answer) => {
-    const { result, log } = await spend(answer);
-    expect(log).toEqual(['1 + 1', '2 + 2']);
-    expect(loopback.server.lastBody?.tools).toBeUndefined();
-    expect(result.state.budget?.finalTurn).toMatchObject({ kind: 'tokens' });
-  });
+  it.each([{ action: 'finish' } as const, undefined])(
+    '%o: the normal graded path (one tools-less final turn)',
+    async (answer) => {
+      const { result, log } = await spend(answer);
+      expect(log).toEqual(['1 + 1', '2 + 2']);
+      expect(loopback.server.lastBody?.tools).toBeUndefined();
+      expect(result.state.budget?.finalTurn).toMatchObject({ kind: 'tokens' });
+    },
+  );
 });

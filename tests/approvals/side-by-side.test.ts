@@ -9,7 +9,15 @@ import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { loggedCalculator, sum } from './fixtures.js';
 
-const twoSteps = { content: JSON.stringify({ goal: 'add both', steps: [{ id: 'a', description: 'Add 1 + 2', dependsOn: [] }, { id: 'b', description: 'Add 3 + 4', dependsOn: [] }] }) };
+const twoSteps = {
+  content: JSON.stringify({
+    goal: 'add both',
+    steps: [
+      { id: 'a', description: 'Add 1 + 2', dependsOn: [] },
+      { id: 'b', description: 'Add 3 + 4', dependsOn: [] },
+    ],
+  }),
+};
 const keep = { content: '{"need_replan":false,"reason":"on track","new_steps":[]}' };
 
 describe('approvals in steps side by side', () => {
@@ -18,18 +26,33 @@ describe('approvals in steps side by side', () => {
     const log: string[] = [];
     const tools = loggedCalculator(log, true);
     const pipeline = () => withApproval(planExecuteReplanPipeline(), { registry: tools });
-    const first = new ScriptedModel([twoSteps, { toolCalls: [sum('1 + 2', 'call_1')] }, { toolCalls: [sum('3 + 4', 'call_1')] }]);
-    const paused = await runPipeline(pipeline(), { task: 'add 1 + 2 and 3 + 4' }, { store, deps: { model: first, tools } });
+    const first = new ScriptedModel([
+      twoSteps,
+      { toolCalls: [sum('1 + 2', 'call_1')] },
+      { toolCalls: [sum('3 + 4', 'call_1')] },
+    ]);
+    const paused = await runPipeline(
+      pipeline(),
+      { task: 'add 1 + 2 and 3 + 4' },
+      { store, deps: { model: first, tools } },
+    );
     first.assertConsumed();
     expect(paused.status).toBe('interrupted');
     const pending = paused.pending ?? [];
-    expect(pending.map((call) => call.arguments).sort()).toEqual([JSON.stringify({ expression: '1 + 2' }), JSON.stringify({ expression: '3 + 4' })]);
+    expect(pending.map((call) => call.arguments).sort()).toEqual([
+      JSON.stringify({ expression: '1 + 2' }),
+      JSON.stringify({ expression: '3 + 4' }),
+    ]);
     expect(new Set(pending.map((call) => call.id)).size).toBe(2);
     expect(log).toEqual([]);
 
     const rest = new ScriptedModel([{ content: '3' }, { content: '7' }, keep, { content: 'The answer is 10.' }]);
     const decisions = Object.fromEntries(pending.map((call) => [call.id, { approve: true as const }]));
-    const done = await resumeRun(store, paused.runId, { pipeline: pipeline(), deps: { model: rest, tools }, decisions });
+    const done = await resumeRun(store, paused.runId, {
+      pipeline: pipeline(),
+      deps: { model: rest, tools },
+      decisions,
+    });
     rest.assertConsumed();
     expect(done).toMatchObject({ status: 'completed', answer: 'The answer is 10.' });
     expect([...log].sort()).toEqual(['1 + 2', '3 + 4']);

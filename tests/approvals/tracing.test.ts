@@ -15,13 +15,23 @@ describe('approval span events', () => {
       const tracing = makeTracing();
       const tools = loggedCalculator([], true);
       const model = new ScriptedModel([{ toolCalls: [sum('2 + 3')] }, { content: 'five' }]);
-      const deps = instrumentDeps({ model, tools, approve: async () => ({ approve: false, message: 'not now' }) as const }, { tracer: tracing.tracer, recordContent });
+      const deps = instrumentDeps(
+        { model, tools, approve: async () => ({ approve: false, message: 'not now' }) as const },
+        { tracer: tracing.tracer, recordContent },
+      );
       const result = await runPipeline(approvalPipeline(tools), { task: 'add' }, { deps });
       expect(result.status).toBe('completed');
       // The second turn has no tool calls: its approval span has no events.
-      const events = tracing.spans().filter((span) => span.name === 'stage approval').flatMap((span) => span.events);
+      const events = tracing
+        .spans()
+        .filter((span) => span.name === 'stage approval')
+        .flatMap((span) => span.events);
       expect(events.map((event) => event.name)).toEqual(['stageloop.approval_requested', 'stageloop.approval_decided']);
-      expect(events[1]!.attributes).toMatchObject({ 'stageloop.tool': 'calculator', 'stageloop.approve': false, 'stageloop.by': 'person' });
+      expect(events[1]!.attributes).toMatchObject({
+        'stageloop.tool': 'calculator',
+        'stageloop.approve': false,
+        'stageloop.by': 'person',
+      });
       expect(events[1]!.attributes?.['stageloop.message']).toBe(recordContent ? 'not now' : undefined);
       await tracing.shutdown();
     }

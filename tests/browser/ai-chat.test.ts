@@ -12,7 +12,11 @@ async function bundledPage(): Promise<string> {
     configFile: false,
     logLevel: 'silent',
     define: { 'process.env.NODE_ENV': '"production"' },
-    build: { write: false, minify: false, lib: { entry: fileURLToPath(new URL('./chat-page.js', import.meta.url)), formats: ['es'], fileName: 'chat-page' } },
+    build: {
+      write: false,
+      minify: false,
+      lib: { entry: fileURLToPath(new URL('./chat-page.js', import.meta.url)), formats: ['es'], fileName: 'chat-page' },
+    },
   })) as Rolldown.RolldownOutput[];
   const code = output[0]!.output[0].code;
   return `<!doctype html><html><body><form><input name="task"><button>send</button></form><ol id="reply"></ol><script type="module">${code.replaceAll('</script', '<\\/script')}</script></body></html>`;
@@ -25,14 +29,23 @@ describe.skipIf(skipBrowser)('a browser page on the AI SDK client', () => {
     try {
       const page = await browser.context.newPage();
       // The page is served from the server's own origin (same-origin fetch), the API answers for real.
-      await page.route(`${serve.running.url}/chat-page`, (route) => route.fulfill({ contentType: 'text/html', body: html }));
+      await page.route(`${serve.running.url}/chat-page`, (route) =>
+        route.fulfill({ contentType: 'text/html', body: html }),
+      );
       await page.goto(`${serve.running.url}/chat-page`);
       await page.fill('input', 'What is 17 * 23 + 4?');
       await page.click('button');
       await page.waitForSelector('body[data-done="true"]', { timeout: 60_000 });
-      const parts = await page.$$eval('#reply li', (items) => items.map((item) => ({ type: item.getAttribute('data-type'), text: item.textContent ?? '' })));
+      const parts = await page.$$eval('#reply li', (items) =>
+        items.map((item) => ({ type: item.getAttribute('data-type'), text: item.textContent ?? '' })),
+      );
       expect(parts.find((part) => part.type === 'tool-calculator')?.text).toContain('output-available');
-      expect(parts.filter((part) => part.type === 'text').map((part) => part.text).join('')).toContain('395');
+      expect(
+        parts
+          .filter((part) => part.type === 'text')
+          .map((part) => part.text)
+          .join(''),
+      ).toContain('395');
     } finally {
       await browser.close();
     }

@@ -11,7 +11,13 @@ const reply = document.querySelector('#reply');
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   const messages = [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: input.value }] }];
-  const stream = await transport.sendMessages({ chatId: 'page', messages, trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+  const stream = await transport.sendMessages({
+    chatId: 'page',
+    messages,
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
   for await (const message of readUIMessageStream({ stream })) {
     reply.replaceChildren(
       ...message.parts.map((part) => {

@@ -28,7 +28,10 @@ async function startPausedRun(page: Page, task: string): Promise<string> {
 }
 
 /** A fresh server and browser page whose run, started from the console's form, waits for a decision on `task`. */
-async function withPausedRun(task: string, body: (page: Page, serve: TestServe, runId: string) => Promise<void>): Promise<void> {
+async function withPausedRun(
+  task: string,
+  body: (page: Page, serve: TestServe, runId: string) => Promise<void>,
+): Promise<void> {
   const serve = await serves.start({});
   const browser = await openBrowser();
   try {
@@ -54,7 +57,9 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       await page.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
       await expect.poll(() => page.locator('pre.answer').textContent()).toContain('48');
       expect(await page.locator('.waterfall .bar.waiting').count()).toBe(1);
-      expect(await page.locator('.waterfall .label').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^waiting for a decision · /)]));
+      expect(await page.locator('.waterfall .label').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^waiting for a decision · /)]),
+      );
       // A normal end of the loop is drawn as an end, not as an error.
       expect(await page.locator('.waterfall .bar.ended').count()).toBeGreaterThan(0);
       expect(await page.locator('.waterfall .bar.steer').count()).toBe(0);
@@ -70,7 +75,9 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       await card.locator('input.message').fill('no calculator today');
       await card.locator('button.reject').click();
       await page.locator('.pending-call').waitFor({ state: 'detached', timeout: 15_000 });
-      await expect.poll(async () => page.locator('[data-status]').getAttribute('data-status'), { timeout: 15_000 }).not.toMatch(/running|interrupted/);
+      await expect
+        .poll(async () => page.locator('[data-status]').getAttribute('data-status'), { timeout: 15_000 })
+        .not.toMatch(/running|interrupted/);
       await page.screenshot({ path: join(artifacts, 'approval-rejected.png'), fullPage: true });
       const shown = await showText(serve, runId);
       expect(shown).toMatch(/decision · rejected call \S+: "no calculator today"/);
@@ -81,31 +88,56 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
     let output = '';
     const sink = { write: (chunk: string) => ((output += chunk), true) } as NodeJS.WritableStream;
     const config = join(process.cwd(), 'examples', 'agents', 'stageloop.config.json');
-    const args = ['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--json', '--store', serve.storeFile, '--mcp-config', config, 'Compute 12 * 7; compute 100 - 58'];
-    expect(await main(args, { stdout: sink, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} })).toBe(4);
+    const args = [
+      'run',
+      '--agent',
+      'coordinator',
+      '--offline',
+      '--approve-tools',
+      'calculator',
+      '--json',
+      '--store',
+      serve.storeFile,
+      '--mcp-config',
+      config,
+      'Compute 12 * 7; compute 100 - 58',
+    ];
+    expect(
+      await main(args, { stdout: sink, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} }),
+    ).toBe(4);
     const { runId } = JSON.parse(output) as { runId: string };
     const browser = await openBrowser();
     try {
       const page = await browser.context.newPage();
       await page.goto(`${serve.running.url}/#/runs/${encodeURIComponent(runId)}`);
       await page.locator('.pending-call').first().waitFor({ timeout: 15_000 });
-      expect(await page.locator('.pending-call .agent').allTextContents()).toEqual(['asked by agent coordinator/multiplier', 'asked by agent coordinator/subtractor']);
+      expect(await page.locator('.pending-call .agent').allTextContents()).toEqual([
+        'asked by agent coordinator/multiplier',
+        'asked by agent coordinator/subtractor',
+      ]);
       expect(await page.locator('.pending-call').first().getAttribute('data-call')).toMatch(/^\S+\/\S+$/);
       await page.screenshot({ path: join(artifacts, 'approval-agents.png'), fullPage: true });
       await page.locator('.pending-call button.approve').first().click();
       // The other agent still waits: the run pauses again with one card.
-      await expect.poll(() => page.locator('.pending-call .agent').allTextContents(), { timeout: 15_000 }).toEqual(['asked by agent coordinator/subtractor']);
+      await expect
+        .poll(() => page.locator('.pending-call .agent').allTextContents(), { timeout: 15_000 })
+        .toEqual(['asked by agent coordinator/subtractor']);
       await page.locator('.pending-call button.approve').first().click();
       await page.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
       await expect.poll(() => page.locator('pre.answer').first().textContent()).toContain('12 * 7 = 84; 100 - 58 = 42');
       // The agents' runs are inline and folded; each opens to its own answer and waterfall.
       const children = page.locator('details.child-run');
       await expect.poll(() => children.count(), { timeout: 15_000 }).toBe(2);
-      expect(await children.locator('summary').allTextContents()).toEqual([expect.stringMatching(/^agent coordinator\/multiplier · call \S+ · completed$/), expect.stringMatching(/^agent coordinator\/subtractor · call \S+ · completed$/)]);
+      expect(await children.locator('summary').allTextContents()).toEqual([
+        expect.stringMatching(/^agent coordinator\/multiplier · call \S+ · completed$/),
+        expect.stringMatching(/^agent coordinator\/subtractor · call \S+ · completed$/),
+      ]);
       expect(await children.first().locator('.waterfall').isVisible()).toBe(false);
       await children.first().locator('summary').click();
       expect(await children.first().locator('pre.answer').textContent()).toBe('12 * 7 = 84');
-      expect(await children.first().locator('.waterfall .label').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^think · /), expect.stringMatching(/^tool · calculator/)]));
+      expect(await children.first().locator('.waterfall .label').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^think · /), expect.stringMatching(/^tool · calculator/)]),
+      );
       await page.screenshot({ path: join(artifacts, 'agents-inline.png'), fullPage: true });
     } finally {
       await browser.close();

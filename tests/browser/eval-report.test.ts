@@ -17,7 +17,19 @@ describe.skipIf(skipBrowser)('the eval report', { timeout: 120_000 }, () => {
     const folder = mkdtempSync(join(tmpdir(), 'stageloop-eval-report-'));
     writeFileSync(join(folder, 'cases.jsonl'), arithmeticJsonl);
     const report = join(folder, 'report.html');
-    const result = await runCli(['eval', join(folder, 'cases.jsonl'), '--variant', 'tools=react', '--variant', 'bare=react:--no-tools', '--html', report], { OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model', STAGELOOP_HOME: folder });
+    const result = await runCli(
+      [
+        'eval',
+        join(folder, 'cases.jsonl'),
+        '--variant',
+        'tools=react',
+        '--variant',
+        'bare=react:--no-tools',
+        '--html',
+        report,
+      ],
+      { OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model', STAGELOOP_HOME: folder },
+    );
     expect(result.stderr).toContain(`report written to ${report}`);
     const html = readFileSync(report, 'utf8');
     // Nothing is fetched: no external script, style or image.
@@ -31,12 +43,18 @@ describe.skipIf(skipBrowser)('the eval report', { timeout: 120_000 }, () => {
       page.on('pageerror', (error) => void errors.push(error.message));
       await page.goto(pathToFileURL(report).href);
       await page.locator('#summary tbody tr').nth(1).waitFor();
-      expect(await page.locator('#summary tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^tools\s+4\/4\s+100%\s+1\.00/), expect.stringMatching(/^bare\s+2\/4\s+50%\s+0\.50/)]);
+      expect(await page.locator('#summary tbody tr').allInnerTexts()).toEqual([
+        expect.stringMatching(/^tools\s+4\/4\s+100%\s+1\.00/),
+        expect.stringMatching(/^bare\s+2\/4\s+50%\s+0\.50/),
+      ]);
       // Charts: a pass-rate and a score bar per variant, a point per run, latency bars.
       expect(await page.locator('#chart-score rect.bar').count()).toBe(4);
       expect(await page.locator('#chart-tokens circle.point').count()).toBe(8);
       expect(await page.locator('#chart-latency rect.bar').count()).toBeGreaterThan(0);
-      const barHeight = await page.locator('#chart-score rect.bar').first().evaluate((node) => (node as unknown as { getBBox(): { height: number } }).getBBox().height);
+      const barHeight = await page
+        .locator('#chart-score rect.bar')
+        .first()
+        .evaluate((node) => (node as unknown as { getBBox(): { height: number } }).getBBox().height);
       expect(barHeight).toBeGreaterThan(100);
       await page.locator('td.cell.fail[data-case="multiply"][data-variant="bare"]').click();
       await page.locator('#detail .waterfall').waitFor();

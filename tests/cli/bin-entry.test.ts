@@ -11,7 +11,8 @@ import { cliPath, runCli } from '../support/run-cli.js';
 const bundleFolder = fileURLToPath(new URL('../../dist/cli/', import.meta.url));
 
 /** A CLI entry that prints which build it is and whether source maps are on. */
-const fakeEntry = (label: string) => `export async function runAndExit() { process.stdout.write(\`${label} \${process.sourceMapsEnabled}\\n\`); process.exit(0); }\n`;
+const fakeEntry = (label: string) =>
+  `export async function runAndExit() { process.stdout.write(\`${label} \${process.sourceMapsEnabled}\\n\`); process.exit(0); }\n`;
 
 let directory: string;
 beforeEach(async () => {
@@ -32,7 +33,9 @@ async function writeBuild(relative: string, text: string, secondsAgo: number): P
 
 function runBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [join(directory, 'bin', 'stageloop.js'), ...args], (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr })),
+    execFile(process.execPath, [join(directory, 'bin', 'stageloop.js'), ...args], (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    ),
   );
 }
 
@@ -46,7 +49,7 @@ describe('the bin', () => {
     expect((await runBin(['--help'])).stdout).toBe('bundle false\n');
   });
 
-  it('runs tsc\'s files when a tsc build is newer than the bundle, or when there is no bundle', async () => {
+  it("runs tsc's files when a tsc build is newer than the bundle, or when there is no bundle", async () => {
     await writeBuild('dist/app/cli/main.js', fakeEntry('compiled'), 20);
     await writeBuild('dist/cli/main.js', fakeEntry('bundle'), 10);
     await writeBuild('dist/.tsbuildinfo', '{}', 5);
@@ -64,7 +67,9 @@ describe('the bin', () => {
     await writeBuild('dist/.tsbuildinfo', '{}', 5);
     const result = await runBin(['--help']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n');
+    expect(result.stderr).toBe(
+      'stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n',
+    );
   });
 });
 
@@ -76,16 +81,31 @@ describe('the bundle (dist/cli/)', () => {
   });
 
   it('maps back to the TypeScript sources', async () => {
-    const map = JSON.parse(await readFile(join(bundleFolder, 'main.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    const map = JSON.parse(await readFile(join(bundleFolder, 'main.js.map'), 'utf8')) as {
+      sources: string[];
+      sourcesContent?: string[];
+    };
     expect(map.sources.some((source) => source.endsWith('app/cli/main.ts'))).toBe(true);
     expect(map.sources.filter((source) => source.includes('/dist/'))).toEqual([]);
   });
 
   it('imports (or requires) every package but zod from node_modules, and the OTel set-up from dist/otel.config.js', async () => {
-    const texts = await Promise.all((await readdir(bundleFolder)).filter((name) => name.endsWith('.js')).map((name) => readFile(join(bundleFolder, name), 'utf8')));
-    const specifiers = new Set(texts.flatMap((text) => [...text.matchAll(/(?:from |import\(|require\d*\()"([^"./][^"]*)"/g)].map((match) => match[1]!)));
+    const texts = await Promise.all(
+      (await readdir(bundleFolder))
+        .filter((name) => name.endsWith('.js'))
+        .map((name) => readFile(join(bundleFolder, name), 'utf8')),
+    );
+    const specifiers = new Set(
+      texts.flatMap((text) =>
+        [...text.matchAll(/(?:from |import\(|require\d*\()"([^"./][^"]*)"/g)].map((match) => match[1]!),
+      ),
+    );
     expect([...specifiers].filter((name) => name.startsWith('zod'))).toEqual([]);
-    for (const name of ['better-sqlite3', 'openai', 'ky', 'gpt-tokenizer']) expect([...specifiers].some((specifier) => specifier === name || specifier.startsWith(`${name}/`)), name).toBe(true);
+    for (const name of ['better-sqlite3', 'openai', 'ky', 'gpt-tokenizer'])
+      expect(
+        [...specifiers].some((specifier) => specifier === name || specifier.startsWith(`${name}/`)),
+        name,
+      ).toBe(true);
     expect(texts.some((text) => text.includes('"../otel.config.js"'))).toBe(true);
   });
 });

@@ -61,7 +61,12 @@ describe('stageloop run with the offline model', () => {
   });
 
   it('shows a three-step plan and answers 77 with Plan-Execute-Replan', async () => {
-    const result = await runCli(['run', '--pipeline', 'plan-execute-replan', 'Compute 12*12, then add 10, then divide by 2']);
+    const result = await runCli([
+      'run',
+      '--pipeline',
+      'plan-execute-replan',
+      'Compute 12*12, then add 10, then divide by 2',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('77');
     expect(result.stderr).toMatch(/1\. .*12\s*\*\s*12/);
@@ -69,14 +74,44 @@ describe('stageloop run with the offline model', () => {
   });
 
   it('--json prints exactly one JSON object on stdout', async () => {
-    const result = await runCli(['run', '--json', '--pipeline', 'plan-execute-replan', 'Compute 12*12, then add 10, then divide by 2']);
+    const result = await runCli([
+      'run',
+      '--json',
+      '--pipeline',
+      'plan-execute-replan',
+      'Compute 12*12, then add 10, then divide by 2',
+    ]);
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(output).sort()).toEqual(['answer', 'iterations', 'limits', 'partial', 'pipeline', 'plan', 'runId', 'stages', 'status', 'stopReason', 'usage', 'warnings'].sort());
-    expect(output).toMatchObject({ pipeline: 'plan-execute-replan', status: 'completed', partial: false, stopReason: { kind: 'completed' } });
+    expect(Object.keys(output).sort()).toEqual(
+      [
+        'answer',
+        'iterations',
+        'limits',
+        'partial',
+        'pipeline',
+        'plan',
+        'runId',
+        'stages',
+        'status',
+        'stopReason',
+        'usage',
+        'warnings',
+      ].sort(),
+    );
+    expect(output).toMatchObject({
+      pipeline: 'plan-execute-replan',
+      status: 'completed',
+      partial: false,
+      stopReason: { kind: 'completed' },
+    });
     const plan = output.plan as { goal: string; steps: Array<{ id: string; dependsOn: string[]; status: string }> };
     expect(plan.goal).toBe('Compute 12*12, then add 10, then divide by 2');
-    expect(plan.steps.map((step) => [step.id, step.dependsOn, step.status])).toEqual([['s1', [], 'completed'], ['s2', ['s1'], 'completed'], ['s3', ['s2'], 'completed']]);
+    expect(plan.steps.map((step) => [step.id, step.dependsOn, step.status])).toEqual([
+      ['s1', [], 'completed'],
+      ['s2', ['s1'], 'completed'],
+      ['s3', ['s2'], 'completed'],
+    ]);
     expect(String(output.answer)).toContain('77');
     expect(result.stderr).toBe('');
   });
@@ -91,13 +126,31 @@ describe('stageloop run with the offline model', () => {
     expect(together.stdout).toContain('The answer is 68.');
     const store = join(mkdtempSync(join(tmpdir(), 'stageloop-graph-')), 'runs.db');
     const recorded = await runCli(['run', '--store', store, '--json', '--pipeline', 'plan-execute-replan', task]);
-    const shown = await runCli(['show', String((JSON.parse(recorded.stdout) as { runId: string }).runId), '--store', store]);
+    const shown = await runCli([
+      'show',
+      String((JSON.parse(recorded.stdout) as { runId: string }).runId),
+      '--store',
+      store,
+    ]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/wave 1 \(side by side\):\n    \[x\] s1 · \d+ ms/);
     expect(shown.stdout).toMatch(/wave 2:\n    \[x\] s4 ← s1, s2, s3/);
     expect(shown.stdout).toMatch(/\[s3\] tools · calculator/);
-    const inTurn = await runCli(['run', '--no-store', '--json', '--max-parallel-steps', '1', '--pipeline', 'plan-execute-replan', task]);
-    expect(JSON.parse(inTurn.stdout)).toMatchObject({ status: 'completed', answer: expect.stringContaining('68'), iterations: 8 });
+    const inTurn = await runCli([
+      'run',
+      '--no-store',
+      '--json',
+      '--max-parallel-steps',
+      '1',
+      '--pipeline',
+      'plan-execute-replan',
+      task,
+    ]);
+    expect(JSON.parse(inTurn.stdout)).toMatchObject({
+      status: 'completed',
+      answer: expect.stringContaining('68'),
+      iterations: 8,
+    });
     const wrong = await runCli(['run', '--max-parallel-steps', 'two', 'x']);
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain('--max-parallel-steps must be a whole number');
@@ -112,9 +165,20 @@ describe('stageloop run with the offline model', () => {
 
   it('lists the pipelines with their zones, and the guards when flags ask for them', async () => {
     const plain = await runCli(['pipelines', '--json']);
-    const listing = JSON.parse(plain.stdout) as Array<{ name: string; setup: string[]; iteration: string[]; finalize: string[] }>;
-    expect(listing.find((entry) => entry.name === 'react')).toMatchObject({ setup: ['limits', 'budget-start', 'context'], iteration: ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'observe', 'evaluate'], finalize: ['summarize'] });
-    expect(listing.find((entry) => entry.name === 'plan-execute-replan')).toMatchObject({ setup: ['limits', 'budget-start', 'context', 'plan'] });
+    const listing = JSON.parse(plain.stdout) as Array<{
+      name: string;
+      setup: string[];
+      iteration: string[];
+      finalize: string[];
+    }>;
+    expect(listing.find((entry) => entry.name === 'react')).toMatchObject({
+      setup: ['limits', 'budget-start', 'context'],
+      iteration: ['budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'observe', 'evaluate'],
+      finalize: ['summarize'],
+    });
+    expect(listing.find((entry) => entry.name === 'plan-execute-replan')).toMatchObject({
+      setup: ['limits', 'budget-start', 'context', 'plan'],
+    });
     const guarded = await runCli(['pipelines', '--max-tokens', '1000', '--guard', 'injection=block']);
     expect(guarded.code).toBe(0);
     expect(guarded.stdout).toMatch(/budget/);
@@ -150,7 +214,12 @@ describe('stageloop run against an OpenAI-compatible server', () => {
     loopback.server.replyWith({ content: 'Best effort: 1+1 is 2, but I did not finish.' });
     const result = await runCli(['run', '--json', '--max-iterations', '2', 'Keep adding'], env());
     expect(result.code).toBe(3);
-    const output = JSON.parse(result.stdout) as { status: string; partial: boolean; answer: string; stopReason: { kind: string } };
+    const output = JSON.parse(result.stdout) as {
+      status: string;
+      partial: boolean;
+      answer: string;
+      stopReason: { kind: string };
+    };
     expect(output.status).toBe('stopped');
     expect(output.partial).toBe(true);
     expect(output.answer).toContain('Best effort');

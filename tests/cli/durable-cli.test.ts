@@ -21,7 +21,9 @@ describe('recorded CLI runs', () => {
     expect(existsSync(join(home!, 'stageloop.db'))).toBe(true);
 
     const runs = await runCli(['runs', '--json'], env);
-    expect(JSON.parse(runs.stdout)).toMatchObject([{ runId, pipeline: 'react', status: 'completed', iterations: 2, task: 'What is 17 * 23 + 4?' }]);
+    expect(JSON.parse(runs.stdout)).toMatchObject([
+      { runId, pipeline: 'react', status: 'completed', iterations: 2, task: 'What is 17 * 23 + 4?' },
+    ]);
 
     const show = await runCli(['show', runId!], env);
     expect(show.code).toBe(0);
@@ -59,14 +61,18 @@ describe('recorded CLI runs', () => {
     const env = { STAGELOOP_HOME: freshHome() };
     const unknown = await runCli(['show', 'nope'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('stageloop: no run with id nope in this store: list runs with "./bin/stageloop.js runs"\n');
+    expect(unknown.stderr).toBe(
+      'stageloop: no run with id nope in this store: list runs with "./bin/stageloop.js runs"\n',
+    );
     const noId = await runCli(['resume'], env);
     expect(noId.code).toBe(2);
     expect(noId.stderr).toContain('stageloop resume needs a run id');
     const run = await runCli(['run', 'What is 2 + 2?'], env);
     const finished = await runCli(['resume', runIdOf(run.stderr)!], env);
     expect(finished.code).toBe(2);
-    expect(finished.stderr).toMatch(/^stageloop: run [0-9a-f]{32} already ended \(completed\): there is nothing to resume/);
+    expect(finished.stderr).toMatch(
+      /^stageloop: run [0-9a-f]{32} already ended \(completed\): there is nothing to resume/,
+    );
     expect(finished.stdout).toBe('');
     const both = await runCli(['run', '--store', 'x.db', '--no-store', 'hi'], env);
     expect(both.code).toBe(2);
@@ -93,7 +99,9 @@ describe('a CLI run killed mid-run', () => {
     // A recording cut off mid-run is not replayed: it is resumed first.
     const early = await runCli(['replay', runId], env);
     expect(early.code).toBe(2);
-    expect(early.stderr.trim()).toBe(`stageloop: run ${runId} has not finished (it is running, or its process died): continue it with "./bin/stageloop.js resume ${runId}", then replay it`);
+    expect(early.stderr.trim()).toBe(
+      `stageloop: run ${runId} has not finished (it is running, or its process died): continue it with "./bin/stageloop.js resume ${runId}", then replay it`,
+    );
 
     const before = loopback.server.requests.length;
     loopback.server.replyWith({ content: 'The answer is 42.' });

@@ -28,7 +28,16 @@ async function pausedRunId(storeHome: string): Promise<string> {
 function printed(events: Array<Pick<RunEvent, 'type' | 'data'> & { stage?: string }>): string {
   let text = '';
   const show = progressPrinter({ write: (piece: string) => ((text += piece), true) } as NodeJS.WritableStream);
-  for (const [index, event] of events.entries()) show({ runId: 'r', seq: index + 1, zone: 'iteration', iteration: 1, at: 0, stage: event.stage ?? 'budget', ...event } as RunEvent);
+  for (const [index, event] of events.entries())
+    show({
+      runId: 'r',
+      seq: index + 1,
+      zone: 'iteration',
+      iteration: 1,
+      at: 0,
+      stage: event.stage ?? 'budget',
+      ...event,
+    } as RunEvent);
   return text;
 }
 
@@ -38,7 +47,9 @@ describe('first-day polish: raw JSON in progress lines', () => {
     const paused = await runCli(['run', '--approve-all-tools', 'What is 12 * 7?'], { STAGELOOP_HOME: storeHome });
     expect(paused.stderr).toContain('  approval needed: calculator(expression: "12 * 7") (call offline_call_2)');
     expect(paused.stderr).toContain('  offline_call_2  calculator(expression: "12 * 7")');
-    const runId = (JSON.parse((await runCli(['runs', '--json'], { STAGELOOP_HOME: storeHome })).stdout) as Array<{ runId: string }>)[0]!.runId;
+    const runId = (
+      JSON.parse((await runCli(['runs', '--json'], { STAGELOOP_HOME: storeHome })).stdout) as Array<{ runId: string }>
+    )[0]!.runId;
     const approved = await runCli(['approve', runId], { STAGELOOP_HOME: storeHome });
     expect(approved.stderr).toContain('  → calculator(expression: "12 * 7")');
     expect(approved.stderr).not.toMatch(/\{"expression"/);
@@ -60,7 +71,15 @@ describe('first-day polish: raw JSON in progress lines', () => {
         '',
       ].join('\n'),
     );
-    expect(printed([{ type: 'guard_note' as RunEvent['type'], stage: 'my-guard', data: { maxIterations: 10, maxCostUsd: null } as never }])).toBe('  my-guard: guard note: maxIterations: 10, maxCostUsd: null\n');
+    expect(
+      printed([
+        {
+          type: 'guard_note' as RunEvent['type'],
+          stage: 'my-guard',
+          data: { maxIterations: 10, maxCostUsd: null } as never,
+        },
+      ]),
+    ).toBe('  my-guard: guard note: maxIterations: 10, maxCostUsd: null\n');
     const long = callText('search', JSON.stringify({ query: 'x'.repeat(300) }));
     expect(long.length).toBeLessThanOrEqual('search()'.length + 160);
     expect(long).toMatch(/…\)$/);
@@ -69,7 +88,7 @@ describe('first-day polish: raw JSON in progress lines', () => {
 
 describe('first-day polish: library errors carry CLI advice into HTTP bodies', () => {
   const serves = useServes();
-  it('the CLI prints the hint after the message; the server\'s JSON error has the message without CLI advice', async () => {
+  it("the CLI prints the hint after the message; the server's JSON error has the message without CLI advice", async () => {
     const cli = await runCli(['show', 'nope']);
     expect(cli.code).toBe(2);
     expect(cli.stderr).toBe('stageloop: no run with id nope in this store: list runs with "./bin/stageloop.js runs"\n');
@@ -95,7 +114,7 @@ describe('first-day polish: library errors carry CLI advice into HTTP bodies', (
   });
 });
 
-describe('first-day polish: hints name stageloop where the README\'s command is ./bin/stageloop.js', () => {
+describe("first-day polish: hints name stageloop where the README's command is ./bin/stageloop.js", () => {
   it('hints name the command as typed: ./bin/stageloop.js from a clone, stageloop through the npm link on the PATH', async () => {
     expect(invokedName('/home/me/stageloop/bin/stageloop.js', '/home/me/stageloop')).toBe('./bin/stageloop.js');
     expect(invokedName('/usr/local/bin/stageloop', '/home/me/app')).toBe('stageloop');
@@ -103,22 +122,32 @@ describe('first-day polish: hints name stageloop where the README\'s command is 
     const storeHome = home();
     const paused = await runCli(['run', '--approve-all-tools', 'What is 12 * 7?'], { STAGELOOP_HOME: storeHome });
     expect(paused.stderr).toContain('if it stops, continue it with: ./bin/stageloop.js resume ');
-    expect(paused.stderr).toMatch(/continue with: \.\/bin\/stageloop\.js approve \w+ \[ID\.\.\.\] \| \.\/bin\/stageloop\.js reject/);
+    expect(paused.stderr).toMatch(
+      /continue with: \.\/bin\/stageloop\.js approve \w+ \[ID\.\.\.\] \| \.\/bin\/stageloop\.js reject/,
+    );
     const unknown = await runCli(['nope']);
-    expect(unknown.stderr.trim()).toBe('stageloop: unknown command "nope": run "./bin/stageloop.js --help" for the list of commands');
+    expect(unknown.stderr.trim()).toBe(
+      'stageloop: unknown command "nope": run "./bin/stageloop.js --help" for the list of commands',
+    );
   });
 });
 
-describe('first-day polish: show counts a person\'s wait inside the resumed stage', () => {
+describe("first-day polish: show counts a person's wait inside the resumed stage", () => {
   it('the wait is its own line and the resumed approval stage keeps only its own milliseconds', async () => {
     const storeHome = home();
     const runId = await pausedRunId(storeHome);
     expect((await runCli(['approve', runId], { STAGELOOP_HOME: storeHome })).code).toBe(0);
     const shown = await runCli(['show', runId], { STAGELOOP_HOME: storeHome });
-    expect(shown.stdout).toMatch(/ {4}waiting for a person · \d+(\.\d s| ms) \(not counted as stage time\)\n {4}decision · approved call offline_call_2\n\[1\] approval \(iteration, \d+ ms\): continue/);
+    expect(shown.stdout).toMatch(
+      / {4}waiting for a person · \d+(\.\d s| ms) \(not counted as stage time\)\n {4}decision · approved call offline_call_2\n\[1\] approval \(iteration, \d+ ms\): continue/,
+    );
     // The wait runs from the pause to the decision (written when `approve` started, a process later); the stage's time from there.
-    const json = JSON.parse((await runCli(['show', runId, '--json'], { STAGELOOP_HOME: storeHome })).stdout) as { timeline: TimelineItem[] };
-    const pause = json.timeline.findIndex((item) => item.kind === 'stage' && item.summary.includes('awaiting_approval'));
+    const json = JSON.parse((await runCli(['show', runId, '--json'], { STAGELOOP_HOME: storeHome })).stdout) as {
+      timeline: TimelineItem[];
+    };
+    const pause = json.timeline.findIndex(
+      (item) => item.kind === 'stage' && item.summary.includes('awaiting_approval'),
+    );
     const [paused, decision, resumed] = json.timeline.slice(pause, pause + 3);
     expect(decision!.kind).toBe('decision');
     expect(decision!.waitedMs).toBe(decision!.at - paused!.at);
@@ -127,13 +156,17 @@ describe('first-day polish: show counts a person\'s wait inside the resumed stag
   });
 
   it('"after 1 iteration", not "after 1 iterations"', () => {
-    expect(finishedLine('r1', { status: 'completed', iterations: 1, tokens: 151, resumed: false })).toBe('run r1 completed after 1 iteration, 151 tokens\n');
-    expect(finishedLine('r1', { status: 'completed', iterations: 2, tokens: 318, resumed: false })).toBe('run r1 completed after 2 iterations, 318 tokens\n');
+    expect(finishedLine('r1', { status: 'completed', iterations: 1, tokens: 151, resumed: false })).toBe(
+      'run r1 completed after 1 iteration, 151 tokens\n',
+    );
+    expect(finishedLine('r1', { status: 'completed', iterations: 2, tokens: 318, resumed: false })).toBe(
+      'run r1 completed after 2 iterations, 318 tokens\n',
+    );
   });
 });
 
 describe('first-day polish: agent.mjs with no model configured prints a stack trace', () => {
-  it('the README\'s agent.mjs (shipped as examples/agent.mjs) prints one line naming what to set and exits 2', async () => {
+  it("the README's agent.mjs (shipped as examples/agent.mjs) prints one line naming what to set and exits 2", async () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
     const file = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
     expect(readme).toContain(`\`\`\`js\n${readFileSync(file, 'utf8')}\`\`\``);
@@ -142,6 +175,8 @@ describe('first-day polish: agent.mjs with no model configured prints a stack tr
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(2);
-    expect(stderr).toBe('agent.mjs: no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server\n');
+    expect(stderr).toBe(
+      'agent.mjs: no model configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL and OPENAI_MODEL for another server\n',
+    );
   });
 });

@@ -24,9 +24,13 @@ describe('first-day polish', () => {
   it('approval progress lines are words naming the tool, arguments, call id and reason, not raw JSON', async () => {
     const home = mkdtempSync(join(tmpdir(), 'stageloop-polish-'));
     const { runId, stderr } = await pausedRun(home);
-    expect(stderr).toContain('  approval needed: calculator(expression: "12 * 7") (call offline_call_2): the pipeline asks for approval of every calculator call');
+    expect(stderr).toContain(
+      '  approval needed: calculator(expression: "12 * 7") (call offline_call_2): the pipeline asks for approval of every calculator call',
+    );
     expect(stderr).not.toContain('approval requested {');
-    const rejected = await runCli(['reject', runId, 'offline_call_2', '--message', 'no calculators today'], { STAGELOOP_HOME: home });
+    const rejected = await runCli(['reject', runId, 'offline_call_2', '--message', 'no calculators today'], {
+      STAGELOOP_HOME: home,
+    });
     expect(rejected.code).toBe(0);
     expect(rejected.stderr).toContain('  rejected by a person: calculator (call offline_call_2): no calculators today');
     expect(rejected.stderr).not.toContain('approval decided {');
@@ -47,10 +51,14 @@ describe('first-day polish: argument errors and tool listings', () => {
   it('argument errors are in our wording with the fix, not node\'s raw "Unknown option" / "argument missing"', async () => {
     const unknown = await runCli(['run', '--x', 'hi']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr.trim()).toBe('stageloop: --x is not an option of this command: run "./bin/stageloop.js run --help" for the options');
+    expect(unknown.stderr.trim()).toBe(
+      'stageloop: --x is not an option of this command: run "./bin/stageloop.js run --help" for the options',
+    );
     const missing = await runCli(['run', 'hi', '--max-tokens']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toBe('stageloop: --max-tokens needs a value (--max-tokens VALUE): run "./bin/stageloop.js run --help" for the options');
+    expect(missing.stderr.trim()).toBe(
+      'stageloop: --max-tokens needs a value (--max-tokens VALUE): run "./bin/stageloop.js run --help" for the options',
+    );
     expect(missing.stderr).not.toContain('<value>');
   });
 
@@ -59,6 +67,7 @@ describe('first-day polish: argument errors and tool listings', () => {
     expect(shortened('a'.repeat(150), 100)).toBe(`${'a'.repeat(99)}…`);
     expect(shortened('short', 100)).toBe('short');
     const listed = await runCli(['tools']);
-    for (const line of listed.stdout.split('\n').filter((line) => line.startsWith('  ') && line.trim().length >= 100)) expect(line.endsWith('…')).toBe(true);
+    for (const line of listed.stdout.split('\n').filter((line) => line.startsWith('  ') && line.trim().length >= 100))
+      expect(line.endsWith('…')).toBe(true);
   });
 });

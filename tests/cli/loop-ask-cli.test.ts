@@ -20,24 +20,45 @@ const failing = (id: string) => ({ id, name: 'calculator', arguments: '{"express
 const common = () => ['--base-url', loopback.server.url, '--model', 'test-model', '--store', join(folder, 'runs.db')];
 
 async function pausedRun() {
-  loopback.server.replyWithToolCalls([failing('c1')]).replyWithToolCalls([failing('c2')]).replyWithToolCalls([failing('c3')]);
+  loopback.server
+    .replyWithToolCalls([failing('c1')])
+    .replyWithToolCalls([failing('c2')])
+    .replyWithToolCalls([failing('c3')]);
   const paused = await runCli(['run', ...common(), '--json', '--on-repeat', 'ask', 'What is 17 / 23?'], env);
   expect(paused.stderr).toMatch(/is waiting for approval of 1 tool call/);
   expect(paused.code).toBe(4);
-  return JSON.parse(paused.stdout) as { runId: string; status: string; pending: Array<{ id: string; kind: string; tool: string; reason: string }> };
+  return JSON.parse(paused.stdout) as {
+    runId: string;
+    status: string;
+    pending: Array<{ id: string; kind: string; tool: string; reason: string }>;
+  };
 }
 
 describe('--on-repeat ask', () => {
   it('observe-plan-act "Repeated Tool Failure", fallback "request HITL approval": pauses at the 3rd identical failing call (exit 4), asking as an approval; approve runs it once more; replay identical', async () => {
     const paused = await pausedRun();
     expect(paused.status).toBe('interrupted');
-    expect(paused.pending).toEqual([expect.objectContaining({ id: 'c3', kind: 'tool_approval', tool: 'calculator', reason: expect.stringMatching(/repeated, identical call to calculator that already failed 2 times in a row/) })]);
+    expect(paused.pending).toEqual([
+      expect.objectContaining({
+        id: 'c3',
+        kind: 'tool_approval',
+        tool: 'calculator',
+        reason: expect.stringMatching(/repeated, identical call to calculator that already failed 2 times in a row/),
+      }),
+    ]);
     loopback.server.replyWith({ content: 'It fails every time: 17 / 23 is about 0.739.' });
     const approved = await runCli(['approve', paused.runId, '--store', join(folder, 'runs.db'), '--json'], env);
     expect(approved.code).toBe(0);
-    expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'completed', answer: 'It fails every time: 17 / 23 is about 0.739.' });
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      status: 'completed',
+      answer: 'It fails every time: 17 / 23 is about 0.739.',
+    });
     // The approved call ran: the model's last request has its (failed) result, not a refusal.
-    const lastMessages = loopback.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
+    const lastMessages = loopback.server.requests.at(-1)!.body.messages as Array<{
+      role: string;
+      content: string;
+      tool_call_id?: string;
+    }>;
     const result = lastMessages.find((message) => message.role === 'tool' && message.tool_call_id === 'c3');
     expect(result?.content).not.toMatch(/Not run/);
     const replay = await runCli(['replay', paused.runId, '--store', join(folder, 'runs.db')], env);
@@ -47,10 +68,15 @@ describe('--on-repeat ask', () => {
   it('reject gives the model the message; asking for the same call again ends the run with loop_detected', async () => {
     const paused = await pausedRun();
     loopback.server.replyWithToolCalls([failing('c4')]).replyWith({ content: 'Stopped.' });
-    const rejected = await runCli(['reject', paused.runId, 'c3', '--store', join(folder, 'runs.db'), '--message', 'write it as 17 / 23', '--json'], env);
+    const rejected = await runCli(
+      ['reject', paused.runId, 'c3', '--store', join(folder, 'runs.db'), '--message', 'write it as 17 / 23', '--json'],
+      env,
+    );
     const outcome = JSON.parse(rejected.stdout) as { status: string; stopReason: { kind: string } };
     expect(outcome).toMatchObject({ status: 'stopped', stopReason: { kind: 'loop_detected' } });
-    const refusal = (loopback.server.requests[3]!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>).find((message) => message.tool_call_id === 'c3');
+    const refusal = (
+      loopback.server.requests[3]!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>
+    ).find((message) => message.tool_call_id === 'c3');
     expect(refusal?.content).toMatch(/rejected this call: write it as 17 \/ 23/);
   });
 

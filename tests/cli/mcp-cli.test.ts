@@ -12,9 +12,16 @@ afterEach(() => folder && rmSync(folder, { recursive: true, force: true }));
 /** A config file in the shape Claude Desktop uses, naming the SDK test server over stdio. */
 function configWithTestServer(logFile: string): string {
   folder = mkdtempSync(join(tmpdir(), 'stageloop-mcp-cli-'));
-  const server = stdioTestServer(logFile, 'files') as { command: string; args?: string[]; env?: Record<string, string> };
+  const server = stdioTestServer(logFile, 'files') as {
+    command: string;
+    args?: string[];
+    env?: Record<string, string>;
+  };
   const file = join(folder, 'stageloop.config.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { files: { command: server.command, args: server.args, env: server.env } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ mcpServers: { files: { command: server.command, args: server.args, env: server.env } } }),
+  );
   return file;
 }
 
@@ -33,9 +40,14 @@ describe('MCP servers and fallback models on the command line', () => {
   it('a run offers the MCP tools to the model and calls them on the server', async () => {
     const log = newLogFile();
     const config = configWithTestServer(log);
-    loopback.server.replyWithToolCalls([{ name: 'files__echo', arguments: JSON.stringify({ text: 'hello from the server' }) }]);
+    loopback.server.replyWithToolCalls([
+      { name: 'files__echo', arguments: JSON.stringify({ text: 'hello from the server' }) },
+    ]);
     loopback.server.replyWith({ content: 'It said hello.' });
-    const run = await runCli(['run', '--mcp-config', config, 'Echo hello'], { OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model' });
+    const run = await runCli(['run', '--mcp-config', config, 'Echo hello'], {
+      OPENAI_BASE_URL: loopback.server.url,
+      OPENAI_MODEL: 'test-model',
+    });
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe('It said hello.');
     expect(loopback.server.requests[0]!.body.tools?.map((tool) => tool.function.name)).toContain('files__echo');
@@ -45,7 +57,10 @@ describe('MCP servers and fallback models on the command line', () => {
   it('--fallback-model moves to another model on the same server when the first is rate limited', async () => {
     loopback.server.fail(429, { times: 3, headers: { 'retry-after': '0' } });
     loopback.server.replyWith({ content: 'Answered by the second model.' });
-    const run = await runCli(['run', '--no-store', '--fallback-model', 'second-model', 'Say something'], { OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'first-model' });
+    const run = await runCli(['run', '--no-store', '--fallback-model', 'second-model', 'Say something'], {
+      OPENAI_BASE_URL: loopback.server.url,
+      OPENAI_MODEL: 'first-model',
+    });
     expect(run.stdout.trim()).toBe('Answered by the second model.');
     expect(run.stderr).toContain('falling back to second-model');
     expect(loopback.server.requests.at(-1)!.body.model).toBe('second-model');

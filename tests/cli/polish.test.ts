@@ -24,25 +24,28 @@ const noStackTrace = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:
 const escape = '\u001b';
 
 describe('closed pipes', () => {
-  it.each([
-    [['pipelines']],
-    [['--help']],
-    [['run', '-q', 'What is 17 * 23 + 4?']],
-    [['run', 'What is 2 + 2?']],
-  ])('stageloop %j | true: no EPIPE trace, exit code unchanged', async (args) => {
-    const result = await intoClosedPipe(args);
-    expect(result.stderr).not.toMatch(/EPIPE|Error/);
-    noStackTrace(result.stderr);
-    expect(result.code).toBe(0);
-  });
+  it.each([[['pipelines']], [['--help']], [['run', '-q', 'What is 17 * 23 + 4?']], [['run', 'What is 2 + 2?']]])(
+    'stageloop %j | true: no EPIPE trace, exit code unchanged',
+    async (args) => {
+      const result = await intoClosedPipe(args);
+      expect(result.stderr).not.toMatch(/EPIPE|Error/);
+      noStackTrace(result.stderr);
+      expect(result.code).toBe(0);
+    },
+  );
 });
 
 describe('a run that failed', () => {
   it('--quiet: the one-line error on stderr, exit 1, nothing on stdout', async () => {
-    const result = await runCli(['run', '--quiet', 'hi'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'm' });
+    const result = await runCli(['run', '--quiet', 'hi'], {
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_MODEL: 'm',
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^stageloop: .*cannot reach http:\/\/127\.0\.0\.1:9\/v1/)]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^stageloop: .*cannot reach http:\/\/127\.0\.0\.1:9\/v1/),
+    ]);
   });
 });
 
@@ -59,7 +62,11 @@ describe('settings', () => {
   });
 
   it('good AGENT_* settings are accepted offline', async () => {
-    const result = await runCli(['run', '-q', 'What is 2 + 2?'], { AGENT_TEMPERATURE: '0.5', AGENT_TOOL_PROTOCOL: 'text', AGENT_TOOL_CHOICE: 'omit' });
+    const result = await runCli(['run', '-q', 'What is 2 + 2?'], {
+      AGENT_TEMPERATURE: '0.5',
+      AGENT_TOOL_PROTOCOL: 'text',
+      AGENT_TOOL_CHOICE: 'omit',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/4/);
   });
@@ -67,7 +74,9 @@ describe('settings', () => {
   it('--base-url without --model names --model and OPENAI_MODEL', async () => {
     const result = await runCli(['run', '--base-url', 'http://127.0.0.1:9/v1', 'hi']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toMatch(/^stageloop: --base-url http:\/\/127\.0\.0\.1:9\/v1 needs a model name: pass --model NAME \(or set OPENAI_MODEL\)/);
+    expect(result.stderr.trim()).toMatch(
+      /^stageloop: --base-url http:\/\/127\.0\.0\.1:9\/v1 needs a model name: pass --model NAME \(or set OPENAI_MODEL\)/,
+    );
   });
 
   it('run --help lists every environment variable the CLI and what it loads read', async () => {
@@ -78,7 +87,10 @@ describe('settings', () => {
       const files = source.endsWith('.ts') ? [source] : (await readdir(source)).map((name) => `${source}/${name}`);
       for (const file of files) {
         const text = await readFile(file, 'utf8');
-        for (const match of text.matchAll(/\b(?:env\.|env\[['"]|setting\(env, ['"]|\[['"])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g)) read.add(match[1]!);
+        for (const match of text.matchAll(
+          /\b(?:env\.|env\[['"]|setting\(env, ['"]|\[['"])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/g,
+        ))
+          read.add(match[1]!);
       }
     }
     read.delete('NODE_OPTIONS'); // read only to tell whether otel.config was preloaded; not a setting
@@ -96,9 +108,17 @@ describe('--json', () => {
   });
 
   it('warnings of finalize stages appear in the JSON object', async () => {
-    const failing: Stage = { name: 'report', execute: () => { throw new Error('disk full'); } };
+    const failing: Stage = {
+      name: 'report',
+      execute: () => {
+        throw new Error('disk full');
+      },
+    };
     const done: Stage = { name: 'done', execute: () => ({ type: 'break_loop', kind: 'completed', reason: 'done' }) };
-    const result = await runPipeline(definePipeline({ name: 'warned', iteration: [done], finalize: [failing], maxIterations: 1 }), { task: 'x' });
+    const result = await runPipeline(
+      definePipeline({ name: 'warned', iteration: [done], finalize: [failing], maxIterations: 1 }),
+      { task: 'x' },
+    );
     expect(jsonOutput(result).warnings).toEqual([{ stage: 'report', message: expect.stringContaining('disk full') }]);
   });
 });
@@ -129,10 +149,14 @@ describe('escape codes in what a model writes', () => {
 describe('exiting', () => {
   it('the process ends once its output is written, even with a referenced timer pending', async () => {
     // A preload leaves a 60 s referenced timer, as an SDK's retry sleep would; the test's own timeout is 20 s.
-    const child = spawn(process.execPath, ['--import', 'data:text/javascript,setTimeout(() => {}, 60000)', cliPath, 'run', '-q', 'What is 2 + 2?'], {
-      env: cleanEnvironment(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'data:text/javascript,setTimeout(() => {}, 60000)', cliPath, 'run', '-q', 'What is 2 + 2?'],
+      {
+        env: cleanEnvironment(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -149,10 +173,14 @@ describe('a clone that was never built', () => {
       await copyFile(cliPath, join(directory, 'bin', 'stageloop.js'));
       await copyFile(new URL('../../package.json', import.meta.url), join(directory, 'package.json'));
       const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile(process.execPath, [join(directory, 'bin', 'stageloop.js'), '--help'], (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr })),
+        execFile(process.execPath, [join(directory, 'bin', 'stageloop.js'), '--help'], (error, _stdout, stderr) =>
+          resolve({ code: error ? Number(error.code) : 0, stderr }),
+        ),
       );
       expect(result.code).toBe(1);
-      expect(result.stderr).toBe('stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n');
+      expect(result.stderr).toBe(
+        'stageloop: the compiled CLI is missing: run "npm run build" in the stageloop folder (npm ci runs it too)\n',
+      );
     } finally {
       await rm(directory, { recursive: true, force: true });
     }

@@ -7,7 +7,10 @@ import { runShellBlock, shellPlace } from './run-shell.js';
 
 /** README.md, docs/*.md and docs/protocols/*.md: the pages a user reads. */
 export function userDocs(root: string): string[] {
-  const pages = (folder: string) => readdirSync(join(root, folder)).filter((name) => name.endsWith('.md')).map((name) => join(root, folder, name));
+  const pages = (folder: string) =>
+    readdirSync(join(root, folder))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(root, folder, name));
   return [join(root, 'README.md'), ...pages('docs'), ...pages('docs/protocols')];
 }
 
@@ -16,12 +19,16 @@ export function blocksOf(files: string[], root: string): DocBlock[] {
 }
 
 export function languageProblems(blocks: DocBlock[]): BlockProblem[] {
-  return blocks.filter((block) => !isKnownLanguage(block.language)).map((block) => ({
-    where: where(block, -1), message: `a block needs a language the docs suite knows (ts, js, sh, json, text...), got "${block.language}"`,
-  }));
+  return blocks
+    .filter((block) => !isKnownLanguage(block.language))
+    .map((block) => ({
+      where: where(block, -1),
+      message: `a block needs a language the docs suite knows (ts, js, sh, json, text...), got "${block.language}"`,
+    }));
 }
 
-const checked = (blocks: DocBlock[], languages: string[]) => blocks.filter((block) => languages.includes(block.language) && block.skipReason === undefined);
+const checked = (blocks: DocBlock[], languages: string[]) =>
+  blocks.filter((block) => languages.includes(block.language) && block.skipReason === undefined);
 
 export function typeScriptProblems(blocks: DocBlock[], root: string): BlockProblem[] {
   const code = checked(blocks, ['ts', 'tsx', 'js']);

@@ -43,15 +43,25 @@ export function checkTypeScriptBlocks(blocks: DocBlock[], root: string): BlockPr
   });
   const ambientFile = join(virtualFolder, 'ambient-names.d.ts');
   const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2023.d.ts'], types: ['node'], strict: true, noEmit: true, skipLibCheck: true, resolveJsonModule: true,
-    allowImportingTsExtensions: true, jsx: ts.JsxEmit.ReactJSX, baseUrl: root, paths: sourcePaths(root),
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    lib: ['lib.es2023.d.ts'],
+    types: ['node'],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    resolveJsonModule: true,
+    allowImportingTsExtensions: true,
+    jsx: ts.JsxEmit.ReactJSX,
+    baseUrl: root,
+    paths: sourcePaths(root),
   };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.readFile = (path) => (files.get(path)?.text ?? (path === ambientFile ? ambientNames : readFile(path)));
+  host.readFile = (path) => files.get(path)?.text ?? (path === ambientFile ? ambientNames : readFile(path));
   host.fileExists = (path) => files.has(path) || path === ambientFile || fileExists(path);
   host.getSourceFile = (path, language, onError) => {
     const text = files.get(path)?.text ?? (path === ambientFile ? ambientNames : undefined);

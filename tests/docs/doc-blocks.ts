@@ -6,8 +6,14 @@ import { relative } from 'node:path';
 
 /** What each language means to the suite. */
 export const blockLanguages = {
-  ts: 'type-checked', tsx: 'type-checked', js: 'type-checked', sh: 'run', json: 'parsed', jsonl: 'parsed',
-  yaml: 'shown only (a CI file for another machine)', text: 'shown only (an output or a synopsis, not a command)',
+  ts: 'type-checked',
+  tsx: 'type-checked',
+  js: 'type-checked',
+  sh: 'run',
+  json: 'parsed',
+  jsonl: 'parsed',
+  yaml: 'shown only (a CI file for another machine)',
+  text: 'shown only (an output or a synopsis, not a command)',
 } as const;
 export type BlockLanguage = keyof typeof blockLanguages;
 
@@ -36,7 +42,10 @@ export function extractBlocks(path: string, root: string): DocBlock[] {
     for (index++; index < lines.length && !/^```\s*$/.test(lines[index]!); index++) body.push(lines[index]!);
     const previous = start > 0 ? skipAnnotation.exec(lines[start - 1]!.trim()) : null;
     blocks.push({
-      file: relative(root, path), line: start + 1, language: open[1] ?? '', code: body.join('\n'),
+      file: relative(root, path),
+      line: start + 1,
+      language: open[1] ?? '',
+      code: body.join('\n'),
       ...(previous ? { skipReason: previous[1]! } : {}),
     });
   }

@@ -1,7 +1,15 @@
 // Docs as tests: every code block of the user docs runs, type-checks or parses (CONTRIBUTING.md "Docs are tested").
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { blocksOf, dataProblems, describeProblems, languageProblems, shellProblems, typeScriptProblems, userDocs } from './check-docs.js';
+import {
+  blocksOf,
+  dataProblems,
+  describeProblems,
+  languageProblems,
+  shellProblems,
+  typeScriptProblems,
+  userDocs,
+} from './check-docs.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const docs = userDocs(root);

@@ -23,7 +23,11 @@ export function shellPlace(root: string): ShellPlace {
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(OPENAI_|AGENT_|SERPAPI_|OTEL_|STAGELOOP_)/.test(key)) env[key] = value;
   }
-  Object.assign(env, { NO_COLOR: '1', STAGELOOP_HOME: join(folder, '.stageloop'), PATH: `${commands}:${env.PATH ?? ''}` });
+  Object.assign(env, {
+    NO_COLOR: '1',
+    STAGELOOP_HOME: join(folder, '.stageloop'),
+    PATH: `${commands}:${env.PATH ?? ''}`,
+  });
   return { folder, env };
 }
 
@@ -39,7 +43,12 @@ function promisedOutput(line: string): string | undefined {
 }
 
 function run(command: string, place: ShellPlace): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('bash', ['-c', command], { cwd: place.folder, env: place.env, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync('bash', ['-c', command], {
+    cwd: place.folder,
+    env: place.env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -48,8 +57,12 @@ function fillPlaceholders(line: string, place: ShellPlace): string {
   if (!/\b(RUN|ID)\b/.test(line)) return line;
   const runs = JSON.parse(run('stageloop runs --json', place).stdout || '[]') as Array<{ runId: string }>;
   const runId = runs[0]?.runId ?? 'no-run-recorded';
-  const shown = JSON.parse(run(`stageloop show ${runId} --json`, place).stdout || '{}') as { outcome?: { result?: { pending?: Array<{ id: string }> } } };
-  return line.replace(/\bRUN\b/g, runId).replace(/\bID\b/g, shown.outcome?.result?.pending?.[0]?.id ?? 'no-pending-call');
+  const shown = JSON.parse(run(`stageloop show ${runId} --json`, place).stdout || '{}') as {
+    outcome?: { result?: { pending?: Array<{ id: string }> } };
+  };
+  return line
+    .replace(/\bRUN\b/g, runId)
+    .replace(/\bID\b/g, shown.outcome?.result?.pending?.[0]?.id ?? 'no-pending-call');
 }
 
 /**

@@ -19,7 +19,12 @@ describe('the user docs', () => {
   });
 
   it('the check finds a planted issue reference, and leaves HTML entities and anchors alone', () => {
-    const planted = 'Fixed in #24.\nSee issue 7 for more.\nWiring still to do.\n`&#111;` and [defaults](guards.md#defaults)';
-    expect(internalNotes('planted.md', planted)).toEqual(['planted.md:1: Fixed in #24.', 'planted.md:2: See issue 7 for more.', 'planted.md:3: Wiring still to do.']);
+    const planted =
+      'Fixed in #24.\nSee issue 7 for more.\nWiring still to do.\n`&#111;` and [defaults](guards.md#defaults)';
+    expect(internalNotes('planted.md', planted)).toEqual([
+      'planted.md:1: Fixed in #24.',
+      'planted.md:2: See issue 7 for more.',
+      'planted.md:3: Wiring still to do.',
+    ]);
   });
 });

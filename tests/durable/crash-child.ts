@@ -74,7 +74,13 @@ function announcingStore(store: RunStore): RunStore {
 async function main(): Promise<number> {
   const store = announcingStore(openStore({ path: config.db }));
   const deps: Partial<Deps> = {
-    model: new OpenAIChatModel({ baseUrl: config.serverUrl, model: 'test-model', apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 }),
+    model: new OpenAIChatModel({
+      baseUrl: config.serverUrl,
+      model: 'test-model',
+      apiKey: 'sk-test',
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    }),
     tools: new ToolRegistry([sideEffect]),
     // The run id is the only id drawn outside the journal: fixed, so every process and the reference agree.
     ids: { newId: () => config.runId },
@@ -91,7 +97,11 @@ async function main(): Promise<number> {
   try {
     const result =
       config.action === 'start'
-        ? await runPipeline(pipeline, { task: 'Add the numbers step by step.', options: { padding: 'x'.repeat(config.paddingBytes ?? 0) } }, { store, deps, ...lease })
+        ? await runPipeline(
+            pipeline,
+            { task: 'Add the numbers step by step.', options: { padding: 'x'.repeat(config.paddingBytes ?? 0) } },
+            { store, deps, ...lease },
+          )
         : await resumeRun(store, config.runId, { pipeline, deps, ...lease });
     const line = `result ${JSON.stringify(result, (key, value: unknown) => (key === 'cause' ? undefined : value))}\n`;
     // A pipe takes a long line in pieces: exit only once all of it is written.
@@ -107,7 +117,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `crash-child failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(exitCodes.crashed);
   },
 );

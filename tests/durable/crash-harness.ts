@@ -10,7 +10,11 @@ import type { ChildConfig } from './crash-child.js';
 const repository = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Same seed, same kill plan: a failure can be reproduced with CRASH_SEED=<seed>. */
-export function seededRandom(seed: number): { next(): number; between(low: number, high: number): number; pick<Item>(items: readonly Item[]): Item } {
+export function seededRandom(seed: number): {
+  next(): number;
+  between(low: number, high: number): number;
+  pick<Item>(items: readonly Item[]): Item;
+} {
   let value = seed >>> 0;
   const next = (): number => {
     // mulberry32
@@ -19,7 +23,11 @@ export function seededRandom(seed: number): { next(): number; between(low: numbe
     mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
     return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, between: (low, high) => low + Math.floor(next() * (high - low + 1)), pick: (items) => items[Math.floor(next() * items.length)]! };
+  return {
+    next,
+    between: (low, high) => low + Math.floor(next() * (high - low + 1)),
+    pick: (items) => items[Math.floor(next() * items.length)]!,
+  };
 }
 
 export interface ScriptedModel {
@@ -35,26 +43,51 @@ export interface ScriptedModel {
  * (the early-stop summary) gets a summary. Plan-Execute-Replan: a plan of three parts, one tool call per part (numbered
  * by the part its brief names) then the part's result, a replanner that keeps the plan. Each reply waits `delayMs`.
  */
-export async function startScriptedModel(toolTurns: number, delayMs: number, graphPlan = false): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  toolTurns: number,
+  delayMs: number,
+  graphPlan = false,
+): Promise<ScriptedModel> {
   const server = await startChatServer();
   const model: ScriptedModel = { server, onRequest: undefined, close: () => server.close() };
   server.handle(async (request, response) => {
     const body = request.body;
     const toolResults = body.messages.filter((message) => message.role === 'tool').length;
-    const part = body.messages.map((message) => /Current step \((\d+) of \d+\)/.exec(message.content ?? '')?.[1]).find(Boolean);
+    const part = body.messages
+      .map((message) => /Current step \((\d+) of \d+\)/.exec(message.content ?? '')?.[1])
+      .find(Boolean);
     // The planner and replanner are told their shape in the system prompt (no response format).
     const system = body.messages.find((message) => message.role === 'system')?.content ?? '';
-    const format = body.response_format?.json_schema?.name ?? (system.startsWith('You are the planner') ? 'plan' : system.startsWith('You are the replanner') ? 'replan' : undefined);
+    const format =
+      body.response_format?.json_schema?.name ??
+      (system.startsWith('You are the planner')
+        ? 'plan'
+        : system.startsWith('You are the replanner')
+          ? 'replan'
+          : undefined);
     model.onRequest?.({ toolResults, summary: body.tools === undefined && part === undefined && format === undefined });
     await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const reply = format !== undefined ? structuredReply(format, graphPlan) : part !== undefined ? partReply(Number(part), toolResults, body.tools !== undefined) : reactReply(toolResults, toolTurns, body.tools !== undefined);
+    const reply =
+      format !== undefined
+        ? structuredReply(format, graphPlan)
+        : part !== undefined
+          ? partReply(Number(part), toolResults, body.tools !== undefined)
+          : reactReply(toolResults, toolTurns, body.tools !== undefined);
     if (response.destroyed) return;
     sendReply(request, response, { ...reply, usage: { input: 10 + toolResults, output: 5 } });
   }, Number.MAX_SAFE_INTEGER);
   return model;
 }
 
-const addition = (step: number): ReplyOptions => ({ toolCalls: [{ id: `call_${step}`, name: 'calculator', arguments: JSON.stringify({ step, expression: `${step} + ${step * 10}` }) }] });
+const addition = (step: number): ReplyOptions => ({
+  toolCalls: [
+    {
+      id: `call_${step}`,
+      name: 'calculator',
+      arguments: JSON.stringify({ step, expression: `${step} + ${step * 10}` }),
+    },
+  ],
+});
 
 function reactReply(toolResults: number, toolTurns: number, withTools: boolean): ReplyOptions {
   if (!withTools) return { content: `summary: ${toolResults} steps done` };
@@ -68,10 +101,24 @@ function partReply(part: number, toolResults: number, withTools: boolean): Reply
 /** A chain of three parts; or a graph: three independent parts side by side, and a fourth that needs them all. */
 function structuredReply(format: string, graphPlan: boolean): ReplyOptions {
   if (format === 'plan' && graphPlan) {
-    const parts = [1, 2, 3].map((part) => ({ id: `p${part}`, description: `Add the numbers of part ${part}`, dependsOn: [] }));
-    return { content: JSON.stringify({ goal: 'add', steps: [...parts, { id: 'p4', description: 'Add the numbers of part 4', dependsOn: ['p1', 'p2', 'p3'] }] }) };
+    const parts = [1, 2, 3].map((part) => ({
+      id: `p${part}`,
+      description: `Add the numbers of part ${part}`,
+      dependsOn: [],
+    }));
+    return {
+      content: JSON.stringify({
+        goal: 'add',
+        steps: [...parts, { id: 'p4', description: 'Add the numbers of part 4', dependsOn: ['p1', 'p2', 'p3'] }],
+      }),
+    };
   }
-  if (format === 'plan') return { content: JSON.stringify({ steps: [1, 2, 3].map((part) => ({ description: `Add the numbers of part ${part}`, status: 'pending' })) }) };
+  if (format === 'plan')
+    return {
+      content: JSON.stringify({
+        steps: [1, 2, 3].map((part) => ({ description: `Add the numbers of part ${part}`, status: 'pending' })),
+      }),
+    };
   return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
 }
 
@@ -81,7 +128,15 @@ function structuredReply(format: string, graphPlan: boolean): ReplyOptions {
  */
 export async function buildChild(): Promise<string> {
   const outfile = join(repository, 'node_modules', '.cache', `stageloop-crash-${process.pid}`, 'crash-child.mjs');
-  await build({ entryPoints: [join(repository, 'tests/durable/crash-child.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(repository, 'tests/durable/crash-child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -122,7 +177,9 @@ export function spawnChild(script: string, config: ChildConfig): Child {
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         listeners.push((line) => test(line) && resolve(line));
-        void handle.exited.then(() => reject(new Error(`the child exited before the line awaited; stderr: ${handle.stderr}`)));
+        void handle.exited.then(() =>
+          reject(new Error(`the child exited before the line awaited; stderr: ${handle.stderr}`)),
+        );
       });
     },
     kill: (signal) => void (child.exitCode === null && child.signalCode === null && child.kill(signal)),

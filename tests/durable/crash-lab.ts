@@ -63,7 +63,8 @@ export type LabStore = 'sqlite' | 'postgres';
 export async function openLab(kind: LabStore = 'sqlite'): Promise<Lab> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-crash-'));
   const [script, postgres] = await Promise.all([buildChild(), kind === 'postgres' ? startPostgres() : undefined]);
-  const location = (name: string) => (postgres === undefined ? join(folder, `${name}.db`) : `${postgres.url}?schema=${name.replaceAll('-', '_')}`);
+  const location = (name: string) =>
+    postgres === undefined ? join(folder, `${name}.db`) : `${postgres.url}?schema=${name.replaceAll('-', '_')}`;
   const live = new Set<Child>();
   const references = new Map<ModeName, Promise<Reference>>();
   const lab: Lab = {
@@ -71,7 +72,16 @@ export async function openLab(kind: LabStore = 'sqlite'): Promise<Lab> {
       const mode: Mode = modes[modeName];
       const model = await startScriptedModel(mode.toolTurns, modelDelayMs, mode.graphPlan ?? false);
       const db = location(name);
-      const config = { db, runId: `run-${modeName}`, serverUrl: model.server.url, sideLog: join(folder, `${name}.log`), pipeline: mode.pipeline, maxIterations: mode.maxIterations, toolDelayMs, paddingBytes: mode.paddingBytes };
+      const config = {
+        db,
+        runId: `run-${modeName}`,
+        serverUrl: model.server.url,
+        sideLog: join(folder, `${name}.log`),
+        pipeline: mode.pipeline,
+        maxIterations: mode.maxIterations,
+        toolDelayMs,
+        paddingBytes: mode.paddingBytes,
+      };
       // The parent reads the same store the children write (SQLite WAL: readers never block the writer).
       return { mode: modeName, model, store: openStore({ path: db }), config };
     },

@@ -23,7 +23,11 @@ describe.runIf(runPostgresTests)('PostgreSQL', () => {
         if (ended.status === 'failed') {
           expect(ended.stopReason.kind).toBe('store');
           expect(ended.stopReason.message).toMatch(/PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres/);
-          interruptions.push({ attempt: 1, journalAfter: await setup.store.journal(setup.config.runId), acknowledged: lastAcknowledged(first.lines) });
+          interruptions.push({
+            attempt: 1,
+            journalAfter: await setup.store.journal(setup.config.runId),
+            acknowledged: lastAcknowledged(first.lines),
+          });
           const resumed = lab.launch(setup, 'resume', 2);
           expect((await resumed.exited).code).toBe(0);
           finalResult = resultOf(resumed);

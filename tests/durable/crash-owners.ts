@@ -10,7 +10,9 @@ import { expectRecovered, lastAcknowledged } from './crash-recovery.js';
 
 /** The state letter Linux shows for a process: T while it is stopped. */
 function processState(pid: number): string {
-  return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').charAt(0);
+  return readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .charAt(0);
 }
 
 /** The owner tests on one kind of store; `extra` adds tests of that store that need the same lab. */
@@ -40,11 +42,19 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         expect(exits.map((exit) => exit.code).sort()).toEqual([0, 3]);
         const winner = resumers[exits.findIndex((exit) => exit.code === 0)]!;
         const loser = resumers[exits.findIndex((exit) => exit.code === 3)]!;
-        expect(loser.stderr.trim()).toBe(`refused RunBusyError: run ${setup.config.runId} is being resumed by another process (pid ${winner.process.pid} on ${hostname()}); wait for it`);
+        expect(loser.stderr.trim()).toBe(
+          `refused RunBusyError: run ${setup.config.runId} is being resumed by another process (pid ${winner.process.pid} on ${hostname()}); wait for it`,
+        );
         expect(loser.lines.filter((line) => line.startsWith('appended ') || line.startsWith('tool '))).toEqual([]);
 
         const interruptions = [{ attempt: 1, journalAfter, acknowledged: lastAcknowledged(first.lines) }];
-        await expectRecovered(setup.store, setup.config, await lab.reference('answer'), interruptions, resultOf(winner));
+        await expectRecovered(
+          setup.store,
+          setup.config,
+          await lab.reference('answer'),
+          interruptions,
+          resultOf(winner),
+        );
       } finally {
         await lab.tearDown(setup);
       }
@@ -61,7 +71,12 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         expect(processState(old.process.pid!)).toBe('T');
         const journalAtPause = await setup.store.journal(setup.config.runId);
         // A paused process renews nothing: wait until its lease has run out (the process is alive, so only time frees it).
-        for (let tries = 0; tries < 100 && ((await setup.store.get(setup.config.runId))?.leaseUntil ?? 0) >= Date.now(); tries++) await delay(20);
+        for (
+          let tries = 0;
+          tries < 100 && ((await setup.store.get(setup.config.runId))?.leaseUntil ?? 0) >= Date.now();
+          tries++
+        )
+          await delay(20);
 
         const taker = lab.launch(setup, 'resume', 2);
         await taker.waitForLine((line) => line.startsWith('appended '));
@@ -77,7 +92,9 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         const late = resultOf(old);
         expect(late.status).toBe('failed');
         expect(late.stopReason.kind).toBe('store');
-        expect(late.stopReason.message).toContain(`run ${setup.config.runId} was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused`);
+        expect(late.stopReason.message).toContain(
+          `run ${setup.config.runId} was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused`,
+        );
         const run = await setup.store.get(setup.config.runId);
         expect(run).toMatchObject({ status: 'completed', epoch: 2, owner: null });
         // Never merged: each tool call is in the journal once, though both processes finished call 2.
@@ -86,7 +103,9 @@ export function describeOwners(kind: LabStore, extra?: (lab: () => Lab) => void)
         expect(toolEntries.length).toBe(effectiveJournal(journal).filter((entry) => entry.kind === 'tool').length);
 
         // Call 2 was in flight when the old owner paused, so the new one made it again: the one allowed repeat.
-        const stepTwo = readFileSync(setup.config.sideLog, 'utf8').split('\n').filter((line) => line.split('\t')[1] === '2');
+        const stepTwo = readFileSync(setup.config.sideLog, 'utf8')
+          .split('\n')
+          .filter((line) => line.split('\t')[1] === '2');
         expect(stepTwo.map((line) => line.split('\t')[0])).toEqual(['1', '2']);
 
         const interruptions = [{ attempt: 1, journalAfter: journalAtPause, acknowledged: lastAcknowledged(old.lines) }];

@@ -7,5 +7,9 @@ import { allScenarios, describeCrashes } from './crash-scenarios.js';
 const chosen = new Set(['answer-1', 'answer-2', 'cap-1', 'padded-1', 'planned-1']);
 
 describe.runIf(runPostgresTests)('PostgreSQL', () => {
-  describeCrashes('postgres', allScenarios.filter((scenario) => chosen.has(scenario.name)), { kills: 18, resumed: 5 });
+  describeCrashes(
+    'postgres',
+    allScenarios.filter((scenario) => chosen.has(scenario.name)),
+    { kills: 18, resumed: 5 },
+  );
 });

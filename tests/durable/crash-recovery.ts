@@ -42,13 +42,20 @@ const normalHash = (state: unknown): string => stateDigest(withoutTimings(state)
  * The fields of a result that must not depend on how often the run was interrupted: all but `stages`, whose call
  * counts and times are this process's own (a resumed process ran fewer stages, on another clock), and the state.
  */
-export function comparable(result: Pick<RunResult, 'status' | 'answer' | 'partial' | 'stopReason' | 'iterations' | 'usage' | 'warnings' | 'error'>): unknown {
+export function comparable(
+  result: Pick<
+    RunResult,
+    'status' | 'answer' | 'partial' | 'stopReason' | 'iterations' | 'usage' | 'warnings' | 'error'
+  >,
+): unknown {
   const { status, answer, partial, stopReason, iterations, usage, warnings, error } = result;
   return { status, answer, partial, stopReason, iterations, usage, warnings, error: error ?? null };
 }
 
 export function lastAcknowledged(lines: readonly string[]): number {
-  const heads = lines.filter((line) => /^appended \d+$/.test(line)).map((line) => Number(line.slice('appended '.length)));
+  const heads = lines
+    .filter((line) => /^appended \d+$/.test(line))
+    .map((line) => Number(line.slice('appended '.length)));
   return heads.length === 0 ? 0 : Math.max(...heads);
 }
 
@@ -56,13 +63,24 @@ export function lastAcknowledged(lines: readonly string[]): number {
 function recordedSteps(journal: readonly StoredEntry[]): number[] {
   return effectiveJournal(journal)
     .filter((entry) => entry.kind === 'tool')
-    .flatMap((entry) => ((entry.data as { calls: Array<{ arguments: string }> }).calls ?? []).map((call) => (JSON.parse(call.arguments) as { step: number }).step));
+    .flatMap((entry) =>
+      ((entry.data as { calls: Array<{ arguments: string }> }).calls ?? []).map(
+        (call) => (JSON.parse(call.arguments) as { step: number }).step,
+      ),
+    );
 }
 
 type RunConfig = Pick<ChildConfig, 'runId' | 'pipeline' | 'maxIterations' | 'sideLog'>;
 
 /** `inFlight`: tool calls that may be in flight at once (plan steps side by side), so may run again after one kill. */
-export async function expectRecovered(store: RunStore, { runId, pipeline, maxIterations, sideLog }: RunConfig, reference: Reference, interruptions: readonly Interruption[], finalResult: RunResult | undefined, inFlight = 1): Promise<void> {
+export async function expectRecovered(
+  store: RunStore,
+  { runId, pipeline, maxIterations, sideLog }: RunConfig,
+  reference: Reference,
+  interruptions: readonly Interruption[],
+  finalResult: RunResult | undefined,
+  inFlight = 1,
+): Promise<void> {
   const run = await store.get(runId);
   expect(run?.status).toBe(reference.result.status);
   expect(comparable(run!.outcome!.result as unknown as RunResult)).toEqual(comparable(reference.result));
@@ -87,7 +105,9 @@ export async function expectRecovered(store: RunStore, { runId, pipeline, maxIte
 
   // No checkpoint is torn or stray, kills inside their writes included: each follows the stage end it was taken at.
   const checkpoints = await store.checkpoints(runId);
-  expect(checkpoints.map((saved) => saved.seq)).toEqual([...new Set(checkpoints.map((saved) => saved.seq))].sort((left, right) => left - right));
+  expect(checkpoints.map((saved) => saved.seq)).toEqual(
+    [...new Set(checkpoints.map((saved) => saved.seq))].sort((left, right) => left - right),
+  );
   for (const saved of checkpoints) {
     const entry = journal[saved.seq - 1];
     expect(entry?.kind).toBe('stage');
@@ -108,12 +128,23 @@ export async function expectRecovered(store: RunStore, { runId, pipeline, maxIte
  * Every recorded call ran, nothing else did, and a call ran again only in the attempt right after an interruption
  * whose journal did not hold it yet: the one call in flight when that process died.
  */
-function expectToolsRanOnce(sideLog: string, recorded: readonly number[], interruptions: readonly Interruption[], inFlight: number): void {
-  const executions = readFileSync(sideLog, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
-    const [attempt, step] = line.split('\t');
-    return { attempt: Number(attempt), step: Number(step) };
-  });
-  expect([...new Set(executions.map((execution) => execution.step))].sort((left, right) => left - right)).toEqual([...recorded].sort((left, right) => left - right));
+function expectToolsRanOnce(
+  sideLog: string,
+  recorded: readonly number[],
+  interruptions: readonly Interruption[],
+  inFlight: number,
+): void {
+  const executions = readFileSync(sideLog, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [attempt, step] = line.split('\t');
+      return { attempt: Number(attempt), step: Number(step) };
+    });
+  expect([...new Set(executions.map((execution) => execution.step))].sort((left, right) => left - right)).toEqual(
+    [...recorded].sort((left, right) => left - right),
+  );
   expect(new Set(recorded).size).toBe(recorded.length);
   const repeated = executions.length - recorded.length;
   expect(repeated).toBeLessThanOrEqual(interruptions.length * inFlight);

@@ -16,13 +16,22 @@ import { recordingTools } from './recording-pipeline.js';
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
 
-const script = () => [{ toolCalls: [calc('1 + 2')] }, { toolCalls: [calc('3 + 4')] }, { toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }];
+const script = () => [
+  { toolCalls: [calc('1 + 2')] },
+  { toolCalls: [calc('3 + 4')] },
+  { toolCalls: [calc('5 + 6')] },
+  { content: 'done: 11' },
+];
 
 describe('a recorded run', () => {
   it('journals every call and stage end with contiguous seqs, checkpoints, and the outcome', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const result = await runPipeline(reactPipeline({ guards: false }), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } });
+    const result = await runPipeline(
+      reactPipeline({ guards: false }),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } },
+    );
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11' });
     const journal = await store.journal(result.runId);
     expect(journal.map((entry) => entry.seq)).toEqual(journal.map((_entry, index) => index + 1));
@@ -31,10 +40,18 @@ describe('a recorded run', () => {
     // context, 4 iterations x 4 stages, the start of finalize, summarize
     expect(journal.filter((entry) => entry.kind === 'stage')).toHaveLength(1 + 16 + 2);
     const run = await store.get(result.runId);
-    expect(run).toMatchObject({ status: 'completed', pipeline: 'react', iterations: 4, answer: 'done: 11', owner: null });
+    expect(run).toMatchObject({
+      status: 'completed',
+      pipeline: 'react',
+      iterations: 4,
+      answer: 'done: 11',
+      owner: null,
+    });
     expect((await store.checkpoints(result.runId)).length).toBeGreaterThanOrEqual(3);
     // Requests repeat the conversation; the journal keeps only what each one adds.
-    const last = journal.filter((entry) => entry.kind === 'model').pop()!.data as { request: { prefix: number; messages: unknown[] } };
+    const last = journal.filter((entry) => entry.kind === 'model').pop()!.data as {
+      request: { prefix: number; messages: unknown[] };
+    };
     expect(last.request.prefix).toBeGreaterThan(4);
     expect(last.request.messages.length).toBeLessThanOrEqual(2);
   });
@@ -42,21 +59,34 @@ describe('a recorded run', () => {
   it('replays identically offline, and a changed pipeline is reported at its first divergent stage', async () => {
     const store = memoryStore();
     const log: string[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: recordingTools(log) } },
+    );
     const same = await replayRun(store, result.runId, { pipeline: reactPipeline() });
     expect(same.identical).toBe(true);
     expect(same.result.answer).toBe('done: 11');
     expect(same.replayed.stateHash).toBe(same.recorded.stateHash);
     expect(log).toHaveLength(3);
 
-    const noter: Stage = { name: 'noter', execute: (state, ctx) => { if (ctx.iteration === 2) state.nextTurn.notes.push('be brief'); } };
+    const noter: Stage = {
+      name: 'noter',
+      execute: (state, ctx) => {
+        if (ctx.iteration === 2) state.nextTurn.notes.push('be brief');
+      },
+    };
     const changed = await replayRun(store, result.runId, { pipeline: insertBefore(reactPipeline(), 'think', noter) });
     expect(changed.identical).toBe(false);
     expect(changed.divergence).toMatchObject({ zone: 'iteration', iteration: 1, stage: 'noter' });
     const warmer = await replayRun(store, result.runId, { pipeline: reactPipeline({ think: { temperature: 0.5 } }) });
     expect(warmer.divergence).toMatchObject({ zone: 'iteration', iteration: 1, stage: 'think', what: 'model_request' });
-    expect(warmer.divergence?.message).toBe('the model request in stage "think" (iteration 1) differs: temperature: recorded null, replayed 0.5');
-    const terse = await replayRun(store, result.runId, { pipeline: reactPipeline({ context: { instructions: 'You are terse.' } }) });
+    expect(warmer.divergence?.message).toBe(
+      'the model request in stage "think" (iteration 1) differs: temperature: recorded null, replayed 0.5',
+    );
+    const terse = await replayRun(store, result.runId, {
+      pipeline: reactPipeline({ context: { instructions: 'You are terse.' } }),
+    });
     expect(terse.divergence).toMatchObject({ zone: 'setup', stage: 'context', what: 'state' });
   });
 });
@@ -66,14 +96,22 @@ describe('resume', () => {
     const store = memoryStore();
     const log: string[] = [];
     const hang = recordingTools(log, (expression) => (expression === '3 + 4' ? new Promise(() => {}) : undefined));
-    void runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-a' } } });
+    void runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-a' } } },
+    );
     await waitFor(() => log.length === 2);
     const [running] = await store.list();
     expect(running).toMatchObject({ runId: 'run-a', status: 'running' });
 
     // The second model call's reply and the first tool call are in the journal: only the rest is asked for.
     const model = new ScriptedModel([{ toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }]);
-    const result = await resumeRun(store, 'run-a', { pipeline: reactPipeline(), deps: { model, tools: recordingTools(log) }, takeOver: true });
+    const result = await resumeRun(store, 'run-a', {
+      pipeline: reactPipeline(),
+      deps: { model, tools: recordingTools(log) },
+      takeOver: true,
+    });
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11', iterations: 4 });
     // 1 + 2 ran once; 3 + 4 was in flight when the owner stopped, so it ran again; 5 + 6 once.
@@ -91,11 +129,18 @@ describe('resume', () => {
       if (expression === '3 + 4') controller.abort(new Error('user pressed Ctrl-C'));
       return expression === '3 + 4' ? new Promise(() => {}) : undefined;
     });
-    const cancelled = await runPipeline(reactPipeline(), { task: 'add things' }, { store, signal: controller.signal, deps: { model: new ScriptedModel(script()), tools: cancelling } });
+    const cancelled = await runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, signal: controller.signal, deps: { model: new ScriptedModel(script()), tools: cancelling } },
+    );
     expect(cancelled.status).toBe('cancelled');
     expect((await store.get(cancelled.runId))?.status).toBe('cancelled');
     const model = new ScriptedModel([{ toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }]);
-    const result = await resumeRun(store, cancelled.runId, { pipeline: reactPipeline(), deps: { model, tools: recordingTools(log) } });
+    const result = await resumeRun(store, cancelled.runId, {
+      pipeline: reactPipeline(),
+      deps: { model, tools: recordingTools(log) },
+    });
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11' });
     expect(log).toEqual(['1 + 2', '3 + 4', '3 + 4', '5 + 6']);
     expect((await replayRun(store, cancelled.runId, { pipeline: reactPipeline() })).identical).toBe(true);
@@ -103,17 +148,32 @@ describe('resume', () => {
 
   it('refuses a run that already ended, and another pipeline unless forced; the run is left as it was', async () => {
     const store = memoryStore();
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: recordingTools([]) } });
-    await expect(resumeRun(store, result.runId, { pipeline: reactPipeline() })).rejects.toBeInstanceOf(RunFinishedError);
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: recordingTools([]) } },
+    );
+    await expect(resumeRun(store, result.runId, { pipeline: reactPipeline() })).rejects.toBeInstanceOf(
+      RunFinishedError,
+    );
 
     const log: string[] = [];
     const hang = recordingTools(log, () => new Promise(() => {}));
-    void runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-b' } } });
+    void runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: hang, ids: { newId: () => 'run-b' } } },
+    );
     await waitFor(() => log.length === 1);
     const before = await store.get('run-b');
-    const error = await resumeRun(store, 'run-b', { pipeline: reactPipeline({ maxIterations: 3 }), takeOver: true }).catch((caught: unknown) => caught);
+    const error = await resumeRun(store, 'run-b', {
+      pipeline: reactPipeline({ maxIterations: 3 }),
+      takeOver: true,
+    }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'pipeline_mismatch' });
-    expect((error as Error).message).toBe('run run-b was recorded with pipeline "react" of another shape than "react" has now');
+    expect((error as Error).message).toBe(
+      'run run-b was recorded with pipeline "react" of another shape than "react" has now',
+    );
     expect((error as StageloopError).hint).toBe('pass --force to resume it anyway');
     expect((await store.journal('run-b')).length).toBe(before?.head);
   });
@@ -128,7 +188,11 @@ describe('a store that fails', () => {
     const file = join(folder, 'runs.db');
     const store: RunStore = sqliteStore(file);
     const removing = recordingTools([], () => rmSync(file));
-    const result = await runPipeline(reactPipeline(), { task: 'add things' }, { store, deps: { model: new ScriptedModel(script()), tools: removing } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'add things' },
+      { store, deps: { model: new ScriptedModel(script()), tools: removing } },
+    );
     expect(result.status).toBe('failed');
     expect(result.stopReason.kind).toBe('store');
     expect(result.stopReason.message).toContain('was removed or replaced');

@@ -11,13 +11,18 @@ import { recordingModel, recordingPipeline, recordingTools } from './recording-p
 const padded = { task: 'add 1 + 2, 3 + 4 and 5 + 6', options: { padding: 'x'.repeat(3_000) } };
 
 async function record(store: RunStore, options: Partial<DurableRunOptions> = {}) {
-  const result = await runPipeline(recordingPipeline(), padded, { store, deps: { model: recordingModel(), tools: recordingTools([]) }, ...options });
+  const result = await runPipeline(recordingPipeline(), padded, {
+    store,
+    deps: { model: recordingModel(), tools: recordingTools([]) },
+    ...options,
+  });
   expect(result.status).toBe('completed');
   return { result, journal: await store.journal(result.runId), checkpoints: await store.checkpoints(result.runId) };
 }
 
 const hashOf = (entry: StoredEntry) => (entry.data as { hash?: string }).hash;
-const iterationEnds = (journal: StoredEntry[]) => journal.filter((entry) => entry.kind === 'stage' && entry.stage === 'tally');
+const iterationEnds = (journal: StoredEntry[]) =>
+  journal.filter((entry) => entry.kind === 'stage' && entry.stage === 'tally');
 
 describe('where a recording hashes the state', () => {
   it('by default, only where it takes a checkpoint, whose JSON text it hashes: not at every iteration end', async () => {
@@ -47,7 +52,12 @@ describe('where a recording hashes the state', () => {
     const firstHashedAfter = sparse.journal.find((entry) => hashOf(entry) !== undefined && entry.iteration >= 2)!;
     expect(firstHashedAfter.iteration).toBeGreaterThan(2);
     expect(drifted.identical).toBe(false);
-    expect(drifted.divergence).toMatchObject({ zone: firstHashedAfter.zone, iteration: firstHashedAfter.iteration, stage: firstHashedAfter.stage, what: 'state' });
+    expect(drifted.divergence).toMatchObject({
+      zone: firstHashedAfter.zone,
+      iteration: firstHashedAfter.iteration,
+      stage: firstHashedAfter.stage,
+      what: 'state',
+    });
     expect((await replayRun(store, sparse.result.runId, { pipeline: recordingPipeline() })).identical).toBe(true);
 
     const exact = await record(store, { hashEvery: 'stage' });
@@ -58,7 +68,10 @@ describe('where a recording hashes the state', () => {
   it('a growing state is checkpointed less often: about 1 KB of state rewritten a turn', async () => {
     const store = memoryStore();
     const big = { task: padded.task, options: { padding: 'x'.repeat(6_000) } };
-    const result = await runPipeline(recordingPipeline(), big, { store, deps: { model: recordingModel(), tools: recordingTools([]) } });
+    const result = await runPipeline(recordingPipeline(), big, {
+      store,
+      deps: { model: recordingModel(), tools: recordingTools([]) },
+    });
     const checkpoints = await store.checkpoints(result.runId);
     // A 6 KB state: after setup and on entering finalize only, none of the four iteration ends.
     expect(checkpoints.map((checkpoint) => checkpoint.position.zone)).toEqual(['setup', 'finalize']);
@@ -66,27 +79,53 @@ describe('where a recording hashes the state', () => {
 });
 
 describe('model requests in the journal', () => {
-  it('hold what each request added, also when a stage hands the model the state\'s own message list and adds to it later', async () => {
+  it("hold what each request added, also when a stage hands the model the state's own message list and adds to it later", async () => {
     const store = memoryStore();
     const pipeline = recordingPipeline({ liveMessages: true });
-    const result = await runPipeline(pipeline, { task: padded.task }, { store, deps: { model: recordingModel(), tools: recordingTools([]) } });
-    const requests = (await store.journal(result.runId)).filter((entry) => entry.kind === 'model').map((entry) => (entry.data as { request: { prefix: number; messages: unknown[] } }).request);
-    expect(requests.map((request) => [request.prefix, request.messages.length])).toEqual([[0, 2], [2, 2], [4, 2], [6, 2]]);
+    const result = await runPipeline(
+      pipeline,
+      { task: padded.task },
+      { store, deps: { model: recordingModel(), tools: recordingTools([]) } },
+    );
+    const requests = (await store.journal(result.runId))
+      .filter((entry) => entry.kind === 'model')
+      .map((entry) => (entry.data as { request: { prefix: number; messages: unknown[] } }).request);
+    expect(requests.map((request) => [request.prefix, request.messages.length])).toEqual([
+      [0, 2],
+      [2, 2],
+      [4, 2],
+      [6, 2],
+    ]);
     expect((await replayRun(store, result.runId, { pipeline })).identical).toBe(true);
   });
 });
 
-describe('the journal\'s writes', () => {
+describe("the journal's writes", () => {
   it('start at once when none is in flight, and go one at a time, in order, when one is', async () => {
     const store = memoryStore();
-    const claim = await store.create({ runId: 'writes', pipeline: 'p', fingerprint: 'f', version: '0', input: { task: 't' }, options: {}, createdAt: 0 }, makeOwner(), 30_000);
+    const claim = await store.create(
+      {
+        runId: 'writes',
+        pipeline: 'p',
+        fingerprint: 'f',
+        version: '0',
+        input: { task: 't' },
+        options: {},
+        createdAt: 0,
+      },
+      makeOwner(),
+      30_000,
+    );
     const calls: number[] = [];
     let release: () => void = () => undefined;
     const slow: RunStore = {
       ...store,
       append(claimed, entries, options) {
         calls.push(entries[0]!.seq);
-        if (calls.length === 1) return new Promise<void>((resolve) => (release = resolve)).then(() => store.append(claimed, entries, options));
+        if (calls.length === 1)
+          return new Promise<void>((resolve) => (release = resolve)).then(() =>
+            store.append(claimed, entries, options),
+          );
         return store.append(claimed, entries, options);
       },
     };

@@ -17,7 +17,10 @@ import type { ToolResult } from '../../src/engine/tool-port.js';
 const greet: Stage = {
   name: 'greet',
   execute(state) {
-    state.messages.push({ role: 'system', content: 'Add the numbers with the calculator, one sum a turn.' }, { role: 'user', content: state.input.task });
+    state.messages.push(
+      { role: 'system', content: 'Add the numbers with the calculator, one sum a turn.' },
+      { role: 'user', content: state.input.task },
+    );
   },
 };
 
@@ -25,7 +28,11 @@ const greet: Stage = {
 const ask = (live = false): Stage => ({
   name: 'ask',
   async execute(state, ctx) {
-    const reply = await ctx.deps.model!.chat({ purpose: 'think', messages: live ? state.messages : [...state.messages], tools: ctx.deps.tools!.definitions() });
+    const reply = await ctx.deps.model!.chat({
+      purpose: 'think',
+      messages: live ? state.messages : [...state.messages],
+      tools: ctx.deps.tools!.definitions(),
+    });
     state.messages.push({ role: 'assistant', content: reply.content, toolCalls: reply.toolCalls });
     state.turn = { toolCalls: reply.toolCalls, results: [] };
     if (reply.toolCalls.length > 0) return undefined;
@@ -44,7 +51,12 @@ const run: Stage = {
 };
 
 function toolMessage(call: ToolCall, result: ToolResult): ChatMessage {
-  return { role: 'tool', toolCallId: call.id, name: call.name, content: result.ok ? result.content : result.error.message };
+  return {
+    role: 'tool',
+    toolCallId: call.id,
+    name: call.name,
+    content: result.ok ? result.content : result.error.message,
+  };
 }
 
 /** Keeps a running tally in the state; `drift` adds 10 more at that iteration (a change only the state shows). */
@@ -59,18 +71,34 @@ function tally(drift?: number): Stage {
 }
 
 export function recordingPipeline(options: { drift?: number; liveMessages?: boolean } = {}): Pipeline {
-  return definePipeline({ name: 'recording', setup: [greet], iteration: [ask(options.liveMessages), run, tally(options.drift)], finalize: [], maxIterations: 6 });
+  return definePipeline({
+    name: 'recording',
+    setup: [greet],
+    iteration: [ask(options.liveMessages), run, tally(options.drift)],
+    finalize: [],
+    maxIterations: 6,
+  });
 }
 
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
 
 /** Three sums, then the answer; `from` skips the replies already recorded. */
 export function recordingModel(from = 0): ScriptedModel {
-  return new ScriptedModel([{ toolCalls: [calc('1 + 2')] }, { toolCalls: [calc('3 + 4')] }, { toolCalls: [calc('5 + 6')] }, { content: 'done: 11' }].slice(from));
+  return new ScriptedModel(
+    [
+      { toolCalls: [calc('1 + 2')] },
+      { toolCalls: [calc('3 + 4')] },
+      { toolCalls: [calc('5 + 6')] },
+      { content: 'done: 11' },
+    ].slice(from),
+  );
 }
 
 /** A calculator that logs each execution (the side effect a resume must not repeat) and can be told to hang or act. */
-export function recordingTools(log: string[], onCall: (expression: string) => void | Promise<void> = () => undefined): ToolRegistry {
+export function recordingTools(
+  log: string[],
+  onCall: (expression: string) => void | Promise<void> = () => undefined,
+): ToolRegistry {
   const calculator = defineTool({
     name: 'calculator',
     description: 'Evaluates a sum of two numbers like "2 + 3".',
@@ -96,7 +124,12 @@ export interface RecordedRun {
 export async function recordedRun(store: RunStore, runId: string): Promise<RecordedRun> {
   const run = (await store.get(runId))!;
   const { pipeline, fingerprint, version, input, options, createdAt, outcome } = run;
-  return { header: { runId, pipeline, fingerprint, version, input, options, createdAt }, journal: await store.journal(runId), checkpoints: await store.checkpoints(runId), outcome };
+  return {
+    header: { runId, pipeline, fingerprint, version, input, options, createdAt },
+    journal: await store.journal(runId),
+    checkpoints: await store.checkpoints(runId),
+    outcome,
+  };
 }
 
 /** Writes a recorded run into a store as its writer did: each checkpoint with the entries up to it. A run without an outcome stays running, held by this process. */

@@ -8,7 +8,14 @@ import { asToolCaller, currentToolCaller, type ToolCaller } from '../../src/tool
 import { makeClock, makeIds } from '../support/helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const caller: ToolCaller = { runId: 'run-1', pipeline: 'react', iteration: 2, deps: { clock: makeClock(), ids: makeIds() }, usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false }, tokenLimit: undefined };
+const caller: ToolCaller = {
+  runId: 'run-1',
+  pipeline: 'react',
+  iteration: 2,
+  deps: { clock: makeClock(), ids: makeIds() },
+  usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, estimated: false },
+  tokenLimit: undefined,
+};
 
 function sources(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true }).flatMap((entry) => {
@@ -37,7 +44,9 @@ describe('run scope', () => {
   });
 
   it('is the only AsyncLocalStorage in the source', () => {
-    const users = ['src', 'stages', 'pipelines', 'app'].flatMap(sources).filter((file) => readFileSync(join(root, file), 'utf8').includes('new AsyncLocalStorage'));
+    const users = ['src', 'stages', 'pipelines', 'app']
+      .flatMap(sources)
+      .filter((file) => readFileSync(join(root, file), 'utf8').includes('new AsyncLocalStorage'));
     expect(users).toEqual(['src/engine/run-scope.ts']);
   });
 });

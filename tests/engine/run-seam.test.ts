@@ -31,7 +31,10 @@ const pipeline = definePipeline({
 describe('the durability seam', () => {
   it('is told where the run stands after every stage and on entering finalize', async () => {
     const seen: Array<[string | null, string, number, number, boolean]> = [];
-    const seam: RunSeam = { boundary: (_state, position, stage) => void seen.push([stage, position.zone, position.iteration, position.nextStage, position.breakRequested]) };
+    const seam: RunSeam = {
+      boundary: (_state, position, stage) =>
+        void seen.push([stage, position.zone, position.iteration, position.nextStage, position.breakRequested]),
+    };
     const result = await runPipeline(pipeline, { task: 't' }, { seam });
     expect(result.status).toBe('completed');
     expect(seen).toEqual([
@@ -54,7 +57,11 @@ describe('the durability seam', () => {
       },
     };
     const result = await runPipeline(pipeline, { task: 't' }, { seam });
-    expect(result).toMatchObject({ status: 'failed', partial: true, stopReason: { kind: 'store', stage: 'think', message: 'the run could not be recorded: disk full' } });
+    expect(result).toMatchObject({
+      status: 'failed',
+      partial: true,
+      stopReason: { kind: 'store', stage: 'think', message: 'the run could not be recorded: disk full' },
+    });
     expect(result.state.seamTrail).toEqual(['prepare@0', 'think@1', 'summarize@1']);
     expect(calls).toBeGreaterThanOrEqual(3);
   });
@@ -62,7 +69,10 @@ describe('the durability seam', () => {
   it('wraps the ports once, with a cursor that reads where the run is', async () => {
     const where: string[] = [];
     const seam: RunSeam = {
-      wrapDeps: (deps, cursor) => ({ ...deps, clock: { now: () => (where.push(`${cursor.zone}:${cursor.stage}`), deps.clock.now()) } }),
+      wrapDeps: (deps, cursor) => ({
+        ...deps,
+        clock: { now: () => (where.push(`${cursor.zone}:${cursor.stage}`), deps.clock.now()) },
+      }),
       boundary: () => undefined,
     };
     const timed: Stage = { name: 'think', execute: (_state, ctx) => (ctx.deps.clock.now(), breakLoop('done')) };
@@ -74,7 +84,14 @@ describe('the durability seam', () => {
     const state = createRunState('run-1', 'demo', { task: 't' });
     state.iteration = 1;
     state.seamTrail = ['prepare@0', 'think@1'];
-    const position: RunPosition = { zone: 'iteration', iteration: 1, nextStage: 1, steer: null, breakRequested: false, ended: null };
+    const position: RunPosition = {
+      zone: 'iteration',
+      iteration: 1,
+      nextStage: 1,
+      steer: null,
+      breakRequested: false,
+      ended: null,
+    };
     const result = await runPipeline(pipeline, { task: 't' }, { start: { state, position } });
     expect(result.runId).toBe('run-1');
     expect(result.state.seamTrail).toEqual(['prepare@0', 'think@1', 'act@1', 'think@2', 'act@2', 'summarize@2']);
@@ -86,9 +103,27 @@ describe('the durability seam', () => {
     state.iteration = 3;
     state.stop = { status: 'stopped', kind: 'budget_tokens', stage: 'budget', message: 'tokens spent' };
     const ended = { ...state.stop };
-    const position: RunPosition = { zone: 'finalize', iteration: 3, nextStage: 0, steer: null, breakRequested: false, ended };
+    const position: RunPosition = {
+      zone: 'finalize',
+      iteration: 3,
+      nextStage: 0,
+      steer: null,
+      breakRequested: false,
+      ended,
+    };
     let seen = -1;
-    const seeing = definePipeline({ ...pipeline, finalize: [{ name: 'summarize', execute: (inner, ctx) => { seen = ctx.iteration; (inner.seamTrail ??= []).push(`summarize@${inner.iteration}`); } }] });
+    const seeing = definePipeline({
+      ...pipeline,
+      finalize: [
+        {
+          name: 'summarize',
+          execute: (inner, ctx) => {
+            seen = ctx.iteration;
+            (inner.seamTrail ??= []).push(`summarize@${inner.iteration}`);
+          },
+        },
+      ],
+    });
     const result = await runPipeline(seeing, { task: 't' }, { start: { state, position } });
     expect(seen).toBe(3);
     expect(result.state.seamTrail).toEqual(['summarize@3']);

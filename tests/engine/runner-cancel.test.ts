@@ -19,11 +19,25 @@ describe('cancellation', () => {
           setImmediate(() => controller.abort());
         }),
     };
-    const summarize: Stage = { name: 'summarize', async execute(_state, ctx) { finalizeSignalAborted = ctx.signal!.aborted; } };
-    const pipeline = definePipeline({ name: 'demo', iteration: [slow, step('act')], finalize: [summarize], maxIterations: 5 });
+    const summarize: Stage = {
+      name: 'summarize',
+      async execute(_state, ctx) {
+        finalizeSignalAborted = ctx.signal!.aborted;
+      },
+    };
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [slow, step('act')],
+      finalize: [summarize],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' }, { signal: controller.signal });
     expect(result.status).toBe('cancelled');
-    expect(result.stopReason).toEqual({ kind: 'cancelled', stage: 'think', message: 'the run was cancelled by its caller' });
+    expect(result.stopReason).toEqual({
+      kind: 'cancelled',
+      stage: 'think',
+      message: 'the run was cancelled by its caller',
+    });
     expect(result.error).toBeUndefined();
     expect(finalizeSignalAborted).toBe(false);
     expect(trail(result.state)).toEqual([]);
@@ -44,7 +58,13 @@ describe('cancellation', () => {
   });
 
   it('an already aborted signal runs only finalize', async () => {
-    const pipeline = definePipeline({ name: 'demo', setup: [step('context')], iteration: [step('think')], finalize: [step('summarize')], maxIterations: 5 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      setup: [step('context')],
+      iteration: [step('think')],
+      finalize: [step('summarize')],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' }, { signal: AbortSignal.abort() });
     expect(result.status).toBe('cancelled');
     expect(trail(result.state)).toEqual(['summarize']);
@@ -52,7 +72,12 @@ describe('cancellation', () => {
 
   it('a finalize stage that hangs is cut off by the finalize time limit and later ones are skipped', async () => {
     const hang: Stage = { name: 'hang', execute: () => new Promise(() => {}) };
-    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang, step('after')], maxIterations: 5 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => breakLoop('ok'))],
+      finalize: [hang, step('after')],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 30 });
     expect(result.status).toBe('completed');
     expect(result.warnings.map((warning) => [warning.stage, warning.message])).toEqual([
@@ -62,7 +87,13 @@ describe('cancellation', () => {
   });
 
   it('the finalize time limit counts from the start of finalize, also when earlier finalize stages were synchronous', async () => {
-    const slowSync: Stage = { name: 'slow-sync', execute: () => { const until = performance.now() + 300; while (performance.now() < until); } };
+    const slowSync: Stage = {
+      name: 'slow-sync',
+      execute: () => {
+        const until = performance.now() + 300;
+        while (performance.now() < until);
+      },
+    };
     // 300 ms of the 400 are spent synchronously, so the hanging stage's abort is due ~100 ms after it starts (400 if the
     // limit restarted per stage). A marker due 250 ms after the start tells the two apart by timer order, not by a clock
     // read after the fact: timers fire in the order they are due, however late a busy machine runs them.
@@ -75,7 +106,12 @@ describe('cancellation', () => {
         return new Promise(() => {});
       },
     };
-    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [slowSync, hang], maxIterations: 5 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => breakLoop('ok'))],
+      finalize: [slowSync, hang],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 400 });
     expect(seen[0]).toBe('aborted');
     expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
@@ -84,17 +120,36 @@ describe('cancellation', () => {
   it('a stage that first reads ctx.signal after its caller aborted sees it aborted, with the caller reason', async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;
-    const late: Stage = { name: 'think', async execute(_state, ctx) { controller.abort(new Error('stop now')); seen = ctx.signal; } };
-    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [late, step('act')], maxIterations: 5 }), { task: 't' }, { signal: controller.signal });
+    const late: Stage = {
+      name: 'think',
+      async execute(_state, ctx) {
+        controller.abort(new Error('stop now'));
+        seen = ctx.signal;
+      },
+    };
+    const result = await runPipeline(
+      definePipeline({ name: 'demo', iteration: [late, step('act')], maxIterations: 5 }),
+      { task: 't' },
+      { signal: controller.signal },
+    );
     expect(seen?.aborted).toBe(true);
     expect((seen?.reason as Error).message).toBe('stop now');
-    expect(result.stopReason).toMatchObject({ kind: 'cancelled', stage: 'think', message: 'the run was cancelled by its caller: stop now' });
+    expect(result.stopReason).toMatchObject({
+      kind: 'cancelled',
+      stage: 'think',
+      message: 'the run was cancelled by its caller: stop now',
+    });
   });
 
   it('a hung finalize stage that reads ctx.signal after the time limit sees it aborted', async () => {
     let held: StageContext | undefined;
     const hang: Stage = { name: 'hang', execute: (_state, ctx) => ((held = ctx), new Promise(() => {})) };
-    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [hang], maxIterations: 5 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => breakLoop('ok'))],
+      finalize: [hang],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' }, { finalizeTimeoutMs: 10 });
     expect(result.warnings.map((warning) => warning.stage)).toEqual(['hang']);
     // The stage, still hung, reads its signal for the first time now that the run has given up on it.
@@ -109,41 +164,91 @@ describe('cancellation', () => {
       name,
       execute(_state, ctx) {
         const signal = ctx.signal;
-        seen.push([`${ctx.zone}:${name}`, signal === undefined ? undefined : signal instanceof AbortSignal && !signal.aborted]);
+        seen.push([
+          `${ctx.zone}:${name}`,
+          signal === undefined ? undefined : signal instanceof AbortSignal && !signal.aborted,
+        ]);
       },
     });
-    const setsDeadline: Stage = { name: 'deadline', execute: (_state, ctx) => ctx.setDeadline(ctx.deps.clock.now() + 60_000, 'time', 'budget_time') };
-    const plain = definePipeline({ name: 'plain', setup: [look('before')], iteration: [look('think'), step('stop', () => breakLoop('ok'))], finalize: [look('summarize')], maxIterations: 3 });
+    const setsDeadline: Stage = {
+      name: 'deadline',
+      execute: (_state, ctx) => ctx.setDeadline(ctx.deps.clock.now() + 60_000, 'time', 'budget_time'),
+    };
+    const plain = definePipeline({
+      name: 'plain',
+      setup: [look('before')],
+      iteration: [look('think'), step('stop', () => breakLoop('ok'))],
+      finalize: [look('summarize')],
+      maxIterations: 3,
+    });
     await runPipeline(plain, { task: 't' });
-    expect(seen.splice(0)).toEqual([['setup:before', undefined], ['iteration:think', undefined], ['finalize:summarize', true]]);
+    expect(seen.splice(0)).toEqual([
+      ['setup:before', undefined],
+      ['iteration:think', undefined],
+      ['finalize:summarize', true],
+    ]);
 
     await runPipeline(plain, { task: 't' }, { signal: new AbortController().signal });
-    expect(seen.splice(0)).toEqual([['setup:before', true], ['iteration:think', true], ['finalize:summarize', true]]);
+    expect(seen.splice(0)).toEqual([
+      ['setup:before', true],
+      ['iteration:think', true],
+      ['finalize:summarize', true],
+    ]);
 
     const withDeadline = insertAfter(plain, 'before', setsDeadline);
     await runPipeline(withDeadline, { task: 't' });
-    expect(seen.splice(0)).toEqual([['setup:before', undefined], ['iteration:think', true], ['finalize:summarize', true]]);
+    expect(seen.splice(0)).toEqual([
+      ['setup:before', undefined],
+      ['iteration:think', true],
+      ['finalize:summarize', true],
+    ]);
 
     // The signal a stage is given aborts when the caller's does.
     const controller = new AbortController();
     let given: AbortSignal | undefined;
-    const cancels: Stage = { name: 'think', execute: (_state, ctx) => void ((given = ctx.signal), controller.abort(new Error('enough'))) };
-    const cancelled = await runPipeline(definePipeline({ name: 'cancels', iteration: [cancels], maxIterations: 3 }), { task: 't' }, { signal: controller.signal });
+    const cancels: Stage = {
+      name: 'think',
+      execute: (_state, ctx) => void ((given = ctx.signal), controller.abort(new Error('enough'))),
+    };
+    const cancelled = await runPipeline(
+      definePipeline({ name: 'cancels', iteration: [cancels], maxIterations: 3 }),
+      { task: 't' },
+      { signal: controller.signal },
+    );
     expect(cancelled.status).toBe('cancelled');
     expect(given?.aborted).toBe(true);
     expect((given?.reason as Error).message).toBe('enough');
   });
 
   it('a deadline set by a stage aborts the call in flight and stops the run with its kind', async () => {
-    const guard: Stage = { name: 'time-guard', async execute(_state, ctx) { if (ctx.zone === 'setup') ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time'); } };
+    const guard: Stage = {
+      name: 'time-guard',
+      async execute(_state, ctx) {
+        if (ctx.zone === 'setup')
+          ctx.setDeadline(ctx.deps.clock.now() + 20, 'time budget of 20 ms spent', 'budget_time');
+      },
+    };
     const hang: Stage = {
       name: 'think',
-      execute: (_state, ctx) => new Promise((_resolve, reject) => ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason), { once: true })),
+      execute: (_state, ctx) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason), { once: true }),
+        ),
     };
-    const pipeline = definePipeline({ name: 'demo', setup: [guard], iteration: [hang], finalize: [step('summarize')], maxIterations: 5 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      setup: [guard],
+      iteration: [hang],
+      finalize: [step('summarize')],
+      maxIterations: 5,
+    });
     const result = await runPipeline(pipeline, { task: 't' });
     expect(result.status).toBe('stopped');
-    expect(result.stopReason).toEqual({ kind: 'budget_time', stage: 'time-guard', message: 'time budget of 20 ms spent' });
+    expect(result.stopReason).toEqual({
+      kind: 'budget_time',
+      stage: 'time-guard',
+      message: 'time budget of 20 ms spent',
+    });
     expect(trail(result.state)).toEqual(['summarize#1']);
   });
 });

@@ -10,10 +10,24 @@ import { step, trail } from './runner-steps.js';
 describe('events', () => {
   it('reports run, stage and custom events to deps.onEvent', async () => {
     const events: RunEvent[] = [];
-    const noisy: Stage = { name: 'think', async execute(_state, ctx) { ctx.emit('thought', { words: 3 }); return breakLoop('done'); } };
-    await runPipeline(definePipeline({ name: 'demo', iteration: [noisy], maxIterations: 2 }), { task: 't' }, { deps: { onEvent: (event) => events.push(event) } });
+    const noisy: Stage = {
+      name: 'think',
+      async execute(_state, ctx) {
+        ctx.emit('thought', { words: 3 });
+        return breakLoop('done');
+      },
+    };
+    await runPipeline(
+      definePipeline({ name: 'demo', iteration: [noisy], maxIterations: 2 }),
+      { task: 't' },
+      { deps: { onEvent: (event) => events.push(event) } },
+    );
     expect(events.map((event) => `${event.type}:${event.stage ?? '-'}`)).toEqual([
-      'run_started:-', 'stage_started:think', 'thought:think', 'stage_finished:think', 'run_finished:-',
+      'run_started:-',
+      'stage_started:think',
+      'thought:think',
+      'stage_finished:think',
+      'run_finished:-',
     ]);
     expect(events[2]).toMatchObject({ zone: 'iteration', iteration: 1, data: { words: 3 } });
   });
@@ -33,9 +47,15 @@ describe('events', () => {
         return breakLoop('done');
       },
     };
-    await runPipeline(definePipeline({ name: 'demo', iteration: [loose], maxIterations: 2 }), { task: 't' }, { signal: new AbortController().signal, deps: { onEvent: (event) => events.push(event) } });
+    await runPipeline(
+      definePipeline({ name: 'demo', iteration: [loose], maxIterations: 2 }),
+      { task: 't' },
+      { signal: new AbortController().signal, deps: { onEvent: (event) => events.push(event) } },
+    );
     expect(events.find((event) => event.type === 'loose')?.data).toEqual({ aborted: false });
-    expect(spreadKeys).toEqual(expect.arrayContaining(['signal', 'deps', 'zone', 'iteration', 'stage', 'emit', 'setDeadline']));
+    expect(spreadKeys).toEqual(
+      expect.arrayContaining(['signal', 'deps', 'zone', 'iteration', 'stage', 'emit', 'setDeadline']),
+    );
     expect(spreadSignal).toBeInstanceOf(AbortSignal);
   });
 
@@ -60,7 +80,15 @@ describe('events', () => {
 
   it('the stage contract stays small: a stage is given seven members', async () => {
     // A type-level count: adding an eighth member to StageContext fails to compile here.
-    const members: Record<keyof StageContext, true> = { signal: true, deps: true, zone: true, iteration: true, stage: true, emit: true, setDeadline: true };
+    const members: Record<keyof StageContext, true> = {
+      signal: true,
+      deps: true,
+      zone: true,
+      iteration: true,
+      stage: true,
+      emit: true,
+      setDeadline: true,
+    };
     let given: string[] = [];
     const probe: Stage = { name: 'think', execute: (_state, ctx) => void (given = Object.keys(ctx)) };
     await runPipeline(definePipeline({ name: 'demo', iteration: [probe], maxIterations: 1 }), { task: 't' });
@@ -86,12 +114,16 @@ describe('stateless stages', () => {
       },
     };
     const pipeline = definePipeline({ name: 'countdown', iteration: [countdown], maxIterations: 20 });
-    const results = await Promise.all(Array.from({ length: 200 }, (_, index) => runPipeline(pipeline, { task: String(index % 7) })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, index) => runPipeline(pipeline, { task: String(index % 7) })),
+    );
     for (const [index, result] of results.entries()) {
       const start = index % 7;
       expect(result.status).toBe('completed');
       expect(result.answer).toBe(`${result.runId} counted ${start}`);
-      expect(trail(result.state)).toEqual(Array.from({ length: start + 1 }, (_, step) => `${result.runId}:${start - step}`));
+      expect(trail(result.state)).toEqual(
+        Array.from({ length: start + 1 }, (_, step) => `${result.runId}:${start - step}`),
+      );
     }
     expect(new Set(results.map((result) => result.runId)).size).toBe(200);
   });
@@ -102,7 +134,12 @@ describe('JSON-only state', () => {
     let pipeline = definePipeline({
       name: 'demo',
       setup: [step('context')],
-      iteration: [step('think', (state) => { state.answer = 'x'; return state.iteration === 2 ? breakLoop('done') : undefined; })],
+      iteration: [
+        step('think', (state) => {
+          state.answer = 'x';
+          return state.iteration === 2 ? breakLoop('done') : undefined;
+        }),
+      ],
       finalize: [step('summarize')],
       maxIterations: 5,
     });
@@ -122,7 +159,11 @@ describe('JSON-only state', () => {
 
 describe('run ids', () => {
   it('are 32 random hex digits by default, distinct across runs (past the 256 ids a random pool holds)', async () => {
-    const pipeline = definePipeline({ name: 'ids', iteration: [step('stop', () => breakLoop('ok'))], maxIterations: 1 });
+    const pipeline = definePipeline({
+      name: 'ids',
+      iteration: [step('stop', () => breakLoop('ok'))],
+      maxIterations: 1,
+    });
     const results = await Promise.all(Array.from({ length: 700 }, () => runPipeline(pipeline, { task: 't' })));
     const ids = results.map((result) => result.runId);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{32}$/);
@@ -141,10 +182,21 @@ describe('the tracer seam', () => {
     if (enabled !== undefined) tracer.enabled = enabled;
     return { tracer, wrapped };
   }
-  const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => breakLoop('ok'))], finalize: [step('summarize')], maxIterations: 3 });
+  const pipeline = definePipeline({
+    name: 'demo',
+    iteration: [step('think', () => breakLoop('ok'))],
+    finalize: [step('summarize')],
+    maxIterations: 3,
+  });
 
   it('wraps the run, each iteration and each stage when the tracer is enabled or does not say', async () => {
-    for (const enabled of [undefined, () => true, () => { throw new Error('broken check'); }]) {
+    for (const enabled of [
+      undefined,
+      () => true,
+      () => {
+        throw new Error('broken check');
+      },
+    ]) {
       const { tracer, wrapped } = countingTracer(enabled);
       const result = await runPipeline(pipeline, { task: 't' }, { deps: { tracer } });
       expect(result.status).toBe('completed');
@@ -159,7 +211,13 @@ describe('the tracer seam', () => {
       iteration: (info, body) => (kept.push(info), body()),
       stage: (info, body) => (kept.push(info), body()),
     };
-    const twoTurns = definePipeline({ name: 'demo', setup: [step('prepare')], iteration: [step('think', (state) => (state.iteration === 2 ? breakLoop('ok') : undefined)), step('act')], finalize: [step('summarize')], maxIterations: 3 });
+    const twoTurns = definePipeline({
+      name: 'demo',
+      setup: [step('prepare')],
+      iteration: [step('think', (state) => (state.iteration === 2 ? breakLoop('ok') : undefined)), step('act')],
+      finalize: [step('summarize')],
+      maxIterations: 3,
+    });
     const result = await runPipeline(twoTurns, { task: 't' }, { deps: { tracer } });
     expect(kept.map((info) => ({ ...info }))).toEqual([
       { runId: result.runId, name: 'prepare', zone: 'setup', iteration: 0 },

@@ -18,7 +18,10 @@ declare module '../../src/engine/state.js' {
 }
 
 /** A stage that appends its name to state.trail and then does what `behave` says. */
-export function step(name: string, behave: (state: RunState) => Signal | void | Promise<Signal | void> = () => undefined): Stage {
+export function step(
+  name: string,
+  behave: (state: RunState) => Signal | void | Promise<Signal | void> = () => undefined,
+): Stage {
   return {
     name,
     async execute(state) {

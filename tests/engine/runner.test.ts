@@ -22,7 +22,11 @@ describe('runPipeline zones', () => {
     expect(result.stopReason).toEqual({ kind: 'completed', stage: 'think', message: 'done' });
     expect(result.iterations).toBe(2);
     expect(result.stages.map((stage) => [stage.zone, stage.name, stage.calls])).toEqual([
-      ['setup', 'one', 1], ['setup', 'two', 1], ['iteration', 'think', 2], ['iteration', 'act', 2], ['finalize', 'summarize', 1],
+      ['setup', 'one', 1],
+      ['setup', 'two', 1],
+      ['iteration', 'think', 2],
+      ['iteration', 'act', 2],
+      ['finalize', 'summarize', 1],
     ]);
   });
 
@@ -68,11 +72,20 @@ describe('runPipeline zones', () => {
   });
 
   it('enforces maxIterations with no guard stage', async () => {
-    const pipeline = definePipeline({ name: 'demo', iteration: [step('think')], finalize: [step('summarize')], maxIterations: 3 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think')],
+      finalize: [step('summarize')],
+      maxIterations: 3,
+    });
     const result = await runPipeline(pipeline, { task: 't' });
     expect(trail(result.state)).toEqual(['think#1', 'think#2', 'think#3', 'summarize#3']);
     expect(result.status).toBe('stopped');
-    expect(result.stopReason).toEqual({ kind: 'max_iterations', stage: null, message: 'reached the iteration cap of 3' });
+    expect(result.stopReason).toEqual({
+      kind: 'max_iterations',
+      stage: null,
+      message: 'reached the iteration cap of 3',
+    });
     expect(result.iterations).toBe(3);
   });
 
@@ -80,7 +93,12 @@ describe('runPipeline zones', () => {
     const boom = new Error('disk on fire');
     const pipeline = definePipeline({
       name: 'demo',
-      iteration: [step('think'), step('act', (state) => { if (state.iteration === 2) throw boom; })],
+      iteration: [
+        step('think'),
+        step('act', (state) => {
+          if (state.iteration === 2) throw boom;
+        }),
+      ],
       finalize: [step('summarize')],
       maxIterations: 5,
     });
@@ -96,7 +114,13 @@ describe('runPipeline zones', () => {
     const pipeline = definePipeline({
       name: 'demo',
       iteration: [step('think', () => breakLoop('answered'))],
-      finalize: [step('first', () => { throw new Error('cleanup failed'); }), step('second', () => abortRun('ignored')), step('third')],
+      finalize: [
+        step('first', () => {
+          throw new Error('cleanup failed');
+        }),
+        step('second', () => abortRun('ignored')),
+        step('third'),
+      ],
       maxIterations: 5,
     });
     const result = await runPipeline(pipeline, { task: 't' });
@@ -108,7 +132,10 @@ describe('runPipeline zones', () => {
   it('the first stage to steer wins', async () => {
     const pipeline = definePipeline({
       name: 'demo',
-      iteration: [step('think', () => breakLoop('answer ready')), step('guard', () => abortRun('too late', 'budget_tokens'))],
+      iteration: [
+        step('think', () => breakLoop('answer ready')),
+        step('guard', () => abortRun('too late', 'budget_tokens')),
+      ],
       finalize: [],
       maxIterations: 5,
     });
@@ -119,31 +146,58 @@ describe('runPipeline zones', () => {
 
   it('a stage returning something that is not a signal fails clearly', async () => {
     const bad: Stage = { name: 'bad', execute: async () => 'oops' as unknown as Signal };
-    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [bad], maxIterations: 2 }), { task: 't' });
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [bad], maxIterations: 2 }), {
+      task: 't',
+    });
     expect(result.status).toBe('failed');
     expect(result.stopReason.message).toMatch(/returned something that is not a signal/);
   });
 
   it('a stage that throws something other than an Error still gets a readable message', async () => {
     const odd: Stage = { name: 'think', execute: () => Promise.reject({ code: 'E42', detail: 'quota' }) };
-    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [odd], maxIterations: 5 }), { task: 't' });
+    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [odd], maxIterations: 5 }), {
+      task: 't',
+    });
     expect(result.error?.message).toBe('{"code":"E42","detail":"quota"}');
     expect(result.stopReason.message).toBe('stage "think" failed: {"code":"E42","detail":"quota"}');
   });
 
   it('a stage whose execute throws synchronously fails the run like one that rejects', async () => {
-    const sync: Stage = { name: 'think', execute: () => { throw new Error('not even async'); } };
-    const result = await runPipeline(definePipeline({ name: 'demo', iteration: [sync], finalize: [step('summarize')], maxIterations: 5 }), { task: 't' });
-    expect(result).toMatchObject({ status: 'failed', stopReason: { kind: 'error', stage: 'think' }, error: { stage: 'think', message: 'not even async' } });
+    const sync: Stage = {
+      name: 'think',
+      execute: () => {
+        throw new Error('not even async');
+      },
+    };
+    const result = await runPipeline(
+      definePipeline({ name: 'demo', iteration: [sync], finalize: [step('summarize')], maxIterations: 5 }),
+      { task: 't' },
+    );
+    expect(result).toMatchObject({
+      status: 'failed',
+      stopReason: { kind: 'error', stage: 'think' },
+      error: { stage: 'think', message: 'not even async' },
+    });
     expect(trail(result.state)).toEqual(['summarize#1']);
   });
 
   it('a stage may return without a promise: its signal steers the run like an awaited one', async () => {
     let turns = 0;
-    const counter: Stage = { name: 'count', execute: () => (++turns === 3 ? breakLoop('three turns', 'done_counting') : undefined) };
-    const sync: Stage = { name: 'after', execute: (state) => void (state.trail ??= []).push(`after#${state.iteration}`) };
+    const counter: Stage = {
+      name: 'count',
+      execute: () => (++turns === 3 ? breakLoop('three turns', 'done_counting') : undefined),
+    };
+    const sync: Stage = {
+      name: 'after',
+      execute: (state) => void (state.trail ??= []).push(`after#${state.iteration}`),
+    };
     const finish: Stage = { name: 'finish', execute: () => abortRun('finalize steers are ignored') };
-    const pipeline = definePipeline({ name: 'sync', iteration: [counter, sync], finalize: [finish], maxIterations: 10 });
+    const pipeline = definePipeline({
+      name: 'sync',
+      iteration: [counter, sync],
+      finalize: [finish],
+      maxIterations: 10,
+    });
     const result = await runPipeline(pipeline, { task: 't' });
     expect(result.status).toBe('completed');
     expect(result.stopReason).toEqual({ kind: 'done_counting', stage: 'count', message: 'three turns' });
@@ -151,7 +205,10 @@ describe('runPipeline zones', () => {
     expect(result.stages.find((stats) => stats.name === 'finish')?.calls).toBe(1);
 
     const stop: Stage = { name: 'stop', execute: () => abortRun('no more', 'guard_said_so') };
-    const stopped = await runPipeline(definePipeline({ name: 'sync-abort', iteration: [stop, sync], maxIterations: 10 }), { task: 't' });
+    const stopped = await runPipeline(
+      definePipeline({ name: 'sync-abort', iteration: [stop, sync], maxIterations: 10 }),
+      { task: 't' },
+    );
     expect(stopped.status).toBe('stopped');
     expect(stopped.stopReason).toEqual({ kind: 'guard_said_so', stage: 'stop', message: 'no more' });
     expect(trail(stopped.state)).toEqual([]);
@@ -160,9 +217,14 @@ describe('runPipeline zones', () => {
   it('a thenable that is not a native promise is awaited', async () => {
     const thenable: Stage = {
       name: 'thenable',
-      execute: () => ({ then: (resolve: (signal: Signal) => void) => setTimeout(() => resolve(breakLoop('late answer')), 5) }) as unknown as Promise<Signal>,
+      execute: () =>
+        ({
+          then: (resolve: (signal: Signal) => void) => setTimeout(() => resolve(breakLoop('late answer')), 5),
+        }) as unknown as Promise<Signal>,
     };
-    const result = await runPipeline(definePipeline({ name: 'thenable', iteration: [thenable], maxIterations: 5 }), { task: 't' });
+    const result = await runPipeline(definePipeline({ name: 'thenable', iteration: [thenable], maxIterations: 5 }), {
+      task: 't',
+    });
     expect(result.stopReason).toEqual({ kind: 'completed', stage: 'thenable', message: 'late answer' });
   });
 
@@ -183,7 +245,12 @@ describe('how the run ended, as finalize sees it', () => {
         state.stop = { status: 'completed', kind: 'completed', stage: null, message: 'rewritten' };
       },
     };
-    const pipeline = definePipeline({ name: 'demo', iteration: [step('think', () => abortRun('token budget spent', 'budget_tokens'))], finalize: [meddler], maxIterations: 3 });
+    const pipeline = definePipeline({
+      name: 'demo',
+      iteration: [step('think', () => abortRun('token budget spent', 'budget_tokens'))],
+      finalize: [meddler],
+      maxIterations: 3,
+    });
     const result = await runPipeline(pipeline, { task: 't' });
     expect(seen).toEqual({ status: 'stopped', kind: 'budget_tokens', stage: 'think', message: 'token budget spent' });
     expect(result.status).toBe('stopped');

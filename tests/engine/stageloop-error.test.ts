@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { codeOf, errorCodes, exitCodeOf, httpStatusOf, isStageloopError, StageloopError } from '../../src/common/stageloop-error.js';
+import {
+  codeOf,
+  errorCodes,
+  exitCodeOf,
+  httpStatusOf,
+  isStageloopError,
+  StageloopError,
+} from '../../src/common/stageloop-error.js';
 
 describe('StageloopError', () => {
   it('keeps its code, message and cause', () => {

@@ -11,14 +11,19 @@ function lastUserText(request: RecordedRequest): string {
 }
 
 /** The reply to one request, decided from what the request holds. */
-export function arithmeticReply(request: RecordedRequest): { content: string; toolCalls?: Array<{ name: string; arguments: string }> } {
+export function arithmeticReply(request: RecordedRequest): {
+  content: string;
+  toolCalls?: Array<{ name: string; arguments: string }>;
+} {
   // A judge's request (modelJudge asks for a "verdict"): a fixed verdict naming what it judged.
-  if (request.body.response_format?.json_schema?.name === 'verdict') return { content: JSON.stringify({ score: 0.9, reason: `judged ${request.body.messages.length} messages` }) };
+  if (request.body.response_format?.json_schema?.name === 'verdict')
+    return { content: JSON.stringify({ score: 0.9, reason: `judged ${request.body.messages.length} messages` }) };
   const messages = request.body.messages;
   const last = messages.at(-1);
   const expression = expressionIn(lastUserText(request));
   if (last?.role === 'tool') return { content: `${expression} = ${last.content}` };
-  if ((request.body.tools?.length ?? 0) > 0) return { content: '', toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression }) }] };
+  if ((request.body.tools?.length ?? 0) > 0)
+    return { content: '', toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression }) }] };
   // From memory: additions come out right, anything else is off by a little.
   const guess = expression.includes('+') ? evaluateArithmetic(expression) : evaluateArithmetic(expression) + 7;
   return { content: `I think ${expression} is ${guess}` };

@@ -15,7 +15,12 @@ const loopback = useLoopbackServer();
 function variants(): EvalVariant[] {
   const model = loopback.model();
   return [
-    { name: 'tools', pipeline: reactPipeline(), deps: { model, tools: new ToolRegistry([testCalculator]) }, cost: (usage) => usage.inputTokens * 1e-6 },
+    {
+      name: 'tools',
+      pipeline: reactPipeline(),
+      deps: { model, tools: new ToolRegistry([testCalculator]) },
+      cost: (usage) => usage.inputTokens * 1e-6,
+    },
     { name: 'no-tools', pipeline: reactPipeline(), deps: { model } },
   ];
 }
@@ -25,7 +30,14 @@ describe('evaluate', () => {
     serveArithmetic(loopback.server);
     const store = memoryStore();
     const seen: string[] = [];
-    const result = await evaluate({ dataset: arithmeticCases, variants: variants(), concurrency: 3, store, evalId: 'eval-test', onRun: (run, progress) => void seen.push(`${progress.done}/${progress.total} ${run.variant}`) });
+    const result = await evaluate({
+      dataset: arithmeticCases,
+      variants: variants(),
+      concurrency: 3,
+      store,
+      evalId: 'eval-test',
+      onRun: (run, progress) => void seen.push(`${progress.done}/${progress.total} ${run.variant}`),
+    });
     expect(result.complete).toBe(true);
     expect(result.results).toHaveLength(8);
     const summary = Object.fromEntries(result.summary.map((entry) => [entry.variant, entry]));
@@ -50,7 +62,13 @@ describe('evaluate', () => {
 
   it('adds the eval graders to every case and runs each case × variant `repeats` times', async () => {
     serveArithmetic(loopback.server);
-    const result = await evaluate({ dataset: arithmeticCases.slice(0, 2), variants: variants(), graders: [toolCalled('calculator')], repeats: 2, concurrency: 8 });
+    const result = await evaluate({
+      dataset: arithmeticCases.slice(0, 2),
+      variants: variants(),
+      graders: [toolCalled('calculator')],
+      repeats: 2,
+      concurrency: 8,
+    });
     expect(result.results.map((entry) => [entry.variant, entry.runs.length, entry.pass])).toEqual([
       ['tools', 2, true],
       ['no-tools', 2, false],
@@ -63,7 +81,13 @@ describe('evaluate', () => {
   it('keeps the finished runs when stopped, and runs only the rest when given them back', async () => {
     serveArithmetic(loopback.server);
     const controller = new AbortController();
-    const first = await evaluate({ dataset: arithmeticCases, variants: variants(), concurrency: 1, signal: controller.signal, onRun: (_run, progress) => void (progress.done === 3 && controller.abort()) });
+    const first = await evaluate({
+      dataset: arithmeticCases,
+      variants: variants(),
+      concurrency: 1,
+      signal: controller.signal,
+      onRun: (_run, progress) => void (progress.done === 3 && controller.abort()),
+    });
     expect(first.complete).toBe(false);
     const kept = first.results.flatMap((entry) => entry.runs);
     expect(kept).toHaveLength(3);
@@ -79,16 +103,34 @@ describe('evaluate', () => {
     loopback.server.replyWith({ content: '{"answer": 42, "unit": "none"}', times: 5 });
     const pipeline = reactPipeline({ outputSchema: z.object({ answer: z.number(), unit: z.string() }) });
     const result = await evaluate({
-      dataset: [{ id: 'typed', task: 'What is 6 * 7? Answer as JSON.', graders: [{ type: 'json-subset', value: { answer: 42 } }, { type: 'json-schema', schema: { type: 'object', required: ['answer', 'unit'] } }] }],
+      dataset: [
+        {
+          id: 'typed',
+          task: 'What is 6 * 7? Answer as JSON.',
+          graders: [
+            { type: 'json-subset', value: { answer: 42 } },
+            { type: 'json-schema', schema: { type: 'object', required: ['answer', 'unit'] } },
+          ],
+        },
+      ],
       variants: [{ name: 'typed', pipeline, deps: { model: loopback.model() } }],
     });
-    expect(result.results[0]!.runs[0]!.grades.map((grade) => [grade.grader, grade.pass])).toEqual([['json-subset', true], ['json-schema', true]]);
+    expect(result.results[0]!.runs[0]!.grades.map((grade) => [grade.grader, grade.pass])).toEqual([
+      ['json-subset', true],
+      ['json-schema', true],
+    ]);
   });
 
   it('refuses options that make no sense before any run', async () => {
-    await expect(evaluate({ dataset: arithmeticCases, variants: [] })).rejects.toThrow('evaluate needs at least one variant');
-    await expect(evaluate({ dataset: arithmeticCases, variants: [...variants(), variants()[0]!] })).rejects.toThrow('variant "tools" is given twice');
-    await expect(evaluate({ dataset: arithmeticCases, variants: variants(), concurrency: 0 })).rejects.toThrow('concurrency must be a whole number >= 1, got 0');
+    await expect(evaluate({ dataset: arithmeticCases, variants: [] })).rejects.toThrow(
+      'evaluate needs at least one variant',
+    );
+    await expect(evaluate({ dataset: arithmeticCases, variants: [...variants(), variants()[0]!] })).rejects.toThrow(
+      'variant "tools" is given twice',
+    );
+    await expect(evaluate({ dataset: arithmeticCases, variants: variants(), concurrency: 0 })).rejects.toThrow(
+      'concurrency must be a whole number >= 1, got 0',
+    );
     expect(loopback.server.requests).toHaveLength(0);
   });
 });

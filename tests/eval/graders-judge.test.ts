@@ -24,7 +24,10 @@ describe('judge grader', () => {
 
   it('scores 0 with the problem when the judge cannot answer', async () => {
     loopback.server.fail(500, { message: 'down' });
-    const grader = judge({ rubric: 'Is it right?', judge: modelJudge({ model: loopback.model(), rubric: 'Is it right?' }) });
+    const grader = judge({
+      rubric: 'Is it right?',
+      judge: modelJudge({ model: loopback.model(), rubric: 'Is it right?' }),
+    });
     const grade = await grader.grade(subject(), {});
     expect(grade.score).toBe(0);
     expect(grade.reason).toMatch(/^no verdict: the judge failed/);

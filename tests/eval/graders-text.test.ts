@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { contains, exact, normalized, numberWithin, numbersIn, regex } from '../../src/eval/graders/index.js';
 import { subject } from './subjects.js';
 
-const grade = (grader: { grade: (...args: never[]) => unknown }, fields: Parameters<typeof subject>[0]) => (grader.grade as (s: ReturnType<typeof subject>, c: object) => { score: number; reason: string })(subject(fields), {});
+const grade = (grader: { grade: (...args: never[]) => unknown }, fields: Parameters<typeof subject>[0]) =>
+  (grader.grade as (s: ReturnType<typeof subject>, c: object) => { score: number; reason: string })(
+    subject(fields),
+    {},
+  );
 
 describe('text graders', () => {
   it('exact passes only on the same text', () => {
@@ -56,7 +60,9 @@ describe('number within a tolerance', () => {
   it('takes the last number of the answer and compares it with a tolerance', () => {
     expect(grade(numberWithin(391), {}).score).toBe(1);
     expect(grade(numberWithin(3.14, { tolerance: 0.01 }), { answer: 'pi is about 3.1416' }).score).toBe(1);
-    expect(grade(numberWithin(3.14, { tolerance: 0.001 }), { answer: 'pi is about 3.1416' }).reason).toMatch(/3.1416 is not 3.14 ± 0.001/);
+    expect(grade(numberWithin(3.14, { tolerance: 0.001 }), { answer: 'pi is about 3.1416' }).reason).toMatch(
+      /3.1416 is not 3.14 ± 0.001/,
+    );
     expect(grade(numberWithin(100, { tolerance: 0.05, relative: true }), { answer: '104' }).score).toBe(1);
     expect(grade(numberWithin(100, { tolerance: 0.05, relative: true }), { answer: '106' }).score).toBe(0);
     expect(grade(numberWithin(1), { answer: 'no idea' }).reason).toMatch(/has no number/);

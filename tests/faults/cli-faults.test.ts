@@ -7,8 +7,16 @@ import { PROMPTLY_MS } from '../support/helpers.js';
 import { runCli, startCli, type CliRun } from '../support/run-cli.js';
 
 const loopback = useLoopbackServer();
-const env = (extra: Record<string, string> = {}) => ({ OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model', ...extra });
-const calc = (expression: string, id: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }), id });
+const env = (extra: Record<string, string> = {}) => ({
+  OPENAI_BASE_URL: loopback.server.url,
+  OPENAI_MODEL: 'test-model',
+  ...extra,
+});
+const calc = (expression: string, id: string) => ({
+  name: 'calculator',
+  arguments: JSON.stringify({ expression }),
+  id,
+});
 const noStackTrace = (text: string) => expect(text).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
 interface JsonOutput {
@@ -59,7 +67,9 @@ describe('fault matrix: the command line', () => {
 
   it('--budget-mode hard --max-tokens stops before the crossing call, exit 3', async () => {
     keepsCalling(loopback.server, 4, { input: 200, output: 20 });
-    const { run } = await timed(runCli(['run', '--json', '--max-tokens', '500', '--budget-mode', 'hard', 'What is 17 * 23 + 4?'], env()));
+    const { run } = await timed(
+      runCli(['run', '--json', '--max-tokens', '500', '--budget-mode', 'hard', 'What is 17 * 23 + 4?'], env()),
+    );
     const output = checked(run, 3, 'stopped', 'budget_tokens');
     expect(output.usage.inputTokens + output.usage.outputTokens).toBeLessThanOrEqual(500);
   });
@@ -138,11 +148,20 @@ describe('fault matrix: the command line', () => {
   });
 
   it.each([
-    [['run', '--budget-mode', 'hard', '--max-iterations', '3', 'x'], /--budget-mode hard needs --max-tokens or --max-cost/],
-    [['run', '--budget-mode', 'strict', '--max-tokens', '3', 'x'], /--budget-mode must be "soft" or "hard", got "strict"/],
-    [['run', '--max-tokens', '1e400', 'x'], /--max-tokens must be a whole number of tokens \(0 turns the token budget off\)/],
+    [
+      ['run', '--budget-mode', 'hard', '--max-iterations', '3', 'x'],
+      /--budget-mode hard needs --max-tokens or --max-cost/,
+    ],
+    [
+      ['run', '--budget-mode', 'strict', '--max-tokens', '3', 'x'],
+      /--budget-mode must be "soft" or "hard", got "strict"/,
+    ],
+    [
+      ['run', '--max-tokens', '1e400', 'x'],
+      /--max-tokens must be a whole number of tokens \(0 turns the token budget off\)/,
+    ],
     [['run', '--timeout', 'NaN', 'x'], /--timeout must be a number of seconds \(0 turns the time limit off\)/],
-    [['run', '   ', ], /the task is empty/],
+    [['run', '   '], /the task is empty/],
   ])('bad input %j: exit 2, one line', async (args, message) => {
     const run = await runCli(args);
     expect(run.code).toBe(2);

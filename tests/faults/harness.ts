@@ -27,7 +27,12 @@ const unhandled: unknown[] = [];
 process.on('unhandledRejection', (reason) => unhandled.push(reason));
 
 /** Runs one case and checks everything every case must hold. */
-export async function runCase(pipeline: Pipeline, task: string, options: RunOptions, expected: Expected): Promise<RunResult> {
+export async function runCase(
+  pipeline: Pipeline,
+  task: string,
+  options: RunOptions,
+  expected: Expected,
+): Promise<RunResult> {
   const before = unhandled.length;
   const started = performance.now();
   const result = await runPipeline(pipeline, { task }, options);
@@ -60,7 +65,11 @@ export function checkOutcome(result: RunResult, expected: Expected): void {
 }
 
 /** The same pipeline with its finalize zone untouched and one stage added at the end of a zone. */
-export function withStage(pipeline: Pipeline, zone: 'setup' | 'iteration' | 'finalize', stage: Pipeline['setup'][number]): Pipeline {
+export function withStage(
+  pipeline: Pipeline,
+  zone: 'setup' | 'iteration' | 'finalize',
+  stage: Pipeline['setup'][number],
+): Pipeline {
   return definePipeline({ ...pipeline, [zone]: [...pipeline[zone], stage] });
 }
 

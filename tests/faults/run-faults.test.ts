@@ -13,15 +13,35 @@ import { ToolFailure } from '../../src/tools/tool-failure.js';
 import { testCalculator } from '../support/stage-tools.js';
 import { runCase, sleep, withStage, type Expected } from './harness.js';
 
-const callThenAnswer = () => new ScriptedModel([{ toolCalls: [{ name: 'probe', arguments: '{}' }] }, { content: 'The tool misbehaved; 395 anyway.' }]);
+const callThenAnswer = () =>
+  new ScriptedModel([
+    { toolCalls: [{ name: 'probe', arguments: '{}' }] },
+    { content: 'The tool misbehaved; 395 anyway.' },
+  ]);
 const probe = (execute: (signal: AbortSignal) => unknown, timeoutMs?: number) =>
-  new ToolRegistry([testCalculator, defineTool({ name: 'probe', description: 'A tool under test.', parameters: z.object({}), execute: (_args, ctx) => execute(ctx.signal) as never, ...(timeoutMs ? { timeoutMs } : {}) })]);
+  new ToolRegistry([
+    testCalculator,
+    defineTool({
+      name: 'probe',
+      description: 'A tool under test.',
+      parameters: z.object({}),
+      execute: (_args, ctx) => execute(ctx.signal) as never,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    }),
+  ]);
 const revoked = () => {
   const { proxy, revoke } = Proxy.revocable({}, {});
   revoke();
   return proxy;
 };
-const hostile = () => ({ toString: () => { throw new Error('toString bomb'); }, toJSON: () => { throw new Error('toJSON bomb'); } });
+const hostile = () => ({
+  toString: () => {
+    throw new Error('toString bomb');
+  },
+  toJSON: () => {
+    throw new Error('toJSON bomb');
+  },
+});
 const circular = () => {
   const value: Record<string, unknown> = { name: 'loop' };
   value.self = value;
@@ -37,19 +57,76 @@ interface ToolRow {
 }
 
 const toolRows: ToolRow[] = [
-  { name: 'throws an Error', execute: () => { throw new Error('disk full'); }, shown: /disk full/ },
-  { name: 'throws a string', execute: () => { throw 'plain string'; }, shown: /plain string/ },
-  { name: 'throws undefined', execute: () => { throw undefined; }, shown: /Error \(failed\)/ },
-  { name: 'throws null', execute: () => { throw null; }, shown: /Error \(failed\)/ },
-  { name: 'throws an object whose toString and toJSON throw', execute: () => { throw hostile(); }, shown: /Error \(failed\)/ },
-  { name: 'throws a revoked Proxy', execute: () => { throw revoked(); }, shown: /Error \(failed\)/ },
+  {
+    name: 'throws an Error',
+    execute: () => {
+      throw new Error('disk full');
+    },
+    shown: /disk full/,
+  },
+  {
+    name: 'throws a string',
+    execute: () => {
+      throw 'plain string';
+    },
+    shown: /plain string/,
+  },
+  {
+    name: 'throws undefined',
+    execute: () => {
+      throw undefined;
+    },
+    shown: /Error \(failed\)/,
+  },
+  {
+    name: 'throws null',
+    execute: () => {
+      throw null;
+    },
+    shown: /Error \(failed\)/,
+  },
+  {
+    name: 'throws an object whose toString and toJSON throw',
+    execute: () => {
+      throw hostile();
+    },
+    shown: /Error \(failed\)/,
+  },
+  {
+    name: 'throws a revoked Proxy',
+    execute: () => {
+      throw revoked();
+    },
+    shown: /Error \(failed\)/,
+  },
   { name: 'rejects with a BigInt holder', execute: () => Promise.reject({ amount: 10n }), shown: /Error \(failed\)/ },
-  { name: 'throws a ToolFailure timeout (retryable)', execute: () => { throw new ToolFailure('upstream slow', { kind: 'timeout' }); }, shown: /Error \(timeout\): .*upstream slow/ },
-  { name: 'hangs past its timeout, honouring its signal', execute: (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))), timeoutMs: 150, shown: /Error \(timeout\)/ },
-  { name: 'hangs past its timeout, ignoring its signal', execute: () => new Promise(() => {}), timeoutMs: 150, shown: /Error \(timeout\)/ },
+  {
+    name: 'throws a ToolFailure timeout (retryable)',
+    execute: () => {
+      throw new ToolFailure('upstream slow', { kind: 'timeout' });
+    },
+    shown: /Error \(timeout\): .*upstream slow/,
+  },
+  {
+    name: 'hangs past its timeout, honouring its signal',
+    execute: (signal) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))),
+    timeoutMs: 150,
+    shown: /Error \(timeout\)/,
+  },
+  {
+    name: 'hangs past its timeout, ignoring its signal',
+    execute: () => new Promise(() => {}),
+    timeoutMs: 150,
+    shown: /Error \(timeout\)/,
+  },
   { name: 'returns 1 MB of text (cut at the cap)', execute: () => 'z'.repeat(1_000_000), shown: /output truncated/ },
   { name: 'returns undefined', execute: () => undefined, shown: /empty/i },
-  { name: 'returns a circular object', execute: () => circular(), shown: /cannot be turned into text|Error \(failed\)/ },
+  {
+    name: 'returns a circular object',
+    execute: () => circular(),
+    shown: /cannot be turned into text|Error \(failed\)/,
+  },
   { name: 'returns a BigInt', execute: () => 10n, shown: /./ },
   { name: 'returns a Symbol', execute: () => Symbol('odd'), shown: /cannot be turned into text|Error \(failed\)/ },
   { name: 'returns a function', execute: () => () => 1, shown: /./ },
@@ -58,19 +135,36 @@ const toolRows: ToolRow[] = [
 ];
 
 describe('fault matrix: tools', () => {
-  it.each(toolRows.map((row) => [row.name, row] as const))('a tool that %s: the model sees it and the run completes', async (_name, row) => {
-    const model = callThenAnswer();
-    const result = await runCase(reactPipeline(), 'What is 17 * 23 + 4?', { deps: { model, tools: probe(row.execute, row.timeoutMs) } }, { status: 'completed', kind: 'completed', answer: /395/, boundMs: 3_000 });
-    const shown = result.state.messages.find((message) => message.role === 'tool');
-    if (shown === undefined || !row.shown.test(shown.content)) throw new Error(`the model was shown ${JSON.stringify(shown).slice(0, 300)}`);
-    expect(model.requests[1]!.messages).toContainEqual(shown);
-  });
+  it.each(toolRows.map((row) => [row.name, row] as const))(
+    'a tool that %s: the model sees it and the run completes',
+    async (_name, row) => {
+      const model = callThenAnswer();
+      const result = await runCase(
+        reactPipeline(),
+        'What is 17 * 23 + 4?',
+        { deps: { model, tools: probe(row.execute, row.timeoutMs) } },
+        { status: 'completed', kind: 'completed', answer: /395/, boundMs: 3_000 },
+      );
+      const shown = result.state.messages.find((message) => message.role === 'tool');
+      if (shown === undefined || !row.shown.test(shown.content))
+        throw new Error(`the model was shown ${JSON.stringify(shown).slice(0, 300)}`);
+      expect(model.requests[1]!.messages).toContainEqual(shown);
+    },
+  );
 });
 
-const throwing = (value: () => unknown): Stage => ({ name: 'faulty', execute: () => { throw value(); } });
+const throwing = (value: () => unknown): Stage => ({
+  name: 'faulty',
+  execute: () => {
+    throw value();
+  },
+});
 const hanging = (honour: boolean): Stage => ({
   name: 'faulty',
-  execute: (_state, ctx) => new Promise<void>((resolve) => { if (honour) ctx.signal!.addEventListener('abort', () => resolve()); }),
+  execute: (_state, ctx) =>
+    new Promise<void>((resolve) => {
+      if (honour) ctx.signal!.addEventListener('abort', () => resolve());
+    }),
 });
 const answering = () => new ScriptedModel([{ content: '395' }, { content: 'summary' }]);
 
@@ -81,58 +175,229 @@ interface StageRow {
   expected: Expected;
 }
 
-const inZone = (zone: 'setup' | 'iteration' | 'finalize', stage: Stage) => () => withStage(reactPipeline(), zone, stage);
+const inZone = (zone: 'setup' | 'iteration' | 'finalize', stage: Stage) => () =>
+  withStage(reactPipeline(), zone, stage);
 const stageRows: StageRow[] = [
-  { name: 'throws an Error in setup', pipeline: inZone('setup', throwing(() => new Error('setup broke'))), expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /setup broke/, boundMs: 2_000 } },
-  { name: 'throws an Error in the iteration zone', pipeline: () => withStage(reactPipeline(), 'iteration', throwing(() => new Error('loop broke'))), expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /loop broke/, boundMs: 2_000 } },
-  { name: 'throws in finalize: a warning, the status kept', pipeline: inZone('finalize', throwing(() => new Error('finalize broke'))), expected: { status: 'completed', kind: 'completed', answer: /395/, boundMs: 2_000 } },
-  { name: 'throws an object whose toString and toJSON throw', pipeline: inZone('setup', throwing(hostile)), expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 } },
-  { name: 'throws a revoked Proxy', pipeline: inZone('setup', throwing(revoked)), expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 } },
-  { name: 'throws a BigInt holder', pipeline: inZone('setup', throwing(() => ({ amount: 10n }))), expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 } },
-  { name: 'throws undefined', pipeline: inZone('setup', throwing(() => undefined)), expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 } },
-  { name: 'returns a non-signal', pipeline: inZone('setup', { name: 'faulty', execute: () => ({ type: 'stop' }) as never }), expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /not a signal/, boundMs: 2_000 } },
-  { name: 'returns a promise of a non-signal', pipeline: inZone('setup', { name: 'faulty', execute: async () => 42 as never }), expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /not a signal/, boundMs: 2_000 } },
-  { name: 'hangs, honouring its signal, until a deadline', pipeline: inZone('setup', { ...hanging(true), execute: (state, ctx) => (ctx.setDeadline(Date.now() + 150, 'probe deadline', 'probe_deadline'), hanging(true).execute(state, ctx)) }), expected: { status: 'stopped', kind: 'probe_deadline', boundMs: 2_000 } },
-  { name: 'ignores its signal after a cancel: left behind within 1 s and named', pipeline: inZone('setup', hanging(false)), options: () => ({ signal: AbortSignal.timeout(100) }), expected: { status: 'cancelled', kind: 'cancelled', stage: 'faulty', message: /did not stop/, boundMs: 1_200 } },
-  { name: 'ignores its signal past a deadline: left behind within 1 s and named', pipeline: inZone('setup', { name: 'faulty', execute: (_state, ctx) => (ctx.setDeadline(Date.now() + 100, 'probe deadline', 'probe_deadline'), new Promise<void>(() => {})) }), expected: { status: 'stopped', kind: 'probe_deadline', stage: 'faulty', message: /did not stop/, boundMs: 1_200 } },
-  { name: 'hangs in finalize: cut at the finalize limit', pipeline: inZone('finalize', hanging(false)), options: () => ({ finalizeTimeoutMs: 200 }), expected: { status: 'completed', kind: 'completed', answer: /395/, boundMs: 1_500 } },
-  { name: 'aborts the run from setup', pipeline: inZone('setup', { name: 'faulty', execute: () => ({ type: 'abort_run', reason: 'nope', kind: 'probe_stop' }) }), expected: { status: 'stopped', kind: 'probe_stop', stage: 'faulty', boundMs: 2_000 } },
+  {
+    name: 'throws an Error in setup',
+    pipeline: inZone(
+      'setup',
+      throwing(() => new Error('setup broke')),
+    ),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /setup broke/, boundMs: 2_000 },
+  },
+  {
+    name: 'throws an Error in the iteration zone',
+    pipeline: () =>
+      withStage(
+        reactPipeline(),
+        'iteration',
+        throwing(() => new Error('loop broke')),
+      ),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /loop broke/, boundMs: 2_000 },
+  },
+  {
+    name: 'throws in finalize: a warning, the status kept',
+    pipeline: inZone(
+      'finalize',
+      throwing(() => new Error('finalize broke')),
+    ),
+    expected: { status: 'completed', kind: 'completed', answer: /395/, boundMs: 2_000 },
+  },
+  {
+    name: 'throws an object whose toString and toJSON throw',
+    pipeline: inZone('setup', throwing(hostile)),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 },
+  },
+  {
+    name: 'throws a revoked Proxy',
+    pipeline: inZone('setup', throwing(revoked)),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 },
+  },
+  {
+    name: 'throws a BigInt holder',
+    pipeline: inZone(
+      'setup',
+      throwing(() => ({ amount: 10n })),
+    ),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 },
+  },
+  {
+    name: 'throws undefined',
+    pipeline: inZone(
+      'setup',
+      throwing(() => undefined),
+    ),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', boundMs: 2_000 },
+  },
+  {
+    name: 'returns a non-signal',
+    pipeline: inZone('setup', { name: 'faulty', execute: () => ({ type: 'stop' }) as never }),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /not a signal/, boundMs: 2_000 },
+  },
+  {
+    name: 'returns a promise of a non-signal',
+    pipeline: inZone('setup', { name: 'faulty', execute: async () => 42 as never }),
+    expected: { status: 'failed', kind: 'error', stage: 'faulty', message: /not a signal/, boundMs: 2_000 },
+  },
+  {
+    name: 'hangs, honouring its signal, until a deadline',
+    pipeline: inZone('setup', {
+      ...hanging(true),
+      execute: (state, ctx) => (
+        ctx.setDeadline(Date.now() + 150, 'probe deadline', 'probe_deadline'),
+        hanging(true).execute(state, ctx)
+      ),
+    }),
+    expected: { status: 'stopped', kind: 'probe_deadline', boundMs: 2_000 },
+  },
+  {
+    name: 'ignores its signal after a cancel: left behind within 1 s and named',
+    pipeline: inZone('setup', hanging(false)),
+    options: () => ({ signal: AbortSignal.timeout(100) }),
+    expected: { status: 'cancelled', kind: 'cancelled', stage: 'faulty', message: /did not stop/, boundMs: 1_200 },
+  },
+  {
+    name: 'ignores its signal past a deadline: left behind within 1 s and named',
+    pipeline: inZone('setup', {
+      name: 'faulty',
+      execute: (_state, ctx) => (
+        ctx.setDeadline(Date.now() + 100, 'probe deadline', 'probe_deadline'),
+        new Promise<void>(() => {})
+      ),
+    }),
+    expected: { status: 'stopped', kind: 'probe_deadline', stage: 'faulty', message: /did not stop/, boundMs: 1_200 },
+  },
+  {
+    name: 'hangs in finalize: cut at the finalize limit',
+    pipeline: inZone('finalize', hanging(false)),
+    options: () => ({ finalizeTimeoutMs: 200 }),
+    expected: { status: 'completed', kind: 'completed', answer: /395/, boundMs: 1_500 },
+  },
+  {
+    name: 'aborts the run from setup',
+    pipeline: inZone('setup', {
+      name: 'faulty',
+      execute: () => ({ type: 'abort_run', reason: 'nope', kind: 'probe_stop' }),
+    }),
+    expected: { status: 'stopped', kind: 'probe_stop', stage: 'faulty', boundMs: 2_000 },
+  },
 ];
 
 describe('fault matrix: stages', () => {
   it.each(stageRows.map((row) => [row.name, row] as const))('a stage that %s', async (_name, row) => {
     const options = row.options?.() ?? {};
-    await runCase(row.pipeline(), 'What is 17 * 23 + 4?', { ...options, deps: { model: answering(), tools: new ToolRegistry([testCalculator]), ...options.deps } }, row.expected);
+    await runCase(
+      row.pipeline(),
+      'What is 17 * 23 + 4?',
+      { ...options, deps: { model: answering(), tools: new ToolRegistry([testCalculator]), ...options.deps } },
+      row.expected,
+    );
   });
 
-  const bomb = () => { throw new Error('tracer bomb'); };
+  const bomb = () => {
+    throw new Error('tracer bomb');
+  };
   const tracers: Array<[string, RunTracer]> = [
     ['run() throws', { run: bomb, iteration: (_info, body) => body(), stage: (_info, body) => body() }],
     ['stage() throws', { run: (_info, body) => body(), iteration: (_info, body) => body(), stage: bomb }],
     ['iteration() throws', { run: (_info, body) => body(), iteration: bomb, stage: (_info, body) => body() }],
-    ['enabled() throws', { enabled: bomb, run: (_info, body) => body(), iteration: (_info, body) => body(), stage: (_info, body) => body() }],
+    [
+      'enabled() throws',
+      {
+        enabled: bomb,
+        run: (_info, body) => body(),
+        iteration: (_info, body) => body(),
+        stage: (_info, body) => body(),
+      },
+    ],
   ];
   it.each(tracers)('a tracer whose %s never changes the outcome', async (_name, tracer) => {
-    await runCase(reactPipeline(), 'What is 17 * 23 + 4?', { deps: { model: answering(), tracer } }, { status: 'completed', kind: 'completed', answer: /^395$/, boundMs: 2_000 });
+    await runCase(
+      reactPipeline(),
+      'What is 17 * 23 + 4?',
+      { deps: { model: answering(), tracer } },
+      { status: 'completed', kind: 'completed', answer: /^395$/, boundMs: 2_000 },
+    );
   });
 });
 
 describe('fault matrix: cancellation', () => {
-  const hangingModel = { provider: 'test', modelName: 'hang', chat: (_request: unknown, signal?: AbortSignal) => new Promise<never>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))) };
+  const hangingModel = {
+    provider: 'test',
+    modelName: 'hang',
+    chat: (_request: unknown, signal?: AbortSignal) =>
+      new Promise<never>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason))),
+  };
   const cases: Array<[string, () => { pipeline: Pipeline; options: RunOptions }, Expected]> = [
-    ['before the run starts', () => ({ pipeline: reactPipeline(), options: { signal: AbortSignal.abort(new Error('not wanted')), deps: { model: new ScriptedModel([]) } } }),
-      { status: 'cancelled', kind: 'cancelled', message: /not wanted/, answer: /^I could not finish this task/, boundMs: 500 }],
-    ['during a model call', () => ({ pipeline: reactPipeline(), options: { signal: AbortSignal.timeout(100), deps: { model: hangingModel } } }),
-      { status: 'cancelled', kind: 'cancelled', stage: 'think', answer: /^I could not finish this task/, boundMs: 400 }],
-    ['during a tool call', () => ({ pipeline: reactPipeline(), options: { signal: AbortSignal.timeout(150), deps: { model: callThenAnswer(), tools: probe((signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped'))))) } } }),
-      { status: 'cancelled', kind: 'cancelled', stage: 'act', boundMs: 500 }],
-    ['during a tool that ignores its signal', () => ({ pipeline: reactPipeline(), options: { signal: AbortSignal.timeout(150), deps: { model: callThenAnswer(), tools: probe(() => new Promise(() => {})) } } }),
-      { status: 'cancelled', kind: 'cancelled', stage: 'act', boundMs: 1_200 }],
-    ['during finalize: finalize keeps its own limit, the status is kept', () => {
-      const controller = new AbortController();
-      const late: Stage = { name: 'late', execute: async () => { controller.abort(); await sleep(50); } };
-      return { pipeline: withStage(reactPipeline(), 'finalize', late), options: { signal: controller.signal, deps: { model: answering() } } };
-    }, { status: 'completed', kind: 'completed', answer: /^395$/, boundMs: 1_000 }],
+    [
+      'before the run starts',
+      () => ({
+        pipeline: reactPipeline(),
+        options: { signal: AbortSignal.abort(new Error('not wanted')), deps: { model: new ScriptedModel([]) } },
+      }),
+      {
+        status: 'cancelled',
+        kind: 'cancelled',
+        message: /not wanted/,
+        answer: /^I could not finish this task/,
+        boundMs: 500,
+      },
+    ],
+    [
+      'during a model call',
+      () => ({
+        pipeline: reactPipeline(),
+        options: { signal: AbortSignal.timeout(100), deps: { model: hangingModel } },
+      }),
+      { status: 'cancelled', kind: 'cancelled', stage: 'think', answer: /^I could not finish this task/, boundMs: 400 },
+    ],
+    [
+      'during a tool call',
+      () => ({
+        pipeline: reactPipeline(),
+        options: {
+          signal: AbortSignal.timeout(150),
+          deps: {
+            model: callThenAnswer(),
+            tools: probe(
+              (signal) =>
+                new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))),
+            ),
+          },
+        },
+      }),
+      { status: 'cancelled', kind: 'cancelled', stage: 'act', boundMs: 500 },
+    ],
+    [
+      'during a tool that ignores its signal',
+      () => ({
+        pipeline: reactPipeline(),
+        options: {
+          signal: AbortSignal.timeout(150),
+          deps: { model: callThenAnswer(), tools: probe(() => new Promise(() => {})) },
+        },
+      }),
+      { status: 'cancelled', kind: 'cancelled', stage: 'act', boundMs: 1_200 },
+    ],
+    [
+      'during finalize: finalize keeps its own limit, the status is kept',
+      () => {
+        const controller = new AbortController();
+        const late: Stage = {
+          name: 'late',
+          execute: async () => {
+            controller.abort();
+            await sleep(50);
+          },
+        };
+        return {
+          pipeline: withStage(reactPipeline(), 'finalize', late),
+          options: { signal: controller.signal, deps: { model: answering() } },
+        };
+      },
+      { status: 'completed', kind: 'completed', answer: /^395$/, boundMs: 1_000 },
+    ],
   ];
   it.each(cases)('%s', async (_name, arrange, expected) => {
     const { pipeline, options } = arrange();

@@ -21,9 +21,17 @@ function withAllGuards(pipeline: Pipeline): Pipeline {
 
 async function run(pipeline: Pipeline, task: string) {
   const events: RunEvent[] = [];
-  const result = await runPipeline(withAllGuards(pipeline), { task }, {
-    deps: { model: new OfflineModel(), tools: new ToolRegistry([testCalculator]), onEvent: (event) => events.push(event) },
-  });
+  const result = await runPipeline(
+    withAllGuards(pipeline),
+    { task },
+    {
+      deps: {
+        model: new OfflineModel(),
+        tools: new ToolRegistry([testCalculator]),
+        onEvent: (event) => events.push(event),
+      },
+    },
+  );
   return { result, events };
 }
 
@@ -31,8 +39,18 @@ describe('the four guards composed into the built-in pipelines', () => {
   it('ReAct still answers 395, with every guard having run and recorded its slot', async () => {
     const { result, events } = await run(reactPipeline({ guards: false }), 'What is 17 * 23 + 4?');
     expect(stageNames(withAllGuards(reactPipeline({ guards: false })))).toEqual([
-      'budget-start', 'injection-guard-task', 'context',
-      'budget', 'prune', 'think', 'loop-guard', 'act', 'loop-guard-history', 'injection-guard', 'observe', 'evaluate',
+      'budget-start',
+      'injection-guard-task',
+      'context',
+      'budget',
+      'prune',
+      'think',
+      'loop-guard',
+      'act',
+      'loop-guard-history',
+      'injection-guard',
+      'observe',
+      'evaluate',
       'summarize',
     ]);
     expect(result).toMatchObject({ status: 'completed', partial: false });
@@ -45,14 +63,27 @@ describe('the four guards composed into the built-in pipelines', () => {
     // A request far under the budget is never counted with the tokenizer.
     expect(result.state.prune).toBeUndefined();
     expect(result.stages.filter((stage) => stage.calls === 0).map((stage) => stage.name)).toEqual([]);
-    expect(events.some((event) => event.type.startsWith('budget_') || event.type === 'loop_refused' || event.type === 'injection_detected')).toBe(false);
+    expect(
+      events.some(
+        (event) =>
+          event.type.startsWith('budget_') || event.type === 'loop_refused' || event.type === 'injection_detected',
+      ),
+    ).toBe(false);
     expect(JSON.parse(JSON.stringify(result.state))).toEqual(result.state);
   });
 
   it('Plan-Execute-Replan still computes 77 over three steps with the guards in place', async () => {
     // One step at a time, the guards' slots are the run's own (side by side, each step has its own: docs/plans.md).
-    const { result } = await run(planExecuteReplanPipeline({ maxParallelSteps: 1, guards: false }), 'Compute 12*12, then add 10, then divide by 2');
-    expect(stageNames(withAllGuards(planExecuteReplanPipeline({ guards: false }))).slice(0, 4)).toEqual(['budget-start', 'injection-guard-task', 'context', 'plan']);
+    const { result } = await run(
+      planExecuteReplanPipeline({ maxParallelSteps: 1, guards: false }),
+      'Compute 12*12, then add 10, then divide by 2',
+    );
+    expect(stageNames(withAllGuards(planExecuteReplanPipeline({ guards: false }))).slice(0, 4)).toEqual([
+      'budget-start',
+      'injection-guard-task',
+      'context',
+      'plan',
+    ]);
     expect(result.status).toBe('completed');
     expect(result.answer).toMatch(/The answer is 77\.$/);
     expect(result.state.loopGuard).toBeUndefined();

@@ -15,25 +15,39 @@ import { testTools } from '../support/stage-tools.js';
 import { enableAsyncContext, findSpan, makeTracing } from '../tracing/span-tree.js';
 
 const loopback = useLoopbackServer({ timeoutMs: 10_000 });
-const calc = (expression: string, id: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }), id });
+const calc = (expression: string, id: string) => ({
+  name: 'calculator',
+  arguments: JSON.stringify({ expression }),
+  id,
+});
 
 async function run(pipeline: Pipeline, deps: { clock?: ReturnType<typeof makeClock> } = {}) {
   const events: RunEvent[] = [];
-  const result = await runPipeline(pipeline, { task: 'What is 17 * 23 + 4?' }, {
-    deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => events.push(event), ...deps },
-  });
+  const result = await runPipeline(
+    pipeline,
+    { task: 'What is 17 * 23 + 4?' },
+    {
+      deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => events.push(event), ...deps },
+    },
+  );
   return { result, events, bodies: loopback.server.requests.map((request) => request.body) };
 }
 
 describe('each default stops a run that would otherwise go on', () => {
   it('observe-plan-act "Context & Token Budget": the default token budget (80% of 128,000 for an unknown model) stops with budget_tokens after the graceful final turn', async () => {
     const usage = { input: 40_000, output: 1_000 };
-    for (let turn = 1; turn <= 3; turn++) loopback.server.replyWithToolCalls([calc(`${turn} + 1`, `call_${turn}`)], { usage });
+    for (let turn = 1; turn <= 3; turn++)
+      loopback.server.replyWithToolCalls([calc(`${turn} + 1`, `call_${turn}`)], { usage });
     loopback.server.replyWith({ content: 'Partial: I only added small numbers.', usage });
     const { result, bodies, events } = await run(reactPipeline());
     loopback.server.assertConsumed();
     expect(result.state.limits?.maxTokens).toBe(102_400);
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens', stage: 'think' }, partial: true, answer: 'Partial: I only added small numbers.' });
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'budget_tokens', stage: 'think' },
+      partial: true,
+      answer: 'Partial: I only added small numbers.',
+    });
     expect(bodies.at(-1)!.tools).toBeUndefined();
     expect(events.map((event) => event.type)).toContain('budget_exhausted');
   });
@@ -58,7 +72,11 @@ describe('each default stops a run that would otherwise go on', () => {
         sendReply(request, response, { toolCalls: [calc(`${turn} + 1`, `c${turn}`)] });
       });
     }
-    const pipeline = applyGuards(reactPipeline({ guards: false }), {}, { defaults: true, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds });
+    const pipeline = applyGuards(
+      reactPipeline({ guards: false }),
+      {},
+      { defaults: true, defaultTimeoutSeconds: guardDefaults.cliTimeoutSeconds },
+    );
     const { result } = await run(pipeline, { clock });
     expect(result.state.limits?.timeoutSeconds).toBe(600);
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_time' } });
@@ -83,9 +101,13 @@ describe('the limits in force are visible', () => {
   it('on the root span as stageloop.limit.* attributes (-1 for a limit that is off)', async () => {
     loopback.server.replyWith({ content: '395' });
     const tracing = makeTracing();
-    const result = await runPipeline(reactPipeline({ guards: { timeoutSeconds: 0 } }), { task: 'What is 17 * 23 + 4?' }, {
-      deps: { model: loopback.model(), tools: testTools(), tracer: otelRunTracer({ tracer: tracing.tracer }) },
-    });
+    const result = await runPipeline(
+      reactPipeline({ guards: { timeoutSeconds: 0 } }),
+      { task: 'What is 17 * 23 + 4?' },
+      {
+        deps: { model: loopback.model(), tools: testTools(), tracer: otelRunTracer({ tracer: tracing.tracer }) },
+      },
+    );
     expect(result.status).toBe('completed');
     const root = findSpan(tracing.spans(), 'invoke_agent react');
     expect(root.attributes).toMatchObject({
@@ -100,13 +122,45 @@ describe('the limits in force are visible', () => {
   it('in stageloop run --json, and in --help', async () => {
     const json = await runCli(['run', '--json', '--no-store', 'What is 17 * 23 + 4?']);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout).limits).toEqual({ maxIterations: 10, maxTokens: 102_400, maxCostUsd: null, timeoutSeconds: 600, loopLimit: 3, contextBudget: 102_400 });
-    const off = await runCli(['run', '--json', '--no-store', '--max-tokens', '0', '--timeout', '0', '--loop-limit', '0', 'What is 2 + 2?']);
-    expect(JSON.parse(off.stdout).limits).toMatchObject({ maxTokens: null, timeoutSeconds: null, loopLimit: null, contextBudget: 102_400 });
+    expect(JSON.parse(json.stdout).limits).toEqual({
+      maxIterations: 10,
+      maxTokens: 102_400,
+      maxCostUsd: null,
+      timeoutSeconds: 600,
+      loopLimit: 3,
+      contextBudget: 102_400,
+    });
+    const off = await runCli([
+      'run',
+      '--json',
+      '--no-store',
+      '--max-tokens',
+      '0',
+      '--timeout',
+      '0',
+      '--loop-limit',
+      '0',
+      'What is 2 + 2?',
+    ]);
+    expect(JSON.parse(off.stdout).limits).toMatchObject({
+      maxTokens: null,
+      timeoutSeconds: null,
+      loopLimit: null,
+      contextBudget: 102_400,
+    });
     const none = await runCli(['run', '--json', '--no-store', '--no-guards', 'What is 2 + 2?']);
-    expect(JSON.parse(none.stdout).limits).toEqual({ maxIterations: 10, maxTokens: null, maxCostUsd: null, timeoutSeconds: null, loopLimit: null, contextBudget: null });
+    expect(JSON.parse(none.stdout).limits).toEqual({
+      maxIterations: 10,
+      maxTokens: null,
+      maxCostUsd: null,
+      timeoutSeconds: null,
+      loopLimit: null,
+      contextBudget: null,
+    });
     const help = await runCli(['run', '--help']);
-    expect(help.stdout).toMatch(/--max-tokens N [^]*80% of the model's context\s+window, 102400 for a model stageloop does not know\); 0 for none/);
+    expect(help.stdout).toMatch(
+      /--max-tokens N [^]*80% of the model's context\s+window, 102400 for a model stageloop does not know\); 0 for none/,
+    );
     expect(help.stdout).toMatch(/--timeout SECONDS .*\(default 600\); 0 for none/);
     expect(help.stdout).toMatch(/--loop-limit N .*identical failing/);
     expect(help.stdout).toMatch(/--no-guards/);

@@ -39,36 +39,71 @@ describe('the config file', () => {
     expect(config.file).toBe(join(folder, CONFIG_FILE_NAME));
     expect(config.mcpServers).toEqual([
       { name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] },
-      { name: 'github', command: 'github-mcp', env: { GITHUB_TOKEN: env.GITHUB_TOKEN, MODE: 'read-only' }, cwd: '/srv' },
+      {
+        name: 'github',
+        command: 'github-mcp',
+        env: { GITHUB_TOKEN: env.GITHUB_TOKEN, MODE: 'read-only' },
+        cwd: '/srv',
+      },
       { name: 'remote', url: 'https://mcp.example.com/mcp', headers: { Authorization: `Bearer ${env.GITHUB_TOKEN}` } },
     ]);
-    expect(config.fallback).toEqual([{ model: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', apiKey: env.GITHUB_TOKEN }]);
+    expect(config.fallback).toEqual([
+      { model: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:9/v1', apiKey: env.GITHUB_TOKEN },
+    ]);
   });
 
   it('no file and no flags: nothing configured; --mcp-config naming a missing file is an error', () => {
     const empty = mkdtempSync(join(tmpdir(), 'stageloop-config-'));
     expect(loadStageloopConfig({ cwd: empty, env })).toEqual({ mcpServers: [], fallback: [], agents: [] });
-    expect(() => loadStageloopConfig({ cwd: empty, env, configFile: 'other.json' })).toThrow('--mcp-config other.json: no such file');
+    expect(() => loadStageloopConfig({ cwd: empty, env, configFile: 'other.json' })).toThrow(
+      '--mcp-config other.json: no such file',
+    );
     const folder = folderWith({ mcpServers: { a: { command: 'x' } } });
-    expect(loadStageloopConfig({ cwd: empty, env, configFile: join(folder, CONFIG_FILE_NAME) }).mcpServers).toEqual([{ name: 'a', command: 'x' }]);
+    expect(loadStageloopConfig({ cwd: empty, env, configFile: join(folder, CONFIG_FILE_NAME) }).mcpServers).toEqual([
+      { name: 'a', command: 'x' },
+    ]);
   });
 
   it('each mistake is one line naming the place and the fix', () => {
     const at = (text: string) => errorOf(() => parseConfigText(text, 'stageloop.config.json', env)).message;
     expect(at('{ "mcpServers": ')).toMatch(/^stageloop\.config\.json is not valid JSON \(/);
     expect(at('{"mcpServers": []}')).toBe('stageloop.config.json: "mcpServers" must be a JSON object');
-    expect(at('{"mcpServers": {"a": {}}}')).toBe('stageloop.config.json: mcpServers.a needs exactly one of "command" (a server to start) and "url" (a server to reach)');
-    expect(at('{"mcpServers": {"a": {"command": "x", "arg": []}}}')).toBe('stageloop.config.json: mcpServers.a has unknown key "arg": use command, args, env, cwd (stdio) or url, headers (HTTP)');
-    expect(at('{"mcpServers": {"a": {"command": "x", "args": "-y"}}}')).toBe('stageloop.config.json: mcpServers.a.args must be a list of strings');
-    expect(at('{"mcpServers": {"a": {"url": "ftp://x"}}}')).toBe('stageloop.config.json: mcpServers.a.url must be an http:// or https:// URL');
-    expect(at('{"mcpServers": {"a b": {"command": "x"}}}')).toMatch(/server name "a b" must be letters, digits, _ or -/);
+    expect(at('{"mcpServers": {"a": {}}}')).toBe(
+      'stageloop.config.json: mcpServers.a needs exactly one of "command" (a server to start) and "url" (a server to reach)',
+    );
+    expect(at('{"mcpServers": {"a": {"command": "x", "arg": []}}}')).toBe(
+      'stageloop.config.json: mcpServers.a has unknown key "arg": use command, args, env, cwd (stdio) or url, headers (HTTP)',
+    );
+    expect(at('{"mcpServers": {"a": {"command": "x", "args": "-y"}}}')).toBe(
+      'stageloop.config.json: mcpServers.a.args must be a list of strings',
+    );
+    expect(at('{"mcpServers": {"a": {"url": "ftp://x"}}}')).toBe(
+      'stageloop.config.json: mcpServers.a.url must be an http:// or https:// URL',
+    );
+    expect(at('{"mcpServers": {"a b": {"command": "x"}}}')).toMatch(
+      /server name "a b" must be letters, digits, _ or -/,
+    );
     expect(at('{"fallback": {"model": "x"}}')).toMatch(/"fallback" must be a list/);
   });
 
   it('an unset variable is named, and no error ever shows a configured value', () => {
-    const missing = errorOf(() => parseConfigText(JSON.stringify({ mcpServers: { gh: { command: 'x', env: { TOKEN: '${NOT_SET}' } } } }), 'c.json', env));
-    expect(missing.message).toBe('c.json: mcpServers.gh.env.TOKEN uses ${NOT_SET}, which is not set: export NOT_SET before running stageloop');
-    const wrongType = errorOf(() => parseConfigText(JSON.stringify({ mcpServers: { gh: { url: 'https://x.example', headers: { Authorization: 12345678 } } } }), 'c.json', env));
+    const missing = errorOf(() =>
+      parseConfigText(
+        JSON.stringify({ mcpServers: { gh: { command: 'x', env: { TOKEN: '${NOT_SET}' } } } }),
+        'c.json',
+        env,
+      ),
+    );
+    expect(missing.message).toBe(
+      'c.json: mcpServers.gh.env.TOKEN uses ${NOT_SET}, which is not set: export NOT_SET before running stageloop',
+    );
+    const wrongType = errorOf(() =>
+      parseConfigText(
+        JSON.stringify({ mcpServers: { gh: { url: 'https://x.example', headers: { Authorization: 12345678 } } } }),
+        'c.json',
+        env,
+      ),
+    );
     expect(wrongType.message).toBe('c.json: mcpServers.gh.headers.Authorization must be a string');
     expect(wrongType.message).not.toContain('12345678');
   });
@@ -76,7 +111,11 @@ describe('the config file', () => {
 
 describe('--mcp NAME=COMMAND', () => {
   it('a command with arguments (quotes keep spaces), or a URL', () => {
-    expect(parseInlineServer('files=npx -y @modelcontextprotocol/server-filesystem "/tmp/my folder"')).toEqual({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp/my folder'] });
+    expect(parseInlineServer('files=npx -y @modelcontextprotocol/server-filesystem "/tmp/my folder"')).toEqual({
+      name: 'files',
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp/my folder'],
+    });
     expect(parseInlineServer('tool=my-server')).toEqual({ name: 'tool', command: 'my-server' });
     expect(parseInlineServer('docs=https://example.com/mcp')).toEqual({ name: 'docs', url: 'https://example.com/mcp' });
   });
@@ -85,7 +124,11 @@ describe('--mcp NAME=COMMAND', () => {
     expect(() => parseInlineServer('npx server')).toThrow(/^--mcp needs NAME=COMMAND or NAME=URL/);
     expect(() => parseInlineServer('a="unclosed')).toThrow('--mcp a: unbalanced quote in the command');
     const folder = folderWith({ mcpServers: { files: { command: 'x' } } });
-    expect(() => loadStageloopConfig({ cwd: folder, env, inline: ['files=y'] })).toThrow(/a server named "files" is already configured in .*stageloop\.config\.json/);
-    expect(loadStageloopConfig({ cwd: folder, env, inline: ['more=y z'] }).mcpServers.map((server) => server.name)).toEqual(['files', 'more']);
+    expect(() => loadStageloopConfig({ cwd: folder, env, inline: ['files=y'] })).toThrow(
+      /a server named "files" is already configured in .*stageloop\.config\.json/,
+    );
+    expect(
+      loadStageloopConfig({ cwd: folder, env, inline: ['more=y z'] }).mcpServers.map((server) => server.name),
+    ).toEqual(['files', 'more']);
   });
 });

@@ -17,14 +17,32 @@ describe('an MCP server with 5,000 tools', () => {
     expect(registry.names).toHaveLength(5_006);
     expect(new Set(registry.names).size).toBe(5_006);
     const last = registry.definitions().find((definition) => definition.name === 'many__tool_05000')!;
-    expect(last.parameters).toEqual({ type: 'object', properties: { text_5000: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0, maximum: 5000 } }, required: ['text_5000'], additionalProperties: false });
+    expect(last.parameters).toEqual({
+      type: 'object',
+      properties: {
+        text_5000: { type: 'string', minLength: 1 },
+        count: { type: 'integer', minimum: 0, maximum: 5000 },
+      },
+      required: ['text_5000'],
+      additionalProperties: false,
+    });
     const call = (name: string, args: unknown) => registry.execute({ id: 'c1', name, arguments: JSON.stringify(args) });
-    expect(await call('many__tool_05000', { text_5000: 'hi', count: 7 })).toMatchObject({ ok: true, content: 'tool_05000: {"text_5000":"hi","count":7}' });
+    expect(await call('many__tool_05000', { text_5000: 'hi', count: 7 })).toMatchObject({
+      ok: true,
+      content: 'tool_05000: {"text_5000":"hi","count":7}',
+    });
     // Each tool's own schema: tool 12's property, and its own maximum, refused locally and never sent.
     const wrongName = await call('many__tool_00012', { text_5000: 'hi' });
     expect(wrongName).toMatchObject({ ok: false, error: { kind: 'invalid_arguments' } });
-    expect(await call('many__tool_00012', { text_12: 'hi', count: 13 })).toMatchObject({ ok: false, error: { kind: 'invalid_arguments', message: expect.stringMatching(/maximum|<= 12/) } });
+    expect(await call('many__tool_00012', { text_12: 'hi', count: 13 })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid_arguments', message: expect.stringMatching(/maximum|<= 12/) },
+    });
     expect(await call('many__tool_00012', { text_12: 'hi', count: 12 })).toMatchObject({ ok: true });
-    expect(readLog(log).filter((entry) => entry.event === 'call').map((entry) => entry.tool)).toEqual(['tool_05000', 'tool_00012']);
+    expect(
+      readLog(log)
+        .filter((entry) => entry.event === 'call')
+        .map((entry) => entry.tool),
+    ).toEqual(['tool_05000', 'tool_00012']);
   }, 120_000);
 });

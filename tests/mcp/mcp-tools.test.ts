@@ -2,10 +2,27 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpServerPool, mcpTools, mcpToolOrigin, loadMcpTools, prefixedToolName, contentText } from '../../src/tools/mcp/index.js';
+import {
+  McpServerPool,
+  mcpTools,
+  mcpToolOrigin,
+  loadMcpTools,
+  prefixedToolName,
+  contentText,
+} from '../../src/tools/mcp/index.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
-import { everythingStdioServer, repositoryRoot, newLogFile, readLog, startEverythingSse, startHttpTestServer, stdioTestServer, waitForLog, type RunningServer } from '../support/mcp-servers.js';
+import {
+  everythingStdioServer,
+  repositoryRoot,
+  newLogFile,
+  readLog,
+  startEverythingSse,
+  startHttpTestServer,
+  stdioTestServer,
+  waitForLog,
+  type RunningServer,
+} from '../support/mcp-servers.js';
 
 const pool = new McpServerPool();
 const running: RunningServer[] = [];
@@ -26,32 +43,78 @@ async function testRegistry(options: { timeoutMs?: number } = {}) {
 describe('mcpTools over stdio (the SDK test server)', () => {
   it('lists the tools prefixed by the server name, with the server schema for the model and the origin kept', async () => {
     const { tools, registry } = await testRegistry();
-    expect(registry.names).toEqual(['test__echo', 'test__slow', 'test__fail', 'test__error_result', 'test__picture', 'test__whoami']);
+    expect(registry.names).toEqual([
+      'test__echo',
+      'test__slow',
+      'test__fail',
+      'test__error_result',
+      'test__picture',
+      'test__whoami',
+    ]);
     expect(registry.definitions()[0]).toEqual({
       name: 'test__echo',
       description: 'Returns its text.',
-      parameters: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string', minLength: 1 } },
+        required: ['text'],
+        additionalProperties: false,
+      },
       strict: false,
     });
-    expect(mcpToolOrigin(tools[0]!)).toMatchObject({ server: 'test', tool: 'echo', transport: expect.stringMatching(/^stdio: .*node/) });
+    expect(mcpToolOrigin(tools[0]!)).toMatchObject({
+      server: 'test',
+      tool: 'echo',
+      transport: expect.stringMatching(/^stdio: .*node/),
+    });
     expect(await registry.execute(call('test__echo', { text: 'hello' }))).toMatchObject({ ok: true, content: 'hello' });
   });
 
   it('arguments that violate the server schema are rejected locally and never sent', async () => {
     const { log, registry } = await testRegistry();
-    const results = await registry.executeAll([call('test__echo', { text: '' }), call('test__slow', { ms: 'soon' }), call('test__echo', { text: 'a', extra: 1 })]);
-    expect(results.map((result) => !result.ok && result.error.kind)).toEqual(['invalid_arguments', 'invalid_arguments', 'invalid_arguments']);
-    expect(results[0]).toMatchObject({ error: { message: expect.stringContaining('arguments/text must NOT have fewer than 1 characters') } });
+    const results = await registry.executeAll([
+      call('test__echo', { text: '' }),
+      call('test__slow', { ms: 'soon' }),
+      call('test__echo', { text: 'a', extra: 1 }),
+    ]);
+    expect(results.map((result) => !result.ok && result.error.kind)).toEqual([
+      'invalid_arguments',
+      'invalid_arguments',
+      'invalid_arguments',
+    ]);
+    expect(results[0]).toMatchObject({
+      error: { message: expect.stringContaining('arguments/text must NOT have fewer than 1 characters') },
+    });
     expect(results[1]).toMatchObject({ error: { message: expect.stringContaining('arguments/ms must be integer') } });
     await registry.execute(call('test__echo', { text: 'sent' }));
-    expect(readLog(log).filter((entry) => entry.event === 'call').map((entry) => entry.arguments)).toEqual([{ text: 'sent' }]);
+    expect(
+      readLog(log)
+        .filter((entry) => entry.event === 'call')
+        .map((entry) => entry.arguments),
+    ).toEqual([{ text: 'sent' }]);
   });
 
   it('an isError result and a JSON-RPC error are tool errors; an image is described, not dropped', async () => {
     const { registry } = await testRegistry();
-    const [errorResult, failure, picture] = await registry.executeAll([call('test__error_result', {}), call('test__fail', {}), call('test__picture', {})]);
-    expect(errorResult).toMatchObject({ ok: false, error: { kind: 'failed', message: 'Tool "test__error_result" failed: the MCP server "test" reported an error: no such record: 42' } });
-    expect(failure).toMatchObject({ ok: false, error: { kind: 'failed', message: 'Tool "test__fail" failed: the MCP server "test" answered with error -32603: the disk is on fire' } });
+    const [errorResult, failure, picture] = await registry.executeAll([
+      call('test__error_result', {}),
+      call('test__fail', {}),
+      call('test__picture', {}),
+    ]);
+    expect(errorResult).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'failed',
+        message: 'Tool "test__error_result" failed: the MCP server "test" reported an error: no such record: 42',
+      },
+    });
+    expect(failure).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'failed',
+        message: 'Tool "test__fail" failed: the MCP server "test" answered with error -32603: the disk is on fire',
+      },
+    });
     expect(picture).toMatchObject({ ok: true, content: 'a red dot\n[image content: image/png, 8 bytes, not shown]' });
   });
 
@@ -59,7 +122,10 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     const { log, registry } = await testRegistry({ timeoutMs: 300 });
     const result = await registry.execute(call('test__slow', { ms: 20_000 }));
     expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
-    expect(await waitForLog(log, (entry) => entry.event === 'cancelled')).toMatchObject({ tool: 'slow', reason: expect.stringContaining('timed out after 300 ms') });
+    expect(await waitForLog(log, (entry) => entry.event === 'cancelled')).toMatchObject({
+      tool: 'slow',
+      reason: expect.stringContaining('timed out after 300 ms'),
+    });
   });
 
   it('a server killed mid-call gives a typed tool error at once, and the next call starts it again', async () => {
@@ -68,7 +134,14 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     const started = await waitForLog(log, (entry) => entry.event === 'call');
     process.kill(started.pid, 'SIGKILL');
     const result = await pending;
-    expect(result).toMatchObject({ ok: false, error: { kind: 'failed', retryable: true, message: expect.stringContaining('the MCP server "test" closed the connection during the call') } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: {
+        kind: 'failed',
+        retryable: true,
+        message: expect.stringContaining('the MCP server "test" closed the connection during the call'),
+      },
+    });
     expect(result.durationMs).toBeLessThan(10_000);
     expect(await registry.execute(call('test__echo', { text: 'back' }))).toMatchObject({ ok: true, content: 'back' });
     expect(connection.pid).not.toBe(started.pid);
@@ -80,7 +153,9 @@ describe('mcpTools over stdio (the SDK test server)', () => {
     expect(byName.map((tool) => tool.name)).toEqual(['test__echo', 'test__slow']);
     const byPredicate = await mcpTools(stdioTestServer(log), { pool, filter: (tool) => tool.name.includes('error') });
     expect(byPredicate.map((tool) => tool.name)).toEqual(['test__error_result']);
-    await expect(mcpTools(stdioTestServer(log), { pool, filter: ['ecko'] })).rejects.toThrow('MCP server "test" has no tool named "ecko" (its tools: echo, slow, fail, error_result, picture, whoami)');
+    await expect(mcpTools(stdioTestServer(log), { pool, filter: ['ecko'] })).rejects.toThrow(
+      'MCP server "test" has no tool named "ecko" (its tools: echo, slow, fail, error_result, picture, whoami)',
+    );
   });
 
   it('a server is started once per pool however often its tools are asked for, and closed with the pool', async () => {
@@ -95,26 +170,40 @@ describe('mcpTools over stdio (the SDK test server)', () => {
 
   it('two tools given one name are an error at start, within a server and across servers', async () => {
     const log = newLogFile();
-    await expect(mcpTools(stdioTestServer(log, 'test', ['--alias', 'echo.x', '--alias', 'echo_x']), { pool })).rejects.toThrow(
+    await expect(
+      mcpTools(stdioTestServer(log, 'test', ['--alias', 'echo.x', '--alias', 'echo_x']), { pool }),
+    ).rejects.toThrow(
       'MCP server "test": tools "echo.x" and "echo_x" both become "test__echo_x"; keep one with the filter option',
     );
     const servers = [stdioTestServer(log, 'a', ['--alias', 'b__echo']), stdioTestServer(log, 'a__b')];
-    await expect(loadMcpTools(servers, { pool, filter: (tool) => tool.name.endsWith('echo') })).rejects.toThrow('Tool name "a__b__echo" comes from MCP servers "a" and "a__b"; rename one server');
+    await expect(loadMcpTools(servers, { pool, filter: (tool) => tool.name.endsWith('echo') })).rejects.toThrow(
+      'Tool name "a__b__echo" comes from MCP servers "a" and "a__b"; rename one server',
+    );
   });
 
   it('a process that exits without closing its servers still stops them (the process pool exit hook)', async () => {
     const log = newLogFile();
-    const probe = spawnSync(process.execPath, ['--import', 'tsx', join(repositoryRoot, 'tests/support/mcp-exit-probe.ts'), log], { cwd: repositoryRoot, encoding: 'utf8', timeout: 15_000 });
+    const probe = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(repositoryRoot, 'tests/support/mcp-exit-probe.ts'), log],
+      { cwd: repositoryRoot, encoding: 'utf8', timeout: 15_000 },
+    );
     expect(probe.status, probe.stderr).toBe(0);
     const started = readLog(log).find((entry) => entry.event === 'started')!;
     await expect.poll(() => isAlive(started.pid), { timeout: 5_000 }).toBe(false);
   });
 
   it('a server that cannot start is one `tool` error naming it; the same name for two servers is refused', async () => {
-    await expect(mcpTools({ name: 'missing', command: '/nonexistent/mcp-server' }, { pool })).rejects.toThrow(/^Cannot start MCP server "missing" \(stdio: \/nonexistent\/mcp-server\): .*ENOENT/);
-    await expect(mcpTools({ name: 'bad name!', command: 'x' }, { pool })).rejects.toThrow(expect.objectContaining({ code: 'tool' }));
+    await expect(mcpTools({ name: 'missing', command: '/nonexistent/mcp-server' }, { pool })).rejects.toThrow(
+      /^Cannot start MCP server "missing" \(stdio: \/nonexistent\/mcp-server\): .*ENOENT/,
+    );
+    await expect(mcpTools({ name: 'bad name!', command: 'x' }, { pool })).rejects.toThrow(
+      expect.objectContaining({ code: 'tool' }),
+    );
     await mcpTools(stdioTestServer(newLogFile(), 'same'), { pool });
-    await expect(mcpTools({ name: 'same', command: 'other' }, { pool })).rejects.toThrow('Two different MCP servers are named "same"');
+    await expect(mcpTools({ name: 'same', command: 'other' }, { pool })).rejects.toThrow(
+      'Two different MCP servers are named "same"',
+    );
   });
 });
 
@@ -126,7 +215,10 @@ describe('mcpTools over HTTP and from a published server', () => {
     const tools = await mcpTools({ name: 'web', url: server.url, headers: { 'x-test-token': 'token-123' } }, { pool });
     const registry = new ToolRegistry(tools);
     expect(await registry.execute(call('web__whoami', {}))).toMatchObject({ ok: true, content: 'token-123' });
-    expect(await registry.execute(call('web__echo', { text: 'over http' }))).toMatchObject({ ok: true, content: 'over http' });
+    expect(await registry.execute(call('web__echo', { text: 'over http' }))).toMatchObject({
+      ok: true,
+      content: 'over http',
+    });
     expect(mcpToolOrigin(tools[0]!)?.transport).toBe(`http: ${server.url}`);
   });
 
@@ -135,7 +227,13 @@ describe('mcpTools over HTTP and from a published server', () => {
     const http = await startHttpTestServer(log);
     const sse = await startEverythingSse();
     running.push(http, sse);
-    const tools = await loadMcpTools([{ name: 'web', url: http.url }, { name: 'legacy', url: sse.url }], { pool, filter: (tool) => tool.name === 'slow' || tool.name === 'trigger-long-running-operation' });
+    const tools = await loadMcpTools(
+      [
+        { name: 'web', url: http.url },
+        { name: 'legacy', url: sse.url },
+      ],
+      { pool, filter: (tool) => tool.name === 'slow' || tool.name === 'trigger-long-running-operation' },
+    );
     const registry = new ToolRegistry(tools, { defaultTimeoutMs: 15_000 });
     const streamable = registry.execute(call('web__slow', { ms: 20_000 }));
     const legacy = registry.execute(call('legacy__trigger-long-running-operation', { duration: 10, steps: 2 }));
@@ -143,7 +241,14 @@ describe('mcpTools over HTTP and from a published server', () => {
     http.child.kill('SIGKILL');
     sse.child.kill('SIGKILL');
     for (const result of await Promise.all([streamable, legacy])) {
-      expect(result).toMatchObject({ ok: false, error: { kind: 'failed', retryable: true, message: expect.stringContaining('closed the connection during the call') } });
+      expect(result).toMatchObject({
+        ok: false,
+        error: {
+          kind: 'failed',
+          retryable: true,
+          message: expect.stringContaining('closed the connection during the call'),
+        },
+      });
       expect(result.durationMs).toBeLessThan(10_000);
     }
   });
@@ -151,13 +256,28 @@ describe('mcpTools over HTTP and from a published server', () => {
   it('server-everything over stdio, and over its old SSE transport through the fallback', async () => {
     const sse = await startEverythingSse();
     running.push(sse);
-    const tools = await loadMcpTools([everythingStdioServer(), { name: 'legacy', url: sse.url }], { pool, filter: (tool) => tool.name === 'get-sum' || tool.name === 'get-tiny-image' });
+    const tools = await loadMcpTools([everythingStdioServer(), { name: 'legacy', url: sse.url }], {
+      pool,
+      filter: (tool) => tool.name === 'get-sum' || tool.name === 'get-tiny-image',
+    });
     const registry = new ToolRegistry(tools);
-    expect(registry.names).toEqual(['everything__get-sum', 'everything__get-tiny-image', 'legacy__get-sum', 'legacy__get-tiny-image']);
-    const [stdioSum, sseSum, image] = await registry.executeAll([call('everything__get-sum', { a: 17, b: 25 }), call('legacy__get-sum', { a: 1, b: 2 }), call('everything__get-tiny-image', {})]);
+    expect(registry.names).toEqual([
+      'everything__get-sum',
+      'everything__get-tiny-image',
+      'legacy__get-sum',
+      'legacy__get-tiny-image',
+    ]);
+    const [stdioSum, sseSum, image] = await registry.executeAll([
+      call('everything__get-sum', { a: 17, b: 25 }),
+      call('legacy__get-sum', { a: 1, b: 2 }),
+      call('everything__get-tiny-image', {}),
+    ]);
     expect(stdioSum).toMatchObject({ ok: true, content: expect.stringContaining('42') });
     expect(sseSum).toMatchObject({ ok: true, content: expect.stringContaining('3') });
-    expect(image).toMatchObject({ ok: true, content: expect.stringMatching(/\[image content: image\/png, \d+ bytes, not shown\]/) });
+    expect(image).toMatchObject({
+      ok: true,
+      content: expect.stringMatching(/\[image content: image\/png, \d+ bytes, not shown\]/),
+    });
   });
 });
 
@@ -181,7 +301,9 @@ describe('names and content', () => {
           { type: 'resource', resource: { uri: 'file:///c.bin', blob: 'AAAA', mimeType: 'application/octet-stream' } },
         ],
       }),
-    ).toBe('[audio content: audio/wav, 3 bytes, not shown]\n[resource link: file:///a.txt (a.txt), text/plain]\n[resource file:///b.txt]\nbee\n[resource file:///c.bin: application/octet-stream, 3 bytes, not shown]');
+    ).toBe(
+      '[audio content: audio/wav, 3 bytes, not shown]\n[resource link: file:///a.txt (a.txt), text/plain]\n[resource file:///b.txt]\nbee\n[resource file:///c.bin: application/octet-stream, 3 bytes, not shown]',
+    );
     expect(contentText({ content: [], structuredContent: { temperature: 21 } })).toBe('{"temperature":21}');
   });
 });

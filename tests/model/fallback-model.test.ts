@@ -23,22 +23,42 @@ const request: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], purp
 function models(options: Omit<FallbackModelOptions, 'onEvent'> = {}) {
   const events: FallbackEvent[] = [];
   const primary = primaryServer.model({ model: 'primary-model' });
-  const secondary = new OpenAIChatModel({ baseUrl: secondaryServer.url, model: 'secondary-model', maxRetries: 0, timeoutMs: 2_000 });
+  const secondary = new OpenAIChatModel({
+    baseUrl: secondaryServer.url,
+    model: 'secondary-model',
+    maxRetries: 0,
+    timeoutMs: 2_000,
+  });
   return { model: fallbackModel([primary, secondary], { ...options, onEvent: (event) => events.push(event) }), events };
 }
 
 describe('fallbackModel', () => {
   it('the primary answering 429 forever: a ReAct run completes on the secondary, and says so', async () => {
     primaryServer.server.fail(429, { times: 50 });
-    secondaryServer.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"17 * 23 + 4"}' }], { model: 'secondary-model' }).replyWith({ content: '395', model: 'secondary-model' });
+    secondaryServer
+      .replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"17 * 23 + 4"}' }], {
+        model: 'secondary-model',
+      })
+      .replyWith({ content: '395', model: 'secondary-model' });
     const { model, events } = models();
-    const result = await runPipeline(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model, tools: testTools() } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model, tools: testTools() } },
+    );
     expect(result).toMatchObject({ status: 'completed', answer: '395' });
     secondaryServer.assertConsumed();
     // The second turn skips the primary: it is cooling down.
     expect(primaryServer.server.requests).toHaveLength(1);
     expect(events).toEqual([
-      { type: 'model_failed', index: 0, model: 'primary-model', kind: 'rate_limited', message: expect.stringContaining('429'), coolDownUntil: expect.any(Number) },
+      {
+        type: 'model_failed',
+        index: 0,
+        model: 'primary-model',
+        kind: 'rate_limited',
+        message: expect.stringContaining('429'),
+        coolDownUntil: expect.any(Number),
+      },
       { type: 'model_answered', index: 1, model: 'secondary-model', fellBack: true },
       { type: 'model_answered', index: 1, model: 'secondary-model', fellBack: false },
     ]);
@@ -51,10 +71,17 @@ describe('fallbackModel', () => {
     const { model } = models();
     const traced = traceModel(model, { tracer: tracing.tracer });
     const response = await model.chat(request);
-    expect(response).toMatchObject({ content: 'hello', model: 'secondary-model', answeredBy: { index: 1, model: 'secondary-model', provider: 'openai_compatible' } });
+    expect(response).toMatchObject({
+      content: 'hello',
+      model: 'secondary-model',
+      answeredBy: { index: 1, model: 'secondary-model', provider: 'openai_compatible' },
+    });
     secondaryServer.replyWith({ content: 'again', model: 'secondary-model' });
     await traced.chat(request);
-    expect(tracing.spans()[0]!.attributes).toMatchObject({ 'gen_ai.request.model': 'primary-model', 'gen_ai.response.model': 'secondary-model' });
+    expect(tracing.spans()[0]!.attributes).toMatchObject({
+      'gen_ai.request.model': 'primary-model',
+      'gen_ai.response.model': 'secondary-model',
+    });
     await tracing.shutdown();
   });
 
@@ -86,9 +113,15 @@ describe('fallbackModel', () => {
   it('every model failing is one ModelError listing each failure; an abort is never a reason to move on', async () => {
     primaryServer.server.fail(429);
     secondaryServer.fail(502);
-    const error = await models().model.chat(request).catch((thrown: unknown) => thrown);
+    const error = await models()
+      .model.chat(request)
+      .catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ kind: 'server', retryable: true, message: expect.stringMatching(/^All 2 models failed: primary-model: .*429.*; secondary-model: .*502/) });
+    expect(error).toMatchObject({
+      kind: 'server',
+      retryable: true,
+      message: expect.stringMatching(/^All 2 models failed: primary-model: .*429.*; secondary-model: .*502/),
+    });
 
     primaryServer.server.hang();
     const secondaryCalls = secondaryServer.requests.length;
@@ -105,7 +138,10 @@ describe('fallbackModel', () => {
     primaryServer.server.fail(429);
     secondaryServer.streamReply({ content: 'streamed answer' });
     const pieces: string[] = [];
-    const response = await models().model.chatStream(request, (event) => event.type === 'text' && pieces.push(event.delta));
+    const response = await models().model.chatStream(
+      request,
+      (event) => event.type === 'text' && pieces.push(event.delta),
+    );
     expect(response).toMatchObject({ content: 'streamed answer', answeredBy: { index: 1 } });
     expect(pieces.join('')).toBe('streamed answer');
   });

@@ -8,12 +8,24 @@ import { useLoopbackServer } from '../support/loopback-model.js';
 const calculator: ToolDefinition = {
   name: 'calculator',
   description: 'Evaluates an arithmetic expression',
-  parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { expression: { type: 'string' } },
+    required: ['expression'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
 function ask(text: string, extra: Partial<ChatRequest> = {}): ChatRequest {
-  return { purpose: 'think', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: text }], ...extra };
+  return {
+    purpose: 'think',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: text },
+    ],
+    ...extra,
+  };
 }
 
 const loopback = useLoopbackServer({ apiKey: 'sk-test-secret-0001' });
@@ -28,7 +40,13 @@ describe('OpenAIChatModel.chat', () => {
     expect(response.toolCalls).toEqual([]);
     expect(response.finishReason).toBe('stop');
     expect(response.model).toBe('test-model-2024');
-    expect(response.usage).toEqual({ inputTokens: 21, outputTokens: 2, cachedInputTokens: 0, reasoningTokens: 0, estimated: false });
+    expect(response.usage).toEqual({
+      inputTokens: 21,
+      outputTokens: 2,
+      cachedInputTokens: 0,
+      reasoningTokens: 0,
+      estimated: false,
+    });
     expect(response.latencyMs).toBeGreaterThanOrEqual(0);
     const request = loopback.server.requests[0]!;
     expect(request.path).toBe('/v1/chat/completions');
@@ -42,17 +60,40 @@ describe('OpenAIChatModel.chat', () => {
 
   it('sends the history messages without the records they carry', async () => {
     loopback.server.replyWith({ content: '52' });
-    const history = historyMessages('Turn 1 answer: 42', [{ task: 'What is 6 * 7?', answer: '42', tools: ['calculator(6 * 7) → 42'] }]);
-    await model().chat(ask('Add 10 to that', { messages: [{ role: 'system', content: 'You are terse.' }, ...history, { role: 'user', content: 'Add 10 to that' }] }));
+    const history = historyMessages('Turn 1 answer: 42', [
+      { task: 'What is 6 * 7?', answer: '42', tools: ['calculator(6 * 7) → 42'] },
+    ]);
+    await model().chat(
+      ask('Add 10 to that', {
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          ...history,
+          { role: 'user', content: 'Add 10 to that' },
+        ],
+      }),
+    );
     const sent = loopback.server.requests[0]!.body.messages;
-    expect(sent.map((message) => message.role)).toEqual(['system', 'assistant', 'user', 'assistant', 'assistant', 'user']);
+    expect(sent.map((message) => message.role)).toEqual([
+      'system',
+      'assistant',
+      'user',
+      'assistant',
+      'assistant',
+      'user',
+    ]);
     expect(loopback.server.requests[0]!.rawBody).not.toContain('"history"');
   });
 
   it('reads cached input and reasoning tokens', async () => {
     loopback.server.replyWith({ content: 'ok', usage: { input: 1200, output: 40, cached: 1024, reasoning: 16 } });
     const response = await model().chat(ask('hi'));
-    expect(response.usage).toEqual({ inputTokens: 1200, outputTokens: 40, cachedInputTokens: 1024, reasoningTokens: 16, estimated: false });
+    expect(response.usage).toEqual({
+      inputTokens: 1200,
+      outputTokens: 40,
+      cachedInputTokens: 1024,
+      reasoningTokens: 16,
+      estimated: false,
+    });
   });
 
   it('estimates usage when the server sends none, and says so', async () => {
@@ -66,11 +107,23 @@ describe('OpenAIChatModel.chat', () => {
 
   it('sends tools, tool choice, temperature and the output cap, and reads tool calls', async () => {
     loopback.server.replyWithToolCalls([{ id: 'call_abc', name: 'calculator', arguments: '{"expression":"2+2"}' }]);
-    const response = await model({ temperature: 0.3 }).chat(ask('2+2?', { tools: [calculator], toolChoice: { name: 'calculator' }, maxOutputTokens: 64 }));
+    const response = await model({ temperature: 0.3 }).chat(
+      ask('2+2?', { tools: [calculator], toolChoice: { name: 'calculator' }, maxOutputTokens: 64 }),
+    );
     expect(response.toolCalls).toEqual([{ id: 'call_abc', name: 'calculator', arguments: '{"expression":"2+2"}' }]);
     expect(response.finishReason).toBe('tool_calls');
     const body = loopback.server.lastBody!;
-    expect(body.tools).toEqual([{ type: 'function', function: { name: 'calculator', description: calculator.description, parameters: calculator.parameters, strict: true } }]);
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'calculator',
+          description: calculator.description,
+          parameters: calculator.parameters,
+          strict: true,
+        },
+      },
+    ]);
     expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'calculator' } });
     expect(body.temperature).toBe(0.3);
     expect(body.max_tokens).toBe(64);
@@ -97,17 +150,32 @@ describe('OpenAIChatModel.chat', () => {
   });
 
   it('counts tool calls announced with finish_reason "stop"', async () => {
-    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], { finishReason: 'stop' });
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"1+1"}' }], {
+      finishReason: 'stop',
+    });
     const response = await model().chat(ask('1+1?', { tools: [calculator] }));
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls.map((call) => call.name)).toEqual(['calculator']);
   });
 
   it('gives tool calls without an id one of our own', async () => {
-    loopback.server.raw(200, JSON.stringify({
-      model: 'm',
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{}' } }] } }],
-    }));
+    loopback.server.raw(
+      200,
+      JSON.stringify({
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'tool_calls',
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ type: 'function', function: { name: 'calculator', arguments: '{}' } }],
+            },
+          },
+        ],
+      }),
+    );
     const response = await model({ newId: () => 'generated-1' }).chat(ask('x', { tools: [calculator] }));
     expect(response.toolCalls).toEqual([{ id: 'generated-1', name: 'calculator', arguments: '{}' }]);
     expect(response.usage.estimated).toBe(true);
@@ -119,19 +187,31 @@ describe('OpenAIChatModel.chat', () => {
       purpose: 'think',
       messages: [
         { role: 'user', content: '2+2?' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"2+2"}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'call_1', name: 'calculator', arguments: '{"expression":"2+2"}' }],
+        },
         { role: 'tool', toolCallId: 'call_1', name: 'calculator', content: '4' },
       ],
     });
     expect(loopback.server.lastBody!.messages).toEqual([
       { role: 'user', content: '2+2?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"2+2"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '4' },
     ]);
   });
 
   it('maps content_filter and unknown finish reasons', async () => {
-    loopback.server.replyWith({ content: '', finishReason: 'content_filter' }).replyWith({ content: 'x', finishReason: 'something_new' });
+    loopback.server
+      .replyWith({ content: '', finishReason: 'content_filter' })
+      .replyWith({ content: 'x', finishReason: 'something_new' });
     expect((await model().chat(ask('a'))).finishReason).toBe('content_filter');
     expect((await model().chat(ask('b'))).finishReason).toBe('other');
   });

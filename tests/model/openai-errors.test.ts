@@ -130,7 +130,9 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('maps 401 to auth without echoing the key the server quotes back', async () => {
-    loopback.server.fail(401, { message: `Incorrect API key provided: ${secretKey}. You can find your API key at ...` });
+    loopback.server.fail(401, {
+      message: `Incorrect API key provided: ${secretKey}. You can find your API key at ...`,
+    });
     const error = await failure(model().chat(request));
     expect(error.kind).toBe('auth');
     expect(error.retryable).toBe(false);
@@ -141,7 +143,12 @@ describe('OpenAIChatModel errors', () => {
   it('redacts a key of any shape, not only sk- keys', async () => {
     const localKey = 'vllm-local-token-4711';
     loopback.server.fail(403, { message: `key ${localKey} may not use this model` });
-    const chatModel = new OpenAIChatModel({ baseUrl: loopback.server.url, model: 'm', apiKey: localKey, maxRetries: 0 });
+    const chatModel = new OpenAIChatModel({
+      baseUrl: loopback.server.url,
+      model: 'm',
+      apiKey: localKey,
+      maxRetries: 0,
+    });
     const error = await failure(chatModel.chat(request));
     expect(error.kind).toBe('auth');
     expect(error.message).not.toContain(localKey);
@@ -149,7 +156,9 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('maps 400 and 404 to bad_request, not retried', async () => {
-    loopback.server.fail(400, { message: 'tool_choice is not supported' }).fail(404, { message: 'model "nope" not found' });
+    loopback.server
+      .fail(400, { message: 'tool_choice is not supported' })
+      .fail(404, { message: 'model "nope" not found' });
     const first = await failure(model({ maxRetries: 2 }).chat(request));
     expect(first.kind).toBe('bad_request');
     expect(first.status).toBe(400);
@@ -172,14 +181,26 @@ describe('OpenAIChatModel errors', () => {
   });
 
   it('explains a port that fetch refuses', async () => {
-    const blocked = new OpenAIChatModel({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: secretKey, maxRetries: 0 });
+    const blocked = new OpenAIChatModel({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      apiKey: secretKey,
+      maxRetries: 0,
+    });
     const error = await failure(blocked.chat(request));
     expect(error.kind).toBe('connection');
-    expect(error.message).toBe('cannot reach http://127.0.0.1:9/v1: connection refused by fetch itself (the port is on its blocked list)');
+    expect(error.message).toBe(
+      'cannot reach http://127.0.0.1:9/v1: connection refused by fetch itself (the port is on its blocked list)',
+    );
   });
 
   it('keeps credentials in the base URL out of messages', async () => {
-    const withUser = new OpenAIChatModel({ baseUrl: 'http://user:hunter2@127.0.0.1:9/v1', model: 'm', apiKey: secretKey, maxRetries: 0 });
+    const withUser = new OpenAIChatModel({
+      baseUrl: 'http://user:hunter2@127.0.0.1:9/v1',
+      model: 'm',
+      apiKey: secretKey,
+      maxRetries: 0,
+    });
     const error = await failure(withUser.chat(request));
     expect(error.message).not.toContain('hunter2');
     expect(error.message).toContain('http://127.0.0.1:9/v1');

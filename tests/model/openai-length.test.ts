@@ -7,7 +7,14 @@ import { useLoopbackServer } from '../support/loopback-model.js';
 const request: ChatRequest = {
   purpose: 'think',
   messages: [{ role: 'user', content: 'Write a long note with the tool' }],
-  tools: [{ name: 'write_note', description: 'writes a note', parameters: { type: 'object', properties: { text: { type: 'string' } } }, strict: false }],
+  tools: [
+    {
+      name: 'write_note',
+      description: 'writes a note',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+      strict: false,
+    },
+  ],
   maxOutputTokens: 8,
 };
 
@@ -17,7 +24,10 @@ const model = (toolProtocol: 'native' | 'text' = 'native') => loopback.model({ t
 
 describe('finish_reason "length"', () => {
   it('reports cut-off tool arguments as length, raw (non-streamed)', async () => {
-    loopback.server.replyWithToolCalls([{ id: 'call_1', name: 'write_note', arguments: '{"text": "Once upon a ti' }], { finishReason: 'length', usage: { input: 40, output: 8 } });
+    loopback.server.replyWithToolCalls([{ id: 'call_1', name: 'write_note', arguments: '{"text": "Once upon a ti' }], {
+      finishReason: 'length',
+      usage: { input: 40, output: 8 },
+    });
     const response = await model().chat(request);
     expect(response.finishReason).toBe('length');
     expect(response.toolCalls).toEqual([{ id: 'call_1', name: 'write_note', arguments: '{"text": "Once upon a ti' }]);

@@ -12,13 +12,21 @@ const request: ChatRequest = { purpose: 'think', messages: [{ role: 'user', cont
 const loopback = useLoopbackServer();
 
 async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  const outcome = await promise.then(() => new Error('expected the call to fail'), (error: unknown) => error);
+  const outcome = await promise.then(
+    () => new Error('expected the call to fail'),
+    (error: unknown) => error,
+  );
   expect(outcome).toBeInstanceOf(ModelError);
   return outcome as ModelError;
 }
 
-function rawCompletion(mutate: (body: { choices: Array<{ message: Record<string, unknown> }>; usage?: Record<string, unknown> }) => void): string {
-  const body = completionBody({ content: 'forty-two' }) as { choices: Array<{ message: Record<string, unknown> }>; usage?: Record<string, unknown> };
+function rawCompletion(
+  mutate: (body: { choices: Array<{ message: Record<string, unknown> }>; usage?: Record<string, unknown> }) => void,
+): string {
+  const body = completionBody({ content: 'forty-two' }) as {
+    choices: Array<{ message: Record<string, unknown> }>;
+    usage?: Record<string, unknown>;
+  };
   mutate(body);
   return JSON.stringify(body);
 }
@@ -29,24 +37,48 @@ describe('replies are validated at the adapter', () => {
     ['an object', { text: 'hi' }],
     ['an array', ['hi']],
   ])('content that is %s is an invalid_response, never coerced to text', async (_name, content) => {
-    loopback.server.raw(200, rawCompletion((body) => (body.choices[0]!.message.content = content)));
+    loopback.server.raw(
+      200,
+      rawCompletion((body) => (body.choices[0]!.message.content = content)),
+    );
     const error = await failure(loopback.model().chat(request));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toMatch(/as message\.content, where text was expected/);
   });
 
   it('a tool call whose arguments are an object instead of text (as some servers for open models send) is read as that JSON', async () => {
-    loopback.server.raw(200, rawCompletion((body) => (body.choices[0]!.message.tool_calls = [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: { expression: '1' } } }])));
-    expect((await loopback.model().chat(request)).toolCalls).toEqual([{ id: 'c1', name: 'calculator', arguments: '{"expression":"1"}' }]);
+    loopback.server.raw(
+      200,
+      rawCompletion(
+        (body) =>
+          (body.choices[0]!.message.tool_calls = [
+            { id: 'c1', type: 'function', function: { name: 'calculator', arguments: { expression: '1' } } },
+          ]),
+      ),
+    );
+    expect((await loopback.model().chat(request)).toolCalls).toEqual([
+      { id: 'c1', name: 'calculator', arguments: '{"expression":"1"}' },
+    ]);
   });
 
   it('a tool call whose arguments are neither text nor an object is an invalid_response', async () => {
-    loopback.server.raw(200, rawCompletion((body) => (body.choices[0]!.message.tool_calls = [{ id: 'c1', type: 'function', function: { name: 'calculator', arguments: 42 } }])));
+    loopback.server.raw(
+      200,
+      rawCompletion(
+        (body) =>
+          (body.choices[0]!.message.tool_calls = [
+            { id: 'c1', type: 'function', function: { name: 'calculator', arguments: 42 } },
+          ]),
+      ),
+    );
     expect((await failure(loopback.model().chat(request))).kind).toBe('invalid_response');
   });
 
   it('a streamed content delta that is not text is an invalid_response', async () => {
-    loopback.server.stream([textChunk('fine'), { id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 7 }, finish_reason: null }] }]);
+    loopback.server.stream([
+      textChunk('fine'),
+      { id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 7 }, finish_reason: null }] },
+    ]);
     const error = await failure(loopback.model().chatStream(request, () => {}));
     expect(error.kind).toBe('invalid_response');
   });
@@ -57,7 +89,10 @@ describe('replies are validated at the adapter', () => {
     ['a fraction', { prompt_tokens: 10.5, completion_tokens: 5 }],
     ['a count too large to be exact', { prompt_tokens: 1e20, completion_tokens: 5 }],
   ])('usage with %s is treated as not reported and estimated', async (_name, usage) => {
-    loopback.server.raw(200, rawCompletion((body) => (body.usage = usage)));
+    loopback.server.raw(
+      200,
+      rawCompletion((body) => (body.usage = usage)),
+    );
     const response = await loopback.model().chat(request);
     expect(response.usage.estimated).toBe(true);
     expect(Number.isSafeInteger(response.usage.inputTokens) && response.usage.inputTokens > 0).toBe(true);
@@ -123,7 +158,9 @@ describe('retries', () => {
     expect(retryDelayMs(headers({ 'retry-after-ms': '250' }), 0, 10_000)).toBe(250);
     expect(retryDelayMs(headers({ 'retry-after': '2' }), 0, 10_000)).toBe(2_000);
     expect(retryDelayMs(headers({ 'retry-after': '40' }), 0, 10_000)).toBe(10_000);
-    expect(retryDelayMs(headers({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() }), 0, 10_000)).toBe(10_000);
+    expect(retryDelayMs(headers({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() }), 0, 10_000)).toBe(
+      10_000,
+    );
     const backoff = retryDelayMs(undefined, 2, 10_000);
     expect(backoff).toBeGreaterThanOrEqual(1_500);
     expect(backoff).toBeLessThanOrEqual(2_000);
@@ -156,7 +193,11 @@ describe('the openai SDK loads lazily', () => {
       process.stderr.write('MADE\\n');
       await model.chat({ purpose: 'think', messages: [{ role: 'user', content: 'hi' }] }).catch((error) => process.stderr.write('FAILED ' + error.kind + '\\n'));
     `;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 20_000 });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     const lines = child.stderr.split('\n');
     const made = lines.indexOf('MADE');
     expect(made).toBeGreaterThanOrEqual(0);

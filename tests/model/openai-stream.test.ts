@@ -9,14 +9,23 @@ import { useLoopbackServer } from '../support/loopback-model.js';
 const request: ChatRequest = {
   purpose: 'think',
   messages: [{ role: 'user', content: 'What is 12*12 and 7+5?' }],
-  tools: [{ name: 'calculator', description: 'arithmetic', parameters: { type: 'object', properties: { expression: { type: 'string' } } }, strict: false }],
+  tools: [
+    {
+      name: 'calculator',
+      description: 'arithmetic',
+      parameters: { type: 'object', properties: { expression: { type: 'string' } } },
+      strict: false,
+    },
+  ],
 };
 
 const loopback = useLoopbackServer({ apiKey: 'sk-test' });
 
 const model = (options: { timeoutMs?: number } = {}) => loopback.model(options);
 
-async function streamed(chatModel = model()): Promise<{ events: ChatStreamEvent[]; response: Awaited<ReturnType<OpenAIChatModel['chat']>> }> {
+async function streamed(
+  chatModel = model(),
+): Promise<{ events: ChatStreamEvent[]; response: Awaited<ReturnType<OpenAIChatModel['chat']>> }> {
   const events: ChatStreamEvent[] = [];
   const response = await chatModel.chatStream(request, (event) => events.push(event));
   return { events, response };
@@ -24,12 +33,24 @@ async function streamed(chatModel = model()): Promise<{ events: ChatStreamEvent[
 
 describe('OpenAIChatModel.chatStream', () => {
   it('assembles text, reports each piece, and asks for usage', async () => {
-    loopback.server.streamReply({ content: 'Hello there, world', splitEvery: 4, usage: { input: 30, output: 5, cached: 10 } });
+    loopback.server.streamReply({
+      content: 'Hello there, world',
+      splitEvery: 4,
+      usage: { input: 30, output: 5, cached: 10 },
+    });
     const { events, response } = await streamed();
     expect(response.content).toBe('Hello there, world');
     expect(response.finishReason).toBe('stop');
-    expect(response.usage).toEqual({ inputTokens: 30, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 0, estimated: false });
-    expect(events.filter((event) => event.type === 'text').map((event) => (event.type === 'text' ? event.delta : ''))).toEqual(['Hell', 'o th', 'ere,', ' wor', 'ld']);
+    expect(response.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 5,
+      cachedInputTokens: 10,
+      reasoningTokens: 0,
+      estimated: false,
+    });
+    expect(
+      events.filter((event) => event.type === 'text').map((event) => (event.type === 'text' ? event.delta : '')),
+    ).toEqual(['Hell', 'o th', 'ere,', ' wor', 'ld']);
     expect(loopback.server.lastBody!.stream).toBe(true);
     expect(loopback.server.lastBody!.stream_options).toEqual({ include_usage: true });
   });
@@ -47,7 +68,13 @@ describe('OpenAIChatModel.chatStream', () => {
     expect(response.toolCalls).toEqual([{ id: 'call_a', name: 'calculator', arguments: '{"expression": "12*12"}' }]);
     expect(JSON.parse(response.toolCalls[0]!.arguments)).toEqual({ expression: '12*12' });
     expect(response.finishReason).toBe('tool_calls');
-    expect(events).toContainEqual({ type: 'tool_call', index: 0, id: 'call_a', name: 'calculator', argumentsDelta: '' });
+    expect(events).toContainEqual({
+      type: 'tool_call',
+      index: 0,
+      id: 'call_a',
+      name: 'calculator',
+      argumentsDelta: '',
+    });
     expect(events).toContainEqual({ type: 'tool_call', index: 0, argumentsDelta: 'ession":' });
   });
 
@@ -75,7 +102,10 @@ describe('OpenAIChatModel.chatStream', () => {
   });
 
   it('treats tool calls streamed with finish_reason "stop" as tool calls', async () => {
-    loopback.server.streamReply({ toolCalls: [{ name: 'calculator', arguments: '{"expression":"1+1"}' }], finishReason: 'stop' });
+    loopback.server.streamReply({
+      toolCalls: [{ name: 'calculator', arguments: '{"expression":"1+1"}' }],
+      finishReason: 'stop',
+    });
     const { response } = await streamed();
     expect(response.finishReason).toBe('tool_calls');
     expect(response.toolCalls).toHaveLength(1);
@@ -91,7 +121,12 @@ describe('OpenAIChatModel.chatStream', () => {
 
   it('can leave stream_options out for servers that reject it', async () => {
     loopback.server.streamReply({ content: 'ok', usage: null });
-    const chatModel = new OpenAIChatModel({ baseUrl: loopback.server.url, model: 'test-model', maxRetries: 0, streamUsage: false });
+    const chatModel = new OpenAIChatModel({
+      baseUrl: loopback.server.url,
+      model: 'test-model',
+      maxRetries: 0,
+      streamUsage: false,
+    });
     await chatModel.chatStream(request, () => undefined);
     expect(loopback.server.lastBody!.stream).toBe(true);
     expect('stream_options' in loopback.server.lastBody!).toBe(false);
@@ -99,14 +134,18 @@ describe('OpenAIChatModel.chatStream', () => {
 
   it('fails with invalid_response on a chunk that is not JSON', async () => {
     loopback.server.stream([textChunk('Hel'), '{"choices": [ this is not json']);
-    const error = await model().chatStream(request, () => undefined).catch((caught: unknown) => caught);
+    const error = await model()
+      .chatStream(request, () => undefined)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).kind).toBe('invalid_response');
   });
 
   it('fails with server when the stream carries an error object', async () => {
     loopback.server.stream([textChunk('Hel'), { error: { message: 'model overloaded' } }]);
-    const error = (await model().chatStream(request, () => undefined).catch((caught: unknown) => caught)) as ModelError;
+    const error = (await model()
+      .chatStream(request, () => undefined)
+      .catch((caught: unknown) => caught)) as ModelError;
     expect(error.kind).toBe('server');
     expect(error.message).toContain('model overloaded');
   });
@@ -114,7 +153,9 @@ describe('OpenAIChatModel.chatStream', () => {
   it('times out when the stream goes silent', async () => {
     loopback.server.stream([textChunk('Hel')], { hang: true });
     const started = Date.now();
-    const error = (await model({ timeoutMs: 300 }).chatStream(request, () => undefined).catch((caught: unknown) => caught)) as ModelError;
+    const error = (await model({ timeoutMs: 300 })
+      .chatStream(request, () => undefined)
+      .catch((caught: unknown) => caught)) as ModelError;
     expect(error).toBeInstanceOf(ModelError);
     expect(error.kind).toBe('timeout');
     // Below the loopback model's default timeout of 2 s: the 300 ms given is the one that fired.
@@ -125,9 +166,13 @@ describe('OpenAIChatModel.chatStream', () => {
     loopback.server.stream([textChunk('Hel')], { hang: true });
     const controller = new AbortController();
     let abortedAt = 0;
-    const pending = model({ timeoutMs: 60_000 }).chatStream(request, (event) => {
-      if (event.type === 'text') setImmediate(() => ((abortedAt = Date.now()), controller.abort()));
-    }, controller.signal);
+    const pending = model({ timeoutMs: 60_000 }).chatStream(
+      request,
+      (event) => {
+        if (event.type === 'text') setImmediate(() => ((abortedAt = Date.now()), controller.abort()));
+      },
+      controller.signal,
+    );
     const error = (await pending.catch((caught: unknown) => caught)) as ModelError;
     expect(error.kind).toBe('aborted');
     expect(Date.now() - abortedAt).toBeLessThan(PROMPTLY_MS);

@@ -9,9 +9,17 @@ function ask(purpose: string, text = 'hi'): ChatRequest {
 
 describe('ScriptedModel', () => {
   it('plays replies in order with sensible defaults and records each request', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'calculator', arguments: '{"expression":"2+2"}' }] }, { content: '4' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'calculator', arguments: '{"expression":"2+2"}' }] },
+      { content: '4' },
+    ]);
     const first = await model.chat(ask('think', 'what is 2+2?'));
-    expect(first).toMatchObject({ content: '', finishReason: 'tool_calls', model: 'scripted-model', toolCalls: [{ id: 'call_1_1', name: 'calculator' }] });
+    expect(first).toMatchObject({
+      content: '',
+      finishReason: 'tool_calls',
+      model: 'scripted-model',
+      toolCalls: [{ id: 'call_1_1', name: 'calculator' }],
+    });
     const second = await model.chat(ask('think', 'and now?'));
     expect(second).toMatchObject({ content: '4', finishReason: 'stop', toolCalls: [] });
     expect(model.requests.map((request) => request.messages[0]!.content)).toEqual(['what is 2+2?', 'and now?']);
@@ -29,7 +37,9 @@ describe('ScriptedModel', () => {
   it('throws a clear error on a call beyond the script', async () => {
     const model = new ScriptedModel([{ content: 'only one' }]);
     await model.chat(ask('think'));
-    await expect(model.chat(ask('summarize'))).rejects.toThrow('ScriptedModel: unexpected call #2 (purpose "summarize"): the script has only 1 step(s)');
+    await expect(model.chat(ask('summarize'))).rejects.toThrow(
+      'ScriptedModel: unexpected call #2 (purpose "summarize"): the script has only 1 step(s)',
+    );
   });
 
   it('assertConsumed fails when steps are left over', async () => {
@@ -42,7 +52,10 @@ describe('ScriptedModel', () => {
   it('calls function steps with the request and the call index', async () => {
     const model = new ScriptedModel([
       { content: 'first' },
-      async (request, callIndex) => ({ content: `${request.purpose} #${callIndex}: ${request.messages.at(-1)!.content}`, parsed: { echoed: true } }),
+      async (request, callIndex) => ({
+        content: `${request.purpose} #${callIndex}: ${request.messages.at(-1)!.content}`,
+        parsed: { echoed: true },
+      }),
     ]);
     await model.chat(ask('plan'));
     const response = await model.chat(ask('summarize', 'results'));
@@ -67,8 +80,16 @@ describe('ScriptedModel', () => {
 
   it('keeps scripted usage, finish reason and ids', async () => {
     const usage = { inputTokens: 5, outputTokens: 7, cachedInputTokens: 1, reasoningTokens: 0, estimated: false };
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'mine', name: 't', arguments: '{"a' }], finishReason: 'length', usage }], { modelName: 'fake-4' });
+    const model = new ScriptedModel(
+      [{ toolCalls: [{ id: 'mine', name: 't', arguments: '{"a' }], finishReason: 'length', usage }],
+      { modelName: 'fake-4' },
+    );
     const response = await model.chat(ask('think'));
-    expect(response).toMatchObject({ finishReason: 'length', usage, model: 'fake-4', toolCalls: [{ id: 'mine', arguments: '{"a' }] });
+    expect(response).toMatchObject({
+      finishReason: 'length',
+      usage,
+      model: 'fake-4',
+      toolCalls: [{ id: 'mine', arguments: '{"a' }],
+    });
   });
 });

@@ -32,12 +32,19 @@ describe('structured output', () => {
     expect(format.type).toBe('json_schema');
     expect(format.json_schema!.name).toBe('plan');
     expect(format.json_schema!.strict).toBe(true);
-    expect(format.json_schema!.schema).toMatchObject({ type: 'object', properties: { steps: { type: 'array' } }, required: ['steps'], additionalProperties: false });
+    expect(format.json_schema!.schema).toMatchObject({
+      type: 'object',
+      properties: { steps: { type: 'array' } },
+      required: ['steps'],
+      additionalProperties: false,
+    });
   });
 
   it('sends strict false for a schema strict mode cannot take', async () => {
     loopback.server.replyWith({ content: '{"steps":["a"]}' });
-    await model().chat(planRequest({ name: 'loose', schema: z.object({ steps: z.array(z.string()), note: z.string().optional() }) }));
+    await model().chat(
+      planRequest({ name: 'loose', schema: z.object({ steps: z.array(z.string()), note: z.string().optional() }) }),
+    );
     expect(loopback.server.lastBody!.response_format!.json_schema!.strict).toBe(false);
   });
 
@@ -53,7 +60,9 @@ describe('structured output', () => {
   });
 
   it('repairs once, showing the model the validation error', async () => {
-    loopback.server.replyWith({ content: '{"steps": []}', usage: { input: 100, output: 5 } }).replyWith({ content: '{"steps":["compute 12*12"]}', usage: { input: 150, output: 9 } });
+    loopback.server
+      .replyWith({ content: '{"steps": []}', usage: { input: 100, output: 5 } })
+      .replyWith({ content: '{"steps":["compute 12*12"]}', usage: { input: 150, output: 9 } });
     const response = await model({ structuredOutput: 'prompt' }).chat(planRequest());
     expect(response.parsed).toEqual({ steps: ['compute 12*12'] });
     expect(response.content).toBe('{"steps":["compute 12*12"]}');
@@ -67,7 +76,9 @@ describe('structured output', () => {
 
   it('fails with invalid_response when the repair is still invalid', async () => {
     loopback.server.replyWith({ content: 'not json at all' }).replyWith({ content: '{"steps": "one"}' });
-    const error = (await model({ structuredOutput: 'prompt' }).chat(planRequest()).catch((caught: unknown) => caught)) as ModelError;
+    const error = (await model({ structuredOutput: 'prompt' })
+      .chat(planRequest())
+      .catch((caught: unknown) => caught)) as ModelError;
     expect(error).toBeInstanceOf(ModelError);
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('after one repair attempt');
@@ -82,11 +93,20 @@ describe('structured output', () => {
     const chatModel = model();
     expect((await chatModel.chat(planRequest())).parsed).toEqual({ steps: ['a'] });
     expect((await chatModel.chat(planRequest())).parsed).toEqual({ steps: ['b'] });
-    expect(loopback.server.requests.map((request) => request.body.response_format?.type ?? 'prompt')).toEqual(['json_schema', 'prompt', 'prompt']);
+    expect(loopback.server.requests.map((request) => request.body.response_format?.type ?? 'prompt')).toEqual([
+      'json_schema',
+      'prompt',
+      'prompt',
+    ]);
   });
 
   it('validates against a plain JSON schema too', async () => {
-    const schema = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { total: { type: 'number' } },
+      required: ['total'],
+      additionalProperties: false,
+    };
     loopback.server.replyWith({ content: '{"total":"many"}' }).replyWith({ content: '{"total":154}' });
     const response = await model().chat(planRequest({ name: 'total', schema }));
     expect(response.parsed).toEqual({ total: 154 });

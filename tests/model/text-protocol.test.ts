@@ -12,7 +12,14 @@ const request: ChatRequest = {
     { role: 'system', content: 'You solve arithmetic.' },
     { role: 'user', content: 'What is 12*12?' },
   ],
-  tools: [{ name: 'calculator', description: 'Evaluates an arithmetic expression', parameters: calculatorSchema, strict: true }],
+  tools: [
+    {
+      name: 'calculator',
+      description: 'Evaluates an arithmetic expression',
+      parameters: calculatorSchema,
+      strict: true,
+    },
+  ],
   toolChoice: 'auto',
 };
 
@@ -39,7 +46,9 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('turns an Action tool line into a tool call with a generated id', async () => {
-    loopback.server.replyWith({ content: 'I should compute it.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}' });
+    loopback.server.replyWith({
+      content: 'I should compute it.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}',
+    });
     const response = await model().chat(request);
     expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }]);
     expect(response.finishReason).toBe('tool_calls');
@@ -60,20 +69,29 @@ describe("toolProtocol 'text'", () => {
       ...request,
       messages: [
         ...request.messages,
-        { role: 'assistant', content: 'Computing.', toolCalls: [{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }] },
+        {
+          role: 'assistant',
+          content: 'Computing.',
+          toolCalls: [{ id: 'text_1', name: 'calculator', arguments: '{"expression":"12*12"}' }],
+        },
         { role: 'tool', toolCallId: 'text_1', name: 'calculator', content: '144' },
       ],
     });
     const messages = loopback.server.lastBody!.messages;
     expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(messages[2]!.content).toBe('Computing.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}');
+    expect(messages[2]!.content).toBe(
+      'Computing.\nAction: {"type":"tool","name":"calculator","args":{"expression":"12*12"}}',
+    );
     expect(messages[3]!.content).toBe('Observation from calculator (call text_1):\n144');
-    expect(messages.some((message) => message.tool_calls !== undefined || message.tool_call_id !== undefined)).toBe(false);
+    expect(messages.some((message) => message.tool_calls !== undefined || message.tool_call_id !== undefined)).toBe(
+      false,
+    );
   });
 
   it('ignores an Observation the model invented and the answer after it', async () => {
     loopback.server.replyWith({
-      content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"2+2"}}\nObservation: 5\nAction: {"type":"finish","answer":"5"}',
+      content:
+        'Action: {"type":"tool","name":"calculator","args":{"expression":"2+2"}}\nObservation: 5\nAction: {"type":"finish","answer":"5"}',
     });
     const response = await model().chat(request);
     expect(response.toolCalls.map((call) => call.arguments)).toEqual(['{"expression":"2+2"}']);
@@ -84,12 +102,18 @@ describe("toolProtocol 'text'", () => {
     loopback.server.replyWith({ content: "Action: {'type': 'tool', name: calculator}" });
     const response = await model().chat(request);
     expect(response.toolCalls).toEqual([]);
-    expect(response.toolCallProblem).toMatch(/^Your Action line could not be read: an Action line is not valid JSON \(.*JSON.*\): \{'type': 'tool', name: calculator\}$/);
+    expect(response.toolCallProblem).toMatch(
+      /^Your Action line could not be read: an Action line is not valid JSON \(.*JSON.*\): \{'type': 'tool', name: calculator\}$/,
+    );
   });
 
   it('reads an Action without "type" as a tool call or a finish, and "arguments" as "args"', async () => {
-    loopback.server.replyWith({ content: 'Action: {"name":"calculator","arguments":{"expression":"2+2"}}' }).replyWith({ content: 'Action: {"answer":"4"}' });
-    expect((await model().chat(request)).toolCalls).toMatchObject([{ name: 'calculator', arguments: '{"expression":"2+2"}' }]);
+    loopback.server
+      .replyWith({ content: 'Action: {"name":"calculator","arguments":{"expression":"2+2"}}' })
+      .replyWith({ content: 'Action: {"answer":"4"}' });
+    expect((await model().chat(request)).toolCalls).toMatchObject([
+      { name: 'calculator', arguments: '{"expression":"2+2"}' },
+    ]);
     expect((await model().chat(request)).content).toBe('4');
   });
 
@@ -100,7 +124,10 @@ describe("toolProtocol 'text'", () => {
   });
 
   it('parses the same when streamed', async () => {
-    loopback.server.streamReply({ content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"7+5"}}', splitEvery: 5 });
+    loopback.server.streamReply({
+      content: 'Action: {"type":"tool","name":"calculator","args":{"expression":"7+5"}}',
+      splitEvery: 5,
+    });
     const response = await model().chatStream(request, () => undefined);
     expect(response.toolCalls).toEqual([{ id: 'text_1', name: 'calculator', arguments: '{"expression":"7+5"}' }]);
   });
@@ -108,8 +135,15 @@ describe("toolProtocol 'text'", () => {
 
 describe('parseActions', () => {
   it('reads several tool actions and JSON spanning lines, with braces inside strings', () => {
-    const text = 'Action: {"type":"tool","name":"a","args":{"s":"}{"}}\nAction: {\n  "type": "tool",\n  "name": "b",\n  "args": {}\n}';
-    expect(parseActions(text)).toEqual({ kind: 'tools', calls: [{ name: 'a', arguments: '{"s":"}{"}' }, { name: 'b', arguments: '{}' }] });
+    const text =
+      'Action: {"type":"tool","name":"a","args":{"s":"}{"}}\nAction: {\n  "type": "tool",\n  "name": "b",\n  "args": {}\n}';
+    expect(parseActions(text)).toEqual({
+      kind: 'tools',
+      calls: [
+        { name: 'a', arguments: '{"s":"}{"}' },
+        { name: 'b', arguments: '{}' },
+      ],
+    });
   });
 
   it('keeps a non-string answer as JSON text', () => {

@@ -15,7 +15,11 @@ export interface ConsumerProject {
   /** Paths inside the tarball, e.g. `dist/src/index.js`. */
   tarballFiles: string[];
   /** Runs `node ...args` in the project; never rejects, so a test can assert on a failure. */
-  node(args: string[], env?: Record<string, string>, timeoutMs?: number): Promise<{ code: number; stdout: string; stderr: string }>;
+  node(
+    args: string[],
+    env?: Record<string, string>,
+    timeoutMs?: number,
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
   remove(): Promise<void>;
 }
 
@@ -42,7 +46,8 @@ function closureOf(packages: Record<string, LockEntry>, roots: readonly string[]
     if (path === undefined || found.has(path)) return;
     found.add(path);
     const entry = packages[path]!;
-    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies })) visit(resolvedPath(packages, path, name));
+    for (const name of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }))
+      visit(resolvedPath(packages, path, name));
   };
   for (const root of roots) visit(resolvedPath(packages, '', root));
   return found;
@@ -63,34 +68,61 @@ export async function installPackedPackage(): Promise<ConsumerProject> {
     peerDependencies: Record<string, string>;
     peerDependenciesMeta: Record<string, { optional?: boolean }>;
   };
-  const lock = JSON.parse(await readFile(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  const integrity = `sha512-${createHash('sha512').update(await readFile(join(directory, tarball))).digest('base64')}`;
+  const lock = JSON.parse(await readFile(join(repositoryRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  const integrity = `sha512-${createHash('sha512')
+    .update(await readFile(join(directory, tarball)))
+    .digest('base64')}`;
   // The app installs every optional part too (the peers, pinned as this repository's lock has them), except pg.
   const versionOf = (name: string) => lock.packages[`node_modules/${name}`]!.version as string;
   const parts = Object.keys(manifest.peerDependencies).filter((name) => name !== 'pg');
-  const dependencies: Record<string, string> = { stageloop: `file:${tarball}`, '@types/node': versionOf('@types/node') };
+  const dependencies: Record<string, string> = {
+    stageloop: `file:${tarball}`,
+    '@types/node': versionOf('@types/node'),
+  };
   for (const name of parts) dependencies[name] = versionOf(name);
   const { peerDependencies, peerDependenciesMeta } = manifest;
   const packages: Record<string, unknown> = {
     '': { name: 'consumer', version: '1.0.0', dependencies },
-    'node_modules/stageloop': { version: manifest.version, resolved: `file:${tarball}`, integrity, dependencies: manifest.dependencies, peerDependencies, peerDependenciesMeta, bin: { stageloop: 'bin/stageloop.js' } },
+    'node_modules/stageloop': {
+      version: manifest.version,
+      resolved: `file:${tarball}`,
+      integrity,
+      dependencies: manifest.dependencies,
+      peerDependencies,
+      peerDependenciesMeta,
+      bin: { stageloop: 'bin/stageloop.js' },
+    },
   };
   for (const path of closureOf(lock.packages, [...Object.keys(manifest.dependencies), ...parts, '@types/node'])) {
     const { dev: _dev, peer: _peer, devOptional: _devOptional, ...rest } = lock.packages[path]!;
     packages[path] = rest;
   }
-  await writeFile(join(directory, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2));
-  await writeFile(join(directory, 'package-lock.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2));
+  await writeFile(
+    join(directory, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2),
+  );
+  await writeFile(
+    join(directory, 'package-lock.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2),
+  );
   await run('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: directory });
   // better-sqlite3 builds its native addon in an install script (from source here, ~80 s); the consumer gets the one
   // this repository's npm ci built, for this same Node.
-  await cp(join(repositoryRoot, 'node_modules/better-sqlite3/build'), join(directory, 'node_modules/better-sqlite3/build'), { recursive: true });
+  await cp(
+    join(repositoryRoot, 'node_modules/better-sqlite3/build'),
+    join(directory, 'node_modules/better-sqlite3/build'),
+    { recursive: true },
+  );
   return projectAt(directory, files);
 }
 
 /** Packs this repository (dist/ is already built by the test set-up) into `directory`: the tarball's name and files. */
 export async function packInto(directory: string): Promise<{ tarball: string; files: string[] }> {
-  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], { cwd: repositoryRoot });
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', directory], {
+    cwd: repositoryRoot,
+  });
   const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   return { tarball: packed!.filename.replace(/^.*\//, ''), files: packed!.files.map((file) => file.path) };
 }
@@ -102,8 +134,12 @@ export function projectAt(directory: string, tarballFiles: string[]): ConsumerPr
     tarballFiles,
     node: (args, env = {}, timeoutMs = 60_000) =>
       new Promise((resolve) => {
-        execFile(process.execPath, args, { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs }, (error, out, err) =>
-          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
+        execFile(
+          process.execPath,
+          args,
+          { cwd: directory, env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs },
+          (error, out, err) =>
+            resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout: out, stderr: err }),
         );
       }),
     remove: () => rm(directory, { recursive: true, force: true }),

@@ -71,7 +71,21 @@ export { pipeline, result, run, context, session };
 describe('the packed package in a fresh project', () => {
   it('ships what a user needs and nothing of the repository', () => {
     const files = project.tarballFiles;
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/stageloop.js', 'dist/app/cli/main.js', 'dist/cli/main.js', 'dist/cli/main.js.map', 'dist/cli/calculator-worker.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tools/calculator-worker.js', 'dist/stages/guards/data/model-prices.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'bin/stageloop.js',
+        'dist/app/cli/main.js',
+        'dist/cli/main.js',
+        'dist/cli/main.js.map',
+        'dist/cli/calculator-worker.js',
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/src/tools/calculator-worker.js',
+        'dist/stages/guards/data/model-prices.json',
+      ]),
+    );
     expect(files.filter((file) => !/^(dist\/|bin\/|package\.json$|README\.md$)/.test(file))).toEqual([]);
     expect(files.some((file) => file.endsWith('.tsbuildinfo') || file.startsWith('dist/tests'))).toBe(false);
   });
@@ -87,8 +101,14 @@ describe('the packed package in a fresh project', () => {
     const output = await project.node(['agent.mjs']);
     expect(output.stderr).toBe('');
     expect(JSON.parse(output.stdout)).toEqual({
-      status: 'completed', answer: 'Expression: 17 * 23 + 4\nResult: 395 | 42', pipelines: ['react', 'plan-execute-replan'],
-      stages: 'function', outputOf: ['function', 'function'], otel: 'function', app: 'function', messages: 2,
+      status: 'completed',
+      answer: 'Expression: 17 * 23 + 4\nResult: 395 | 42',
+      pipelines: ['react', 'plan-execute-replan'],
+      stages: 'function',
+      outputOf: ['function', 'function'],
+      otel: 'function',
+      app: 'function',
+      messages: 2,
     });
   }, 60_000);
 
@@ -108,7 +128,16 @@ describe('the packed package in a fresh project', () => {
 
   it('exports every name README.md and docs/*.md import, from the entry they import it from', async () => {
     const entries = await docImports(repositoryRoot);
-    expect([...entries.keys()]).toEqual(expect.arrayContaining(['stageloop', 'stageloop/durable', 'stageloop/mcp', 'stageloop/workers', 'stageloop/eval', 'stageloop/tracing']));
+    expect([...entries.keys()]).toEqual(
+      expect.arrayContaining([
+        'stageloop',
+        'stageloop/durable',
+        'stageloop/mcp',
+        'stageloop/workers',
+        'stageloop/eval',
+        'stageloop/tracing',
+      ]),
+    );
     const wanted = Object.fromEntries([...entries].map(([entry, names]) => [entry, [...names.values]]));
     const check = `const wanted = ${JSON.stringify(wanted)};
 const missing = [];
@@ -127,10 +156,21 @@ console.log(JSON.stringify(missing));`;
     await writeFile(join(project.directory, 'consumer.ts'), strictConsumer);
     await writeFile(join(project.directory, 'doc-names.ts'), typeCheckedImports(await docImports(repositoryRoot)));
     const compilerOptions = {
-      module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, exactOptionalPropertyTypes: true,
-      noPropertyAccessFromIndexSignature: true, noImplicitReturns: true, skipLibCheck: false, noEmit: true, types: ['node'],
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noPropertyAccessFromIndexSignature: true,
+      noImplicitReturns: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ['node'],
     };
-    await writeFile(join(project.directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts', 'doc-names.ts'] }));
+    await writeFile(
+      join(project.directory, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['consumer.ts', 'doc-names.ts'] }),
+    );
     const tsc = createRequire(join(repositoryRoot, 'package.json')).resolve('typescript/bin/tsc');
     // Checking every dependency's declarations takes 15 s on a quiet machine, far more under load.
     const output = await project.node([tsc, '-p', '.'], {}, 240_000);
@@ -150,7 +190,10 @@ describe('the README, run as written', () => {
     await writeFile(join(project.directory, 'readme-example.mjs'), example!);
     loopback.server.replyWithToolCalls([{ name: 'weather', arguments: '{"city":"Lisbon"}' }]);
     loopback.server.replyWith({ content: 'Yes: it is 21 °C in Lisbon.' });
-    const output = await project.node(['readme-example.mjs'], { OPENAI_BASE_URL: loopback.server.url, OPENAI_MODEL: 'test-model' });
+    const output = await project.node(['readme-example.mjs'], {
+      OPENAI_BASE_URL: loopback.server.url,
+      OPENAI_MODEL: 'test-model',
+    });
     expect(output.stderr).toBe('');
     expect(output.stdout.trim()).toBe('completed Yes: it is 21 °C in Lisbon.');
     const toolMessage = loopback.server.requests[1]!.body.messages.find((message) => message.role === 'tool');
@@ -160,16 +203,25 @@ describe('the README, run as written', () => {
 });
 
 describe('stageloop/otel preloaded into an app', () => {
-  it('node --import stageloop/otel app.mjs exports the app\'s runs over OTLP', async () => {
+  it("node --import stageloop/otel app.mjs exports the app's runs over OTLP", async () => {
     const receiver = await startOtlpReceiver();
     try {
       await writeFile(join(project.directory, 'agent.mjs'), agentApp);
-      const output = await project.node(['--import', 'stageloop/otel', 'agent.mjs'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+      const output = await project.node(['--import', 'stageloop/otel', 'agent.mjs'], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      });
       expect(output.code).toBe(0);
-      const spans = await receiver.waitFor((received) => received.some((span) => span.name === 'invoke_agent react'), 10_000);
-      expect(spans.map((span) => span.name)).toEqual(expect.arrayContaining(['invoke_agent react', 'execute_tool calculator']));
+      const spans = await receiver.waitFor(
+        (received) => received.some((span) => span.name === 'invoke_agent react'),
+        10_000,
+      );
+      expect(spans.map((span) => span.name)).toEqual(
+        expect.arrayContaining(['invoke_agent react', 'execute_tool calculator']),
+      );
       // The installed dist/ finds its own package.json: the tracer is versioned, not 0.0.0.
-      const { version } = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+      const { version } = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as {
+        version: string;
+      };
       expect(new Set(spans.map((span) => span.scope.version))).toEqual(new Set([version]));
     } finally {
       await receiver.close();

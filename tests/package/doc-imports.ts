@@ -20,7 +20,10 @@ export async function docImports(root: string): Promise<Map<string, EntryNames>>
     for (const match of text.matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'(stageloop(?:\/[a-z]+)?)'/g)) {
       const names = entries.get(match[3]!) ?? { values: new Set<string>(), types: new Set<string>() };
       entries.set(match[3]!, names);
-      for (const part of match[2]!.split(',').map((name) => name.trim()).filter(Boolean)) {
+      for (const part of match[2]!
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)) {
         const typeOnly = match[1] !== undefined || part.startsWith('type ');
         const name = part.replace(/^type\s+/, '').split(/\s+as\s+/)[0]!;
         (typeOnly ? names.types : names.values).add(name);
@@ -35,7 +38,10 @@ export function typeCheckedImports(entries: Map<string, EntryNames>): string {
   const lines: string[] = [];
   const uses: string[] = [];
   for (const [entry, names] of entries) {
-    const parts = [...[...names.values].map((name) => ({ name, type: false })), ...[...names.types].map((name) => ({ name, type: true }))].map(({ name, type }) => {
+    const parts = [
+      ...[...names.values].map((name) => ({ name, type: false })),
+      ...[...names.types].map((name) => ({ name, type: true })),
+    ].map(({ name, type }) => {
       const alias = `doc${uses.length + 1}`;
       uses.push(type ? alias : `typeof ${alias}`);
       return `${type ? 'type ' : ''}${name} as ${alias}`;

@@ -13,7 +13,9 @@ const pendingRenames = new Set(['evaluate', 'EvaluateOptions']);
 
 /** Entry (`.`, `./eval`, ...) to its source file, from the declaration file package.json publishes for it. */
 function entrySources(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string } | string> };
+  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as {
+    exports: Record<string, { types?: string } | string>;
+  };
   const sources = new Map<string, string>();
   for (const [entry, target] of Object.entries(manifest.exports)) {
     if (typeof target === 'string' || target.types === undefined) continue;
@@ -25,7 +27,11 @@ function entrySources(): Map<string, string> {
 /** Each entry's exported names, each with the place of the declaration it resolves to. */
 function exportedNames(): Map<string, Map<string, string>> {
   const sources = entrySources();
-  const config = ts.getParsedCommandLineOfConfigFile(join(repositoryRoot, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(repositoryRoot, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  )!;
   const program = ts.createProgram([...sources.values()], config.options);
   const checker = program.getTypeChecker();
   const entries = new Map<string, Map<string, string>>();
@@ -34,7 +40,12 @@ function exportedNames(): Map<string, Map<string, string>> {
     for (const exported of checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!)) {
       const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const declaration = target.declarations?.[0];
-      names.set(exported.name, declaration ? `${relative(repositoryRoot, declaration.getSourceFile().fileName)}:${declaration.pos}` : exported.name);
+      names.set(
+        exported.name,
+        declaration
+          ? `${relative(repositoryRoot, declaration.getSourceFile().fileName)}:${declaration.pos}`
+          : exported.name,
+      );
     }
     entries.set(entry, names);
   }
@@ -46,15 +57,27 @@ describe('the names the entries export', () => {
 
   it('mean one thing: a name in two entries is one declaration', () => {
     const places = new Map<string, Set<string>>();
-    for (const names of entries.values()) for (const [name, place] of names) places.set(name, (places.get(name) ?? new Set()).add(place));
-    const twice = [...places].filter(([name, where]) => where.size > 1 && !pendingRenames.has(name)).map(([name, where]) => `${name}: ${[...where].join(' and ')}`);
+    for (const names of entries.values())
+      for (const [name, place] of names) places.set(name, (places.get(name) ?? new Set()).add(place));
+    const twice = [...places]
+      .filter(([name, where]) => where.size > 1 && !pendingRenames.has(name))
+      .map(([name, where]) => `${name}: ${[...where].join(' and ')}`);
     expect(twice).toEqual([]);
   });
 
   it('keep the root entry small: evaluation and tracing have their own', () => {
     const root = entries.get('.')!;
     expect(root.size).toBeLessThanOrEqual(186);
-    for (const name of ['evaluate', 'graders', 'loadDataset', 'instrumentDeps', 'otelRunTracer', 'redactSecrets', 'JournalEntry']) expect(root.has(name)).toBe(false);
+    for (const name of [
+      'evaluate',
+      'graders',
+      'loadDataset',
+      'instrumentDeps',
+      'otelRunTracer',
+      'redactSecrets',
+      'JournalEntry',
+    ])
+      expect(root.has(name)).toBe(false);
     expect(entries.get('./eval')!.has('evaluate')).toBe(true);
     expect(entries.get('./tracing')!.has('instrumentDeps')).toBe(true);
   });

@@ -17,11 +17,17 @@ beforeAll(async () => {
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 /** The packages (node_modules/NAME) a process loaded as ES modules, and whether it loaded any module at all of ours. */
-async function packagesLoaded(args: string[], env: Record<string, string> = {}): Promise<{ packages: Set<string>; code: number; files: string[] }> {
+async function packagesLoaded(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ packages: Set<string>; code: number; files: string[] }> {
   const logPath = join(directory, `modules-${++runs}.log`);
   const code = await new Promise<number>((resolve) => {
-    execFile(process.execPath, ['--import', recorder, ...args], { cwd: repositoryRoot, env: cleanEnvironment({ MODULE_LOG: logPath, ...env }) }, (error) =>
-      resolve(error ? Number(error.code ?? 1) : 0),
+    execFile(
+      process.execPath,
+      ['--import', recorder, ...args],
+      { cwd: repositoryRoot, env: cleanEnvironment({ MODULE_LOG: logPath, ...env }) },
+      (error) => resolve(error ? Number(error.code ?? 1) : 0),
     );
   });
   const files = (await readFile(logPath, 'utf8').catch(() => '')).split('\n').filter(Boolean);
@@ -44,11 +50,28 @@ async function modulesIn(files: readonly string[]): Promise<string[]> {
   return modules.flat();
 }
 
-const heavy = ['openai', '@modelcontextprotocol/sdk', 'ajv', '@opentelemetry/sdk-node', '@opentelemetry/exporter-trace-otlp-http', 'mathjs', 'tsx', 'typescript', 'gpt-tokenizer', 'better-sqlite3'];
+const heavy = [
+  'openai',
+  '@modelcontextprotocol/sdk',
+  'ajv',
+  '@opentelemetry/sdk-node',
+  '@opentelemetry/exporter-trace-otlp-http',
+  'mathjs',
+  'tsx',
+  'typescript',
+  'gpt-tokenizer',
+  'better-sqlite3',
+];
 
 describe('lazy loading', () => {
   it('an offline run loads no OpenAI SDK, no OTel (not even the API), no mathjs in this process, no TS loader', async () => {
-    const { packages, code, files } = await packagesLoaded([cliPath, 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
+    const { packages, code, files } = await packagesLoaded([
+      cliPath,
+      'run',
+      '-q',
+      '--no-store',
+      'What is 17 * 23 + 4?',
+    ]);
     expect(code).toBe(0);
     expect(files.some((url) => url.endsWith('/dist/cli/main.js'))).toBe(true);
     for (const name of [...heavy, '@opentelemetry/api']) expect(packages, name).not.toContain(name);
@@ -62,7 +85,8 @@ describe('lazy loading', () => {
     const { packages, code } = await packagesLoaded([cliPath, 'run', '-q', 'What is 17 * 23 + 4?']);
     expect(code).toBe(0);
     expect(packages).toContain('better-sqlite3');
-    for (const name of [...heavy.filter((name) => name !== 'better-sqlite3'), '@opentelemetry/api']) expect(packages, name).not.toContain(name);
+    for (const name of [...heavy.filter((name) => name !== 'better-sqlite3'), '@opentelemetry/api'])
+      expect(packages, name).not.toContain(name);
   });
 
   it('--help loads nothing but the flag parser: no zod, no stages', async () => {
@@ -82,7 +106,11 @@ describe('lazy loading', () => {
   });
 
   it("import 'stageloop' loads no OpenAI SDK, no MCP SDK, no OTel SDK or exporter, no mathjs and no TS loader", async () => {
-    const { packages, code } = await packagesLoaded(['--input-type=module', '-e', "await import('stageloop'); await import('stageloop/stages'); await import('stageloop/pipelines')"]);
+    const { packages, code } = await packagesLoaded([
+      '--input-type=module',
+      '-e',
+      "await import('stageloop'); await import('stageloop/stages'); await import('stageloop/pipelines')",
+    ]);
     expect(code).toBe(0);
     expect(packages).toContain('zod');
     for (const name of heavy) expect(packages, name).not.toContain(name);
@@ -96,7 +124,12 @@ describe('lazy loading', () => {
   });
 
   it('each capability entry loads its own optional packages and no other', async () => {
-    const entries = { 'stageloop/durable': [], 'stageloop/workers': [], 'stageloop/mcp': [], 'stageloop/server': ['hono', '@hono/node-server'] };
+    const entries = {
+      'stageloop/durable': [],
+      'stageloop/workers': [],
+      'stageloop/mcp': [],
+      'stageloop/server': ['hono', '@hono/node-server'],
+    };
     for (const [entry, expected] of Object.entries(entries)) {
       const { packages, code } = await packagesLoaded(['--input-type=module', '-e', `await import('${entry}')`]);
       expect(code, entry).toBe(0);
@@ -106,4 +139,5 @@ describe('lazy loading', () => {
 });
 
 /** The optional packages the main entry must not load: server, queue, Redis, MCP, SQLite, the OTel SDK. */
-const optionalPart = /^(hono|@hono\/.*|ioredis|bullmq|@modelcontextprotocol\/.*|better-sqlite3|@opentelemetry\/(?!api$).*|@a2a-js\/.*|pg)$/;
+const optionalPart =
+  /^(hono|@hono\/.*|ioredis|bullmq|@modelcontextprotocol\/.*|better-sqlite3|@opentelemetry\/(?!api$).*|@a2a-js\/.*|pg)$/;

@@ -17,10 +17,18 @@ let installed: string[];
 beforeAll(async () => {
   const directory = await mkdtemp(join(tmpdir(), 'stageloop-light-'));
   const { tarball, files } = await packInto(directory);
-  await writeFile(join(directory, 'package.json'), JSON.stringify({ name: 'light-app', version: '1.0.0', private: true, type: 'module' }));
+  await writeFile(
+    join(directory, 'package.json'),
+    JSON.stringify({ name: 'light-app', version: '1.0.0', private: true, type: 'module' }),
+  );
   // --prefer-offline: the versions are pinned, so npm's cache (filled by this repository's install) answers most of it.
-  await run('npm', ['install', `./${tarball}`, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: directory, timeout: 300_000 });
-  const lock = JSON.parse(await readFile(join(directory, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+  await run('npm', ['install', `./${tarball}`, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: directory,
+    timeout: 300_000,
+  });
+  const lock = JSON.parse(await readFile(join(directory, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, unknown>;
+  };
   installed = Object.keys(lock.packages).filter((path) => path.startsWith('node_modules/'));
   project = projectAt(directory, files);
 }, 320_000);
@@ -42,7 +50,7 @@ describe('the light install', () => {
     expect(installed.length).toBeLessThanOrEqual(25);
   });
 
-  it('runs an agent offline with the real calculator, the engine\'s dependencies only', async () => {
+  it("runs an agent offline with the real calculator, the engine's dependencies only", async () => {
     await writeFile(join(project.directory, 'agent.mjs'), agent);
     const output = await project.node(['agent.mjs']);
     expect(output.stderr).toBe('');
@@ -60,8 +68,20 @@ export { result, think, ScriptedModel };
 `;
     await writeFile(join(project.directory, 'consumer.ts'), consumer);
     // @types/node from this repository: the app itself installs nothing for the check.
-    const compilerOptions = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: false, noEmit: true, types: ['node'], typeRoots: [join(repositoryRoot, 'node_modules/@types')] };
-    await writeFile(join(project.directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.ts'] }));
+    const compilerOptions = {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ['node'],
+      typeRoots: [join(repositoryRoot, 'node_modules/@types')],
+    };
+    await writeFile(
+      join(project.directory, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions, files: ['consumer.ts'] }),
+    );
     const tsc = createRequire(join(repositoryRoot, 'package.json')).resolve('typescript/bin/tsc');
     const output = await project.node([tsc, '-p', '.'], {}, 240_000);
     expect(output.stdout + output.stderr).toBe('');
@@ -69,7 +89,13 @@ export { result, think, ScriptedModel };
   }, 300_000);
 
   it('the command runs offline with --no-store; a recorded run says which package to add, or --no-store', async () => {
-    const unrecorded = await project.node(['node_modules/.bin/stageloop', 'run', '-q', '--no-store', 'What is 17 * 23 + 4?']);
+    const unrecorded = await project.node([
+      'node_modules/.bin/stageloop',
+      'run',
+      '-q',
+      '--no-store',
+      'What is 17 * 23 + 4?',
+    ]);
     expect(unrecorded).toMatchObject({ code: 0, stderr: '' });
     expect(unrecorded.stdout).toContain('395');
     const recorded = await project.node(['node_modules/.bin/stageloop', 'run', '-q', 'What is 17 * 23 + 4?']);
@@ -84,7 +110,15 @@ export { result, think, ScriptedModel };
     expect(serve.code).toBe(2);
     expect(serve.stderr).toMatch(/^(stageloop: a SQLite store|stageloop serve) needs the optional package/);
     expect(serve.stderr.trim().split('\n')).toHaveLength(1);
-    const traced = await project.node(['node_modules/.bin/stageloop', 'run', '-q', '--no-store', '--trace', 'console', 'What is 2 + 2?']);
+    const traced = await project.node([
+      'node_modules/.bin/stageloop',
+      'run',
+      '-q',
+      '--no-store',
+      '--trace',
+      'console',
+      'What is 2 + 2?',
+    ]);
     expect([traced.code, traced.stderr.trim().split('\n').length]).toEqual([2, 1]);
     expect(traced.stderr).toContain('npm install @opentelemetry/sdk-node@');
     const probes = `
@@ -104,13 +138,31 @@ console.log(JSON.stringify(seen));`;
     const output = await project.node(['probes.mjs']);
     expect(output.stderr).toBe('');
     const seen = JSON.parse(output.stdout) as Record<string, { code: string; message: string }>;
-    const install = (...names: Array<keyof typeof optionalPackages>) => `run "npm install ${names.map((name) => `${name}@${optionalPackages[name]}`).join(' ')}" beside stageloop`;
+    const install = (...names: Array<keyof typeof optionalPackages>) =>
+      `run "npm install ${names.map((name) => `${name}@${optionalPackages[name]}`).join(' ')}" beside stageloop`;
     expect(seen).toEqual({
-      server: { code: 'config', message: `stageloop/server needs the optional packages hono and @hono/node-server, not installed: ${install('hono', '@hono/node-server')}` },
-      otel: { code: 'config', message: expect.stringMatching(/^tracing \(stageloop\/otel, --trace\) needs the optional packages @opentelemetry\/sdk-node, /) },
-      sqlite: { code: 'config', message: `a SQLite store needs the optional package better-sqlite3, not installed: ${install('better-sqlite3')}` },
-      mcp: { code: 'config', message: `stageloop/mcp needs the optional package @modelcontextprotocol/sdk, not installed: ${install('@modelcontextprotocol/sdk')}` },
-      workers: { code: 'config', message: `a Redis store needs the optional package ioredis, not installed: ${install('ioredis')}` },
+      server: {
+        code: 'config',
+        message: `stageloop/server needs the optional packages hono and @hono/node-server, not installed: ${install('hono', '@hono/node-server')}`,
+      },
+      otel: {
+        code: 'config',
+        message: expect.stringMatching(
+          /^tracing \(stageloop\/otel, --trace\) needs the optional packages @opentelemetry\/sdk-node, /,
+        ),
+      },
+      sqlite: {
+        code: 'config',
+        message: `a SQLite store needs the optional package better-sqlite3, not installed: ${install('better-sqlite3')}`,
+      },
+      mcp: {
+        code: 'config',
+        message: `stageloop/mcp needs the optional package @modelcontextprotocol/sdk, not installed: ${install('@modelcontextprotocol/sdk')}`,
+      },
+      workers: {
+        code: 'config',
+        message: `a Redis store needs the optional package ioredis, not installed: ${install('ioredis')}`,
+      },
     });
     for (const { message } of Object.values(seen)) expect(message).not.toContain('\n');
   }, 60_000);
@@ -118,7 +170,10 @@ console.log(JSON.stringify(seen));`;
 
 describe('the optional packages', () => {
   it('are the peer dependencies, all optional, at the versions the errors suggest, and dev dependencies for this repository', async () => {
-    const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, unknown>
+    >;
     const peers = manifest.peerDependencies!;
     expect(Object.keys(peers).sort()).toEqual(Object.keys(optionalPackages).sort());
     for (const [name, version] of Object.entries(optionalPackages)) {
@@ -132,6 +187,7 @@ describe('the optional packages', () => {
   it("are each named in the README's install section with the version to add", async () => {
     const readme = await readFile(join(repositoryRoot, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Installing'), readme.indexOf('## The command line'));
-    for (const [name, version] of Object.entries(optionalPackages)) expect(section, name).toContain(`${name}@${version}`);
+    for (const [name, version] of Object.entries(optionalPackages))
+      expect(section, name).toContain(`${name}@${version}`);
   });
 });

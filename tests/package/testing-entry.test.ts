@@ -34,12 +34,17 @@ describe('runStage', () => {
     expect(state.iteration).toBe(1);
     expect(run.signal).toBeUndefined();
     expect(run.context).toEqual({ zone: 'iteration', iteration: 1, stage: 'count' });
-    expect(run.events.map((event) => [event.type, event.stage, event.data])).toEqual([['counted', 'count', { calls: 1 }]]);
+    expect(run.events.map((event) => [event.type, event.stage, event.data])).toEqual([
+      ['counted', 'count', { calls: 1 }],
+    ]);
     expect(run.result.status).toBe('completed');
   });
 
   it('gives the iteration asked for, and the signal the stage returned', async () => {
-    const stage: Stage = { name: 'stopper', execute: (_state, ctx) => (ctx.iteration === 3 ? breakLoop('third', 'done') : abortRun('not third')) };
+    const stage: Stage = {
+      name: 'stopper',
+      execute: (_state, ctx) => (ctx.iteration === 3 ? breakLoop('third', 'done') : abortRun('not third')),
+    };
     const run = await runStage(stage, makeState(), { iteration: 3 });
     expect(run.context?.iteration).toBe(3);
     expect(run.signal).toMatchObject({ type: 'break_loop', kind: 'done', reason: 'third' });
@@ -48,12 +53,20 @@ describe('runStage', () => {
 
   it('has the real signals: none to spare in the loop, the time limit in finalize', async () => {
     const seen: Array<[string, boolean]> = [];
-    const stage: Stage = { name: 'look', execute: (_state, ctx) => void seen.push([ctx.zone, ctx.signal !== undefined]) };
+    const stage: Stage = {
+      name: 'look',
+      execute: (_state, ctx) => void seen.push([ctx.zone, ctx.signal !== undefined]),
+    };
     await runStage(stage, makeState(), { zone: 'setup' });
     await runStage(stage, makeState());
     await runStage(stage, makeState(), { zone: 'finalize' });
     await runStage(stage, makeState(), { signal: new AbortController().signal });
-    expect(seen).toEqual([['setup', false], ['iteration', false], ['finalize', true], ['iteration', true]]);
+    expect(seen).toEqual([
+      ['setup', false],
+      ['iteration', false],
+      ['finalize', true],
+      ['iteration', true],
+    ]);
   });
 
   it('a deadline that passes aborts the stage through ctx.signal and stops the run with its kind', async () => {
@@ -67,11 +80,19 @@ describe('runStage', () => {
       },
     };
     const run = await runStage(stage, makeState(), { deps: { clock } });
-    expect(run.result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_time', stage: 'slow', message: 'too slow' } });
+    expect(run.result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'budget_time', stage: 'slow', message: 'too slow' },
+    });
   });
 
   it('a throw fails the run and names the stage', async () => {
-    const stage: Stage = { name: 'broken', execute: () => { throw new Error('boom'); } };
+    const stage: Stage = {
+      name: 'broken',
+      execute: () => {
+        throw new Error('boom');
+      },
+    };
     const run = await runStage(stage, makeState());
     expect(run.result).toMatchObject({ status: 'failed', error: { stage: 'broken', message: 'boom' } });
   });
@@ -87,13 +108,24 @@ describe('runStage', () => {
 });
 
 describe('stageContext', () => {
-  it('is the runner\'s context: signals by the same rules, events in the run\'s shape', () => {
+  it("is the runner's context: signals by the same rules, events in the run's shape", () => {
     expect(stageContext().signal).toBeUndefined();
     expect(stageContext({ zone: 'finalize' }).signal).toBeDefined();
     expect(stageContext({ signal: new AbortController().signal }).signal).toBeDefined();
     const ctx = stageContext({ zone: 'setup', stage: 'probe', iteration: 0 });
     ctx.emit('checked', { ok: true });
-    expect(ctx.events).toEqual([{ runId: 'run-test', seq: 1, type: 'checked', zone: 'setup', stage: 'probe', iteration: 0, at: 1_700_000_000_000, data: { ok: true } }]);
+    expect(ctx.events).toEqual([
+      {
+        runId: 'run-test',
+        seq: 1,
+        type: 'checked',
+        zone: 'setup',
+        stage: 'probe',
+        iteration: 0,
+        at: 1_700_000_000_000,
+        data: { ok: true },
+      },
+    ]);
     expect({ ...ctx }.stage).toBe('probe'); // a stage may spread or destructure its context
   });
 
@@ -109,7 +141,7 @@ describe('stageContext', () => {
     ctx.dispose();
   });
 
-  it('cancel() and the caller\'s signal abort ctx.signal; in finalize only cancel() does, as finalize has its own', () => {
+  it("cancel() and the caller's signal abort ctx.signal; in finalize only cancel() does, as finalize has its own", () => {
     const caller = new AbortController();
     const ctx = stageContext({ signal: caller.signal });
     caller.abort(new Error('stop'));

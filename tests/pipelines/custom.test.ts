@@ -16,9 +16,18 @@ describe('a custom pipeline from the same stages, with no new code', () => {
 
   it('a tool-less responder answers in one call', async () => {
     const model = new ScriptedModel([{ content: 'Paris is the capital of France.' }]);
-    const result = await runPipeline(responder, { task: 'What is the capital of France?' }, { deps: { model, tools: testTools() } });
+    const result = await runPipeline(
+      responder,
+      { task: 'What is the capital of France?' },
+      { deps: { model, tools: testTools() } },
+    );
     model.assertConsumed();
-    expect(result).toMatchObject({ status: 'completed', answer: 'Paris is the capital of France.', partial: false, iterations: 1 });
+    expect(result).toMatchObject({
+      status: 'completed',
+      answer: 'Paris is the capital of France.',
+      partial: false,
+      iterations: 1,
+    });
     expect(model.requests[0]!.tools).toBeUndefined();
     expect(model.requests[0]!.messages[0]!.content.startsWith('Answer in one sentence.')).toBe(true);
   });
@@ -26,6 +35,11 @@ describe('a custom pipeline from the same stages, with no new code', () => {
   it('still ends with a partial answer when the model never answers', async () => {
     const model = new ScriptedModel([{ content: '' }, { content: '' }, { content: 'I do not know yet.' }]);
     const result = await runPipeline(responder, { task: 'Anything?' }, { deps: { model } });
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'max_iterations' }, partial: true, answer: 'I do not know yet.' });
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'max_iterations' },
+      partial: true,
+      answer: 'I do not know yet.',
+    });
   });
 });

@@ -8,17 +8,28 @@ import { testTools } from '../support/stage-tools.js';
 
 describe('plan-execute-replan early-stop summary', () => {
   it('includes the tool results of the step in progress when the run stopped', async () => {
-    const plan = JSON.stringify({ steps: [{ description: 'Multiply 17 by 23', status: 'pending' }, { description: 'Add 4', status: 'pending' }] });
+    const plan = JSON.stringify({
+      steps: [
+        { description: 'Multiply 17 by 23', status: 'pending' },
+        { description: 'Add 4', status: 'pending' },
+      ],
+    });
     const model = new ScriptedModel([
       { content: plan },
       { toolCalls: [{ name: 'calculator', arguments: '{"expression":"17 * 23"}' }] },
       { content: 'Partial: 17 * 23 = 391; 4 was not added yet.' },
     ]);
-    const result = await runPipeline(planExecuteReplanPipeline({ maxIterations: 1, maxParallelSteps: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model, tools: testTools() } });
+    const result = await runPipeline(
+      planExecuteReplanPipeline({ maxIterations: 1, maxParallelSteps: 1 }),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model, tools: testTools() } },
+    );
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'max_iterations' }, partial: true });
     const summaryRequest = model.requests.at(-1)!;
     const prompt = summaryRequest.messages.map((message) => message.content).join('\n');
-    expect(prompt).toMatch(/Step 1 \(in progress when the run stopped\): Multiply 17 by 23\nTool results so far:\ncalculator\(\{"expression":"17 \* 23"\}\) returned: 391/);
+    expect(prompt).toMatch(
+      /Step 1 \(in progress when the run stopped\): Multiply 17 by 23\nTool results so far:\ncalculator\(\{"expression":"17 \* 23"\}\) returned: 391/,
+    );
   });
 });

@@ -11,12 +11,25 @@ const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stri
 
 /** Scripts that reach every stage of each pipeline: tool calls, an error, a replan, the summary. */
 const scripts: Record<string, ScriptedStep[]> = {
-  react: [{ toolCalls: [calc('17 * 23'), { name: 'calculator', arguments: '{"nope":1}' }] }, { toolCalls: [calc('391 + 4')] }, { content: '395' }],
+  react: [
+    { toolCalls: [calc('17 * 23'), { name: 'calculator', arguments: '{"nope":1}' }] },
+    { toolCalls: [calc('391 + 4')] },
+    { content: '395' },
+  ],
   'plan-execute-replan': [
-    { content: JSON.stringify({ steps: [{ description: 'Compute 12*12', status: 'pending' }, { description: 'Add 10', status: 'pending' }] }) },
+    {
+      content: JSON.stringify({
+        steps: [
+          { description: 'Compute 12*12', status: 'pending' },
+          { description: 'Add 10', status: 'pending' },
+        ],
+      }),
+    },
     { toolCalls: [calc('12*12')] },
     { content: '144' },
-    { content: JSON.stringify({ need_replan: true, reason: 'finish in one go', new_steps: ['Compute (144 + 10) / 2'] }) },
+    {
+      content: JSON.stringify({ need_replan: true, reason: 'finish in one go', new_steps: ['Compute (144 + 10) / 2'] }),
+    },
     { toolCalls: [calc('(144 + 10) / 2')] },
     { content: '77' },
     { content: '{"need_replan":false,"reason":"done","new_steps":[]}' },
@@ -25,8 +38,17 @@ const scripts: Record<string, ScriptedStep[]> = {
   responder: [{ content: 'hello' }],
 };
 
-const responder = definePipeline({ name: 'responder', setup: [context()], iteration: [think({ useTools: false })], finalize: [summarize()], maxIterations: 2 });
-const pipelines: Array<[string, Pipeline]> = [...Object.entries(builtInPipelines).map(([name, build]): [string, Pipeline] => [name, build()]), ['responder', responder]];
+const responder = definePipeline({
+  name: 'responder',
+  setup: [context()],
+  iteration: [think({ useTools: false })],
+  finalize: [summarize()],
+  maxIterations: 2,
+});
+const pipelines: Array<[string, Pipeline]> = [
+  ...Object.entries(builtInPipelines).map(([name, build]): [string, Pipeline] => [name, build()]),
+  ['responder', responder],
+];
 
 describe('RunState stays plain JSON at every stage boundary', () => {
   it('covers every built-in pipeline', () => {

@@ -12,18 +12,29 @@ const tools = new ToolRegistry([testCalculator]);
 describe('the offline model drives both pipelines end to end', () => {
   it('ReAct: "What is 17 * 23 + 4?" → calculator → 395', async () => {
     const events: RunEvent[] = [];
-    const result = await runPipeline(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) } },
+    );
     expect(result).toMatchObject({ status: 'completed', partial: false, iterations: 2 });
     expect(result.answer).toMatch(/\b395\b/);
-    expect(events.find((event) => event.type === 'tool_call')!.data).toMatchObject({ name: 'calculator', arguments: '{"expression":"17 * 23 + 4"}' });
+    expect(events.find((event) => event.type === 'tool_call')!.data).toMatchObject({
+      name: 'calculator',
+      arguments: '{"expression":"17 * 23 + 4"}',
+    });
     expect(result.usage.estimated).toBe(true);
   });
 
   it('Plan-Execute-Replan: a 3-step plan, each step computed from the previous result, → 77', async () => {
     const events: RunEvent[] = [];
-    const result = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, {
-      deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
-    });
+    const result = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 'Compute 12*12, then add 10, then divide by 2' },
+      {
+        deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
+      },
+    );
     expect(result.status).toBe('completed');
     expect(events.find((event) => event.type === 'plan_created')!.data.steps).toEqual([
       { id: 's1', description: 'Compute 12*12', dependsOn: [], status: 'pending' },
@@ -41,9 +52,13 @@ describe('the offline model drives both pipelines end to end', () => {
 
   it('Plan-Execute-Replan: three independent products and a dependent sum run as a graph → 68', async () => {
     const events: RunEvent[] = [];
-    const result = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 2*3, 4*5 and 6*7, then add the three results' }, {
-      deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
-    });
+    const result = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 'Compute 2*3, 4*5 and 6*7, then add the three results' },
+      {
+        deps: { model: new OfflineModel(), tools, onEvent: (event) => events.push(event) },
+      },
+    );
     expect(result.status).toBe('completed');
     expect(result.state.plan!.steps.map((step) => [step.id, step.description, step.dependsOn])).toEqual([
       ['s1', 'Compute 2*3', []],
@@ -58,30 +73,55 @@ describe('the offline model drives both pipelines end to end', () => {
       ['s2', '{"expression":"4*5"}'],
       ['s3', '{"expression":"6*7"}'],
     ]);
-    expect(events.filter((event) => event.type === 'tool_call').at(-1)).toMatchObject({ step: 's4', data: { arguments: '{"expression":"6 + 20 + 42"}' } });
+    expect(events.filter((event) => event.type === 'tool_call').at(-1)).toMatchObject({
+      step: 's4',
+      data: { arguments: '{"expression":"6 + 20 + 42"}' },
+    });
     expect(result.answer).toMatch(/The answer is 68\.$/);
   });
 
   it('ReAct on a multi-part task chains one calculator call per part', async () => {
-    const result = await runPipeline(reactPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, { deps: { model: new OfflineModel(), tools } });
-    expect(result).toMatchObject({ status: 'completed', iterations: 4, answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.' });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'Compute 12*12, then add 10, then divide by 2' },
+      { deps: { model: new OfflineModel(), tools } },
+    );
+    expect(result).toMatchObject({
+      status: 'completed',
+      iterations: 4,
+      answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.',
+    });
   });
 
   it('numbers come from the tool, not from the model: a different calculator result changes the answer', async () => {
-    const result = await runPipeline(reactPipeline(), { task: 'What is 2 + 2?' }, { deps: { model: new OfflineModel(), tools } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'What is 2 + 2?' },
+      { deps: { model: new OfflineModel(), tools } },
+    );
     expect(result.answer).toBe('2 + 2 = 4');
   });
 
   it('says plainly what it is for anything else', async () => {
-    const result = await runPipeline(reactPipeline(), { task: 'Write a poem about autumn' }, { deps: { model: new OfflineModel(), tools } });
+    const result = await runPipeline(
+      reactPipeline(),
+      { task: 'Write a poem about autumn' },
+      { deps: { model: new OfflineModel(), tools } },
+    );
     expect(result.answer).toBe(offlineNotice);
     expect(offlineNotice).toMatch(/offline model.*OPENAI_API_KEY.*OPENAI_BASE_URL.*OPENAI_MODEL/s);
   });
 
   it('stopped early, it writes a partial answer from the work done', async () => {
-    const result = await runPipeline(reactPipeline({ maxIterations: 1 }), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools } });
+    const result = await runPipeline(
+      reactPipeline({ maxIterations: 1 }),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model: new OfflineModel(), tools } },
+    );
     expect(result).toMatchObject({ status: 'stopped', partial: true });
-    expect(result.answer).toMatch(/partial answer from the offline model: reached the iteration cap of 1 \(max_iterations\)\. The latest result was: 395/);
+    expect(result.answer).toMatch(
+      /partial answer from the offline model: reached the iteration cap of 1 \(max_iterations\)\. The latest result was: 395/,
+    );
   });
 });
 
@@ -91,10 +131,21 @@ describe('the offline model with the real mathjs calculator tool (the CLI accept
   afterAll(() => calculator.close());
 
   it('ReAct prints 395 and Plan-Execute-Replan prints 77', async () => {
-    const react = await runPipeline(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model: new OfflineModel(), tools: realTools } });
+    const react = await runPipeline(
+      reactPipeline(),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model: new OfflineModel(), tools: realTools } },
+    );
     expect(react).toMatchObject({ status: 'completed', answer: '17 * 23 + 4 = 395' });
-    const planned = await runPipeline(planExecuteReplanPipeline(), { task: 'Compute 12*12, then add 10, then divide by 2' }, { deps: { model: new OfflineModel(), tools: realTools } });
+    const planned = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 'Compute 12*12, then add 10, then divide by 2' },
+      { deps: { model: new OfflineModel(), tools: realTools } },
+    );
     expect(planned.state.plan!.steps).toHaveLength(3);
-    expect(planned).toMatchObject({ status: 'completed', answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.' });
+    expect(planned).toMatchObject({
+      status: 'completed',
+      answer: '12*12 = 144; 144 + 10 = 154; 154 / 2 = 77. The answer is 77.',
+    });
   });
 });

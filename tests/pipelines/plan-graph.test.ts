@@ -13,12 +13,17 @@ import type { StoredEntry } from '../../src/store/types.js';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
-const graph = (...steps: Array<{ id: string; description: string; dependsOn: string[]; priority?: number }>) => ({ content: JSON.stringify({ goal: 'the task', steps }) });
+const graph = (...steps: Array<{ id: string; description: string; dependsOn: string[]; priority?: number }>) => ({
+  content: JSON.stringify({ goal: 'the task', steps }),
+});
 const keep = { content: '{"need_replan":false,"reason":"on track","new_steps":[]}' };
 const fetchCall = (key: string) => ({ name: 'fetch', arguments: JSON.stringify({ key }) });
 
 /** A `fetch` tool that logs each execution; keys in `together` wait (bounded) until all of them have started. */
-function fetchTools(log: string[], options: { together?: string[]; hang?: string; spans?: Map<string, [number, number]> } = {}) {
+function fetchTools(
+  log: string[],
+  options: { together?: string[]; hang?: string; spans?: Map<string, [number, number]> } = {},
+) {
   const started = new Set<string>();
   let release: () => void = () => undefined;
   const allStarted = new Promise<void>((resolve) => (release = resolve));
@@ -34,7 +39,10 @@ function fetchTools(log: string[], options: { together?: string[]; hang?: string
         started.add(key);
         if (options.together.every((name) => started.has(name))) release();
         let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${key}: the other steps never started alongside`)), 20_000)));
+        const bound = new Promise<never>(
+          (_resolve, reject) =>
+            (timer = setTimeout(() => reject(new Error(`${key}: the other steps never started alongside`)), 20_000)),
+        );
         await Promise.race([allStarted, bound]).finally(() => clearTimeout(timer));
       }
       options.spans?.set(key, [start, performance.now()]);
@@ -45,7 +53,12 @@ function fetchTools(log: string[], options: { together?: string[]; hang?: string
 }
 
 const diamond = (): ScriptedStep[] => [
-  graph({ id: 'a', description: 'Fetch a', dependsOn: [] }, { id: 'b', description: 'Fetch b', dependsOn: ['a'] }, { id: 'c', description: 'Fetch c', dependsOn: ['a'] }, { id: 'd', description: 'Combine', dependsOn: ['b', 'c'] }),
+  graph(
+    { id: 'a', description: 'Fetch a', dependsOn: [] },
+    { id: 'b', description: 'Fetch b', dependsOn: ['a'] },
+    { id: 'c', description: 'Fetch c', dependsOn: ['a'] },
+    { id: 'd', description: 'Combine', dependsOn: ['b', 'c'] },
+  ),
   { toolCalls: [fetchCall('a')] },
   { content: 'A' },
   keep,
@@ -71,10 +84,26 @@ describe('plan steps as a dependency graph', () => {
     const model = new ScriptedModel(diamond());
     const events: RunEvent[] = [];
     const spans = new Map<string, [number, number]>();
-    const result = await recordedRun(planExecuteReplanPipeline(), { task: 'combine the fetched values' }, { store, deps: { model, tools: fetchTools(log, { together: ['b', 'c'], spans }), onEvent: (event) => events.push(event) } });
+    const result = await recordedRun(
+      planExecuteReplanPipeline(),
+      { task: 'combine the fetched values' },
+      {
+        store,
+        deps: {
+          model,
+          tools: fetchTools(log, { together: ['b', 'c'], spans }),
+          onEvent: (event) => events.push(event),
+        },
+      },
+    );
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is D.' });
-    expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([['a', 'completed'], ['b', 'completed'], ['c', 'completed'], ['d', 'completed']]);
+    expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([
+      ['a', 'completed'],
+      ['b', 'completed'],
+      ['c', 'completed'],
+      ['d', 'completed'],
+    ]);
     const journal = await store.journal(result.runId);
     const tools = journal.filter((entry) => entry.kind === 'tool');
     expect(tools.map((entry) => entry.stage).sort()).toEqual(['act#a', 'act#b', 'act#c', 'act#d']);
@@ -87,7 +116,12 @@ describe('plan steps as a dependency graph', () => {
     const [bStart, bEnd] = spans.get('b')!;
     const [cStart, cEnd] = spans.get('c')!;
     expect(bStart <= cEnd && cStart <= bEnd).toBe(true);
-    expect(events.filter((event) => event.type === 'tool_call').map((event) => event.step)).toEqual(['a', 'b', 'c', 'd']);
+    expect(events.filter((event) => event.type === 'tool_call').map((event) => event.step)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
     const updates = events.flatMap((event) => (event.type === 'plan_updated' ? [event.data.running] : []));
     expect(updates).toContainEqual(['b', 'c']);
 
@@ -99,15 +133,30 @@ describe('plan steps as a dependency graph', () => {
     expect([...log].sort()).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('resume after the owner stopped with two steps in flight: the finished step\'s call is served, not made again; replay is identical', async () => {
+  it("resume after the owner stopped with two steps in flight: the finished step's call is served, not made again; replay is identical", async () => {
     const store = memoryStore();
     const log: string[] = [];
-    void recordedRun(planExecuteReplanPipeline(), { task: 'combine' }, { store, deps: { model: new ScriptedModel(diamond()), tools: fetchTools(log, { hang: 'c' }), ids: { newId: () => 'run-g' } } });
+    void recordedRun(
+      planExecuteReplanPipeline(),
+      { task: 'combine' },
+      {
+        store,
+        deps: {
+          model: new ScriptedModel(diamond()),
+          tools: fetchTools(log, { hang: 'c' }),
+          ids: { newId: () => 'run-g' },
+        },
+      },
+    );
     await waitFor(async () => (await store.journal('run-g')).some((entry) => entry.stage === 'act#b'));
     expect(log.filter((key) => key === 'b')).toHaveLength(1);
     // The calls from act on were not recorded for c: its tool call runs again, b's is served.
     const model = new ScriptedModel(diamond().slice(6));
-    const result = await resumeRun(store, 'run-g', { pipeline: planExecuteReplanPipeline(), deps: { model, tools: fetchTools(log) }, takeOver: true });
+    const result = await resumeRun(store, 'run-g', {
+      pipeline: planExecuteReplanPipeline(),
+      deps: { model, tools: fetchTools(log) },
+      takeOver: true,
+    });
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is D.' });
     expect(log.filter((key) => key === 'b')).toHaveLength(1);
@@ -117,25 +166,65 @@ describe('plan steps as a dependency graph', () => {
     expect(replay.identical).toBe(true);
   });
 
-  it('maxParallelSteps 1 runs ready steps one after another, by priority then plan order, in the run\'s own state', async () => {
+  it("maxParallelSteps 1 runs ready steps one after another, by priority then plan order, in the run's own state", async () => {
     const model = new ScriptedModel([
-      graph({ id: 'a', description: 'Fetch a', dependsOn: [] }, { id: 'b', description: 'Fetch b', dependsOn: [] }, { id: 'c', description: 'Fetch c', dependsOn: [], priority: 1 }),
-      { content: 'C' }, keep, { content: 'A' }, keep, { content: 'B' }, keep, { content: 'done' },
+      graph(
+        { id: 'a', description: 'Fetch a', dependsOn: [] },
+        { id: 'b', description: 'Fetch b', dependsOn: [] },
+        { id: 'c', description: 'Fetch c', dependsOn: [], priority: 1 },
+      ),
+      { content: 'C' },
+      keep,
+      { content: 'A' },
+      keep,
+      { content: 'B' },
+      keep,
+      { content: 'done' },
     ]);
     const events: RunEvent[] = [];
-    const result = await runPipeline(planExecuteReplanPipeline({ maxParallelSteps: 1 }), { task: 't' }, { deps: { model, tools: fetchTools([]), onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      planExecuteReplanPipeline({ maxParallelSteps: 1 }),
+      { task: 't' },
+      { deps: { model, tools: fetchTools([]), onEvent: (event) => events.push(event) } },
+    );
     model.assertConsumed();
     expect(result.status).toBe('completed');
-    expect(events.filter((event) => event.type === 'step_started').map((event) => event.data.id)).toEqual(['c', 'a', 'b']);
+    expect(events.filter((event) => event.type === 'step_started').map((event) => event.data.id)).toEqual([
+      'c',
+      'a',
+      'b',
+    ]);
     expect(result.state.plan!.branches).toEqual({});
-    expect(model.requests.map((request) => request.purpose)).toEqual(['plan', 'think', 'replan', 'think', 'replan', 'think', 'replan', 'summarize']);
+    expect(model.requests.map((request) => request.purpose)).toEqual([
+      'plan',
+      'think',
+      'replan',
+      'think',
+      'replan',
+      'think',
+      'replan',
+      'summarize',
+    ]);
   });
 
-  it('a chain makes the same model requests with maxParallelSteps 1 as side by side (today\'s order)', async () => {
-    const script = (): ScriptedStep[] => [{ content: '["Fetch a", "Fetch b"]' }, { toolCalls: [fetchCall('a')] }, { content: 'A' }, keep, { toolCalls: [fetchCall('b')] }, { content: 'B' }, keep, { content: 'done' }];
+  it("a chain makes the same model requests with maxParallelSteps 1 as side by side (today's order)", async () => {
+    const script = (): ScriptedStep[] => [
+      { content: '["Fetch a", "Fetch b"]' },
+      { toolCalls: [fetchCall('a')] },
+      { content: 'A' },
+      keep,
+      { toolCalls: [fetchCall('b')] },
+      { content: 'B' },
+      keep,
+      { content: 'done' },
+    ];
     const requests = async (maxParallelSteps: number) => {
       const model = new ScriptedModel(script());
-      await runPipeline(planExecuteReplanPipeline({ maxParallelSteps }), { task: 't' }, { deps: { model, tools: fetchTools([]) } });
+      await runPipeline(
+        planExecuteReplanPipeline({ maxParallelSteps }),
+        { task: 't' },
+        { deps: { model, tools: fetchTools([]) } },
+      );
       model.assertConsumed();
       return model.requests.map((request) => ({ purpose: request.purpose, messages: request.messages }));
     };
@@ -144,26 +233,53 @@ describe('plan steps as a dependency graph', () => {
 
   it('a step that fails blocks its dependants; the replanner rewrites only those; a failed step leaves the goal not met', async () => {
     const model = new ScriptedModel([
-      graph({ id: 'a', description: 'Fetch a', dependsOn: [] }, { id: 'b', description: 'Fetch b', dependsOn: [] }, { id: 'c', description: 'Use a', dependsOn: ['a'] }),
+      graph(
+        { id: 'a', description: 'Fetch a', dependsOn: [] },
+        { id: 'b', description: 'Fetch b', dependsOn: [] },
+        { id: 'c', description: 'Use a', dependsOn: ['a'] },
+      ),
       // a asks for a new plan through the replan tool; b finishes.
       { toolCalls: [{ name: 'replan', arguments: '{"reason":"a cannot be fetched"}' }] },
       { content: 'B' },
-      { content: JSON.stringify({ need_replan: true, reason: 'use b instead', new_steps: [{ id: 'c2', description: 'Use b', dependsOn: ['b'] }] }) },
+      {
+        content: JSON.stringify({
+          need_replan: true,
+          reason: 'use b instead',
+          new_steps: [{ id: 'c2', description: 'Use b', dependsOn: ['b'] }],
+        }),
+      },
       { content: 'C2' },
       keep,
       { content: 'partial answer' },
     ]);
     const events: RunEvent[] = [];
-    const result = await runPipeline(planExecuteReplanPipeline(), { task: 't' }, { deps: { model, tools: fetchTools([]), onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 't' },
+      { deps: { model, tools: fetchTools([]), onEvent: (event) => events.push(event) } },
+    );
     model.assertConsumed();
     // The model was offered the replan tool, and the replanner saw c blocked.
     expect(model.requests[1]!.tools!.map((tool) => tool.name)).toContain('replan');
     expect(model.requests[3]!.messages[1]!.content).toContain('c [blocked]: Use a');
-    expect(model.requests[3]!.messages[1]!.content).toContain('The executor asked for a new plan: a: a cannot be fetched');
+    expect(model.requests[3]!.messages[1]!.content).toContain(
+      'The executor asked for a new plan: a: a cannot be fetched',
+    );
     const decision = events.find((event) => event.type === 'replan_decision')!.data;
-    expect(decision).toMatchObject({ ended: ['a', 'b'], applied: true, reason: expect.stringContaining('asked for by the model') });
-    expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([['a', 'failed'], ['b', 'completed'], ['c2', 'completed']]);
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'goal_not_met', stage: 'replan', message: expect.stringContaining('failed: a') } });
+    expect(decision).toMatchObject({
+      ended: ['a', 'b'],
+      applied: true,
+      reason: expect.stringContaining('asked for by the model'),
+    });
+    expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([
+      ['a', 'failed'],
+      ['b', 'completed'],
+      ['c2', 'completed'],
+    ]);
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'goal_not_met', stage: 'replan', message: expect.stringContaining('failed: a') },
+    });
     expect(events.find((event) => event.type === 'goal_not_met')!.data).toEqual({ failed: ['a'], blocked: [] });
   });
 
@@ -174,10 +290,17 @@ describe('plan steps as a dependency graph', () => {
       keep,
       { content: 'nothing' },
     ]);
-    const result = await runPipeline(planExecuteReplanPipeline(), { task: 't' }, { deps: { model, tools: fetchTools([]) } });
+    const result = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 't' },
+      { deps: { model, tools: fetchTools([]) } },
+    );
     model.assertConsumed();
     expect(result.state.plan!.steps.map((step) => step.status)).toEqual(['failed', 'blocked']);
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'goal_not_met', message: expect.stringContaining('blocked: s2') } });
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'goal_not_met', message: expect.stringContaining('blocked: s2') },
+    });
   });
 });
 
@@ -189,11 +312,12 @@ async function waitFor(condition: () => Promise<boolean>): Promise<void> {
   }
 }
 
-describe('steps side by side keep the run\'s guarantees', () => {
-  const two = () => graph({ id: 'a', description: 'Fetch a', dependsOn: [] }, { id: 'b', description: 'Fetch b', dependsOn: [] });
+describe("steps side by side keep the run's guarantees", () => {
+  const two = () =>
+    graph({ id: 'a', description: 'Fetch a', dependsOn: [] }, { id: 'b', description: 'Fetch b', dependsOn: [] });
   const used = { inputTokens: 90, outputTokens: 10, cachedInputTokens: 0, reasoningTokens: 0, estimated: false };
 
-  it('a token budget counts every step\'s calls and stops all of them', async () => {
+  it("a token budget counts every step's calls and stops all of them", async () => {
     const model = new ScriptedModel([
       two(),
       { toolCalls: [fetchCall('a')], usage: used },
@@ -205,25 +329,48 @@ describe('steps side by side keep the run\'s guarantees', () => {
     const pipeline = applyGuards(planExecuteReplanPipeline(), { maxTokens: 150 });
     const result = await runPipeline(pipeline, { task: 't' }, { deps: { model, tools: fetchTools([]) } });
     model.assertConsumed();
-    expect(result.stopReason).toMatchObject({ kind: 'budget_tokens', message: expect.stringContaining('ended in its final tool-less turn') });
+    expect(result.stopReason).toMatchObject({
+      kind: 'budget_tokens',
+      message: expect.stringContaining('ended in its final tool-less turn'),
+    });
     expect(result.usage.inputTokens + result.usage.outputTokens).toBeGreaterThanOrEqual(200);
     // The budget's forced tool-less turn went to the first step, and no step made another call after that round.
-    expect(model.requests.filter((request) => request.purpose === 'think').map((request) => request.tools === undefined)).toEqual([false, false, true, false]);
+    expect(
+      model.requests.filter((request) => request.purpose === 'think').map((request) => request.tools === undefined),
+    ).toEqual([false, false, true, false]);
     expect(result.state.plan!.steps.map((step) => step.status)).toEqual(['completed', 'completed']);
   });
 
   it('the repeated-call guard counts per step: the same call in two steps side by side is not a loop', async () => {
-    const model = new ScriptedModel([two(), { toolCalls: [fetchCall('x')] }, { toolCalls: [fetchCall('x')] }, { content: 'A' }, { content: 'B' }, keep]);
+    const model = new ScriptedModel([
+      two(),
+      { toolCalls: [fetchCall('x')] },
+      { toolCalls: [fetchCall('x')] },
+      { content: 'A' },
+      { content: 'B' },
+      keep,
+    ]);
     const log: string[] = [];
     const events: RunEvent[] = [];
-    const result = await runPipeline(applyGuards(planExecuteReplanPipeline(), { loopLimit: 2 }), { task: 't' }, { deps: { model, tools: fetchTools(log), onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      applyGuards(planExecuteReplanPipeline(), { loopLimit: 2 }),
+      { task: 't' },
+      { deps: { model, tools: fetchTools(log), onEvent: (event) => events.push(event) } },
+    );
     model.assertConsumed();
     expect(result.status).toBe('completed');
     expect(log).toEqual(['x', 'x']);
-    expect(events.filter((event) => event.type === 'tool_result').map((event) => [event.step, (event.data as { ok: boolean }).ok])).toEqual([['a', true], ['b', true]]);
+    expect(
+      events
+        .filter((event) => event.type === 'tool_result')
+        .map((event) => [event.step, (event.data as { ok: boolean }).ok]),
+    ).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
   });
 
-  it('a cancellation reaches every running step\'s call', async () => {
+  it("a cancellation reaches every running step's call", async () => {
     const log: string[] = [];
     const controller = new AbortController();
     const hanging = defineTool({
@@ -233,17 +380,38 @@ describe('steps side by side keep the run\'s guarantees', () => {
       execute: ({ key }, context) => {
         log.push(key);
         if (log.length === 2) controller.abort(new Error('the user pressed Ctrl-C'));
-        return new Promise<string>((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error(`${key} aborted`))));
+        return new Promise<string>((_resolve, reject) =>
+          context.signal.addEventListener('abort', () => reject(new Error(`${key} aborted`))),
+        );
       },
     });
-    const model = new ScriptedModel([two(), { toolCalls: [fetchCall('a')] }, { toolCalls: [fetchCall('b')] }, { content: 'partial' }]);
+    const model = new ScriptedModel([
+      two(),
+      { toolCalls: [fetchCall('a')] },
+      { toolCalls: [fetchCall('b')] },
+      { content: 'partial' },
+    ]);
     const events: RunEvent[] = [];
-    const result = await runPipeline(planExecuteReplanPipeline(), { task: 't' }, { signal: controller.signal, deps: { model, tools: new ToolRegistry([hanging]), onEvent: (event) => events.push(event) } });
+    const result = await runPipeline(
+      planExecuteReplanPipeline(),
+      { task: 't' },
+      {
+        signal: controller.signal,
+        deps: { model, tools: new ToolRegistry([hanging]), onEvent: (event) => events.push(event) },
+      },
+    );
     expect(result.status).toBe('cancelled');
     expect(log.sort()).toEqual(['a', 'b']);
     const results = events.filter((event) => event.type === 'tool_result');
-    expect(results.map((event) => [event.step, (event.data as { ok: boolean }).ok])).toEqual([['a', false], ['b', false]]);
+    expect(results.map((event) => [event.step, (event.data as { ok: boolean }).ok])).toEqual([
+      ['a', false],
+      ['b', false],
+    ]);
     // Finalize ran once.
-    expect(events.filter((event) => event.type === 'stage_started' && event.zone === 'finalize' && event.stage === 'summarize')).toHaveLength(1);
+    expect(
+      events.filter(
+        (event) => event.type === 'stage_started' && event.zone === 'finalize' && event.stage === 'summarize',
+      ),
+    ).toHaveLength(1);
   });
 });

@@ -10,12 +10,26 @@ const serves = useServes();
 const loopback = useLoopbackServer();
 
 function userMessage(text: string, metadata: Record<string, unknown> = {}): Message {
-  return { role: Role.ROLE_USER, messageId: crypto.randomUUID(), parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata, referenceTaskIds: [] };
+  return {
+    role: Role.ROLE_USER,
+    messageId: crypto.randomUUID(),
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    taskId: '',
+    contextId: '',
+    extensions: [],
+    metadata,
+    referenceTaskIds: [],
+  };
 }
 
 const send = (message: Message) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
-const textOf = (message: Message | undefined) => (message?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('');
-const answerOf = (task: Task) => task.artifacts.flatMap((artifact) => artifact.parts).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('');
+const textOf = (message: Message | undefined) =>
+  (message?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('');
+const answerOf = (task: Task) =>
+  task.artifacts
+    .flatMap((artifact) => artifact.parts)
+    .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
+    .join('');
 const isTask = (value: Message | Task): value is Task => 'status' in value;
 
 describe('A2A through @a2a-js/sdk', () => {
@@ -23,7 +37,11 @@ describe('A2A through @a2a-js/sdk', () => {
     const serve = await serves.start();
     const client = await new ClientFactory().createFromUrl(serve.running.url);
     const card = await client.getAgentCard();
-    expect(card.supportedInterfaces[0]).toMatchObject({ url: `${serve.running.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    expect(card.supportedInterfaces[0]).toMatchObject({
+      url: `${serve.running.url}/a2a`,
+      protocolBinding: 'JSONRPC',
+      protocolVersion: '1.0',
+    });
     expect(card.skills.map((skill) => skill.id).sort()).toEqual(['plan-execute-replan', 'react']);
     expect(card.capabilities?.streaming).toBe(true);
   });
@@ -48,12 +66,21 @@ describe('A2A through @a2a-js/sdk', () => {
     const serve = await serves.start();
     const client = await new ClientFactory().createFromUrl(serve.running.url);
     const updates = [];
-    for await (const update of client.sendMessageStream(send(userMessage('What is 12 * 12, then add 10?', { skill: 'plan-execute-replan' })))) updates.push(update);
+    for await (const update of client.sendMessageStream(
+      send(userMessage('What is 12 * 12, then add 10?', { skill: 'plan-execute-replan' })),
+    ))
+      updates.push(update);
     const kinds = updates.map((update) => update.payload?.$case);
     expect(kinds[0]).toBe('task');
     expect(kinds).toContain('artifactUpdate');
-    const statuses = updates.flatMap((update) => (update.payload?.$case === 'statusUpdate' ? [update.payload.value.status!] : []));
-    expect(statuses.some((status) => status.state === TaskState.TASK_STATE_WORKING && textOf(status.message).startsWith('Plan: 1.'))).toBe(true);
+    const statuses = updates.flatMap((update) =>
+      update.payload?.$case === 'statusUpdate' ? [update.payload.value.status!] : [],
+    );
+    expect(
+      statuses.some(
+        (status) => status.state === TaskState.TASK_STATE_WORKING && textOf(status.message).startsWith('Plan: 1.'),
+      ),
+    ).toBe(true);
     expect(statuses.at(-1)!.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(statuses.at(-1)!.message)).toContain('154');
   });
@@ -76,11 +103,17 @@ describe('A2A through @a2a-js/sdk', () => {
   it('an interrupted run is input-required; the decisions endpoint continues it', async () => {
     const serve = await serves.start();
     const client = await new ClientFactory().createFromUrl(serve.running.url);
-    const sent = (await client.sendMessage(send(userMessage('What is 6 * 7?', { approveTools: ['calculator'] })))) as Task;
+    const sent = (await client.sendMessage(
+      send(userMessage('What is 6 * 7?', { approveTools: ['calculator'] })),
+    )) as Task;
     expect(sent.status!.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(sent.status!.message)).toMatch(/waiting for a decision/);
     const { runId, pending } = sent.status!.message!.metadata as { runId: string; pending: Array<{ id: string }> };
-    const decided = await serve.call(`/v1/runs/${runId}/decisions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decisions: [{ callId: pending[0]!.id, approve: true }] }) });
+    const decided = await serve.call(`/v1/runs/${runId}/decisions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decisions: [{ callId: pending[0]!.id, approve: true }] }),
+    });
     expect(decided.status).toBe(202);
     await waitForStatus(serve, runId, ['completed']);
   });

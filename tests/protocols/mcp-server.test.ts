@@ -19,9 +19,16 @@ type TextContent = Array<{ type: string; text?: string }>;
 const textOf = (content: unknown) => (content as TextContent).map((part) => part.text ?? '').join('');
 
 /** `stageloop mcp` with nothing in its environment but PATH and STAGELOOP_HOME (plus what a test adds). */
-async function stdioClient(extra: Record<string, string> = {}): Promise<{ client: Client; home: string; stderr: () => string; close(): Promise<void> }> {
+async function stdioClient(
+  extra: Record<string, string> = {},
+): Promise<{ client: Client; home: string; stderr: () => string; close(): Promise<void> }> {
   const home = mkdtempSync(join(tmpdir(), 'stageloop-mcp-'));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { PATH: process.env.PATH!, STAGELOOP_HOME: home, ...extra }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'mcp'],
+    env: { PATH: process.env.PATH!, STAGELOOP_HOME: home, ...extra },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'stageloop-test', version: '1.0.0' });
@@ -38,14 +45,22 @@ async function stdioClient(extra: Record<string, string> = {}): Promise<{ client
 }
 
 describe('stageloop mcp (stdio)', () => {
-  it('lists one tool per pipeline, answers a call with the run\'s answer and reports progress; the run is recorded', async () => {
+  it("lists one tool per pipeline, answers a call with the run's answer and reports progress; the run is recorded", async () => {
     const mcp = await stdioClient();
     try {
       const { tools } = await mcp.client.listTools();
       expect(tools.map((tool) => tool.name).sort()).toEqual(['plan-execute-replan', 'react']);
-      expect(tools[0]!.inputSchema).toMatchObject({ type: 'object', properties: { task: { type: 'string' } }, required: ['task'] });
+      expect(tools[0]!.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { task: { type: 'string' } },
+        required: ['task'],
+      });
       const progress: Progress[] = [];
-      const result = await mcp.client.callTool({ name: 'react', arguments: { task: 'What is 17 * 23 + 4?' } }, undefined, { onprogress: (update) => progress.push(update) });
+      const result = await mcp.client.callTool(
+        { name: 'react', arguments: { task: 'What is 17 * 23 + 4?' } },
+        undefined,
+        { onprogress: (update) => progress.push(update) },
+      );
       expect(result.isError).toBe(false);
       expect(textOf(result.content)).toContain('395');
       // The SDK client runs notification handlers a microtask late and drops the progress handler at the response, so
@@ -54,7 +69,9 @@ describe('stageloop mcp (stdio)', () => {
       expect(progress.map((update) => update.progress)).toEqual(progress.map((_, index) => index + 1));
       const runId = (result._meta as Record<string, string>)['stageloop/runId']!;
       const listed = await runCli(['runs', '--json'], { STAGELOOP_HOME: mcp.home });
-      expect(JSON.parse(listed.stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ runId, status: 'completed' })]));
+      expect(JSON.parse(listed.stdout)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ runId, status: 'completed' })]),
+      );
       // An ordinary recorded run: show has its timeline, replay runs it again offline to the same state.
       const shown = await runCli(['show', runId], { STAGELOOP_HOME: mcp.home });
       expect(shown.stdout).toContain('calculator');
@@ -78,20 +95,28 @@ describe('stageloop mcp (stdio)', () => {
     }
   });
 
-  it('the client\'s cancel cancels the run', async () => {
+  it("the client's cancel cancels the run", async () => {
     loopback.server.hang();
     const mcp = await stdioClient(loopbackModelEnv(loopback.server.url));
     try {
       const controller = new AbortController();
-      const call = mcp.client.callTool({ name: 'react', arguments: { task: 'think for a long time' } }, undefined, { signal: controller.signal }).catch((error: unknown) => error);
+      const call = mcp.client
+        .callTool({ name: 'react', arguments: { task: 'think for a long time' } }, undefined, {
+          signal: controller.signal,
+        })
+        .catch((error: unknown) => error);
       await waitFor(async () => (loopback.server.requests.length > 0 ? true : undefined), 'the model request');
       controller.abort('the person pressed stop');
       expect(await call).toBeInstanceOf(Error);
-      await waitFor(async () => {
-        const listed = await runCli(['runs', '--json'], { STAGELOOP_HOME: mcp.home });
-        const runs = JSON.parse(listed.stdout) as Array<{ status: string }>;
-        return runs[0]?.status === 'cancelled' ? true : undefined;
-      }, 'the run to be cancelled', 30_000);
+      await waitFor(
+        async () => {
+          const listed = await runCli(['runs', '--json'], { STAGELOOP_HOME: mcp.home });
+          const runs = JSON.parse(listed.stdout) as Array<{ status: string }>;
+          return runs[0]?.status === 'cancelled' ? true : undefined;
+        },
+        'the run to be cancelled',
+        30_000,
+      );
     } finally {
       await mcp.close();
     }
@@ -108,7 +133,9 @@ describe('/mcp on stageloop serve (Streamable HTTP)', () => {
       loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"6*7"}' }]);
       loopback.server.replyWith({ content: 'It is 42.' });
       const progress: Progress[] = [];
-      const result = await client.callTool({ name: 'react', arguments: { task: 'six times seven?' } }, undefined, { onprogress: (update) => progress.push(update) });
+      const result = await client.callTool({ name: 'react', arguments: { task: 'six times seven?' } }, undefined, {
+        onprogress: (update) => progress.push(update),
+      });
       expect(textOf(result.content)).toBe('It is 42.');
       expect(progress.some((update) => update.message === 'Calling calculator({"expression":"6*7"})')).toBe(true);
       const runId = (result._meta as Record<string, string>)['stageloop/runId']!;
@@ -116,7 +143,9 @@ describe('/mcp on stageloop serve (Streamable HTTP)', () => {
 
       loopback.server.hang();
       const controller = new AbortController();
-      const call = client.callTool({ name: 'react', arguments: { task: 'a long one' } }, undefined, { signal: controller.signal }).catch((error: unknown) => error);
+      const call = client
+        .callTool({ name: 'react', arguments: { task: 'a long one' } }, undefined, { signal: controller.signal })
+        .catch((error: unknown) => error);
       await waitFor(async () => (loopback.server.requests.length > 2 ? true : undefined), 'the model request');
       controller.abort('stop');
       expect(await call).toBeInstanceOf(Error);

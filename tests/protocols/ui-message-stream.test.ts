@@ -10,9 +10,20 @@ const loopback = useLoopbackServer();
 const userMessage = (text: string, id = 'm1'): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
 
 /** Sends the messages as useChat would, and reads the reply both as raw chunks and as the last UIMessage. */
-async function chat(serve: TestServe, messages: UIMessage[], body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
+async function chat(
+  serve: TestServe,
+  messages: UIMessage[],
+  body: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
   const transport = new DefaultChatTransport<UIMessage>({ api: `${serve.running.url}/v1/chat`, body, headers });
-  const stream = await transport.sendMessages({ chatId: 'chat-1', messages, trigger: 'submit-message', messageId: undefined, abortSignal: undefined });
+  const stream = await transport.sendMessages({
+    chatId: 'chat-1',
+    messages,
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: undefined,
+  });
   const [forChunks, forMessages] = stream.tee();
   const chunks: UIMessageChunk[] = [];
   const reading = (async () => {
@@ -31,8 +42,19 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     const types = chunks.map((chunk) => chunk.type);
     expect(types[0]).toBe('start');
     expect(types.at(-1)).toBe('finish');
-    expect(types).toEqual(expect.arrayContaining(['start-step', 'finish-step', 'tool-input-available', 'tool-output-available', 'text-start', 'text-delta', 'text-end']));
-    const tool = message.parts.find((part) => part.type === 'tool-calculator') as { state: string; input: { expression: string }; output: string } | undefined;
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'start-step',
+        'finish-step',
+        'tool-input-available',
+        'tool-output-available',
+        'text-start',
+        'text-delta',
+        'text-end',
+      ]),
+    );
+    const tool = message.parts.find((part) => part.type === 'tool-calculator') as
+      { state: string; input: { expression: string }; output: string } | undefined;
     expect(tool).toMatchObject({ state: 'output-available' });
     expect(tool!.input.expression).toMatch(/17\s*\*\s*23\s*\+\s*4/);
     expect(tool!.output).toContain('395');
@@ -49,10 +71,15 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
 
   it('streams a Plan-Execute-Replan run: the plan as a data part updated in place, steps as reasoning parts', async () => {
     const serve = await serves.start();
-    const { chunks, message } = await chat(serve, [userMessage('What is 12 * 12, then add 10?')], { pipeline: 'plan-execute-replan', someAppField: true });
+    const { chunks, message } = await chat(serve, [userMessage('What is 12 * 12, then add 10?')], {
+      pipeline: 'plan-execute-replan',
+      someAppField: true,
+    });
     const plans = chunks.filter((chunk) => chunk.type === 'data-plan');
     expect(plans.length).toBeGreaterThan(1);
-    const planParts = message.parts.filter((part) => part.type === 'data-plan') as Array<{ data: { steps: Array<{ status: string }>; current: number | null } }>;
+    const planParts = message.parts.filter((part) => part.type === 'data-plan') as Array<{
+      data: { steps: Array<{ status: string }>; current: number | null };
+    }>;
     expect(planParts).toHaveLength(1);
     expect(planParts[0]!.data.steps.every((step) => step.status === 'completed')).toBe(true);
     expect(planParts[0]!.data.current).toBeNull();
@@ -63,33 +90,45 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     expect(text).toContain('154');
   });
 
-  it('streams a streaming model\'s text in pieces, the earlier turns of the chat reaching the run as its task', async () => {
+  it("streams a streaming model's text in pieces, the earlier turns of the chat reaching the run as its task", async () => {
     loopback.server.streamReply({ content: 'Paris is the capital.', splitEvery: 5 });
     const serve = await serves.start(loopbackModelEnv(loopback.server.url));
-    const history: UIMessage[] = [userMessage('I am planning a trip to France.', 'm1'), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Nice!' }] }, userMessage('What is its capital?', 'm2')];
+    const history: UIMessage[] = [
+      userMessage('I am planning a trip to France.', 'm1'),
+      { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Nice!' }] },
+      userMessage('What is its capital?', 'm2'),
+    ];
     const { chunks, message } = await chat(serve, history);
     expect(chunks.filter((chunk) => chunk.type === 'text-delta').length).toBeGreaterThan(1);
-    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe('Paris is the capital.');
+    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe(
+      'Paris is the capital.',
+    );
     const sent = JSON.stringify(loopback.server.requests[0]!.body.messages);
     expect(sent).toContain('I am planning a trip to France.');
     expect(sent).toContain('What is its capital?');
   });
 
-  it('an approval pause is the SDK\'s approval part on the tool part, a data-approval part naming the decisions endpoint', async () => {
+  it("an approval pause is the SDK's approval part on the tool part, a data-approval part naming the decisions endpoint", async () => {
     const serve = await serves.start();
     const { chunks, message } = await chat(serve, [userMessage('What is 6 * 7?')], { approveTools: ['calculator'] });
     expect(chunks.map((chunk) => chunk.type)).toContain('tool-approval-request');
-    const tool = message.parts.find((part) => part.type === 'tool-calculator') as { state: string; approval: { id: string } } | undefined;
+    const tool = message.parts.find((part) => part.type === 'tool-calculator') as
+      { state: string; approval: { id: string } } | undefined;
     expect(tool).toMatchObject({ state: 'approval-requested' });
-    const approval = message.parts.find((part) => part.type === 'data-approval') as { data: { runId: string; decisions: string } } | undefined;
+    const approval = message.parts.find((part) => part.type === 'data-approval') as
+      { data: { runId: string; decisions: string } } | undefined;
     expect(approval!.data.decisions).toBe(`/v1/runs/${approval!.data.runId}/decisions`);
     expect((chunks.at(-1) as Extract<UIMessageChunk, { type: 'finish' }>).finishReason).toBe('other');
-    const decided = await serve.call(approval!.data.decisions, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ decisions: [{ callId: tool!.approval.id, approve: true }] }) });
+    const decided = await serve.call(approval!.data.decisions, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decisions: [{ callId: tool!.approval.id, approve: true }] }),
+    });
     expect(decided.status).toBe(202);
     await waitForStatus(serve, approval!.data.runId, ['completed']);
   });
 
-  it('answers useChat\'s resume request with no stream to resume', async () => {
+  it("answers useChat's resume request with no stream to resume", async () => {
     const serve = await serves.start();
     const transport = new DefaultChatTransport<UIMessage>({ api: `${serve.running.url}/v1/chat` });
     expect(await transport.reconnectToStream({ chatId: 'chat-1' })).toBeNull();
@@ -97,20 +136,28 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
 
   it('refuses a body with no user text and an unknown pipeline with one line (the transport raises it)', async () => {
     const serve = await serves.start();
-    await expect(chat(serve, [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }])).rejects.toThrow(/no user message with text/);
-    await expect(chat(serve, [userMessage('2 + 2?')], { pipeline: 'nope' })).rejects.toThrow(/unknown pipeline .*nope.*choose one of react/);
+    await expect(
+      chat(serve, [{ id: 'a', role: 'assistant', parts: [{ type: 'text', text: 'hello' }] }]),
+    ).rejects.toThrow(/no user message with text/);
+    await expect(chat(serve, [userMessage('2 + 2?')], { pipeline: 'nope' })).rejects.toThrow(
+      /unknown pipeline .*nope.*choose one of react/,
+    );
   });
 });
 
 describe('first-day polish: preambles in the protocol streams', () => {
-  it('the UI message stream\'s text parts are only the answer; the preamble before a tool call is a reasoning part', async () => {
+  it("the UI message stream's text parts are only the answer; the preamble before a tool call is a reasoning part", async () => {
     const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
     loopback.server.streamReply({ content: 'Let me calculate that first. ', toolCalls: [call] }, { delayMs: 1 });
     loopback.server.streamReply({ content: 'The answer is 395.', splitEvery: 4 });
     const serve = await serves.start(loopbackModelEnv(loopback.server.url));
     const { chunks, message } = await chat(serve, [userMessage('What is 17 * 23 + 4?')]);
-    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe('The answer is 395.');
+    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe(
+      'The answer is 395.',
+    );
     expect(chunks.filter((chunk) => chunk.type === 'text-delta').length).toBeGreaterThan(1);
-    expect(message.parts.some((part) => part.type === 'reasoning' && part.text === 'Let me calculate that first. ')).toBe(true);
+    expect(
+      message.parts.some((part) => part.type === 'reasoning' && part.text === 'Let me calculate that first. '),
+    ).toBe(true);
   });
 });

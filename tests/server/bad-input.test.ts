@@ -15,8 +15,17 @@ describe('bad input', () => {
   let finishedRun: string;
   beforeAll(async () => {
     serve = await startTestServe({});
-    finishedRun = ((await (await serve.call('/v1/runs', jsonPost({ task: 'what is 1 + 1?' }))).json()) as { runId: string }).runId;
-    await waitFor(async () => (((await (await serve.call(`/v1/runs/${finishedRun}`)).json()) as { run: { status: string } }).run.status === 'completed' ? true : undefined), 'the run');
+    finishedRun = (
+      (await (await serve.call('/v1/runs', jsonPost({ task: 'what is 1 + 1?' }))).json()) as { runId: string }
+    ).runId;
+    await waitFor(
+      async () =>
+        ((await (await serve.call(`/v1/runs/${finishedRun}`)).json()) as { run: { status: string } }).run.status ===
+        'completed'
+          ? true
+          : undefined,
+      'the run',
+    );
   });
   afterAll(() => serve.close());
 
@@ -26,7 +35,12 @@ describe('bad input', () => {
     ['an empty task', { task: '   ' }, 'usage', /^task: the task must not be empty/],
     ['a task of the wrong type', { task: 42 }, 'usage', /^task: .*string/],
     ['an unknown field', { task: 'x', tsk: 'y' }, 'usage', /tsk/],
-    ['an unknown pipeline', { task: 'x', pipeline: 'nope' }, 'usage', /^pipeline: unknown pipeline "nope": choose one of .*react/],
+    [
+      'an unknown pipeline',
+      { task: 'x', pipeline: 'nope' },
+      'usage',
+      /^pipeline: unknown pipeline "nope": choose one of .*react/,
+    ],
     ['a bad option', { task: 'x', options: { maxIterations: 0 } }, 'usage', /^options\.maxIterations: /],
     ['an unknown option', { task: 'x', options: { temperature: 2 } }, 'usage', /temperature/],
   ])('POST /v1/runs with %s is a 400 naming it', async (_name, body, code, message) => {
@@ -56,8 +70,12 @@ describe('bad input', () => {
 
   it('decisions: an unknown run is a 404, a bad body a 400, a run not waiting a 409', async () => {
     const decision = { decisions: [{ callId: 'call-1', approve: true }] };
-    expect(await errorOf(await serve.call('/v1/runs/no-such-run/decisions', jsonPost(decision)))).toMatchObject({ status: 404 });
-    const bad = await errorOf(await serve.call(`/v1/runs/${finishedRun}/decisions`, jsonPost({ decisions: [{ callId: 'c', approve: 'yes' }] })));
+    expect(await errorOf(await serve.call('/v1/runs/no-such-run/decisions', jsonPost(decision)))).toMatchObject({
+      status: 404,
+    });
+    const bad = await errorOf(
+      await serve.call(`/v1/runs/${finishedRun}/decisions`, jsonPost({ decisions: [{ callId: 'c', approve: 'yes' }] })),
+    );
     expect(bad).toMatchObject({ status: 400 });
     expect(bad.message).toMatch(/^decisions\.0\.approve: /);
     const notWaiting = await errorOf(await serve.call(`/v1/runs/${finishedRun}/decisions`, jsonPost(decision)));
@@ -66,7 +84,9 @@ describe('bad input', () => {
   });
 
   it('a bad Last-Event-ID, a bad list query and an unknown endpoint', async () => {
-    expect(await errorOf(await serve.call(`/v1/runs/${finishedRun}/events`, { headers: { 'last-event-id': 'abc' } }))).toMatchObject({ status: 400, code: 'usage' });
+    expect(
+      await errorOf(await serve.call(`/v1/runs/${finishedRun}/events`, { headers: { 'last-event-id': 'abc' } })),
+    ).toMatchObject({ status: 400, code: 'usage' });
     const query = await errorOf(await serve.call('/v1/runs?limit=lots'));
     expect(query).toMatchObject({ status: 400 });
     expect(query.message).toMatch(/^limit: /);
@@ -84,7 +104,9 @@ describe('auth', () => {
     const serve = await startTestServe({}, { token: 'secret-token-1' });
     try {
       expect(await errorOf(await serve.call('/v1/runs'))).toMatchObject({ status: 401, code: 'unauthorized' });
-      expect(await errorOf(await serve.call('/v1/runs', { headers: { authorization: 'Bearer wrong-token' } }))).toMatchObject({ status: 401 });
+      expect(
+        await errorOf(await serve.call('/v1/runs', { headers: { authorization: 'Bearer wrong-token' } })),
+      ).toMatchObject({ status: 401 });
       expect(await errorOf(await serve.call('/v1/runs', jsonPost({ task: 'x' })))).toMatchObject({ status: 401 });
       const allowed = await serve.call('/v1/runs', { headers: { authorization: 'Bearer secret-token-1' } });
       expect(allowed.status).toBe(200);
@@ -104,6 +126,8 @@ describe('auth', () => {
   });
 
   it('refuses to bind a non-loopback address without a token, before listening', async () => {
-    await expect(startServe({ port: 0, host: '0.0.0.0' }, {})).rejects.toThrow(/binding 0\.0\.0\.0 would let anyone on the network start runs: set a token with --token/);
+    await expect(startServe({ port: 0, host: '0.0.0.0' }, {})).rejects.toThrow(
+      /binding 0\.0\.0\.0 would let anyone on the network start runs: set a token with --token/,
+    );
   });
 });

@@ -18,7 +18,10 @@ const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
 async function pausedRun(serve: TestServe): Promise<{ runId: string; callId: string }> {
   let stdout = '';
   const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
-  const code = await main(['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'], { stdout: out, stderr: quiet, env: modelEnv() });
+  const code = await main(
+    ['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'],
+    { stdout: out, stderr: quiet, env: modelEnv() },
+  );
   expect(code).toBe(4);
   const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
   return { runId: paused.runId, callId: paused.pending[0]!.id };
@@ -30,9 +33,14 @@ describe('decisions over HTTP continue the run in the server', () => {
     loopback.server.replyWith({ content: 'It is 4.' });
     const serve = await serves.start(modelEnv());
     const { runId, callId } = await pausedRun(serve);
-    const decided = await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId, approve: true }] }));
+    const decided = await serve.call(
+      `/v1/runs/${runId}/decisions`,
+      jsonPost({ decisions: [{ callId, approve: true }] }),
+    );
     expect(decided.status).toBe(202);
-    const events = await readEvents(await serve.call(`/v1/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }));
+    const events = await readEvents(
+      await serve.call(`/v1/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }),
+    );
     const names = events.map((event) => event.event);
     // Live events with their seq, not the one `stored` status a run the server does not hold gets.
     expect(names).not.toContain('stored');
@@ -51,7 +59,10 @@ describe('decisions over HTTP continue the run in the server', () => {
     const serve = await startTestServe(modelEnv());
     try {
       const { runId, callId } = await pausedRun(serve);
-      const decided = await serve.call(`/v1/runs/${runId}/decisions`, jsonPost({ decisions: [{ callId, approve: true }] }));
+      const decided = await serve.call(
+        `/v1/runs/${runId}/decisions`,
+        jsonPost({ decisions: [{ callId, approve: true }] }),
+      );
       expect(decided.status).toBe(202);
       // The resumed run's model call (the second request) hangs: the run is mid-turn when the server stops.
       await loopback.server.received(2);
@@ -76,8 +87,19 @@ describe('decisions over HTTP continue the run in the server', () => {
     try {
       const host = new RunHost(() => Promise.reject(new Error('starts nothing')));
       await host.drain('shutting down');
-      const app = serverApp({ store, host, pipelines: [], defaultPipeline: 'react', shownSlots: [], assemble: () => Promise.reject(new Error('assembles nothing')), decide: () => Promise.reject(new Error('must not be asked')) });
-      const refused = await app.request(`/v1/runs/${runId}/decisions`, { ...jsonPost({ decisions: [{ callId, approve: true }] }), headers: { 'content-type': 'application/json', host: '127.0.0.1' } });
+      const app = serverApp({
+        store,
+        host,
+        pipelines: [],
+        defaultPipeline: 'react',
+        shownSlots: [],
+        assemble: () => Promise.reject(new Error('assembles nothing')),
+        decide: () => Promise.reject(new Error('must not be asked')),
+      });
+      const refused = await app.request(`/v1/runs/${runId}/decisions`, {
+        ...jsonPost({ decisions: [{ callId, approve: true }] }),
+        headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+      });
       expect(refused.status).toBe(503);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('unavailable');
       expect((await store.get(runId))?.status).toBe('interrupted');

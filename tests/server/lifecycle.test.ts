@@ -17,31 +17,49 @@ describe('stageloop serve: runs over HTTP', () => {
     expect(started.status).toBe(201);
     const { runId } = (await started.json()) as { runId: string };
     expect(started.headers.get('location')).toBe(`/v1/runs/${runId}`);
-    const view = (await waitForStatus(serve, runId, ['completed'])) as unknown as { run: { outcome: { answer: string; tokens: number } }; timeline: Array<{ kind: string; stage: string | null }> };
+    const view = (await waitForStatus(serve, runId, ['completed'])) as unknown as {
+      run: { outcome: { answer: string; tokens: number } };
+      timeline: Array<{ kind: string; stage: string | null }>;
+    };
     expect(view.run.outcome.answer).toBe('The answer is 4.');
     expect(view.run.outcome.tokens).toBe(16);
     expect(view.timeline.some((item) => item.kind === 'model')).toBe(true);
     expect(view.timeline.filter((item) => item.kind === 'stage').map((item) => item.stage)).toContain('think');
-    const list = (await (await serve.call('/v1/runs')).json()) as { runs: Array<{ runId: string; task: string; status: string }> };
+    const list = (await (await serve.call('/v1/runs')).json()) as {
+      runs: Array<{ runId: string; task: string; status: string }>;
+    };
     expect(list.runs).toContainEqual(expect.objectContaining({ runId, task: 'what is 2 + 2?', status: 'completed' }));
   });
 
   it('is an ordinary recorded run: `stageloop show` reads it from the same store', async () => {
     loopback.server.replyWith({ content: 'Paris.' });
     const serve = await serves.start(modelEnv());
-    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'capital of France?' }))).json()) as { runId: string };
+    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'capital of France?' }))).json()) as {
+      runId: string;
+    };
     await waitForStatus(serve, runId, ['completed']);
     let stdout = '';
-    const code = await main(['show', runId, '--json', '--store', serve.storeFile], { stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream, stderr: process.stderr, env: {} });
+    const code = await main(['show', runId, '--json', '--store', serve.storeFile], {
+      stdout: { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream,
+      stderr: process.stderr,
+      env: {},
+    });
     expect(code).toBe(0);
     const shown = JSON.parse(stdout) as { runId: string; status: string; options: { recipe: { pipeline: string } } };
-    expect(shown).toMatchObject({ runId, status: 'completed', options: { recipe: { pipeline: 'react', model: { offline: false } } } });
+    expect(shown).toMatchObject({
+      runId,
+      status: 'completed',
+      options: { recipe: { pipeline: 'react', model: { offline: false } } },
+    });
   });
 
-  it('with Accept: text/event-stream the start answers with the run\'s events, ids 1, 2, 3..., then an end event', async () => {
+  it("with Accept: text/event-stream the start answers with the run's events, ids 1, 2, 3..., then an end event", async () => {
     loopback.server.replyWith({ content: 'Done.' });
     const serve = await serves.start(modelEnv());
-    const response = await serve.call('/v1/runs', jsonPost({ task: 'say done', pipeline: 'react' }, { accept: 'text/event-stream' }));
+    const response = await serve.call(
+      '/v1/runs',
+      jsonPost({ task: 'say done', pipeline: 'react' }, { accept: 'text/event-stream' }),
+    );
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = await readEvents(response);
     const numbered = events.filter((event) => event.id !== undefined);
@@ -55,7 +73,9 @@ describe('stageloop serve: runs over HTTP', () => {
   it('cancels a running run (202), which ends cancelled; cancelling it again is a 409', async () => {
     loopback.server.hang();
     const serve = await serves.start(modelEnv());
-    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'wait forever' }))).json()) as { runId: string };
+    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'wait forever' }))).json()) as {
+      runId: string;
+    };
     const cancelled = await serve.call(`/v1/runs/${runId}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(202);
     await waitForStatus(serve, runId, ['cancelled']);
@@ -75,12 +95,18 @@ describe('stageloop serve: runs over HTTP', () => {
     expect(await health.json()).toEqual({ ok: true, accepting: true });
     const second = (await (await serve.call('/v1/runs', jsonPost({ task: 'second' }))).json()) as { runId: string };
     const secondView = await waitForStatus(serve, second.runId, ['completed', 'failed', 'stopped']);
-    expect(secondView.run, JSON.stringify((secondView.run as { outcome?: unknown }).outcome).slice(0, 600)).toMatchObject({ status: 'completed' });
+    expect(
+      secondView.run,
+      JSON.stringify((secondView.run as { outcome?: unknown }).outcome).slice(0, 600),
+    ).toMatchObject({ status: 'completed' });
   });
 
   it('lists the built-in pipelines with their stages', async () => {
     const serve = await serves.start({});
-    const body = (await (await serve.call('/v1/pipelines')).json()) as { pipelines: Array<{ name: string; iteration: string[] }>; default: string };
+    const body = (await (await serve.call('/v1/pipelines')).json()) as {
+      pipelines: Array<{ name: string; iteration: string[] }>;
+      default: string;
+    };
     expect(body.default).toBe('react');
     expect(body.pipelines.map((pipeline) => pipeline.name)).toEqual(expect.arrayContaining(['react']));
     expect(body.pipelines.find((pipeline) => pipeline.name === 'react')!.iteration).toContain('think');
@@ -88,8 +114,12 @@ describe('stageloop serve: runs over HTTP', () => {
 
   it('runs with the offline model when no model server is configured, as the CLI does', async () => {
     const serve = await serves.start({});
-    const { runId } = (await (await serve.call('/v1/runs', jsonPost({ task: 'what is 6 * 7?', options: { maxIterations: 4 } }))).json()) as { runId: string };
-    const view = (await waitForStatus(serve, runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
+    const { runId } = (await (
+      await serve.call('/v1/runs', jsonPost({ task: 'what is 6 * 7?', options: { maxIterations: 4 } }))
+    ).json()) as { runId: string };
+    const view = (await waitForStatus(serve, runId, ['completed'])) as unknown as {
+      run: { outcome: { answer: string } };
+    };
     expect(view.run.outcome.answer).toContain('42');
   });
 });
@@ -101,12 +131,20 @@ describe('decisions over HTTP', () => {
     const serve = await serves.start(modelEnv());
     let stdout = '';
     const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
-    const code = await main(['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'], { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: modelEnv() });
+    const code = await main(
+      ['run', '--json', '--approve-tools', 'calculator', '--store', serve.storeFile, 'What is 2 + 2?'],
+      { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: modelEnv() },
+    );
     expect(code).toBe(4);
     const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
-    const decided = await serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: [{ callId: paused.pending[0]!.id, approve: true }] }));
+    const decided = await serve.call(
+      `/v1/runs/${paused.runId}/decisions`,
+      jsonPost({ decisions: [{ callId: paused.pending[0]!.id, approve: true }] }),
+    );
     expect(decided.status).toBe(202);
-    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
+    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as {
+      run: { outcome: { answer: string } };
+    };
     expect(view.run.outcome.answer).toBe('It is 4.');
   });
 
@@ -115,13 +153,38 @@ describe('decisions over HTTP', () => {
     let stdout = '';
     const out = { write: (text: string) => ((stdout += text), true) } as NodeJS.WritableStream;
     const config = fileURLToPath(new URL('../../examples/agents/stageloop.config.json', import.meta.url));
-    const argv = ['run', '--agent', 'coordinator', '--offline', '--approve-tools', 'calculator', '--mcp-config', config, '--json', '--store', serve.storeFile, 'Compute 12 * 7; compute 100 - 58'];
-    expect(await main(argv, { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} })).toBe(4);
+    const argv = [
+      'run',
+      '--agent',
+      'coordinator',
+      '--offline',
+      '--approve-tools',
+      'calculator',
+      '--mcp-config',
+      config,
+      '--json',
+      '--store',
+      serve.storeFile,
+      'Compute 12 * 7; compute 100 - 58',
+    ];
+    expect(
+      await main(argv, { stdout: out, stderr: { write: () => true } as unknown as NodeJS.WritableStream, env: {} }),
+    ).toBe(4);
     const paused = JSON.parse(stdout) as { runId: string; pending: Array<{ id: string }> };
     const [multiply, subtract] = paused.pending.map((item) => item.id);
-    const decided = await serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: [{ callId: multiply!, approve: true }, { callId: subtract!, approve: false, reason: 'not now' }] }));
+    const decided = await serve.call(
+      `/v1/runs/${paused.runId}/decisions`,
+      jsonPost({
+        decisions: [
+          { callId: multiply!, approve: true },
+          { callId: subtract!, approve: false, reason: 'not now' },
+        ],
+      }),
+    );
     expect(decided.status).toBe(202);
-    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as { run: { outcome: { answer: string } } };
+    const view = (await waitForStatus(serve, paused.runId, ['completed'])) as unknown as {
+      run: { outcome: { answer: string } };
+    };
     expect(view.run.outcome.answer).toMatch(/^12 \* 7 = 84; .*not now/);
   });
 });

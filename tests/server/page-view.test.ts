@@ -11,10 +11,17 @@ import { runPageScript } from '../../src/server/console/run-page-script.js';
 import { pageSlotNames, type PageSlots } from '../../src/server/run-view.js';
 
 // Compile-time: each slot the page reads is a key of StageSlots whose type holds what the page reads of it.
-const slotsHold: { [Name in keyof PageSlots]: StageSlots[Name] extends PageSlots[Name] ? true : false } = { plan: true, evaluate: true, replan: true };
+const slotsHold: { [Name in keyof PageSlots]: StageSlots[Name] extends PageSlots[Name] ? true : false } = {
+  plan: true,
+  evaluate: true,
+  replan: true,
+};
 // And each event it reads is a run event; the two whose data it reads carry those fields.
 const eventsHold: readonly RunEventType[] = consoleEventTypes;
-const eventDataHolds: [RunEvents['answer'] extends { text: string } ? true : false, RunEvents['plan_created' | 'plan_updated'] extends { steps: PageSlots['plan']['steps'] } ? true : false] = [true, true];
+const eventDataHolds: [
+  RunEvents['answer'] extends { text: string } ? true : false,
+  RunEvents['plan_created' | 'plan_updated'] extends { steps: PageSlots['plan']['steps'] } ? true : false,
+] = [true, true];
 
 const scripts = `${runPageScript}\n${consoleScript}`;
 const found = (pattern: RegExp) => [...new Set([...scripts.matchAll(pattern)].map((match) => match[1]!))].sort();

@@ -37,7 +37,10 @@ describe.runIf(runPostgresTests)('serve on a PostgreSQL store', () => {
     });
     const all = await events;
     expect(seen.slice(0, 4)).toEqual([0, 1, 2, 3]);
-    expect(JSON.parse(all.filter((event) => event.event === 'stored').at(-1)!.data)).toMatchObject({ status: 'completed', live: true });
+    expect(JSON.parse(all.filter((event) => event.event === 'stored').at(-1)!.data)).toMatchObject({
+      status: 'completed',
+      live: true,
+    });
     expect(all.at(-1)?.event).toBe('end');
     await worker.close();
   });

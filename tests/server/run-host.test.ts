@@ -8,7 +8,16 @@ const input = { task: 'x' };
 describe('RunHost', () => {
   it('takes a run whose first event comes synchronously, before the starter returns', async () => {
     const host = new RunHost(async (_assembly, _input, options) => {
-      options.deps.onEvent?.({ runId: 'sync-run', seq: 1, type: 'run_started', zone: null, stage: null, iteration: 0, at: 1, data: { pipeline: 'react', task: 'x' } });
+      options.deps.onEvent?.({
+        runId: 'sync-run',
+        seq: 1,
+        type: 'run_started',
+        zone: null,
+        stage: null,
+        iteration: 0,
+        at: 1,
+        data: { pipeline: 'react', task: 'x' },
+      });
       return { runId: 'sync-run' } as RunResult;
     });
     await expect(host.start({ pipeline: {} as never, deps: {} }, input)).resolves.toBe('sync-run');
@@ -24,7 +33,16 @@ describe('RunHost', () => {
   it('continues a run with a new log at once, and starts it only after the run before it settled here', async () => {
     let finishFirst: () => void = () => undefined;
     const host = new RunHost((_assembly, _input, options) => {
-      options.deps.onEvent?.({ runId: 'paused-run', seq: 1, type: 'run_started', zone: null, stage: null, iteration: 0, at: 1, data: { pipeline: 'react', task: 'x' } });
+      options.deps.onEvent?.({
+        runId: 'paused-run',
+        seq: 1,
+        type: 'run_started',
+        zone: null,
+        stage: null,
+        iteration: 0,
+        at: 1,
+        data: { pipeline: 'react', task: 'x' },
+      });
       return new Promise<RunResult>((resolve) => (finishFirst = () => resolve({ runId: 'paused-run' } as RunResult)));
     });
     await host.start({ pipeline: {} as never, deps: {} }, input);
@@ -34,7 +52,16 @@ describe('RunHost', () => {
       deps: {},
       resume: async (options) => {
         resumed = true;
-        options.deps.onEvent?.({ runId: 'paused-run', seq: 1, type: 'run_started', zone: null, stage: null, iteration: 0, at: 2, data: { pipeline: 'react', task: 'x' } });
+        options.deps.onEvent?.({
+          runId: 'paused-run',
+          seq: 1,
+          type: 'run_started',
+          zone: null,
+          stage: null,
+          iteration: 0,
+          at: 2,
+          data: { pipeline: 'react', task: 'x' },
+        });
         return { runId: 'paused-run' } as RunResult;
       },
     });
@@ -57,8 +84,12 @@ describe('RunHost', () => {
     await host.start({ pipeline: {} as never, deps: {} }, input);
     await host.result('run-1');
     let release: () => void = () => undefined;
-    await host.continue('run-1', { deps: {}, resume: () => new Promise<RunResult>((resolve) => (release = () => resolve({ runId: 'run-1' } as RunResult))) });
-    for (let index = 0; index < 501; index += 1) await host.result(await host.start({ pipeline: {} as never, deps: {} }, input));
+    await host.continue('run-1', {
+      deps: {},
+      resume: () => new Promise<RunResult>((resolve) => (release = () => resolve({ runId: 'run-1' } as RunResult))),
+    });
+    for (let index = 0; index < 501; index += 1)
+      await host.result(await host.start({ pipeline: {} as never, deps: {} }, input));
     expect(host.isActive('run-1')).toBe(true);
     let drained = false;
     const draining = host.drain('stop').then(() => (drained = true));

@@ -12,7 +12,10 @@ export interface TestServe {
   close(): Promise<void>;
 }
 
-export async function startTestServe(env: Record<string, string> = {}, flags: Partial<ServeFlags> = {}): Promise<TestServe> {
+export async function startTestServe(
+  env: Record<string, string> = {},
+  flags: Partial<ServeFlags> = {},
+): Promise<TestServe> {
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-serve-'));
   const storeFile = join(folder, 'runs.db');
   const running = await startServe({ port: 0, host: '127.0.0.1', store: storeFile, ...flags }, env);
@@ -40,7 +43,10 @@ export interface ServerSentEvent {
 }
 
 /** Reads a response's SSE blocks; `until` returning true stops reading and drops the connection. */
-export async function readEvents(response: Response, until: (event: ServerSentEvent, all: ServerSentEvent[]) => boolean = () => false): Promise<ServerSentEvent[]> {
+export async function readEvents(
+  response: Response,
+  until: (event: ServerSentEvent, all: ServerSentEvent[]) => boolean = () => false,
+): Promise<ServerSentEvent[]> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   const events: ServerSentEvent[] = [];
@@ -82,15 +88,29 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 }
 
 /** Polls GET /v1/runs/:id until the run's status is one of `statuses`. */
-export function waitForStatus(serve: TestServe, runId: string, statuses: string[]): Promise<{ run: { status: string } } & Record<string, unknown>> {
-  return waitFor(async () => {
-    const body = (await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } } & Record<string, unknown>;
-    return statuses.includes(body.run.status) ? body : undefined;
-  }, `run ${runId} to be ${statuses.join(' or ')}`);
+export function waitForStatus(
+  serve: TestServe,
+  runId: string,
+  statuses: string[],
+): Promise<{ run: { status: string } } & Record<string, unknown>> {
+  return waitFor(
+    async () => {
+      const body = (await (await serve.call(`/v1/runs/${runId}`)).json()) as { run: { status: string } } & Record<
+        string,
+        unknown
+      >;
+      return statuses.includes(body.run.status) ? body : undefined;
+    },
+    `run ${runId} to be ${statuses.join(' or ')}`,
+  );
 }
 
 /** The settings that point a serve's model at a loopback chat server. */
-export const loopbackModelEnv = (url: string): Record<string, string> => ({ OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test', OPENAI_MODEL: 'test-model' });
+export const loopbackModelEnv = (url: string): Record<string, string> => ({
+  OPENAI_BASE_URL: url,
+  OPENAI_API_KEY: 'sk-test',
+  OPENAI_MODEL: 'test-model',
+});
 
 /** Call at the top of a test file: `serves.start()` starts a serve that is closed after the test. */
 export function useServes(): { start(env?: Record<string, string>, flags?: Partial<ServeFlags>): Promise<TestServe> } {

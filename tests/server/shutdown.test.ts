@@ -19,15 +19,24 @@ describe('stageloop serve and SIGTERM', () => {
     const folder = mkdtempSync(join(tmpdir(), 'stageloop-serve-term-'));
     const storeFile = join(folder, 'runs.db');
     const env = cleanEnvironment(loopbackModelEnv(loopback.server.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', '--store', storeFile], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, '--port', '0', '--store', storeFile], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const url = await waitFor(async () => /listening on (http:\/\/\S+) /.exec(stdout)?.[1], 'the server to listen', 40_000);
-      const { runId } = (await (await fetch(`${url}/v1/runs`, jsonPost({ task: 'a long one' }))).json()) as { runId: string };
+      const url = await waitFor(
+        async () => /listening on (http:\/\/\S+) /.exec(stdout)?.[1],
+        'the server to listen',
+        40_000,
+      );
+      const { runId } = (await (await fetch(`${url}/v1/runs`, jsonPost({ task: 'a long one' }))).json()) as {
+        runId: string;
+      };
       await waitFor(async () => (loopback.server.requests.length > 0 ? true : undefined), 'the model call');
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -11,8 +11,15 @@ import { cleanEnvironment, cliPath } from '../support/run-cli.js';
 const driver = fileURLToPath(new URL('./pty-driver.py', import.meta.url));
 type Step = { expect: string; timeout?: number } | { send: string };
 
-function inTerminal(steps: Step[], args: string[], env: Record<string, string>): Promise<{ output: string; code: number; failed: string | null }> {
-  const child = spawn('python3', [driver, JSON.stringify(steps), process.execPath, cliPath, ...args], { env: cleanEnvironment(env), stdio: ['ignore', 'pipe', 'inherit'] });
+function inTerminal(
+  steps: Step[],
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ output: string; code: number; failed: string | null }> {
+  const child = spawn('python3', [driver, JSON.stringify(steps), process.execPath, cliPath, ...args], {
+    env: cleanEnvironment(env),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return new Promise((resolve) => child.on('close', () => resolve(JSON.parse(text))));
@@ -59,7 +66,10 @@ describe('stageloop chat', () => {
     // The cancelled turn is kept with its status; the turn after it saw the first one and knows the second was cancelled.
     expect(session.output).toContain('1. My name is Ada. → Hello, Ada.');
     expect(session.output).toMatch(/2\. Tell me a very long story\. → .*\(cancelled\)/s);
-    const last = loopback.server.requests.at(-1)!.body.messages.map((message) => `${message.role}: ${message.content ?? ''}`).join('\n');
+    const last = loopback.server.requests
+      .at(-1)!
+      .body.messages.map((message) => `${message.role}: ${message.content ?? ''}`)
+      .join('\n');
     expect(last).toContain('user: My name is Ada.\nassistant: Hello, Ada.');
     expect(last).toContain('user: Tell me a very long story.\nassistant: (This turn was cancelled');
   });

@@ -4,7 +4,13 @@ import type { SessionStore } from '../../src/sessions/types.js';
 
 const alice = { user: 'alice', session: 's1' };
 const bob = { user: 'bob', session: 's1' };
-const turn = (task: string, answer: string, at = 1) => ({ runId: `run-${task}`, task, answer, tools: [`calculator(${task}) → ${answer}`], at });
+const turn = (task: string, answer: string, at = 1) => ({
+  runId: `run-${task}`,
+  task,
+  answer,
+  tools: [`calculator(${task}) → ${answer}`],
+  at,
+});
 
 export function sessionStoreConformance(name: string, open: () => SessionStore): void {
   describe(`SessionStore conformance: ${name}`, () => {
@@ -23,7 +29,9 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
       const second = await store.appendTurn(alice, turn('2+2', '4', 20));
       expect([first.seq, second.seq]).toEqual([1, 2]);
       const loaded = await store.load(alice);
-      expect(loaded.turns.map((entry) => [entry.seq, entry.task, entry.answer, entry.tools, entry.at, entry.runId])).toEqual([
+      expect(
+        loaded.turns.map((entry) => [entry.seq, entry.task, entry.answer, entry.tools, entry.at, entry.runId]),
+      ).toEqual([
         [1, '1+1', '2', ['calculator(1+1) → 2'], 10, 'run-1+1'],
         [2, '2+2', '4', ['calculator(2+2) → 4'], 20, 'run-2+2'],
       ]);
@@ -37,7 +45,11 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
       await store.appendTurn(alice, turn('5+5', '10'));
       expect([cancelled.status, failed.status]).toEqual(['cancelled', 'failed']);
       const loaded = await store.load(alice);
-      expect(loaded.turns.map((entry) => [entry.task, entry.answer, entry.status])).toEqual([['3+3', '', 'cancelled'], ['4+4', 'partly', 'failed'], ['5+5', '10', undefined]]);
+      expect(loaded.turns.map((entry) => [entry.task, entry.answer, entry.status])).toEqual([
+        ['3+3', '', 'cancelled'],
+        ['4+4', 'partly', 'failed'],
+        ['5+5', '10', undefined],
+      ]);
       expect('status' in loaded.turns[2]!).toBe(false);
       store.close();
     });
@@ -71,12 +83,19 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
 
     it('compaction folds exactly the given turns into the summary, and refuses (changing nothing) when one is gone', async () => {
       const store = open();
-      for (const [task, answer] of [['a', '1'], ['b', '2'], ['c', '3']] as const) await store.appendTurn(alice, turn(task, answer));
+      for (const [task, answer] of [
+        ['a', '1'],
+        ['b', '2'],
+        ['c', '3'],
+      ] as const)
+        await store.appendTurn(alice, turn(task, answer));
       await store.compact(alice, [1, 2], 'a gave 1, b gave 2');
       const loaded = await store.load(alice);
       expect(loaded.summary).toBe('a gave 1, b gave 2');
       expect(loaded.turns.map((entry) => entry.seq)).toEqual([3]);
-      await expect(store.compact(alice, [2, 3], 'again')).rejects.toThrow(/turns 2 are no longer there to fold; nothing was changed/);
+      await expect(store.compact(alice, [2, 3], 'again')).rejects.toThrow(
+        /turns 2 are no longer there to fold; nothing was changed/,
+      );
       expect(await store.load(alice)).toMatchObject({ summary: 'a gave 1, b gave 2', turns: [{ seq: 3 }] });
       // A turn after compaction continues the numbering.
       expect((await store.appendTurn(alice, turn('d', '4'))).seq).toBe(4);
@@ -85,9 +104,15 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
 
     it('rejects a session or user name with path characters, and a fact key that is not a name', async () => {
       const store = open();
-      await expect(store.load({ user: 'alice', session: '../etc' })).rejects.toThrow('session name "../etc" has path characters');
-      await expect(store.appendTurn({ user: 'a/b', session: 's1' }, turn('x', 'y'))).rejects.toThrow('user name "a/b" has path characters');
-      await expect(store.setFact(alice, { key: '', value: 'v', sourceRun: 'r', updated: 1 })).rejects.toThrow(/fact key "" is not usable/);
+      await expect(store.load({ user: 'alice', session: '../etc' })).rejects.toThrow(
+        'session name "../etc" has path characters',
+      );
+      await expect(store.appendTurn({ user: 'a/b', session: 's1' }, turn('x', 'y'))).rejects.toThrow(
+        'user name "a/b" has path characters',
+      );
+      await expect(store.setFact(alice, { key: '', value: 'v', sourceRun: 'r', updated: 1 })).rejects.toThrow(
+        /fact key "" is not usable/,
+      );
       store.close();
     });
   });

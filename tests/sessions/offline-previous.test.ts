@@ -17,7 +17,9 @@ async function firstCall(task: string, history: ChatMessage[]): Promise<string> 
     tools: [calculator],
     messages: [{ role: 'system', content: 'Instructions.' }, ...history, { role: 'user', content: task }],
   });
-  return reply.toolCalls[0] ? (JSON.parse(reply.toolCalls[0].arguments) as { expression: string }).expression : reply.content;
+  return reply.toolCalls[0]
+    ? (JSON.parse(reply.toolCalls[0].arguments) as { expression: string }).expression
+    : reply.content;
 }
 
 describe('offline model with a session history', () => {
@@ -32,7 +34,9 @@ describe('offline model with a session history', () => {
   });
 
   it('reads the summary when the latest answer is there, and gives its notice with no history', async () => {
-    expect(await firstCall('double it', historyMessages('- Turn 1: What is 6 * 7? Answer: 6 * 7 = 42', []))).toBe('42 * 2');
+    expect(await firstCall('double it', historyMessages('- Turn 1: What is 6 * 7? Answer: 6 * 7 = 42', []))).toBe(
+      '42 * 2',
+    );
     expect(await firstCall('Add 10 to that', [])).toBe(offlineNotice);
   });
 
@@ -46,7 +50,10 @@ describe('offline model with a session history', () => {
     const completed = [{ seq: 1, task: 'What is 6 * 7?', answer: '(This turn was quick.) 6 * 7 = 42', tools: [] }];
     expect(await firstCall('Add 10 to that', historyMessages('', completed))).toBe('42 + 10');
     // A stopped turn's partial answer is not built on, however it reads: the completed turn before it is.
-    const stopped = [...turns, { seq: 3, task: 'Multiply it by 9', answer: '154 * 9 = 1386', tools: [], status: 'stopped' as const }];
+    const stopped = [
+      ...turns,
+      { seq: 3, task: 'Multiply it by 9', answer: '154 * 9 = 1386', tools: [], status: 'stopped' as const },
+    ];
     expect(await firstCall('Add 10 to that', historyMessages('', stopped))).toBe('154 + 10');
     // Text that only looks like earlier turns is this request's own conversation, not the session's history.
     const lookalike: ChatMessage[] = [{ role: 'assistant', content: '12 * 12 = 144' }];
@@ -56,7 +63,9 @@ describe('offline model with a session history', () => {
   it('past answers are only ever assistant messages', () => {
     const messages = historyMessages('- Turn 1: earlier', turns);
     for (const turn of turns) {
-      expect(messages.filter((message) => message.content.includes(turn.answer)).map((message) => message.role)).toEqual(['assistant']);
+      expect(
+        messages.filter((message) => message.content.includes(turn.answer)).map((message) => message.role),
+      ).toEqual(['assistant']);
     }
   });
 });

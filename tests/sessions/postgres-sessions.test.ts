@@ -19,8 +19,21 @@ describe.runIf(runPostgresTests)('postgresSessions', () => {
   sessionStoreConformance('postgres', () => postgresSessions(server!.url, { schema: `sessions_${++count}` }));
 
   it('numbers turns once when two connections append to one session at the same time', async () => {
-    const [first, second] = [postgresSessions(server!.url, { schema: 'racing' }), postgresSessions(server!.url, { schema: 'racing' })];
-    const turns = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? first : second).appendTurn(scope, { runId: `r${index}`, task: `t${index}`, answer: 'a', tools: [], at: index })));
+    const [first, second] = [
+      postgresSessions(server!.url, { schema: 'racing' }),
+      postgresSessions(server!.url, { schema: 'racing' }),
+    ];
+    const turns = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        (index % 2 ? first : second).appendTurn(scope, {
+          runId: `r${index}`,
+          task: `t${index}`,
+          answer: 'a',
+          tools: [],
+          at: index,
+        }),
+      ),
+    );
     expect(turns.map((turn) => turn.seq).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect((await first.load(scope)).turns).toHaveLength(10);
     first.close();

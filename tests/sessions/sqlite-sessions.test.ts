@@ -30,21 +30,27 @@ describe('sqliteSessions', () => {
     expect(await runs.list()).toEqual([]);
     runs.close();
     const again = sqliteSessions(file);
-    expect(await again.load(scope)).toMatchObject({ turns: [{ seq: 1, answer: '144' }], facts: [{ key: 'unit', value: 'cm' }] });
+    expect(await again.load(scope)).toMatchObject({
+      turns: [{ seq: 1, answer: '144' }],
+      facts: [{ key: 'unit', value: 'cm' }],
+    });
     again.close();
   });
 
   it('a corrupted turn row is reported in one line and kept; the other turns load', async () => {
     const file = newFile();
     const store = sqliteSessions(file);
-    for (const task of ['one', 'two', 'three']) await store.appendTurn(scope, { runId: task, task, answer: task, tools: [], at: 1 });
+    for (const task of ['one', 'two', 'three'])
+      await store.appendTurn(scope, { runId: task, task, answer: task, tools: [], at: 1 });
     const raw = new sqlite(file);
     raw.prepare("UPDATE session_turns SET tools = '{not json' WHERE seq = 2").run();
     raw.close();
     const loaded = await store.load(scope);
     expect(loaded.turns.map((turn) => turn.task)).toEqual(['one', 'three']);
     expect(loaded.problems).toHaveLength(1);
-    expect(loaded.problems[0]).toMatch(/^session "s1" of user "default" in store .+: turn 2: its tool account is not JSON .+; the row is kept as it is/);
+    expect(loaded.problems[0]).toMatch(
+      /^session "s1" of user "default" in store .+: turn 2: its tool account is not JSON .+; the row is kept as it is/,
+    );
     expect(loaded.problems[0]).not.toContain('\n');
     store.close();
     const check = new sqlite(file);

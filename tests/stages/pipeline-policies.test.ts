@@ -8,7 +8,13 @@ import { perStep } from '../../stages/plan/plan-branch.js';
 import { withApproval, withTaintPolicy } from '../../stages/pipeline-policies.js';
 
 const noTools = { get: () => undefined };
-const withoutAct = definePipeline({ name: 'talk', setup: [], iteration: [{ name: 'think', execute: () => undefined }], finalize: [], maxIterations: 1 });
+const withoutAct = definePipeline({
+  name: 'talk',
+  setup: [],
+  iteration: [{ name: 'think', execute: () => undefined }],
+  finalize: [],
+  maxIterations: 1,
+});
 
 describe('withApproval', () => {
   it('puts the approval stage just before act', () => {
@@ -17,7 +23,9 @@ describe('withApproval', () => {
   });
 
   it('in a plan pipeline the approval stage runs per plan step (perStep leaves a wrapped stage as it is)', () => {
-    const planned = withApproval(planExecuteReplanPipeline({ guards: false })).iteration.find((each) => each.name === 'approval')!;
+    const planned = withApproval(planExecuteReplanPipeline({ guards: false })).iteration.find(
+      (each) => each.name === 'approval',
+    )!;
     const plain = withApproval(reactPipeline({ guards: false })).iteration.find((each) => each.name === 'approval')!;
     expect(perStep(planned)).toBe(planned);
     expect(perStep(plain)).not.toBe(plain);
@@ -43,7 +51,9 @@ describe('withTaintPolicy', () => {
   it('off: the same pipeline; an unknown policy or a pipeline without act is refused', () => {
     const pipeline = reactPipeline({ guards: false });
     expect(withTaintPolicy(pipeline, 'off', noTools)).toBe(pipeline);
-    expect(() => withTaintPolicy(pipeline, 'sometimes' as never, noTools)).toThrow(expect.objectContaining({ code: 'config' }));
+    expect(() => withTaintPolicy(pipeline, 'sometimes' as never, noTools)).toThrow(
+      expect.objectContaining({ code: 'config' }),
+    );
     expect(() => withTaintPolicy(withoutAct, 'refuse', noTools)).toThrow(expect.objectContaining({ code: 'config' }));
   });
 });

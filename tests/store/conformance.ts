@@ -56,7 +56,19 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       const claim = await store.create(header('r1'), alice, 5_000);
       expect(claim).toEqual({ runId: 'r1', epoch: 1, owner: alice });
       const run = await store.get('r1');
-      expect(run).toMatchObject({ ...header('r1'), status: 'running', epoch: 1, owner: alice, leaseUntil: 15_000, head: 0, iterations: 0, tokens: 0, answer: null, outcome: null, updatedAt: 10_000 });
+      expect(run).toMatchObject({
+        ...header('r1'),
+        status: 'running',
+        epoch: 1,
+        owner: alice,
+        leaseUntil: 15_000,
+        head: 0,
+        iterations: 0,
+        tokens: 0,
+        answer: null,
+        outcome: null,
+        updatedAt: 10_000,
+      });
       await expect(store.create(header('r1'), bob, 5_000)).rejects.toBeInstanceOf(RunExistsError);
       expect(await store.get('nope')).toBeUndefined();
     });
@@ -73,13 +85,19 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       expect(await store.get('r1')).toMatchObject({ head: 3, iterations: 2, tokens: 77 });
       await store.append(claim, [], { checkpoint: checkpoint(3, { iteration: 3 }) });
       await store.append(claim, [entry(4)], { checkpoint: checkpoint(4, { iteration: 4 }) });
-      expect((await store.checkpoints('r1')).map((item) => [item.seq, item.state])).toEqual([[3, { iteration: 3 }], [4, { iteration: 4 }]]);
+      expect((await store.checkpoints('r1')).map((item) => [item.seq, item.state])).toEqual([
+        [3, { iteration: 3 }],
+        [4, { iteration: 4 }],
+      ]);
       expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 4 });
       // The text the writer made (to hash the state) is what is kept: the state is not stringified again.
       const stateJson = JSON.stringify({ iteration: 5, note: 'as text' });
       await store.append(claim, [entry(5)], { checkpoint: { ...checkpoint(5, { iteration: 5 }), stateJson } });
       expect(await store.latestCheckpoint('r1')).toEqual(checkpoint(5, { iteration: 5, note: 'as text' }));
-      await store.append(claim, [entry(6)], { checkpoint: checkpoint(6, { iteration: 6 }), dropEarlierCheckpoints: true });
+      await store.append(claim, [entry(6)], {
+        checkpoint: checkpoint(6, { iteration: 6 }),
+        dropEarlierCheckpoints: true,
+      });
       expect(await store.checkpoints('r1')).toEqual([checkpoint(6, { iteration: 6 })]);
       await store.append(claim, [entry(7)], { checkpoint: checkpoint(7) });
       expect((await store.checkpoints('r1')).map((item) => item.seq)).toEqual([6, 7]);
@@ -91,8 +109,12 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.append(claim, [entry(1)]);
       await store.append(claim, [entry(2), entry(3), entry(4)], { checkpoint: checkpoint(3) });
       expect((await store.latestCheckpoint('r1'))?.seq).toBe(3);
-      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(4) })).rejects.toMatchObject(sequenceRefusal);
-      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(6) })).rejects.toMatchObject(sequenceRefusal);
+      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(4) })).rejects.toMatchObject(
+        sequenceRefusal,
+      );
+      await expect(store.append(claim, [entry(5)], { checkpoint: checkpoint(6) })).rejects.toMatchObject(
+        sequenceRefusal,
+      );
       expect((await store.get('r1'))?.head).toBe(4);
     });
 
@@ -103,7 +125,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.append(claim, [entry(1)]);
       await expect(store.append(claim, [entry(1)])).rejects.toMatchObject(sequenceRefusal);
       await expect(store.append(claim, [entry(2), entry(4)])).rejects.toThrow('expected seq 3, got 4');
-      await expect(store.append(claim, [entry(2)], { checkpoint: checkpoint(1) })).rejects.toMatchObject(sequenceRefusal);
+      await expect(store.append(claim, [entry(2)], { checkpoint: checkpoint(1) })).rejects.toMatchObject(
+        sequenceRefusal,
+      );
       expect((await store.journal('r1')).map((item) => item.seq)).toEqual([1]);
       expect(await store.latestCheckpoint('r1')).toBeUndefined();
       expect((await store.get('r1'))?.head).toBe(1);
@@ -119,7 +143,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.append(fresh, [entry(2, 'new owner')]);
       const stale = staleClaim('r1', 1, 2);
       await expect(store.append(old, [entry(3, 'old owner')])).rejects.toThrow(stale);
-      await expect(store.append(old, [entry(2, 'old owner')], { checkpoint: checkpoint(2) })).rejects.toMatchObject(staleClaimRefusal);
+      await expect(store.append(old, [entry(2, 'old owner')], { checkpoint: checkpoint(2) })).rejects.toMatchObject(
+        staleClaimRefusal,
+      );
       await expect(store.heartbeat(old, 1_000)).rejects.toMatchObject(staleClaimRefusal);
       await expect(store.finish(old, outcome())).rejects.toMatchObject(staleClaimRefusal);
       await expect(store.release(old, 'interrupted')).rejects.toMatchObject(staleClaimRefusal);
@@ -133,7 +159,9 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await store.create(header('r1'), alice, 5_000);
       const refusal = store.claim('r1', bob);
       await expect(refusal).rejects.toBeInstanceOf(RunBusyError);
-      await expect(refusal).rejects.toThrow(`run r1 is being resumed by another process (pid ${process.pid} on ${here})`);
+      await expect(refusal).rejects.toThrow(
+        `run r1 is being resumed by another process (pid ${process.pid} on ${here})`,
+      );
       expect((await store.get('r1'))?.epoch).toBe(1);
     });
 
@@ -184,16 +212,31 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       const claim = await store.create(header('r1'), alice, 5_000);
       now += 10;
       await store.finish(claim, outcome());
-      expect(await store.get('r1')).toMatchObject({ status: 'completed', owner: null, leaseUntil: null, answer: '42', iterations: 3, tokens: 120, outcome: outcome(), updatedAt: 10_010 });
+      expect(await store.get('r1')).toMatchObject({
+        status: 'completed',
+        owner: null,
+        leaseUntil: null,
+        answer: '42',
+        iterations: 3,
+        tokens: 120,
+        outcome: outcome(),
+        updatedAt: 10_010,
+      });
       await expect(store.append(claim, [entry(1)])).rejects.toThrow('was already finished or released at epoch 1');
       await expect(store.claim('r1', bob)).rejects.toThrow(new RunFinishedError('r1', 'completed'));
-      await store.create(header('r2'), alice, 5_000).then((second) => store.finish(second, outcome({ status: 'stopped' })));
+      await store
+        .create(header('r2'), alice, 5_000)
+        .then((second) => store.finish(second, outcome({ status: 'stopped' })));
       await expect(store.claim('r2', bob, { force: true })).rejects.toBeInstanceOf(RunFinishedError);
     });
 
     it('reopens a failed, cancelled or released run for a new owner without force', async () => {
       const store = await open();
-      for (const [runId, end] of [['failed', 'failed'], ['cancelled', 'cancelled'], ['released', 'interrupted']] as const) {
+      for (const [runId, end] of [
+        ['failed', 'failed'],
+        ['cancelled', 'cancelled'],
+        ['released', 'interrupted'],
+      ] as const) {
         const claim = await store.create(header(runId), alice, 60_000);
         if (runId === 'released') await store.release(claim, end);
         else await store.finish(claim, outcome({ status: end, answer: null }));
@@ -207,7 +250,13 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     it('lists runs newest first, by status, up to a limit', async () => {
       const store = await open();
       const claims = [];
-      for (const [runId, createdAt] of [['a', 1], ['b', 3], ['c', 2], ['d', 3]] as const) claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
+      for (const [runId, createdAt] of [
+        ['a', 1],
+        ['b', 3],
+        ['c', 2],
+        ['d', 3],
+      ] as const)
+        claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
       await store.finish(claims[2]!, outcome());
       await store.release(claims[0]!, 'interrupted');
       expect((await store.list()).map((run) => run.runId)).toEqual(['d', 'b', 'c', 'a']);
@@ -222,10 +271,18 @@ export function storeConformance(name: string, factory: StoreFactory): void {
     it('pages through the list with before: each page starts just after the run named, ties in recording order', async () => {
       const store = await open();
       const claims = [];
-      for (const [runId, createdAt] of [['a', 1], ['b', 3], ['c', 2], ['d', 3], ['e', 2]] as const) claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
+      for (const [runId, createdAt] of [
+        ['a', 1],
+        ['b', 3],
+        ['c', 2],
+        ['d', 3],
+        ['e', 2],
+      ] as const)
+        claims.push(await store.create(header(runId, { createdAt }), alice, 5_000));
       await store.finish(claims[1]!, outcome());
       await store.finish(claims[4]!, outcome());
-      const ids = async (filter: Parameters<typeof store.list>[0]) => (await store.list(filter)).map((run) => run.runId);
+      const ids = async (filter: Parameters<typeof store.list>[0]) =>
+        (await store.list(filter)).map((run) => run.runId);
       expect(await ids({})).toEqual(['d', 'b', 'e', 'c', 'a']);
       expect(await ids({ limit: 2, before: 'd' })).toEqual(['b', 'e']);
       expect(await ids({ limit: 2, before: 'e' })).toEqual(['c', 'a']);
@@ -255,7 +312,10 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       (await store.get('r1'))!.input.task = 'changed';
       expect((await store.get('r1'))?.input).toEqual({ task: 'original', nested: { list: [1] } });
       expect((await store.journal('r1'))[0]?.data).toEqual({ text: 'model said', calls: [{ id: 'c1' }] });
-      expect((await store.latestCheckpoint('r1'))?.state).toEqual({ iteration: 2, messages: [{ role: 'user', content: 'hi' }] });
+      expect((await store.latestCheckpoint('r1'))?.state).toEqual({
+        iteration: 2,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect((await store.get('r1'))?.owner?.id).toBe('alice');
     });
 
@@ -264,11 +324,15 @@ export function storeConformance(name: string, factory: StoreFactory): void {
       await expect(store.claim('ghost', bob)).rejects.toThrow(runNotFound('ghost'));
       await expect(store.journal('ghost')).rejects.toMatchObject({ code: 'not_found' });
       await expect(store.latestCheckpoint('ghost')).rejects.toMatchObject({ code: 'not_found' });
-      await expect(store.append({ runId: 'ghost', epoch: 1, owner: bob }, [entry(1)])).rejects.toMatchObject({ code: 'not_found' });
+      await expect(store.append({ runId: 'ghost', epoch: 1, owner: bob }, [entry(1)])).rejects.toMatchObject({
+        code: 'not_found',
+      });
       const claim = await store.create(header('r1'), alice, 5_000);
       const cyclic: Record<string, unknown> = {};
       cyclic.self = cyclic;
-      await expect(store.append(claim, [entry(1, cyclic as never)])).rejects.toThrow(/^journal entry 1 of run r1 is not JSON/);
+      await expect(store.append(claim, [entry(1, cyclic as never)])).rejects.toThrow(
+        /^journal entry 1 of run r1 is not JSON/,
+      );
       await expect(store.heartbeat(claim, -1)).rejects.toThrow('leaseMs must be a number of ms >= 0, got -1');
       expect((await store.get('r1'))?.head).toBe(0);
       await store.close();

@@ -19,7 +19,9 @@ describe('store location', () => {
   });
 
   it('takes $STAGELOOP_STORE after --store and before $STAGELOOP_HOME, as a file or a URL', () => {
-    expect(storePath({ env: { STAGELOOP_STORE: 'runs.db', STAGELOOP_HOME: 'home' }, cwd: '/work/x' })).toBe('/work/x/runs.db');
+    expect(storePath({ env: { STAGELOOP_STORE: 'runs.db', STAGELOOP_HOME: 'home' }, cwd: '/work/x' })).toBe(
+      '/work/x/runs.db',
+    );
     expect(storePath({ path: 'mine.db', env: { STAGELOOP_STORE: 'runs.db' }, cwd: '/work/x' })).toBe('/work/x/mine.db');
     const env = { STAGELOOP_STORE: 'postgres://app:s3cret@db.internal:5432/agents' };
     expect(storeKind({ env })).toBe('postgres');
@@ -30,9 +32,15 @@ describe('store location', () => {
   });
 
   it('refuses a URL of a scheme stageloop does not know, and a mistyped one, instead of making a file of it', () => {
-    expect(() => storeKind({ path: 'mysql://root:hunter2@db/runs' })).toThrow('store "mysql://root:***@db/runs": stageloop does not know mysql:// stores; use a file path (./runs.db), postgres://USER@HOST:PORT/DATABASE or redis://HOST:PORT');
-    expect(() => openStore({ env: { STAGELOOP_STORE: 'file:///tmp/x.db' }, cwd: directory })).toThrow('stageloop does not know file:// stores');
-    expect(() => storeKind({ path: 'postgres:db/runs' })).toThrow('store "postgres:db/runs" is not a URL: write it as postgres://USER@HOST:PORT/DATABASE');
+    expect(() => storeKind({ path: 'mysql://root:hunter2@db/runs' })).toThrow(
+      'store "mysql://root:***@db/runs": stageloop does not know mysql:// stores; use a file path (./runs.db), postgres://USER@HOST:PORT/DATABASE or redis://HOST:PORT',
+    );
+    expect(() => openStore({ env: { STAGELOOP_STORE: 'file:///tmp/x.db' }, cwd: directory })).toThrow(
+      'stageloop does not know file:// stores',
+    );
+    expect(() => storeKind({ path: 'postgres:db/runs' })).toThrow(
+      'store "postgres:db/runs" is not a URL: write it as postgres://USER@HOST:PORT/DATABASE',
+    );
     expect(existsSync(join(directory, 'mysql:'))).toBe(false);
   });
 

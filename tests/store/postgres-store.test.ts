@@ -8,7 +8,16 @@ import { postgresMigrations, postgresSchemaVersion } from '../../src/store/postg
 import { postgresStore } from '../../src/store/postgres-store.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { freePort } from '../workers/redis-server.js';
-import { checkpoint, deadPid, entry, header, liveOwner, outcome, sharedStoreFencing, storeConformance } from './conformance.js';
+import {
+  checkpoint,
+  deadPid,
+  entry,
+  header,
+  liveOwner,
+  outcome,
+  sharedStoreFencing,
+  storeConformance,
+} from './conformance.js';
 
 /** A plain client on the server, as an operator's psql would be. */
 async function admin<Result>(url: string, body: (client: pg.Client) => Promise<Result>): Promise<Result> {
@@ -62,11 +71,15 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
     await newer.close();
     await admin(server!.url, (client) => client.query('INSERT INTO newer.schema_version (version) VALUES (99)'));
     const refused = postgresStore(server!.url, { schema: 'newer' });
-    await expect(refused.list()).rejects.toThrow(`was written by a newer stageloop (store schema 99; this one reads up to ${postgresSchemaVersion}): upgrade stageloop`);
+    await expect(refused.list()).rejects.toThrow(
+      `was written by a newer stageloop (store schema 99; this one reads up to ${postgresSchemaVersion}): upgrade stageloop`,
+    );
     await refused.close();
 
     await admin(server!.url, async (client) => {
-      await client.query('CREATE SCHEMA older; CREATE TABLE older.schema_version (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())');
+      await client.query(
+        'CREATE SCHEMA older; CREATE TABLE older.schema_version (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())',
+      );
       await client.query(postgresMigrations[0]!('"older"', 'older.runs'));
       await client.query('INSERT INTO older.schema_version (version) VALUES (1)');
     });
@@ -77,40 +90,60 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
     const sessions = postgresSessions(server!.url, { schema: 'older' });
     await sessions.setFact({ user: 'u', session: 's' }, { key: 'k', value: 'v', sourceRun: 'kept', updated: 1 });
     sessions.close();
-    const versions = await admin(server!.url, (client) => client.query('SELECT version FROM older.schema_version ORDER BY version'));
-    expect(versions.rows.map((row) => row.version)).toEqual(Array.from({ length: postgresSchemaVersion }, (_, index) => index + 1));
+    const versions = await admin(server!.url, (client) =>
+      client.query('SELECT version FROM older.schema_version ORDER BY version'),
+    );
+    expect(versions.rows.map((row) => row.version)).toEqual(
+      Array.from({ length: postgresSchemaVersion }, (_, index) => index + 1),
+    );
 
-    await admin(server!.url, (client) => client.query('CREATE SCHEMA foreign_tables; CREATE TABLE foreign_tables.orders (id int)'));
+    await admin(server!.url, (client) =>
+      client.query('CREATE SCHEMA foreign_tables; CREATE TABLE foreign_tables.orders (id int)'),
+    );
     const foreign = postgresStore(server!.url, { schema: 'foreign_tables' });
-    await expect(foreign.list()).rejects.toThrow('schema "foreign_tables" holds tables that are not a stageloop store (orders)');
+    await expect(foreign.list()).rejects.toThrow(
+      'schema "foreign_tables" holds tables that are not a stageloop store (orders)',
+    );
     await foreign.close();
   });
 
   it('names a malformed URL, an unreachable server and a missing database in one line each, never the password', async () => {
-    expect(() => postgresStore('postgres://')).toThrow('"postgres://" is not a PostgreSQL URL: write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    expect(() => postgresStore('postgres://')).toThrow(
+      '"postgres://" is not a PostgreSQL URL: write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    );
     const port = await freePort();
     const unreachable = postgresStore(`postgres://app:s3cret@127.0.0.1:${port}/runs`);
     const failure = unreachable.list();
-    await expect(failure).rejects.toThrow(`cannot reach PostgreSQL at postgres://app:***@127.0.0.1:${port}/runs (ECONNREFUSED): start the server there, or pass the right --store URL`);
+    await expect(failure).rejects.toThrow(
+      `cannot reach PostgreSQL at postgres://app:***@127.0.0.1:${port}/runs (ECONNREFUSED): start the server there, or pass the right --store URL`,
+    );
     await expect(failure).rejects.not.toThrow('s3cret');
     await unreachable.close();
     const missing = postgresStore(`postgres://postgres:s3cret@127.0.0.1:${server!.port}/nowhere`);
-    await expect(missing.get('r1')).rejects.toThrow(`PostgreSQL at postgres://postgres:***@127.0.0.1:${server!.port}/nowhere has no database "nowhere": create it (createdb nowhere), or name another in the --store URL`);
+    await expect(missing.get('r1')).rejects.toThrow(
+      `PostgreSQL at postgres://postgres:***@127.0.0.1:${server!.port}/nowhere has no database "nowhere": create it (createdb nowhere), or name another in the --store URL`,
+    );
     await missing.close();
   });
 
   it('names missing rights: a user who may not create the schema, and one who may read but not write', async () => {
-    await admin(server!.url, (client) => client.query("CREATE ROLE reader LOGIN; CREATE ROLE nobody LOGIN"));
+    await admin(server!.url, (client) => client.query('CREATE ROLE reader LOGIN; CREATE ROLE nobody LOGIN'));
     const owner = postgresStore(server!.url, { schema: 'guarded' });
     await owner.create(header('r1'), liveOwner('alice'), 5_000);
     await owner.close();
-    await admin(server!.url, (client) => client.query('GRANT USAGE ON SCHEMA guarded TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA guarded TO reader'));
+    await admin(server!.url, (client) =>
+      client.query('GRANT USAGE ON SCHEMA guarded TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA guarded TO reader'),
+    );
     const reading = postgresStore(server!.urlFor('postgres', 'reader'), { schema: 'guarded' });
     expect((await reading.list()).map((run) => run.runId)).toEqual(['r1']);
-    await expect(reading.create(header('r2'), liveOwner('bob'), 5_000)).rejects.toThrow(/^user "reader" lacks the rights the store needs on PostgreSQL at postgres:\/\/reader@127\.0\.0\.1:\d+\/postgres \(permission denied for table runs\): grant them/);
+    await expect(reading.create(header('r2'), liveOwner('bob'), 5_000)).rejects.toThrow(
+      /^user "reader" lacks the rights the store needs on PostgreSQL at postgres:\/\/reader@127\.0\.0\.1:\d+\/postgres \(permission denied for table runs\): grant them/,
+    );
     await reading.close();
     const fresh = postgresStore(server!.urlFor('postgres', 'nobody'), { schema: 'not_yet' });
-    await expect(fresh.list()).rejects.toThrow(/^user "nobody" lacks the rights the store needs .*\(permission denied for database postgres\)/);
+    await expect(fresh.list()).rejects.toThrow(
+      /^user "nobody" lacks the rights the store needs .*\(permission denied for database postgres\)/,
+    );
     await fresh.close();
   });
 
@@ -125,7 +158,9 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
       const write = store.append(claim, [entry(2), entry(3)], { checkpoint: checkpoint(3) });
       write.catch(() => undefined);
       for (let tries = 0; ; tries++) {
-        const waiting = await client.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'stageloop' AND wait_event_type = 'Lock'");
+        const waiting = await client.query(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = 'stageloop' AND wait_event_type = 'Lock'",
+        );
         if (waiting.rows.length > 0) {
           await client.query('SELECT pg_terminate_backend($1)', [waiting.rows[0]!.pid]);
           break;
@@ -133,7 +168,9 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
         if (tries > 2_000) throw new Error('the store write never waited on the lock');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      await expect(write).rejects.toThrow(/^lost the connection to PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres \(57P01\): the write in progress was not kept; resume the run once the server is back$/);
+      await expect(write).rejects.toThrow(
+        /^lost the connection to PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres \(57P01\): the write in progress was not kept; resume the run once the server is back$/,
+      );
       await client.query('ROLLBACK');
     });
     expect((await store.journal('r1')).map((item) => item.seq)).toEqual([1]);
@@ -156,13 +193,20 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
     const live = await store.create(header('live'), alice, 60_000);
     await store.append(live, [entry(1)], { checkpoint: checkpoint(1) });
     await store.append(live, [entry(2)], { checkpoint: checkpoint(2) });
-    await admin(server!.url, (client) => client.query("UPDATE pruned.runs SET updated_at = 5 WHERE run_id IN ('old', 'live')"));
-    expect(await store.prune!({ checkpoints: true, endedBefore: 1_000, dryRun: true })).toEqual({ runs: 1, checkpoints: 1 });
+    await admin(server!.url, (client) =>
+      client.query("UPDATE pruned.runs SET updated_at = 5 WHERE run_id IN ('old', 'live')"),
+    );
+    expect(await store.prune!({ checkpoints: true, endedBefore: 1_000, dryRun: true })).toEqual({
+      runs: 1,
+      checkpoints: 1,
+    });
     expect(await store.prune!({ checkpoints: true, endedBefore: 1_000 })).toEqual({ runs: 1, checkpoints: 1 });
     expect((await store.list()).map((run) => run.runId).sort()).toEqual(['kept', 'live']);
     expect((await store.checkpoints('kept')).map((item) => item.seq)).toEqual([2]);
     expect((await store.checkpoints('live')).map((item) => item.seq)).toEqual([1, 2]);
-    const orphans = await admin(server!.url, (client) => client.query('SELECT count(*)::int AS count FROM pruned.journal WHERE run NOT IN (SELECT id FROM pruned.runs)'));
+    const orphans = await admin(server!.url, (client) =>
+      client.query('SELECT count(*)::int AS count FROM pruned.journal WHERE run NOT IN (SELECT id FROM pruned.runs)'),
+    );
     expect(orphans.rows[0]!.count).toBe(0);
     await store.close();
   });

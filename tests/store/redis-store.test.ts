@@ -25,8 +25,16 @@ describe.runIf(runRedisTests)('redisStore', () => {
     await store.append(claim, [entry(1)], { checkpoint: checkpoint(1) });
     const client = new Redis(server!.url);
     const keys = (await client.keys('tags:*')).sort();
-    expect(keys).toEqual(['tags:runs', 'tags:runs:next', 'tags:{r-tag}:checkpoints', 'tags:{r-tag}:journal', 'tags:{r-tag}:run']);
-    const slots = await Promise.all(keys.filter((key) => key.includes('{')).map((key) => client.call('CLUSTER', 'KEYSLOT', key).catch(() => null)));
+    expect(keys).toEqual([
+      'tags:runs',
+      'tags:runs:next',
+      'tags:{r-tag}:checkpoints',
+      'tags:{r-tag}:journal',
+      'tags:{r-tag}:run',
+    ]);
+    const slots = await Promise.all(
+      keys.filter((key) => key.includes('{')).map((key) => client.call('CLUSTER', 'KEYSLOT', key).catch(() => null)),
+    );
     // Without cluster mode CLUSTER KEYSLOT may be refused; when it answers, the slots agree.
     if (slots.every((slot) => slot !== null)) expect(new Set(slots).size).toBe(1);
     client.disconnect();
@@ -40,7 +48,9 @@ describe.runIf(runRedisTests)('redisStore', () => {
     // A user that may not HSET: the create script fails inside Redis (scripts' commands obey the caller's ACL).
     await client.call('ACL', 'SETUSER', 'nohset', 'on', '>secret', '~*', '&*', '+@all', '-hset');
     const store = redisStore(server!.url.replace('redis://', 'redis://nohset:secret@'), { prefix: 'failed-create' });
-    await expect(store.create(header('r-bad'), liveOwner('alice'), 5_000)).rejects.toThrow(/user executing the script can/);
+    await expect(store.create(header('r-bad'), liveOwner('alice'), 5_000)).rejects.toThrow(
+      /user executing the script can/,
+    );
     expect(await client.zrange('failed-create:runs', '0', '-1')).toEqual([]);
     client.disconnect();
     await store.close();
@@ -48,8 +58,12 @@ describe.runIf(runRedisTests)('redisStore', () => {
 
   it('names an unreachable Redis and a malformed URL in one line each', async () => {
     const port = await freePort();
-    await expect(checkRedisReachable(`redis://127.0.0.1:${port}`, 500)).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} (ECONNREFUSED): start redis-server there, or pass the right --redis URL`);
-    expect(() => checkRedisUrl('localhost:6379')).toThrow('"localhost:6379" is not a Redis URL: write it as redis://HOST:PORT');
+    await expect(checkRedisReachable(`redis://127.0.0.1:${port}`, 500)).rejects.toThrow(
+      `cannot reach Redis at redis://127.0.0.1:${port} (ECONNREFUSED): start redis-server there, or pass the right --redis URL`,
+    );
+    expect(() => checkRedisUrl('localhost:6379')).toThrow(
+      '"localhost:6379" is not a Redis URL: write it as redis://HOST:PORT',
+    );
     await expect(checkRedisReachable(server!.url)).resolves.toBeUndefined();
   });
 });

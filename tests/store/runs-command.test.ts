@@ -16,10 +16,29 @@ let store: RunStore;
 
 beforeAll(async () => {
   store = sqliteStore(join(directory, 'stageloop.db'));
-  const done = await store.create(header('run-done', { createdAt: start, input: { task: 'What is 17 * 23 + 4?' } }), liveOwner('a'), 60_000);
+  const done = await store.create(
+    header('run-done', { createdAt: start, input: { task: 'What is 17 * 23 + 4?' } }),
+    liveOwner('a'),
+    60_000,
+  );
   await store.finish(done, outcome({ iterations: 2, tokens: 395 }));
-  await store.create(header('run-dead', { createdAt: start + 60_000, pipeline: 'plan-execute-replan', input: { task: 'Plan\na  trip' } }), { ...liveOwner('b'), pid: deadPid() }, 3_600_000);
-  const live = await store.create(header('run-live', { createdAt: start + 120_000, input: { task: 'Summarise every chapter of the very long book in turn' } }), liveOwner('c'), 3_600_000);
+  await store.create(
+    header('run-dead', {
+      createdAt: start + 60_000,
+      pipeline: 'plan-execute-replan',
+      input: { task: 'Plan\na  trip' },
+    }),
+    { ...liveOwner('b'), pid: deadPid() },
+    3_600_000,
+  );
+  const live = await store.create(
+    header('run-live', {
+      createdAt: start + 120_000,
+      input: { task: 'Summarise every chapter of the very long book in turn' },
+    }),
+    liveOwner('c'),
+    3_600_000,
+  );
   await store.append(live, [], { progress: { iterations: 4, tokens: 1_234 } });
 });
 afterAll(async () => {
@@ -55,11 +74,41 @@ describe('stageloop runs', () => {
     expect((await runs(['--status', 'failed'])).stdout).toBe('no failed runs in this store\n');
     const listed = JSON.parse((await runs(['--json', '--limit', '2'])).stdout) as unknown[];
     expect(listed).toEqual([
-      { runId: 'run-live', pipeline: 'react', status: 'running', held: true, task: 'Summarise every chapter of the very long book in turn', startedAt: '2026-12-01T09:02:00.000Z', updatedAt: expect.any(String), iterations: 4, tokens: 1_234, answer: null, stopReason: null },
-      { runId: 'run-dead', pipeline: 'plan-execute-replan', status: 'running', held: false, task: 'Plan a trip', startedAt: '2026-12-01T09:01:00.000Z', updatedAt: expect.any(String), iterations: 0, tokens: 0, answer: null, stopReason: null },
+      {
+        runId: 'run-live',
+        pipeline: 'react',
+        status: 'running',
+        held: true,
+        task: 'Summarise every chapter of the very long book in turn',
+        startedAt: '2026-12-01T09:02:00.000Z',
+        updatedAt: expect.any(String),
+        iterations: 4,
+        tokens: 1_234,
+        answer: null,
+        stopReason: null,
+      },
+      {
+        runId: 'run-dead',
+        pipeline: 'plan-execute-replan',
+        status: 'running',
+        held: false,
+        task: 'Plan a trip',
+        startedAt: '2026-12-01T09:01:00.000Z',
+        updatedAt: expect.any(String),
+        iterations: 0,
+        tokens: 0,
+        answer: null,
+        stopReason: null,
+      },
     ]);
-    const [done] = JSON.parse((await runs(['--json', '--status', 'completed'])).stdout) as Array<Record<string, unknown>>;
-    expect(done).toMatchObject({ runId: 'run-done', answer: '42', stopReason: { kind: 'completed', stage: 'finish', message: 'done' } });
+    const [done] = JSON.parse((await runs(['--json', '--status', 'completed'])).stdout) as Array<
+      Record<string, unknown>
+    >;
+    expect(done).toMatchObject({
+      runId: 'run-done',
+      answer: '42',
+      stopReason: { kind: 'completed', stage: 'finish', message: 'done' },
+    });
   });
 
   it('answers a bad flag with one line and exit 2', async () => {
@@ -68,8 +117,14 @@ describe('stageloop runs', () => {
       [['--limit', '-1'], 'stageloop: --limit got a value starting with "-": write it as --limit=VALUE\n'],
       [['--limit=-1'], 'stageloop: --limit must be a whole number >= 1, got "-1"\n'],
       [['--limit', 'ten'], 'stageloop: --limit must be a whole number >= 1, got "ten"\n'],
-      [['--status', 'done'], 'stageloop: --status must be one of running, completed, stopped, failed, cancelled, interrupted, got "done"\n'],
-      [['--colour'], `stageloop: --colour is not an option of this command: run "stageloop runs --help" for the options\n`],
+      [
+        ['--status', 'done'],
+        'stageloop: --status must be one of running, completed, stopped, failed, cancelled, interrupted, got "done"\n',
+      ],
+      [
+        ['--colour'],
+        `stageloop: --colour is not an option of this command: run "stageloop runs --help" for the options\n`,
+      ],
       [['run-done'], 'stageloop runs takes no arguments, got "run-done": use "stageloop show RUN" for one run\n'],
     ];
     for (const [argv, message] of cases) expect(await runs(argv)).toEqual({ code: 2, stdout: '', stderr: message });
@@ -79,6 +134,10 @@ describe('stageloop runs', () => {
   it('says so in one line, exit 1, when the store cannot be read', async () => {
     const closed = sqliteStore(join(directory, 'closed.db'));
     await closed.close();
-    expect(await runs([], closed)).toEqual({ code: 1, stdout: '', stderr: `stageloop: store ${join(directory, 'closed.db')} is closed: open the store again\n` });
+    expect(await runs([], closed)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `stageloop: store ${join(directory, 'closed.db')} is closed: open the store again\n`,
+    });
   });
 });

@@ -31,13 +31,22 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     expect(opened).toEqual([{ ok: true }, { ok: true }]);
     const store = sqliteStore(file);
     const runs = ['r1', 'r2', 'r3', 'r4', 'r5'];
-    for (const runId of runs) await store.create(header(runId), { id: 'gone', pid: deadPid(), host: makeOwner().host }, 60_000);
+    for (const runId of runs)
+      await store.create(header(runId), { id: 'gone', pid: deadPid(), host: makeOwner().host }, 60_000);
     for (const runId of runs) {
-      const answers = await Promise.all([first, second].map((worker) => worker.send({ op: 'claim', runId, leaseMs: 60_000 })));
+      const answers = await Promise.all(
+        [first, second].map((worker) => worker.send({ op: 'claim', runId, leaseMs: 60_000 })),
+      );
       const winners = answers.filter((answer) => answer.ok);
       const losers = answers.filter((answer) => !answer.ok);
       expect(winners).toEqual([{ ok: true, epoch: 2 }]);
-      expect(losers).toEqual([{ ok: false, code: 'busy', message: expect.stringContaining(`run ${runId} is being resumed by another process`) }]);
+      expect(losers).toEqual([
+        {
+          ok: false,
+          code: 'busy',
+          message: expect.stringContaining(`run ${runId} is being resumed by another process`),
+        },
+      ]);
     }
     expect((await store.list()).map((run) => run.epoch)).toEqual([2, 2, 2, 2, 2]);
     await store.close();
@@ -58,7 +67,9 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     const stalled = start();
     await stalled.send({ op: 'open', file });
     expect(await stalled.send({ op: 'create', runId: 'r1', leaseMs: 2_000 })).toEqual({ ok: true, epoch: 1 });
-    expect(await stalled.send({ op: 'append', runId: 'r1', seq: 1, data: 'before the stall' })).toMatchObject({ ok: true });
+    expect(await stalled.send({ op: 'append', runId: 'r1', seq: 1, data: 'before the stall' })).toMatchObject({
+      ok: true,
+    });
     process.kill(stalled.pid, 'SIGSTOP');
     const store = sqliteStore(file);
     const successor = makeOwner();
@@ -70,7 +81,11 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     await store.append(claim, [entry(2, 'successor')]);
     stalled.write({ op: 'append', runId: 'r1', seq: 2, data: 'late write' });
     process.kill(stalled.pid, 'SIGCONT');
-    expect(await stalled.next()).toEqual({ ok: false, code: 'conflict', message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused" });
+    expect(await stalled.next()).toEqual({
+      ok: false,
+      code: 'conflict',
+      message: "run r1 was claimed by another owner (epoch 2); this owner's write at epoch 1 was refused",
+    });
     expect((await store.journal('r1')).map((item) => item.data)).toEqual(['before the stall', 'successor']);
     await store.close();
   });
@@ -102,11 +117,14 @@ describe('sqliteStore with several processes', { timeout: 60_000 }, () => {
     const doomed = start();
     await doomed.send({ op: 'open', file });
     await doomed.send({ op: 'create', runId: 'r1', leaseMs: 3_600_000 });
-    for (let seq = 1; seq <= 20; seq++) expect(await doomed.send({ op: 'append', runId: 'r1', seq, data: `entry ${seq}` })).toMatchObject({ ok: true });
+    for (let seq = 1; seq <= 20; seq++)
+      expect(await doomed.send({ op: 'append', runId: 'r1', seq, data: `entry ${seq}` })).toMatchObject({ ok: true });
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const store = sqliteStore(file);
-    expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
+    expect((await store.journal('r1')).map((item) => item.seq)).toEqual(
+      Array.from({ length: 20 }, (_, index) => index + 1),
+    );
     expect((await store.claim('r1', makeOwner())).claim.epoch).toBe(2);
     await store.close();
   });

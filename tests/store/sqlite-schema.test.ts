@@ -14,7 +14,10 @@ const directory = mkdtempSync(join(tmpdir(), 'stageloop-schema-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'stageloop.db');
-const recorded = JSON.parse(readFileSync(new URL('../fixtures/sqlite-store-layout.json', import.meta.url), 'utf8')) as { userVersion: number; layout: Record<string, unknown> };
+const recorded = JSON.parse(readFileSync(new URL('../fixtures/sqlite-store-layout.json', import.meta.url), 'utf8')) as {
+  userVersion: number;
+  layout: Record<string, unknown>;
+};
 
 describe('sqliteStore layout', () => {
   it('creates the layout of the stores cf8dfca wrote (schema 5, the first released), so theirs open as they are', async () => {
@@ -35,7 +38,9 @@ describe('sqliteStore layout', () => {
       database.exec('CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE)');
       database.pragma('user_version = 4');
     });
-    expect(() => openDatabase(file, { durability: 'process', busyTimeoutMs: 1_000 })).toThrow(/written by a development build of stageloop \(store schema 4, older than the first released 5\)/);
+    expect(() => openDatabase(file, { durability: 'process', busyTimeoutMs: 1_000 })).toThrow(
+      /written by a development build of stageloop \(store schema 4, older than the first released 5\)/,
+    );
     raw(file, (database) => expect(database.pragma('user_version', { simple: true })).toBe(4));
   });
 
@@ -47,7 +52,9 @@ describe('sqliteStore layout', () => {
     raw(file, (database) => database.prepare('UPDATE runs SET head = ?').run(last));
     const write = store.append(claim, [entry(last + 1)]);
     await expect(write).rejects.toMatchObject({ code: 'store' });
-    await expect(write).rejects.toThrow(`run r1 has ${last} journal entries, as many as a SQLite store keeps for one run: start a new run`);
+    await expect(write).rejects.toThrow(
+      `run r1 has ${last} journal entries, as many as a SQLite store keeps for one run: start a new run`,
+    );
     expect((await store.get('r1'))?.head).toBe(last);
     expect(await store.journal('r1')).toEqual([]);
     await store.close();

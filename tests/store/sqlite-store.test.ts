@@ -1,6 +1,15 @@
 // sqliteStore: the shared conformance suite, then what only a file has: schema versions, damage, removal, locks.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,7 +24,9 @@ const directory = mkdtempSync(join(tmpdir(), 'stageloop-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 let count = 0;
 
-storeConformance('sqliteStore', (clock) => sqliteStore(join(directory, `conformance-${++count}`, 'stageloop.db'), { clock }));
+storeConformance('sqliteStore', (clock) =>
+  sqliteStore(join(directory, `conformance-${++count}`, 'stageloop.db'), { clock }),
+);
 
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'nested', 'stageloop.db');
@@ -45,11 +56,17 @@ describe('sqliteStore files', () => {
   });
 
   it('names a bad option, and a store path it cannot create', () => {
-    expect(() => sqliteStore(fresh('options'), { durability: 'disk' as 'power' })).toThrow('durability must be "process" or "power", got "disk"');
-    expect(() => sqliteStore(fresh('options'), { busyTimeoutMs: -5 })).toThrow('busyTimeoutMs must be a whole number of ms >= 0, got -5');
+    expect(() => sqliteStore(fresh('options'), { durability: 'disk' as 'power' })).toThrow(
+      'durability must be "process" or "power", got "disk"',
+    );
+    expect(() => sqliteStore(fresh('options'), { busyTimeoutMs: -5 })).toThrow(
+      'busyTimeoutMs must be a whole number of ms >= 0, got -5',
+    );
     const blocker = join(directory, 'a-file');
     writeFileSync(blocker, 'in the way');
-    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(`cannot create the directory of store ${blocker}/stageloop.db (${blocker} exists and is not a directory): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`);
+    expect(() => sqliteStore(join(blocker, 'stageloop.db'))).toThrow(
+      `cannot create the directory of store ${blocker}/stageloop.db (${blocker} exists and is not a directory): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`,
+    );
   });
 
   it('refuses a store written by a newer stageloop in one line, and leaves it as it was', async () => {
@@ -58,7 +75,9 @@ describe('sqliteStore files', () => {
     await store.create(header('r1'), owner, 5_000);
     await store.close();
     raw(file, (database) => database.pragma('user_version = 99'));
-    expect(openFailure(file).message).toBe(`${file} was written by a newer stageloop (store schema 99; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`);
+    expect(openFailure(file).message).toBe(
+      `${file} was written by a newer stageloop (store schema 99; this one reads up to ${schemaVersion}): upgrade stageloop, or pass another --store path`,
+    );
     raw(file, (database) => {
       expect(database.pragma('user_version', { simple: true })).toBe(99);
       expect(database.prepare('SELECT run_id FROM runs').pluck().all()).toEqual(['r1']);
@@ -70,7 +89,9 @@ describe('sqliteStore files', () => {
     mkdirSync(dirname(garbage), { recursive: true });
     const text = 'these are my notes, not a database\n'.repeat(200);
     writeFileSync(garbage, text);
-    expect(openFailure(garbage).message).toBe(`${garbage} is not a stageloop store or is damaged (file is not a database): move it away (the next run then starts a new store) or pass another --store path`);
+    expect(openFailure(garbage).message).toBe(
+      `${garbage} is not a stageloop store or is damaged (file is not a database): move it away (the next run then starts a new store) or pass another --store path`,
+    );
     expect(readFileSync(garbage, 'utf8')).toBe(text);
 
     const truncated = fresh('truncated');
@@ -81,17 +102,27 @@ describe('sqliteStore files', () => {
     }
     await store.close();
     truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
-    expect(openFailure(truncated).message).toMatch(new RegExp(`^${truncated} is not a stageloop store or is damaged \\(database disk image is malformed\\): move it away`));
+    expect(openFailure(truncated).message).toMatch(
+      new RegExp(
+        `^${truncated} is not a stageloop store or is damaged \\(database disk image is malformed\\): move it away`,
+      ),
+    );
 
     const foreign = fresh('foreign');
     mkdirSync(dirname(foreign), { recursive: true });
-    raw(foreign, (database) => database.exec('CREATE TABLE invoices (id INTEGER); CREATE TABLE customers (id INTEGER)'));
-    expect(openFailure(foreign).message).toBe(`${foreign} is a SQLite database but not a stageloop store (its tables: customers, invoices): pass another --store path`);
+    raw(foreign, (database) =>
+      database.exec('CREATE TABLE invoices (id INTEGER); CREATE TABLE customers (id INTEGER)'),
+    );
+    expect(openFailure(foreign).message).toBe(
+      `${foreign} is a SQLite database but not a stageloop store (its tables: customers, invoices): pass another --store path`,
+    );
 
     const gutted = fresh('gutted');
     sqliteStore(gutted).close();
     raw(gutted, (database) => database.exec('DROP TABLE checkpoints'));
-    expect(openFailure(gutted).message).toBe(`${gutted} does not have the tables of a stageloop store (no such table: checkpoints): move it away (the next run then starts a new store) or pass another --store path`);
+    expect(openFailure(gutted).message).toBe(
+      `${gutted} does not have the tables of a stageloop store (no such table: checkpoints): move it away (the next run then starts a new store) or pass another --store path`,
+    );
     raw(gutted, (database) => expect(database.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(0));
   });
 
@@ -102,7 +133,9 @@ describe('sqliteStore files', () => {
     rmSync(file);
     const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1) });
     await expect(write).rejects.toMatchObject({ code: 'store' });
-    await expect(write).rejects.toThrow(`store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`);
+    await expect(write).rejects.toThrow(
+      `store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`,
+    );
     await store.close();
   });
 
@@ -114,7 +147,9 @@ describe('sqliteStore files', () => {
     const immutable = (flag: '+i' | '-i', path: string) => spawnSync('chattr', [flag, path]).status === 0;
     if (!immutable('+i', file)) context.skip('chattr +i is not available on this file system');
     try {
-      await expect(store.append(claim, [entry(1)])).rejects.toThrow(`store ${file} was made read-only (EPERM): make it writable, then resume the run`);
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow(
+        `store ${file} was made read-only (EPERM): make it writable, then resume the run`,
+      );
     } finally {
       immutable('-i', file);
     }
@@ -123,7 +158,9 @@ describe('sqliteStore files', () => {
     try {
       const write = store.append(claim, [entry(1)], { checkpoint: checkpoint(1, { big: 'z'.repeat(50_000) }) });
       await expect(write).rejects.toMatchObject({ code: 'store' });
-      await expect(write).rejects.toThrow(`store ${file} cannot be written: ${file}-wal is read-only (EPERM) (disk I/O error): fix that, then resume the run`);
+      await expect(write).rejects.toThrow(
+        `store ${file} cannot be written: ${file}-wal is read-only (EPERM) (disk I/O error): fix that, then resume the run`,
+      );
     } finally {
       immutable('-i', `${file}-wal`);
     }
@@ -145,12 +182,19 @@ describe('sqliteStore files', () => {
       let seq = 0;
       let failure: unknown;
       while (failure === undefined && seq < 100) {
-        await store.append(claim, [entry(seq + 1)], { checkpoint: checkpoint(seq + 1, { filler: `${seq}`.repeat(20_000) }) }).then(() => seq++, (error: unknown) => (failure = error));
+        await store
+          .append(claim, [entry(seq + 1)], { checkpoint: checkpoint(seq + 1, { filler: `${seq}`.repeat(20_000) }) })
+          .then(
+            () => seq++,
+            (error: unknown) => (failure = error),
+          );
       }
       expect(failure).toMatchObject({ code: 'store' });
       expect((failure as Error).message).toBe(`store ${file}: the disk is full: free some space, then resume the run`);
       expect(seq).toBeGreaterThan(0);
-      expect((await store.journal('r1')).map((item) => item.seq)).toEqual(Array.from({ length: seq }, (_, index) => index + 1));
+      expect((await store.journal('r1')).map((item) => item.seq)).toEqual(
+        Array.from({ length: seq }, (_, index) => index + 1),
+      );
       expect((await store.latestCheckpoint('r1'))?.seq).toBe(seq);
     } finally {
       await store.close();
@@ -166,7 +210,9 @@ describe('sqliteStore files', () => {
     const holder = new Database(file);
     holder.exec('BEGIN EXCLUSIVE');
     try {
-      await expect(store.append(claim, [entry(1)])).rejects.toThrow(`store ${file} is locked by another process (waited 50 ms): try again once it is done`);
+      await expect(store.append(claim, [entry(1)])).rejects.toThrow(
+        `store ${file} is locked by another process (waited 50 ms): try again once it is done`,
+      );
     } finally {
       holder.exec('ROLLBACK');
       holder.close();

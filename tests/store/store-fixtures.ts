@@ -5,7 +5,16 @@ import { hostname } from 'node:os';
 import type { Checkpoint, StoredEntry, Owner, RunHeader, RunOutcomeRecord } from '../../src/store/types.js';
 
 export function header(runId: string, overrides: Partial<RunHeader> = {}): RunHeader {
-  return { runId, pipeline: 'react', fingerprint: 'f1', version: '0.1.0', input: { task: `task of ${runId}` }, options: { finalizeLimitMs: 10_000 }, createdAt: 1_000, ...overrides };
+  return {
+    runId,
+    pipeline: 'react',
+    fingerprint: 'f1',
+    version: '0.1.0',
+    input: { task: `task of ${runId}` },
+    options: { finalizeLimitMs: 10_000 },
+    createdAt: 1_000,
+    ...overrides,
+  };
 }
 
 export function entry(seq: number, data: StoredEntry['data'] = { seq }): StoredEntry {
@@ -13,11 +22,26 @@ export function entry(seq: number, data: StoredEntry['data'] = { seq }): StoredE
 }
 
 export function checkpoint(seq: number, state: Checkpoint['state'] = { iteration: 2 }): Checkpoint {
-  return { seq, position: { zone: 'iteration', iteration: 2, nextStage: 1, steer: null, breakRequested: false, ended: null }, state, stateHash: `hash-${seq}`, at: 3_000 + seq };
+  return {
+    seq,
+    position: { zone: 'iteration', iteration: 2, nextStage: 1, steer: null, breakRequested: false, ended: null },
+    state,
+    stateHash: `hash-${seq}`,
+    at: 3_000 + seq,
+  };
 }
 
 export function outcome(overrides: Partial<RunOutcomeRecord> = {}): RunOutcomeRecord {
-  return { status: 'completed', answer: '42', partial: false, stopReason: { kind: 'completed', stage: 'finish', message: 'done' }, iterations: 3, tokens: 120, result: { runId: 'r' }, ...overrides };
+  return {
+    status: 'completed',
+    answer: '42',
+    partial: false,
+    stopReason: { kind: 'completed', stage: 'finish', message: 'done' },
+    iterations: 3,
+    tokens: 120,
+    result: { runId: 'r' },
+    ...overrides,
+  };
 }
 
 /** A pid that no process has any more: a child that already exited (and was reaped). */

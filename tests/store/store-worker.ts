@@ -33,7 +33,15 @@ async function perform(command: WorkerCommand): Promise<WorkerAnswer> {
   if (command.op === 'exit') process.exit(0);
   if (store === undefined) throw new Error('open a store first');
   if (command.op === 'create') {
-    const header = { runId: command.runId, pipeline: 'worker', fingerprint: 'f', version: '0', input: { task: 'worker' }, options: {}, createdAt: Date.now() };
+    const header = {
+      runId: command.runId,
+      pipeline: 'worker',
+      fingerprint: 'f',
+      version: '0',
+      input: { task: 'worker' },
+      options: {},
+      createdAt: Date.now(),
+    };
     claims.set(command.runId, await store.create(header, owner, command.leaseMs));
     return { ok: true, epoch: 1 };
   }
@@ -44,13 +52,25 @@ async function perform(command: WorkerCommand): Promise<WorkerAnswer> {
   }
   const claim = claims.get(command.runId);
   if (claim === undefined) throw new Error(`no claim on ${command.runId}`);
-  await store.append(claim, [{ seq: command.seq, kind: 'tool', zone: 'iteration', iteration: 1, stage: 'act', at: Date.now(), data: command.data }]);
+  await store.append(claim, [
+    {
+      seq: command.seq,
+      kind: 'tool',
+      zone: 'iteration',
+      iteration: 1,
+      stage: 'act',
+      at: Date.now(),
+      data: command.data,
+    },
+  ]);
   return { ok: true, epoch: claim.epoch };
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const answer = await perform(JSON.parse(line) as WorkerCommand).catch(
-    (error: Error): WorkerAnswer => ({ ok: false, code: codeOf(error), message: error.message }),
-  );
+  const answer = await perform(JSON.parse(line) as WorkerCommand).catch((error: Error): WorkerAnswer => ({
+    ok: false,
+    code: codeOf(error),
+    message: error.message,
+  }));
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -20,12 +20,18 @@ export interface Worker {
 /** Whether a worker can run as this uid: root can start one as another user only if that user can read our files. */
 export function canRunAs(uid: number): boolean {
   if (process.getuid?.() !== 0) return false;
-  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(workerPath)}, 4)`], { uid, gid: uid });
+  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(workerPath)}, 4)`], {
+    uid,
+    gid: uid,
+  });
   return probe.status === 0;
 }
 
 export function startWorker(user: { uid?: number; gid?: number } = {}): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerPath], { stdio: ['pipe', 'pipe', 'inherit'], ...user });
+  const child = spawn(process.execPath, ['--import', 'tsx', workerPath], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    ...user,
+  });
   const answers: WorkerAnswer[] = [];
   const waiting: Array<(answer: WorkerAnswer) => void> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {

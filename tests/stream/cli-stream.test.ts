@@ -8,7 +8,6 @@ import { slowReply } from './slow-reply.js';
 const loopback = useLoopbackServer();
 const answer = 'Seventeen times twenty-three plus four is 395.';
 
-
 describe('stageloop run with a streaming model', () => {
   it('shows partial answer text under the think line before the run ends; stdout gets the answer once', async () => {
     const reply = slowReply(loopback.server, answer, 40);
@@ -25,18 +24,36 @@ describe('stageloop run with a streaming model', () => {
 
   it('--events prints every event as one JSON line on stdout, seq without a gap, and no plain answer', async () => {
     loopback.server.streamReply({ content: answer }, { delayMs: 1 });
-    const run = await runCli(['run', '--events', '--base-url', loopback.server.url, '--model', 'test-model', 'What is 17 * 23 + 4?']);
+    const run = await runCli([
+      'run',
+      '--events',
+      '--base-url',
+      loopback.server.url,
+      '--model',
+      'test-model',
+      'What is 17 * 23 + 4?',
+    ]);
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; type: string; data: { text?: string } });
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; type: string; data: { text?: string } });
     expect(events.map((event) => event.seq)).toEqual(events.map((_event, index) => index + 1));
     expect(events.at(-1)!.type).toBe('run_finished');
-    expect(events.filter((event) => event.type === 'text_delta').map((event) => event.data.text).join('')).toBe(answer);
+    expect(
+      events
+        .filter((event) => event.type === 'text_delta')
+        .map((event) => event.data.text)
+        .join(''),
+    ).toBe(answer);
     expect(run.stderr).not.toContain(answer);
   });
 
   it('--events with --json is a usage error', async () => {
     const run = await runCli(['run', '--events', '--json', 'hi']);
     expect(run.code).toBe(2);
-    expect(run.stderr.trim()).toBe('stageloop: --events cannot be combined with --json: --events prints only the event lines');
+    expect(run.stderr.trim()).toBe(
+      'stageloop: --events cannot be combined with --json: --events prints only the event lines',
+    );
   });
 });

@@ -16,7 +16,11 @@ describe('run_finished', () => {
   it('has the whole answer, the typed output and the usage total of every call', async () => {
     loopback.server.replyWith({ content: 'The answer is 42.', usage });
     loopback.server.replyWith({ content: '{"result": 42}', usage });
-    const stream = streamRun(reactPipeline({ outputSchema: z.object({ result: z.number() }) }), { task: 'What is 6 * 7?' }, { deps: { model: loopback.model(), tools: testTools() } });
+    const stream = streamRun(
+      reactPipeline({ outputSchema: z.object({ result: z.number() }) }),
+      { task: 'What is 6 * 7?' },
+      { deps: { model: loopback.model(), tools: testTools() } },
+    );
     const events: RunEvent[] = [];
     for await (const event of stream) events.push(event);
     const finished = events.at(-1)!;
@@ -38,9 +42,21 @@ describe('run_finished', () => {
   it('is the last line of --events, with the answer longer than the progress events clip and the usage', async () => {
     const answer = `The answer is 395. ${'Here is why, at length. '.repeat(20)}`.trim();
     loopback.server.replyWith({ content: answer, usage });
-    const run = await runCli(['run', '--events', '--no-store', '--base-url', loopback.server.url, '--model', 'test-model', 'What is 17 * 23 + 4?']);
+    const run = await runCli([
+      'run',
+      '--events',
+      '--no-store',
+      '--base-url',
+      loopback.server.url,
+      '--model',
+      'test-model',
+      'What is 17 * 23 + 4?',
+    ]);
     expect(run.code).toBe(0);
-    const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { type: string; data: { answer: string; usage: { inputTokens: number }; output?: unknown } };
+    const last = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as {
+      type: string;
+      data: { answer: string; usage: { inputTokens: number }; output?: unknown };
+    };
     expect(last.type).toBe('run_finished');
     expect(last.data.answer).toBe(answer);
     expect(last.data.usage.inputTokens).toBe(120);

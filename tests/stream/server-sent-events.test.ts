@@ -31,16 +31,29 @@ async function serve(stream: RunStream, cancelRunOnClose = true): Promise<string
 }
 
 function parse(body: string): Array<{ id: number; event: string; data: { seq: number; type: string } }> {
-  return body.split('\n\n').filter((block) => block !== '').map((block) => {
-    const fields = Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]));
-    return { id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) as { seq: number; type: string } };
-  });
+  return body
+    .split('\n\n')
+    .filter((block) => block !== '')
+    .map((block) => {
+      const fields = Object.fromEntries(
+        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      );
+      return {
+        id: Number(fields.id),
+        event: fields.event!,
+        data: JSON.parse(fields.data!) as { seq: number; type: string },
+      };
+    });
 }
 
 describe('toServerSentEvents', () => {
   it('one block per event, id = seq, ending after run_finished; Last-Event-ID resumes after it', async () => {
     loopback.server.streamReply({ content: 'The answer is 395.' }, { delayMs: 2 });
-    const stream = streamRun(reactPipeline(), { task: 'What is 17 * 23 + 4?' }, { deps: { model: loopback.model(), tools: testTools() } });
+    const stream = streamRun(
+      reactPipeline(),
+      { task: 'What is 17 * 23 + 4?' },
+      { deps: { model: loopback.model(), tools: testTools() } },
+    );
     const url = await serve(stream);
     const response = await fetch(url);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -56,7 +69,11 @@ describe('toServerSentEvents', () => {
 
   it('a client that goes away cancels the run', async () => {
     loopback.server.streamReply({ content: 'z'.repeat(90) }, { delayMs: 40 });
-    const stream = streamRun(reactPipeline(), { task: 'count' }, { deps: { model: loopback.model(), tools: testTools() } });
+    const stream = streamRun(
+      reactPipeline(),
+      { task: 'count' },
+      { deps: { model: loopback.model(), tools: testTools() } },
+    );
     const controller = new AbortController();
     const response = await fetch(await serve(stream), { signal: controller.signal });
     const reader = response.body!.getReader();

@@ -15,7 +15,6 @@ const loopback = useLoopbackServer({ timeoutMs: 10_000 });
 const task = { task: 'What is 17 * 23 + 4?' };
 const slowReply = (content: string, delayMs: number) => slowReplyOn(loopback.server, content, delayMs);
 
-
 describe('streamRun', () => {
   it('gives the first text_delta before the reply has ended; textStream gives the answer once the reply is known to be one', async () => {
     const reply = slowReply('The answer is 395, as 17 * 23 = 391.', 25);
@@ -26,7 +25,8 @@ describe('streamRun', () => {
         model: loopback.model(),
         tools: testTools(),
         onEvent: (event) => {
-          if (event.type === 'text_delta' && sentAtFirstDelta < 0) [sentAtFirstDelta, firstDeltaAt] = [reply.sent(), Date.now()];
+          if (event.type === 'text_delta' && sentAtFirstDelta < 0)
+            [sentAtFirstDelta, firstDeltaAt] = [reply.sent(), Date.now()];
         },
       },
     });
@@ -60,7 +60,9 @@ describe('streamRun', () => {
 
   it('a tool call streamed in pieces arrives whole and validated; its pieces are tool_call_delta events', async () => {
     const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
-    loopback.server.streamReply({ toolCalls: [call], splitEvery: 2 }, { delayMs: 2 }).streamReply({ content: '395' }, { delayMs: 2 });
+    loopback.server
+      .streamReply({ toolCalls: [call], splitEvery: 2 }, { delayMs: 2 })
+      .streamReply({ content: '395' }, { delayMs: 2 });
     const stream = streamRun(reactPipeline(), task, { deps: { model: loopback.model(), tools: testTools() } });
     for await (const _event of stream) void _event;
     const events = stream.events;
@@ -68,8 +70,16 @@ describe('streamRun', () => {
     expect(pieces.length).toBeGreaterThan(5);
     expect(pieces[0]!.data).toMatchObject({ purpose: 'think', index: 0, id: 'call_a', name: 'calculator' });
     expect(pieces.map((event) => event.data.argumentsDelta).join('')).toBe(call.arguments);
-    expect(events.find((event) => event.type === 'tool_call')?.data).toEqual({ id: 'call_a', name: 'calculator', arguments: call.arguments });
-    expect(events.find((event) => event.type === 'tool_result')?.data).toMatchObject({ id: 'call_a', ok: true, result: '395' });
+    expect(events.find((event) => event.type === 'tool_call')?.data).toEqual({
+      id: 'call_a',
+      name: 'calculator',
+      arguments: call.arguments,
+    });
+    expect(events.find((event) => event.type === 'tool_result')?.data).toMatchObject({
+      id: 'call_a',
+      ok: true,
+      result: '395',
+    });
     expect((await stream.result).answer).toBe('395');
   });
 
@@ -98,7 +108,9 @@ describe('streamRun', () => {
   it('a slow reader loses no event and does not change the outcome', async () => {
     loopback.server.streamReply({ content: 'three hundred and ninety-five' }, { delayMs: 1 });
     const direct: RunEvent[] = [];
-    const stream = streamRun(reactPipeline(), task, { deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => direct.push(event) } });
+    const stream = streamRun(reactPipeline(), task, {
+      deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => direct.push(event) },
+    });
     const read: RunEvent[] = [];
     for await (const event of stream) {
       read.push(event);
@@ -114,11 +126,15 @@ describe('streamRun', () => {
 
   it('takes the plain call when nobody listens, and when the model cannot stream', async () => {
     loopback.server.replyWith({ content: '395' });
-    const unobserved = await runPipeline(reactPipeline(), task, { deps: { model: loopback.model(), tools: testTools() } });
+    const unobserved = await runPipeline(reactPipeline(), task, {
+      deps: { model: loopback.model(), tools: testTools() },
+    });
     expect(unobserved.answer).toBe('395');
     expect(loopback.server.lastBody?.stream).not.toBe(true);
 
-    const stream = streamRun(reactPipeline(), task, { deps: { model: new ScriptedModel([{ content: '395' }]), tools: testTools() } });
+    const stream = streamRun(reactPipeline(), task, {
+      deps: { model: new ScriptedModel([{ content: '395' }]), tools: testTools() },
+    });
     for await (const _event of stream) void _event;
     expect((await stream.result).answer).toBe('395');
     expect(stream.events.some((event) => event.type === 'text_delta')).toBe(false);
@@ -133,7 +149,7 @@ describe('streamRun', () => {
     const result = await stream.result;
     expect(pieces.join('')).toBe('recorded 395');
     expect(result.status).toBe('completed');
-    expect((await store.get(result.runId))?.status).toBe("completed");
+    expect((await store.get(result.runId))?.status).toBe('completed');
   });
 
   it('a stream that breaks midway fails the run with the model error', async () => {
@@ -143,7 +159,9 @@ describe('streamRun', () => {
     const result = await stream.result;
     expect(result.status).toBe('failed');
     expect(result.error?.cause).toMatchObject({ name: 'ModelError', kind: 'server' });
-    expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text)).toEqual(['half an ']);
+    expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text)).toEqual([
+      'half an ',
+    ]);
   });
 });
 
@@ -159,14 +177,21 @@ describe('textStream without preambles', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'The answer is 395.' });
     expect(pieces.join('')).toBe('The answer is 395.');
     const preambles = stream.events.filter((event) => event.type === 'tool_preamble');
-    expect(preambles.map((event) => event.data)).toEqual([{ text: 'Let me calculate that first. ', toolCalls: ['calculator'] }]);
+    expect(preambles.map((event) => event.data)).toEqual([
+      { text: 'Let me calculate that first. ', toolCalls: ['calculator'] },
+    ]);
     // The preamble still streamed as text_delta events, for a reader that wants every piece.
-    expect(stream.events.filter((event) => event.type === 'text_delta').map((event) => event.data.text).join('')).toBe('Let me calculate that first. The answer is 395.');
+    expect(
+      stream.events
+        .filter((event) => event.type === 'text_delta')
+        .map((event) => event.data.text)
+        .join(''),
+    ).toBe('Let me calculate that first. The answer is 395.');
   });
 });
 
 describe('a resumed recorded run', () => {
-  it('gives a served reply\'s whole text as one text_delta, then streams the live calls', async () => {
+  it("gives a served reply's whole text as one text_delta, then streams the live calls", async () => {
     const { resumeRun } = await import('../../src/durable/durable-run.js');
     const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
     loopback.server.streamReply({ content: 'Let me compute.', toolCalls: [call] }, { delayMs: 1 });
@@ -175,13 +200,19 @@ describe('a resumed recorded run', () => {
     const stopInAct = (event: RunEvent) => {
       if (event.type === 'stage_started' && event.stage === 'act') first.cancel('stopped for now');
     };
-    const first = streamRun(reactPipeline(), task, { store, deps: { model: loopback.model(), tools: testTools(), onEvent: stopInAct } });
+    const first = streamRun(reactPipeline(), task, {
+      store,
+      deps: { model: loopback.model(), tools: testTools(), onEvent: stopInAct },
+    });
     const stopped = await first.result;
     expect(stopped.status).toBe('cancelled');
 
     loopback.server.streamReply({ content: '395' }, { delayMs: 1 });
     const events: RunEvent[] = [];
-    const resumed = await resumeRun(store, stopped.runId, { pipeline: reactPipeline(), deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => events.push(event) } });
+    const resumed = await resumeRun(store, stopped.runId, {
+      pipeline: reactPipeline(),
+      deps: { model: loopback.model(), tools: testTools(), onEvent: (event) => events.push(event) },
+    });
     expect(resumed).toMatchObject({ status: 'completed', answer: '395' });
     const texts = events.filter((event) => event.type === 'text_delta').map((event) => event.data.text);
     expect(texts[0]).toBe('Let me compute.');

@@ -3,5 +3,9 @@ import { calculatorTool } from '../../src/tools/calculator.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 
 const tools = new ToolRegistry([calculatorTool()]);
-const result = await tools.execute({ id: 'once', name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }) });
+const result = await tools.execute({
+  id: 'once',
+  name: 'calculator',
+  arguments: JSON.stringify({ expression: '17 * 23 + 4' }),
+});
 console.log(JSON.stringify(result));

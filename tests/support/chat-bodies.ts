@@ -39,7 +39,10 @@ export function usageBody(usage: ServerUsage): Record<string, unknown> {
 /** The JSON body of a non-streamed completion. */
 export function completionBody(reply: ReplyOptions): Record<string, unknown> {
   const toolCalls = reply.toolCalls ?? [];
-  const message: Record<string, unknown> = { role: 'assistant', content: reply.content === undefined ? (toolCalls.length > 0 ? null : '') : reply.content };
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: reply.content === undefined ? (toolCalls.length > 0 ? null : '') : reply.content,
+  };
   if (toolCalls.length > 0) {
     message.tool_calls = toolCalls.map((call, index) => ({
       id: call.id ?? `call_${index + 1}`,
@@ -47,7 +50,8 @@ export function completionBody(reply: ReplyOptions): Record<string, unknown> {
       function: { name: call.name, arguments: call.arguments },
     }));
   }
-  const finishReason = reply.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
+  const finishReason =
+    reply.finishReason === undefined ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
   const body: Record<string, unknown> = {
     id: 'chatcmpl-test',
     object: 'chat.completion',
@@ -61,7 +65,13 @@ export function completionBody(reply: ReplyOptions): Record<string, unknown> {
 }
 
 function chunkBody(delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
-  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [{ index: 0, delta, finish_reason: finishReason }] };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'test-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
 }
 
 /** A chunk carrying a piece of text. */
@@ -70,7 +80,10 @@ export function textChunk(text: string): Record<string, unknown> {
 }
 
 /** A chunk carrying a piece of tool call `index`; the first piece of a call should carry its id and name. */
-export function toolCallChunk(index: number, piece: { id?: string; name?: string; arguments?: string }): Record<string, unknown> {
+export function toolCallChunk(
+  index: number,
+  piece: { id?: string; name?: string; arguments?: string },
+): Record<string, unknown> {
   const call: Record<string, unknown> = { index };
   if (piece.id !== undefined) call.id = piece.id;
   if (piece.id !== undefined) call.type = 'function';
@@ -87,7 +100,14 @@ export function finishChunk(finishReason: string): Record<string, unknown> {
 
 /** The final chunk of `include_usage` streams: no choices, only usage. */
 export function usageChunk(usage: ServerUsage): Record<string, unknown> {
-  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [], usage: usageBody(usage) };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: 'test-model',
+    choices: [],
+    usage: usageBody(usage),
+  };
 }
 
 /** Splits a reply into small chunks: text in pieces, each tool call's arguments in pieces of `splitEvery` characters. */
@@ -102,7 +122,12 @@ export function replyChunks(reply: ReplyOptions & { splitEvery?: number }): Arra
       chunks.push(toolCallChunk(index, { arguments: call.arguments.slice(start, start + size) }));
     }
   });
-  const finishReason = reply.finishReason === undefined ? ((reply.toolCalls?.length ?? 0) > 0 ? 'tool_calls' : 'stop') : reply.finishReason;
+  const finishReason =
+    reply.finishReason === undefined
+      ? (reply.toolCalls?.length ?? 0) > 0
+        ? 'tool_calls'
+        : 'stop'
+      : reply.finishReason;
   if (finishReason !== null) chunks.push(finishChunk(finishReason));
   const usage = reply.usage === undefined ? { input: 10, output: 5 } : reply.usage;
   if (usage !== null) chunks.push(usageChunk(usage));

@@ -19,11 +19,28 @@
 // server.received(n) / server.answered(n) wait (bounded) for the nth request to arrive / its reply to be sent in full.
 // server.assertConsumed() throws when queued entries were never used. Always `await server.close()` (afterEach), or let
 // useLoopbackServer() (tests/support/loopback-model.ts) start and close one per test.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { completionBody, replyChunks, type ReplyOptions, type ServerToolCall } from './chat-bodies.js';
 
-export { completionBody, finishChunk, replyChunks, textChunk, toolCallChunk, usageBody, usageChunk, type ReplyOptions, type ServerToolCall, type ServerUsage } from './chat-bodies.js';
+export {
+  completionBody,
+  finishChunk,
+  replyChunks,
+  textChunk,
+  toolCallChunk,
+  usageBody,
+  usageChunk,
+  type ReplyOptions,
+  type ServerToolCall,
+  type ServerUsage,
+} from './chat-bodies.js';
 
 export interface RecordedRequest {
   method: string;
@@ -37,8 +54,16 @@ export interface RecordedRequest {
 /** The fields of a Chat Completions request body tests usually look at. */
 export interface ChatRequestBody {
   model?: string;
-  messages: Array<{ role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
-  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown; strict?: boolean } }>;
+  messages: Array<{
+    role: string;
+    content?: string | null;
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    tool_call_id?: string;
+  }>;
+  tools?: Array<{
+    type: string;
+    function: { name: string; description?: string; parameters?: unknown; strict?: boolean };
+  }>;
   tool_choice?: unknown;
   response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean } };
   stream?: boolean;
@@ -114,7 +139,11 @@ export class ChatServer {
 
   stream(chunks: Array<Record<string, unknown> | string>, options: StreamOptions = {}): this {
     return this.handle(async (_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       for (const chunk of chunks) {
         if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         if (response.destroyed) return;
@@ -160,7 +189,10 @@ export class ChatServer {
   private waitFor(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
     if (ready()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`chat-server: no ${what} within ${timeoutMs} ms (got ${this.requests.length})`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`chat-server: no ${what} within ${timeoutMs} ms (got ${this.requests.length})`)),
+        timeoutMs,
+      );
       this.waiters.push({ ready, resolve: () => (clearTimeout(timer), resolve()) });
     });
   }
@@ -173,7 +205,10 @@ export class ChatServer {
   }
 
   assertConsumed(): void {
-    if (this.remaining > 0) throw new Error(`chat-server: ${this.remaining} queued repl${this.remaining === 1 ? 'y was' : 'ies were'} never requested`);
+    if (this.remaining > 0)
+      throw new Error(
+        `chat-server: ${this.remaining} queued repl${this.remaining === 1 ? 'y was' : 'ies were'} never requested`,
+      );
   }
 
   async close(): Promise<void> {
@@ -191,7 +226,13 @@ export class ChatServer {
     } catch {
       body = { messages: [] };
     }
-    const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, rawBody };
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      headers: request.headers,
+      body,
+      rawBody,
+    };
     this.requests.push(recorded);
     this.wake();
     response.once('finish', () => {
@@ -200,7 +241,12 @@ export class ChatServer {
     });
     const entry = this.queue[0];
     if (entry === undefined) {
-      sendJson(response, 418, { error: { message: `chat-server: unexpected request #${this.requests.length}: nothing was queued`, type: 'test_error' } });
+      sendJson(response, 418, {
+        error: {
+          message: `chat-server: unexpected request #${this.requests.length}: nothing was queued`,
+          type: 'test_error',
+        },
+      });
       return;
     }
     entry.times -= 1;
@@ -208,7 +254,8 @@ export class ChatServer {
     try {
       await entry.handler(recorded, response);
     } catch (error) {
-      if (!response.headersSent) sendJson(response, 599, { error: { message: `chat-server: handler threw: ${String(error)}` } });
+      if (!response.headersSent)
+        sendJson(response, 599, { error: { message: `chat-server: handler threw: ${String(error)}` } });
       else response.destroy();
     }
   }

@@ -15,7 +15,11 @@ export function toolConversation(rounds: number, { system, task, page }: ToolCon
     { role: 'user', content: task },
   ];
   for (let round = 1; round <= rounds; round++) {
-    messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `call_${round}`, name: 'search', arguments: `{"q":"city ${round}"}` }] });
+    messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `call_${round}`, name: 'search', arguments: `{"q":"city ${round}"}` }],
+    });
     messages.push({ role: 'tool', toolCallId: `call_${round}`, name: 'search', content: page(`city ${round}`) });
   }
   return messages;

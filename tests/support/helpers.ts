@@ -1,6 +1,13 @@
 // makeState() / makeCtx(): a complete state and context so a one-stage test is three lines. Both are stageloop/testing's:
 // makeCtx is its stageContext(), the runner's own context parts, so a stage sees here what it sees in a run.
-import { makeClock, makeIds, makeState, stageContext, type StageContextOptions, type TestStageContext } from '../../src/testing/index.js';
+import {
+  makeClock,
+  makeIds,
+  makeState,
+  stageContext,
+  type StageContextOptions,
+  type TestStageContext,
+} from '../../src/testing/index.js';
 
 export { makeClock, makeIds, makeState };
 

@@ -27,7 +27,14 @@ export function useLoopbackServer(defaults: Partial<OpenAIChatModelOptions> = {}
       return current;
     },
     model(options = {}) {
-      return new OpenAIChatModel({ baseUrl: this.server.url, model: 'test-model', maxRetries: 0, timeoutMs: 2_000, ...defaults, ...options });
+      return new OpenAIChatModel({
+        baseUrl: this.server.url,
+        model: 'test-model',
+        maxRetries: 0,
+        timeoutMs: 2_000,
+        ...defaults,
+        ...options,
+      });
     },
   };
 }

@@ -27,23 +27,37 @@ export function newLogFile(): string {
 
 export function readLog(file: string): LogEntry[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogEntry);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogEntry);
 }
 
 /** Polls the log until an entry matches (the server writes it from another process). */
-export async function waitForLog(file: string, matches: (entry: LogEntry) => boolean, timeoutMs = 10_000): Promise<LogEntry> {
+export async function waitForLog(
+  file: string,
+  matches: (entry: LogEntry) => boolean,
+  timeoutMs = 10_000,
+): Promise<LogEntry> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = readLog(file).find(matches);
     if (found) return found;
-    if (Date.now() > until) throw new Error(`waitForLog: no matching entry in ${file} after ${timeoutMs} ms: ${readFileSync(file, 'utf8')}`);
+    if (Date.now() > until)
+      throw new Error(`waitForLog: no matching entry in ${file} after ${timeoutMs} ms: ${readFileSync(file, 'utf8')}`);
     await new Promise((done) => setTimeout(done, 20));
   }
 }
 
 /** The SDK test server over stdio, started by whoever connects to it. */
 export function stdioTestServer(logFile: string, name = 'test', extraArgs: string[] = []): McpServer {
-  return { name, command: process.execPath, args: ['--import', 'tsx', testServerScript, ...extraArgs], env: { MCP_TEST_LOG: logFile }, cwd: repositoryRoot };
+  return {
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', testServerScript, ...extraArgs],
+    env: { MCP_TEST_LOG: logFile },
+    cwd: repositoryRoot,
+  };
 }
 
 export function everythingStdioServer(name = 'everything'): McpServer {
@@ -58,7 +72,11 @@ export interface RunningServer {
 
 /** The SDK test server over Streamable HTTP, as a child process; resolves once it prints its URL. */
 export async function startHttpTestServer(logFile: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', testServerScript, '--http'], { cwd: repositoryRoot, env: { ...process.env, MCP_TEST_LOG: logFile }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', testServerScript, '--http'], {
+    cwd: repositoryRoot,
+    env: { ...process.env, MCP_TEST_LOG: logFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolveUrl, reject) => {
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -76,7 +94,11 @@ export async function startEverythingSse(): Promise<RunningServer> {
   // A free port may be taken between asking and binding on a busy machine (the server then exits): try a few.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, [everythingScript, 'sse'], { cwd: repositoryRoot, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [everythingScript, 'sse'], {
+      cwd: repositoryRoot,
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       await new Promise<void>((resolveReady, reject) => {
         let output = '';

@@ -12,7 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const logFile = process.env.MCP_TEST_LOG;
 
@@ -24,33 +31,79 @@ const tools: Tool[] = [
   {
     name: 'echo',
     description: 'Returns its text.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string', minLength: 1 } }, required: ['text'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string', minLength: 1 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
     annotations: { readOnlyHint: true },
   },
   {
     name: 'slow',
     description: 'Waits ms milliseconds, then says so.',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: 60000 } }, required: ['ms'] },
+    inputSchema: {
+      type: 'object',
+      properties: { ms: { type: 'integer', minimum: 0, maximum: 60000 } },
+      required: ['ms'],
+    },
   },
-  { name: 'fail', description: 'Always answers with a JSON-RPC error.', inputSchema: { type: 'object', properties: {} } },
-  { name: 'error_result', description: 'Always returns a result with isError: true.', inputSchema: { type: 'object', properties: {} } },
-  { name: 'picture', description: 'Returns a caption and a tiny image.', inputSchema: { type: 'object', properties: {} } },
-  { name: 'whoami', description: 'Returns the x-test-token header of the HTTP request.', inputSchema: { type: 'object', properties: {} } },
+  {
+    name: 'fail',
+    description: 'Always answers with a JSON-RPC error.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'error_result',
+    description: 'Always returns a result with isError: true.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'picture',
+    description: 'Returns a caption and a tiny image.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'whoami',
+    description: 'Returns the x-test-token header of the HTTP request.',
+    inputSchema: { type: 'object', properties: {} },
+  },
 ];
 
 // `--alias NAME` (repeatable) adds a copy of echo under NAME, for name-collision tests.
 const aliases = process.argv.flatMap((argument, index) => (argument === '--alias' ? [process.argv[index + 1]!] : []));
-for (const alias of aliases) tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
+for (const alias of aliases)
+  tools.push({ ...tools[0]!, name: alias, description: `Returns its text (echo under the name ${alias}).` });
 // `--many N` adds N more tools, each with a schema of its own (for listing at scale).
 const many = Number(process.argv[process.argv.indexOf('--many') + 1] ?? 0);
 for (let index = 1; process.argv.includes('--many') && index <= many; index++) {
   const name = `tool_${String(index).padStart(5, '0')}`;
-  tools.push({ name, description: `Tool number ${index}: returns its text.`, inputSchema: { type: 'object', properties: { [`text_${index}`]: { type: 'string', minLength: 1 }, count: { type: 'integer', minimum: 0, maximum: index } }, required: [`text_${index}`], additionalProperties: false } });
+  tools.push({
+    name,
+    description: `Tool number ${index}: returns its text.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        [`text_${index}`]: { type: 'string', minLength: 1 },
+        count: { type: 'integer', minimum: 0, maximum: index },
+      },
+      required: [`text_${index}`],
+      additionalProperties: false,
+    },
+  });
 }
 
 // `--with-write-tool` adds send_message, a side effect the server does not annotate read-only (so stageloop calls it a write).
 if (process.argv.includes('--with-write-tool')) {
-  tools.push({ name: 'send_message', description: 'Sends a message to a recipient.', inputSchema: { type: 'object', properties: { to: { type: 'string' }, text: { type: 'string' } }, required: ['to', 'text'] } });
+  tools.push({
+    name: 'send_message',
+    description: 'Sends a message to a recipient.',
+    inputSchema: {
+      type: 'object',
+      properties: { to: { type: 'string' }, text: { type: 'string' } },
+      required: ['to', 'text'],
+    },
+  });
 }
 
 // `--describe NAME=TEXT` (repeatable) replaces a tool's description, for screening and terminal-output tests.
@@ -68,10 +121,14 @@ function text(value: string): CallToolResult {
 function waitFor(ms: number, signal: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(true), ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve(false);
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+      { once: true },
+    );
   });
 }
 
@@ -87,7 +144,11 @@ function makeServer(): Server {
         return text(String(args.text));
       case 'slow': {
         const finished = await waitFor(Number(args.ms), extra.signal);
-        log({ event: finished ? 'finished' : 'cancelled', tool: name, reason: finished ? undefined : String(extra.signal.reason) });
+        log({
+          event: finished ? 'finished' : 'cancelled',
+          tool: name,
+          reason: finished ? undefined : String(extra.signal.reason),
+        });
         return text(`waited ${String(args.ms)} ms`);
       }
       case 'fail':
@@ -95,7 +156,12 @@ function makeServer(): Server {
       case 'error_result':
         return { content: [{ type: 'text', text: 'no such record: 42' }], isError: true };
       case 'picture':
-        return { content: [{ type: 'text', text: 'a red dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] };
+        return {
+          content: [
+            { type: 'text', text: 'a red dot' },
+            { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+          ],
+        };
       case 'send_message':
         return text(`sent to ${String(args.to)}`);
       case 'whoami':

@@ -103,7 +103,10 @@ export function decodeOtlpJson(body: OtlpTracesRequest): ReceivedSpan[] {
           kind: span.kind ?? 0,
           attributes: decodeAttributes(span.attributes),
           status: { code: span.status?.code ?? 0, message: span.status?.message || undefined },
-          events: (span.events ?? []).map((event) => ({ name: event.name, attributes: decodeAttributes(event.attributes) })),
+          events: (span.events ?? []).map((event) => ({
+            name: event.name,
+            attributes: decodeAttributes(event.attributes),
+          })),
           resource,
           scope,
           startTimeUnixNano: String(span.startTimeUnixNano),
@@ -162,7 +165,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         };
         const timer = setTimeout(() => {
           cleanUp();
-          rejectWait(new Error(`OTLP receiver: condition not met within ${timeoutMs} ms (${spans.length} spans received)`));
+          rejectWait(
+            new Error(`OTLP receiver: condition not met within ${timeoutMs} ms (${spans.length} spans received)`),
+          );
         }, timeoutMs);
         const cleanUp = () => {
           clearTimeout(timer);

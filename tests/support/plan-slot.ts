@@ -12,7 +12,13 @@ export interface PlanSketch {
 export function planSlotFor(sketch: PlanSketch): PlanSlot {
   return {
     goal: 'the task',
-    steps: sketch.steps.map((step, index) => ({ id: `s${index + 1}`, description: step.description, dependsOn: index === 0 ? [] : [`s${index}`], status: step.status, attempts: step.status === 'pending' ? 0 : 1 })),
+    steps: sketch.steps.map((step, index) => ({
+      id: `s${index + 1}`,
+      description: step.description,
+      dependsOn: index === 0 ? [] : [`s${index}`],
+      status: step.status,
+      attempts: step.status === 'pending' ? 0 : 1,
+    })),
     current: sketch.current,
     results: (sketch.results ?? []).map((result) => ({ ...result, id: result.id ?? `s${result.step}` })),
     source: sketch.source ?? 'planner',

@@ -11,7 +11,9 @@ import { freePort } from '../workers/redis-server.js';
 function findBinaries(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (existsSync(root)) {
-    const newest = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a))[0];
+    const newest = readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a))[0];
     if (newest !== undefined && existsSync(join(root, newest, 'bin', 'initdb'))) return join(root, newest, 'bin');
   }
   const found = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
@@ -22,7 +24,9 @@ function findBinaries(): string | undefined {
 const binaries = findBinaries();
 export const postgresInstalled = binaries !== undefined;
 if (!postgresInstalled && process.env.CI === undefined) {
-  console.warn('SKIPPING the PostgreSQL tests: PostgreSQL is not installed (apt-get install -y postgresql); in CI they run');
+  console.warn(
+    'SKIPPING the PostgreSQL tests: PostgreSQL is not installed (apt-get install -y postgresql); in CI they run',
+  );
 }
 /** In CI a missing PostgreSQL fails the tests instead of skipping them. */
 export const runPostgresTests = postgresInstalled || process.env.CI !== undefined;
@@ -74,7 +78,12 @@ async function waitGone(pid: number, boundMs = 60_000): Promise<void> {
 export async function startPostgres(): Promise<PostgresInstance> {
   if (binaries === undefined) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql');
   const folder = mkdtempSync(join(tmpdir(), 'stageloop-postgres-'));
-  if (asRoot) chownSync(folder, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+  if (asRoot)
+    chownSync(
+      folder,
+      Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+      Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+    );
   chmodSync(folder, 0o700);
   const data = join(folder, 'data');
   // --no-sync and fsync=off: a test server need not survive power loss, and the machine is shared.
@@ -82,7 +91,18 @@ export async function startPostgres(): Promise<PostgresInstance> {
   let port = 0;
   const start = async (): Promise<void> => {
     const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    runAsServerUser('pg_ctl', ['-D', data, '-w', '-t', '120', '-l', join(folder, 'server.log'), '-o', options, 'start']);
+    runAsServerUser('pg_ctl', [
+      '-D',
+      data,
+      '-w',
+      '-t',
+      '120',
+      '-l',
+      join(folder, 'server.log'),
+      '-o',
+      options,
+      'start',
+    ]);
   };
   // A free port may be taken between asking and binding on a busy machine: try a few.
   for (let attempt = 1; ; attempt++) {

@@ -44,11 +44,15 @@ export interface StartedCli {
 }
 
 export function startCli(args: string[], env: Record<string, string> = {}): StartedCli {
-  const child = spawn(process.execPath, [cliPath, ...args], { env: cleanEnvironment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    env: cleanEnvironment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters: Array<{ pattern: string | RegExp; resolve: () => void }> = [];
-  const matches = (pattern: string | RegExp) => (typeof pattern === 'string' ? stderr.includes(pattern) : pattern.test(stderr));
+  const matches = (pattern: string | RegExp) =>
+    typeof pattern === 'string' ? stderr.includes(pattern) : pattern.test(stderr);
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -57,11 +61,14 @@ export function startCli(args: string[], env: Record<string, string> = {}): Star
       waiter.resolve();
     }
   });
-  const done = new Promise<CliRun>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  const done = new Promise<CliRun>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
   return {
     child,
     done,
-    waitForStderr: (pattern) => (matches(pattern) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
+    waitForStderr: (pattern) =>
+      matches(pattern) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
   };
 }
 

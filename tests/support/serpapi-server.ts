@@ -48,7 +48,8 @@ export async function startSerpApiServer(): Promise<SerpApiServer> {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     requests.push(url);
     const entry = queue.shift();
-    if (url.pathname !== '/search.json' || request.method !== 'GET') return send(response, 404, { error: `unexpected ${request.method} ${url.pathname}` }, {});
+    if (url.pathname !== '/search.json' || request.method !== 'GET')
+      return send(response, 404, { error: `unexpected ${request.method} ${url.pathname}` }, {});
     if (!entry) return send(response, 418, { error: `serpapi-server: unexpected request #${requests.length}` }, {});
     if (entry.kind === 'hang') return void hanging.push(response);
     send(response, entry.status, entry.body, entry.headers);
@@ -77,6 +78,9 @@ export async function startSerpApiServer(): Promise<SerpApiServer> {
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  response.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', ...headers });
+  response.writeHead(status, {
+    'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    ...headers,
+  });
   response.end(text);
 }

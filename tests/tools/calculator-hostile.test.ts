@@ -38,18 +38,25 @@ describe('hostile calculator input', () => {
     ['config', 'config({ number: "BigNumber" })', ['failed']],
     ['a constructor escape', 'cos.constructor("return process")()', ['failed']],
     ['a long-running loop', 'sum(map(ones(3000, 3000), f(x) = x + 1))', ['timeout', 'failed']],
-  ])('%s ends as an error', async (_label, expression, kinds) => {
-    const started = Date.now();
-    const result = await calculate(expression);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(kinds).toContain(result.error.kind);
-    expect(Date.now() - started).toBeLessThan(FEW_SECONDS);
-  }, 20_000);
+  ])(
+    '%s ends as an error',
+    async (_label, expression, kinds) => {
+      const started = Date.now();
+      const result = await calculate(expression);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(kinds).toContain(result.error.kind);
+      expect(Date.now() - started).toBeLessThan(FEW_SECONDS);
+    },
+    20_000,
+  );
 
   it('refuses very long input before evaluating it', async () => {
     // invalid_arguments names the length rule: the worker never saw the expression (an evaluated one would be its result or a timeout).
     const result = await calculate(`1${'+1'.repeat(100_000)}`);
-    expect(result).toMatchObject({ ok: false, error: { kind: 'invalid_arguments', message: expect.stringMatching(/1000 characters/) } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid_arguments', message: expect.stringMatching(/1000 characters/) },
+    });
   });
 
   it('a disabled function stays disabled and config stays unchanged afterwards', async () => {
@@ -59,7 +66,10 @@ describe('hostile calculator input', () => {
 
   it('no unit was created by the attempts above', async () => {
     await calculate('createUnit("smoot", "67 inch")');
-    expect(await calculate('1 smoot to cm')).toMatchObject({ ok: false, error: { message: expect.stringMatching(/smoot/) } });
+    expect(await calculate('1 smoot to cm')).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/smoot/) },
+    });
   }, 20_000);
 
   it('stops a running calculation when the run signal aborts, long before its own time limit', async () => {
@@ -69,7 +79,11 @@ describe('hostile calculator input', () => {
     try {
       await patient.warm();
       const controller = new AbortController();
-      const call = { id: 'h2', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(3000, 3000), f(x) = x + 1))' }) };
+      const call = {
+        id: 'h2',
+        name: 'calculator',
+        arguments: JSON.stringify({ expression: 'sum(map(ones(3000, 3000), f(x) = x + 1))' }),
+      };
       const calculating = new ToolRegistry([patient]).execute(call, controller.signal);
       await until(() => patientHost.evaluating, 'the worker is calculating');
       const aborted = Date.now();

@@ -5,7 +5,12 @@ import { until } from '../support/helpers.js';
 
 const hosts: CalculatorWorkerHost[] = [];
 const newHost = (memoryLimitMb = 64) => {
-  const host = new CalculatorWorkerHost({ evaluationTimeoutMs: 1_000, memoryLimitMb, maxNodes: 300, maxResultChars: 4_000 });
+  const host = new CalculatorWorkerHost({
+    evaluationTimeoutMs: 1_000,
+    memoryLimitMb,
+    maxNodes: 300,
+    maxResultChars: 4_000,
+  });
   hosts.push(host);
   return host;
 };
@@ -33,10 +38,14 @@ describe('calculator process replacement', { retry: 2 }, () => {
     // Five 9-million-element maps: ~6 s here, so past the 1 s limit on any machine (one alone is ~1 s, a coin toss).
     ['the time limit', Array(5).fill('sum(map(ones(3000, 3000), f(x) = x + 1))').join(' + '), 1_024, /longer than 1 s/],
     ['the memory limit', 'zeros(100000, 100000)', 64, /more than 64 MB of memory/],
-  ])('after a kill by %s, the next call is served by a process started at the kill', async (_limit, expression, memoryLimitMb, message) => {
-    const host = newHost(memoryLimitMb);
-    await expectStartedReplacement(host, () => expect(host.evaluate(expression, signal)).rejects.toThrow(message));
-  }, 20_000);
+  ])(
+    'after a kill by %s, the next call is served by a process started at the kill',
+    async (_limit, expression, memoryLimitMb, message) => {
+      const host = newHost(memoryLimitMb);
+      await expectStartedReplacement(host, () => expect(host.evaluate(expression, signal)).rejects.toThrow(message));
+    },
+    20_000,
+  );
 
   it('a calculation aborted while running also leaves a started replacement behind', async () => {
     const host = newHost(1_024);

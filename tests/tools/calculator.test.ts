@@ -60,17 +60,33 @@ describe('calculator', () => {
 
   it('refuses an expression tree above the node cap', async () => {
     const result = await calculate(`1${' + 1'.repeat(200)}`);
-    expect(result).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringMatching(/401 parts; the limit is 300/) } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'failed', message: expect.stringMatching(/401 parts; the limit is 300/) },
+    });
   });
 
   it('keeps separate evaluations apart (no variables leak between calls)', async () => {
     await calculate('leaked = 5');
-    expect(await calculate('leaked + 1')).toMatchObject({ ok: false, error: { message: expect.stringMatching(/Undefined symbol leaked/) } });
+    expect(await calculate('leaked + 1')).toMatchObject({
+      ok: false,
+      error: { message: expect.stringMatching(/Undefined symbol leaked/) },
+    });
   });
 
   it('answers parallel calls in order', async () => {
-    const results = await tools.executeAll(['1 + 1', '2 * 3', '10 / 4'].map((expression, index) => ({ id: `p${index}`, name: 'calculator', arguments: JSON.stringify({ expression }) })));
-    expect(results.map((result) => contentOf(result).split('\n')[1])).toEqual(['Result: 2', 'Result: 6', 'Result: 2.5']);
+    const results = await tools.executeAll(
+      ['1 + 1', '2 * 3', '10 / 4'].map((expression, index) => ({
+        id: `p${index}`,
+        name: 'calculator',
+        arguments: JSON.stringify({ expression }),
+      })),
+    );
+    expect(results.map((result) => contentOf(result).split('\n')[1])).toEqual([
+      'Result: 2',
+      'Result: 6',
+      'Result: 2.5',
+    ]);
   });
 });
 
@@ -80,11 +96,21 @@ describe('calculator worker lifecycle', () => {
     const own = calculatorTool({}, host);
     const ownTools = new ToolRegistry([own]);
     await own.warm();
-    const running = ownTools.execute({ id: 'r', name: 'calculator', arguments: JSON.stringify({ expression: 'sum(map(ones(2000, 2000), f(x) = x + 1))' }) });
+    const running = ownTools.execute({
+      id: 'r',
+      name: 'calculator',
+      arguments: JSON.stringify({ expression: 'sum(map(ones(2000, 2000), f(x) = x + 1))' }),
+    });
     await until(() => host.evaluating, 'the worker is calculating');
     await own.close();
-    expect(await running).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('closed') } });
-    expect(await ownTools.execute({ id: 'n', name: 'calculator', arguments: '{"expression":"2 + 2"}' })).toMatchObject({ ok: true, content: 'Expression: 2 + 2\nResult: 4' });
+    expect(await running).toMatchObject({
+      ok: false,
+      error: { kind: 'failed', message: expect.stringContaining('closed') },
+    });
+    expect(await ownTools.execute({ id: 'n', name: 'calculator', arguments: '{"expression":"2 + 2"}' })).toMatchObject({
+      ok: true,
+      content: 'Expression: 2 + 2\nResult: 4',
+    });
     await own.close();
   }, 40_000); // two mathjs loads, slow on a busy machine
 

@@ -31,7 +31,11 @@ describe('call arguments, parsed where they are used', () => {
       },
     });
     const parse = vi.spyOn(JSON, 'parse');
-    const result = await runPipeline(reactPipeline({ guards: false }), { task: 'add 17 and 23' }, { deps: { model, tools: new ToolRegistry([add]) } });
+    const result = await runPipeline(
+      reactPipeline({ guards: false }),
+      { task: 'add 17 and 23' },
+      { deps: { model, tools: new ToolRegistry([add]) } },
+    );
     expect(result.answer).toBe('It is 40.');
     expect(result.state.messages.find((message) => message.role === 'tool')?.content).toBe('40');
     // think's check and the executor: two parses of the same text, two separate values.

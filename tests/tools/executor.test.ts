@@ -8,7 +8,11 @@ import { ToolFailure } from '../../src/tools/tool-failure.js';
 import type { ToolResult } from '../../src/engine/tool-port.js';
 import { PROMPTLY_MS } from '../support/helpers.js';
 
-const call = (name: string, args: string | object, id = 'call-1') => ({ id, name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+const call = (name: string, args: string | object, id = 'call-1') => ({
+  id,
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
 
 const lookup = defineTool({
   name: 'lookup_order',
@@ -75,15 +79,33 @@ describe('unknown tools', () => {
 
 describe('tool failures', () => {
   it('keeps the message of a tool that throws', async () => {
-    const broken = defineTool({ name: 'broken', description: 'd', parameters: z.object({}), execute: () => { throw new Error('disk on fire'); } });
+    const broken = defineTool({
+      name: 'broken',
+      description: 'd',
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error('disk on fire');
+      },
+    });
     const error = errorOf(await new ToolRegistry([broken]).execute(call('broken', {})));
     expect(error).toMatchObject({ kind: 'failed', retryable: false });
     expect(error.message).toContain('disk on fire');
   });
 
   it('lets a tool choose kind and retryability with ToolFailure', async () => {
-    const flaky = defineTool({ name: 'flaky', description: 'd', parameters: z.object({}), execute: async () => { throw new ToolFailure('upstream busy', { retryable: true }); } });
-    expect(errorOf(await new ToolRegistry([flaky]).execute(call('flaky', {})))).toMatchObject({ kind: 'failed', retryable: true, message: 'Tool "flaky" failed: upstream busy' });
+    const flaky = defineTool({
+      name: 'flaky',
+      description: 'd',
+      parameters: z.object({}),
+      execute: async () => {
+        throw new ToolFailure('upstream busy', { retryable: true });
+      },
+    });
+    expect(errorOf(await new ToolRegistry([flaky]).execute(call('flaky', {})))).toMatchObject({
+      kind: 'failed',
+      retryable: true,
+      message: 'Tool "flaky" failed: upstream busy',
+    });
   });
 
   it('stops a tool that hangs past its timeout and aborts its signal', async () => {
@@ -93,7 +115,13 @@ describe('tool failures', () => {
       description: 'd',
       parameters: z.object({}),
       timeoutMs: 100,
-      execute: (_args, ctx) => new Promise<string>((_resolve, reject) => ctx.signal.addEventListener('abort', () => { seenReason = ctx.signal.reason; reject(ctx.signal.reason); })),
+      execute: (_args, ctx) =>
+        new Promise<string>((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => {
+            seenReason = ctx.signal.reason;
+            reject(ctx.signal.reason);
+          }),
+        ),
     });
     const started = Date.now();
     const error = errorOf(await new ToolRegistry([hang]).execute(call('hang', {})));
@@ -103,7 +131,12 @@ describe('tool failures', () => {
   });
 
   it('abandons a tool that ignores its signal, at the registry timeout', async () => {
-    const deaf = defineTool({ name: 'deaf', description: 'd', parameters: z.object({}), execute: () => new Promise<string>(() => {}) });
+    const deaf = defineTool({
+      name: 'deaf',
+      description: 'd',
+      parameters: z.object({}),
+      execute: () => new Promise<string>(() => {}),
+    });
     const registry = new ToolRegistry([deaf], { defaultTimeoutMs: 5_000, timeoutsMs: { deaf: 50 } });
     expect(errorOf(await registry.execute(call('deaf', {}))).kind).toBe('timeout');
   });
@@ -114,10 +147,14 @@ describe('tool failures', () => {
       name: 'slow',
       description: 'd',
       parameters: z.object({}),
-      execute: (_args, ctx) => new Promise<string>((resolve) => {
-        ctx.signal.addEventListener('abort', () => { toolSawAbort = true; resolve('too late'); });
-        started();
-      }),
+      execute: (_args, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            toolSawAbort = true;
+            resolve('too late');
+          });
+          started();
+        }),
     });
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
@@ -211,7 +248,9 @@ describe('tool failures', () => {
     const reserved = defineTool({
       name: 'reserve',
       description: 'Reserves a free seat.',
-      parameters: z.object({ seat: z.string().refine(async (seat) => (asyncChecks++, seat !== 'taken'), 'that seat is taken') }),
+      parameters: z.object({
+        seat: z.string().refine(async (seat) => (asyncChecks++, seat !== 'taken'), 'that seat is taken'),
+      }),
       execute: (args) => `reserved ${args.seat}`,
     });
     const tools = new ToolRegistry([reserved]);
@@ -227,8 +266,21 @@ describe('tool failures', () => {
   it('does not start a tool when the signal aborts while its arguments are validated', async () => {
     let started = false;
     const controller = new AbortController();
-    const checked = z.object({ id: z.string().refine(async () => { controller.abort(); return true; }) });
-    const tool = defineTool({ name: 'tool', description: 'd', parameters: checked, execute: () => { started = true; return 'x'; } });
+    const checked = z.object({
+      id: z.string().refine(async () => {
+        controller.abort();
+        return true;
+      }),
+    });
+    const tool = defineTool({
+      name: 'tool',
+      description: 'd',
+      parameters: checked,
+      execute: () => {
+        started = true;
+        return 'x';
+      },
+    });
     const result = await new ToolRegistry([tool]).execute(call('tool', { id: '1' }), controller.signal);
     expect(errorOf(result).kind).toBe('aborted');
     expect(started).toBe(false);
@@ -236,7 +288,15 @@ describe('tool failures', () => {
 
   it('does not start a tool when the signal is already aborted', async () => {
     let started = false;
-    const tool = defineTool({ name: 'tool', description: 'd', parameters: z.object({}), execute: () => { started = true; return 'x'; } });
+    const tool = defineTool({
+      name: 'tool',
+      description: 'd',
+      parameters: z.object({}),
+      execute: () => {
+        started = true;
+        return 'x';
+      },
+    });
     const result = await new ToolRegistry([tool]).execute(call('tool', {}), AbortSignal.abort());
     expect(errorOf(result).kind).toBe('aborted');
     expect(started).toBe(false);
@@ -244,7 +304,12 @@ describe('tool failures', () => {
 });
 
 describe('output', () => {
-  const big = defineTool({ name: 'big', description: 'd', parameters: z.object({}), execute: () => 'x'.repeat(1_000_000) });
+  const big = defineTool({
+    name: 'big',
+    description: 'd',
+    parameters: z.object({}),
+    execute: () => 'x'.repeat(1_000_000),
+  });
 
   it('cuts 1 MB of output at the cap with a visible marker', async () => {
     const result = await new ToolRegistry([big]).execute(call('big', {}));
@@ -257,22 +322,50 @@ describe('output', () => {
 
   it('reports output_too_large when the registry is set to refuse large output', async () => {
     const registry = new ToolRegistry([big]).with({ oversizedOutput: 'error', maxOutputChars: 1_000 });
-    expect(errorOf(await registry.execute(call('big', {})))).toMatchObject({ kind: 'output_too_large', retryable: false });
+    expect(errorOf(await registry.execute(call('big', {})))).toMatchObject({
+      kind: 'output_too_large',
+      retryable: false,
+    });
   });
 
-  it.each([['empty text', ''], ['whitespace', '  \n'], ['undefined', undefined], ['null', null]])('reports %s as an empty result', async (_label, value) => {
+  it.each([
+    ['empty text', ''],
+    ['whitespace', '  \n'],
+    ['undefined', undefined],
+    ['null', null],
+  ])('reports %s as an empty result', async (_label, value) => {
     const nothing = defineTool({ name: 'nothing', description: 'd', parameters: z.object({}), execute: () => value });
-    expect(await new ToolRegistry([nothing]).execute(call('nothing', {}))).toMatchObject({ ok: true, empty: true, content: EMPTY_RESULT_CONTENT });
+    expect(await new ToolRegistry([nothing]).execute(call('nothing', {}))).toMatchObject({
+      ok: true,
+      empty: true,
+      content: EMPTY_RESULT_CONTENT,
+    });
   });
 
   it('serialises JSON values and fails on values that cannot be serialised', async () => {
-    const json = defineTool({ name: 'json', description: 'd', parameters: z.object({}), execute: () => ({ total: 3, items: ['a'] }) });
-    expect(await new ToolRegistry([json]).execute(call('json', {}))).toMatchObject({ ok: true, content: '{"total":3,"items":["a"]}' });
+    const json = defineTool({
+      name: 'json',
+      description: 'd',
+      parameters: z.object({}),
+      execute: () => ({ total: 3, items: ['a'] }),
+    });
+    expect(await new ToolRegistry([json]).execute(call('json', {}))).toMatchObject({
+      ok: true,
+      content: '{"total":3,"items":["a"]}',
+    });
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     const bad = defineTool({ name: 'bad', description: 'd', parameters: z.object({}), execute: () => circular });
     expect(errorOf(await new ToolRegistry([bad]).execute(call('bad', {}))).kind).toBe('failed');
-    const returnsFunction = defineTool({ name: 'fn', description: 'd', parameters: z.object({}), execute: () => () => 1 });
-    expect(errorOf(await new ToolRegistry([returnsFunction]).execute(call('fn', {})))).toMatchObject({ kind: 'failed', message: expect.stringContaining('function') });
+    const returnsFunction = defineTool({
+      name: 'fn',
+      description: 'd',
+      parameters: z.object({}),
+      execute: () => () => 1,
+    });
+    expect(errorOf(await new ToolRegistry([returnsFunction]).execute(call('fn', {})))).toMatchObject({
+      kind: 'failed',
+      message: expect.stringContaining('function'),
+    });
   });
 });

@@ -31,7 +31,12 @@ describe('calls in flight', () => {
     const fast = defineTool({ ...sleeper, name: 'fast', timeoutMs: 20 });
     const slow = defineTool({ ...sleeper, name: 'slow', timeoutMs: 60 });
     const registry = new ToolRegistry([sleeper, fast, slow], { defaultTimeoutMs: 5_000 });
-    const results = await registry.executeAll([call('a', 200, 'slow'), call('b', 200, 'fast'), call('c', 5), call('d', 30, 'slow')]);
+    const results = await registry.executeAll([
+      call('a', 200, 'slow'),
+      call('b', 200, 'fast'),
+      call('c', 5),
+      call('d', 30, 'slow'),
+    ]);
     expect(results.map(outcome)).toEqual(['timeout', 'timeout', 'slept 5', 'slept 30']);
   });
 
@@ -42,7 +47,10 @@ describe('calls in flight', () => {
     let started = 0;
     // Once all three calls run, the first run is cancelled.
     onStart = () => void (++started === 3 && setImmediate(() => first.abort()));
-    const running = [registry.executeAll([call('a', 40), call('b', 40)], first.signal), registry.executeAll([call('c', 40)], second.signal)];
+    const running = [
+      registry.executeAll([call('a', 40), call('b', 40)], first.signal),
+      registry.executeAll([call('c', 40)], second.signal),
+    ];
     const [cancelled, finished] = await Promise.all(running);
     expect(cancelled!.map(outcome)).toEqual(['aborted', 'aborted']);
     expect(finished!.map(outcome)).toEqual(['slept 40']);

@@ -22,13 +22,23 @@ function sleeper() {
   return { tool, peak: () => peak };
 }
 
-const calls = (delays: number[]) => delays.map((ms, index) => ({ id: `c${index}`, name: 'sleep', arguments: JSON.stringify({ ms, label: `call ${index}` }) }));
+const calls = (delays: number[]) =>
+  delays.map((ms, index) => ({
+    id: `c${index}`,
+    name: 'sleep',
+    arguments: JSON.stringify({ ms, label: `call ${index}` }),
+  }));
 
 describe('executeAll', () => {
   it('returns results in call order even when later calls finish first', async () => {
     const { tool } = sleeper();
     const results = await new ToolRegistry([tool]).executeAll(calls([60, 10, 30, 0]));
-    expect(results.map((result) => (result.ok ? result.content : result.error.kind))).toEqual(['call 0', 'call 1', 'call 2', 'call 3']);
+    expect(results.map((result) => (result.ok ? result.content : result.error.kind))).toEqual([
+      'call 0',
+      'call 1',
+      'call 2',
+      'call 3',
+    ]);
   });
 
   it('never runs more calls at once than the limit, and does run them in parallel', async () => {
@@ -51,7 +61,11 @@ describe('executeAll', () => {
       { id: 'x', name: 'missing', arguments: '{}' },
       { id: 'y', name: 'sleep', arguments: 'not json' },
     ]);
-    expect(results.map((result) => (result.ok ? 'ok' : result.error.kind))).toEqual(['ok', 'unknown_tool', 'invalid_arguments']);
+    expect(results.map((result) => (result.ok ? 'ok' : result.error.kind))).toEqual([
+      'ok',
+      'unknown_tool',
+      'invalid_arguments',
+    ]);
   });
 
   it('resolves an empty list', async () => {

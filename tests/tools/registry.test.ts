@@ -5,12 +5,15 @@ import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import type { ToolCall } from '../../src/model/types.js';
 
-const named = (name: string) => defineTool({ name, description: `The ${name} tool.`, parameters: z.object({}), execute: () => `${name} ran` });
+const named = (name: string) =>
+  defineTool({ name, description: `The ${name} tool.`, parameters: z.object({}), execute: () => `${name} ran` });
 const call = (name: string, id = 'c1'): ToolCall => ({ id, name, arguments: '{}' });
 
 describe('ToolRegistry', () => {
   it('refuses two tools with the same name', () => {
-    expect(() => new ToolRegistry([named('a'), named('b'), named('a')])).toThrow(expect.objectContaining({ code: 'tool' }));
+    expect(() => new ToolRegistry([named('a'), named('b'), named('a')])).toThrow(
+      expect.objectContaining({ code: 'tool' }),
+    );
   });
 
   it('lists definitions for the model in registration order', () => {
@@ -58,9 +61,23 @@ describe('ToolRegistry', () => {
   });
 
   it('a wrapCall that throws still yields a result', async () => {
-    const registry = new ToolRegistry([named('a')], { wrapCall: async () => { throw new Error('tracer broke'); } });
-    expect(await registry.execute(call('a'))).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('tracer broke') } });
-    const throwsAtOnce = new ToolRegistry([named('a')], { wrapCall: () => { throw new Error('threw before any promise'); } });
-    expect(await throwsAtOnce.execute(call('a'))).toMatchObject({ ok: false, error: { kind: 'failed', message: expect.stringContaining('threw before any promise') } });
+    const registry = new ToolRegistry([named('a')], {
+      wrapCall: async () => {
+        throw new Error('tracer broke');
+      },
+    });
+    expect(await registry.execute(call('a'))).toMatchObject({
+      ok: false,
+      error: { kind: 'failed', message: expect.stringContaining('tracer broke') },
+    });
+    const throwsAtOnce = new ToolRegistry([named('a')], {
+      wrapCall: () => {
+        throw new Error('threw before any promise');
+      },
+    });
+    expect(await throwsAtOnce.execute(call('a'))).toMatchObject({
+      ok: false,
+      error: { kind: 'failed', message: expect.stringContaining('threw before any promise') },
+    });
   });
 });

@@ -38,22 +38,35 @@ describe('web_search', () => {
     const result = await search({ query: 'stage pipelines', location: 'Austin, Texas, United States' });
     if (!result.ok) throw new Error(result.error.message);
     expect(result.content.split('\n\n')).toHaveLength(5);
-    expect(result.content).toMatch(/^1\. Result 1\n {3}https:\/\/example\.com\/1\n {3}Date: Mar 3, 2026\n {3}Snippet 1\.\n\n2\. Result 2\n/);
+    expect(result.content).toMatch(
+      /^1\. Result 1\n {3}https:\/\/example\.com\/1\n {3}Date: Mar 3, 2026\n {3}Snippet 1\.\n\n2\. Result 2\n/,
+    );
     expect(result.content).not.toContain('Result 6');
     const sent = server.requests[0]!.searchParams;
-    expect(Object.fromEntries(sent)).toEqual({ engine: 'google', q: 'stage pipelines', api_key: API_KEY, location: 'Austin, Texas, United States' });
+    expect(Object.fromEntries(sent)).toEqual({
+      engine: 'google',
+      q: 'stage pipelines',
+      api_key: API_KEY,
+      location: 'Austin, Texas, United States',
+    });
   });
 
   it('slices to num_results', async () => {
     server.reply(200, serpApiResults(sixResults));
     const result = await search({ query: 'x', num_results: 2 });
-    expect(result.ok && result.content.split('\n\n').map((block) => block.split('\n')[0])).toEqual(['1. Result 1', '2. Result 2']);
+    expect(result.ok && result.content.split('\n\n').map((block) => block.split('\n')[0])).toEqual([
+      '1. Result 1',
+      '2. Result 2',
+    ]);
   });
 
   it('reports an empty result when there are no organic results', async () => {
     server.reply(200, { search_metadata: { status: 'Success' }, organic_results: [] });
     expect(await search({ query: 'nothing' })).toMatchObject({ ok: true, empty: true });
-    server.reply(200, { search_metadata: { status: 'Success' }, error: "Google hasn't returned any results for this query." });
+    server.reply(200, {
+      search_metadata: { status: 'Success' },
+      error: "Google hasn't returned any results for this query.",
+    });
     expect(await search({ query: 'nothing at all' })).toMatchObject({ ok: true, empty: true });
   });
 
@@ -65,32 +78,50 @@ describe('web_search', () => {
   });
 
   it("caps a server's Retry-After at maxRetryDelayMs", async () => {
-    server.reply(429, { error: 'slow down' }, { 'retry-after': '30' }).reply(200, serpApiResults(sixResults.slice(0, 1)));
+    server
+      .reply(429, { error: 'slow down' }, { 'retry-after': '30' })
+      .reply(200, serpApiResults(sixResults.slice(0, 1)));
     const started = Date.now();
     expect(await search({ query: 'x' }, { maxRetryDelayMs: 50 })).toMatchObject({ ok: true });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('gives up on repeated 500s with a retryable error', async () => {
-    server.reply(500, { error: 'Internal failure' }).reply(500, { error: 'Internal failure' }).reply(500, { error: 'Internal failure' });
+    server
+      .reply(500, { error: 'Internal failure' })
+      .reply(500, { error: 'Internal failure' })
+      .reply(500, { error: 'Internal failure' });
     const error = errorOf(await search({ query: 'broken' }, { retries: 2 }));
-    expect(error).toMatchObject({ kind: 'failed', retryable: true, message: 'Tool "web_search" failed: SerpApi answered HTTP 500: Internal failure.' });
+    expect(error).toMatchObject({
+      kind: 'failed',
+      retryable: true,
+      message: 'Tool "web_search" failed: SerpApi answered HTTP 500: Internal failure.',
+    });
     expect(server.requests).toHaveLength(3);
   });
 
   it("turns SerpApi's error payload into a tool error with SerpApi's message", async () => {
     server.reply(200, serpApiError('Unsupported `xx` location - location parameter.'));
-    expect(errorOf(await search({ query: 'x', location: 'xx' }))).toMatchObject({ kind: 'failed', message: expect.stringContaining('Unsupported `xx` location') });
+    expect(errorOf(await search({ query: 'x', location: 'xx' }))).toMatchObject({
+      kind: 'failed',
+      message: expect.stringContaining('Unsupported `xx` location'),
+    });
   });
 
   it("reads SerpApi's message from an HTTP 400 error payload, without retrying", async () => {
     server.reply(400, serpApiError('Invalid location parameter.'));
-    expect(errorOf(await search({ query: 'x', location: 'nowhere' }))).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('HTTP 400: Invalid location parameter.') });
+    expect(errorOf(await search({ query: 'x', location: 'nowhere' }))).toMatchObject({
+      kind: 'failed',
+      retryable: false,
+      message: expect.stringContaining('HTTP 400: Invalid location parameter.'),
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it('keeps the key out of a 401 message even when the server quotes it', async () => {
-    server.reply(401, { error: `Invalid API key ${API_KEY}. Your API key should be here: https://serpapi.com/manage-api-key` });
+    server.reply(401, {
+      error: `Invalid API key ${API_KEY}. Your API key should be here: https://serpapi.com/manage-api-key`,
+    });
     const error = errorOf(await search({ query: 'x' }));
     expect(error).toMatchObject({ kind: 'failed', retryable: false });
     expect(error.message).toContain('HTTP 401: Invalid API key [redacted]');
@@ -120,7 +151,11 @@ describe('web_search', () => {
     delete process.env.SERPAPI_API_KEY;
     try {
       const error = errorOf(await search({ query: 'x' }, { apiKey: undefined }));
-      expect(error).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('SERPAPI_API_KEY') });
+      expect(error).toMatchObject({
+        kind: 'failed',
+        retryable: false,
+        message: expect.stringContaining('SERPAPI_API_KEY'),
+      });
       expect(server.requests).toHaveLength(0);
     } finally {
       if (previous !== undefined) process.env.SERPAPI_API_KEY = previous;
@@ -137,7 +172,11 @@ describe('web_search', () => {
       else process.env[name] = value;
     }
     server.reply(200, serpApiResults(sixResults.slice(0, 1)));
-    const result = await new ToolRegistry([tool]).execute({ id: 's', name: 'web_search', arguments: '{"query":"env"}' });
+    const result = await new ToolRegistry([tool]).execute({
+      id: 's',
+      name: 'web_search',
+      arguments: '{"query":"env"}',
+    });
     expect(result.ok).toBe(true);
     expect(server.requests[0]!.searchParams.get('api_key')).toBe('env-key');
   });

@@ -6,14 +6,21 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
 
 const repositoryRoot = new URL('../../', import.meta.url);
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.OPENAI_API_KEY;
   delete childEnv.OPENAI_BASE_URL;
   delete childEnv.STAGELOOP_TRACE_CONTENT;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/stageloop.js', ...args], { cwd: repositoryRoot, env: childEnv, timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['bin/stageloop.js', ...args],
+      { cwd: repositoryRoot, env: childEnv, timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -24,7 +31,13 @@ function wireTree(spans: readonly ReceivedSpan[]): string[] {
   const visit = (span: ReceivedSpan, depth: number) => {
     lines.push(`${'  '.repeat(depth)}${span.name}${span.kind === 3 ? ' [CLIENT]' : ''}`);
     const children = spans.filter((child) => child.parentSpanId === span.spanId);
-    children.sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : BigInt(a.startTimeUnixNano) > BigInt(b.startTimeUnixNano) ? 1 : 0));
+    children.sort((a, b) =>
+      BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano)
+        ? -1
+        : BigInt(a.startTimeUnixNano) > BigInt(b.startTimeUnixNano)
+          ? 1
+          : 0,
+    );
     children.forEach((child) => visit(child, depth + 1));
   };
   spans.filter((span) => span.parentSpanId === undefined).forEach((root) => visit(root, 0));
@@ -38,13 +51,26 @@ describe('stageloop run --trace otlp', { timeout: 60_000 }, () => {
   afterEach(() => receiver.close());
 
   it('exports the whole run, flushed before exit, with parent links and the GenAI attributes', async () => {
-    const child = await runCli(['run', '--offline', '--quiet', '--trace', 'otlp', 'What is (2 + 3) * 4?'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+    const child = await runCli(['run', '--offline', '--quiet', '--trace', 'otlp', 'What is (2 + 3) * 4?'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+    });
     expect(child.code).toBe(0);
     expect(child.stdout).toContain('20');
     const spans = receiver.spans;
     const tree = wireTree(spans);
     // The CLI's default guards are stages too.
-    const turn = (calls: string[]) => ['    stage budget', '    stage prune', '    stage think', '      chat stageloop-offline [CLIENT]', '    stage loop-guard', '    stage act', ...calls, '    stage loop-guard-history', '    stage observe', '    stage evaluate'];
+    const turn = (calls: string[]) => [
+      '    stage budget',
+      '    stage prune',
+      '    stage think',
+      '      chat stageloop-offline [CLIENT]',
+      '    stage loop-guard',
+      '    stage act',
+      ...calls,
+      '    stage loop-guard-history',
+      '    stage observe',
+      '    stage evaluate',
+    ];
     expect(tree).toEqual([
       'invoke_agent react',
       '  stage limits',
@@ -61,10 +87,18 @@ describe('stageloop run --trace otlp', { timeout: 60_000 }, () => {
     const root = spans.find((span) => span.parentSpanId === undefined)!;
     expect(root.name).toBe('invoke_agent react');
     expect(root.resource['service.name']).toBe('stageloop');
-    expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'react', 'stageloop.status': 'completed' });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'react',
+      'stageloop.status': 'completed',
+    });
     const chat = spans.find((span) => span.name === 'chat stageloop-offline')!;
     expect(chat.kind).toBe(3);
-    expect(chat.attributes).toMatchObject({ 'gen_ai.provider.name': 'offline', 'gen_ai.request.model': 'stageloop-offline', 'stageloop.purpose': 'think' });
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.provider.name': 'offline',
+      'gen_ai.request.model': 'stageloop-offline',
+      'stageloop.purpose': 'think',
+    });
     expect(chat.attributes['gen_ai.input.messages']).toBeUndefined();
     const tool = spans.find((span) => span.name === 'execute_tool calculator')!;
     const act = spans.find((span) => span.spanId === tool.parentSpanId)!;
@@ -73,7 +107,10 @@ describe('stageloop run --trace otlp', { timeout: 60_000 }, () => {
   });
 
   it('--trace-content records messages and tool arguments', async () => {
-    const child = await runCli(['run', '--offline', '--quiet', '--trace', 'otlp', '--trace-content', 'What is (2 + 3) * 4?'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+    const child = await runCli(
+      ['run', '--offline', '--quiet', '--trace', 'otlp', '--trace-content', 'What is (2 + 3) * 4?'],
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+    );
     expect(child.code).toBe(0);
     const chat = receiver.spans.find((span) => span.name === 'chat stageloop-offline')!;
     expect(String(chat.attributes['gen_ai.input.messages'])).toContain('What is (2 + 3) * 4?');

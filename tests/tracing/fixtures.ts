@@ -8,7 +8,10 @@ import { ToolRegistry, type WrapToolCall } from '../../src/tools/registry.js';
 const prepare: Stage = {
   name: 'prepare',
   async execute(state) {
-    state.messages = [{ role: 'system', content: 'You are a test agent.' }, { role: 'user', content: state.input.task }];
+    state.messages = [
+      { role: 'system', content: 'You are a test agent.' },
+      { role: 'user', content: state.input.task },
+    ];
   },
 };
 
@@ -39,7 +42,12 @@ const observe: Stage = {
   name: 'observe',
   async execute(state) {
     for (const { call, result } of state.turn.results) {
-      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.ok ? result.content : result.error.message });
+      state.messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: result.ok ? result.content : result.error.message,
+      });
     }
   },
 };
@@ -47,7 +55,13 @@ const observe: Stage = {
 const summarize: Stage = { name: 'summarize', async execute() {} };
 
 export function agentPipeline(name = 'test-agent'): Pipeline {
-  return definePipeline({ name, setup: [prepare], iteration: [think, act, observe], finalize: [summarize], maxIterations: 5 });
+  return definePipeline({
+    name,
+    setup: [prepare],
+    iteration: [think, act, observe],
+    finalize: [summarize],
+    maxIterations: 5,
+  });
 }
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -56,7 +70,10 @@ export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export type LookupBehaviour = (query: string) => Promise<string> | string;
 
 /** A registry with one `lookup` tool (default: echo after 2 ms), wired to `wrapCall`. */
-export function lookupRegistry(behaviour: LookupBehaviour = async (query) => (await delay(2), `found ${query}`), wrapCall?: WrapToolCall): ToolRegistry {
+export function lookupRegistry(
+  behaviour: LookupBehaviour = async (query) => (await delay(2), `found ${query}`),
+  wrapCall?: WrapToolCall,
+): ToolRegistry {
   const lookup = defineTool({
     name: 'lookup',
     description: 'Looks a query up and returns what it found.',

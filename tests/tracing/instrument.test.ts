@@ -20,21 +20,28 @@ function ownBox(wrap?: WrapToolCall, canWrap = true): ToolBox {
     definitions: () => [{ name: 'lookup', description: 'Looks up.', parameters: { type: 'object' }, strict: false }],
     executeAll: (calls) => Promise.all(calls.map((call) => (wrap === undefined ? run() : wrap(call, run)))),
   };
-  if (canWrap) box.wrappingCalls = (outer) => ownBox(wrap === undefined ? outer : (call, execute) => outer(call, () => wrap(call, execute)));
+  if (canWrap)
+    box.wrappingCalls = (outer) =>
+      ownBox(wrap === undefined ? outer : (call, execute) => outer(call, () => wrap(call, execute)));
   return box;
 }
 
 async function treeOf(tools: ToolBox): Promise<string[]> {
   const tracing = makeTracing();
   const model = new ScriptedModel([lookupCall, { content: 'done' }]);
-  const result = await runPipeline(agentPipeline(), { task: 'look it up' }, { deps: instrumentDeps({ model, tools }, { tracer: tracing.tracer }) });
+  const result = await runPipeline(
+    agentPipeline(),
+    { task: 'look it up' },
+    { deps: instrumentDeps({ model, tools }, { tracer: tracing.tracer }) },
+  );
   expect(result.status).toBe('completed');
   const tree = treeLines(singleTree(tracing.spans()));
   await tracing.shutdown();
   return tree;
 }
 
-const toolSpanUnderAct = (tree: string[]) => tree.slice(tree.indexOf('    stage act'), tree.indexOf('    stage act') + 2);
+const toolSpanUnderAct = (tree: string[]) =>
+  tree.slice(tree.indexOf('    stage act'), tree.indexOf('    stage act') + 2);
 
 describe('instrumentDeps', () => {
   it('gives a span per call to a tool box of its own that offers wrappingCalls', async () => {
@@ -47,7 +54,10 @@ describe('instrumentDeps', () => {
     expect(toolSpanUnderAct(await treeOf(registry))).toEqual(['    stage act', '      execute_tool lookup']);
     expect(wrapped).toEqual(['lookup']);
     const own: string[] = [];
-    expect(toolSpanUnderAct(await treeOf(ownBox((call, execute) => (own.push(call.id), execute()))))).toEqual(['    stage act', '      execute_tool lookup']);
+    expect(toolSpanUnderAct(await treeOf(ownBox((call, execute) => (own.push(call.id), execute()))))).toEqual([
+      '    stage act',
+      '      execute_tool lookup',
+    ]);
     expect(own).toHaveLength(1);
   });
 

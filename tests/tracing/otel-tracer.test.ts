@@ -6,32 +6,56 @@ import { otelRunTracer } from '../../src/tracing/otel-tracer.js';
 import { traceModel } from '../../src/tracing/traced-model.js';
 import { toolSpanWrapper } from '../../src/tracing/tool-spans.js';
 import { agentPipeline, delay, lookupRegistry, type LookupBehaviour } from './fixtures.js';
-import { enableAsyncContext, findSpan, makeTracing, singleTree, spanForest, treeLines, type Tracing } from './span-tree.js';
+import {
+  enableAsyncContext,
+  findSpan,
+  makeTracing,
+  singleTree,
+  spanForest,
+  treeLines,
+  type Tracing,
+} from './span-tree.js';
 
 let disableContext: () => void;
 beforeAll(() => void (disableContext = enableAsyncContext()));
 afterAll(() => disableContext());
 
-const twoLookups = { toolCalls: [{ name: 'lookup', arguments: '{"q":"a"}' }, { name: 'lookup', arguments: '{"q":"b"}' }] };
+const twoLookups = {
+  toolCalls: [
+    { name: 'lookup', arguments: '{"q":"a"}' },
+    { name: 'lookup', arguments: '{"q":"b"}' },
+  ],
+};
 const usage = { inputTokens: 10, outputTokens: 4, cachedInputTokens: 3, reasoningTokens: 0, estimated: false };
 
 /** Runs the test pipeline with all three tracing seams wired to `tracing`. */
-function tracedRun(tracing: Tracing, model: ChatModel, options: { tool?: LookupBehaviour; signal?: AbortSignal; pipeline?: string } = {}) {
+function tracedRun(
+  tracing: Tracing,
+  model: ChatModel,
+  options: { tool?: LookupBehaviour; signal?: AbortSignal; pipeline?: string } = {},
+) {
   const { tracer } = tracing;
-  return runPipeline(agentPipeline(options.pipeline), { task: 'look things up' }, {
-    signal: options.signal,
-    deps: {
-      tracer: otelRunTracer({ tracer }),
-      model: traceModel(model, { tracer }),
-      tools: lookupRegistry(options.tool, toolSpanWrapper({ tracer })),
+  return runPipeline(
+    agentPipeline(options.pipeline),
+    { task: 'look things up' },
+    {
+      signal: options.signal,
+      deps: {
+        tracer: otelRunTracer({ tracer }),
+        model: traceModel(model, { tracer }),
+        tools: lookupRegistry(options.tool, toolSpanWrapper({ tracer })),
+      },
     },
-  });
+  );
 }
 
 describe('otelRunTracer', () => {
   it('builds the exact span tree: setup and finalize under the root, parallel tools as siblings', async () => {
     const tracing = makeTracing();
-    const model = new ScriptedModel([{ ...twoLookups, usage }, { content: 'done', usage }]);
+    const model = new ScriptedModel([
+      { ...twoLookups, usage },
+      { content: 'done', usage },
+    ]);
     // Each lookup ends only once both have started, so their spans overlap by construction, not by timing; then both
     // stay 5 ms more, since a span's start is Date.now() (whole ms): the overlap must be more than that rounding.
     let started = 0;
@@ -71,7 +95,10 @@ describe('otelRunTracer', () => {
     expect(first!.parentSpanContext!.spanId).toBe(second!.parentSpanContext!.spanId);
     const nanoseconds = (time: [number, number]) => time[0] * 1e9 + time[1];
     expect(nanoseconds(second!.startTime)).toBeLessThan(nanoseconds(first!.endTime));
-    expect([first!.attributes['gen_ai.tool.call.id'], second!.attributes['gen_ai.tool.call.id']].sort()).toEqual(['call_1_1', 'call_1_2']);
+    expect([first!.attributes['gen_ai.tool.call.id'], second!.attributes['gen_ai.tool.call.id']].sort()).toEqual([
+      'call_1_1',
+      'call_1_2',
+    ]);
 
     expect(root.span.kind).toBe(SpanKind.INTERNAL);
     expect(root.span.attributes).toMatchObject({
@@ -87,7 +114,11 @@ describe('otelRunTracer', () => {
     expect(root.span.status.code).toBe(SpanStatusCode.UNSET);
 
     const setupStage = findSpan(spans, 'stage prepare');
-    expect(setupStage.attributes).toEqual({ 'stageloop.stage.name': 'prepare', 'stageloop.zone': 'setup', 'stageloop.iteration': 0 });
+    expect(setupStage.attributes).toEqual({
+      'stageloop.stage.name': 'prepare',
+      'stageloop.zone': 'setup',
+      'stageloop.iteration': 0,
+    });
     expect(findSpan(spans, 'stage summarize').attributes['stageloop.zone']).toBe('finalize');
     expect(findSpan(spans, 'iteration 2').attributes).toEqual({ 'stageloop.iteration': 2 });
     const steeringThink = root.children[2]!.children[0]!.span;
@@ -129,15 +160,26 @@ describe('otelRunTracer', () => {
       '      chat scripted-model [CLIENT]',
       '  stage summarize',
     ]);
-    const failedThink = spans.filter((span) => span.name === 'stage think').find((span) => span.attributes['stageloop.iteration'] === 2)!;
+    const failedThink = spans
+      .filter((span) => span.name === 'stage think')
+      .find((span) => span.attributes['stageloop.iteration'] === 2)!;
     expect(failedThink.status).toEqual({ code: SpanStatusCode.ERROR, message: 'model exploded' });
-    expect(failedThink.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([['exception', 'model exploded']]);
+    expect(failedThink.events.map((event) => [event.name, event.attributes?.['exception.message']])).toEqual([
+      ['exception', 'model exploded'],
+    ]);
     expect(failedThink.attributes['error.type']).toBe('Error');
-    const failedChat = spans.filter((span) => span.name === 'chat scripted-model' && span.status.code === SpanStatusCode.ERROR);
+    const failedChat = spans.filter(
+      (span) => span.name === 'chat scripted-model' && span.status.code === SpanStatusCode.ERROR,
+    );
     expect(failedChat).toHaveLength(1);
     const root = findSpan(spans, 'invoke_agent test-agent');
     expect(root.status.code).toBe(SpanStatusCode.ERROR);
-    expect(root.attributes).toMatchObject({ 'stageloop.status': 'failed', 'stageloop.stop_reason.kind': 'error', 'stageloop.stop_reason.stage': 'think', 'error.type': 'Error' });
+    expect(root.attributes).toMatchObject({
+      'stageloop.status': 'failed',
+      'stageloop.stop_reason.kind': 'error',
+      'stageloop.stop_reason.stage': 'think',
+      'error.type': 'Error',
+    });
   });
 
   it('traces a cancelled run: the stages that ran, then finalize; the root says cancelled', async () => {
@@ -147,7 +189,10 @@ describe('otelRunTracer', () => {
       controller.abort();
       return query;
     };
-    const result = await tracedRun(tracing, new ScriptedModel([twoLookups]), { tool: cancellingTool, signal: controller.signal });
+    const result = await tracedRun(tracing, new ScriptedModel([twoLookups]), {
+      tool: cancellingTool,
+      signal: controller.signal,
+    });
     expect(result.status).toBe('cancelled');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual([
@@ -162,7 +207,11 @@ describe('otelRunTracer', () => {
       '  stage summarize',
     ]);
     // The cancel came while act ran its tools: act is named, not the observe stage the runner then skipped.
-    expect(root.span.attributes).toMatchObject({ 'stageloop.status': 'cancelled', 'stageloop.stop_reason.kind': 'cancelled', 'stageloop.stop_reason.stage': 'act' });
+    expect(root.span.attributes).toMatchObject({
+      'stageloop.status': 'cancelled',
+      'stageloop.stop_reason.kind': 'cancelled',
+      'stageloop.stop_reason.stage': 'act',
+    });
     expect(root.span.status.code).toBe(SpanStatusCode.UNSET);
   });
 
@@ -185,7 +234,10 @@ describe('otelRunTracer', () => {
     expect(rootA.span.spanContext().traceId).not.toBe(rootB.span.spanContext().traceId);
     expect(rootA.span.attributes['stageloop.run.id']).toBe(resultA.runId);
     expect(rootB.span.attributes['stageloop.run.id']).toBe(resultB.runId);
-    const chats = (root: typeof rootA) => treeLines(root).filter((line) => line.includes('chat')).map((line) => line.trim());
+    const chats = (root: typeof rootA) =>
+      treeLines(root)
+        .filter((line) => line.includes('chat'))
+        .map((line) => line.trim());
     expect(chats(rootA)).toEqual(['chat model-a [CLIENT]', 'chat model-a [CLIENT]']);
     expect(chats(rootB)).toEqual(['chat model-b [CLIENT]', 'chat model-b [CLIENT]', 'chat model-b [CLIENT]']);
     expect(treeLines(rootA).filter((line) => line.includes('execute_tool'))).toHaveLength(2);
@@ -194,9 +246,17 @@ describe('otelRunTracer', () => {
 
   it('costs nothing visible without an SDK: the global no-op tracer runs the pipeline unchanged', async () => {
     const model = new ScriptedModel([twoLookups, { content: 'done' }]);
-    const result = await runPipeline(agentPipeline(), { task: 't' }, {
-      deps: { tracer: otelRunTracer(), model: traceModel(model), tools: lookupRegistry(undefined, toolSpanWrapper()) },
-    });
+    const result = await runPipeline(
+      agentPipeline(),
+      { task: 't' },
+      {
+        deps: {
+          tracer: otelRunTracer(),
+          model: traceModel(model),
+          tools: lookupRegistry(undefined, toolSpanWrapper()),
+        },
+      },
+    );
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('done');
   });
@@ -211,7 +271,15 @@ describe('otelRunTracer', () => {
 describe('toolSpanWrapper', () => {
   it('sets error.type to the tool error kind and status ERROR when a call fails', async () => {
     const tracing = makeTracing();
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'missing', arguments: '{}' }, { name: 'lookup', arguments: '{"wrong":1}' }] }, { content: 'ok' }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: 'missing', arguments: '{}' },
+          { name: 'lookup', arguments: '{"wrong":1}' },
+        ],
+      },
+      { content: 'ok' },
+    ]);
     await tracedRun(tracing, model);
     const [unknown, invalid] = tracing.spans().filter((span) => span.name.startsWith('execute_tool'));
     expect(unknown!.name).toBe('execute_tool missing');

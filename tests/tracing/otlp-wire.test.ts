@@ -9,7 +9,16 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
 import { agentPipeline, lookupRegistry } from './fixtures.js';
 
 const repositoryRoot = new URL('../../', import.meta.url);
-const script = () => new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: '{"q":"a"}' }, { name: 'lookup', arguments: '{"q":"b"}' }] }, { content: 'done' }]);
+const script = () =>
+  new ScriptedModel([
+    {
+      toolCalls: [
+        { name: 'lookup', arguments: '{"q":"a"}' },
+        { name: 'lookup', arguments: '{"q":"b"}' },
+      ],
+    },
+    { content: 'done' },
+  ]);
 
 /** The received spans as indented names, built from parentSpanId (so the parent links are what is compared). */
 function wireTree(spans: readonly ReceivedSpan[]): string[] {
@@ -17,7 +26,9 @@ function wireTree(spans: readonly ReceivedSpan[]): string[] {
   const visit = (span: ReceivedSpan, depth: number) => {
     lines.push(`${'  '.repeat(depth)}${span.name}${span.kind === 3 ? ' [CLIENT]' : ''}`);
     const children = spans.filter((child) => child.parentSpanId === span.spanId);
-    children.sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1)).forEach((child) => visit(child, depth + 1));
+    children
+      .sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1))
+      .forEach((child) => visit(child, depth + 1));
   };
   spans.filter((span) => span.parentSpanId === undefined).forEach((root) => visit(root, 0));
   return lines;
@@ -41,12 +52,23 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function runPreloadedApp(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runPreloadedApp(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', '--import', './otel.config.ts', 'tests/tracing/preload-app.ts'],
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--import', './otel.config.ts', 'tests/tracing/preload-app.ts'],
       { cwd: repositoryRoot, env: { ...process.env, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr, ms: performance.now() - started }));
+      (error, stdout, stderr) =>
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+          stdout,
+          stderr,
+          ms: performance.now() - started,
+        }),
+    );
   });
 }
 
@@ -65,11 +87,19 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
     process.env.OTEL_SERVICE_NAME = 'stageloop-wire-test';
     const session = startTracing('otlp', { recordContent: false });
     expect(session.tracesUrl).toBe(`${receiver.endpoint}/v1/traces`);
-    const result = await runPipeline(agentPipeline(), { task: 'look up a and b' }, { deps: session.instrument({ model: script(), tools: lookupRegistry() }) });
+    const result = await runPipeline(
+      agentPipeline(),
+      { task: 'look up a and b' },
+      { deps: session.instrument({ model: script(), tools: lookupRegistry() }) },
+    );
     await session.finish();
 
     const spans = receiver.spans;
-    expect(receiver.requests.every((request) => request.path === '/v1/traces' && request.contentType?.startsWith('application/json'))).toBe(true);
+    expect(
+      receiver.requests.every(
+        (request) => request.path === '/v1/traces' && request.contentType?.startsWith('application/json'),
+      ),
+    ).toBe(true);
     const tree = wireTree(spans);
     expect(tree.slice(0, 3)).toEqual(['invoke_agent test-agent', '  stage prepare', '  iteration 1']);
     expect(tree.slice(3, 9).map((line) => line.trim())).toEqual(expectedTree);
@@ -93,20 +123,35 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
       'stageloop.iterations': 2,
     });
     const chat = spans.find((span) => span.name === 'chat scripted-model')!;
-    expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.response.finish_reasons': ['tool_calls'], 'stageloop.purpose': 'think' });
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'scripted',
+      'gen_ai.response.finish_reasons': ['tool_calls'],
+      'stageloop.purpose': 'think',
+    });
     const tool = spans.find((span) => span.name === 'execute_tool lookup')!;
-    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup', 'gen_ai.tool.call.id': 'call_1_1' });
+    expect(tool.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.call.id': 'call_1_1',
+    });
     expect(tool.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
   });
 
   it("startTracing('console') prints the waterfall after the run, and can start again after a finished session", async () => {
     let output = '';
     const session = startTracing('console', { stderr: { write: (text: string) => (output += text) } });
-    await runPipeline(agentPipeline(), { task: 't' }, { deps: session.instrument({ model: script(), tools: lookupRegistry() }) });
+    await runPipeline(
+      agentPipeline(),
+      { task: 't' },
+      { deps: session.instrument({ model: script(), tools: lookupRegistry() }) },
+    );
     expect(output).toBe('');
     await session.finish();
     const lines = output.trim().split('\n');
-    expect(lines[0]).toMatch(/^\|#+\| invoke_agent test-agent +[\d.]+ ms {2}\+0\.0 ms {2}status=completed stop=completed by=think iterations=2$/);
+    expect(lines[0]).toMatch(
+      /^\|#+\| invoke_agent test-agent +[\d.]+ ms {2}\+0\.0 ms {2}status=completed stop=completed by=think iterations=2$/,
+    );
     expect(lines.map((line) => line.replace(/^\|[ #]+\| /, '').replace(/\s+[\d.]+ ms.*$/, ''))).toEqual([
       'invoke_agent test-agent',
       '├─ stage prepare',
@@ -131,15 +176,27 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
   it('with nothing listening, finish() prints one warning line, does not throw, and returns in bounded time', async () => {
     const port = await closedPort();
     let output = '';
-    const session = startTracing('otlp', { endpoint: `http://127.0.0.1:${port}`, exportTimeoutMs: 500, stderr: { write: (text: string) => (output += text) } });
-    const result = await runPipeline(agentPipeline(), { task: 't' }, { deps: session.instrument({ model: script(), tools: lookupRegistry() }) });
+    const session = startTracing('otlp', {
+      endpoint: `http://127.0.0.1:${port}`,
+      exportTimeoutMs: 500,
+      stderr: { write: (text: string) => (output += text) },
+    });
+    const result = await runPipeline(
+      agentPipeline(),
+      { task: 't' },
+      { deps: session.instrument({ model: script(), tools: lookupRegistry() }) },
+    );
     expect(result.status).toBe('completed');
     const started = performance.now();
     await expect(session.finish()).resolves.toBeUndefined();
     expect(performance.now() - started).toBeLessThan(2_000);
     const lines = output.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^stageloop: could not export traces to http://127.0.0.1:${port}/v1/traces \\(.*ECONNREFUSED.*\\); is Jaeger`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^stageloop: could not export traces to http://127.0.0.1:${port}/v1/traces \\(.*ECONNREFUSED.*\\); is Jaeger`,
+      ),
+    );
   });
 });
 
@@ -171,7 +228,10 @@ describe('node --import ./otel.config.ts (preloaded into an app)', () => {
 
   it('with nothing listening: exit code 0, exactly one warning line on stderr, bounded time', async () => {
     const port = await closedPort();
-    const child = await runPreloadedApp({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '1000' });
+    const child = await runPreloadedApp({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+    });
     expect(child.code).toBe(0);
     expect(child.stdout).toBe('completed: preloaded answer\n');
     const lines = child.stderr.trim().split('\n');

@@ -15,11 +15,21 @@ beforeAll(() => void (disableContext = enableAsyncContext()));
 afterAll(() => disableContext());
 
 function tracedRun(tracing: Tracing, pipeline: Pipeline, model: ChatModel, task: string, signal?: AbortSignal) {
-  return runPipeline(pipeline, { task }, { signal, deps: instrumentDeps({ model, tools: new ToolRegistry([testCalculator]) }, { tracer: tracing.tracer }) });
+  return runPipeline(
+    pipeline,
+    { task },
+    { signal, deps: instrumentDeps({ model, tools: new ToolRegistry([testCalculator]) }, { tracer: tracing.tracer }) },
+  );
 }
 
 const usage = { inputTokens: 50, outputTokens: 10, cachedInputTokens: 20, reasoningTokens: 0, estimated: false };
-const parallelSums = { toolCalls: [{ name: 'calculator', arguments: '{"expression":"2+3"}' }, { name: 'calculator', arguments: '{"expression":"4*5"}' }], usage };
+const parallelSums = {
+  toolCalls: [
+    { name: 'calculator', arguments: '{"expression":"2+3"}' },
+    { name: 'calculator', arguments: '{"expression":"4*5"}' },
+  ],
+  usage,
+};
 
 const reactIteration = (n: number, chat: string, tools: string[]) => [
   `  iteration ${n}`,
@@ -93,7 +103,11 @@ describe('reactPipeline span tree', () => {
     expect(act.children.map((node) => node.span.attributes['gen_ai.tool.call.id'])).toEqual(['call_1_1', 'call_1_2']);
     for (const tool of act.children) expect(tool.span.parentSpanContext?.spanId).toBe(act.span.spanContext().spanId);
     const chat = root.children[1]!.children[0]!.children[0]!.span;
-    expect(chat.attributes).toMatchObject({ 'stageloop.purpose': 'think', 'gen_ai.usage.input_tokens': 50, 'gen_ai.response.finish_reasons': ['tool_calls'] });
+    expect(chat.attributes).toMatchObject({
+      'stageloop.purpose': 'think',
+      'gen_ai.usage.input_tokens': 50,
+      'gen_ai.response.finish_reasons': ['tool_calls'],
+    });
   });
 
   it('a failing model call: stage think ERROR with an exception event, the run failed, summarize still under the root', async () => {
@@ -143,18 +157,29 @@ describe('reactPipeline span tree', () => {
       '      chat scripted-model [CLIENT]',
       '  stage summarize',
     ]);
-    expect(root.span.attributes).toMatchObject({ 'stageloop.status': 'cancelled', 'stageloop.stop_reason.kind': 'cancelled' });
+    expect(root.span.attributes).toMatchObject({
+      'stageloop.status': 'cancelled',
+      'stageloop.stop_reason.kind': 'cancelled',
+    });
   });
 });
 
 describe('planExecuteReplanPipeline span tree', () => {
   it('plan sits under the root in setup; replan and summarize calls nest under their stages', async () => {
     const tracing = makeTracing();
-    const result = await tracedRun(tracing, planExecuteReplanPipeline({ guards: false }), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4');
+    const result = await tracedRun(
+      tracing,
+      planExecuteReplanPipeline({ guards: false }),
+      new OfflineModel(),
+      'Compute 2 + 3, then multiply the result by 4',
+    );
     expect(result.status).toBe('completed');
     const root = singleTree(tracing.spans());
     expect(treeLines(root)).toEqual(offlinePlanExecuteReplanTree);
-    const purposes = tracing.spans().filter((span) => span.name.startsWith('chat ')).map((span) => span.attributes['stageloop.purpose']);
+    const purposes = tracing
+      .spans()
+      .filter((span) => span.name.startsWith('chat '))
+      .map((span) => span.attributes['stageloop.purpose']);
     expect(new Set(purposes)).toEqual(new Set(['plan', 'think', 'replan', 'summarize']));
     expect(root.span.attributes).toMatchObject({ 'stageloop.stop_reason.stage': 'replan', 'stageloop.iterations': 4 });
   });
@@ -165,7 +190,12 @@ describe('concurrent runs of both pipelines', () => {
     const tracing = makeTracing();
     const [reactResult, replanResult] = await Promise.all([
       tracedRun(tracing, reactPipeline({ guards: false }), new OfflineModel(), 'What is (2 + 3) * 4?'),
-      tracedRun(tracing, planExecuteReplanPipeline({ guards: false }), new OfflineModel(), 'Compute 2 + 3, then multiply the result by 4'),
+      tracedRun(
+        tracing,
+        planExecuteReplanPipeline({ guards: false }),
+        new OfflineModel(),
+        'Compute 2 + 3, then multiply the result by 4',
+      ),
     ]);
     const roots = spanForest(tracing.spans());
     expect(roots).toHaveLength(2);

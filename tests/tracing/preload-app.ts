@@ -5,6 +5,13 @@ import { ScriptedModel } from '../../src/testing/index.js';
 import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { agentPipeline, lookupRegistry } from './fixtures.js';
 
-const model = new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: '{"q":"a"}' }] }, { content: 'preloaded answer' }]);
-const result = await runPipeline(agentPipeline('preload-app'), { task: 'look a up' }, { deps: instrumentDeps({ model, tools: lookupRegistry() }) });
+const model = new ScriptedModel([
+  { toolCalls: [{ name: 'lookup', arguments: '{"q":"a"}' }] },
+  { content: 'preloaded answer' },
+]);
+const result = await runPipeline(
+  agentPipeline('preload-app'),
+  { task: 'look a up' },
+  { deps: instrumentDeps({ model, tools: lookupRegistry() }) },
+);
 process.stdout.write(`${result.status}: ${result.answer}\n`);

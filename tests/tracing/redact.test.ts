@@ -6,7 +6,10 @@ describe('redactSecrets', () => {
     ['Authorization: Bearer abc.def-123456', 'Authorization: Bearer [REDACTED]'],
     ['authorization=Basic dXNlcjpwYXNz', 'authorization=Basic [REDACTED]'],
     ['{"Authorization": "Bearer abcdefgh12345678"}', '{"Authorization": "Bearer [REDACTED]"}'],
-    ['GET /search.json?q=cats&api_key=abc123&engine=google', 'GET /search.json?q=cats&api_key=[REDACTED]&engine=google'],
+    [
+      'GET /search.json?q=cats&api_key=abc123&engine=google',
+      'GET /search.json?q=cats&api_key=[REDACTED]&engine=google',
+    ],
     ['OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234', 'OPENAI_API_KEY=[REDACTED]'],
     ['{"apiKey":"hunter2"}', '{"apiKey":"[REDACTED]"}'],
     ['{\\"api_key\\":\\"hunter2\\",\\"q\\":\\"x\\"}', '{\\"api_key\\":\\"[REDACTED]\\",\\"q\\":\\"x\\"}'],
@@ -27,7 +30,11 @@ describe('redactSecrets', () => {
 
 describe('redactValue / redactedJson', () => {
   it('replaces secret-named fields at any depth and redacts strings everywhere', () => {
-    const value = { q: 'cats', headers: { Authorization: 'Bearer x', 'X-Api-Key': 'k' }, nested: [{ password: 'p', note: 'sk-abcdefghijklmnopqrstuvwx' }] };
+    const value = {
+      q: 'cats',
+      headers: { Authorization: 'Bearer x', 'X-Api-Key': 'k' },
+      nested: [{ password: 'p', note: 'sk-abcdefghijklmnopqrstuvwx' }],
+    };
     expect(redactValue(value)).toEqual({
       q: 'cats',
       headers: { Authorization: '[REDACTED]', 'X-Api-Key': '[REDACTED]' },

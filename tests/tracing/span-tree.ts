@@ -2,7 +2,14 @@
 // built from parent span ids, so comparing trees checks parent links rather than names alone.
 import { context, SpanKind, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 
 export interface Tracing {
   tracer: Tracer;
@@ -47,7 +54,8 @@ export interface SpanNode {
   children: SpanNode[];
 }
 
-const startOf = (span: ReadableSpan) => startSequence.get(span.spanContext().spanId) ?? span.startTime[0] * 1e9 + span.startTime[1];
+const startOf = (span: ReadableSpan) =>
+  startSequence.get(span.spanContext().spanId) ?? span.startTime[0] * 1e9 + span.startTime[1];
 
 /** One tree per trace root; children in start order. Throws if a parent is missing or in another trace. */
 export function spanForest(spans: readonly ReadableSpan[]): SpanNode[] {
@@ -61,7 +69,10 @@ export function spanForest(spans: readonly ReadableSpan[]): SpanNode[] {
     }
     const parentNode = nodes.get(parent.spanId);
     if (parentNode === undefined) throw new Error(`span "${node.span.name}" has a parent that was not exported`);
-    if (parent.traceId !== node.span.spanContext().traceId || parentNode.span.spanContext().traceId !== parent.traceId) {
+    if (
+      parent.traceId !== node.span.spanContext().traceId ||
+      parentNode.span.spanContext().traceId !== parent.traceId
+    ) {
       throw new Error(`span "${node.span.name}" is in another trace than its parent`);
     }
     parentNode.children.push(node);
@@ -77,13 +88,17 @@ export function spanForest(spans: readonly ReadableSpan[]): SpanNode[] {
 /** The tree as indented names, with the kind for non-internal spans: easy to compare exactly. */
 export function treeLines(node: SpanNode, depth = 0): string[] {
   const kind = node.span.kind === SpanKind.INTERNAL ? '' : ` [${SpanKind[node.span.kind]}]`;
-  return [`${'  '.repeat(depth)}${node.span.name}${kind}`, ...node.children.flatMap((child) => treeLines(child, depth + 1))];
+  return [
+    `${'  '.repeat(depth)}${node.span.name}${kind}`,
+    ...node.children.flatMap((child) => treeLines(child, depth + 1)),
+  ];
 }
 
 /** The single root of the exported spans (fails when there are several traces). */
 export function singleTree(spans: readonly ReadableSpan[]): SpanNode {
   const roots = spanForest(spans);
-  if (roots.length !== 1) throw new Error(`expected one trace root, got ${roots.length}: ${roots.map((root) => root.span.name).join(', ')}`);
+  if (roots.length !== 1)
+    throw new Error(`expected one trace root, got ${roots.length}: ${roots.map((root) => root.span.name).join(', ')}`);
   return roots[0]!;
 }
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { ModelError, runPipeline, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from '../../src/index.js';
+import {
+  ModelError,
+  runPipeline,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ChatStreamEvent,
+} from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { otelRunTracer } from '../../src/tracing/otel-tracer.js';
 import { traceModel } from '../../src/tracing/traced-model.js';
@@ -14,7 +21,10 @@ afterAll(() => disableContext());
 
 const secretTask = 'Use Authorization: Bearer abcdefgh12345678 and key sk-abcdefghijklmnopqrstuvwx';
 const request: ChatRequest = {
-  messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: secretTask }],
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: secretTask },
+  ],
   purpose: 'think',
   temperature: 0.2,
   maxOutputTokens: 256,
@@ -100,12 +110,18 @@ describe('traceModel', () => {
     const tracing = makeTracing();
     await traceModel(fakeModel(response), { tracer: tracing.tracer, recordContent: true }).chat(request);
     const attributes = findSpan(tracing.spans(), 'chat gpt-test').attributes;
-    expect(JSON.parse(String(attributes['gen_ai.system_instructions']))).toEqual([{ type: 'text', content: 'Be brief.' }]);
+    expect(JSON.parse(String(attributes['gen_ai.system_instructions']))).toEqual([
+      { type: 'text', content: 'Be brief.' },
+    ]);
     expect(JSON.parse(String(attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'Use Authorization: Bearer [REDACTED] and key [REDACTED]' }] },
     ]);
     expect(JSON.parse(String(attributes['gen_ai.output.messages']))).toEqual([
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'lookup', arguments: { q: 'x', api_key: '[REDACTED]' } }], finish_reason: 'tool_calls' },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'call_1', name: 'lookup', arguments: { q: 'x', api_key: '[REDACTED]' } }],
+        finish_reason: 'tool_calls',
+      },
     ]);
     expect(JSON.stringify(attributes)).not.toMatch(/hunter2|abcdefgh12345678|sk-abc/);
   });
@@ -113,24 +129,41 @@ describe('traceModel', () => {
 
 describe('trace content across a run', () => {
   const script = () =>
-    new ScriptedModel([{ toolCalls: [{ name: 'lookup', arguments: '{"q":"password=hunter2"}' }] }, { content: 'answer with sk-abcdefghijklmnopqrstuvwx' }]);
+    new ScriptedModel([
+      { toolCalls: [{ name: 'lookup', arguments: '{"q":"password=hunter2"}' }] },
+      { content: 'answer with sk-abcdefghijklmnopqrstuvwx' },
+    ]);
   const run = (recordContent: boolean) => {
     const tracing = makeTracing();
     const { tracer } = tracing;
-    const done = runPipeline(agentPipeline(), { task: secretTask }, {
-      deps: {
-        tracer: otelRunTracer({ tracer, recordContent }),
-        model: traceModel(script(), { tracer, recordContent }),
-        tools: lookupRegistry((query) => `result for ${query} Authorization: Bearer abcdefgh12345678`, toolSpanWrapper({ tracer, recordContent })),
+    const done = runPipeline(
+      agentPipeline(),
+      { task: secretTask },
+      {
+        deps: {
+          tracer: otelRunTracer({ tracer, recordContent }),
+          model: traceModel(script(), { tracer, recordContent }),
+          tools: lookupRegistry(
+            (query) => `result for ${query} Authorization: Bearer abcdefgh12345678`,
+            toolSpanWrapper({ tracer, recordContent }),
+          ),
+        },
       },
-    });
+    );
     return done.then(() => tracing.spans());
   };
-  const contentKeys = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result'];
+  const contentKeys = [
+    'gen_ai.input.messages',
+    'gen_ai.output.messages',
+    'gen_ai.system_instructions',
+    'gen_ai.tool.call.arguments',
+    'gen_ai.tool.call.result',
+  ];
 
   it('records no message, argument or result content by default', async () => {
     const spans = await run(false);
-    for (const span of spans) for (const key of contentKeys) expect(span.attributes[key], `${span.name} ${key}`).toBeUndefined();
+    for (const span of spans)
+      for (const key of contentKeys) expect(span.attributes[key], `${span.name} ${key}`).toBeUndefined();
     expect(JSON.stringify(spans.map((span) => span.attributes))).not.toContain('hunter2');
   });
 
@@ -138,9 +171,13 @@ describe('trace content across a run', () => {
     const spans = await run(true);
     const tool = findSpan(spans, 'execute_tool lookup');
     expect(JSON.parse(String(tool.attributes['gen_ai.tool.call.arguments']))).toEqual({ q: 'password=[REDACTED]' });
-    expect(tool.attributes['gen_ai.tool.call.result']).toBe('result for password=[REDACTED] Authorization: Bearer [REDACTED]');
+    expect(tool.attributes['gen_ai.tool.call.result']).toBe(
+      'result for password=[REDACTED] Authorization: Bearer [REDACTED]',
+    );
     const root = findSpan(spans, 'invoke_agent test-agent');
-    expect(JSON.parse(String(root.attributes['gen_ai.output.messages']))).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'answer with [REDACTED]' }] }]);
+    expect(JSON.parse(String(root.attributes['gen_ai.output.messages']))).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'answer with [REDACTED]' }] },
+    ]);
     const everything = JSON.stringify(spans.map((span) => span.attributes));
     expect(everything).toContain('gen_ai.input.messages');
     expect(everything).not.toMatch(/hunter2|abcdefgh12345678|sk-abc/);

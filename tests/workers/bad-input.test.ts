@@ -73,24 +73,37 @@ describe.runIf(runRedisTests)('workers: bad input', () => {
   it('refuses to start when Redis is unreachable, in one line', async () => {
     const port = await freePort();
     const start = startWorker({ redis: `redis://127.0.0.1:${port}`, prepare: () => ({ pipeline: reactPipeline() }) });
-    await expect(start).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port} (ECONNREFUSED): start redis-server there, or pass the right --redis URL`);
+    await expect(start).rejects.toThrow(
+      `cannot reach Redis at redis://127.0.0.1:${port} (ECONNREFUSED): start redis-server there, or pass the right --redis URL`,
+    );
   });
 
   it('fails a malformed job for good with a clear reason and goes on with the next job', async () => {
     const lines: string[] = [];
     const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0 });
     const deps = { model, tools: recordTools(join(directory, 'malformed.log'), 0) };
-    const worker = await startWorker({ redis: redis.url, queue: 'malformed', prepare: () => ({ pipeline: reactPipeline(), deps }), log: (line) => lines.push(line) });
+    const worker = await startWorker({
+      redis: redis.url,
+      queue: 'malformed',
+      prepare: () => ({ pipeline: reactPipeline(), deps }),
+      log: (line) => lines.push(line),
+    });
     const queue = new Queue('malformed', { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
     try {
       await queue.add('run', { runId: 'bad-1', input: { task: 42 } }, { jobId: 'bad-1', attempts: 3 });
       await queue.add('run', 'not an object', { jobId: 'bad-2', attempts: 3 });
       const { runId } = await enqueueRun(queue, { task: 'good task', runId: 'after-bad' });
-      await waitUntil(async () => ['completed', 'failed'].includes(await queue.getJobState(runId)), 'the good job to end', 30_000);
+      await waitUntil(
+        async () => ['completed', 'failed'].includes(await queue.getJobState(runId)),
+        'the good job to end',
+        30_000,
+      );
       const bad = (await queue.getJob('bad-1'))!;
       expect(await bad.getState()).toBe('failed');
       expect(bad.attemptsMade).toBe(1);
-      expect(bad.failedReason).toMatch(/^malformed job bad-1: input\.task: .*; enqueue runs with enqueueRun\(\) or "stageloop submit"$/);
+      expect(bad.failedReason).toMatch(
+        /^malformed job bad-1: input\.task: .*; enqueue runs with enqueueRun\(\) or "stageloop submit"$/,
+      );
       expect((await queue.getJob('bad-2'))!.failedReason).toMatch(/^malformed job bad-2: the payload: /);
       expect(lines.some((line) => line.startsWith('job bad-1 failed: malformed job bad-1'))).toBe(true);
       // The worker went on: the next job ran (the loopback model answers it with three steps).
@@ -104,42 +117,70 @@ describe.runIf(runRedisTests)('workers: bad input', () => {
 
   // Its own proxy, worker, queue and run ids: nothing it waits on is shared with another test or an earlier try; every
   // wait is on something the worker says or the store records, never on a pause.
-  it('says when Redis is lost mid-run, takes no jobs meanwhile, and completes the run once Redis is back', { timeout: 90_000 }, async () => {
-    const proxyPort = await freePort();
-    const proxy = redisProxy(proxyPort, redis.port);
-    await proxy.open();
-    const logFile = join(directory, 'outage.log');
-    writeFileSync(logFile, '');
-    const queueName = `outage-${proxyPort}`;
-    const [outageRun, laterRun] = [`outage-run-${proxyPort}`, `later-run-${proxyPort}`];
-    const env = { REDIS_URL: `redis://127.0.0.1:${proxyPort}`, QUEUE: queueName, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '1', LOCK_MS: '20000', STALL_MS: '1000', TOOL_DELAY_MS: '100' };
-    const worker = await startWorkerProcess(env);
-    workers.push(worker);
-    const queue = new Queue(queueName, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
-    const store = redisStore(redis.url);
-    try {
-      await enqueueRun(queue, { task: 'outage task', runId: outageRun });
-      await waitUntil(async () => ((await store.get(outageRun))?.head ?? 0) >= 3, 'the run to record its first steps', 30_000);
-      await proxy.cut();
-      // Submitted during the outage (straight to Redis): the worker, cut off, cannot take it until Redis is back.
-      await enqueueRun(queue, { task: 'later task', runId: laterRun });
-      // The worker says it once, naming the socket error it met (a refused reconnect, or a write into the cut pipe).
-      await worker.waitForOutput(/lost Redis/, 30_000);
-      expect(worker.output()).toMatch(/lost Redis at redis:\/\/127\.0\.0\.1:\d+ \((ECONN\w+|EPIPE|ETIMEDOUT|Connection is closed\.?)\): not taking jobs, retrying; runs in flight go on once it is back/);
-      expect(await queue.getJobState(laterRun)).toBe('waiting');
+  it(
+    'says when Redis is lost mid-run, takes no jobs meanwhile, and completes the run once Redis is back',
+    { timeout: 90_000 },
+    async () => {
+      const proxyPort = await freePort();
+      const proxy = redisProxy(proxyPort, redis.port);
       await proxy.open();
-      await worker.waitForOutput(/Redis at redis:\/\/127\.0\.0\.1:\d+ is back: taking jobs again/, 30_000);
-      // The run cut off mid-way and the one submitted meanwhile both finish; in either order.
-      await waitUntil(async () => (await store.get(laterRun))?.status === 'completed' && (await store.get(outageRun))?.status === 'completed', 'both runs to complete', 45_000);
-      expect((await store.get(outageRun))?.answer).toBe(expectedAnswer('outage task'));
-      expect((await store.get(laterRun))?.answer).toBe(expectedAnswer('later task'));
-      await waitUntil(async () => (await queue.getJobState(outageRun)) === 'completed', 'the outage job to complete', 15_000);
-    } finally {
-      worker.child.kill('SIGKILL');
-      await worker.exited;
-      await proxy.cut().catch(() => undefined);
-      await queue.close();
-      await store.close();
-    }
-  });
+      const logFile = join(directory, 'outage.log');
+      writeFileSync(logFile, '');
+      const queueName = `outage-${proxyPort}`;
+      const [outageRun, laterRun] = [`outage-run-${proxyPort}`, `later-run-${proxyPort}`];
+      const env = {
+        REDIS_URL: `redis://127.0.0.1:${proxyPort}`,
+        QUEUE: queueName,
+        MODEL_URL: server.url,
+        SIDE_EFFECT_LOG: logFile,
+        CONCURRENCY: '1',
+        LOCK_MS: '20000',
+        STALL_MS: '1000',
+        TOOL_DELAY_MS: '100',
+      };
+      const worker = await startWorkerProcess(env);
+      workers.push(worker);
+      const queue = new Queue(queueName, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }) });
+      const store = redisStore(redis.url);
+      try {
+        await enqueueRun(queue, { task: 'outage task', runId: outageRun });
+        await waitUntil(
+          async () => ((await store.get(outageRun))?.head ?? 0) >= 3,
+          'the run to record its first steps',
+          30_000,
+        );
+        await proxy.cut();
+        // Submitted during the outage (straight to Redis): the worker, cut off, cannot take it until Redis is back.
+        await enqueueRun(queue, { task: 'later task', runId: laterRun });
+        // The worker says it once, naming the socket error it met (a refused reconnect, or a write into the cut pipe).
+        await worker.waitForOutput(/lost Redis/, 30_000);
+        expect(worker.output()).toMatch(
+          /lost Redis at redis:\/\/127\.0\.0\.1:\d+ \((ECONN\w+|EPIPE|ETIMEDOUT|Connection is closed\.?)\): not taking jobs, retrying; runs in flight go on once it is back/,
+        );
+        expect(await queue.getJobState(laterRun)).toBe('waiting');
+        await proxy.open();
+        await worker.waitForOutput(/Redis at redis:\/\/127\.0\.0\.1:\d+ is back: taking jobs again/, 30_000);
+        // The run cut off mid-way and the one submitted meanwhile both finish; in either order.
+        await waitUntil(
+          async () =>
+            (await store.get(laterRun))?.status === 'completed' && (await store.get(outageRun))?.status === 'completed',
+          'both runs to complete',
+          45_000,
+        );
+        expect((await store.get(outageRun))?.answer).toBe(expectedAnswer('outage task'));
+        expect((await store.get(laterRun))?.answer).toBe(expectedAnswer('later task'));
+        await waitUntil(
+          async () => (await queue.getJobState(outageRun)) === 'completed',
+          'the outage job to complete',
+          15_000,
+        );
+      } finally {
+        worker.child.kill('SIGKILL');
+        await worker.exited;
+        await proxy.cut().catch(() => undefined);
+        await queue.close();
+        await store.close();
+      }
+    },
+  );
 });

@@ -73,23 +73,47 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
     }
     expect(workerOutput).toContain('job taken: run cli-run-1\n');
     const calls = modelCalls;
-    const again = await cli(['submit', '--redis', redis.url, '--id', 'cli-run-1', '--quiet', 'What is six times seven?']);
+    const again = await cli([
+      'submit',
+      '--redis',
+      redis.url,
+      '--id',
+      'cli-run-1',
+      '--quiet',
+      'What is six times seven?',
+    ]);
     expect([again.code, again.stdout]).toEqual([0, 'cli-run-1\nthe answer to What is six times seven?\n']);
     expect(modelCalls).toBe(calls);
 
     const output: string[] = [];
     const store = openStoreAt({ path: redis.url });
-    const streams = { stdout: { write: (text: string) => output.push(text) }, stderr: { write: (text: string) => output.push(text) } } as never;
+    const streams = {
+      stdout: { write: (text: string) => output.push(text) },
+      stderr: { write: (text: string) => output.push(text) },
+    } as never;
     expect(await runsCommand(['--json'], streams, store)).toBe(0);
     await store.close();
     const runs = JSON.parse(output.join('')) as Array<{ runId: string; status: string; answer: string }>;
-    expect(runs.filter((run) => run.runId === 'cli-run-1')).toEqual([expect.objectContaining({ status: 'completed', answer: 'the answer to What is six times seven?' })]);
+    expect(runs.filter((run) => run.runId === 'cli-run-1')).toEqual([
+      expect.objectContaining({ status: 'completed', answer: 'the answer to What is six times seven?' }),
+    ]);
   }, 40_000);
 
   it('a session turn taken by the worker is read by the next turn run from the CLI on the same Redis store', async () => {
-    const first = await cli(['submit', '--redis', redis.url, '--quiet', '--session', 'shared', 'What is nine squared?']);
+    const first = await cli([
+      'submit',
+      '--redis',
+      redis.url,
+      '--quiet',
+      '--session',
+      'shared',
+      'What is nine squared?',
+    ]);
     expect(first.code).toBe(0);
-    const next = await cli(['run', '-q', '--store', redis.url, '--session', 'shared', 'And doubled?'], { ...modelEnv, OPENAI_BASE_URL: server.url });
+    const next = await cli(['run', '-q', '--store', redis.url, '--session', 'shared', 'And doubled?'], {
+      ...modelEnv,
+      OPENAI_BASE_URL: server.url,
+    });
     expect([next.code, next.stderr]).toEqual([0, '']);
     const messages = server.lastBody!.messages.map((message) => message.content ?? '').join('\n');
     expect(messages, JSON.stringify(server.lastBody!.messages)).toContain('the answer to What is nine squared?');
@@ -104,11 +128,17 @@ describe.runIf(runRedisTests)('stageloop worker and submit', () => {
   it('says in one line that Redis is unreachable, exit 1, for worker and submit; a bad URL is a usage error', async () => {
     // Port 9 (discard) has no listener; a free ephemeral port could be taken by another test's server meanwhile.
     const url = 'redis://127.0.0.1:9';
-    const [workerRun, submitRun, badUrl] = await Promise.all([cli(['worker', '--redis', url]), cli(['submit', '--redis', url, 'a task']), cli(['worker', '--redis', 'localhost:6379'])]);
+    const [workerRun, submitRun, badUrl] = await Promise.all([
+      cli(['worker', '--redis', url]),
+      cli(['submit', '--redis', url, 'a task']),
+      cli(['worker', '--redis', 'localhost:6379']),
+    ]);
     const line = `stageloop: cannot reach Redis at ${url} (ECONNREFUSED): start redis-server there, or pass the right --redis URL\n`;
     expect([workerRun.code, workerRun.stderr]).toEqual([1, line]);
     expect([submitRun.code, submitRun.stderr]).toEqual([1, line]);
     expect(badUrl.code).toBe(2);
-    expect(badUrl.stderr).toBe('stageloop: --redis: "localhost:6379" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379\n');
+    expect(badUrl.stderr).toBe(
+      'stageloop: --redis: "localhost:6379" is not a Redis URL: write it as redis://HOST:PORT (or rediss:// for TLS), e.g. redis://127.0.0.1:6379\n',
+    );
   }, 30_000);
 });

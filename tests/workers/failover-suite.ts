@@ -15,7 +15,14 @@ import type { RunStore } from '../../src/store/types.js';
 import { enqueueRun } from '../../src/workers/run-job.js';
 import { reactPipeline } from '../../pipelines/index.js';
 import { startChatServer, type ChatServer } from '../support/chat-server.js';
-import { expectedAnswer, recordTools, serveAgentModel, startWorkerProcess, stepsPerRun, type WorkerProcess } from './fleet.js';
+import {
+  expectedAnswer,
+  recordTools,
+  serveAgentModel,
+  startWorkerProcess,
+  stepsPerRun,
+  type WorkerProcess,
+} from './fleet.js';
 import { startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 import { startRedis, type RedisInstance } from './redis-server.js';
 
@@ -58,7 +65,11 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
 
   describe(`workers on BullMQ (${kind} store)`, () => {
     beforeAll(async () => {
-      [redis, server, postgres] = await Promise.all([startRedis(), startChatServer(), kind === 'postgres' ? startPostgres() : undefined]);
+      [redis, server, postgres] = await Promise.all([
+        startRedis(),
+        startChatServer(),
+        kind === 'postgres' ? startPostgres() : undefined,
+      ]);
       serveAgentModel(server, 40);
       directory = mkdtempSync(join(tmpdir(), 'stageloop-workers-'));
       storeUrl = postgres === undefined ? redis.url : `${postgres.url}?schema=failover`;
@@ -76,7 +87,14 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
     it('runs 50 runs over two workers, one SIGKILLed mid-runs: all equal to uninterrupted runs, no step done twice beyond the one in flight', async () => {
       const logFile = join(directory, 'side-effects.log');
       writeFileSync(logFile, '');
-      const env = { REDIS_URL: redis.url, STORE_URL: storeUrl, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '8', TOOL_DELAY_MS: '30' };
+      const env = {
+        REDIS_URL: redis.url,
+        STORE_URL: storeUrl,
+        MODEL_URL: server.url,
+        SIDE_EFFECT_LOG: logFile,
+        CONCURRENCY: '8',
+        TOOL_DELAY_MS: '30',
+      };
       const [victim, survivor] = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
       workers.push(victim, survivor);
       const { queue } = queueFor('stageloop-runs');
@@ -84,26 +102,58 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
       for (const task of tasks) await enqueueRun(queue, { task, runId: task });
       // A double submit is one run.
       await enqueueRun(queue, { task: 'task-0', runId: 'task-0' });
-      expect(await queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized')).toBe(50);
+      expect(await queue.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized')).toBe(
+        50,
+      );
 
       // Kill once the victim has done some steps and has runs in flight.
-      await until('the victim to do work', () => (sideEffects(logFile).size > 0 && [...sideEffects(logFile).values()].flat().filter((pid) => pid === victim.child.pid).length >= 8), 30_000);
+      await until(
+        'the victim to do work',
+        () =>
+          sideEffects(logFile).size > 0 &&
+          [...sideEffects(logFile).values()].flat().filter((pid) => pid === victim.child.pid).length >= 8,
+        30_000,
+      );
       victim.child.kill('SIGKILL');
       await victim.exited;
       const killedAt = Date.now();
-      await until('all 50 runs to complete', async () => (await store.list({ status: 'completed' })).length === 50, 60_000);
+      await until(
+        'all 50 runs to complete',
+        async () => (await store.list({ status: 'completed' })).length === 50,
+        60_000,
+      );
 
       // Uninterrupted references: the same pipeline, model and tool in this process, without any store.
-      const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0, timeoutMs: 10_000 });
-      const references = await Promise.all(tasks.map((task) => runPipeline(reactPipeline(), { task }, { deps: { model, tools: recordTools(join(directory, 'reference.log'), 0) } })));
+      const model = new OpenAIChatModel({
+        baseUrl: server.url,
+        model: 'test-model',
+        apiKey: 'sk-test',
+        maxRetries: 0,
+        timeoutMs: 10_000,
+      });
+      const references = await Promise.all(
+        tasks.map((task) =>
+          runPipeline(
+            reactPipeline(),
+            { task },
+            { deps: { model, tools: recordTools(join(directory, 'reference.log'), 0) } },
+          ),
+        ),
+      );
       let resumedRuns = 0;
       for (const [index, task] of tasks.entries()) {
         const run = (await store.get(task))!;
-        expect([run.status, run.answer, run.iterations]).toEqual([references[index]!.status, references[index]!.answer, references[index]!.iterations]);
+        expect([run.status, run.answer, run.iterations]).toEqual([
+          references[index]!.status,
+          references[index]!.answer,
+          references[index]!.iterations,
+        ]);
         expect(run.answer).toBe(expectedAnswer(task));
         const final = (await store.latestCheckpoint(task))!.state as { messages: unknown[] };
         expect(final.messages).toEqual(JSON.parse(JSON.stringify(references[index]!.state.messages)));
-        const marker = (await store.journal(task)).find((entry) => entry.kind === 'event' && (entry.data as { type?: string }).type === 'resumed');
+        const marker = (await store.journal(task)).find(
+          (entry) => entry.kind === 'event' && (entry.data as { type?: string }).type === 'resumed',
+        );
         if (marker !== undefined) resumedRuns += 1;
         // Resumed from a checkpoint, not from the start: the journal before the marker was served, not run again.
         if (marker !== undefined) expect((marker.data as { servedThrough: number }).servedThrough).toBeGreaterThan(0);
@@ -124,13 +174,22 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
       }
       survivor.child.kill('SIGKILL');
       await survivor.exited;
-      console.log(`failover: all 50 runs completed ${Date.now() - killedAt} ms after the kill; ${resumedRuns} resumed from a checkpoint`);
+      console.log(
+        `failover: all 50 runs completed ${Date.now() - killedAt} ms after the kill; ${resumedRuns} resumed from a checkpoint`,
+      );
     }, 90_000);
 
     it('fences a SIGSTOPped worker that wakes up: its writes are refused and its job is completed once', async () => {
       const logFile = join(directory, 'zombie.log');
       writeFileSync(logFile, '');
-      const env = { REDIS_URL: redis.url, STORE_URL: storeUrl, MODEL_URL: server.url, SIDE_EFFECT_LOG: logFile, CONCURRENCY: '1', TOOL_DELAY_MS: '300' };
+      const env = {
+        REDIS_URL: redis.url,
+        STORE_URL: storeUrl,
+        MODEL_URL: server.url,
+        SIDE_EFFECT_LOG: logFile,
+        CONCURRENCY: '1',
+        TOOL_DELAY_MS: '300',
+      };
       // Both workers start side by side (a process start takes seconds on a loaded machine); whichever takes the job
       // is the one stopped, the other its replacement, idle until the job comes back.
       const pair = await Promise.all([startWorkerProcess(env), startWorkerProcess(env)]);
@@ -146,7 +205,9 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
       });
       await events.waitUntilReady();
       await enqueueRun(queue, { task: 'zombie task', runId: 'zombie-run' });
-      const zombie = await Promise.any(pair.map((worker) => worker.waitForOutput(/job taken: run zombie-run\n/, 60_000).then(() => worker)));
+      const zombie = await Promise.any(
+        pair.map((worker) => worker.waitForOutput(/job taken: run zombie-run\n/, 60_000).then(() => worker)),
+      );
       const replacement = pair.find((worker) => worker !== zombie)!;
       await until('the first step', () => sideEffects(logFile).has('zombie task#1'), 60_000);
       zombie.child.kill('SIGSTOP');
@@ -162,7 +223,8 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
       // On PostgreSQL a zombie stopped inside a transaction wakes to find the server ended that session (its write kept
       // nothing, and the run's record shows it ended under another owner); stopped between writes, its next write
       // meets the newer epoch. Either way it is fenced off, and says so on the job's line.
-      const fenced = /job zombie-run: run zombie-run was taken over by another worker: .*was claimed by another owner \(epoch \d\)|job zombie-run: .*lost the connection to PostgreSQL/;
+      const fenced =
+        /job zombie-run: run zombie-run was taken over by another worker: .*was claimed by another owner \(epoch \d\)|job zombie-run: .*lost the connection to PostgreSQL/;
       await zombie.waitForOutput(fenced, 60_000);
 
       expect(completed.answer).toBe(expectedAnswer('zombie task'));
@@ -176,7 +238,8 @@ export function describeFailover(kind: 'redis' | 'postgres'): void {
       // The zombie did at most the step it had in flight when it was stopped.
       const zombieSteps = [...sideEffects(logFile).values()].flat().filter((pid) => pid === zombie.child.pid).length;
       expect(zombieSteps).toBeLessThanOrEqual(stoppedEffects + 1);
-      for (let step = 1; step <= stepsPerRun; step += 1) expect((sideEffects(logFile).get(`zombie task#${step}`) ?? []).length).toBeLessThanOrEqual(2);
+      for (let step = 1; step <= stepsPerRun; step += 1)
+        expect((sideEffects(logFile).get(`zombie task#${step}`) ?? []).length).toBeLessThanOrEqual(2);
       // Each wait above is bounded by its own event; the sum is a loaded machine's worst case, not a pause.
     }, 180_000);
   });

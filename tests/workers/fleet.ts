@@ -24,7 +24,15 @@ export function serveAgentModel(server: ChatServer, delayMs: number): void {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const reply =
       results.length < stepsPerRun
-        ? { toolCalls: [{ id: `call-${results.length + 1}`, name: 'record', arguments: JSON.stringify({ task, step: results.length + 1 }) }] }
+        ? {
+            toolCalls: [
+              {
+                id: `call-${results.length + 1}`,
+                name: 'record',
+                arguments: JSON.stringify({ task, step: results.length + 1 }),
+              },
+            ],
+          }
         : { content: `done ${task}: ${results.join(', ')}` };
     // A worker reports progress, so its runs stream: answer in the form asked for.
     sendReply(request, response, reply);
@@ -57,8 +65,14 @@ export interface WorkerProcess {
 const script = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 
 /** A worker in its own process (`node --import tsx worker-process.ts`, after `nodeFlags`), ready once it says so. */
-export async function startWorkerProcess(env: Record<string, string>, nodeFlags: readonly string[] = []): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  nodeFlags: readonly string[] = [],
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const listeners = new Set<() => void>();
   const take = (chunk: Buffer) => {
@@ -77,7 +91,10 @@ export async function startWorkerProcess(env: Record<string, string>, nodeFlags:
         else resolve();
       };
       const check = () => pattern.test(output) && done();
-      const timer = setTimeout(() => done(new Error(`the worker did not say ${pattern} within ${timeoutMs} ms; it said:\n${output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => done(new Error(`the worker did not say ${pattern} within ${timeoutMs} ms; it said:\n${output}`)),
+        timeoutMs,
+      );
       listeners.add(check);
       void exited.then(() => done(new Error(`the worker exited before saying ${pattern}; it said:\n${output}`)));
       check();

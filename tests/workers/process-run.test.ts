@@ -37,16 +37,36 @@ describe.runIf(runRedisTests)('processRun', () => {
     const model = new OpenAIChatModel({ baseUrl: server.url, model: 'test-model', apiKey: 'sk-test', maxRetries: 0 });
     const deps = { model, tools: recordTools('/dev/null', 0) };
     const prepare = () => ({ pipeline: reactPipeline(), deps });
-    const first = await processRun({ runId: 'job-7', input: { task: 'seven' }, settings: {} }, { store, prepare, leaseMs: 2_000 });
-    expect(first).toEqual({ runId: 'job-7', status: 'completed', answer: expectedAnswer('seven'), iterations: 4, tokens: 60, resumed: false });
+    const first = await processRun(
+      { runId: 'job-7', input: { task: 'seven' }, settings: {} },
+      { store, prepare, leaseMs: 2_000 },
+    );
+    expect(first).toEqual({
+      runId: 'job-7',
+      status: 'completed',
+      answer: expectedAnswer('seven'),
+      iterations: 4,
+      tokens: 60,
+      resumed: false,
+    });
     expect((await store.get('job-7'))?.status).toBe('completed');
     const calls = server.requests.length;
-    const again = await processRun({ runId: 'job-7', input: { task: 'seven' }, settings: {} }, { store, prepare, leaseMs: 2_000 });
+    const again = await processRun(
+      { runId: 'job-7', input: { task: 'seven' }, settings: {} },
+      { store, prepare, leaseMs: 2_000 },
+    );
     expect(again).toEqual({ ...first, resumed: false });
     expect(server.requests.length).toBe(calls);
     // A run recorded outside the queue is reported the same way.
     const recorded = await runPipeline(reactPipeline(), { task: 'outside' }, { store, deps });
-    expect((await processRun({ runId: recorded.runId, input: { task: 'outside' }, settings: {} }, { store, prepare, leaseMs: 2_000 })).answer).toBe(expectedAnswer('outside'));
+    expect(
+      (
+        await processRun(
+          { runId: recorded.runId, input: { task: 'outside' }, settings: {} },
+          { store, prepare, leaseMs: 2_000 },
+        )
+      ).answer,
+    ).toBe(expectedAnswer('outside'));
     expect(server.requests.length).toBe(calls + 4);
   });
 });
@@ -58,11 +78,20 @@ describe('processRun, fenced off without an epoch to tell it', () => {
     // The worker's view of the shared store: once stopped and woken, its next write meets a server that ended its session.
     const store: RunStore = Object.assign(Object.create(shared) as RunStore, {
       append: (...args: Parameters<RunStore['append']>) => {
-        if (connectionLost) return Promise.reject(new StageloopError('store', 'lost the connection to PostgreSQL at postgres://127.0.0.1/runs (57P01): the write in progress was not kept; resume the run once the server is back'));
+        if (connectionLost)
+          return Promise.reject(
+            new StageloopError(
+              'store',
+              'lost the connection to PostgreSQL at postgres://127.0.0.1/runs (57P01): the write in progress was not kept; resume the run once the server is back',
+            ),
+          );
         return shared.append(...args);
       },
     });
-    const scripted = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"5 + 6"}' }] }, { content: 'done: 11' }]);
+    const scripted = new ScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"5 + 6"}' }] },
+      { content: 'done: 11' },
+    ]);
     const model: ChatModel = {
       provider: 'test',
       modelName: 'sleeper',
@@ -77,9 +106,14 @@ describe('processRun, fenced off without an epoch to tell it', () => {
       },
     };
     const prepare = () => ({ pipeline: reactPipeline(), deps: { model, tools: testTools() } });
-    const taken = processRun({ runId: 'lost-write', input: { task: 'five plus six' }, settings: {} }, { store, prepare, leaseMs: 2_000 });
+    const taken = processRun(
+      { runId: 'lost-write', input: { task: 'five plus six' }, settings: {} },
+      { store, prepare, leaseMs: 2_000 },
+    );
     await expect(taken).rejects.toBeInstanceOf(RunTakenOverError);
-    await expect(taken).rejects.toThrow(/^run lost-write has ended in the store under another owner: .*lost the connection to PostgreSQL/);
+    await expect(taken).rejects.toThrow(
+      /^run lost-write has ended in the store under another owner: .*lost the connection to PostgreSQL/,
+    );
     expect(await shared.get('lost-write')).toMatchObject({ status: 'completed', answer: 'done: 11', epoch: 2 });
   });
 });

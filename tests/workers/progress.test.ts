@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { batchedProgress, eventsOfProgress, type ProgressBatch } from '../../src/workers/progress.js';
 
-const event = (index: number): RunEvent => ({ runId: 'r', seq: index, type: 'stage_started', zone: 'iteration', stage: 'think', iteration: 1, at: 1_000 + index, data: { index } }) as unknown as RunEvent;
+const event = (index: number): RunEvent =>
+  ({
+    runId: 'r',
+    seq: index,
+    type: 'stage_started',
+    zone: 'iteration',
+    stage: 'think',
+    iteration: 1,
+    at: 1_000 + index,
+    data: { index },
+  }) as unknown as RunEvent;
 
 describe('batched job progress', () => {
   it('sends the events gathered within an interval as one update, and the rest when flushed', async () => {
@@ -14,7 +24,9 @@ describe('batched job progress', () => {
     for (let index = 1; index <= 50; index++) progress.onEvent(event(index));
     await firstDelivered;
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.events.map((item) => (item.data as { index: number }).index)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+    expect(sent[0]!.events.map((item) => (item.data as { index: number }).index)).toEqual(
+      Array.from({ length: 50 }, (_, index) => index + 1),
+    );
     progress.onEvent(event(51));
     await progress.flush();
     expect(sent.map((batch) => batch.events.length)).toEqual([50, 1]);
@@ -23,7 +35,7 @@ describe('batched job progress', () => {
     expect(sent).toHaveLength(2);
   });
 
-  it('a failed update is not the run\'s failure; later ones still go', async () => {
+  it("a failed update is not the run's failure; later ones still go", async () => {
     const sent: number[] = [];
     let calls = 0;
     const progress = batchedProgress(async (batch) => {

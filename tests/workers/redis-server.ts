@@ -9,7 +9,9 @@ import { Redis } from 'ioredis';
 
 export const redisInstalled = spawnSync('redis-server', ['--version']).status === 0;
 if (!redisInstalled && process.env.CI === undefined) {
-  console.warn('SKIPPING the Redis tests: redis-server is not installed (apt-get install -y redis-server); in CI they run');
+  console.warn(
+    'SKIPPING the Redis tests: redis-server is not installed (apt-get install -y redis-server); in CI they run',
+  );
 }
 /** In CI a missing redis-server fails the tests instead of skipping them. */
 export const runRedisTests = redisInstalled || process.env.CI !== undefined;
@@ -36,7 +38,12 @@ export interface RedisInstance {
  * Resolves once our own server answers on `url`: the PING's server must report our child's pid, since on a busy
  * machine another process may bind the free port first (then our child exits and a foreign server answers).
  */
-async function waitForOwnServer(url: string, child: ChildProcess, exited: Promise<void>, deadline: number): Promise<void> {
+async function waitForOwnServer(
+  url: string,
+  child: ChildProcess,
+  exited: Promise<void>,
+  deadline: number,
+): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
   for (;;) {
@@ -71,7 +78,18 @@ export async function startRedis(port?: number): Promise<RedisInstance> {
 async function startRedisOn(chosen: number): Promise<RedisInstance> {
   const directory = mkdtempSync(join(tmpdir(), 'stageloop-redis-'));
   const config = join(directory, 'redis.conf');
-  writeFileSync(config, [`port ${chosen}`, 'bind 127.0.0.1', 'save ""', 'appendonly no', 'maxmemory-policy noeviction', `dir ${directory}`, 'loglevel warning'].join('\n'));
+  writeFileSync(
+    config,
+    [
+      `port ${chosen}`,
+      'bind 127.0.0.1',
+      'save ""',
+      'appendonly no',
+      'maxmemory-policy noeviction',
+      `dir ${directory}`,
+      'loglevel warning',
+    ].join('\n'),
+  );
   const child = spawn('redis-server', [config], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${chosen}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

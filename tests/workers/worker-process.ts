@@ -7,7 +7,13 @@ import { reactPipeline } from '../../pipelines/index.js';
 import { recordTools } from './fleet.js';
 
 const env = process.env;
-const model = new OpenAIChatModel({ baseUrl: env.MODEL_URL!, model: 'test-model', apiKey: 'sk-test', maxRetries: 2, timeoutMs: 10_000 });
+const model = new OpenAIChatModel({
+  baseUrl: env.MODEL_URL!,
+  model: 'test-model',
+  apiKey: 'sk-test',
+  maxRetries: 2,
+  timeoutMs: 10_000,
+});
 const tools = recordTools(env.SIDE_EFFECT_LOG!, Number(env.TOOL_DELAY_MS ?? 0));
 const pipeline = reactPipeline();
 

@@ -6,4 +6,13 @@ export { maxTime, maxTokens, stopReason, toolCalled, toolNotCalled } from './run
 export { custom, type GradeFunction } from './custom.js';
 export { judge, type JudgeGraderOptions } from './judge.js';
 export { graderOf, gradersFor, graderTypes, JudgePool } from './spec.js';
-export type { CalledTool, EvalCase, Grade, GradeContext, Grader, GradeRecord, GradeSubject, GraderSpec } from './types.js';
+export type {
+  CalledTool,
+  EvalCase,
+  Grade,
+  GradeContext,
+  Grader,
+  GradeRecord,
+  GradeSubject,
+  GraderSpec,
+} from './types.js';

@@ -11,7 +11,10 @@ export function jsonSchemaValid(schema: JsonObject, options: { threshold?: numbe
   try {
     zodSchema = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
-    throw new StageloopError('usage', `json-schema grader: the schema is not one stageloop can read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw new StageloopError(
+      'usage',
+      `json-schema grader: the schema is not one stageloop can read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+    );
   }
   return {
     name: 'json-schema',
@@ -21,7 +24,10 @@ export function jsonSchemaValid(schema: JsonObject, options: { threshold?: numbe
       const checked = zodSchema.safeParse(output);
       if (checked.success) return { score: 1, reason: 'the output is valid against the schema' };
       const issue = checked.error.issues[0]!;
-      return { score: 0, reason: `the output is not valid against the schema: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` };
+      return {
+        score: 0,
+        reason: `the output is not valid against the schema: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`,
+      };
     },
   };
 }
@@ -29,8 +35,11 @@ export function jsonSchemaValid(schema: JsonObject, options: { threshold?: numbe
 /** Where `expected` is not inside `actual` (objects: every key; arrays: same length, item by item), or undefined. */
 function mismatch(expected: JsonValue, actual: unknown, path: string): string | undefined {
   if (expected === null || typeof expected !== 'object') {
-    if (typeof expected === 'number' && typeof actual === 'number') return sameNumber(expected, actual) ? undefined : `${path} is ${actual}, expected ${expected}`;
-    return expected === actual ? undefined : `${path} is ${preview(actual ?? 'missing', 40)}, expected ${preview(expected, 40)}`;
+    if (typeof expected === 'number' && typeof actual === 'number')
+      return sameNumber(expected, actual) ? undefined : `${path} is ${actual}, expected ${expected}`;
+    return expected === actual
+      ? undefined
+      : `${path} is ${preview(actual ?? 'missing', 40)}, expected ${preview(expected, 40)}`;
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${path} is not an array`;
@@ -54,7 +63,9 @@ function mismatch(expected: JsonValue, actual: unknown, path: string): string | 
 export function jsonSubsetScore(expected: JsonValue, actual: unknown, where: string): Grade {
   if (actual === undefined) return { score: 0, reason: `${where} is not JSON` };
   const found = mismatch(expected, actual, '$');
-  return found === undefined ? { score: 1, reason: `${where} contains ${preview(expected)}` } : { score: 0, reason: `${where} does not match: ${found}` };
+  return found === undefined
+    ? { score: 1, reason: `${where} contains ${preview(expected)}` }
+    : { score: 0, reason: `${where} does not match: ${found}` };
 }
 
 /** Passes when the output holds every field of `expected` with the same value (extra fields allowed). */

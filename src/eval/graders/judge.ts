@@ -16,16 +16,36 @@ export interface JudgeGraderOptions {
 
 /** The answer is judged against the rubric, with the case's expected value as the reference; an unreachable judge scores 0. */
 export function judge(options: JudgeGraderOptions): Grader {
-  const ask = options.judge ?? (options.model && modelJudge({ model: options.model, rubric: options.rubric, purpose: 'eval_judge', ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }));
+  const ask =
+    options.judge ??
+    (options.model &&
+      modelJudge({
+        model: options.model,
+        rubric: options.rubric,
+        purpose: 'eval_judge',
+        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      }));
   if (ask === undefined) throw new TypeError('judge grader: give a model (or a judge made by modelJudge)');
   return {
     name: 'judge',
     threshold: options.threshold ?? 0.7,
     async grade(subject, context) {
-      const reference = subject.case.expected === undefined ? undefined : typeof subject.case.expected === 'string' ? subject.case.expected : JSON.stringify(subject.case.expected);
-      const outcome = await ask({ text: `Task: ${subject.case.task}\nAnswer: ${subject.answer}`, ...(reference !== undefined && { reference }), ...(context.signal && { signal: context.signal }) });
+      const reference =
+        subject.case.expected === undefined
+          ? undefined
+          : typeof subject.case.expected === 'string'
+            ? subject.case.expected
+            : JSON.stringify(subject.case.expected);
+      const outcome = await ask({
+        text: `Task: ${subject.case.task}\nAnswer: ${subject.answer}`,
+        ...(reference !== undefined && { reference }),
+        ...(context.signal && { signal: context.signal }),
+      });
       if (!outcome.ok) return { score: 0, reason: `no verdict: ${outcome.problem}` };
-      return { score: outcome.verdict.score, reason: `judge: ${preview(outcome.verdict.reason, 160)}${outcome.verdict.cached ? ' (cached)' : ''}` };
+      return {
+        score: outcome.verdict.score,
+        reason: `judge: ${preview(outcome.verdict.reason, 160)}${outcome.verdict.cached ? ' (cached)' : ''}`,
+      };
     },
   };
 }

@@ -33,7 +33,9 @@ export function numberWithin(value: number, options: NumberOptions = {}): Grader
       const last = numbers.at(-1);
       if (last === undefined) return { score: 0, reason: `the answer has no number: ${preview(answer)}` };
       const band = allowed > 0 ? ` ± ${allowed}` : '';
-      return within(last) ? { score: 1, reason: `${last} is within ${value}${band}` } : { score: 0, reason: `${last} is not ${value}${band}` };
+      return within(last)
+        ? { score: 1, reason: `${last} is within ${value}${band}` }
+        : { score: 0, reason: `${last} is not ${value}${band}` };
     },
   };
 }

@@ -10,7 +10,21 @@ import { maxTime, maxTokens, stopReason, toolCalled, toolNotCalled } from './run
 import { contains, exact, normalized, regex } from './text.js';
 import type { EvalCase, Grader, GraderSpec } from './types.js';
 
-export const graderTypes = ['contains', 'exact', 'normalized', 'regex', 'number', 'json-schema', 'json-subset', 'tool-called', 'tool-not-called', 'stop-reason', 'max-tokens', 'max-time', 'judge'] as const;
+export const graderTypes = [
+  'contains',
+  'exact',
+  'normalized',
+  'regex',
+  'number',
+  'json-schema',
+  'json-subset',
+  'tool-called',
+  'tool-not-called',
+  'stop-reason',
+  'max-tokens',
+  'max-time',
+  'judge',
+] as const;
 
 /** Judges by rubric, so identical answers under one rubric are judged once per eval. */
 export class JudgePool {
@@ -19,19 +33,30 @@ export class JudgePool {
   judgeFor(rubric: string): ModelJudge | undefined {
     if (this.model === undefined) return undefined;
     let found = this.judges.get(rubric);
-    if (found === undefined) this.judges.set(rubric, (found = modelJudge({ model: this.model, rubric, purpose: 'eval_judge' })));
+    if (found === undefined)
+      this.judges.set(rubric, (found = modelJudge({ model: this.model, rubric, purpose: 'eval_judge' })));
     return found;
   }
 }
 
-function needExpected<Value>(evalCase: EvalCase, value: Value | undefined, type: string, check: (candidate: unknown) => candidate is Value): Value {
+function needExpected<Value>(
+  evalCase: EvalCase,
+  value: Value | undefined,
+  type: string,
+  check: (candidate: unknown) => candidate is Value,
+): Value {
   const chosen = value ?? evalCase.expected;
-  if (!check(chosen)) throw new StageloopError('usage', `case "${evalCase.id}": the ${type} grader needs a "value" (or the case's "expected")${chosen === undefined ? '' : ` of the right type, got ${JSON.stringify(chosen)}`}`);
+  if (!check(chosen))
+    throw new StageloopError(
+      'usage',
+      `case "${evalCase.id}": the ${type} grader needs a "value" (or the case's "expected")${chosen === undefined ? '' : ` of the right type, got ${JSON.stringify(chosen)}`}`,
+    );
   return chosen;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';
-const isNumber = (value: unknown): value is number => typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
+const isNumber = (value: unknown): value is number =>
+  typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
 const isDefined = (value: unknown): value is JsonValue => value !== undefined;
 
 export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool): Grader {
@@ -46,13 +71,21 @@ export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool
     case 'regex':
       return regex(spec.pattern, { ...threshold, ...(spec.flags !== undefined && { flags: spec.flags }) });
     case 'number':
-      return numberWithin(Number(needExpected<number | string>(evalCase, spec.value, 'number', isNumber)), { ...threshold, ...(spec.tolerance !== undefined && { tolerance: spec.tolerance }), ...(spec.relative !== undefined && { relative: spec.relative }) });
+      return numberWithin(Number(needExpected<number | string>(evalCase, spec.value, 'number', isNumber)), {
+        ...threshold,
+        ...(spec.tolerance !== undefined && { tolerance: spec.tolerance }),
+        ...(spec.relative !== undefined && { relative: spec.relative }),
+      });
     case 'json-schema':
       return jsonSchemaValid(spec.schema, threshold);
     case 'json-subset':
       return jsonSubset(needExpected(evalCase, spec.value, 'json-subset', isDefined), threshold);
     case 'tool-called':
-      return toolCalled(spec.name, { ...threshold, ...(spec.arguments !== undefined && { arguments: spec.arguments }), ...(spec.times !== undefined && { times: spec.times }) });
+      return toolCalled(spec.name, {
+        ...threshold,
+        ...(spec.arguments !== undefined && { arguments: spec.arguments }),
+        ...(spec.times !== undefined && { times: spec.times }),
+      });
     case 'tool-not-called':
       return toolNotCalled(spec.name, threshold);
     case 'stop-reason':
@@ -63,7 +96,11 @@ export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool
       return maxTime(spec.ms, threshold);
     case 'judge': {
       const found = judges.judgeFor(spec.rubric);
-      if (found === undefined) throw new StageloopError('usage', `case "${evalCase.id}" has a judge grader but no judge model is set: pass --judge-model NAME (a model server is needed), or drop the judge grader`);
+      if (found === undefined)
+        throw new StageloopError(
+          'usage',
+          `case "${evalCase.id}" has a judge grader but no judge model is set: pass --judge-model NAME (a model server is needed), or drop the judge grader`,
+        );
       return judge({ rubric: spec.rubric, judge: found, ...threshold });
     }
   }

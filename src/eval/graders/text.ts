@@ -21,7 +21,10 @@ export function exact(value: string, options: { threshold?: number } = {}): Grad
   return {
     name: 'exact',
     ...options,
-    grade: ({ answer }) => (answer.trim() === value.trim() ? { score: 1, reason: `the answer is exactly ${preview(value)}` } : { score: 0, reason: `expected exactly ${preview(value)}, got ${preview(answer)}` }),
+    grade: ({ answer }) =>
+      answer.trim() === value.trim()
+        ? { score: 1, reason: `the answer is exactly ${preview(value)}` }
+        : { score: 0, reason: `expected exactly ${preview(value)}, got ${preview(answer)}` },
   };
 }
 
@@ -31,7 +34,10 @@ export function normalized(value: string, options: { threshold?: number } = {}):
   return {
     name: 'normalized',
     ...options,
-    grade: ({ answer }) => (normalizeText(answer) === wanted ? { score: 1, reason: `the answer matches ${preview(value)} (normalised)` } : { score: 0, reason: `expected ${preview(value)} (normalised), got ${preview(answer)}` }),
+    grade: ({ answer }) =>
+      normalizeText(answer) === wanted
+        ? { score: 1, reason: `the answer matches ${preview(value)} (normalised)` }
+        : { score: 0, reason: `expected ${preview(value)} (normalised), got ${preview(answer)}` },
   };
 }
 
@@ -41,7 +47,10 @@ export function regex(pattern: string | RegExp, options: { flags?: string; thres
   return {
     name: 'regex',
     ...(options.threshold !== undefined && { threshold: options.threshold }),
-    grade: ({ answer }) => (expression.test(answer) ? { score: 1, reason: `the answer matches ${expression}` } : { score: 0, reason: `the answer does not match ${expression}: ${preview(answer)}` }),
+    grade: ({ answer }) =>
+      expression.test(answer)
+        ? { score: 1, reason: `the answer matches ${expression}` }
+        : { score: 0, reason: `the answer does not match ${expression}: ${preview(answer)}` },
   };
 }
 
@@ -55,17 +64,25 @@ export function contains(expected: JsonValue, options: { threshold?: number } = 
     name: 'contains',
     ...options,
     grade: (subject) => {
-      const wanted = typeof expected === 'string' && /^\s*-?[\d,]*\.?\d+(e[+-]?\d+)?\s*$/i.test(expected) ? Number(expected.replace(/,/g, '')) : expected;
+      const wanted =
+        typeof expected === 'string' && /^\s*-?[\d,]*\.?\d+(e[+-]?\d+)?\s*$/i.test(expected)
+          ? Number(expected.replace(/,/g, ''))
+          : expected;
       if (typeof wanted === 'number') {
         const found = numbersIn(subject.answer);
         return found.some((number) => sameNumber(number, wanted))
           ? { score: 1, reason: `the answer contains ${wanted}` }
-          : { score: 0, reason: `the answer has no ${wanted}${found.length ? ` (numbers in it: ${found.slice(0, 5).join(', ')})` : ''}: ${preview(subject.answer)}` };
+          : {
+              score: 0,
+              reason: `the answer has no ${wanted}${found.length ? ` (numbers in it: ${found.slice(0, 5).join(', ')})` : ''}: ${preview(subject.answer)}`,
+            };
       }
       if (typeof wanted === 'string' || typeof wanted === 'boolean' || wanted === null) {
         const text = normalizeText(String(wanted));
         const inside = ` ${normalizeText(subject.answer)} `.includes(` ${text} `);
-        return inside ? { score: 1, reason: `the answer contains ${preview(String(wanted))}` } : { score: 0, reason: `the answer does not contain ${preview(String(wanted))}: ${preview(subject.answer)}` };
+        return inside
+          ? { score: 1, reason: `the answer contains ${preview(String(wanted))}` }
+          : { score: 0, reason: `the answer does not contain ${preview(String(wanted))}: ${preview(subject.answer)}` };
       }
       return jsonSubsetScore(wanted, subject.output, 'the output');
     },

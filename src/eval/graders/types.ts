@@ -77,9 +77,10 @@ export interface GradeRecord extends Grade {
 
 export const clampScore = (score: number): number => (Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : 0);
 
-export const passes = (grader: Pick<Grader, 'threshold'>, grade: Grade): boolean => grade.score >= (grader.threshold ?? 1);
+export const passes = (grader: Pick<Grader, 'threshold'>, grade: Grade): boolean =>
+  grade.score >= (grader.threshold ?? 1);
 
 /** A short, one-line view of a value for reasons. */
 export function preview(value: unknown, limit = 80): string {
-  return shortText(typeof value === 'string' ? value : JSON.stringify(value) ?? String(value), limit);
+  return shortText(typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)), limit);
 }

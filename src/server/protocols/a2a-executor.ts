@@ -15,10 +15,24 @@ import type { StartRunServices } from '../start-run.js';
 const taskState = { submitted: 1, working: 2, completed: 3, failed: 4, canceled: 5, inputRequired: 6 } as const;
 const agentRole = 2;
 
-const textPart = (text: string): Part => ({ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const textPart = (text: string): Part => ({
+  content: { $case: 'text', value: text },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+});
 
 function agentMessage(taskId: string, contextId: string, text: string, metadata: Record<string, unknown>): Message {
-  return { role: agentRole, messageId: randomUUID(), parts: [textPart(text)], taskId, contextId, extensions: [], metadata, referenceTaskIds: [] };
+  return {
+    role: agentRole,
+    messageId: randomUUID(),
+    parts: [textPart(text)],
+    taskId,
+    contextId,
+    extensions: [],
+    metadata,
+    referenceTaskIds: [],
+  };
 }
 
 function textOfMessage(message: Message): string {
@@ -49,19 +63,38 @@ export class StageloopAgentExecutor implements AgentExecutor {
     const status = (state: number, text?: string, metadata: Record<string, unknown> = {}): TaskStatusUpdateEvent => ({
       taskId,
       contextId,
-      status: { state, timestamp: new Date().toISOString(), message: text === undefined ? undefined : agentMessage(taskId, contextId, text, metadata) },
+      status: {
+        state,
+        timestamp: new Date().toISOString(),
+        message: text === undefined ? undefined : agentMessage(taskId, contextId, text, metadata),
+      },
       metadata,
     });
     const message = request.userMessage;
     if (request.task === undefined) {
-      bus.publish({ kind: 'task', data: { id: taskId, contextId, status: { state: taskState.submitted, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [message], metadata: message.metadata ?? {} } });
+      bus.publish({
+        kind: 'task',
+        data: {
+          id: taskId,
+          contextId,
+          status: { state: taskState.submitted, timestamp: new Date().toISOString(), message: undefined },
+          artifacts: [],
+          history: [message],
+          metadata: message.metadata ?? {},
+        },
+      });
     }
     let run: ProtocolRun;
     try {
       const approval = approveToolsSchema.optional().safeParse(message.metadata?.approveTools);
-      if (!approval.success) throw new StageloopError('usage', 'metadata.approveTools must be a list of tool names or "all"');
+      if (!approval.success)
+        throw new StageloopError('usage', 'metadata.approveTools must be a list of tool names or "all"');
       const approveTools = approval.data;
-      run = await startProtocolRun(this.services, { pipeline: pipelineOf(message, this.services), task: textOfMessage(message), ...(approveTools !== undefined && { approveTools }) });
+      run = await startProtocolRun(this.services, {
+        pipeline: pipelineOf(message, this.services),
+        task: textOfMessage(message),
+        ...(approveTools !== undefined && { approveTools }),
+      });
     } catch (error) {
       const known = asStageloopError(error);
       bus.publish({ kind: 'statusUpdate', data: status(taskState.failed, known.message, errorFieldsOf(known)) });
@@ -72,17 +105,38 @@ export class StageloopAgentExecutor implements AgentExecutor {
       bus.publish({ kind: 'statusUpdate', data: status(taskState.working, undefined, { runId: run.runId }) });
       for await (const event of eventsOf(run.log)) {
         const line = progressLineOf(event);
-        if (line !== undefined) bus.publish({ kind: 'statusUpdate', data: status(taskState.working, line, { runId: run.runId }) });
+        if (line !== undefined)
+          bus.publish({ kind: 'statusUpdate', data: status(taskState.working, line, { runId: run.runId }) });
       }
       const result = await run.result;
       const answer = answerTextOf(result);
       if (result.status === 'completed' || result.status === 'stopped') {
-        const artifact = { artifactId: `answer-${run.runId}`, name: 'answer', description: `the answer of run ${run.runId}`, parts: [textPart(answer)], metadata: { runId: run.runId }, extensions: [] };
-        bus.publish({ kind: 'artifactUpdate', data: { taskId, contextId, artifact, append: false, lastChunk: true, metadata: {} } });
+        const artifact = {
+          artifactId: `answer-${run.runId}`,
+          name: 'answer',
+          description: `the answer of run ${run.runId}`,
+          parts: [textPart(answer)],
+          metadata: { runId: run.runId },
+          extensions: [],
+        };
+        bus.publish({
+          kind: 'artifactUpdate',
+          data: { taskId, contextId, artifact, append: false, lastChunk: true, metadata: {} },
+        });
       }
-      bus.publish({ kind: 'statusUpdate', data: status(finalStateOf(result), answer, { runId: run.runId, status: result.status, pending: result.pending ?? [] }) });
+      bus.publish({
+        kind: 'statusUpdate',
+        data: status(finalStateOf(result), answer, {
+          runId: run.runId,
+          status: result.status,
+          pending: result.pending ?? [],
+        }),
+      });
     } catch (error) {
-      bus.publish({ kind: 'statusUpdate', data: status(taskState.failed, asStageloopError(error).message, { runId: run.runId }) });
+      bus.publish({
+        kind: 'statusUpdate',
+        data: status(taskState.failed, asStageloopError(error).message, { runId: run.runId }),
+      });
     } finally {
       this.#runs.delete(taskId);
     }

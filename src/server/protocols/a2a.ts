@@ -23,14 +23,19 @@ interface A2aEndpoint {
 async function loadA2a(services: StartRunServices): Promise<A2aEndpoint> {
   let sdk: typeof import('@a2a-js/sdk');
   let server: typeof import('@a2a-js/sdk/server');
-  [sdk, server] = await loadOptional('the A2A endpoints', ['@a2a-js/sdk'], () => Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]));
+  [sdk, server] = await loadOptional('the A2A endpoints', ['@a2a-js/sdk'], () =>
+    Promise.all([import('@a2a-js/sdk'), import('@a2a-js/sdk/server')]),
+  );
   const { StageloopAgentExecutor } = await import('./a2a-executor.js');
   const executor = new StageloopAgentExecutor(services);
   const taskStore = new server.InMemoryTaskStore();
   const card = (origin: string): AgentCard => ({
     name: 'stageloop',
-    description: 'stageloop agents: each skill is a pipeline; every task is a recorded, traced run (stageloop runs, show, replay).',
-    supportedInterfaces: [{ url: `${origin}${a2aPath}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: sdk.A2A_PROTOCOL_VERSION }],
+    description:
+      'stageloop agents: each skill is a pipeline; every task is a recorded, traced run (stageloop runs, show, replay).',
+    supportedInterfaces: [
+      { url: `${origin}${a2aPath}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: sdk.A2A_PROTOCOL_VERSION },
+    ],
     provider: { organization: 'stageloop', url: origin },
     version: packageVersion(),
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -63,7 +68,11 @@ async function loadA2a(services: StartRunServices): Promise<A2aEndpoint> {
       }
       return known;
     },
-    contextOf: (requestedVersion) => new server.ServerCallContext({ user: new server.UnauthenticatedUser(), ...(requestedVersion !== undefined && { requestedVersion }) }),
+    contextOf: (requestedVersion) =>
+      new server.ServerCallContext({
+        user: new server.UnauthenticatedUser(),
+        ...(requestedVersion !== undefined && { requestedVersion }),
+      }),
   };
 }
 
@@ -72,7 +81,8 @@ const originOf = (context: Context): string => new URL(context.req.url).origin;
 export function a2aRoutes(services: StartRunServices): Hono {
   const app = new Hono();
   let loading: Promise<A2aEndpoint> | undefined;
-  const endpoint = () => (loading ??= loadA2a(services).catch((error: unknown) => ((loading = undefined), Promise.reject(error))));
+  const endpoint = () =>
+    (loading ??= loadA2a(services).catch((error: unknown) => ((loading = undefined), Promise.reject(error))));
   app.onError((error, context) => protocolErrorResponse(context, error));
 
   app.get(agentCardPath, async (context) => context.json((await endpoint()).card(originOf(context))));
@@ -83,7 +93,11 @@ export function a2aRoutes(services: StartRunServices): Hono {
     try {
       body = (await context.req.json()) as Record<string, unknown>;
     } catch {
-      return context.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'the request body is not JSON: send a JSON-RPC 2.0 request' } });
+      return context.json({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'the request body is not JSON: send a JSON-RPC 2.0 request' },
+      });
     }
     const answer = await a2a.handler(originOf(context)).handle(body, a2a.contextOf(context.req.header('a2a-version')));
     if (!(Symbol.asyncIterator in answer)) return context.json(answer);
@@ -91,7 +105,9 @@ export function a2aRoutes(services: StartRunServices): Hono {
     async function* blocks(): AsyncGenerator<string, void, undefined> {
       for await (const event of stream) yield serverSentEvent({ data: event });
     }
-    return context.body(eventStreamBody(blocks()) as unknown as ReadableStream<Uint8Array>, 200, { ...serverSentEventsHeaders });
+    return context.body(eventStreamBody(blocks()) as unknown as ReadableStream<Uint8Array>, 200, {
+      ...serverSentEventsHeaders,
+    });
   });
   return app;
 }

@@ -15,7 +15,13 @@ export function protocolRoutes(services: StartRunServices): Hono {
   app.route('/', uiMessageStreamRoutes(services));
   // The MCP SDK loads with the first /mcp request, not with every import of the server.
   let mcp: Promise<(context: Context) => Promise<Response>> | undefined;
-  app.all('/mcp', async (context) => (await (mcp ??= loadOptional('the /mcp endpoint', optionalParts.mcp, () => import('./mcp-server.js')).then((module) => module.mcpHttpHandler(services))))(context));
+  app.all('/mcp', async (context) =>
+    (
+      await (mcp ??= loadOptional('the /mcp endpoint', optionalParts.mcp, () => import('./mcp-server.js')).then(
+        (module) => module.mcpHttpHandler(services),
+      ))
+    )(context),
+  );
   app.route('/', a2aRoutes(services));
   return app;
 }

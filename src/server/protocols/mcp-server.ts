@@ -19,32 +19,49 @@ export function stageloopMcpServer(services: StartRunServices): McpServer {
   const server = new McpServer({ name: 'stageloop', version: packageVersion() }, { capabilities: { logging: {} } });
   for (const pipeline of services.pipelines) {
     const description = `Runs the stageloop "${pipeline.name}" agent on a task and returns its answer (stages: ${pipeline.iteration.join(', ')}). Every call is a recorded run.`;
-    server.registerTool(pipeline.name, { title: `stageloop ${pipeline.name}`, description, inputSchema: taskShape }, async ({ task }, extra): Promise<CallToolResult> => {
-      try {
-        const run = await startProtocolRun(services, { pipeline: pipeline.name, task });
-        // The client's notifications/cancelled aborts this signal: the run stops at its next checkpoint.
-        const cancel = () => run.cancel('the MCP client cancelled the call');
-        extra.signal.addEventListener('abort', cancel, { once: true });
-        const progressToken = extra._meta?.progressToken;
-        if (progressToken !== undefined) {
-          let progress = 0;
-          for await (const event of eventsOf(run.log, extra.signal)) {
-            const line = progressLineOf(event);
-            if (line === undefined) continue;
-            progress += 1;
-            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message: line } }).catch(() => undefined);
+    server.registerTool(
+      pipeline.name,
+      { title: `stageloop ${pipeline.name}`, description, inputSchema: taskShape },
+      async ({ task }, extra): Promise<CallToolResult> => {
+        try {
+          const run = await startProtocolRun(services, { pipeline: pipeline.name, task });
+          // The client's notifications/cancelled aborts this signal: the run stops at its next checkpoint.
+          const cancel = () => run.cancel('the MCP client cancelled the call');
+          extra.signal.addEventListener('abort', cancel, { once: true });
+          const progressToken = extra._meta?.progressToken;
+          if (progressToken !== undefined) {
+            let progress = 0;
+            for await (const event of eventsOf(run.log, extra.signal)) {
+              const line = progressLineOf(event);
+              if (line === undefined) continue;
+              progress += 1;
+              await extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message: line },
+                })
+                .catch(() => undefined);
+            }
           }
+          const result = await run.result;
+          extra.signal.removeEventListener('abort', cancel);
+          const meta = { 'stageloop/runId': run.runId, 'stageloop/status': result.status };
+          return {
+            content: [{ type: 'text', text: answerTextOf(result) }],
+            isError: result.status === 'failed' || result.status === 'cancelled',
+            _meta: meta,
+          };
+        } catch (error) {
+          const known = asStageloopError(error);
+          const { code, httpStatus } = errorFieldsOf(known);
+          return {
+            content: [{ type: 'text', text: known.message }],
+            isError: true,
+            _meta: { 'stageloop/code': code, 'stageloop/httpStatus': httpStatus },
+          };
         }
-        const result = await run.result;
-        extra.signal.removeEventListener('abort', cancel);
-        const meta = { 'stageloop/runId': run.runId, 'stageloop/status': result.status };
-        return { content: [{ type: 'text', text: answerTextOf(result) }], isError: result.status === 'failed' || result.status === 'cancelled', _meta: meta };
-      } catch (error) {
-        const known = asStageloopError(error);
-        const { code, httpStatus } = errorFieldsOf(known);
-        return { content: [{ type: 'text', text: known.message }], isError: true, _meta: { 'stageloop/code': code, 'stageloop/httpStatus': httpStatus } };
-      }
-    });
+      },
+    );
   }
   return server;
 }
@@ -60,7 +77,17 @@ export function mcpHttpHandler(services: StartRunServices): (context: Context) =
     const known = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (known !== undefined) return known.handleRequest(context.req.raw);
     if (sessionId !== undefined) {
-      return context.json({ jsonrpc: '2.0', error: { code: -32001, message: `no MCP session ${sessionId} on this server (it ended or the server restarted): initialize again` }, id: null }, 404);
+      return context.json(
+        {
+          jsonrpc: '2.0',
+          error: {
+            code: -32001,
+            message: `no MCP session ${sessionId} on this server (it ended or the server restarted): initialize again`,
+          },
+          id: null,
+        },
+        404,
+      );
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -9,7 +9,14 @@ import type { Usage } from '../../engine/state.js';
 import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
-import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun } from './protocol-runs.js';
+import {
+  answerTextOf,
+  runIdHeader,
+  startProtocolRun,
+  taskOfConversation,
+  wasCutShort,
+  type ProtocolRun,
+} from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
 
 const contentSchema = z.union([
@@ -21,7 +28,11 @@ const contentSchema = z.union([
 // Loose on purpose: clients send every parameter they know (temperature, tools, user...); the agent ignores them.
 const completionRequestSchema = z.looseObject({
   model: z.string({ error: 'model is required: name a pipeline (GET /v1/models lists them)' }).min(1),
-  messages: z.array(z.looseObject({ role: z.string(), content: contentSchema.optional() }), { error: 'messages must be an array of { role, content }' }).min(1, 'messages must not be empty'),
+  messages: z
+    .array(z.looseObject({ role: z.string(), content: contentSchema.optional() }), {
+      error: 'messages must be an array of { role, content }',
+    })
+    .min(1, 'messages must not be empty'),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
   /** OpenRouter's name for "send me the reasoning": here the agent's progress (tool calls, plan, steps). */
@@ -33,13 +44,31 @@ const completionRequestSchema = z.looseObject({
 
 type CompletionRequest = z.infer<typeof completionRequestSchema>;
 
-const openAIErrorTypes: Partial<Record<number, string>> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 409: 'conflict_error', 413: 'invalid_request_error', 415: 'invalid_request_error' };
+const openAIErrorTypes: Partial<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  409: 'conflict_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+};
 
 /** The OpenAI error shape, which the `openai` SDK turns into its APIError subclasses. */
 export function openAIError(context: Context, error: unknown): Response {
   const known = asStageloopError(error);
   const status = httpStatusOf[known.code];
-  return context.json({ error: { message: known.message, type: openAIErrorTypes[status] ?? 'server_error', param: null, code: known.code } }, status);
+  return context.json(
+    {
+      error: {
+        message: known.message,
+        type: openAIErrorTypes[status] ?? 'server_error',
+        param: null,
+        code: known.code,
+      },
+    },
+    status,
+  );
 }
 
 function textOfContent(content: CompletionRequest['messages'][number]['content']): string {
@@ -55,7 +84,11 @@ export function finishReasonOf(result: RunResult): 'stop' | 'length' | 'content_
 }
 
 function usageOf(usage: Usage): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
-  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
 }
 
 export function openAIChatRoutes(services: StartRunServices): Hono {
@@ -63,21 +96,37 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
   app.onError((error, context) => openAIError(context, error));
 
   app.get('/v1/models', (context) =>
-    context.json({ object: 'list', data: services.pipelines.map((pipeline) => ({ id: pipeline.name, object: 'model', created: 0, owned_by: 'stageloop' })) }),
+    context.json({
+      object: 'list',
+      data: services.pipelines.map((pipeline) => ({
+        id: pipeline.name,
+        object: 'model',
+        created: 0,
+        owned_by: 'stageloop',
+      })),
+    }),
   );
 
   app.post('/v1/chat/completions', async (context) => {
     const request = await protocolBody(context, completionRequestSchema, 'a Chat Completions request object');
-    const task = taskOfConversation(request.messages.map((message) => ({ role: message.role, text: textOfContent(message.content) })));
+    const task = taskOfConversation(
+      request.messages.map((message) => ({ role: message.role, text: textOfContent(message.content) })),
+    );
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
-    const run = await startProtocolRun(services, { pipeline: request.model, task, ...(maxTokens !== undefined && { options: { maxTokens } }) });
+    const run = await startProtocolRun(services, {
+      pipeline: request.model,
+      task,
+      ...(maxTokens !== undefined && { options: { maxTokens } }),
+    });
     context.header(runIdHeader, run.runId);
     const created = Math.floor(Date.now() / 1000);
     const id = `chatcmpl-${run.runId}`;
     if (request.stream === true) return streamCompletion(context, run, request, { id, created });
     const result = await run.result;
-    if (result.status === 'failed') throw new StageloopError('internal', `run ${run.runId} failed: ${result.stopReason.message}`);
-    const progress = request.include_reasoning === true ? run.log.events.flatMap((event) => progressLineOf(event) ?? []) : [];
+    if (result.status === 'failed')
+      throw new StageloopError('internal', `run ${run.runId} failed: ${result.stopReason.message}`);
+    const progress =
+      request.include_reasoning === true ? run.log.events.flatMap((event) => progressLineOf(event) ?? []) : [];
     return context.json({
       id,
       object: 'chat.completion',
@@ -86,7 +135,12 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: answerTextOf(result), refusal: null, ...(progress.length > 0 && { reasoning_content: progress.join('\n') }) },
+          message: {
+            role: 'assistant',
+            content: answerTextOf(result),
+            refusal: null,
+            ...(progress.length > 0 && { reasoning_content: progress.join('\n') }),
+          },
           finish_reason: finishReasonOf(result),
           logprobs: null,
         },
@@ -98,7 +152,12 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
 }
 
 /** Chunks as OpenAI sends them: a role chunk, content deltas, a finish chunk, the usage chunk when asked, `[DONE]`. */
-function streamCompletion(context: Context, run: ProtocolRun, request: CompletionRequest, ids: { id: string; created: number }): Response {
+function streamCompletion(
+  context: Context,
+  run: ProtocolRun,
+  request: CompletionRequest,
+  ids: { id: string; created: number },
+): Response {
   const withUsage = request.stream_options?.include_usage === true;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id: ids.id,
@@ -134,7 +193,10 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     if (gone.aborted) return;
     const result = await run.result.catch(() => undefined);
     if (result === undefined || result.status === 'failed') {
-      const message = result === undefined ? `run ${run.runId} ended without a result` : `run ${run.runId} failed: ${result.stopReason.message}`;
+      const message =
+        result === undefined
+          ? `run ${run.runId} ended without a result`
+          : `run ${run.runId} failed: ${result.stopReason.message}`;
       yield { error: { message, type: 'server_error', param: null, code: 'internal' } };
       return;
     }
@@ -142,7 +204,15 @@ function streamCompletion(context: Context, run: ProtocolRun, request: Completio
     const answer = answerTextOf(result);
     if (sinceToolTurn.trim() !== answer.trim()) yield chunk({ content: sentAny ? `\n\n${answer}` : answer });
     yield chunk({}, finishReasonOf(result));
-    if (withUsage) yield { id: ids.id, object: 'chat.completion.chunk', created: ids.created, model: request.model, choices: [], usage: usageOf(result.usage) };
+    if (withUsage)
+      yield {
+        id: ids.id,
+        object: 'chat.completion.chunk',
+        created: ids.created,
+        model: request.model,
+        choices: [],
+        usage: usageOf(result.usage),
+      };
     yield new RawLine('[DONE]');
   });
 }

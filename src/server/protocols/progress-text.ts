@@ -12,7 +12,9 @@ export function progressLineOf(event: RunEvent): string | undefined {
     case 'tool_call':
       return `Calling ${event.data.name}(${event.data.arguments})`;
     case 'tool_result':
-      return event.data.ok ? `${event.data.name} returned ${event.data.result}` : `${event.data.name} failed: ${event.data.error.message}`;
+      return event.data.ok
+        ? `${event.data.name} returned ${event.data.result}`
+        : `${event.data.name} failed: ${event.data.error.message}`;
     case 'approval_requested':
       return `Waiting for approval of ${event.data.tool} (${event.data.id})`;
     default:

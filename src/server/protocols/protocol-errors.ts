@@ -5,7 +5,9 @@ import { httpStatusOf, isStageloopError, StageloopError, type ErrorCode } from '
 import { sendError } from '../errors.js';
 
 export function asStageloopError(error: unknown): StageloopError {
-  return isStageloopError(error) ? error : new StageloopError('internal', error instanceof Error ? error.message : String(error), { cause: error });
+  return isStageloopError(error)
+    ? error
+    : new StageloopError('internal', error instanceof Error ? error.message : String(error), { cause: error });
 }
 
 /** Over JSON-RPC (A2A, MCP) the HTTP answer is a 200: the error's code and the status it stands for go beside its message. */
@@ -19,7 +21,11 @@ export function protocolErrorResponse(context: Context, error: unknown): Respons
 }
 
 /** The request's JSON body checked with the protocol's schema; a mistake is one `usage` line naming the field. */
-export async function protocolBody<Schema extends ZodType>(context: Context, schema: Schema, expected: string): Promise<z.infer<Schema>> {
+export async function protocolBody<Schema extends ZodType>(
+  context: Context,
+  schema: Schema,
+  expected: string,
+): Promise<z.infer<Schema>> {
   let body: unknown;
   try {
     body = await context.req.json();

@@ -51,7 +51,8 @@ export interface ConversationTurn {
 
 export function taskOfConversation(turns: readonly ConversationTurn[]): string {
   const lastUser = turns.findLastIndex((turn) => turn.role === 'user' && turn.text.trim() !== '');
-  if (lastUser === -1) throw new StageloopError('usage', 'the messages hold no user message with text: send at least one');
+  if (lastUser === -1)
+    throw new StageloopError('usage', 'the messages hold no user message with text: send at least one');
   const earlier = turns.slice(0, lastUser).filter((turn) => turn.text.trim() !== '');
   const task = turns[lastUser]!.text.trim();
   if (earlier.length === 0) return task;

@@ -2,7 +2,12 @@
 // hangs up cancels the run (its stop button).
 import type { Context } from 'hono';
 import type { RunEvent } from '../../engine/stage.js';
-import { eventStreamBody, serverSentEvent, serverSentEventsHeaders, serverSentText } from '../../stream/server-sent-events.js';
+import {
+  eventStreamBody,
+  serverSentEvent,
+  serverSentEventsHeaders,
+  serverSentText,
+} from '../../stream/server-sent-events.js';
 import { eventsOf, type ProtocolRun } from './protocol-runs.js';
 
 export interface RunSseReader {
@@ -18,7 +23,12 @@ export class RawLine {
 }
 
 /** `produce` yields what the protocol sends: each value one `data:` block of JSON, a RawLine as it is. */
-export function runSse(context: Context, run: ProtocolRun, client: string, produce: (reader: RunSseReader) => AsyncGenerator<unknown, void, undefined>): Response {
+export function runSse(
+  context: Context,
+  run: ProtocolRun,
+  client: string,
+  produce: (reader: RunSseReader) => AsyncGenerator<unknown, void, undefined>,
+): Response {
   const gone = new AbortController();
   async function* blocks(): AsyncGenerator<string, void, undefined> {
     for await (const value of produce({ events: eventsOf(run.log, gone.signal), gone: gone.signal })) {

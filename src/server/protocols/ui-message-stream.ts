@@ -8,7 +8,14 @@ import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
-import { answerTextOf, runIdHeader, startProtocolRun, taskOfConversation, wasCutShort, type ProtocolRun } from './protocol-runs.js';
+import {
+  answerTextOf,
+  runIdHeader,
+  startProtocolRun,
+  taskOfConversation,
+  wasCutShort,
+  type ProtocolRun,
+} from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
 
@@ -19,9 +26,15 @@ export const uiMessageStreamHeader = 'x-vercel-ai-ui-message-stream';
 const chatRequestSchema = z.looseObject({
   id: z.string().optional(),
   messages: z
-    .array(z.looseObject({ role: z.string(), parts: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional() }), {
-      error: 'messages must be an array of UI messages ({ id, role, parts })',
-    })
+    .array(
+      z.looseObject({
+        role: z.string(),
+        parts: z.array(z.looseObject({ type: z.string(), text: z.string().optional() })).optional(),
+      }),
+      {
+        error: 'messages must be an array of UI messages ({ id, role, parts })',
+      },
+    )
     .min(1, 'messages must not be empty'),
   messageId: z.string().optional(),
   pipeline: z.string().optional(),
@@ -75,7 +88,12 @@ export class ChunkWriter {
         if (event.data.toolCalls.length > 0) this.#sinceToolTurn = '';
         break;
       case 'tool_call':
-        chunks.push({ type: 'tool-input-available', toolCallId: event.data.id, toolName: event.data.name, input: inputOf(event.data.arguments) });
+        chunks.push({
+          type: 'tool-input-available',
+          toolCallId: event.data.id,
+          toolName: event.data.name,
+          input: inputOf(event.data.arguments),
+        });
         break;
       case 'tool_result':
         chunks.push(
@@ -87,7 +105,12 @@ export class ChunkWriter {
       case 'approval_requested':
         // The SDK's approval parts need the tool part first: the call has not run, so act reported nothing yet.
         chunks.push(
-          { type: 'tool-input-available', toolCallId: event.data.id, toolName: event.data.tool, input: inputOf(event.data.arguments) },
+          {
+            type: 'tool-input-available',
+            toolCallId: event.data.id,
+            toolName: event.data.tool,
+            input: inputOf(event.data.arguments),
+          },
           { type: 'tool-approval-request', approvalId: event.data.id, toolCallId: event.data.id },
         );
         break;
@@ -100,7 +123,8 @@ export class ChunkWriter {
       default:
         break;
     }
-    if (event.type !== 'tool_call' && event.type !== 'tool_result' && event.type !== 'approval_requested') chunks.push(...reasoningChunks(event));
+    if (event.type !== 'tool_call' && event.type !== 'tool_result' && event.type !== 'approval_requested')
+      chunks.push(...reasoningChunks(event));
     return chunks;
   }
 
@@ -108,7 +132,11 @@ export class ChunkWriter {
     const piece = this.#split(event);
     if (piece?.preamble !== undefined) {
       const id = `reasoning-${event.seq}-preamble`;
-      return [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: piece.preamble }, { type: 'reasoning-end', id }];
+      return [
+        { type: 'reasoning-start', id },
+        { type: 'reasoning-delta', id, delta: piece.preamble },
+        { type: 'reasoning-end', id },
+      ];
     }
     if (piece?.answer === undefined) return [];
     const chunks: Chunk[] = [];
@@ -135,10 +163,22 @@ export class ChunkWriter {
     }
     chunks.push(...this.#closeStep());
     if (result.status === 'interrupted') {
-      chunks.push({ type: 'data-approval', id: 'approval', data: { runId: result.runId, pending: result.pending ?? [], decisions: `/v1/runs/${result.runId}/decisions` } });
+      chunks.push({
+        type: 'data-approval',
+        id: 'approval',
+        data: { runId: result.runId, pending: result.pending ?? [], decisions: `/v1/runs/${result.runId}/decisions` },
+      });
     }
-    const usage = { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens, totalTokens: result.usage.inputTokens + result.usage.outputTokens };
-    chunks.push({ type: 'finish', finishReason: finishReasonOf(result), messageMetadata: { runId: result.runId, status: result.status, usage } });
+    const usage = {
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
+      totalTokens: result.usage.inputTokens + result.usage.outputTokens,
+    };
+    chunks.push({
+      type: 'finish',
+      finishReason: finishReasonOf(result),
+      messageMetadata: { runId: result.runId, status: result.status, usage },
+    });
     return chunks;
   }
 
@@ -161,7 +201,11 @@ function reasoningChunks(event: RunEvent): Chunk[] {
   const line = progressLineOf(event);
   if (line === undefined) return [];
   const id = `reasoning-${event.seq}`;
-  return [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: event.agent === undefined ? line : `${event.agent}: ${line}` }, { type: 'reasoning-end', id }];
+  return [
+    { type: 'reasoning-start', id },
+    { type: 'reasoning-delta', id, delta: event.agent === undefined ? line : `${event.agent}: ${line}` },
+    { type: 'reasoning-end', id },
+  ];
 }
 
 export function uiMessageStreamRoutes(services: StartRunServices): Hono {
@@ -171,9 +215,18 @@ export function uiMessageStreamRoutes(services: StartRunServices): Hono {
   app.get('/v1/chat/:id/stream', (context) => context.body(null, 204));
   app.post('/v1/chat', async (context) => {
     const request = await protocolBody(context, chatRequestSchema, 'the body useChat sends ({ id, messages })');
-    const turns = request.messages.map((message) => ({ role: message.role, text: (message.parts ?? []).flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : [])).join('\n') }));
+    const turns = request.messages.map((message) => ({
+      role: message.role,
+      text: (message.parts ?? [])
+        .flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))
+        .join('\n'),
+    }));
     const pipeline = request.pipeline ?? services.defaultPipeline;
-    const run = await startProtocolRun(services, { pipeline, task: taskOfConversation(turns), ...(request.approveTools !== undefined && { approveTools: request.approveTools }) });
+    const run = await startProtocolRun(services, {
+      pipeline,
+      task: taskOfConversation(turns),
+      ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
+    });
     return streamChunks(context, run, request.messageId);
   });
   return app;
@@ -192,7 +245,10 @@ function streamChunks(context: Context, run: ProtocolRun, messageId: string | un
     if (gone.aborted) return;
     const result = await run.result.catch((error: unknown) => error);
     if (result instanceof Error || result === undefined) {
-      yield { type: 'error', errorText: result instanceof Error ? result.message : `run ${run.runId} ended without a result` };
+      yield {
+        type: 'error',
+        errorText: result instanceof Error ? result.message : `run ${run.runId} ended without a result`,
+      };
     } else {
       for (const chunk of writer.endChunks(result as RunResult)) yield chunk;
     }

@@ -105,7 +105,11 @@ export class McpConnection {
       if (error instanceof MissingPackageError) throw error;
       const tail = this.stderrTail;
       const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
-      throw new StageloopError('tool', `Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`, { cause: error });
+      throw new StageloopError(
+        'tool',
+        `Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`,
+        { cause: error },
+      );
     }
   }
 
@@ -138,7 +142,8 @@ export class McpConnection {
       return client;
     } catch (error) {
       // The spec's backwards compatibility: a 4xx on the POST means an old server that speaks HTTP+SSE.
-      if (!(error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500)) throw error;
+      if (!(error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500))
+        throw error;
       await client.close().catch(() => undefined);
     }
     const legacy = new Client(CLIENT_INFO);

@@ -21,7 +21,8 @@ function describeBlock(block: ContentBlock): string {
       return `[resource link: ${block.uri}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}]`;
     case 'resource': {
       const resource = block.resource;
-      if ('text' in resource && typeof resource.text === 'string') return `[resource ${resource.uri}]\n${resource.text}`;
+      if ('text' in resource && typeof resource.text === 'string')
+        return `[resource ${resource.uri}]\n${resource.text}`;
       const blob = 'blob' in resource && typeof resource.blob === 'string' ? resource.blob : '';
       return `[resource ${resource.uri}: ${resource.mimeType ?? 'binary'}, ${decodedBytes(blob)} bytes, not shown]`;
     }

@@ -48,9 +48,15 @@ export function mcpToolOrigin(tool: Tool): McpToolOrigin | undefined {
 /** Starts (or reuses) the server and lists its tools. Throws a `tool` StageloopError when it cannot, or on a name collision. */
 export async function mcpTools(server: McpServer, options: McpToolsOptions = {}): Promise<Tool[]> {
   if (!MCP_SERVER_NAME_PATTERN.test(server.name)) {
-    throw new StageloopError('tool', `MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`);
+    throw new StageloopError(
+      'tool',
+      `MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`,
+    );
   }
-  const connection = (options.pool ?? processMcpPool).connection(server, options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {});
+  const connection = (options.pool ?? processMcpPool).connection(
+    server,
+    options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {},
+  );
   const listed = await listTools(await connection.client(), connection);
   const kept = listed.filter(keeper(server.name, listed, options.filter));
   const validator = options.validator ?? new (await loadSdk()).AjvJsonSchemaValidator();
@@ -58,7 +64,11 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
   return kept.map((entry) => {
     const name = prefixedToolName(server.name, entry.name);
     const earlier = seen.get(name);
-    if (earlier !== undefined) throw new StageloopError('tool', `MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`);
+    if (earlier !== undefined)
+      throw new StageloopError(
+        'tool',
+        `MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`,
+      );
     seen.set(name, entry.name);
     return mcpTool(connection, entry, name, validator, options.timeoutMs);
   });
@@ -71,7 +81,11 @@ export async function loadMcpTools(servers: readonly McpServer[], options: McpTo
   for (const tool of lists.flat()) {
     const origin = origins.get(tool)!;
     const earlier = byName.get(tool.name);
-    if (earlier) throw new StageloopError('tool', `Tool name "${tool.name}" comes from MCP servers "${earlier.server}" and "${origin.server}"; rename one server`);
+    if (earlier)
+      throw new StageloopError(
+        'tool',
+        `Tool name "${tool.name}" comes from MCP servers "${earlier.server}" and "${origin.server}"; rename one server`,
+      );
     byName.set(tool.name, origin);
   }
   return lists.flat();
@@ -85,7 +99,11 @@ async function listTools(client: Client, connection: McpConnection): Promise<Lis
     try {
       listed = await client.listTools(cursor === undefined ? undefined : { cursor });
     } catch (error) {
-      throw new StageloopError('tool', `MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`, { cause: error });
+      throw new StageloopError(
+        'tool',
+        `MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`,
+        { cause: error },
+      );
     }
     tools.push(...listed.tools);
     cursor = listed.nextCursor;
@@ -94,21 +112,37 @@ async function listTools(client: Client, connection: McpConnection): Promise<Lis
   return tools;
 }
 
-function keeper(serverName: string, listed: readonly ListedTool[], filter: McpToolsOptions['filter']): (tool: ListedTool) => boolean {
+function keeper(
+  serverName: string,
+  listed: readonly ListedTool[],
+  filter: McpToolsOptions['filter'],
+): (tool: ListedTool) => boolean {
   if (filter === undefined) return () => true;
-  if (typeof filter === 'function') return (tool) => filter({ server: serverName, name: tool.name, ...(tool.description ? { description: tool.description } : {}) });
+  if (typeof filter === 'function')
+    return (tool) =>
+      filter({ server: serverName, name: tool.name, ...(tool.description ? { description: tool.description } : {}) });
   const names = new Set(listed.map((tool) => tool.name));
   const missing = filter.filter((name) => !names.has(name));
   if (missing.length > 0) {
-    throw new StageloopError('tool', `MCP server "${serverName}" has no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} (its tools: ${[...names].join(', ') || 'none'})`);
+    throw new StageloopError(
+      'tool',
+      `MCP server "${serverName}" has no tool named ${missing.map((name) => JSON.stringify(name)).join(', ')} (its tools: ${[...names].join(', ') || 'none'})`,
+    );
   }
   const wanted = new Set(filter);
   return (tool) => wanted.has(tool.name);
 }
 
-function mcpTool(connection: McpConnection, listed: ListedTool, name: string, validator: jsonSchemaValidator, timeoutMs: number | undefined): Tool {
+function mcpTool(
+  connection: McpConnection,
+  listed: ListedTool,
+  name: string,
+  validator: jsonSchemaValidator,
+  timeoutMs: number | undefined,
+): Tool {
   const server = connection.server.name;
-  const description = (listed.description ?? listed.title ?? '').trim() || `The tool "${listed.name}" of the MCP server "${server}".`;
+  const description =
+    (listed.description ?? listed.title ?? '').trim() || `The tool "${listed.name}" of the MCP server "${server}".`;
   const schema = modelSchema(listed.inputSchema);
   // Not strict: servers write schemas for themselves, and strict mode rejects many of their keywords.
   const definition = deepFreeze({ name, description, parameters: schema, strict: false });
@@ -128,7 +162,12 @@ function mcpTool(connection: McpConnection, listed: ListedTool, name: string, va
   return tool;
 }
 
-async function callTool(connection: McpConnection, toolName: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+async function callTool(
+  connection: McpConnection,
+  toolName: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<string> {
   const server = connection.server.name;
   let client: Client;
   try {
@@ -139,30 +178,48 @@ async function callTool(connection: McpConnection, toolName: string, args: Recor
   let result: Awaited<ReturnType<Client['callTool']>>;
   try {
     // The signal makes the SDK send notifications/cancelled when our timeout passes or the run is cancelled.
-    result = await client.callTool({ name: toolName, arguments: args }, undefined, { signal, timeout: SDK_TIMEOUT_OFF });
+    result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+      signal,
+      timeout: SDK_TIMEOUT_OFF,
+    });
   } catch (error) {
     throw callFailure(server, connection.scrub(messageOf(error)), error);
   }
-  const text = 'content' in result && Array.isArray(result.content) ? contentText(result as Parameters<typeof contentText>[0]) : JSON.stringify(result.toolResult ?? null);
-  if (result.isError === true) throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
+  const text =
+    'content' in result && Array.isArray(result.content)
+      ? contentText(result as Parameters<typeof contentText>[0])
+      : JSON.stringify(result.toolResult ?? null);
+  if (result.isError === true)
+    throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
   return text;
 }
 
 function callFailure(server: string, message: string, error: unknown): ToolFailure {
   // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an McpError.
   const sdk = loadedSdk;
-  if (sdk === undefined) return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, { retryable: true, cause: error });
+  if (sdk === undefined)
+    return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
+      retryable: true,
+      cause: error,
+    });
   const { McpError, ErrorCode } = sdk;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return new ToolFailure(`the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`, { retryable: true, cause: error });
+    return new ToolFailure(
+      `the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`,
+      { retryable: true, cause: error },
+    );
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
   if (error instanceof McpError) {
     // The SDK prefixes "MCP error CODE: " on each side of the wire.
     const text = message.replace(/^(MCP error -?\d+: )+/, '');
     return new ToolFailure(`the MCP server "${server}" answered with error ${error.code}: ${text}`, { cause: error });
   }
-  return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, { retryable: true, cause: error });
+  return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
+    retryable: true,
+    cause: error,
+  });
 }
 
 function deepFreeze<Value>(value: Value): Value {

@@ -12,7 +12,11 @@ export class McpServerPool {
     const key = JSON.stringify(server);
     const existing = this.#connections.get(server.name);
     if (existing) {
-      if (existing.key !== key) throw new StageloopError('tool', `Two different MCP servers are named "${server.name}": server names must be unique`);
+      if (existing.key !== key)
+        throw new StageloopError(
+          'tool',
+          `Two different MCP servers are named "${server.name}": server names must be unique`,
+        );
       return existing.connection;
     }
     const connection = new McpConnection(server, options);

@@ -25,6 +25,7 @@ export function argumentsSchema(schema: JsonObject, validator: jsonSchemaValidat
   return anyObject.superRefine((value, context) => {
     const validate = (compiled ??= validator.getValidator<Record<string, unknown>>(schema as JsonSchemaType));
     const checked = validate(value);
-    if (!checked.valid) context.addIssue({ code: 'custom', message: checked.errorMessage.replace(/(^|, )data/g, '$1arguments') });
+    if (!checked.valid)
+      context.addIssue({ code: 'custom', message: checked.errorMessage.replace(/(^|, )data/g, '$1arguments') });
   });
 }

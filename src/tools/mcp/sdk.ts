@@ -3,7 +3,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
@@ -25,14 +28,16 @@ let loading: Promise<McpSdk> | undefined;
 export let loadedSdk: McpSdk | undefined;
 
 export function loadSdk(): Promise<McpSdk> {
-  loading ??= loadOptional('stageloop/mcp', optionalParts.mcp, () => Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/sse.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('@modelcontextprotocol/sdk/validation/ajv'),
-  ])).then(([client, sse, stdio, http, types, ajv]) => {
+  loading ??= loadOptional('stageloop/mcp', optionalParts.mcp, () =>
+    Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/sse.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+      import('@modelcontextprotocol/sdk/validation/ajv'),
+    ]),
+  ).then(([client, sse, stdio, http, types, ajv]) => {
     loadedSdk = {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,

@@ -29,11 +29,15 @@ const threshold = 0.5;
  * them. Quotes alone lower nothing: an order in quotation marks is still an order.
  */
 const mentionFactor = 0.25;
-const discussion = /\b(?:prompt[\s-]+injections?|injections?|jailbreak(?:s|ing)?|attack(?:s|ers?)?|payloads?|red[\s-]?team(?:ing)?|adversarial|malicious|security|detect(?:s|ed|ion|ors?)?|classifiers?|filter(?:s|ed)?|flag(?:s|ged)?|blocked|guardrails|researchers?|examples?|phrases?|strings|fixtures?|variants|evaluation|glossary|resist(?:s|ed)?|trained|called)\b/gi;
+const discussion =
+  /\b(?:prompt[\s-]+injections?|injections?|jailbreak(?:s|ing)?|attack(?:s|ers?)?|payloads?|red[\s-]?team(?:ing)?|adversarial|malicious|security|detect(?:s|ed|ion|ors?)?|classifiers?|filter(?:s|ed)?|flag(?:s|ged)?|blocked|guardrails|researchers?|examples?|phrases?|strings|fixtures?|variants|evaluation|glossary|resist(?:s|ed)?|trained|called)\b/gi;
 /** Said next to a quote, these make it an order again: the quote is what the reader is told to do. */
-const quoteObeyed = /^[^.!?\n]{0,80}?\b(?:do\s+(?:it|that|this|exactly\s+(?:that|this|as\s+it\s+says))|(?:please|now)\s+(?:comply|obey)|follow\s+(?:it|that|this|the\s+quoted)|is\s+what\s+(?:i|we)\s+want\s+you\s+to\s+do|(?:you|assistants?|ai|agents?|models?)\s+(?:must|should|shall|will|need\s+to|have\s+to)\s+(?:now\s+)?(?:follow|obey|do|comply|apply))\b/i;
-const negation = /\b(?:never|not|don'?t|doesn'?t|shouldn'?t|mustn'?t|cannot|can'?t|won'?t|avoid|refuse\s+to|no\s+one|nobody)\b[^.!?\n]{0,30}$/i;
-const mentionCue = /(?:(?:such\s+as|like|e\.g\.|i\.e\.|for\s+(?:example|instance)|phrases?|strings?|sentences?|lines?|words?|called|known\s+as|patterns?|payloads?|attacks?|attempts?|examples?|classic|famous|notorious)\s*[:,]?\s*(?:the\s+|a\s+|an\s+)?["“'‘`«]?|(?:cause|get|make|trick|force|convince|manipulate|coax|lead|tries\s+to\s+get)s?\s+(?:the\s+|a\s+|an\s+)?\w+\s+(?:to|into)(?:\s+\w+ing)?)\s*$/i;
+const quoteObeyed =
+  /^[^.!?\n]{0,80}?\b(?:do\s+(?:it|that|this|exactly\s+(?:that|this|as\s+it\s+says))|(?:please|now)\s+(?:comply|obey)|follow\s+(?:it|that|this|the\s+quoted)|is\s+what\s+(?:i|we)\s+want\s+you\s+to\s+do|(?:you|assistants?|ai|agents?|models?)\s+(?:must|should|shall|will|need\s+to|have\s+to)\s+(?:now\s+)?(?:follow|obey|do|comply|apply))\b/i;
+const negation =
+  /\b(?:never|not|don'?t|doesn'?t|shouldn'?t|mustn'?t|cannot|can'?t|won'?t|avoid|refuse\s+to|no\s+one|nobody)\b[^.!?\n]{0,30}$/i;
+const mentionCue =
+  /(?:(?:such\s+as|like|e\.g\.|i\.e\.|for\s+(?:example|instance)|phrases?|strings?|sentences?|lines?|words?|called|known\s+as|patterns?|payloads?|attacks?|attempts?|examples?|classic|famous|notorious)\s*[:,]?\s*(?:the\s+|a\s+|an\s+)?["“'‘`«]?|(?:cause|get|make|trick|force|convince|manipulate|coax|lead|tries\s+to\s+get)s?\s+(?:the\s+|a\s+|an\s+)?\w+\s+(?:to|into)(?:\s+\w+ing)?)\s*$/i;
 const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/gu;
 /** Look-alike letters (Cyrillic, Greek, IPA) or compatibility forms (fullwidth, mathematical letters) in a match. */
 const disguised = /[\u0370-\u04ff\u0250-\u02af\uff01-\uff5e]|[\u{1d400}-\u{1d7ff}]/u;
@@ -50,17 +54,34 @@ const hiddenOpening = new RegExp(
   'gi',
 );
 const encodedRuns: ReadonlyArray<{ pattern: RegExp; decode: (run: string) => string }> = [
-  { pattern: /(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/_-]{4}){5,}(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?(?![A-Za-z0-9+/=_-])/g, decode: (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8') },
-  { pattern: /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])/g, decode: (run) => Buffer.from(run, 'hex').toString('utf8') },
-  { pattern: /(?:\\x[0-9a-fA-F]{2}){8,}|(?:0x[0-9a-fA-F]{2}[\s,]*){8,}/g, decode: (run) => Buffer.from(run.replace(/\\x|0x|[\s,]/g, ''), 'hex').toString('utf8') },
+  {
+    pattern:
+      /(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/_-]{4}){5,}(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?(?![A-Za-z0-9+/=_-])/g,
+    decode: (run) => Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'),
+  },
+  {
+    pattern: /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])/g,
+    decode: (run) => Buffer.from(run, 'hex').toString('utf8'),
+  },
+  {
+    pattern: /(?:\\x[0-9a-fA-F]{2}){8,}|(?:0x[0-9a-fA-F]{2}[\s,]*){8,}/g,
+    decode: (run) => Buffer.from(run.replace(/\\x|0x|[\s,]/g, ''), 'hex').toString('utf8'),
+  },
   // Bounded gaps between escapes: an unbounded `[...]*%` backtracks over every long run of letters (quadratic).
-  { pattern: /(?<![A-Za-z0-9._~+%-])[A-Za-z0-9._~+-]{0,32}%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]{0,32}%[0-9A-Fa-f]{2}){5,}[A-Za-z0-9._~+-]{0,32}/g, decode: (run) => decodeUrl(run) },
+  {
+    pattern:
+      /(?<![A-Za-z0-9._~+%-])[A-Za-z0-9._~+-]{0,32}%[0-9A-Fa-f]{2}(?:[A-Za-z0-9._~+-]{0,32}%[0-9A-Fa-f]{2}){5,}[A-Za-z0-9._~+-]{0,32}/g,
+    decode: (run) => decodeUrl(run),
+  },
 ];
 
 /** Screens text with the built-in rules. Pure and synchronous; a few microseconds per kilobyte. */
 export function detectInjection(text: string): Detection {
   if (text.length <= maxScreenedChars) return screen(text, 0, { decodable: maxDecodedChars, hidden: maxScreenedChars });
-  const detection = screen(text.slice(0, maxScreenedChars), 0, { decodable: maxDecodedChars, hidden: maxScreenedChars });
+  const detection = screen(text.slice(0, maxScreenedChars), 0, {
+    decodable: maxDecodedChars,
+    hidden: maxScreenedChars,
+  });
   detection.unscreened = text.length - maxScreenedChars;
   return detection;
 }
@@ -83,18 +104,35 @@ function screen(text: string, depth: number, budget: Budget): Detection {
     const original = text.slice(start, end);
     scored.push({ ...match, start, end, text: original });
     // Formatting inside a match is common; invisible characters or look-alike letters inside one are a disguise.
-    if (invisible.test(original) || disguised.test(original)) scored.push({ rule: 'hidden_unicode', start, end, text: original, weight: 0.5 });
+    if (invisible.test(original) || disguised.test(original))
+      scored.push({ rule: 'hidden_unicode', start, end, text: original, weight: 0.5 });
     invisible.lastIndex = 0;
   }
   for (const tagged of text.matchAll(tagCharacters)) {
-    const decoded = [...tagged[0]].map((character) => String.fromCharCode(character.codePointAt(0)! - 0xe0000)).join('');
+    const decoded = [...tagged[0]]
+      .map((character) => String.fromCharCode(character.codePointAt(0)! - 0xe0000))
+      .join('');
     const start = tagged.index;
-    if (/[a-z]{2}\s+[a-z]{2}/i.test(decoded)) scored.push({ rule: 'hidden_unicode', start, end: start + tagged[0].length, text: decoded, weight: hiddenWeight(decoded, depth, 0.6, budget) });
+    if (/[a-z]{2}\s+[a-z]{2}/i.test(decoded))
+      scored.push({
+        rule: 'hidden_unicode',
+        start,
+        end: start + tagged[0].length,
+        text: decoded,
+        weight: hiddenWeight(decoded, depth, 0.6, budget),
+      });
   }
   const regions = htmlComments(text).concat(hiddenElements(text));
   for (const region of regions) {
     const weight = hiddenWeight(region.inner.replace(/<[^<>]{0,400}>/g, ' '), depth, 0, budget);
-    if (weight > 0) scored.push({ rule: 'hidden_markup', start: region.start, end: region.start + region.whole.length, text: region.whole, weight });
+    if (weight > 0)
+      scored.push({
+        rule: 'hidden_markup',
+        start: region.start,
+        end: region.start + region.whole.length,
+        text: region.whole,
+        weight,
+      });
   }
   if (depth < 2) {
     for (const { pattern, decode } of encodedRuns) {
@@ -106,7 +144,14 @@ function screen(text: string, depth: number, budget: Budget): Detection {
         const decoded = printable(decode(piece));
         if (decoded === undefined) continue;
         const weight = hiddenWeight(decoded, depth, 0, budget);
-        if (weight > 0) scored.push({ rule: 'encoded_payload', start: run.index, end: run.index + run[0].length, text: run[0], weight });
+        if (weight > 0)
+          scored.push({
+            rule: 'encoded_payload',
+            start: run.index,
+            end: run.index + run[0].length,
+            text: run[0],
+            weight,
+          });
       }
     }
   }
@@ -117,8 +162,13 @@ function screen(text: string, depth: number, budget: Budget): Detection {
     if (match.mention) strongestMention = Math.max(strongestMention, match.weight);
     else best.set(match.rule, Math.max(best.get(match.rule) ?? 0, match.weight));
   }
-  const score = Math.min(1, [...best.values()].reduce((sum, weight) => sum + weight, strongestMention));
-  const matches = scored.filter((match) => match.weight > 0).map(({ rule, start, end, text: matched }) => ({ rule, start, end, text: matched }));
+  const score = Math.min(
+    1,
+    [...best.values()].reduce((sum, weight) => sum + weight, strongestMention),
+  );
+  const matches = scored
+    .filter((match) => match.weight > 0)
+    .map(({ rule, start, end, text: matched }) => ({ rule, start, end, text: matched }));
   return { detected: score >= threshold, score: Math.round(score * 1000) / 1000, matches };
 }
 
@@ -139,14 +189,22 @@ function ruleMatches(text: string, context: MentionContext): Scored[] {
       // Past maxMentionsPerRule a match is counted in full: many "quotations" of one attack are not an article.
       const mention = mentions < maxMentionsPerRule && isMention(text, start, end, before, context);
       if (mention) mentions++;
-      found.push({ rule: rule.name, start, end, text: text.slice(start, end), weight: mention ? weight * mentionFactor : weight, mention });
+      found.push({
+        rule: rule.name,
+        start,
+        end,
+        text: text.slice(start, end),
+        weight: mention ? weight * mentionFactor : weight,
+        mention,
+      });
     }
   }
   return found;
 }
 
 /** What may stand before a reader that is being addressed: "Hey", "Note to the", "Quick disclaimer for"... */
-const addressWords = /^(?:(?:hey|hi|hello|dear|ok|okay|a|to|for|attention|attn|note|nota|bene|quick|important|urgent|disclaimer|reminder|message|notice|p\.?s\.?|any|all|the|every|whatever|whichever|automated|[(\[/*#-]+)\s*)*(?:[\w-]+)?$/i;
+const addressWords =
+  /^(?:(?:hey|hi|hello|dear|ok|okay|a|to|for|attention|attn|note|nota|bene|quick|important|urgent|disclaimer|reminder|message|notice|p\.?s\.?|any|all|the|every|whatever|whichever|automated|[(\[/*#-]+)\s*)*(?:[\w-]+)?$/i;
 
 /** Scores each sentence by how many signs of an order to an automated reader it carries (see readerFeatures). */
 function readerDirectives(text: string, context: MentionContext): Scored[] {
@@ -162,11 +220,25 @@ function readerDirectives(text: string, context: MentionContext): Scored[] {
     if (readerFeatures.deceit.test(words)) weight += 0.2;
     // Addressed: the reader named near the start of the sentence and followed by a colon, dash or comma.
     const before = words.slice(0, reader.index).trim();
-    if (addressWords.test(before) && /^(?:\s+[\w-]+){0,2}\s*[:—–,]/.test(words.slice(reader.index + reader[0].length))) weight += 0.2;
+    if (addressWords.test(before) && /^(?:\s+[\w-]+){0,2}\s*[:—–,]/.test(words.slice(reader.index + reader[0].length)))
+      weight += 0.2;
     if (weight < 0.5) continue;
     const start = sentence.index + (words.length - words.trimStart().length);
-    const mention = isMention(text, start + reader.index, sentence.index + words.length, text.slice(Math.max(0, start - 60), start), context);
-    found.push({ rule: 'reader_directive', start, end: sentence.index + words.trimEnd().length, text: words.trim(), weight: Math.min(1, mention ? weight * mentionFactor : weight), mention });
+    const mention = isMention(
+      text,
+      start + reader.index,
+      sentence.index + words.length,
+      text.slice(Math.max(0, start - 60), start),
+      context,
+    );
+    found.push({
+      rule: 'reader_directive',
+      start,
+      end: sentence.index + words.trimEnd().length,
+      text: words.trim(),
+      weight: Math.min(1, mention ? weight * mentionFactor : weight),
+      mention,
+    });
   }
   return found;
 }
@@ -189,12 +261,21 @@ function isMention(text: string, start: number, end: number, before: string, con
   const singleOpen = (line.match(/(?:^|[\s(\[:])['‘](?=\w|$)/g) ?? []).length;
   const singleClose = (line.match(/(?<=[\w.!?,])['’](?=[\s.,;:!?)\]]|$)/g) ?? []).length;
   const quote =
-    straight % 2 === 1 ? span(Math.max(line.lastIndexOf('"'), line.lastIndexOf('`')), rest.search(/["`]/))
-      : curlyOpen > curlyClose ? span(Math.max(line.lastIndexOf('“'), line.lastIndexOf('«')), rest.search(/[”»]/))
-        : singleOpen > singleClose ? span(lastIndexOfPattern(line, /(?:^|[\s(\[:])['‘](?=\w|$)/g), rest.search(/['’](?=[\s.,;:!?)\]-]|$)/)) : undefined;
+    straight % 2 === 1
+      ? span(Math.max(line.lastIndexOf('"'), line.lastIndexOf('`')), rest.search(/["`]/))
+      : curlyOpen > curlyClose
+        ? span(Math.max(line.lastIndexOf('“'), line.lastIndexOf('«')), rest.search(/[”»]/))
+        : singleOpen > singleClose
+          ? span(lastIndexOfPattern(line, /(?:^|[\s(\[:])['‘](?=\w|$)/g), rest.search(/['’](?=[\s.,;:!?)\]-]|$)/))
+          : undefined;
   if (quote === undefined && !mentionCue.test(before.slice(Math.max(0, before.length - 40)))) return false;
   // Words inside the quote are the quote's own: "ignore ...; security approved this" quoted is not an article about it.
-  if (quote !== undefined && !context.discussedNear(start - 300, lineStart + quote.open - 1) && !context.discussedNear(end + quote.close + 1, end + 300)) return false;
+  if (
+    quote !== undefined &&
+    !context.discussedNear(start - 300, lineStart + quote.open - 1) &&
+    !context.discussedNear(end + quote.close + 1, end + 300)
+  )
+    return false;
   const afterQuote = rest.replace(/^[^"`”»'’]*["`”»'’]/, '');
   return !quoteObeyed.test(afterQuote);
 }
@@ -269,7 +350,11 @@ function hiddenElements(text: string): Array<{ start: number; whole: string; inn
       nextClose.set(name, close);
     }
     if (close.at === -1 || close.at - bodyStart > maxHiddenChars) continue;
-    found.push({ start: opening.index, whole: text.slice(opening.index, close.at + close.length), inner: text.slice(bodyStart, close.at) });
+    found.push({
+      start: opening.index,
+      whole: text.slice(opening.index, close.at + close.length),
+      inner: text.slice(bodyStart, close.at),
+    });
   }
   return found;
 }

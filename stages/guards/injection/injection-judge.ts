@@ -29,18 +29,35 @@ export const injectionRubric =
  */
 export function judgedDetector(options: JudgedDetectorOptions): InjectionDetector {
   const [low, high] = options.greyBand ?? [0.2, 0.5];
-  if (!(low >= 0 && low < high && high <= 1)) throw new RangeError(`judgedDetector: greyBand must be [low, high) with 0 <= low < high <= 1, got [${low}, ${high}]`);
+  if (!(low >= 0 && low < high && high <= 1))
+    throw new RangeError(
+      `judgedDetector: greyBand must be [low, high) with 0 <= low < high <= 1, got [${low}, ${high}]`,
+    );
   const threshold = options.judgeThreshold ?? 0.5;
-  const judge = modelJudge({ model: options.model, rubric: injectionRubric, purpose: 'injection_judge', timeoutMs: options.timeoutMs ?? 5_000, ...(options.cacheSize !== undefined && { cacheSize: options.cacheSize }) });
+  const judge = modelJudge({
+    model: options.model,
+    rubric: injectionRubric,
+    purpose: 'injection_judge',
+    timeoutMs: options.timeoutMs ?? 5_000,
+    ...(options.cacheSize !== undefined && { cacheSize: options.cacheSize }),
+  });
   return async (text): Promise<Detection> => {
     const rules = detectInjection(text);
     if (rules.detected || rules.score < low || rules.score >= high) return rules;
     const outcome = await judge({ text });
-    if (!outcome.ok) return { ...rules, warning: `the injection judge was not used (${outcome.problem}); the rules alone decided` };
+    if (!outcome.ok)
+      return { ...rules, warning: `the injection judge was not used (${outcome.problem}); the rules alone decided` };
     const { score, reason } = outcome.verdict;
     if (score < threshold) return { ...rules, judged: { score, reason } };
     // The judge names no span: the rules' matches (or the whole text) are what redact removes.
-    const matches = rules.matches.length > 0 ? rules.matches : [{ rule: 'model_judge', start: 0, end: text.length, text }];
-    return { detected: true, score: Math.max(rules.score, score), matches, judged: { score, reason }, ...(rules.unscreened !== undefined && { unscreened: rules.unscreened }) };
+    const matches =
+      rules.matches.length > 0 ? rules.matches : [{ rule: 'model_judge', start: 0, end: text.length, text }];
+    return {
+      detected: true,
+      score: Math.max(rules.score, score),
+      matches,
+      judged: { score, reason },
+      ...(rules.unscreened !== undefined && { unscreened: rules.unscreened }),
+    };
   };
 }

@@ -3,14 +3,90 @@
 /** Zero-width, soft hyphen, word joiners, BOM, Mongolian vowel separator and Unicode tag characters. */
 const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/u;
 /** Inline formatting tags that can split a word ("<b>Ign</b>ore") without changing what it says. */
-const inlineTag = /^<\/?(?:b|i|u|s|em|strong|span|mark|small|big|sup|sub|font|a|abbr|cite|code|del|ins|kbd|q|samp|tt|var|wbr)(?:\s[^<>]{0,200})?\/?>/i;
-const namedEntities: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»' };
+const inlineTag =
+  /^<\/?(?:b|i|u|s|em|strong|span|mark|small|big|sup|sub|font|a|abbr|cite|code|del|ins|kbd|q|samp|tt|var|wbr)(?:\s[^<>]{0,200})?\/?>/i;
+const namedEntities: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+};
 /** Cyrillic and Greek letters drawn like Latin ones; applied only inside words that also hold Latin letters. */
 const confusables: Readonly<Record<string, string>> = {
-  а: 'a', в: 'b', е: 'e', ё: 'e', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', і: 'i', ї: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'l',
-  А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S',
-  α: 'a', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
-  ɡ: 'g', ɑ: 'a', ı: 'i', ȷ: 'j', ℓ: 'l',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  һ: 'h',
+  ӏ: 'l',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  У: 'Y',
+  Х: 'X',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  ɡ: 'g',
+  ɑ: 'a',
+  ı: 'i',
+  ȷ: 'j',
+  ℓ: 'l',
 };
 
 export interface NormalizedText {
@@ -50,7 +126,14 @@ export function normalizeForScreening(source: string): NormalizedText {
     const next = source[index + 1];
     if (code === 0x26) {
       const entity = /^&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z]{2,6}));/i.exec(source.slice(index, index + 12));
-      const decoded = entity === null ? undefined : entity[1] !== undefined ? fromCode(Number(entity[1])) : entity[2] !== undefined ? fromCode(Number.parseInt(entity[2], 16)) : namedEntities[entity[3]!.toLowerCase()];
+      const decoded =
+        entity === null
+          ? undefined
+          : entity[1] !== undefined
+            ? fromCode(Number(entity[1]))
+            : entity[2] !== undefined
+              ? fromCode(Number.parseInt(entity[2], 16))
+              : namedEntities[entity[3]!.toLowerCase()];
       if (entity !== null && decoded !== undefined) {
         replace(invisible.test(decoded) ? '' : decoded, index + entity[0].length);
         continue;
@@ -87,7 +170,12 @@ export function normalizeForScreening(source: string): NormalizedText {
       }
       // A run of compatibility forms (a fullwidth word) is decoded as one piece: one map entry per run, not per letter.
       let end = index;
-      while (compatible && end < source.length && source.charCodeAt(end) > 0x7f && !isInvisible(source.codePointAt(end)!)) {
+      while (
+        compatible &&
+        end < source.length &&
+        source.charCodeAt(end) > 0x7f &&
+        !isInvisible(source.codePointAt(end)!)
+      ) {
         // Fullwidth ASCII always decodes: no normalize call for it.
         if (source.charCodeAt(end) >= 0xff01 && source.charCodeAt(end) <= 0xff5e) {
           end++;
@@ -159,13 +247,17 @@ class OffsetMap {
     const startOf = (at: number) => {
       if (this.outStarts.length === 0) return at;
       const piece = find(Math.min(at, this.length - 1));
-      return this.sourceEnds[piece]! === -1 ? this.sourceStarts[piece]! + (Math.min(at, this.length - 1) - this.outStarts[piece]!) : this.sourceStarts[piece]!;
+      return this.sourceEnds[piece]! === -1
+        ? this.sourceStarts[piece]! + (Math.min(at, this.length - 1) - this.outStarts[piece]!)
+        : this.sourceStarts[piece]!;
     };
     const endOf = (at: number) => {
       if (this.outStarts.length === 0 || at <= 0) return at;
       const last = Math.min(at, this.length) - 1;
       const piece = find(last);
-      return this.sourceEnds[piece]! === -1 ? this.sourceStarts[piece]! + (last - this.outStarts[piece]!) + 1 : this.sourceEnds[piece]!;
+      return this.sourceEnds[piece]! === -1
+        ? this.sourceStarts[piece]! + (last - this.outStarts[piece]!) + 1
+        : this.sourceEnds[piece]!;
     };
     return { text, startOf, endOf };
   }
@@ -178,7 +270,14 @@ function needsWork(text: string): boolean {
 
 /** The characters of `invisible`, by code point, without a regular expression per character. */
 function isInvisible(code: number): boolean {
-  return (code >= 0x200b && code <= 0x200d) || (code >= 0x2060 && code <= 0x2064) || code === 0xfeff || code === 0xad || code === 0x180e || (code >= 0xe0000 && code <= 0xe007f);
+  return (
+    (code >= 0x200b && code <= 0x200d) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    code === 0xfeff ||
+    code === 0xad ||
+    code === 0x180e ||
+    (code >= 0xe0000 && code <= 0xe007f)
+  );
 }
 
 function isWord(character: string | undefined): boolean {
@@ -194,5 +293,9 @@ const lookalike = new RegExp(`[${Object.keys(confusables).join('')}]`, 'gu');
 /** Words mixing Latin letters with look-alikes are rewritten in Latin, one character for one, so offsets hold. */
 function withLatinLookalikes(text: string): string {
   if (!/[\u0370-\u04ff\u0250-\u02af\u0131\u0237\u2113]/.test(text)) return text;
-  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) => (/[a-zA-Z]/.test(word) && /[^\x00-\x7f]/.test(word) ? word.replace(lookalike, (letter) => confusables[letter] ?? letter) : word));
+  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) =>
+    /[a-zA-Z]/.test(word) && /[^\x00-\x7f]/.test(word)
+      ? word.replace(lookalike, (letter) => confusables[letter] ?? letter)
+      : word,
+  );
 }

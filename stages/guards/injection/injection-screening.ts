@@ -58,15 +58,26 @@ declare module '../../../src/engine/state.js' {
 export const openMarker = '<<<untrusted-data>>>';
 export const closeMarker = '<<<end-untrusted-data>>>';
 
-export async function screen(state: RunState, ctx: StageContext, detector: InjectionDetector, text: string, source: InjectionSource): Promise<Detection> {
+export async function screen(
+  state: RunState,
+  ctx: StageContext,
+  detector: InjectionDetector,
+  text: string,
+  source: InjectionSource,
+): Promise<Detection> {
   const slot = (state.injectionGuard ??= { screened: 0, detections: [] });
   slot.screened++;
   const detection = await detector(text, source);
-  if (detection.warning !== undefined) ctx.emit('injection_warning', { source: source.kind, warning: detection.warning });
+  if (detection.warning !== undefined)
+    ctx.emit('injection_warning', { source: source.kind, warning: detection.warning });
   return detection;
 }
 
-export function record(state: RunState, ctx: StageContext, found: { door: InjectionDoor; source: string; callId?: string; action: InjectionAction; detection: Detection }): void {
+export function record(
+  state: RunState,
+  ctx: StageContext,
+  found: { door: InjectionDoor; source: string; callId?: string; action: InjectionAction; detection: Detection },
+): void {
   const { detection } = found;
   const entry: InjectionRecord = {
     door: found.door,
@@ -113,4 +124,3 @@ export function redacted(text: string, matches: readonly DetectionMatch[]): stri
 export function ruleList(detection: Detection): string {
   return [...new Set(detection.matches.map((match) => match.rule))].join(', ') || 'detector';
 }
-

@@ -37,7 +37,12 @@ declare module '../../../src/engine/stage.js' {
 
 export type Lookup = { get(name: string): Tool | undefined };
 
-const originOf = (tool: Tool): TaintOrigin['origin'] => (tool.name.includes('__') ? 'mcp' : tool.effects === 'read' && /web|search|fetch|browse|http/i.test(tool.name) ? 'web' : 'tool');
+const originOf = (tool: Tool): TaintOrigin['origin'] =>
+  tool.name.includes('__')
+    ? 'mcp'
+    : tool.effects === 'read' && /web|search|fetch|browse|http/i.test(tool.name)
+      ? 'web'
+      : 'tool';
 
 /** After act: each successful result of a tool whose results taint is recorded (and reported) as an origin. */
 export function taintTracker(registry: Lookup): Stage {
@@ -47,7 +52,12 @@ export function taintTracker(registry: Lookup): Stage {
       for (const { call, result } of state.turn.results) {
         const tool = registry.get(call.name);
         if (tool?.taints !== true || !result.ok) continue;
-        const entry: TaintOrigin = { origin: originOf(tool), tool: call.name, callId: call.id, iteration: state.iteration };
+        const entry: TaintOrigin = {
+          origin: originOf(tool),
+          tool: call.name,
+          callId: call.id,
+          iteration: state.iteration,
+        };
         (state.taint ??= { origins: [] }).origins.push(entry);
         ctx.emit('context_tainted', { ...entry });
       }
@@ -56,7 +66,10 @@ export function taintTracker(registry: Lookup): Stage {
 }
 
 /** Why this call must wait (or be refused): it writes, and untrusted content is in the context; undefined otherwise. */
-export function taintReason(registry: Lookup, policy: Exclude<TaintPolicy, 'off'>): (call: ToolCall, state: RunState) => string | undefined {
+export function taintReason(
+  registry: Lookup,
+  policy: Exclude<TaintPolicy, 'off'>,
+): (call: ToolCall, state: RunState) => string | undefined {
   return (call, state) => {
     const first = state.taint?.origins[0];
     if (first === undefined || effectsOf(registry.get(call.name)) !== 'write') return undefined;
@@ -76,7 +89,14 @@ export function taintGate(registry: Lookup): Stage {
       for (const call of state.turn.toolCalls) {
         const because = settled.has(call.id) ? undefined : reason(call, state);
         if (because === undefined) continue;
-        state.turn.results.push({ call, result: { ok: false, error: { kind: 'refused', retryable: false, message: `Not run: ${because}.` }, durationMs: 0 } });
+        state.turn.results.push({
+          call,
+          result: {
+            ok: false,
+            error: { kind: 'refused', retryable: false, message: `Not run: ${because}.` },
+            durationMs: 0,
+          },
+        });
         ctx.emit('taint_refused', { tool: call.name, callId: call.id, origin: state.taint.origins[0]!.tool });
       }
     },

@@ -7,7 +7,18 @@ import { cleanEnvironment, cliPath } from '../../support/run-cli.js';
 import { jsonPost, startTestServe, waitForStatus, type TestServe } from '../../server/serve-support.js';
 import { newLogFile, stdioTestServer } from '../../support/mcp-servers.js';
 import { runRedisTests, startRedis, type RedisInstance } from '../../workers/redis-server.js';
-import { approveUntilDone, killedMidRun, outcomeOf, parseJson, pausedRun, rowContext, runArgs, type Outcome, type Row, type RowContext } from './matrix-harness.js';
+import {
+  approveUntilDone,
+  killedMidRun,
+  outcomeOf,
+  parseJson,
+  pausedRun,
+  rowContext,
+  runArgs,
+  type Outcome,
+  type Row,
+  type RowContext,
+} from './matrix-harness.js';
 import { startFailingModel } from './scripted-model.js';
 
 const mcpLog = newLogFile();
@@ -19,7 +30,16 @@ const failing = await startFailingModel();
 const sessionFlags = (cell: string) => ['--session', `s-${cell.replace(/[^a-z0-9]+/gi, '-')}`];
 /** A session's next turn sees the saved one: 84 + 10. */
 const nextTurnSees84 = async (context: RowContext, cell: string) => {
-  const next = await context.cli(['run', '--json', '--base-url', context.model.url, '--model', 'test-model', ...sessionFlags(cell), 'Add 10 to that']);
+  const next = await context.cli([
+    'run',
+    '--json',
+    '--base-url',
+    context.model.url,
+    '--model',
+    'test-model',
+    ...sessionFlags(cell),
+    'Add 10 to that',
+  ]);
   expect(parseJson<Outcome>(next, 'the next turn').answer).toBe('The answer is 94.');
 };
 
@@ -31,7 +51,11 @@ const rows: MatrixRow[] = [
   { name: 'plain', flags: () => [], expected: answered },
   { name: 'session', flags: (_context, cell) => sessionFlags(cell), after: nextTurnSees84, expected: answered },
   { name: 'approvals', flags: () => [], approvalFlags: ['--approve-tools', 'calculator'], expected: answered },
-  { name: 'output schema', flags: (context) => ['--output-schema', context.file('schema.json', schema)], expected: { ...answered, output: { result: 84 } } },
+  {
+    name: 'output schema',
+    flags: (context) => ['--output-schema', context.file('schema.json', schema)],
+    expected: { ...answered, output: { result: 84 } },
+  },
   { name: 'max tokens', flags: () => ['--max-tokens', '50000'], expected: answered },
   { name: 'injection guard', flags: () => ['--guard', 'injection'], expected: answered },
   { name: 'loop limit', flags: () => ['--loop-limit', '3'], expected: answered },
@@ -52,7 +76,12 @@ const rows: MatrixRow[] = [
     flags: (context, cell) => {
       const { name: _name, ...server } = stdioTestServer('${MCP_TEST_LOG}', 'test', ['--with-write-tool']);
       const policy = ['approve', 'reject', 'server'].includes(cell) ? 'ask' : 'refuse';
-      return ['--mcp-config', context.file('mcp-write.json', { mcpServers: { files: server } }), '--taint-policy', policy];
+      return [
+        '--mcp-config',
+        context.file('mcp-write.json', { mcpServers: { files: server } }),
+        '--taint-policy',
+        policy,
+      ];
     },
     approvalFlags: [],
     task: 'Please echo 84, then send it to ops',
@@ -61,30 +90,57 @@ const rows: MatrixRow[] = [
   {
     name: 'fallback model',
     // The recipe's base URL fails (503); the config file's fallback server answers.
-    flags: (context) => ['--base-url', failing.url, '--mcp-config', context.file('fallback.json', { fallback: [{ model: 'test-model', baseUrl: context.model.url, apiKey: '${FALLBACK_KEY}' }] })],
+    flags: (context) => [
+      '--base-url',
+      failing.url,
+      '--mcp-config',
+      context.file('fallback.json', {
+        fallback: [{ model: 'test-model', baseUrl: context.model.url, apiKey: '${FALLBACK_KEY}' }],
+      }),
+    ],
     expected: answered,
   },
   {
     name: 'agents',
     // The coordinator hands the task to a specialist agent; the call to the agent is the one that waits for a person.
-    flags: (context) => ['--agent', 'coordinator', '--mcp-config', context.file('agents.json', {
-      agents: {
-        coordinator: { description: 'Hands tasks on.', instructions: 'Hand the task to the specialist.', tools: [], agents: ['specialist'] },
-        specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
-      },
-    })],
+    flags: (context) => [
+      '--agent',
+      'coordinator',
+      '--mcp-config',
+      context.file('agents.json', {
+        agents: {
+          coordinator: {
+            description: 'Hands tasks on.',
+            instructions: 'Hand the task to the specialist.',
+            tools: [],
+            agents: ['specialist'],
+          },
+          specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
+        },
+      }),
+    ],
     approvalFlags: ['--approve-tools', 'specialist'],
     expected: answered,
   },
   {
     name: 'handoff',
     // The triage agent hands the rest of the run to the specialist; the specialist's calculator call waits for a person.
-    flags: (context) => ['--agent', 'triage', '--mcp-config', context.file('handoff.json', {
-      agents: {
-        triage: { description: 'Routes tasks.', instructions: 'Hand the task to the specialist.', tools: [], handoffs: ['specialist'] },
-        specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
-      },
-    })],
+    flags: (context) => [
+      '--agent',
+      'triage',
+      '--mcp-config',
+      context.file('handoff.json', {
+        agents: {
+          triage: {
+            description: 'Routes tasks.',
+            instructions: 'Hand the task to the specialist.',
+            tools: [],
+            handoffs: ['specialist'],
+          },
+          specialist: { description: 'Does arithmetic.', instructions: 'Use the calculator.', tools: ['calculator'] },
+        },
+      }),
+    ],
     approvalFlags: ['--approve-tools', 'calculator'],
     expected: answered,
   },
@@ -136,7 +192,11 @@ const columns: Record<string, Column> = {
     const paused = await pausedRun(row, context, 'reject');
     // Every waiting call is rejected, each in a process of its own (steps side by side wait in one pause).
     let result: Outcome = { status: 'interrupted', answer: null };
-    for (const call of paused.pending) result = parseJson<Outcome>(await context.cli(['reject', paused.runId, call.id, '--message', 'not today', '--json']), 'reject');
+    for (const call of paused.pending)
+      result = parseJson<Outcome>(
+        await context.cli(['reject', paused.runId, call.id, '--message', 'not today', '--json']),
+        'reject',
+      );
     expect(result.status).toBe('completed');
     expect(result.output !== undefined).toBe(row.expected.output !== undefined);
   },
@@ -151,9 +211,14 @@ const columns: Record<string, Column> = {
   },
   async "the server's decisions endpoint"(row, context) {
     const paused = await pausedRun(row, context, 'server', ['--store', shared.serve.storeFile]);
-    const decided = await shared.serve.call(`/v1/runs/${paused.runId}/decisions`, jsonPost({ decisions: paused.pending.map((call) => ({ callId: call.id, approve: true })) }));
+    const decided = await shared.serve.call(
+      `/v1/runs/${paused.runId}/decisions`,
+      jsonPost({ decisions: paused.pending.map((call) => ({ callId: call.id, approve: true })) }),
+    );
     expect(decided.status).toBe(202);
-    const view = (await waitForStatus(shared.serve, paused.runId, ['completed', 'stopped', 'failed'])) as unknown as { run: { outcome: { result: Outcome } } };
+    const view = (await waitForStatus(shared.serve, paused.runId, ['completed', 'stopped', 'failed'])) as unknown as {
+      run: { outcome: { result: Outcome } };
+    };
     expect(outcomeOf(view.run.outcome.result)).toEqual(row.expected);
   },
   async 'a worker picks up a submitted run'(row, context) {
@@ -180,7 +245,9 @@ beforeAll(async () => {
   shared.serve = await startTestServe({ OPENAI_API_KEY: 'sk-test', ...sharedEnv });
   if (!runRedisTests) return;
   shared.redis = await startRedis();
-  worker = spawn(process.execPath, [cliPath, 'worker', '--redis', shared.redis.url, '--concurrency', '2'], { env: cleanEnvironment({ OPENAI_API_KEY: 'sk-test', ...sharedEnv }) });
+  worker = spawn(process.execPath, [cliPath, 'worker', '--redis', shared.redis.url, '--concurrency', '2'], {
+    env: cleanEnvironment({ OPENAI_API_KEY: 'sk-test', ...sharedEnv }),
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     worker!.stderr!.on('data', (chunk: Buffer) => {

@@ -57,7 +57,10 @@ export function parseJson<T>(run: CliRun, what: string): T {
 }
 
 /** A row's model and folder (a given folder keeps the row's store: STAGELOOP_HOME is in `env`). */
-export async function rowContext(env: Record<string, string>, folder = mkdtempSync(join(tmpdir(), 'stageloop-matrix-'))): Promise<RowContext> {
+export async function rowContext(
+  env: Record<string, string>,
+  folder = mkdtempSync(join(tmpdir(), 'stageloop-matrix-')),
+): Promise<RowContext> {
   const model = await startScriptedModel();
   const rowEnv = { OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: folder, ...env };
   return {
@@ -84,15 +87,26 @@ export function runArgs(row: Row, context: RowContext, cell: string, extra: stri
 
 /** Runs the row with approvals on; the run must pause (exit 4). */
 export async function pausedRun(row: Row, context: RowContext, cell: string, extra: string[] = []): Promise<Paused> {
-  const run = await context.cli(runArgs(row, context, cell, [...(row.approvalFlags ?? ['--approve-all-tools']), ...extra]));
+  const run = await context.cli(
+    runArgs(row, context, cell, [...(row.approvalFlags ?? ['--approve-all-tools']), ...extra]),
+  );
   const paused = parseJson<Paused & { status: string }>(run, `${row.name} / ${cell}: the paused run`);
-  if (run.code !== 4 || paused.status !== 'interrupted') throw new Error(`${row.name} / ${cell}: expected a pause (exit 4), got exit ${run.code}: ${run.stdout}${run.stderr}`);
-  if (paused.pending.length !== (row.waits ?? paused.pending.length)) throw new Error(`${row.name} / ${cell}: expected ${row.waits} calls waiting, got ${JSON.stringify(paused.pending)}`);
+  if (run.code !== 4 || paused.status !== 'interrupted')
+    throw new Error(
+      `${row.name} / ${cell}: expected a pause (exit 4), got exit ${run.code}: ${run.stdout}${run.stderr}`,
+    );
+  if (paused.pending.length !== (row.waits ?? paused.pending.length))
+    throw new Error(
+      `${row.name} / ${cell}: expected ${row.waits} calls waiting, got ${JSON.stringify(paused.pending)}`,
+    );
   return paused;
 }
 
 /** Approves every pending call of a run in new processes until it ends; returns the last --json result. */
-export async function approveUntilDone(context: RowContext, runId: string): Promise<{ run: CliRun; result: Outcome & Partial<Paused> }> {
+export async function approveUntilDone(
+  context: RowContext,
+  runId: string,
+): Promise<{ run: CliRun; result: Outcome & Partial<Paused> }> {
   for (let round = 0; ; round++) {
     const run = await context.cli(['approve', runId, '--json']);
     const result = parseJson<Outcome & Partial<Paused>>(run, `approve ${runId}`);
@@ -103,12 +117,21 @@ export async function approveUntilDone(context: RowContext, runId: string): Prom
 /** Starts the row's run with the gate closed, kills it (SIGKILL) while its answering call is held, opens the gate. */
 export async function killedMidRun(row: Row, context: RowContext, cell: string): Promise<string> {
   const { held } = context.model.closeGate();
-  const started = startCli(runArgs(row, context, cell).filter((arg) => arg !== '--json'), context.env);
-  await Promise.race([held, started.done.then((run) => Promise.reject(new Error(`${row.name}: the run ended before it could be killed: ${run.stderr}`)))]);
+  const started = startCli(
+    runArgs(row, context, cell).filter((arg) => arg !== '--json'),
+    context.env,
+  );
+  await Promise.race([
+    held,
+    started.done.then((run) =>
+      Promise.reject(new Error(`${row.name}: the run ended before it could be killed: ${run.stderr}`)),
+    ),
+  ]);
   started.child.kill('SIGKILL');
   const killed = await started.done;
   context.model.openGate();
   const runId = /run ([0-9a-f]{32})/.exec(killed.stderr)?.[1];
-  if (killed.signal !== 'SIGKILL' || runId === undefined) throw new Error(`${row.name}: no killed run: ${killed.stderr}`);
+  if (killed.signal !== 'SIGKILL' || runId === undefined)
+    throw new Error(`${row.name}: no killed run: ${killed.stderr}`);
   return runId;
 }

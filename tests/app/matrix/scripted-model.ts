@@ -2,7 +2,13 @@
 // alone (stateless): the task's first call asks for a tool, the call after the tool's result answers with its number
 // (the final-output call, with response_format, gets the answer's number as {"result": N}). Every process of a matrix row (CLI, serve, worker) may call it
 // and gets the same answers. A closed gate holds the answering call, so a test can kill -9 a run mid-way.
-import { sendReply, startChatServer, type ChatRequestBody, type ChatServer, type ReplyOptions } from '../../support/chat-server.js';
+import {
+  sendReply,
+  startChatServer,
+  type ChatRequestBody,
+  type ChatServer,
+  type ReplyOptions,
+} from '../../support/chat-server.js';
 
 export interface ScriptedModel {
   url: string;
@@ -24,39 +30,62 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   const task = String(messages[lastUser]?.content ?? '');
   const toolResult = messages.slice(lastUser + 1).find((message) => message.role === 'tool');
   // The final-output call: the work so far in one user message, answered as the schema's object.
-  if (body.response_format?.type === 'json_schema') return { content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }) };
+  if (body.response_format?.type === 'json_schema')
+    return {
+      content: JSON.stringify({ result: Number(/answer is (-?\d+(?:\.\d+)?)/.exec(task)?.[1] ?? numberIn(task) ?? 0) }),
+    };
   // The plan row: the planner splits 12 * 7 into two steps that need nothing from each other (they run side by
   // side), each step asks the calculator, the replanner keeps the plan, and the composer adds the step results.
   const system = String(messages[0]?.content ?? '');
-  if (system.startsWith('You are the planner')) return { content: JSON.stringify({ goal: task, steps: [planStep('a', '12 * 3'), planStep('b', '12 * 4')] }) };
-  if (system.startsWith('You are the replanner')) return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
-  if (system.startsWith('You write the final answer')) return { content: `The answer is ${[...task.matchAll(/Result: .*?(-?\d+)\.?$/gm)].reduce((sum, match) => sum + Number(match[1]), 0)}.` };
+  if (system.startsWith('You are the planner'))
+    return { content: JSON.stringify({ goal: task, steps: [planStep('a', '12 * 3'), planStep('b', '12 * 4')] }) };
+  if (system.startsWith('You are the replanner'))
+    return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
+  if (system.startsWith('You write the final answer'))
+    return {
+      content: `The answer is ${[...task.matchAll(/Result: .*?(-?\d+)\.?$/gm)].reduce((sum, match) => sum + Number(match[1]), 0)}.`,
+    };
   const step = /Current step \(\d+ of \d+\): Compute (.+)$/m.exec(task);
-  if (step !== null && toolResult === undefined) return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: step[1] }) }] };
+  if (step !== null && toolResult === undefined)
+    return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: step[1] }) }] };
   // The taint row: echo (an MCP result taints the context), then send it (a write), then answer with the echoed number.
   if (/\bsend it\b/i.test(task) && toolResult !== undefined) {
     const after = messages.slice(lastUser + 1);
-    const sent = after.some((message) => message.tool_calls?.some((call) => call.function.name === 'files__send_message'));
+    const sent = after.some((message) =>
+      message.tool_calls?.some((call) => call.function.name === 'files__send_message'),
+    );
     const echoed = numberIn(String(toolResult.content ?? '')) ?? '0';
-    if (!sent) return { toolCalls: [{ name: 'files__send_message', arguments: JSON.stringify({ to: 'ops', text: echoed }) }] };
+    if (!sent)
+      return { toolCalls: [{ name: 'files__send_message', arguments: JSON.stringify({ to: 'ops', text: echoed }) }] };
     return { content: `The answer is ${echoed}.` };
   }
   if (toolResult === undefined) {
     // A triage agent (handoffs offered, no calculator) transfers the run to its first handoff.
     const transfer = body.tools?.find((tool) => tool.function.name.startsWith('transfer_to_'));
-    if (transfer !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: transfer.function.name, arguments: '{}' }] };
+    if (transfer !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator'))
+      return { toolCalls: [{ name: transfer.function.name, arguments: '{}' }] };
     // A coordinator (agents offered as tools, no calculator) hands the whole task to its first agent.
-    const agent = body.tools?.find((tool) => (tool.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties?.task !== undefined);
-    if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator')) return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
-    if (/\becho\b/i.test(task)) return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
+    const agent = body.tools?.find(
+      (tool) =>
+        (tool.function.parameters as { properties?: Record<string, unknown> } | undefined)?.properties?.task !==
+        undefined,
+    );
+    if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator'))
+      return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
+    if (/\becho\b/i.test(task))
+      return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
     const addition = /add (\d+) to that/i.exec(task);
     // The session's earlier turns: as messages or rendered into the system prompt, the last answer given.
-    const earlier = messages.slice(0, lastUser).map((message: Message) => String(message.content ?? '')).join('\n');
+    const earlier = messages
+      .slice(0, lastUser)
+      .map((message: Message) => String(message.content ?? ''))
+      .join('\n');
     const previous = [...earlier.matchAll(/answer is (-?\d+)/g)].at(-1)?.[1] ?? '0';
     const expression = addition ? `${previous} + ${addition[1]}` : (/what is (.+?)\??$/i.exec(task)?.[1] ?? '0');
     return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression }) }] };
   }
-  const result = numberIn(typeof toolResult.content === 'string' ? toolResult.content : JSON.stringify(toolResult.content)) ?? '0';
+  const result =
+    numberIn(typeof toolResult.content === 'string' ? toolResult.content : JSON.stringify(toolResult.content)) ?? '0';
   return { content: `The answer is ${result}.` };
 }
 

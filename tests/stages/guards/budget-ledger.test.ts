@@ -25,7 +25,7 @@ describe('budgetLedger', () => {
     expect(ledger.farFromLimits(slot)).toBe(false);
   });
 
-  it('resolves the token limit from contextShare for the run\'s model, and adds what a person extended', () => {
+  it("resolves the token limit from contextShare for the run's model, and adds what a person extended", () => {
     const ledger = budgetLedger(validate({ contextShare: 0.5, contextWindows: { small: 8000 }, maxIterations: 10 }));
     const state = makeState();
     const slot = ledger.start(state, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'small' }) } }));
@@ -44,7 +44,11 @@ describe('budgetLedger', () => {
     const state = makeState({ messages: [{ role: 'user', content: 'What is 2 + 2?' }] });
     const ctx = makeCtx();
     const slot = ledger.start(state, ctx);
-    expect(await ledger.nextCallCrosses(state, ctx, slot, { iterations: 0, tokens: 0, cost: 0, time: 0 })).toBeUndefined();
-    expect(await ledger.nextCallCrosses(state, ctx, slot, { iterations: 0, tokens: 99, cost: 0, time: 0 })).toMatchObject({ kind: 'tokens', reason: expect.stringContaining('would cross the token budget of 100') });
+    expect(
+      await ledger.nextCallCrosses(state, ctx, slot, { iterations: 0, tokens: 0, cost: 0, time: 0 }),
+    ).toBeUndefined();
+    expect(
+      await ledger.nextCallCrosses(state, ctx, slot, { iterations: 0, tokens: 99, cost: 0, time: 0 }),
+    ).toMatchObject({ kind: 'tokens', reason: expect.stringContaining('would cross the token budget of 100') });
   });
 });

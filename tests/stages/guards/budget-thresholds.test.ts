@@ -9,7 +9,11 @@ const model = (modelName: string) => new ScriptedModel([], { modelName });
 
 describe('budget warning thresholds', () => {
   it('are made again for a run whose model has another token limit', async () => {
-    const stage = budget({ contextShare: 0.5, warnAt: 0.5, contextWindows: { 'big-model': 100_000, 'small-model': 10_000 } });
+    const stage = budget({
+      contextShare: 0.5,
+      warnAt: 0.5,
+      contextWindows: { 'big-model': 100_000, 'small-model': 10_000 },
+    });
     const run = async (modelName: string) => {
       const state = makeState();
       const ctx = makeCtx({ deps: { model: model(modelName) } });
@@ -28,6 +32,12 @@ describe('budget warning thresholds', () => {
 
   it('are the warning share of each limit, and never reached for a kind without one', () => {
     const limits = { iterations: 10, tokens: 1_000 };
-    expect(warningThresholds(limits, 0.8)).toEqual({ limits, iterations: 8, tokens: 800, cost: Infinity, time: Infinity });
+    expect(warningThresholds(limits, 0.8)).toEqual({
+      limits,
+      iterations: 8,
+      tokens: 800,
+      cost: Infinity,
+      time: Infinity,
+    });
   });
 });

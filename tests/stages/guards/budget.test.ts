@@ -53,7 +53,12 @@ describe('budget: tokens', () => {
 
   it('estimates a turn with the tokenizer when the model reported no usage', async () => {
     const stage = budget({ maxTokens: 100_000 });
-    const state = makeState({ messages: [{ role: 'system', content: 'You are careful.' }, { role: 'user', content: 'What is 2 + 2?' }] });
+    const state = makeState({
+      messages: [
+        { role: 'system', content: 'You are careful.' },
+        { role: 'user', content: 'What is 2 + 2?' },
+      ],
+    });
     const ctx = makeCtx();
     state.iteration = 1;
     await stage.execute(state, ctx);
@@ -83,7 +88,12 @@ describe('budget: cost', () => {
     expect(priceFor('gpt-4o-2024-08-06')).toEqual(priceFor('gpt-4o'));
     expect(priceFor('llama3.1:8b')).toEqual({ input: 0, output: 0 });
     expect(priceFor('gpt-4.5-preview')).toBeUndefined();
-    expect(costUsd({ inputTokens: 1_000_000, outputTokens: 1_000_000, cachedInputTokens: 500_000 }, { input: 2, cachedInput: 1, output: 8 })).toBe(1 + 0.5 + 8);
+    expect(
+      costUsd(
+        { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedInputTokens: 500_000 },
+        { input: 2, cachedInput: 1, output: 8 },
+      ),
+    ).toBe(1 + 0.5 + 8);
   });
 
   it('aborts with budget_cost after the tools-less turn also overruns', async () => {
@@ -127,7 +137,9 @@ describe('budget: time', () => {
     const state = makeState();
     const ctx = makeCtx({ zone: 'setup', deps: { clock } });
     await stage.start.execute(state, ctx);
-    expect(ctx.deadlines).toEqual([{ at: clock.now() + 10_000, reason: 'the time budget of 10 s was reached', kind: 'budget_time' }]);
+    expect(ctx.deadlines).toEqual([
+      { at: clock.now() + 10_000, reason: 'the time budget of 10 s was reached', kind: 'budget_time' },
+    ]);
     clock.advance(8_500);
     const loop = makeCtx({ deps: { clock } });
     state.iteration = 1;
@@ -179,7 +191,10 @@ describe('budget: the forced turn names its limit', () => {
     const state = makeState({ iteration: 1 });
     state.usage.inputTokens = 120;
     await stage.execute(state, makeCtx());
-    expect(state.nextTurn).toMatchObject({ withoutTools: true, limit: { kind: 'budget_tokens', reason: 'the token budget of 100 tokens was spent' } });
+    expect(state.nextTurn).toMatchObject({
+      withoutTools: true,
+      limit: { kind: 'budget_tokens', reason: 'the token budget of 100 tokens was spent' },
+    });
   });
 });
 
@@ -193,7 +208,13 @@ describe('budget: hard mode', () => {
     const stage = budget({ maxTokens: 200, mode: 'hard' });
     const state = makeState({ iteration: 1, messages: conversation });
     const signal = await stage.execute(state, makeCtx());
-    expect(signal).toMatchObject({ type: 'abort_run', kind: 'budget_tokens', reason: expect.stringMatching(/^the next model call \(about \d+ tokens\) would cross the token budget of 200 \(hard mode\)$/) });
+    expect(signal).toMatchObject({
+      type: 'abort_run',
+      kind: 'budget_tokens',
+      reason: expect.stringMatching(
+        /^the next model call \(about \d+ tokens\) would cross the token budget of 200 \(hard mode\)$/,
+      ),
+    });
     expect(state.nextTurn.withoutTools).toBe(false);
   });
 
@@ -213,10 +234,16 @@ describe('budget: hard mode', () => {
     const stage = budget({ maxTokens: 100, mode: 'hard' });
     const state = makeState({ iteration: 1 });
     state.usage.inputTokens = 120;
-    expect(await stage.execute(state, makeCtx())).toMatchObject({ type: 'abort_run', kind: 'budget_tokens', reason: 'the token budget is spent (hard mode: no final turn)' });
+    expect(await stage.execute(state, makeCtx())).toMatchObject({
+      type: 'abort_run',
+      kind: 'budget_tokens',
+      reason: 'the token budget is spent (hard mode: no final turn)',
+    });
   });
 
   it('an unknown mode is a configuration error', () => {
-    expect(() => budget({ maxTokens: 100, mode: 'strict' as 'hard' })).toThrow(/mode must be "soft" or "hard", got "strict"/);
+    expect(() => budget({ maxTokens: 100, mode: 'strict' as 'hard' })).toThrow(
+      /mode must be "soft" or "hard", got "strict"/,
+    );
   });
 });

@@ -24,8 +24,21 @@ describe('placeGuards', () => {
     places.beforeAct.push(stage('loop-guard'));
     places.afterAct.push(stage('loop-guard-history'));
     const guarded = placeGuards(loop(), places, 6, false);
-    expect(guarded.setup.map((each) => each.name)).toEqual(['limits', 'budget-start', 'context', 'history', 'history-guard']);
-    expect(guarded.iteration.map((each) => each.name)).toEqual(['budget', 'think', 'loop-guard', 'act', 'loop-guard-history', 'observe']);
+    expect(guarded.setup.map((each) => each.name)).toEqual([
+      'limits',
+      'budget-start',
+      'context',
+      'history',
+      'history-guard',
+    ]);
+    expect(guarded.iteration.map((each) => each.name)).toEqual([
+      'budget',
+      'think',
+      'loop-guard',
+      'act',
+      'loop-guard-history',
+      'observe',
+    ]);
     expect(guarded.maxIterations).toBe(7);
   });
 
@@ -51,6 +64,8 @@ describe('placeGuards', () => {
       caught = error;
     }
     expect(codeOf(caught)).toBe('config');
-    expect((caught as Error).message).toBe('--loop-limit needs a pipeline with an "plan" stage; "loop" has: context, history, think, act, observe, summarize');
+    expect((caught as Error).message).toBe(
+      '--loop-limit needs a pipeline with an "plan" stage; "loop" has: context, history, think, act, observe, summarize',
+    );
   });
 });

@@ -9,12 +9,19 @@ import { makeCtx, makeState } from '../../support/helpers.js';
 const model = (modelName: string) => new ScriptedModel([], { modelName });
 
 describe('limits', () => {
-  it('resolves the limits for each run\'s model and gives every run its own copy', async () => {
+  it("resolves the limits for each run's model and gives every run its own copy", async () => {
     const stage = limits([budget({ contextShare: 0.8 }), prune(), loopGuard()], 11);
     const first = makeState();
     const firstCtx = makeCtx({ zone: 'setup', deps: { model: model('gpt-4o') } });
     await stage.execute(first, firstCtx);
-    expect(first.limits).toEqual({ maxIterations: 11, maxTokens: 102_400, maxCostUsd: null, timeoutSeconds: null, loopLimit: 3, contextBudget: 102_400 });
+    expect(first.limits).toEqual({
+      maxIterations: 11,
+      maxTokens: 102_400,
+      maxCostUsd: null,
+      timeoutSeconds: null,
+      loopLimit: 3,
+      contextBudget: 102_400,
+    });
     expect(firstCtx.events[0]).toMatchObject({ type: 'limits', data: first.limits });
     // A run that changes its own limits changes no other run's, nor the event of the next one.
     first.limits!.maxTokens = 1;

@@ -15,23 +15,37 @@ function newTurn(state: RunState, ...calls: ToolCall[]): void {
 }
 
 /** What act does: a result for every call without one. */
-function act(state: RunState, result: (call: ToolCall) => ToolResult = () => ({ ok: true, content: '42', durationMs: 1 })): void {
+function act(
+  state: RunState,
+  result: (call: ToolCall) => ToolResult = () => ({ ok: true, content: '42', durationMs: 1 }),
+): void {
   const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
-  for (const pending of state.turn.toolCalls) if (!decided.has(pending.id)) state.turn.results.push({ call: pending, result: result(pending) });
+  for (const pending of state.turn.toolCalls)
+    if (!decided.has(pending.id)) state.turn.results.push({ call: pending, result: result(pending) });
 }
 
 describe('canonical call fingerprints', () => {
   it('ignores key order and whitespace in JSON arguments, keeps raw text for unparsable ones', () => {
     expect(canonicalJson({ b: [1, { d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[1,{"c":2,"d":1}]}');
-    expect(callFingerprint({ name: 'search', arguments: '{"q":"x","n":2}' })).toBe(callFingerprint({ name: 'search', arguments: '{ "n": 2, "q": "x" }' }));
-    expect(callFingerprint({ name: 'search', arguments: '{"q":"x"}' })).not.toBe(callFingerprint({ name: 'fetch', arguments: '{"q":"x"}' }));
-    expect(callFingerprint({ name: 'search', arguments: '{"q": broken' })).toBe(callFingerprint({ name: 'search', arguments: ' {"q": broken ' }));
-    expect(callFingerprint({ name: 'search', arguments: '{"q": broken' })).not.toBe(callFingerprint({ name: 'search', arguments: '{"q": other' }));
+    expect(callFingerprint({ name: 'search', arguments: '{"q":"x","n":2}' })).toBe(
+      callFingerprint({ name: 'search', arguments: '{ "n": 2, "q": "x" }' }),
+    );
+    expect(callFingerprint({ name: 'search', arguments: '{"q":"x"}' })).not.toBe(
+      callFingerprint({ name: 'fetch', arguments: '{"q":"x"}' }),
+    );
+    expect(callFingerprint({ name: 'search', arguments: '{"q": broken' })).toBe(
+      callFingerprint({ name: 'search', arguments: ' {"q": broken ' }),
+    );
+    expect(callFingerprint({ name: 'search', arguments: '{"q": broken' })).not.toBe(
+      callFingerprint({ name: 'search', arguments: '{"q": other' }),
+    );
   });
 });
 
 describe('loopGuard', () => {
-  const fails = (message = 'service unavailable', retryable = false) => (): ToolResult => ({ ok: false, error: { kind: 'failed', message, retryable }, durationMs: 1 });
+  const fails =
+    (message = 'service unavailable', retryable = false) =>
+    (): ToolResult => ({ ok: false, error: { kind: 'failed', message, retryable }, durationMs: 1 });
 
   it('observe-plan-act "Repeated Tool Failure": the 3rd identical failing call is refused as a repeated, identical call; asking again stops with loop_detected', async () => {
     const { history, ...stage } = loopGuard();
@@ -50,7 +64,9 @@ describe('loopGuard', () => {
     const refused = state.turn.results[0]!;
     expect(refused.call.arguments).toBe('{"q":"weather"}');
     expect(refused.result).toMatchObject({ ok: false, error: { kind: 'refused', retryable: false } });
-    expect(refused.result.ok ? '' : refused.result.error.message).toMatch(/repeated, identical call to search .* already failed 2 times in a row \(last error: HTTP 503.*Take another path/);
+    expect(refused.result.ok ? '' : refused.result.error.message).toMatch(
+      /repeated, identical call to search .* already failed 2 times in a row \(last error: HTTP 503.*Take another path/,
+    );
     expect(ctx.events.map((event) => event.type)).toEqual(['loop_refused']);
     act(state);
     await history.execute(state, ctx);
@@ -100,11 +116,17 @@ describe('loopGuard', () => {
     newTurn(state, call('a', '{}'));
     expect(await stage.execute(state, ctx)).toBeUndefined();
     newTurn(state, call('b', '{}'));
-    expect(await stage.execute(state, ctx)).toMatchObject({ kind: 'loop_detected', reason: expect.stringContaining('2 refused') });
+    expect(await stage.execute(state, ctx)).toMatchObject({
+      kind: 'loop_detected',
+      reason: expect.stringContaining('2 refused'),
+    });
     const prefilled = makeState();
     const decided = call('a', '{}');
     newTurn(prefilled, decided);
-    prefilled.turn.results.push({ call: decided, result: { ok: false, error: { kind: 'refused', message: 'no', retryable: false }, durationMs: 0 } });
+    prefilled.turn.results.push({
+      call: decided,
+      result: { ok: false, error: { kind: 'refused', message: 'no', retryable: false }, durationMs: 0 },
+    });
     await stage.execute(prefilled, ctx);
     await history.execute(prefilled, ctx);
     expect(prefilled.loopGuard).toBeUndefined();
@@ -129,8 +151,14 @@ describe('loopGuard', () => {
     await history.execute(state, ctx);
     newTurn(state, call('calculator', '{"expression":"1//"}'));
     expect(await stage.execute(state, ctx)).toBeUndefined();
-    expect(state.turn.results[0]?.result).toMatchObject({ ok: false, error: { kind: 'refused', message: expect.stringContaining('rejected this call: try 17 / 23') } });
-    expect(asked).toEqual([expect.stringMatching(/failed 2 times in a row \(last error: bad expression\)/), expect.stringMatching(/failed 3 times in a row/)]);
+    expect(state.turn.results[0]?.result).toMatchObject({
+      ok: false,
+      error: { kind: 'refused', message: expect.stringContaining('rejected this call: try 17 / 23') },
+    });
+    expect(asked).toEqual([
+      expect.stringMatching(/failed 2 times in a row \(last error: bad expression\)/),
+      expect.stringMatching(/failed 3 times in a row/),
+    ]);
     newTurn(state, call('calculator', '{"expression":"1//"}'));
     expect(await stage.execute(state, ctx)).toMatchObject({ type: 'abort_run', kind: 'loop_detected' });
     const paused = loopGuard({ onRepeat: 'ask', limit: 2 });
@@ -139,7 +167,11 @@ describe('loopGuard', () => {
     act(waiting, fails());
     await paused.history.execute(waiting, makeCtx());
     newTurn(waiting, call('calculator', '{"expression":"1//"}'));
-    expect(await paused.execute(waiting, makeCtx())).toMatchObject({ type: 'interrupt_run', kind: 'awaiting_approval', pending: [{ kind: 'tool_approval', tool: 'calculator' }] });
+    expect(await paused.execute(waiting, makeCtx())).toMatchObject({
+      type: 'interrupt_run',
+      kind: 'awaiting_approval',
+      pending: [{ kind: 'tool_approval', tool: 'calculator' }],
+    });
     expect(() => loopGuard({ onRepeat: 'never' as 'ask' })).toThrow('onRepeat must be "refuse" or "ask"');
   });
 

@@ -8,7 +8,8 @@ import type { ChatMessage } from '../../../src/model/types.js';
 import { toolConversation } from '../../support/conversations.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
-const big = (topic: string) => `${topic} results:\n` + `The ${topic} page lists many details about ${topic} that go on and on. `.repeat(120);
+const big = (topic: string) =>
+  `${topic} results:\n` + `The ${topic} page lists many details about ${topic} that go on and on. `.repeat(120);
 const short = (topic: string) => `${topic}: ok`;
 
 /** system, task and two small tool rounds: far under a 1,000-token budget even at three tokens a character. */
@@ -35,19 +36,35 @@ describe('prune counting only what is new', () => {
     const ctx = makeCtx();
     const state = makeState({ messages: small() });
     await stage.execute(state, ctx);
-    state.messages = toolConversation(2, { system: 'You are a research assistant.', task: 'Compare the cities.', page: big });
+    state.messages = toolConversation(2, {
+      system: 'You are a research assistant.',
+      task: 'Compare the cities.',
+      page: big,
+    });
     await stage.execute(state, ctx);
     expect(state.prune?.history).toHaveLength(1);
 
     const growing = makeState({ messages: small() });
     await stage.execute(growing, ctx);
-    growing.messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'call_3', name: 'search', arguments: '{"q":"city 3"}' }] });
+    growing.messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_3', name: 'search', arguments: '{"q":"city 3"}' }],
+    });
     growing.messages.push({ role: 'tool', toolCallId: 'call_3', name: 'search', content: short('city 3') });
     await stage.execute(growing, ctx);
     expect(growing.prune).toBeUndefined();
-    growing.messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'call_4', name: 'search', arguments: '{"q":"city 4"}' }] });
+    growing.messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_4', name: 'search', arguments: '{"q":"city 4"}' }],
+    });
     growing.messages.push({ role: 'tool', toolCallId: 'call_4', name: 'search', content: big('city 4') });
-    growing.messages.push({ role: 'assistant', content: '', toolCalls: [{ id: 'call_5', name: 'search', arguments: '{"q":"city 5"}' }] });
+    growing.messages.push({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_5', name: 'search', arguments: '{"q":"city 5"}' }],
+    });
     growing.messages.push({ role: 'tool', toolCallId: 'call_5', name: 'search', content: short('city 5') });
     await stage.execute(growing, ctx);
     expect(growing.prune?.history).toHaveLength(1);
@@ -56,7 +73,13 @@ describe('prune counting only what is new', () => {
   it('counts the tool definitions again when they change', async () => {
     const stage = prune({ budgetTokens: 1_000 });
     const state = makeState({ messages: small() });
-    const tool = (description: string) => defineTool({ name: 'search', description, parameters: z.strictObject({ q: z.string() }), execute: async () => 'ok' });
+    const tool = (description: string) =>
+      defineTool({
+        name: 'search',
+        description,
+        parameters: z.strictObject({ q: z.string() }),
+        execute: async () => 'ok',
+      });
     await stage.execute(state, makeCtx({ deps: { tools: new ToolRegistry([tool('Searches.')]) } }));
     expect(state.prune).toBeUndefined();
     await stage.execute(state, makeCtx({ deps: { tools: new ToolRegistry([tool(big('search'))]) } }));
@@ -65,7 +88,10 @@ describe('prune counting only what is new', () => {
     // A box of its own may hand out other definitions each time: the same box is asked again.
     const changing = makeState({ messages: small() });
     let registry = new ToolRegistry([tool('Searches.')]);
-    const box = { definitions: () => registry.definitions(), executeAll: (calls: Parameters<ToolRegistry['executeAll']>[0]) => registry.executeAll(calls) };
+    const box = {
+      definitions: () => registry.definitions(),
+      executeAll: (calls: Parameters<ToolRegistry['executeAll']>[0]) => registry.executeAll(calls),
+    };
     const ctx = makeCtx({ deps: { tools: box } });
     await stage.execute(changing, ctx);
     expect(changing.prune).toBeUndefined();
@@ -82,7 +108,9 @@ describe('prune counting only what is new', () => {
     expect(Object.getOwnPropertySymbols(structuredClone(state.messages))).toEqual([]);
     expect(Object.keys(state.messages)).toEqual(['0', '1', '2', '3', '4', '5']);
     // Deep comparisons read enumerable symbol keys: the count is not one.
-    expect(Object.getOwnPropertyDescriptor(state.messages, Object.getOwnPropertySymbols(state.messages)[0]!)?.enumerable).toBe(false);
+    expect(
+      Object.getOwnPropertyDescriptor(state.messages, Object.getOwnPropertySymbols(state.messages)[0]!)?.enumerable,
+    ).toBe(false);
     expect(state.messages).toEqual(small());
   });
 });

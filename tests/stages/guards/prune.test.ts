@@ -5,11 +5,16 @@ import type { ChatMessage } from '../../../src/model/types.js';
 import { toolConversation } from '../../support/conversations.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
-const page = (topic: string) => `${topic} results:\n` + `The ${topic} page lists many details about ${topic} that go on and on. `.repeat(60);
+const page = (topic: string) =>
+  `${topic} results:\n` + `The ${topic} page lists many details about ${topic} that go on and on. `.repeat(60);
 
 /** system, task, then `turns` tool rounds with a long result each. */
 function conversation(turns: number): ChatMessage[] {
-  return toolConversation(turns, { system: 'You are a research assistant. Plan:\n1. search\n2. answer', task: 'Compare the three cities.', page });
+  return toolConversation(turns, {
+    system: 'You are a research assistant. Plan:\n1. search\n2. answer',
+    task: 'Compare the three cities.',
+    page,
+  });
 }
 
 /** Every assistant message with tool calls is followed by one tool message per call, as Chat Completions requires. */
@@ -18,9 +23,24 @@ function pairingIsValid(messages: readonly ChatMessage[]): boolean {
     const message = messages[index]!;
     if (message.role === 'assistant' && message.toolCalls?.length) {
       const replies = messages.slice(index + 1, index + 1 + message.toolCalls.length);
-      if (!message.toolCalls.every((call, offset) => replies[offset]?.role === 'tool' && (replies[offset] as { toolCallId: string }).toolCallId === call.id)) return false;
+      if (
+        !message.toolCalls.every(
+          (call, offset) =>
+            replies[offset]?.role === 'tool' && (replies[offset] as { toolCallId: string }).toolCallId === call.id,
+        )
+      )
+        return false;
     }
-    if (message.role === 'tool' && !messages.slice(0, index).some((earlier) => earlier.role === 'assistant' && earlier.toolCalls?.some((call) => call.id === message.toolCallId))) return false;
+    if (
+      message.role === 'tool' &&
+      !messages
+        .slice(0, index)
+        .some(
+          (earlier) =>
+            earlier.role === 'assistant' && earlier.toolCalls?.some((call) => call.id === message.toolCallId),
+        )
+    )
+      return false;
   }
   return true;
 }
@@ -44,13 +64,21 @@ describe('prune', () => {
     const ctx = makeCtx();
     await prune({ budgetTokens: 2_500 }).execute(state, ctx);
     const tools = state.messages.filter((message) => message.role === 'tool');
-    expect(tools[0]!.content).toMatch(/^\[condensed by prune: \d+ tokens of output from "search" removed to save context; first line: city 1 results:\]$/);
+    expect(tools[0]!.content).toMatch(
+      /^\[condensed by prune: \d+ tokens of output from "search" removed to save context; first line: city 1 results:\]$/,
+    );
     expect(tools[3]!.content).toBe(page('city 4'));
     expect(state.messages.slice(0, 2)).toEqual(conversation(0));
     expect(state.messages).toHaveLength(10);
     expect(pairingIsValid(state.messages)).toBe(true);
     const record = state.prune!.history[0]!;
-    expect(record).toMatchObject({ iteration: 5, budget: 2_500, removed: 0, overBudget: false, toolCallIds: expect.arrayContaining(['call_1']) });
+    expect(record).toMatchObject({
+      iteration: 5,
+      budget: 2_500,
+      removed: 0,
+      overBudget: false,
+      toolCallIds: expect.arrayContaining(['call_1']),
+    });
     expect(record.toolCallIds).not.toContain('call_4');
     expect(record.tokensAfter).toBeLessThanOrEqual(2_500);
     expect(record.condensed).toBeGreaterThan(0);
@@ -84,12 +112,17 @@ describe('prune', () => {
     await prune().execute(state, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'gpt-4' }) } }));
     expect(state.prune!.history[0]!.budget).toBe(Math.floor(8192 * 0.8));
     const small = makeState({ messages: conversation(2) });
-    await prune({ contextWindows: { tiny: 1_000 }, reserveOutputTokens: 400 }).execute(small, makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'tiny' }) } }));
+    await prune({ contextWindows: { tiny: 1_000 }, reserveOutputTokens: 400 }).execute(
+      small,
+      makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'tiny' }) } }),
+    );
     expect(small.prune!.history[0]!.budget).toBe(600);
   });
 
   it('validates its options', () => {
     expect(() => prune({ budgetTokens: 0 })).toThrow(expect.objectContaining({ code: 'config' }));
-    expect(() => prune({ contextWindows: { x: -1 } })).toThrow('the context window of "x" must be a positive whole number');
+    expect(() => prune({ contextWindows: { x: -1 } })).toThrow(
+      'the context window of "x" must be a positive whole number',
+    );
   });
 });

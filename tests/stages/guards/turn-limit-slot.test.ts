@@ -11,12 +11,20 @@ const spent = { inputTokens: 200, outputTokens: 20, cachedInputTokens: 0, reason
 
 describe('the turn limit', () => {
   it('a spent token budget: one tool-less turn, then stopped as budget_tokens with the answer, the limit cleared', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"1 + 1"}' }], usage: spent }, { content: 'Forced answer: 2.', usage: spent }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"1 + 1"}' }], usage: spent },
+      { content: 'Forced answer: 2.', usage: spent },
+    ]);
     const pipeline = applyGuards(reactPipeline(), { maxTokens: 200 }, { modelName: 'test-model' });
     const result = await runPipeline(pipeline, { task: 'What is 1 + 1?' }, { deps: { model, tools: testTools() } });
     expect(model.requests[0]!.tools?.length).toBeGreaterThan(0);
     expect(model.requests[1]!.tools).toBeUndefined();
-    expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'budget_tokens' }, answer: 'Forced answer: 2.', partial: true });
+    expect(result).toMatchObject({
+      status: 'stopped',
+      stopReason: { kind: 'budget_tokens' },
+      answer: 'Forced answer: 2.',
+      partial: true,
+    });
     expect(result.stopReason.message).toMatch(/final tool-less turn/);
     expect(result.state.nextTurn.limit).toBeUndefined();
   });

@@ -7,12 +7,19 @@ import type { ToolBox } from '../../../src/engine/tool-port.js';
 import { makeCtx, makeState, unobservedCtx } from '../../support/helpers.js';
 import { testTools } from '../../support/stage-tools.js';
 
-const call = (id: string, expression: string): ToolCall => ({ id, name: 'calculator', arguments: JSON.stringify({ expression }) });
+const call = (id: string, expression: string): ToolCall => ({
+  id,
+  name: 'calculator',
+  arguments: JSON.stringify({ expression }),
+});
 
 describe('act stage', () => {
   it('runs every call through the tool box and records the results in call order', async () => {
     const state = makeState();
-    state.turn = { toolCalls: [call('a', '6 * 7'), call('b', '1 +'), { id: 'c', name: 'missing', arguments: '{}' }], results: [] };
+    state.turn = {
+      toolCalls: [call('a', '6 * 7'), call('b', '1 +'), { id: 'c', name: 'missing', arguments: '{}' }],
+      results: [],
+    };
     const ctx = makeCtx({ deps: { tools: testTools() } });
     expect(await act().execute(state, ctx)).toBeUndefined();
 
@@ -21,9 +28,11 @@ describe('act stage', () => {
     expect(state.turn.results[1]!.result).toMatchObject({ ok: false, error: { kind: 'failed' } });
     expect(state.turn.results[2]!.result).toMatchObject({ ok: false, error: { kind: 'unknown_tool' } });
     expect(state.act).toEqual({ executed: 3, failed: 2 });
-    expect(ctx.events.map((event) => `${event.type}:${event.type === 'tool_call' || event.type === 'tool_result' ? event.data.id : '-'}`)).toEqual([
-      'tool_call:a', 'tool_call:b', 'tool_call:c', 'tool_result:a', 'tool_result:b', 'tool_result:c',
-    ]);
+    expect(
+      ctx.events.map(
+        (event) => `${event.type}:${event.type === 'tool_call' || event.type === 'tool_result' ? event.data.id : '-'}`,
+      ),
+    ).toEqual(['tool_call:a', 'tool_call:b', 'tool_call:c', 'tool_result:a', 'tool_result:b', 'tool_result:c']);
     expect(ctx.events[0]!.data).toEqual({ id: 'a', name: 'calculator', arguments: '{"expression":"6 * 7"}' });
     expect(ctx.events[3]!.data).toMatchObject({ id: 'a', ok: true, result: '42' });
   });
@@ -45,7 +54,10 @@ describe('act stage', () => {
     state.turn = { toolCalls: [call('a', '1 + 1')], results: [] };
     const lateBox = {
       definitions: () => [],
-      executeAll: () => ({ then: (resolve: (results: unknown[]) => void) => setTimeout(() => resolve([{ ok: true, content: 'late', durationMs: 1 }]), 5) }),
+      executeAll: () => ({
+        then: (resolve: (results: unknown[]) => void) =>
+          setTimeout(() => resolve([{ ok: true, content: 'late', durationMs: 1 }]), 5),
+      }),
     } as unknown as ToolBox;
     await act().execute(state, makeCtx({ deps: { tools: lateBox } }));
     expect(state.turn.results[0]!.result).toMatchObject({ ok: true, content: 'late' });
@@ -53,12 +65,26 @@ describe('act stage', () => {
 
   it('runs only the calls without a pre-filled result, keeps the refusal, and keeps call order', async () => {
     const state = makeState();
-    const refused = { call: call('b', '2 + 2'), result: { ok: false as const, error: { kind: 'failed' as const, message: 'refused by a guard', retryable: false }, durationMs: 0 } };
+    const refused = {
+      call: call('b', '2 + 2'),
+      result: {
+        ok: false as const,
+        error: { kind: 'failed' as const, message: 'refused by a guard', retryable: false },
+        durationMs: 0,
+      },
+    };
     state.turn = { toolCalls: [call('a', '1 + 1'), call('b', '2 + 2'), call('c', '3 + 3')], results: [refused] };
     const ctx = makeCtx({ deps: { tools: testTools() } });
     await act().execute(state, ctx);
-    expect(state.turn.results.map((outcome) => [outcome.call.id, outcome.result.ok ? outcome.result.content : outcome.result.error.message])).toEqual([
-      ['a', '2'], ['b', 'refused by a guard'], ['c', '6'],
+    expect(
+      state.turn.results.map((outcome) => [
+        outcome.call.id,
+        outcome.result.ok ? outcome.result.content : outcome.result.error.message,
+      ]),
+    ).toEqual([
+      ['a', '2'],
+      ['b', 'refused by a guard'],
+      ['c', '6'],
     ]);
     expect(state.act).toEqual({ executed: 2, failed: 0 });
     expect(ctx.events.filter((event) => event.type === 'tool_call').map((event) => event.data.id)).toEqual(['a', 'c']);
@@ -83,7 +109,13 @@ describe('act stage', () => {
       },
     });
     const state = makeState();
-    state.turn = { toolCalls: [{ id: '1', name: 'slow', arguments: '{}' }, { id: '2', name: 'slow', arguments: '{}' }], results: [] };
+    state.turn = {
+      toolCalls: [
+        { id: '1', name: 'slow', arguments: '{}' },
+        { id: '2', name: 'slow', arguments: '{}' },
+      ],
+      results: [],
+    };
     await act().execute(state, makeCtx({ deps: { tools: testTools(slow) } }));
     expect(most).toBe(2);
     expect(state.turn.results.map((outcome) => outcome.result.ok)).toEqual([true, true]);
@@ -96,10 +128,11 @@ describe('act stage', () => {
       name: 'waiting',
       description: 'waits until stopped',
       parameters: z.object({}),
-      execute: (_args, { signal }) => new Promise<string>((resolve) => {
-        signal.addEventListener('abort', () => resolve('stopped'));
-        started();
-      }),
+      execute: (_args, { signal }) =>
+        new Promise<string>((resolve) => {
+          signal.addEventListener('abort', () => resolve('stopped'));
+          started();
+        }),
     });
     const state = makeState();
     state.turn = { toolCalls: [{ id: '1', name: 'waiting', arguments: '{}' }], results: [] };
@@ -120,6 +153,9 @@ describe('act stage', () => {
     const state = makeState();
     state.turn = { toolCalls: [call('a', '1')], results: [] };
     await act().execute(state, makeCtx());
-    expect(state.turn.results[0]!.result).toMatchObject({ ok: false, error: { kind: 'unknown_tool', message: expect.stringMatching(/No tools are available/) } });
+    expect(state.turn.results[0]!.result).toMatchObject({
+      ok: false,
+      error: { kind: 'unknown_tool', message: expect.stringMatching(/No tools are available/) },
+    });
   });
 });

@@ -21,15 +21,25 @@ function run(judge: AnswerJudgeHook, replies: ConstructorParameters<typeof Scrip
 
 describe('answerJudge', () => {
   it('accepts a score at the minimum (0.5 by default) and rejects one below a higher minimum, naming the score', async () => {
-    loopback.server.replyWith({ content: '{"score": 0.5, "reason": "half there"}' }).replyWith({ content: '{"score": 0.5, "reason": "half there"}' });
+    loopback.server
+      .replyWith({ content: '{"score": 0.5, "reason": "half there"}' })
+      .replyWith({ content: '{"score": 0.5, "reason": "half there"}' });
     const state = makeState({ task, answer: '395' });
-    expect(await answerJudge({ model: loopback.model() })(state)).toEqual({ accept: true, reason: 'score 0.5: half there' });
-    expect(await answerJudge({ model: loopback.model(), minScore: 0.6 })(state)).toEqual({ accept: false, reason: 'score 0.5: half there' });
+    expect(await answerJudge({ model: loopback.model() })(state)).toEqual({
+      accept: true,
+      reason: 'score 0.5: half there',
+    });
+    expect(await answerJudge({ model: loopback.model(), minScore: 0.6 })(state)).toEqual({
+      accept: false,
+      reason: 'score 0.5: half there',
+    });
   });
 
   it('sends its rubric, the task as the reference and the answer as the text', async () => {
     loopback.server.replyWith({ content: '{"score": 1, "reason": "exact"}' });
-    await answerJudge({ model: loopback.model(), rubric: 'Is the number exactly right?' })(makeState({ task, answer: 'It is 395.' }));
+    await answerJudge({ model: loopback.model(), rubric: 'Is the number exactly right?' })(
+      makeState({ task, answer: 'It is 395.' }),
+    );
     const sent = JSON.stringify(loopback.server.requests[0]!.body.messages);
     expect(sent).toContain('Is the number exactly right?');
     expect(sent).toContain(task);
@@ -37,9 +47,18 @@ describe('answerJudge', () => {
   });
 
   it('answerJudge: a model scores the answer against the task through modelJudge; its tokens count in the run', async () => {
-    loopback.server.replyWith({ content: '{"score": 0.1, "reason": "it only restates the question"}', usage: { input: 50, output: 7 } });
+    loopback.server.replyWith({
+      content: '{"score": 0.1, "reason": "it only restates the question"}',
+      usage: { input: 50, output: 7 },
+    });
     const judge = answerJudge({ model: loopback.model() });
-    const result = await runPipeline(reactPipeline({ evaluate: { judge, maxJudgeRetries: 0 } }), { task }, { deps: { model: new ScriptedModel([{ content: 'You asked what 17 * 23 + 4 is.', usage }]), tools: testTools() } });
+    const result = await runPipeline(
+      reactPipeline({ evaluate: { judge, maxJudgeRetries: 0 } }),
+      { task },
+      {
+        deps: { model: new ScriptedModel([{ content: 'You asked what 17 * 23 + 4 is.', usage }]), tools: testTools() },
+      },
+    );
     expect(result).toMatchObject({ status: 'stopped', stopReason: { kind: 'judge_rejected' } });
     expect(result.state.answerJudge?.decisions[0]?.reason).toBe('score 0.1: it only restates the question');
     expect(result.usage.inputTokens).toBe(10 + 50);

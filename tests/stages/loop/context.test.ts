@@ -16,12 +16,17 @@ describe('context stage', () => {
     expect(system).toContain('- calculator: Evaluates an arithmetic expression');
     expect(system).toContain('- lookup: Looks a key up');
     expect(system).toContain('- Numbers are decimal.\n- The user prefers short answers.');
-    expect(state.context).toMatchObject({ tools: ['calculator', 'lookup'], facts: ['Numbers are decimal.', 'The user prefers short answers.'] });
+    expect(state.context).toMatchObject({
+      tools: ['calculator', 'lookup'],
+      facts: ['Numbers are decimal.', 'The user prefers short answers.'],
+    });
     expect(state.messages).toEqual([
       { role: 'system', content: system },
       { role: 'user', content: 'What is 2 + 2?' },
     ]);
-    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([['context_rendered', { tools: ['calculator', 'lookup'], facts: 2 }]]);
+    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([
+      ['context_rendered', { tools: ['calculator', 'lookup'], facts: 2 }],
+    ]);
   });
 
   it('leaves out the tool and fact sections when there are none, and replaces earlier messages', async () => {

@@ -8,8 +8,16 @@ import { planSlotFor } from '../../support/plan-slot.js';
 
 let counter = 0;
 const ok = (content = '42'): ToolResult => ({ ok: true, content, durationMs: 1 });
-const transient: ToolResult = { ok: false, error: { kind: 'timeout', message: 'slow', retryable: true }, durationMs: 1 };
-const permanent: ToolResult = { ok: false, error: { kind: 'invalid_arguments', message: 'bad', retryable: false }, durationMs: 1 };
+const transient: ToolResult = {
+  ok: false,
+  error: { kind: 'timeout', message: 'slow', retryable: true },
+  durationMs: 1,
+};
+const permanent: ToolResult = {
+  ok: false,
+  error: { kind: 'invalid_arguments', message: 'bad', retryable: false },
+  durationMs: 1,
+};
 
 /** One turn as think and act leave it. */
 function turn(state: RunState, ...results: ToolResult[]): void {
@@ -19,7 +27,15 @@ function turn(state: RunState, ...results: ToolResult[]): void {
 }
 
 function withPlan(state: RunState, steps = 3): void {
-  state.plan = planSlotFor({ steps: Array.from({ length: steps }, (_, index) => ({ description: `s${index}`, status: index === 0 ? 'in_progress' : 'pending' })), current: 0, results: [], source: 'planner' });
+  state.plan = planSlotFor({
+    steps: Array.from({ length: steps }, (_, index) => ({
+      description: `s${index}`,
+      status: index === 0 ? 'in_progress' : 'pending',
+    })),
+    current: 0,
+    results: [],
+    source: 'planner',
+  });
 }
 
 describe('evaluate stage', () => {
@@ -37,16 +53,27 @@ describe('evaluate stage', () => {
     const ctx = makeCtx();
     turn(state, ok(), ok());
     expect(await evaluate().execute(state, ctx)).toBeUndefined();
-    expect(state.evaluate).toMatchObject({ iteration: 1, verdict: 'continue', reason: '2 tool calls succeeded', failures: 0 });
+    expect(state.evaluate).toMatchObject({
+      iteration: 1,
+      verdict: 'continue',
+      reason: '2 tool calls succeeded',
+      failures: 0,
+    });
     expect(state.evaluate!.history).toEqual([{ iteration: 1, verdict: 'continue', reason: '2 tool calls succeeded' }]);
-    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([['verdict', { verdict: 'continue', reason: '2 tool calls succeeded', step: null }]]);
+    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([
+      ['verdict', { verdict: 'continue', reason: '2 tool calls succeeded', step: null }],
+    ]);
   });
 
   it('never counts an empty or failed result as success', async () => {
     const state = makeState();
     turn(state, ok(''));
     await evaluate().execute(state, makeCtx());
-    expect(state.evaluate).toMatchObject({ verdict: 'continue', failures: 1, reason: expect.stringMatching(/calculator returned nothing/) });
+    expect(state.evaluate).toMatchObject({
+      verdict: 'continue',
+      failures: 1,
+      reason: expect.stringMatching(/calculator returned nothing/),
+    });
     turn(state, { ok: true, content: '(empty result)', durationMs: 1, empty: true });
     await evaluate().execute(state, makeCtx());
     expect(state.evaluate!.failures).toBe(2);
@@ -116,7 +143,10 @@ describe('evaluate stage', () => {
     state.iteration = 4;
     turn(state, ok());
     await evaluate().execute(state, makeCtx());
-    expect(state.evaluate).toMatchObject({ verdict: 'replan', reason: "the run has used 5 iterations, more than twice the plan's 2 steps" });
+    expect(state.evaluate).toMatchObject({
+      verdict: 'replan',
+      reason: "the run has used 5 iterations, more than twice the plan's 2 steps",
+    });
     turn(state, ok());
     await evaluate().execute(state, makeCtx());
     expect(state.evaluate!.verdict).toBe('continue');

@@ -10,7 +10,10 @@ const usage = { inputTokens: 7, outputTokens: 3, cachedInputTokens: 0, reasoning
 
 function finishedPlan(state: RunState, secondOutcome: 'completed' | 'partial' = 'completed'): void {
   state.plan = planSlotFor({
-    steps: [{ description: 'Compute 12*12', status: 'completed' }, { description: 'Add 10', status: 'completed' }],
+    steps: [
+      { description: 'Compute 12*12', status: 'completed' },
+      { description: 'Add 10', status: 'completed' },
+    ],
     current: 2,
     results: [
       { step: 1, description: 'Compute 12*12', outcome: 'completed', output: '144' },
@@ -28,7 +31,9 @@ describe('summarize stage', () => {
     await summarize().execute(state, ctx);
     expect(model.requests).toHaveLength(0);
     expect(state).toMatchObject({ answer: '395', partial: false, summarize: { path: 'final' } });
-    expect(ctx.events.map((event) => [event.type, event.type === 'summary' ? event.data.path : null])).toEqual([['summary', 'final']]);
+    expect(ctx.events.map((event) => [event.type, event.type === 'summary' ? event.data.path : null])).toEqual([
+      ['summary', 'final'],
+    ]);
   });
 
   it('composes the answer of a finished plan from the step results with one tool-less call', async () => {
@@ -39,7 +44,9 @@ describe('summarize stage', () => {
     const request = model.requests[0]!;
     expect(request).toMatchObject({ purpose: 'summarize' });
     expect(request.tools).toBeUndefined();
-    expect(request.messages[1]!.content).toBe('Task: Compute 12*12, then add 10\n\nStep results:\nStep 1 (completed): Compute 12*12\nResult: 144\nStep 2 (completed): Add 10\nResult: 154');
+    expect(request.messages[1]!.content).toBe(
+      'Task: Compute 12*12, then add 10\n\nStep results:\nStep 1 (completed): Compute 12*12\nResult: 144\nStep 2 (completed): Add 10\nResult: 154',
+    );
     expect(state).toMatchObject({ answer: 'The answer is 154.', partial: false, summarize: { path: 'composed' } });
     expect(state.usage.inputTokens).toBe(7);
   });
@@ -60,7 +67,11 @@ describe('summarize stage', () => {
     state.messages = [
       { role: 'system', content: 's' },
       { role: 'user', content: 'What is 17 * 23 + 4?' },
-      { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'calculator', arguments: '{"expression":"17 * 23"}' }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'a', name: 'calculator', arguments: '{"expression":"17 * 23"}' }],
+      },
       { role: 'tool', toolCallId: 'a', name: 'calculator', content: '391' },
     ];
     await summarize({ maxIterations: 3 }).execute(state, makeCtx({ deps: { model } }));
@@ -71,14 +82,21 @@ describe('summarize stage', () => {
       'Task: What is 17 * 23 + 4?\n\nStatus: stopped early\n\nCompleted work:\ncalculator({"expression":"17 * 23"})\nResult: 391\n\n' +
         'Remaining work:\ngive the final answer to the task\n\nStop reason: the iteration cap of 3 was reached',
     );
-    expect(state).toMatchObject({ answer: 'Probably 395, but unchecked.', partial: true, summarize: { path: 'partial', stopReason: 'the iteration cap of 3 was reached' } });
+    expect(state).toMatchObject({
+      answer: 'Probably 395, but unchecked.',
+      partial: true,
+      summarize: { path: 'partial', stopReason: 'the iteration cap of 3 was reached' },
+    });
   });
 
   it('writes a plain summary from the state when the model fails too: never an empty answer', async () => {
     const model = new ScriptedModel([{ content: '   ' }]);
     const state = makeState({ task: 'Compute 12*12, then add 10' });
     state.plan = planSlotFor({
-      steps: [{ description: 'Compute 12*12', status: 'completed' }, { description: 'Add 10', status: 'in_progress' }],
+      steps: [
+        { description: 'Compute 12*12', status: 'completed' },
+        { description: 'Add 10', status: 'in_progress' },
+      ],
       current: 1,
       results: [{ step: 1, description: 'Compute 12*12', outcome: 'completed', output: '144' }],
       source: 'planner',
@@ -87,7 +105,11 @@ describe('summarize stage', () => {
     state.stop = { status: 'stopped', kind: 'truncation', stage: 'think', message: 'arguments were cut off 4 times' };
     await summarize().execute(state, makeCtx({ deps: { model } }));
     expect(state.partial).toBe(true);
-    expect(state.summarize).toMatchObject({ path: 'partial_without_model', stopReason: 'arguments were cut off 4 times (truncation, stage think)', modelError: 'the model returned an empty summary' });
+    expect(state.summarize).toMatchObject({
+      path: 'partial_without_model',
+      stopReason: 'arguments were cut off 4 times (truncation, stage think)',
+      modelError: 'the model returned an empty summary',
+    });
     expect(state.answer).toBe(
       'I could not finish this task: arguments were cut off 4 times (truncation, stage think).\n\nWhat was done:\n- Step 1 (completed): Compute 12*12 Result: 144\n\nWhat remains:\n- Add 10',
     );
@@ -95,21 +117,34 @@ describe('summarize stage', () => {
 
   it('says why the run stopped from state.stop, which the runner writes before finalize', async () => {
     const state = makeState();
-    state.stop = { status: 'stopped', kind: 'budget_tokens', stage: 'budget', message: 'the token budget of 1,000 is spent' };
+    state.stop = {
+      status: 'stopped',
+      kind: 'budget_tokens',
+      stage: 'budget',
+      message: 'the token budget of 1,000 is spent',
+    };
     await summarize().execute(state, makeCtx());
-    expect(state.answer).toMatch(/^I could not finish this task: the token budget of 1,000 is spent \(budget_tokens, stage budget\)\./);
+    expect(state.answer).toMatch(
+      /^I could not finish this task: the token budget of 1,000 is spent \(budget_tokens, stage budget\)\./,
+    );
   });
 
   it('works with no model at all', async () => {
     const state = makeState();
     await summarize().execute(state, makeCtx());
-    expect(state.answer).toMatch(/^I could not finish this task: the run ended before an answer was ready.*\n\nWhat was done:\n- nothing yet/s);
+    expect(state.answer).toMatch(
+      /^I could not finish this task: the run ended before an answer was ready.*\n\nWhat was done:\n- nothing yet/s,
+    );
     expect(state.partial).toBe(true);
   });
 
   describe('after an early stop', () => {
     const stopped = (kind: string, status: 'stopped' | 'cancelled' | 'failed' = 'stopped') =>
-      makeState({ task: 'What is 17 * 23 + 4?', iteration: 2, stop: { status, kind, stage: 'think', message: `ended by ${kind}` } });
+      makeState({
+        task: 'What is 17 * 23 + 4?',
+        iteration: 2,
+        stop: { status, kind, stage: 'think', message: `ended by ${kind}` },
+      });
 
     it('after a cancel builds the partial summary from the state: no model call, answer not empty, partial', () => {
       const model = new ScriptedModel([]);
@@ -117,7 +152,10 @@ describe('summarize stage', () => {
       const returned = summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
       expect(returned).toBeUndefined();
       expect(model.requests).toHaveLength(0);
-      expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'not asked: the run was cancelled' } });
+      expect(state).toMatchObject({
+        partial: true,
+        summarize: { path: 'partial_without_model', modelError: 'not asked: the run was cancelled' },
+      });
       expect(state.answer).toMatch(/^I could not finish this task: ended by cancelled/);
     });
 
@@ -142,7 +180,10 @@ describe('summarize stage', () => {
       state.modelFailure = { kind, iteration: 2, stage: 'think' };
       summarize().execute(state, makeCtx({ deps: { model }, zone: 'finalize' }));
       expect(model.requests).toHaveLength(0);
-      expect(state).toMatchObject({ partial: true, summarize: { modelError: `not asked: the model just failed (${kind})` } });
+      expect(state).toMatchObject({
+        partial: true,
+        summarize: { modelError: `not asked: the model just failed (${kind})` },
+      });
     });
 
     it('still asks after a server error (the model may answer the next call)', async () => {
@@ -157,10 +198,16 @@ describe('summarize stage', () => {
       const never = { provider: 'test', modelName: 'never', chat: () => new Promise<never>(() => {}) };
       const state = stopped('max_iterations');
       const started = Date.now();
-      await summarize({ timeoutMs: 150 }).execute(state, makeCtx({ deps: { model: never }, zone: 'finalize', signal: new AbortController().signal }));
+      await summarize({ timeoutMs: 150 }).execute(
+        state,
+        makeCtx({ deps: { model: never }, zone: 'finalize', signal: new AbortController().signal }),
+      );
       // Well below summarize's default of 5 s, with room for a loaded machine (the message names the 150 ms too).
       expect(Date.now() - started).toBeLessThan(3_000);
-      expect(state).toMatchObject({ partial: true, summarize: { path: 'partial_without_model', modelError: 'the summary call passed its own deadline of 150 ms' } });
+      expect(state).toMatchObject({
+        partial: true,
+        summarize: { path: 'partial_without_model', modelError: 'the summary call passed its own deadline of 150 ms' },
+      });
     });
 
     it('an answer the run already had is kept but marked partial when the run did not complete', () => {

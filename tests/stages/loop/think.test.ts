@@ -9,12 +9,18 @@ import { testTools } from '../../support/stage-tools.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
 const usage = { inputTokens: 100, outputTokens: 20, cachedInputTokens: 60, reasoningTokens: 3, estimated: false };
-const start = (): ChatMessage[] => [{ role: 'system', content: 'sys' }, { role: 'user', content: 'What is 6 * 7?' }];
+const start = (): ChatMessage[] => [
+  { role: 'system', content: 'sys' },
+  { role: 'user', content: 'What is 6 * 7?' },
+];
 const calc = (expression: string) => ({ name: 'calculator', arguments: JSON.stringify({ expression }) });
 
 function withPlan(state: RunState, current = 0): PlanSlot {
   state.plan = planSlotFor({
-    steps: [{ description: 'first', status: current === 0 ? 'in_progress' : 'completed' }, { description: 'second', status: current === 1 ? 'in_progress' : 'pending' }],
+    steps: [
+      { description: 'first', status: current === 0 ? 'in_progress' : 'completed' },
+      { description: 'second', status: current === 1 ? 'in_progress' : 'pending' },
+    ],
     current,
     results: [],
     source: 'planner',
@@ -46,18 +52,34 @@ describe('think stage', () => {
     expect(request.tools?.map((tool) => tool.name)).toEqual(['calculator', 'lookup']);
     expect(state.messages).toEqual([...start(), { role: 'assistant', content: '42' }]);
     expect(state).toMatchObject({ answer: '42', partial: false });
-    expect(state.usage).toEqual({ inputTokens: 100, outputTokens: 20, cachedInputTokens: 60, reasoningTokens: 3, estimated: false });
+    expect(state.usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 20,
+      cachedInputTokens: 60,
+      reasoningTokens: 3,
+      estimated: false,
+    });
     expect(ctx.events.map((event) => event.type)).toEqual(['model_reply', 'answer']);
   });
 
   it('records tool calls for act, clears the previous results and appends the assistant message', async () => {
     const model = new ScriptedModel([{ content: 'let me compute', toolCalls: [calc('6 * 7'), calc('6 + 7')] }]);
     const state = makeState({ messages: start() });
-    state.turn = { toolCalls: [{ id: 'old', name: 'x', arguments: '{}' }], results: [{ call: { id: 'old', name: 'x', arguments: '{}' }, result: { ok: true, content: 'y', durationMs: 1 } }] };
+    state.turn = {
+      toolCalls: [{ id: 'old', name: 'x', arguments: '{}' }],
+      results: [{ call: { id: 'old', name: 'x', arguments: '{}' }, result: { ok: true, content: 'y', durationMs: 1 } }],
+    };
     expect(await think().execute(state, makeCtx({ deps: { model, tools: testTools() } }))).toBeUndefined();
     expect(state.turn.results).toEqual([]);
-    expect(state.turn.toolCalls).toEqual([{ id: 'call_1_1', ...calc('6 * 7') }, { id: 'call_1_2', ...calc('6 + 7') }]);
-    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: 'let me compute', toolCalls: state.turn.toolCalls });
+    expect(state.turn.toolCalls).toEqual([
+      { id: 'call_1_1', ...calc('6 * 7') },
+      { id: 'call_1_2', ...calc('6 + 7') },
+    ]);
+    expect(state.messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: 'let me compute',
+      toolCalls: state.turn.toolCalls,
+    });
     expect(state.answer).toBeUndefined();
   });
 
@@ -80,7 +102,10 @@ describe('think stage', () => {
     const cut = { toolCalls: [{ name: 'calculator', arguments: '{"expr' }], finishReason: 'length' as const };
     const model = new ScriptedModel([cut, cut, cut, cut]);
     const state = makeState({ messages: start() });
-    const signal = await think({ maxTruncationRetries: 3 }).execute(state, makeCtx({ deps: { model, tools: testTools() } }));
+    const signal = await think({ maxTruncationRetries: 3 }).execute(
+      state,
+      makeCtx({ deps: { model, tools: testTools() } }),
+    );
     model.assertConsumed();
     expect(signal).toMatchObject({ type: 'abort_run', kind: 'truncation' });
     expect(state.turn.toolCalls).toEqual([]);
@@ -98,23 +123,42 @@ describe('think stage', () => {
 
   it('honours nextTurn: notes join the conversation once, withoutTools sends no tools; both are cleared', async () => {
     const model = new ScriptedModel([{ content: 'best effort' }]);
-    const state = makeState({ messages: start(), nextTurn: { notes: ['the token budget is 90% spent'], withoutTools: true } });
+    const state = makeState({
+      messages: start(),
+      nextTurn: { notes: ['the token budget is 90% spent'], withoutTools: true },
+    });
     await think().execute(state, makeCtx({ deps: { model, tools: testTools() } }));
     const request = model.requests[0]!;
     expect(request.tools).toBeUndefined();
-    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Notes from the runtime:\n- the token budget is 90% spent' });
+    expect(request.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Notes from the runtime:\n- the token budget is 90% spent',
+    });
     expect(state.messages.slice(0, -1)).toEqual(request.messages);
     expect(state.nextTurn).toEqual({ notes: [], withoutTools: false });
   });
 
   it('an answer in a turn forced tool-less by a spent limit stops the run under that limit, partial, answer kept', async () => {
     const model = new ScriptedModel([{ content: 'best effort: 42' }, new ModelError('connection', 'cannot reach')]);
-    const state = makeState({ messages: start(), nextTurn: { notes: [], withoutTools: true, limit: { kind: 'budget_tokens', reason: 'the token budget of 250 tokens was spent' } } });
+    const state = makeState({
+      messages: start(),
+      nextTurn: {
+        notes: [],
+        withoutTools: true,
+        limit: { kind: 'budget_tokens', reason: 'the token budget of 250 tokens was spent' },
+      },
+    });
     const signal = await think().execute(state, makeCtx({ deps: { model, tools: testTools() } }));
-    expect(signal).toEqual({ type: 'abort_run', kind: 'budget_tokens', reason: 'the token budget of 250 tokens was spent; the model answered in its final tool-less turn' });
+    expect(signal).toEqual({
+      type: 'abort_run',
+      kind: 'budget_tokens',
+      reason: 'the token budget of 250 tokens was spent; the model answered in its final tool-less turn',
+    });
     expect(state).toMatchObject({ answer: 'best effort: 42', partial: true });
     expect(state.nextTurn.limit).toBeUndefined();
-    await expect(think().execute(state, makeCtx({ deps: { model, tools: testTools() }, iteration: 2 }))).rejects.toThrow('cannot reach');
+    await expect(
+      think().execute(state, makeCtx({ deps: { model, tools: testTools() }, iteration: 2 })),
+    ).rejects.toThrow('cannot reach');
     expect(state.modelFailure).toEqual({ kind: 'connection', iteration: state.iteration, stage: 'think' });
   });
 
@@ -136,7 +180,9 @@ describe('think stage', () => {
     expect(await think().execute(state, ctx)).toBeUndefined();
     expect(state.answer).toBeUndefined();
     expect(plan.steps[0]!.status).toBe('completed');
-    expect(plan.results).toEqual([{ step: 1, id: 's1', description: 'first', outcome: 'completed', output: 'first is done: 144' }]);
+    expect(plan.results).toEqual([
+      { step: 1, id: 's1', description: 'first', outcome: 'completed', output: 'first is done: 144' },
+    ]);
     expect(ctx.events.map((event) => event.type)).toEqual(['model_reply', 'step_finished', 'plan_updated']);
   });
 
@@ -154,7 +200,11 @@ describe('think stage', () => {
   });
 
   it('gives each step its own round budget; the last round has no tools and a step that still asks for them is partial', async () => {
-    const model = new ScriptedModel([{ toolCalls: [calc('1+1')] }, { toolCalls: [calc('2+2')] }, { toolCalls: [calc('3+3')] }]);
+    const model = new ScriptedModel([
+      { toolCalls: [calc('1+1')] },
+      { toolCalls: [calc('2+2')] },
+      { toolCalls: [calc('3+3')] },
+    ]);
     const state = makeState({ messages: start() });
     const plan = withPlan(state);
     state.observe = { step: 0, results: [{ tool: 'calculator', arguments: '{}', ok: true, content: '2' }] };
@@ -170,7 +220,10 @@ describe('think stage', () => {
     expect(last.messages.at(-1)!.content).toMatch(/last round for the current step: do not call tools/);
     expect(state.turn.toolCalls).toEqual([]);
     expect(plan.steps[0]!.status).toBe('completed');
-    expect(plan.results[0]).toMatchObject({ outcome: 'partial', output: expect.stringMatching(/did not finish within 3 rounds\. Latest tool results: calculator: 2/) });
+    expect(plan.results[0]).toMatchObject({
+      outcome: 'partial',
+      output: expect.stringMatching(/did not finish within 3 rounds\. Latest tool results: calculator: 2/),
+    });
     expect(ctx.events.map((event) => event.type)).toContain('step_last_round');
     expect(ctx.events.map((event) => event.type)).toContain('tool_calls_ignored');
 

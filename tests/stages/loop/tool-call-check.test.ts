@@ -3,17 +3,31 @@ import { callsToRun, checkToolCalls, repairMessages } from '../../../stages/loop
 import { emptyUsage, type ChatResponse, type ToolCall, type ToolDefinition } from '../../../src/model/types.js';
 
 const tools: ToolDefinition[] = [{ name: 'calculator', description: 'arithmetic', parameters: {}, strict: false }];
-const reply = (toolCalls: ToolCall[], extra: Partial<ChatResponse> = {}): ChatResponse => ({ content: '', toolCalls, finishReason: 'tool_calls', usage: emptyUsage(), model: 'm', latencyMs: 0, ...extra });
+const reply = (toolCalls: ToolCall[], extra: Partial<ChatResponse> = {}): ChatResponse => ({
+  content: '',
+  toolCalls,
+  finishReason: 'tool_calls',
+  usage: emptyUsage(),
+  model: 'm',
+  latencyMs: 0,
+  ...extra,
+});
 const call = (name: string, args: string): ToolCall => ({ id: 'c1', name, arguments: args });
 
 describe('checkToolCalls', () => {
   it('passes calls to offered tools with a JSON object (or no arguments at all)', () => {
-    expect(checkToolCalls(reply([call('calculator', '{"expression":"1+1"}'), call('calculator', ' ')]), tools)).toEqual({ problems: [], renamed: [] });
+    expect(checkToolCalls(reply([call('calculator', '{"expression":"1+1"}'), call('calculator', ' ')]), tools)).toEqual(
+      { problems: [], renamed: [] },
+    );
   });
 
   it('names an unknown tool and lists the ones there are', () => {
-    expect(checkToolCalls(reply([call('search', '{}')]), tools).problems).toEqual(['There is no tool "search". The tools are: calculator.']);
-    expect(checkToolCalls(reply([call('search', '{}')]), []).problems).toEqual(['There is no tool "search". The tools are: (none).']);
+    expect(checkToolCalls(reply([call('search', '{}')]), tools).problems).toEqual([
+      'There is no tool "search". The tools are: calculator.',
+    ]);
+    expect(checkToolCalls(reply([call('search', '{}')]), []).problems).toEqual([
+      'There is no tool "search". The tools are: (none).',
+    ]);
   });
 
   it('renames a call whose only fault is the case of the name, and still checks its arguments', () => {
@@ -25,19 +39,30 @@ describe('checkToolCalls', () => {
     ]);
   });
 
-  it('says why arguments are not JSON, and reports the adapter\'s problem with an Action line first', () => {
-    const check = checkToolCalls(reply([call('calculator', "{'expression': 1}")], { toolCallProblem: 'The Action line has no JSON.' }), tools);
+  it("says why arguments are not JSON, and reports the adapter's problem with an Action line first", () => {
+    const check = checkToolCalls(
+      reply([call('calculator', "{'expression': 1}")], { toolCallProblem: 'The Action line has no JSON.' }),
+      tools,
+    );
     expect(check.problems[0]).toBe('The Action line has no JSON.');
-    expect(check.problems[1]).toMatch(/^The arguments of your call to "calculator" are not valid JSON \(.+\): "\{'expression': 1\}"\. Send them as one JSON object/);
+    expect(check.problems[1]).toMatch(
+      /^The arguments of your call to "calculator" are not valid JSON \(.+\): "\{'expression': 1\}"\. Send them as one JSON object/,
+    );
   });
 });
 
 describe('repairMessages', () => {
   it('shows the model what it wrote and what was wrong, asking for the call again', () => {
-    const messages = repairMessages(reply([call('search', '{}')], { content: 'Let me look.' }), ['There is no tool "search".']);
+    const messages = repairMessages(reply([call('search', '{}')], { content: 'Let me look.' }), [
+      'There is no tool "search".',
+    ]);
     expect(messages).toEqual([
       { role: 'assistant', content: 'Let me look.\nTool call: search {}' },
-      { role: 'user', content: 'Your tool call could not be used, so nothing was run:\n- There is no tool "search".\nWrite the tool call again, corrected (or give your final answer if you need no tool).' },
+      {
+        role: 'user',
+        content:
+          'Your tool call could not be used, so nothing was run:\n- There is no tool "search".\nWrite the tool call again, corrected (or give your final answer if you need no tool).',
+      },
     ]);
     expect(repairMessages(reply([]), ['x'])[0]).toEqual({ role: 'assistant', content: '(an empty reply)' });
   });

@@ -65,26 +65,63 @@ describe('rendered context: the context is rendered, not accumulated', () => {
   });
 
   it('in a ReAct run: each request is rendered from the state, session turns stay user/assistant messages, and state.messages keeps the whole transcript', async () => {
-    const search = defineTool({ name: 'search', description: 'Searches the web.', parameters: z.object({ q: z.string() }), execute: ({ q }) => page(q) });
+    const search = defineTool({
+      name: 'search',
+      description: 'Searches the web.',
+      parameters: z.object({ q: z.string() }),
+      execute: ({ q }) => page(q),
+    });
     const call = (q: string) => ({ name: 'search', arguments: JSON.stringify({ q }) });
-    const model = new ScriptedModel([{ toolCalls: [call('paris')] }, { toolCalls: [call('rome')] }, { toolCalls: [call('oslo')] }, { content: 'Oslo is the coldest.' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [call('paris')] },
+      { toolCalls: [call('rome')] },
+      { toolCalls: [call('oslo')] },
+      { content: 'Oslo is the coldest.' },
+    ]);
     const sessions = memorySessions();
-    await sessions.appendTurn(sessionScope('trip'), { runId: 'run_0', task: 'Hello', answer: 'Hi! How can I help?', tools: [], at: 0 });
-    const result = await runPipeline(reactPipeline({ session: { memory: { summarizer: 'extractive' } } }), { task: 'Which city is coldest?', session: 'trip' }, { deps: { model, tools: testTools(search), ids: makeIds('run'), sessions } });
+    await sessions.appendTurn(sessionScope('trip'), {
+      runId: 'run_0',
+      task: 'Hello',
+      answer: 'Hi! How can I help?',
+      tools: [],
+      at: 0,
+    });
+    const result = await runPipeline(
+      reactPipeline({ session: { memory: { summarizer: 'extractive' } } }),
+      { task: 'Which city is coldest?', session: 'trip' },
+      { deps: { model, tools: testTools(search), ids: makeIds('run'), sessions } },
+    );
     expect(result.answer).toBe('Oslo is the coldest.');
     const last = model.requests[3]!.messages;
     expect(last.slice(1, 3)).toEqual([
       { role: 'user', content: 'Hello', history: { part: 'task' } },
-      { role: 'assistant', content: 'Hi! How can I help?', history: { part: 'answer', answer: 'Hi! How can I help?', completed: true } },
+      {
+        role: 'assistant',
+        content: 'Hi! How can I help?',
+        history: { part: 'answer', answer: 'Hi! How can I help?', completed: true },
+      },
     ]);
     const tools = last.filter((message) => message.role === 'tool');
     expect(tools).toHaveLength(3);
     expect(tools[0]!.content).toContain(shortenedMarker);
     expect(tools.slice(1).map((message) => message.content)).toEqual([page('rome'), page('oslo')]);
-    expect(result.state.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([page('paris'), page('rome'), page('oslo')]);
+    expect(
+      result.state.messages.filter((message) => message.role === 'tool').map((message) => message.content),
+    ).toEqual([page('paris'), page('rome'), page('oslo')]);
     // think({ context: false }) sends the whole conversation.
-    const whole = new ScriptedModel([{ toolCalls: [call('paris')] }, { toolCalls: [call('rome')] }, { toolCalls: [call('oslo')] }, { content: 'Oslo.' }]);
-    await runPipeline(reactPipeline({ think: { context: false } }), { task: 'Which city is coldest?' }, { deps: { model: whole, tools: testTools(search), ids: makeIds('run') } });
-    expect(whole.requests[3]!.messages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([page('paris'), page('rome'), page('oslo')]);
+    const whole = new ScriptedModel([
+      { toolCalls: [call('paris')] },
+      { toolCalls: [call('rome')] },
+      { toolCalls: [call('oslo')] },
+      { content: 'Oslo.' },
+    ]);
+    await runPipeline(
+      reactPipeline({ think: { context: false } }),
+      { task: 'Which city is coldest?' },
+      { deps: { model: whole, tools: testTools(search), ids: makeIds('run') } },
+    );
+    expect(
+      whole.requests[3]!.messages.filter((message) => message.role === 'tool').map((message) => message.content),
+    ).toEqual([page('paris'), page('rome'), page('oslo')]);
   });
 });

@@ -10,24 +10,38 @@ import type { PlanSlot, StepBranch } from '../../../stages/plan/plan-slot.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
-const branch = (content: string): StepBranch => ({ messages: [{ role: 'user', content }], turn: { toolCalls: [], results: [] }, nextTurn: { notes: [], withoutTools: false }, slots: {} });
+const branch = (content: string): StepBranch => ({
+  messages: [{ role: 'user', content }],
+  turn: { toolCalls: [], results: [] },
+  nextTurn: { notes: [], withoutTools: false },
+  slots: {},
+});
 
 /** Two independent steps running side by side, each with its branch. */
 function sideBySide(): { state: RunState; plan: PlanSlot } {
-  const plan = planSlotFor({ steps: [{ description: 'look up a', status: 'in_progress' }, { description: 'look up b', status: 'in_progress' }], current: 0, maxParallel: 2 });
+  const plan = planSlotFor({
+    steps: [
+      { description: 'look up a', status: 'in_progress' },
+      { description: 'look up b', status: 'in_progress' },
+    ],
+    current: 0,
+    maxParallel: 2,
+  });
   for (const step of plan.steps) step.dependsOn = [];
   plan.running = ['s1', 's2'];
   plan.branches = { s1: branch('brief for a'), s2: branch('brief for b') };
-  return { state: makeState({ plan, messages: [{ role: 'user', content: 'the run\'s conversation' }] }), plan };
+  return { state: makeState({ plan, messages: [{ role: 'user', content: "the run's conversation" }] }), plan };
 }
 
 describe('perStep', () => {
-  it('without a plan, or one step at a time, the stage runs on the run\'s own state', async () => {
+  it("without a plan, or one step at a time, the stage runs on the run's own state", async () => {
     const seen: RunState[] = [];
     const probe = perStep({ name: 'think', execute: (state) => void seen.push(state) });
     const bare = makeState();
     await probe.execute(bare, makeCtx());
-    const oneAtATime = makeState({ plan: planSlotFor({ steps: [{ description: 'a', status: 'in_progress' }], current: 0 }) });
+    const oneAtATime = makeState({
+      plan: planSlotFor({ steps: [{ description: 'a', status: 'in_progress' }], current: 0 }),
+    });
     await probe.execute(oneAtATime, makeCtx());
     expect(seen[0]).toBe(bare);
     expect(seen[1]).toBe(oneAtATime);
@@ -47,7 +61,10 @@ describe('perStep', () => {
       name: 'think',
       execute(view) {
         briefs.push(String(view.messages[0]!.content));
-        view.messages = [...view.messages, { role: 'assistant', content: `worked on ${view.plan!.steps[view.plan!.current]!.id}` }];
+        view.messages = [
+          ...view.messages,
+          { role: 'assistant', content: `worked on ${view.plan!.steps[view.plan!.current]!.id}` },
+        ];
         (view as unknown as Record<string, unknown>).think = { calls: 1 };
         if (view.plan!.current === 1) view.answer = 'from b';
       },
@@ -56,7 +73,7 @@ describe('perStep', () => {
     expect(briefs).toEqual(['brief for a', 'brief for b']);
     expect(plan.branches.s1!.messages.at(-1)!.content).toBe('worked on s1');
     expect(plan.branches.s2!.slots).toEqual({ think: { calls: 1 } });
-    expect(state.messages).toEqual([{ role: 'user', content: 'the run\'s conversation' }]);
+    expect(state.messages).toEqual([{ role: 'user', content: "the run's conversation" }]);
     expect((state as unknown as Record<string, unknown>).think).toBeUndefined();
     expect(state.answer).toBe('from b');
   });
@@ -84,7 +101,13 @@ describe('perStep', () => {
       async execute(view) {
         const index = view.plan!.current;
         if (index === 0) await firstMayEnd;
-        view.plan!.results.push({ step: index + 1, id: `s${index + 1}`, description: 'd', outcome: 'completed', output: `out ${index + 1}` });
+        view.plan!.results.push({
+          step: index + 1,
+          id: `s${index + 1}`,
+          description: 'd',
+          outcome: 'completed',
+          output: `out ${index + 1}`,
+        });
         if (index === 1) releaseFirst();
       },
     });
@@ -107,7 +130,7 @@ describe('perStep', () => {
 });
 
 describe('branchView', () => {
-  it('reads the branch\'s conversation and the step as current; everything else is the run\'s', () => {
+  it("reads the branch's conversation and the step as current; everything else is the run's", () => {
     const { state, plan } = sideBySide();
     const view = branchView(state, plan, 1, plan.branches.s2!);
     expect(view.messages).toBe(plan.branches.s2!.messages);

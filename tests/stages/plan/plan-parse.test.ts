@@ -19,16 +19,30 @@ const shape = (text: string) => {
 
 describe('reading a plan the way real models write it', () => {
   it('agent-patterns Rust notes, the plan shape {"steps": ["a", "b"]}: a plain list of strings is a chain', () => {
-    expect(shape('["a", "b", "c"]')).toEqual([['s1', 'a', []], ['s2', 'b', ['s1']], ['s3', 'c', ['s2']]]);
-    expect(shape('{"steps": ["a", "b"]}')).toEqual([['s1', 'a', []], ['s2', 'b', ['s1']]]);
+    expect(shape('["a", "b", "c"]')).toEqual([
+      ['s1', 'a', []],
+      ['s2', 'b', ['s1']],
+      ['s3', 'c', ['s2']],
+    ]);
+    expect(shape('{"steps": ["a", "b"]}')).toEqual([
+      ['s1', 'a', []],
+      ['s2', 'b', ['s1']],
+    ]);
   });
 
   it('the old list of { description, status } is a chain; the statuses are ignored', () => {
-    expect(shape('{"steps":[{"description":"a","status":"completed"},{"description":"b","status":"pending"}]}')).toEqual([['s1', 'a', []], ['s2', 'b', ['s1']]]);
+    expect(
+      shape('{"steps":[{"description":"a","status":"completed"},{"description":"b","status":"pending"}]}'),
+    ).toEqual([
+      ['s1', 'a', []],
+      ['s2', 'b', ['s1']],
+    ]);
   });
 
   it('the graph shape keeps ids, dependencies, tools and priorities, goal and reasoning', () => {
-    const parsed = parse('{"goal":"g","reasoning":"r","steps":[{"id":"a","description":"x","dependsOn":[],"tool":"Calculator","priority":2},{"id":"b","description":"y","depends_on":["a"]},{"id":3,"description":"z","dependsOn":"a"}]}');
+    const parsed = parse(
+      '{"goal":"g","reasoning":"r","steps":[{"id":"a","description":"x","dependsOn":[],"tool":"Calculator","priority":2},{"id":"b","description":"y","depends_on":["a"]},{"id":3,"description":"z","dependsOn":"a"}]}',
+    );
     expect(parsed).toMatchObject({ ok: true, value: { goal: 'g', reasoning: 'r' } });
     if (!parsed.ok) return;
     expect(parsed.value.steps).toEqual([
@@ -46,26 +60,51 @@ describe('reading a plan the way real models write it', () => {
   });
 
   it('what cannot be recovered is named with the exact parse error', () => {
-    expect(parse('{"steps": ["a" "b"]}')).toMatchObject({ ok: false, problem: expect.stringMatching(/^the reply is not valid JSON \(.+\)/) });
-    expect(parse('I would start by thinking.')).toMatchObject({ ok: false, problem: expect.stringMatching(/holds no JSON object or list/) });
+    expect(parse('{"steps": ["a" "b"]}')).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/^the reply is not valid JSON \(.+\)/),
+    });
+    expect(parse('I would start by thinking.')).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/holds no JSON object or list/),
+    });
   });
 
   it('a cycle is named as such, with the steps on it', () => {
-    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":["b"]},{"id":"b","description":"y","dependsOn":["a"]}]}')).toMatchObject({ ok: false, problem: expect.stringContaining('steps a and b form a cycle') });
-    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":["a"]}]}')).toMatchObject({ ok: false, problem: expect.stringContaining('step a depends on itself') });
+    expect(
+      parse(
+        '{"steps":[{"id":"a","description":"x","dependsOn":["b"]},{"id":"b","description":"y","dependsOn":["a"]}]}',
+      ),
+    ).toMatchObject({ ok: false, problem: expect.stringContaining('steps a and b form a cycle') });
+    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":["a"]}]}')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('step a depends on itself'),
+    });
   });
 
   it('unknown and duplicate ids and unknown tools are refused, naming what exists', () => {
-    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":["z"]}]}')).toMatchObject({ ok: false, problem: expect.stringContaining('step "a" depends on "z", which is not a step of the plan') });
-    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":[]},{"id":"a","description":"y","dependsOn":[]}]}')).toMatchObject({ ok: false, problem: expect.stringContaining('the step id "a" is used twice') });
-    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":[],"tool":"search"}]}')).toMatchObject({ ok: false, problem: expect.stringContaining('names the tool "search", which does not exist: the tools are: calculator, lookup') });
+    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":["z"]}]}')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('step "a" depends on "z", which is not a step of the plan'),
+    });
+    expect(
+      parse('{"steps":[{"id":"a","description":"x","dependsOn":[]},{"id":"a","description":"y","dependsOn":[]}]}'),
+    ).toMatchObject({ ok: false, problem: expect.stringContaining('the step id "a" is used twice') });
+    expect(parse('{"steps":[{"id":"a","description":"x","dependsOn":[],"tool":"search"}]}')).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining(
+        'names the tool "search", which does not exist: the tools are: calculator, lookup',
+      ),
+    });
   });
 });
 
 describe('plan stage repair turns for a graph problem', () => {
   it('a cycle gets a repair turn showing the problem; the repaired graph is used', async () => {
-    const cycle = '{"steps":[{"id":"a","description":"x","dependsOn":["b"]},{"id":"b","description":"y","dependsOn":["a"]}]}';
-    const fixed = '{"steps":[{"id":"a","description":"x","dependsOn":[]},{"id":"b","description":"y","dependsOn":["a"]}]}';
+    const cycle =
+      '{"steps":[{"id":"a","description":"x","dependsOn":["b"]},{"id":"b","description":"y","dependsOn":["a"]}]}';
+    const fixed =
+      '{"steps":[{"id":"a","description":"x","dependsOn":[]},{"id":"b","description":"y","dependsOn":["a"]}]}';
     const model = new ScriptedModel([{ content: cycle }, { content: fixed }]);
     const state = makeState();
     const ctx = makeCtx({ deps: { model, tools: testTools() } });
@@ -73,16 +112,26 @@ describe('plan stage repair turns for a graph problem', () => {
     model.assertConsumed();
     expect(model.requests[1]!.messages.at(-1)!.content).toContain('steps a and b form a cycle');
     expect(state.plan).toMatchObject({ source: 'repaired', running: ['a'] });
-    expect(ctx.events.find((event) => event.type === 'plan_repair')!.data).toMatchObject({ attempt: 1, maxRepairs: 2, problem: expect.stringContaining('form a cycle') });
+    expect(ctx.events.find((event) => event.type === 'plan_repair')!.data).toMatchObject({
+      attempt: 1,
+      maxRepairs: 2,
+      problem: expect.stringContaining('form a cycle'),
+    });
     // Both calls count.
     expect(model.requests).toHaveLength(2);
   });
 
-  it('the planner sees the run\'s facts and the session history under their own share', async () => {
+  it("the planner sees the run's facts and the session history under their own share", async () => {
     const model = new ScriptedModel([{ content: '["Add 10 to 42"]' }]);
     const state = makeState({ task: 'Add 10 to that' });
     state.context = { systemPrompt: 'sys', tools: [], facts: ['units: metric'] };
-    state.history = { user: 'default', session: 's', summary: '', turns: [{ seq: 1, task: 'What is 6*7?', answer: '42', tools: [], runId: 'r0', at: 1 }], facts: [] };
+    state.history = {
+      user: 'default',
+      session: 's',
+      summary: '',
+      turns: [{ seq: 1, task: 'What is 6*7?', answer: '42', tools: [], runId: 'r0', at: 1 }],
+      facts: [],
+    };
     await plan().execute(state, makeCtx({ deps: { model } }));
     const system = model.requests[0]!.messages[0]!.content;
     expect(system).toContain('What the agent already knows');

@@ -9,8 +9,15 @@ const pending = (description: string) => ({ description, status: 'pending' as co
 
 describe('startReadySteps', () => {
   it('one at a time: starts the next ready step, resets the turn and renders a fresh brief', () => {
-    const plan = planSlotFor({ steps: [{ description: 'look up', status: 'completed' }, pending('add up')], current: 0 });
-    const state = makeState({ plan, messages: [{ role: 'user', content: 'stale tool traffic' }], turn: { toolCalls: [{ id: 'c1', name: 'x', arguments: '{}' }], results: [] } });
+    const plan = planSlotFor({
+      steps: [{ description: 'look up', status: 'completed' }, pending('add up')],
+      current: 0,
+    });
+    const state = makeState({
+      plan,
+      messages: [{ role: 'user', content: 'stale tool traffic' }],
+      turn: { toolCalls: [{ id: 'c1', name: 'x', arguments: '{}' }], results: [] },
+    });
     const ctx = makeCtx();
     expect(startReadySteps(state, ctx)).toEqual([1]);
     expect(plan).toMatchObject({ current: 1, running: [] });
@@ -30,7 +37,10 @@ describe('startReadySteps', () => {
   });
 
   it('blocks the dependants of a failed step before choosing', () => {
-    const plan = planSlotFor({ steps: [{ description: 'a', status: 'failed' }, pending('b'), pending('c')], current: 0 });
+    const plan = planSlotFor({
+      steps: [{ description: 'a', status: 'failed' }, pending('b'), pending('c')],
+      current: 0,
+    });
     expect(startReadySteps(makeState({ plan }), makeCtx())).toEqual([]);
     expect(plan.steps.map((step) => step.status)).toEqual(['failed', 'blocked', 'blocked']);
   });
@@ -38,12 +48,16 @@ describe('startReadySteps', () => {
   it('side by side: starts ready steps up to maxParallel, each in a branch of its own, the run state untouched', () => {
     const plan = planSlotFor({ steps: [pending('a'), pending('b'), pending('c')], current: 0, maxParallel: 2 });
     for (const step of plan.steps) step.dependsOn = [];
-    const messages = [{ role: 'user' as const, content: 'the run\'s own conversation' }];
+    const messages = [{ role: 'user' as const, content: "the run's own conversation" }];
     const state = makeState({ plan, messages });
     expect(startReadySteps(state, makeCtx())).toEqual([0, 1]);
     expect(plan.running).toEqual(['s1', 's2']);
     expect(Object.keys(plan.branches)).toEqual(['s1', 's2']);
-    expect(plan.branches.s1).toMatchObject({ turn: { toolCalls: [], results: [] }, nextTurn: { notes: [], withoutTools: false }, slots: {} });
+    expect(plan.branches.s1).toMatchObject({
+      turn: { toolCalls: [], results: [] },
+      nextTurn: { notes: [], withoutTools: false },
+      slots: {},
+    });
     expect(plan.branches.s1!.messages).not.toEqual(plan.branches.s2!.messages);
     expect(state.messages).toBe(messages);
     expect(plan.current).toBe(0);
@@ -58,7 +72,7 @@ describe('startReadySteps', () => {
 });
 
 describe('currentIndex', () => {
-  it('is the first running step, else the plan\'s length', () => {
+  it("is the first running step, else the plan's length", () => {
     const plan = planSlotFor({ steps: [pending('a'), pending('b')], current: 0, maxParallel: 2 });
     expect(currentIndex(plan)).toBe(2);
     plan.running = ['s2', 's1'];

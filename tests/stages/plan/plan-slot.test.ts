@@ -9,9 +9,21 @@ describe('the plan slot', () => {
   });
 
   it('a slot with branches and replan requests is plain JSON', () => {
-    const slot: PlanSlot = planSlotFor({ steps: [{ description: 'a', status: 'in_progress' }, { description: 'b', status: 'pending' }], current: 0, maxParallel: 2 });
+    const slot: PlanSlot = planSlotFor({
+      steps: [
+        { description: 'a', status: 'in_progress' },
+        { description: 'b', status: 'pending' },
+      ],
+      current: 0,
+      maxParallel: 2,
+    });
     slot.running = ['s1'];
-    slot.branches.s1 = { messages: [{ role: 'user', content: 'step a' }], turn: { toolCalls: [], results: [] }, nextTurn: { notes: [], withoutTools: false }, slots: { think: { calls: 1 } } };
+    slot.branches.s1 = {
+      messages: [{ role: 'user', content: 'step a' }],
+      turn: { toolCalls: [], results: [] },
+      nextTurn: { notes: [], withoutTools: false },
+      slots: { think: { calls: 1 } },
+    };
     slot.replanRequests.push({ id: 's1', reason: 'the data moved' });
     expect(JSON.parse(JSON.stringify(slot))).toEqual(slot);
   });

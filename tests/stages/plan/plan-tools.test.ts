@@ -6,16 +6,30 @@ import { ToolRegistry } from '../../../src/tools/registry.js';
 import { makeState } from '../../support/helpers.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
-const echo = (name: string) => defineTool({ name, description: `${name} tool`, parameters: z.strictObject({ text: z.string() }), execute: ({ text }) => `${name}: ${text}` });
+const echo = (name: string) =>
+  defineTool({
+    name,
+    description: `${name} tool`,
+    parameters: z.strictObject({ text: z.string() }),
+    execute: ({ text }) => `${name}: ${text}`,
+  });
 const registry = () => new ToolRegistry([echo('search'), echo('calculator')]);
 
 function planned() {
-  const state = makeState({ plan: planSlotFor({ steps: [{ description: 'look it up', status: 'in_progress' }, { description: 'sum it', status: 'pending' }], current: 0 }) });
+  const state = makeState({
+    plan: planSlotFor({
+      steps: [
+        { description: 'look it up', status: 'in_progress' },
+        { description: 'sum it', status: 'pending' },
+      ],
+      current: 0,
+    }),
+  });
   return { state, step: state.plan!.steps[0]! };
 }
 
 describe('stepTools', () => {
-  it('hands over the run\'s own tool box when the step changes nothing', () => {
+  it("hands over the run's own tool box when the step changes nothing", () => {
     const tools = registry();
     const { state, step } = planned();
     expect(stepTools(tools, state, step, false)).toBe(tools);
@@ -35,7 +49,10 @@ describe('stepTools', () => {
       { id: 'a', name: 'search', arguments: '{"text":"x"}' },
       { id: 'b', name: replanToolName, arguments: '{"reason":" the data is missing "}' },
     ]);
-    expect(results.map((result) => result.ok && result.content)).toEqual(['search: x', 'A new plan was requested; this step ends here and the replanner decides what follows.']);
+    expect(results.map((result) => result.ok && result.content)).toEqual([
+      'search: x',
+      'A new plan was requested; this step ends here and the replanner decides what follows.',
+    ]);
     expect(replanRequested(state, 's1')).toBe('the data is missing');
     expect(replanRequested(state, 's2')).toBeUndefined();
     expect(takeReplanRequest(state)).toBe('s1: the data is missing');

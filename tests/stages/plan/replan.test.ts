@@ -11,7 +11,11 @@ const keep = { content: '{"need_replan":false,"reason":"on track","new_steps":[]
 /** A three-step plan whose first step just ended. */
 function afterFirstStep(state: RunState): PlanSlot {
   state.plan = planSlotFor({
-    steps: [{ description: 'Compute 12*12', status: 'completed' }, { description: 'Add 10', status: 'pending' }, { description: 'Divide by 2', status: 'pending' }],
+    steps: [
+      { description: 'Compute 12*12', status: 'completed' },
+      { description: 'Add 10', status: 'pending' },
+      { description: 'Divide by 2', status: 'pending' },
+    ],
     current: 0,
     results: [{ step: 1, description: 'Compute 12*12', outcome: 'completed', output: '144' }],
     source: 'planner',
@@ -22,20 +26,31 @@ function afterFirstStep(state: RunState): PlanSlot {
 
 describe('replan stage', () => {
   it('reads a messy reply (prose, a fence, trailing commas) and graph steps that depend on finished ones', async () => {
-    const reply = 'I think so.\n```json\n{"need_replan": true, "reason": "split it", "new_steps": [{"id": "x", "description": "Add 10", "dependsOn": ["s1"]}, {"id": "y", "description": "Halve", "dependsOn": ["x"],},],}\n```';
+    const reply =
+      'I think so.\n```json\n{"need_replan": true, "reason": "split it", "new_steps": [{"id": "x", "description": "Add 10", "dependsOn": ["s1"]}, {"id": "y", "description": "Halve", "dependsOn": ["x"],},],}\n```';
     const model = new ScriptedModel([{ content: reply }]);
     const state = makeState();
     const plan = afterFirstStep(state);
     await replan().execute(state, makeCtx({ deps: { model } }));
-    expect(plan.steps.map((step) => [step.id, step.status, step.dependsOn])).toEqual([['s1', 'completed', []], ['x', 'in_progress', ['s1']], ['y', 'pending', ['x']]]);
+    expect(plan.steps.map((step) => [step.id, step.status, step.dependsOn])).toEqual([
+      ['s1', 'completed', []],
+      ['x', 'in_progress', ['s1']],
+      ['y', 'pending', ['x']],
+    ]);
   });
 
-  it('the replanner sees the run\'s facts and the session history', async () => {
+  it("the replanner sees the run's facts and the session history", async () => {
     const model = new ScriptedModel([keep]);
     const state = makeState();
     afterFirstStep(state);
     state.context = { systemPrompt: 'sys', tools: [], facts: ['prefer exact fractions'] };
-    state.history = { user: 'default', session: 's', summary: 'earlier the user asked about 12*12', turns: [], facts: [] };
+    state.history = {
+      user: 'default',
+      session: 's',
+      summary: 'earlier the user asked about 12*12',
+      turns: [],
+      facts: [],
+    };
     await replan().execute(state, makeCtx({ deps: { model } }));
     const brief = model.requests[0]!.messages[1]!.content;
     expect(brief).toContain('What the agent already knows');
@@ -44,8 +59,12 @@ describe('replan stage', () => {
   });
 
   it('a replan whose new steps form a cycle gets a repair turn naming it', async () => {
-    const cycle = '{"need_replan": true, "reason": "r", "new_steps": [{"id": "a", "description": "x", "dependsOn": ["b"]}, {"id": "b", "description": "y", "dependsOn": ["a"]}]}';
-    const model = new ScriptedModel([{ content: cycle }, { content: '{"need_replan": true, "reason": "r", "new_steps": ["x"]}' }]);
+    const cycle =
+      '{"need_replan": true, "reason": "r", "new_steps": [{"id": "a", "description": "x", "dependsOn": ["b"]}, {"id": "b", "description": "y", "dependsOn": ["a"]}]}';
+    const model = new ScriptedModel([
+      { content: cycle },
+      { content: '{"need_replan": true, "reason": "r", "new_steps": ["x"]}' },
+    ]);
     const state = makeState();
     const plan = afterFirstStep(state);
     await replan().execute(state, makeCtx({ deps: { model } }));
@@ -65,7 +84,10 @@ describe('replan stage', () => {
 
   it('after a step ends, asks the replanner and moves to the next step with a freshly rendered brief', async () => {
     const model = new ScriptedModel([keep]);
-    const state = makeState({ task: 'Compute 12*12, then add 10, then divide by 2', messages: [{ role: 'user', content: 'old step traffic' }] });
+    const state = makeState({
+      task: 'Compute 12*12, then add 10, then divide by 2',
+      messages: [{ role: 'user', content: 'old step traffic' }],
+    });
     const plan = afterFirstStep(state);
     const ctx = makeCtx({ deps: { model } });
     expect(await replan().execute(state, ctx)).toBeUndefined();
@@ -80,12 +102,23 @@ describe('replan stage', () => {
     expect(state.messages).toHaveLength(2);
     expect(state.messages[1]!.content).toContain('Current step (2 of 3): Add 10');
     expect(state.messages[1]!.content).toContain('Result: 144');
-    expect(state.replan).toEqual({ count: 0, decisions: [{ afterStep: 1, ended: ['s1'], needReplan: false, applied: false, reason: 'on track' }] });
+    expect(state.replan).toEqual({
+      count: 0,
+      decisions: [{ afterStep: 1, ended: ['s1'], needReplan: false, applied: false, reason: 'on track' }],
+    });
     expect(ctx.events.map((event) => event.type)).toEqual(['replan_decision', 'step_started', 'plan_updated']);
   });
 
   it('replaces only the steps after the one that ended; completed steps are never rewritten', async () => {
-    const model = new ScriptedModel([{ parsed: { need_replan: true, reason: 'the result needs checking first', new_steps: ['Check 144', ' ', 'Add 10 and halve'] } }]);
+    const model = new ScriptedModel([
+      {
+        parsed: {
+          need_replan: true,
+          reason: 'the result needs checking first',
+          new_steps: ['Check 144', ' ', 'Add 10 and halve'],
+        },
+      },
+    ]);
     const state = makeState();
     const plan = afterFirstStep(state);
     const ctx = makeCtx({ deps: { model } });
@@ -97,7 +130,11 @@ describe('replan stage', () => {
     ]);
     expect(plan.results).toHaveLength(1);
     expect(state.replan!.count).toBe(1);
-    expect(ctx.events[0]!.data).toMatchObject({ applied: true, reason: 'the result needs checking first', newSteps: ['Check 144', 'Add 10 and halve'] });
+    expect(ctx.events[0]!.data).toMatchObject({
+      applied: true,
+      reason: 'the result needs checking first',
+      newSteps: ['Check 144', 'Add 10 and halve'],
+    });
   });
 
   it('stops asking once the replan cap is reached and keeps the plan', async () => {
@@ -112,7 +149,11 @@ describe('replan stage', () => {
   });
 
   it('keeps the plan when the replanner reply is still not valid after two repair turns', async () => {
-    const model = new ScriptedModel([{ content: 'maybe?' }, { content: '{"need_replan": "perhaps"}' }, { content: 'no' }]);
+    const model = new ScriptedModel([
+      { content: 'maybe?' },
+      { content: '{"need_replan": "perhaps"}' },
+      { content: 'no' },
+    ]);
     const state = makeState();
     const plan = afterFirstStep(state);
     const ctx = makeCtx({ deps: { model } });
@@ -121,20 +162,46 @@ describe('replan stage', () => {
     expect(model.requests[2]!.messages.at(-1)!.content).toContain('"need_replan" must be true or false');
     expect(ctx.events.filter((event) => event.type === 'plan_repair')).toHaveLength(2);
     expect(plan.steps).toHaveLength(3);
-    expect(state.replan!.decisions[0]).toMatchObject({ applied: false, reason: expect.stringMatching(/not valid .*keeping the plan/) });
+    expect(state.replan!.decisions[0]).toMatchObject({
+      applied: false,
+      reason: expect.stringMatching(/not valid .*keeping the plan/),
+    });
   });
 
   it('on a replan verdict ends the failing step as failed and consults the replanner', async () => {
-    const model = new ScriptedModel([{ content: '{"need_replan":true,"reason":"try another way","new_steps":["Estimate instead"]}' }]);
+    const model = new ScriptedModel([
+      { content: '{"need_replan":true,"reason":"try another way","new_steps":["Estimate instead"]}' },
+    ]);
     const state = makeState();
     const plan = afterFirstStep(state);
     plan.steps[0]!.status = 'in_progress';
     plan.results = [];
-    state.observe = { step: 0, results: [{ tool: 'calculator', arguments: '{}', ok: false, content: 'Error (timeout): slow' }] };
-    state.evaluate = { iteration: 2, verdict: 'replan', reason: 'step 1 keeps failing', step: 0, retries: 2, failures: 3, overrunStep: null, history: [] };
+    state.observe = {
+      step: 0,
+      results: [{ tool: 'calculator', arguments: '{}', ok: false, content: 'Error (timeout): slow' }],
+    };
+    state.evaluate = {
+      iteration: 2,
+      verdict: 'replan',
+      reason: 'step 1 keeps failing',
+      step: 0,
+      retries: 2,
+      failures: 3,
+      overrunStep: null,
+      history: [],
+    };
     await replan().execute(state, makeCtx({ deps: { model } }));
-    expect(plan.results[0]).toMatchObject({ step: 1, outcome: 'failed', output: expect.stringMatching(/^Abandoned: step 1 keeps failing\. Latest tool results: calculator: Error \(timeout\): slow/) });
-    expect(plan.steps.map((step) => [step.description, step.status])).toEqual([['Compute 12*12', 'failed'], ['Estimate instead', 'in_progress']]);
+    expect(plan.results[0]).toMatchObject({
+      step: 1,
+      outcome: 'failed',
+      output: expect.stringMatching(
+        /^Abandoned: step 1 keeps failing\. Latest tool results: calculator: Error \(timeout\): slow/,
+      ),
+    });
+    expect(plan.steps.map((step) => [step.description, step.status])).toEqual([
+      ['Compute 12*12', 'failed'],
+      ['Estimate instead', 'in_progress'],
+    ]);
   });
 
   it('ends the loop as completed when the last step is done', async () => {

@@ -4,10 +4,14 @@ import { memorySessions } from '../../../src/sessions/memory-sessions.js';
 import { sessionScope } from '../../../src/sessions/types.js';
 import { makeCtx, makeState } from '../../support/helpers.js';
 
-const input = (session?: string, user?: string) => ({ task: 'Add 10 to that', ...(session === undefined ? {} : { session }), ...(user === undefined ? {} : { user }) });
+const input = (session?: string, user?: string) => ({
+  task: 'Add 10 to that',
+  ...(session === undefined ? {} : { session }),
+  ...(user === undefined ? {} : { user }),
+});
 
 describe('history stage', () => {
-  it('loads the session\'s summary, turns and facts into the history slot and says how much it loaded', async () => {
+  it("loads the session's summary, turns and facts into the history slot and says how much it loaded", async () => {
     const sessions = memorySessions();
     const scope = sessionScope('trip', 'ana');
     await sessions.appendTurn(scope, { runId: 'run-1', task: 'What is 12 * 12?', answer: '144', tools: [], at: 1 });
@@ -15,13 +19,27 @@ describe('history stage', () => {
     const state = makeState({ input: input('trip', 'ana') });
     const ctx = makeCtx({ zone: 'setup', deps: { sessions } });
     await history().execute(state, ctx);
-    expect(state.history).toMatchObject({ user: 'ana', session: 'trip', summary: '', turns: [{ seq: 1, task: 'What is 12 * 12?', answer: '144' }], facts: [{ key: 'city', value: 'Lisbon' }] });
-    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([['history_loaded', { session: 'trip', turns: 1, facts: 1, summary: false }]]);
+    expect(state.history).toMatchObject({
+      user: 'ana',
+      session: 'trip',
+      summary: '',
+      turns: [{ seq: 1, task: 'What is 12 * 12?', answer: '144' }],
+      facts: [{ key: 'city', value: 'Lisbon' }],
+    });
+    expect(ctx.events.map((event) => [event.type, event.data])).toEqual([
+      ['history_loaded', { session: 'trip', turns: 1, facts: 1, summary: false }],
+    ]);
   });
 
-  it('another user\'s session of the same name is not loaded', async () => {
+  it("another user's session of the same name is not loaded", async () => {
     const sessions = memorySessions();
-    await sessions.appendTurn(sessionScope('trip', 'ana'), { runId: 'run-1', task: 'What is 12 * 12?', answer: '144', tools: [], at: 1 });
+    await sessions.appendTurn(sessionScope('trip', 'ana'), {
+      runId: 'run-1',
+      task: 'What is 12 * 12?',
+      answer: '144',
+      tools: [],
+      at: 1,
+    });
     const state = makeState({ input: input('trip', 'ben') });
     await history().execute(state, makeCtx({ zone: 'setup', deps: { sessions } }));
     expect(state.history?.turns).toEqual([]);
@@ -33,6 +51,8 @@ describe('history stage', () => {
     await history().execute(state, ctx);
     expect(state.history).toBeUndefined();
     expect(ctx.events).toEqual([]);
-    await expect(history().execute(makeState({ input: input('trip') }), makeCtx({ zone: 'setup' }))).rejects.toThrow('the history stage needs deps.sessions (a SessionStore) for a run with a session');
+    await expect(history().execute(makeState({ input: input('trip') }), makeCtx({ zone: 'setup' }))).rejects.toThrow(
+      'the history stage needs deps.sessions (a SessionStore) for a run with a session',
+    );
   });
 });

@@ -9,12 +9,28 @@ import { makeCtx, makeState } from '../../support/helpers.js';
 const scope = sessionScope('trip');
 
 /** One turn of session "trip" through history then memory, as a run's setup and finalize would. */
-async function turn(sessions: SessionStore, task: string, answer: string, status: RunStatus = 'completed', stage = memory({ summarizer: 'extractive' })) {
+async function turn(
+  sessions: SessionStore,
+  task: string,
+  answer: string,
+  status: RunStatus = 'completed',
+  stage = memory({ summarizer: 'extractive' }),
+) {
   const state = makeState({ input: { task, session: 'trip' } });
   await history().execute(state, makeCtx({ zone: 'setup', deps: { sessions } }));
   state.answer = answer;
   state.stop = { kind: status, stage: null, message: '', status };
-  state.observe = { step: null, results: [{ tool: 'remember', arguments: '{}', ok: true, content: JSON.stringify({ remembered: { key: 'city', value: 'Lisbon' } }) }] };
+  state.observe = {
+    step: null,
+    results: [
+      {
+        tool: 'remember',
+        arguments: '{}',
+        ok: true,
+        content: JSON.stringify({ remembered: { key: 'city', value: 'Lisbon' } }),
+      },
+    ],
+  };
   const ctx = makeCtx({ zone: 'finalize', deps: { sessions } });
   await stage.execute(state, ctx);
   return { state, ctx };
@@ -26,7 +42,9 @@ describe('memory stage', () => {
     const { state } = await turn(sessions, 'Remember I go to Lisbon', 'Noted.');
     expect(state.memory).toEqual({ turn: 1, facts: 1 });
     const loaded = await sessions.load(scope);
-    expect(loaded.turns).toMatchObject([{ seq: 1, task: 'Remember I go to Lisbon', answer: 'Noted.', tools: [expect.stringContaining('remember(')] }]);
+    expect(loaded.turns).toMatchObject([
+      { seq: 1, task: 'Remember I go to Lisbon', answer: 'Noted.', tools: [expect.stringContaining('remember(')] },
+    ]);
     expect(loaded.facts).toMatchObject([{ key: 'city', value: 'Lisbon', sourceRun: 'run-test' }]);
   });
 
@@ -43,7 +61,14 @@ describe('memory stage', () => {
   it('past its budget folds the oldest turns into an extractive summary, the latest turn always kept', async () => {
     const sessions = memorySessions();
     const small = memory({ budgetTokens: 40, summarizer: 'extractive' });
-    for (let index = 1; index <= 4; index++) await turn(sessions, `What is ${index} * 100? Please show the working.`, `${index} * 100 = ${index * 100}`, 'completed', small);
+    for (let index = 1; index <= 4; index++)
+      await turn(
+        sessions,
+        `What is ${index} * 100? Please show the working.`,
+        `${index} * 100 = ${index * 100}`,
+        'completed',
+        small,
+      );
     const loaded = await sessions.load(scope);
     // One line per folded turn, the oldest dropped past four characters per budget token.
     expect(loaded.summary).toContain('Answer: 3 * 100 = 300');

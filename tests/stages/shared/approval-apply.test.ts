@@ -5,7 +5,12 @@ import { defineTool } from '../../../src/tools/define-tool.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import { makeState } from '../../support/helpers.js';
 
-const transfer = defineTool({ name: 'transfer', description: 'moves money', parameters: z.strictObject({ amount: z.number().max(100) }), execute: ({ amount }) => `moved ${amount}` });
+const transfer = defineTool({
+  name: 'transfer',
+  description: 'moves money',
+  parameters: z.strictObject({ amount: z.number().max(100) }),
+  execute: ({ amount }) => `moved ${amount}`,
+});
 const call: ToolCall = { id: 'c1', name: 'transfer', arguments: '{"amount":50}' };
 
 function turn() {
@@ -13,7 +18,12 @@ function turn() {
   state.turn = { toolCalls: [call, { id: 'c2', name: 'transfer', arguments: '{"amount":1}' }], results: [] };
   return state;
 }
-const refusal = (state: ReturnType<typeof turn>) => state.turn.results.map(({ call: refused, result }) => [refused.id, !result.ok && result.error.kind, !result.ok && result.error.message]);
+const refusal = (state: ReturnType<typeof turn>) =>
+  state.turn.results.map(({ call: refused, result }) => [
+    refused.id,
+    !result.ok && result.error.kind,
+    !result.ok && result.error.message,
+  ]);
 
 describe('applyDecision', () => {
   it('an approval changes nothing', async () => {
@@ -23,7 +33,7 @@ describe('applyDecision', () => {
     expect(state.turn.toolCalls[0]).toEqual(call);
   });
 
-  it('a rejection is a refused result, with the reviewer\'s message when there is one', async () => {
+  it("a rejection is a refused result, with the reviewer's message when there is one", async () => {
     const state = turn();
     await applyDecision(state, call, { approve: false, message: 'too much' }, transfer);
     await applyDecision(state, { ...call, id: 'c2' }, { approve: false, message: '  ' }, transfer);
@@ -33,7 +43,7 @@ describe('applyDecision', () => {
     ]);
   });
 
-  it('a valid edit replaces that call\'s arguments only, given as an object or as text', async () => {
+  it("a valid edit replaces that call's arguments only, given as an object or as text", async () => {
     const state = turn();
     await applyDecision(state, call, { approve: true, arguments: { amount: 20 } }, transfer);
     expect(state.turn.toolCalls.map((each) => each.arguments)).toEqual(['{"amount":20}', '{"amount":1}']);
@@ -42,12 +52,16 @@ describe('applyDecision', () => {
     expect(state.turn.results).toEqual([]);
   });
 
-  it('an edit that is not JSON, or breaks the tool\'s schema, is refused and the call keeps its arguments', async () => {
+  it("an edit that is not JSON, or breaks the tool's schema, is refused and the call keeps its arguments", async () => {
     const state = turn();
     await applyDecision(state, call, { approve: true, arguments: '{amount: 20' }, transfer);
     await applyDecision(state, call, { approve: true, arguments: { amount: 500 } }, transfer);
     const refused = refusal(state);
-    expect(refused[0]).toEqual(['c1', 'refused', 'Not run: the edited arguments for transfer are not valid JSON: {amount: 20']);
+    expect(refused[0]).toEqual([
+      'c1',
+      'refused',
+      'Not run: the edited arguments for transfer are not valid JSON: {amount: 20',
+    ]);
     expect(refused[1]![2]).toMatch(/^Not run: the edited arguments for transfer are invalid:\n.*amount/s);
     expect(state.turn.toolCalls[0]).toEqual(call);
   });

@@ -14,19 +14,31 @@ describe('askPerson', () => {
   it('asks through deps.approve and returns the decision; the wait is counted apart from the time budget', async () => {
     const clock = makeClock(1_000);
     const asked: ApprovalRequest[] = [];
-    const ctx = makeCtx({ deps: { clock, approve: async (request) => (asked.push(request), clock.advance(5_000), { approve: true }) } });
+    const ctx = makeCtx({
+      deps: { clock, approve: async (request) => (asked.push(request), clock.advance(5_000), { approve: true }) },
+    });
     contexts.push(ctx);
     const state = makeState();
     armDeadline(state, ctx, 61_000, 'time budget spent', 'budget_time');
     expect(await askPerson(state, ctx, call, 'it writes')).toEqual({ decision: { approve: true } });
     expect(asked).toEqual([{ id: 'c1', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' }]);
-    expect(ctx.events.filter((event) => event.type === 'approval_requested').map((event) => event.data)).toEqual([{ id: 'c1', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' }]);
+    expect(ctx.events.filter((event) => event.type === 'approval_requested').map((event) => event.data)).toEqual([
+      { id: 'c1', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' },
+    ]);
     expect(waitedMs(state)).toBe(5_000);
     expect(ctx.deadlines.at(-1)).toEqual({ at: 66_000, reason: 'time budget spent', kind: 'budget_time' });
   });
 
   it('no answer now (or no one to ask): the pending decision the run pauses with', async () => {
-    const pending = { pending: { id: 'c1', kind: 'tool_approval', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' } };
+    const pending = {
+      pending: {
+        id: 'c1',
+        kind: 'tool_approval',
+        tool: 'send_email',
+        arguments: '{"to":"a@example.com"}',
+        reason: 'it writes',
+      },
+    };
     const unanswered = makeCtx({ deps: { approve: async () => undefined } });
     const nobody = makeCtx();
     contexts.push(unanswered, nobody);

@@ -11,7 +11,11 @@ describe('the context slot', () => {
     const state = makeState();
     await context({ facts: ['The user lives in Lyon.'] }).execute(state, makeCtx({ deps: { tools: testTools() } }));
     const slot: ContextSlot = state.context!;
-    expect(slot.tools).toEqual(testTools().definitions().map((definition) => definition.name));
+    expect(slot.tools).toEqual(
+      testTools()
+        .definitions()
+        .map((definition) => definition.name),
+    );
     expect(slot.facts).toEqual(['The user lives in Lyon.']);
     expect(slot.systemPrompt).toContain('The user lives in Lyon.');
     expect(JSON.parse(JSON.stringify(slot))).toEqual(slot);

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { contextShareTokens, contextWindowFor, defaultContextShare, unknownModelWindow } from '../../../stages/shared/context-window.js';
+import {
+  contextShareTokens,
+  contextWindowFor,
+  defaultContextShare,
+  unknownModelWindow,
+} from '../../../stages/shared/context-window.js';
 
 describe('contextWindowFor', () => {
-  it('reads the table, with the caller\'s windows first', () => {
+  it("reads the table, with the caller's windows first", () => {
     expect(contextWindowFor('gpt-4o')).toBe(128_000);
     expect(contextWindowFor('gpt-4o', { 'gpt-4o': 8_000 })).toBe(8_000);
     expect(contextWindowFor('my-local-model', { 'my-local-model': 4_096 })).toBe(4_096);

@@ -11,7 +11,7 @@ describe('recordModelFailure', () => {
     expect(state.modelFailure).toEqual({ kind: 'rate_limited', iteration: 3, stage: 'think' });
   });
 
-  it('anything else is not the model\'s failure: nothing is recorded, the latest failure stays', () => {
+  it("anything else is not the model's failure: nothing is recorded, the latest failure stays", () => {
     const state = makeState();
     recordModelFailure(state, 'plan', new ModelError('timeout', 'slow'));
     const bug = new TypeError('a bug');

@@ -29,7 +29,11 @@ describe('callModel', () => {
   });
 
   it('streams tool calls as tool_call_delta events, the id and name with the first piece', async () => {
-    loopback.server.streamReply({ content: '', toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"6 * 7"}' }], splitEvery: 4 });
+    loopback.server.streamReply({
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'calculator', arguments: '{"expression":"6 * 7"}' }],
+      splitEvery: 4,
+    });
     const ctx = context();
     const response = await callModel(loopback.model(), request, ctx, undefined, false);
     expect(response.toolCalls).toEqual([{ id: 'c1', name: 'calculator', arguments: '{"expression":"6 * 7"}' }]);
@@ -47,7 +51,7 @@ describe('callModel', () => {
 });
 
 describe('requireModel', () => {
-  it('hands over the run\'s model, or names the stage that needs one and how to give it', () => {
+  it("hands over the run's model, or names the stage that needs one and how to give it", () => {
     const model = new ScriptedModel([]);
     expect(requireModel(context({ deps: { model } }), 'think')).toBe(model);
     expect(() => requireModel(context(), 'plan')).toThrow('stage "plan" needs a model: pass deps.model to runPipeline');
