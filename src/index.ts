@@ -108,25 +108,9 @@ export { EMPTY_RESULT_CONTENT } from './tools/executor.js';
 export { calculatorTool, type CalculatorTool, type CalculatorOptions } from './tools/calculator.js';
 export { webSearchTool, type WebSearchOptions } from './tools/web-search.js';
 
-// Recording runs: the RunStore port, its errors and the in-memory adapter; runPipeline records when given a store.
-export {
-  RunExistsError,
-  RunBusyError,
-  RunFinishedError,
-  type RunStore,
-  type RunHeader,
-  type RunSummary,
-  type RunOutcomeRecord,
-  type StoredRunStatus,
-  type Owner,
-  type Claim,
-  type ClaimOptions,
-  type AppendOptions,
-  type StoredEntry,
-  type StoredPosition,
-  type Checkpoint,
-} from './store/types.js';
-export type { StoreClock } from './store/run-store.js';
+// Recording runs: the RunStore port and the in-memory adapter; runPipeline records when given a store. What a store
+// adapter implements (claims, owners, entries, checkpoints, its errors) is in 'stageloop/durable'.
+export type { RunStore, RunSummary } from './store/types.js';
 export { memoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { runPipeline, type DurableRunOptions, type RecordOptions } from './durable/durable-run.js';
 
@@ -141,19 +125,9 @@ export {
   type AnsweredBy,
 } from './model/fallback-model.js';
 
-// Sessions and memory: the SessionStore port and its in-memory adapter (SQLite ones are in 'stageloop/durable').
-export {
-  checkName,
-  checkFact,
-  sessionScope,
-  defaultUser,
-  type SessionStore,
-  type SessionScope,
-  type SessionHistory,
-  type TurnRecord,
-  type NewTurn,
-  type Fact,
-} from './sessions/types.js';
+// Sessions and memory: the SessionStore port and its in-memory adapter (SQLite ones, and what a session store
+// implements, are in 'stageloop/durable').
+export { checkName, checkFact, defaultUser, type SessionStore, type Fact } from './sessions/types.js';
 export { memorySessions } from './sessions/memory-sessions.js';
 export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';
 

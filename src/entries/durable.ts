@@ -10,3 +10,28 @@ export type { RunSeam, RunStart, RunCursor, RunPosition } from '../engine/run-se
 export type { JournalEntries, JournalEntry, JournalKind, RecordedCheckpoint } from '../durable/journal-entries.js';
 export { sqliteSessions, type SqliteSessionsOptions } from '../sessions/sqlite-sessions.js';
 export { createSessionStore, type SessionTables, type TurnRow, type FactRow } from '../sessions/session-store.js';
+// What a store adapter implements: the RunStore port's records, its claims and its errors (RunStore itself and
+// memoryStore are in the root entry).
+export {
+  RunExistsError,
+  RunBusyError,
+  RunFinishedError,
+  type RunHeader,
+  type RunOutcomeRecord,
+  type StoredRunStatus,
+  type Owner,
+  type Claim,
+  type ClaimOptions,
+  type AppendOptions,
+  type StoredEntry,
+  type StoredPosition,
+  type Checkpoint,
+} from '../store/types.js';
+export type { StoreClock } from '../store/run-store.js';
+export {
+  sessionScope,
+  type SessionScope,
+  type SessionHistory,
+  type TurnRecord,
+  type NewTurn,
+} from '../sessions/types.js';
