@@ -10,7 +10,7 @@ import { planFromJson, type Parsed, type ParsedPlan } from './plan-parse.js';
 import { startReadySteps } from './plan-schedule.js';
 import { newPlan, planView, runningIds, type StepView } from '../shared/plan-steps.js';
 import { requireModel, temperatureOf } from '../shared/model-stream.js';
-import { plannerInstructions } from '../shared/prompts.js';
+import { plannerInstructions } from './plan-prompts.js';
 import { emptyTurn } from '../shared/turn.js';
 
 declare module '../../src/engine/stage.js' {

@@ -21,7 +21,8 @@ import {
   runningIds,
 } from '../shared/plan-steps.js';
 import { requireModel, temperatureOf } from '../shared/model-stream.js';
-import { renderPlan, renderResults, replannerInstructions } from '../shared/prompts.js';
+import { renderPlan, renderResults } from '../shared/prompts.js';
+import { replannerInstructions } from './plan-prompts.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
 
 declare module '../../src/engine/stage.js' {
