@@ -1,4 +1,7 @@
 import { memoryStore } from '../../src/store/memory-store.js';
-import { storeConformance } from './conformance.js';
+import { storeConformance, type StoreFactory } from './conformance.js';
+import { storeLeaseConformance } from './conformance-leases.js';
 
-storeConformance('memoryStore', (clock) => memoryStore({ clock }));
+const factory: StoreFactory = (clock) => memoryStore({ clock });
+storeConformance('memoryStore', factory);
+storeLeaseConformance('memoryStore', factory);

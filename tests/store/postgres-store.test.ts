@@ -17,7 +17,9 @@ import {
   outcome,
   sharedStoreFencing,
   storeConformance,
+  type StoreFactory,
 } from './conformance.js';
+import { storeLeaseConformance } from './conformance-leases.js';
 
 /** A plain client on the server, as an operator's psql would be. */
 async function admin<Result>(url: string, body: (client: pg.Client) => Promise<Result>): Promise<Result> {
@@ -40,7 +42,9 @@ describe.runIf(runPostgresTests)('postgresStore', () => {
   afterAll(async () => server?.stop(), 60_000);
 
   // Each store gets its own schema: a fresh, empty store on the same server.
-  storeConformance('postgresStore', (clock) => postgresStore(server!.url, { clock, schema: `conformance_${++count}` }));
+  const factory: StoreFactory = (clock) => postgresStore(server!.url, { clock, schema: `conformance_${++count}` });
+  storeConformance('postgresStore', factory);
+  storeLeaseConformance('postgresStore', factory);
 
   sharedStoreFencing('database', () => postgresStore(server!.url, { schema: 'two' }));
 

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkRedisReachable, checkRedisUrl } from '../../src/store/redis-connection.js';
 import { redisStore } from '../../src/store/redis-store.js';
 import { freePort, runRedisTests, startRedis, type RedisInstance } from '../workers/redis-server.js';
-import { checkpoint, deadPid, entry, header, liveOwner, sharedStoreFencing, storeConformance } from './conformance.js';
+import {
+  checkpoint,
+  deadPid,
+  entry,
+  header,
+  liveOwner,
+  sharedStoreFencing,
+  storeConformance,
+  type StoreFactory,
+} from './conformance.js';
+import { storeLeaseConformance } from './conformance-leases.js';
 
 let server: RedisInstance | undefined;
 let count = 0;
@@ -17,7 +27,9 @@ describe.runIf(runRedisTests)('redisStore', () => {
   afterAll(async () => server?.stop());
 
   // Each store gets its own prefix: a fresh, empty store on the same server.
-  storeConformance('redisStore', (clock) => redisStore(server!.url, { clock, prefix: `conformance-${++count}` }));
+  const factory: StoreFactory = (clock) => redisStore(server!.url, { clock, prefix: `conformance-${++count}` });
+  storeConformance('redisStore', factory);
+  storeLeaseConformance('redisStore', factory);
 
   it('keeps every key of a run under its {runId} hash tag, so a cluster keeps the run on one slot', async () => {
     const store = redisStore(server!.url, { prefix: 'tags' });

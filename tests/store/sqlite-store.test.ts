@@ -17,16 +17,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { schemaVersion } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { isStageloopError, type StageloopError } from '../../src/common/stageloop-error.js';
-import { checkpoint, entry, header, liveOwner, storeConformance } from './conformance.js';
+import { checkpoint, entry, header, liveOwner, storeConformance, type StoreFactory } from './conformance.js';
+import { storeLeaseConformance } from './conformance-leases.js';
 import { raw } from './sqlite-fixtures.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 let count = 0;
 
-storeConformance('sqliteStore', (clock) =>
-  sqliteStore(join(directory, `conformance-${++count}`, 'stageloop.db'), { clock }),
-);
+const factory: StoreFactory = (clock) =>
+  sqliteStore(join(directory, `conformance-${++count}`, 'stageloop.db'), { clock });
+storeConformance('sqliteStore', factory);
+storeLeaseConformance('sqliteStore', factory);
 
 const owner = liveOwner('alice');
 const fresh = (name: string) => join(directory, name, 'nested', 'stageloop.db');
