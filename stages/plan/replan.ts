@@ -1,16 +1,11 @@
 // replan (iteration): reads the plan (and each running step's evaluate verdict), the observe slot and the replan request; writes the plan (statuses, unstarted steps, running steps), messages, turn, usage and the replan slot; returns breakLoop 'completed' when every step succeeded, abortRun 'goal_not_met' when no step can run and some did not succeed.
-import { z } from 'zod';
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type {} from '../loop/evaluate-slot.js';
 import type { ObserveSlot } from '../loop/observe-slot.js';
-import type { PlanSlot, PlanStep } from './plan-slot.js';
-import { askWithRepairs } from './plan-ask.js';
+import type { PlanSlot } from './plan-slot.js';
 import { branchView } from './plan-branch.js';
-import { readJson } from './plan-json.js';
-import { knowledgeSection } from './plan-knowledge.js';
-import { stepsFromJson, type Parsed } from './plan-parse.js';
 import { currentIndex, startReadySteps } from './plan-schedule.js';
 import {
   blockDependants,
@@ -20,10 +15,10 @@ import {
   replaceUnstarted,
   runningIds,
 } from '../shared/plan-steps.js';
-import { requireModel, temperatureOf } from '../shared/model-stream.js';
-import { renderPlan, renderResults } from '../shared/prompts.js';
-import { replannerInstructions } from './plan-prompts.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
+import { consult, type ReplannerOptions } from './replan-ask.js';
+
+export { replanSchema } from './replan-ask.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -54,33 +49,14 @@ declare module '../../src/engine/state.js' {
   }
 }
 
-export interface ReplanOptions {
+export interface ReplanOptions extends ReplannerOptions {
   /** Replans applied per run (default 3); after that the plan is kept and the replanner is no longer asked. */
   maxReplans?: number;
   /** Most steps a plan may have after a replan (default 8). */
   maxSteps?: number;
   /** Times a step is started before its failure stands (default 1: no retry). */
   maxStepAttempts?: number;
-  /** Repair turns after a reply that cannot be read (default 2), before the plan is kept. */
-  maxRepairs?: number;
-  /** Tokens the facts and session history may take in the replanner's prompt (default 1,500). */
-  knowledgeTokens?: number;
-  temperature?: number;
 }
-
-const graphStep = z.object({
-  id: z.string().optional(),
-  description: z.string(),
-  dependsOn: z.array(z.string()).optional(),
-  tool: z.string().optional(),
-  priority: z.number().optional(),
-});
-
-export const replanSchema = z.object({
-  need_replan: z.boolean(),
-  reason: z.string(),
-  new_steps: z.array(z.union([z.string(), graphStep])),
-});
 
 export function replan(options: ReplanOptions = {}): Stage {
   const maxReplans = options.maxReplans ?? 3;
@@ -245,78 +221,6 @@ function finished(state: RunState, ctx: StageContext, plan: PlanSlot): Signal {
     blocked.length > 0 ? `blocked: ${blocked.join(', ')}` : '',
   ].filter((part) => part !== '');
   return abortRun(`the goal was not met: not every plan step succeeded (${parts.join('; ')})`, 'goal_not_met');
-}
-
-type ReplannerReply = { needReplan: boolean; reason: string; steps: PlanStep[] };
-
-function consult(
-  state: RunState,
-  ctx: StageContext,
-  plan: PlanSlot,
-  options: ReplanOptions,
-  maxSteps: number,
-  requested: string | undefined,
-) {
-  const model = requireModel(ctx, 'replan');
-  const kept = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked');
-  const unstarted = plan.steps.filter((step) => step.status === 'pending' || step.status === 'blocked');
-  const endedNow = plan.results.slice(-1)[0];
-  const knowledge = knowledgeSection(state, options.knowledgeTokens ?? 1_500);
-  const brief = [
-    `Goal: ${state.input.task}`,
-    `Plan:\n${renderPlan(plan)}`,
-    `Results so far:\n${renderResults(plan.results)}`,
-    endedNow ? `The step that just ended: step ${endedNow.step} (${endedNow.outcome})` : '',
-    `Remaining steps: ${unstarted.length > 0 ? unstarted.map((step) => `${step.id} [${step.status}]: ${step.description}`).join(' | ') : 'none'}`,
-    requested ? `The executor asked for a new plan: ${requested}` : '',
-    knowledge === '' ? '' : `What the agent already knows:\n${knowledge}`,
-  ]
-    .filter((part) => part !== '')
-    .join('\n\n');
-  const rules = {
-    maxSteps: Math.max(1, maxSteps - kept.length),
-    tools: ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [],
-    kept,
-    idPrefix: `r${(state.replan?.count ?? 0) + 1}s`,
-    chainAfter: kept
-      .filter((step) => step.status === 'completed' || step.status === 'in_progress')
-      .map((step) => step.id),
-  };
-  const read = (text: string): Parsed<ReplannerReply> => {
-    const json = readJson(text);
-    if (!json.ok) return json;
-    return replyFrom(json.value, rules);
-  };
-  return askWithRepairs(model, state, ctx, {
-    stage: 'replan',
-    messages: [
-      { role: 'system', content: replannerInstructions },
-      { role: 'user', content: brief },
-    ],
-    read,
-    maxRepairs: options.maxRepairs ?? 2,
-    ...temperatureOf(options),
-  });
-}
-
-function replyFrom(value: unknown, rules: Parameters<typeof stepsFromJson>[1]): Parsed<ReplannerReply> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return {
-      ok: false,
-      problem: 'the reply is not a JSON object: give {"need_replan": ..., "reason": ..., "new_steps": [...]}',
-    };
-  const fields = value as Record<string, unknown>;
-  const flag = fields.need_replan ?? fields.needReplan;
-  const needReplan = flag === true || flag === 'true' ? true : flag === false || flag === 'false' ? false : undefined;
-  if (needReplan === undefined) return { ok: false, problem: '"need_replan" must be true or false' };
-  const reason = typeof fields.reason === 'string' ? fields.reason : '';
-  const list = fields.new_steps ?? fields.newSteps ?? [];
-  if (!Array.isArray(list)) return { ok: false, problem: '"new_steps" must be a list of steps' };
-  if (!needReplan) return { ok: true, value: { needReplan, reason, steps: [] } };
-  const usable = list.filter((item) => !(typeof item === 'string' && item.trim() === ''));
-  if (usable.length === 0) return { ok: true, value: { needReplan, reason, steps: [] } };
-  const steps = stepsFromJson(usable.slice(0, rules.maxSteps), rules);
-  return steps.ok ? { ok: true, value: { needReplan, reason, steps: steps.value } } : steps;
 }
 
 function latestResults(observed: ObserveSlot | undefined, index: number): string {

@@ -1,4 +1,5 @@
 // Screening's normal form: the text the rules read, with wrappers and disguises undone, and a map back to the original's offsets.
+import { withLatinLookalikes } from './injection-lookalikes.js';
 
 /** Zero-width, soft hyphen, word joiners, BOM, Mongolian vowel separator and Unicode tag characters. */
 const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/u;
@@ -18,75 +19,6 @@ const namedEntities: Readonly<Record<string, string>> = {
   rdquo: '”',
   laquo: '«',
   raquo: '»',
-};
-/** Cyrillic and Greek letters drawn like Latin ones; applied only inside words that also hold Latin letters. */
-const confusables: Readonly<Record<string, string>> = {
-  а: 'a',
-  в: 'b',
-  е: 'e',
-  ё: 'e',
-  к: 'k',
-  м: 'm',
-  н: 'h',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  т: 't',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ї: 'i',
-  ј: 'j',
-  ѕ: 's',
-  ԁ: 'd',
-  ԛ: 'q',
-  ԝ: 'w',
-  һ: 'h',
-  ӏ: 'l',
-  А: 'A',
-  В: 'B',
-  Е: 'E',
-  К: 'K',
-  М: 'M',
-  Н: 'H',
-  О: 'O',
-  Р: 'P',
-  С: 'C',
-  Т: 'T',
-  У: 'Y',
-  Х: 'X',
-  І: 'I',
-  Ј: 'J',
-  Ѕ: 'S',
-  α: 'a',
-  ε: 'e',
-  ι: 'i',
-  κ: 'k',
-  ν: 'v',
-  ο: 'o',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-  Α: 'A',
-  Β: 'B',
-  Ε: 'E',
-  Ζ: 'Z',
-  Η: 'H',
-  Ι: 'I',
-  Κ: 'K',
-  Μ: 'M',
-  Ν: 'N',
-  Ο: 'O',
-  Ρ: 'P',
-  Τ: 'T',
-  Υ: 'Y',
-  Χ: 'X',
-  ɡ: 'g',
-  ɑ: 'a',
-  ı: 'i',
-  ȷ: 'j',
-  ℓ: 'l',
 };
 
 export interface NormalizedText {
@@ -286,16 +218,4 @@ function isWord(character: string | undefined): boolean {
 
 function fromCode(code: number): string | undefined {
   return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : undefined;
-}
-
-const lookalike = new RegExp(`[${Object.keys(confusables).join('')}]`, 'gu');
-
-/** Words mixing Latin letters with look-alikes are rewritten in Latin, one character for one, so offsets hold. */
-function withLatinLookalikes(text: string): string {
-  if (!/[\u0370-\u04ff\u0250-\u02af\u0131\u0237\u2113]/.test(text)) return text;
-  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) =>
-    /[a-zA-Z]/.test(word) && /[^\x00-\x7f]/.test(word)
-      ? word.replace(lookalike, (letter) => confusables[letter] ?? letter)
-      : word,
-  );
 }

@@ -1,28 +1,13 @@
-// The default injection detector's rules, one per category of attack. A weight is what one match adds to the score.
-export interface InjectionRule {
-  readonly name: string;
-  readonly pattern: RegExp;
-  /** A number, or a function of the matched text for rules whose strength depends on what was named. */
-  readonly weight: number | ((matched: string) => number);
-  /** Advice like "never reveal your API key" is not an attack: a negation just before the match cancels it. */
-  readonly negatable?: boolean;
-}
+// The default injection detector's rules, one per category of attack; this file holds the takeover families
+// (instruction overrides, role and system-prompt hijacks) and the whole table, the requests in injection-rules-requests.ts.
+// A weight is what one match adds to the score.
+import { ai, aiOrRole, earlier, directions, owned, actions, rx, type InjectionRule } from './injection-words.js';
+import { requestRules } from './injection-rules-requests.js';
 
-const ai = String.raw`(?:ai|a\.i\.|llms?|large\s+language\s+models?|language\s+models?|ai\s+(?:assistants?|agents?|models?)|chatbots?|gpts?|chatgpt|claude|gemini|copilot|automated\s+(?:[\w-]+\s+)?(?:systems?|agents?|assistants?|readers?|tools?|reviewers?|screeners?))`;
-const aiOrRole = String.raw`(?:${ai}|assistants?|agents?|models?|bots?)`;
-const earlier = String.raw`(?:previous|prior|above|earlier|preceding|foregoing|original|initial|existing|old|former|current|system|developer|safety|default|given|aforementioned|other)`;
-const directions = String.raw`(?:instructions?|prompts?|directions?|directives?|rules|guidelines|guardrails|constraints|commands|context|messages?|programming|restrictions|polic(?:y|ies)|orders|tasks?|guidance|settings|configuration|training)`;
-const owned = String.raw`(?:(?:all|any|every|each)\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|its\s+|their\s+)?`;
-const secrets = String.raw`(?:api[\s_-]?keys?|secret\s+keys?|secrets?\b|process\.env|os\.environ|login\s+(?:details|credentials|info)|credentials|passwords?(?!\s+(?:reset|manager|policy|requirements|strength))|passwd|access\s+tokens?|auth(?:entication)?\s+tokens?|bearer\s+tokens?|session\s+(?:tokens?|cookies?)|private\s+keys?|ssh\s+keys?|environment\s+variables|env\s+vars|\.env(?:\s+file)?|cookies|(?:credit\s+)?card\s+numbers?|\bpin\b|cvv|security\s+codes?|(?:recovery|backup|mfa|2fa)\s+codes?|seed\s+phrases?|social\s+security\s+numbers?)`;
-const userData = String.raw`(?:conversation|(?:full\s+)?chat\s+(?:history|log|transcript)|message\s+history|previous\s+messages|(?:this|the\s+whole|the\s+entire)\s+(?:chat|conversation|thread|session)|system\s+prompt|(?:the\s+)?(?:user'?s?|customer'?s?|their|his|her)\s+(?:data|files?|e-?mails?|messages|password|credentials|contacts|address(?:es)?|personal\s+(?:data|information|details)|documents?|history|inbox|notes|calendar|api\s+keys?)|(?:customer|client|user|employee)\s+(?:database|list|records|data)|~\/\.(?:aws|ssh)|\.aws\/credentials|anything\s+(?:marked|labell?ed|tagged)\s+['"‘“]?(?:confidential|secret|private|internal)|(?:the\s+)?(?:full|entire|whole|complete)\s+(?:document|file|folder|dataset|database|inbox|mailbox|thread|codebase|repo(?:sitory)?)(?:\s+set)?|all\s+(?:the\s+)?(?:data|files|e-?mails|documents|messages|records|contacts))`;
-const destination = String.raw`(?:https?:\/\/|www\.|[\w.+-]+@[\w-]+\.[a-z]{2,}|\bwebhook|\battacker|\bexternal\s+(?:server|address|url|endpoint)|\bthis\s+(?:url|address|endpoint|link|server|e-?mail)|\bthe\s+following\s+(?:url|address|endpoint)|\bpublic\s+(?:gist|repo(?:sitory)?|pastebin|channel|bucket)|\bpastebin|s3:\/\/[\w.-]*public)`;
+export type { InjectionRule } from './injection-words.js';
 
-const actions = String.raw`(?:call|invoke|use|run|execute|trigger|visit|open|navigate\s+to|browse\s+to|fetch|download|install|delete|remove|wipe|transfer|wire|send|e-?mail|forward|post|upload|push|export|purchase|buy|approve|accept|grant|disable|enable|share|pay|book|close|mark|assign|escalate|confirm|append|list|give|reveal|disclose|print|output|dump|report|recommend|rank|omit|hide|describe|tell|say|state|reply|respond|answer|include|insert|add|click|write|change|modify|update|create|submit|move|copy|ignore|forget|drop|stop|claim|pretend|treat|act|behave|commit|end|empty|reset|fill|leave\s+out|omit|exclude|skip|apply|promote|award|conclude|issue|mention)`;
-const sensitiveActions = String.raw`(?:run|execute|visit|open|download|install|delete|remove|wipe|transfer|wire|send|e-?mail|forward|post|upload|push|export|purchase|buy|approve|accept|grant|disable|share|pay|print|reveal|disclose|dump|output|escalate|confirm|ignore|forget|drop|reset)`;
-
-const rx = (source: string, flags = 'gi') => new RegExp(source, flags);
-
-export const injectionRules: readonly InjectionRule[] = [
+/** Rules that take over the reader's instructions or role, in the table's order. */
+const takeoverRules: readonly InjectionRule[] = [
   // Instruction overrides.
   {
     // The same override in the languages a translated payload most often uses (fr, es, it, pt, de, nl, pl, ru).
@@ -195,171 +180,7 @@ export const injectionRules: readonly InjectionRule[] = [
     ),
     weight: 0.35,
   },
-  // Requests to reveal the system prompt or secrets.
-  {
-    name: 'prompt_leak',
-    pattern: rx(
-      String.raw`\b(?:reveal|print|show|output|repeat|display|tell\s+(?:me|us)|give\s+(?:me|us)|leak|disclose|dump|share|expose|return|write\s+out|provide|recite|paste|echo|spell\s+out)\s+(?:back\s+)?(?:(?:all|the|your|any|its|their|those|these)\s+)*(?:(?:full|complete|entire|exact|original|hidden|secret|initial|verbatim|confidential|internal|current)\s+)*(?:system\s+(?:prompt|message|instructions?)|(?:initial|original|hidden|secret|internal|confidential|developer|pre-?)\s*(?:prompt|instructions?)|instructions\s+(?:above|you\s+(?:were|have\s+been)\s+given)|prompt\s+above|(?:raw\s+|full\s+|exact\s+)?(?:contents?|text|wording)\s+of\s+(?:your|the)\s+(?:[\w-]+\s+)?(?:instructions|prompt|rules|configuration)|(?:text\s+of\s+)?(?:your\s+)?(?:configuration|config)\s+and\s+(?:hidden\s+)?rules|(?:hidden|secret|internal|confidential)\s+(?:rules|configuration|guidelines|polic(?:y|ies)))|\b(?:repeat|print|output|reveal|recite|echo)\s+(?:back\s+)?(?:all\s+|the\s+)?(?:words|text|everything|instructions)\s+above|\b(?:repeat|print|output|reveal|recite|echo|show|tell\s+me)(?:ing)?\s+(?:back\s+)?everything\s+you\s+were\s+(?:told|given|instructed)|\b(?:repeat|print|output|reveal|recite|echo|show)\s+(?:back\s+)?the\s+(?:text|prompt|instructions|message)\s+you\s+were\s+(?:initiali[sz]ed|started|configured|primed|given)\s+with`,
-    ),
-    weight: 1,
-    negatable: true,
-  },
-  {
-    name: 'secret_request',
-    pattern: rx(
-      String.raw`\b(?:reveal|print|show|output|display|tell\s+(?:me|us)|give\s+(?:me|us)|leak|disclose|dump|share|expose|list|provide|paste|echo|read\s+out)\s+(?:me\s+|us\s+)?(?:(?:all|the|your|any|its|their|user'?s?|stored|saved)\s+)*(?:(?:full|complete|entire|secret|private|stored|saved|current|admin|internal|openai|aws|database|db|ssh|github)\s+)*${secrets}`,
-    ),
-    weight: (matched) => (/\b(?:reveal|leak|dump|disclose|expose)\b|\ball\b/i.test(matched) ? 0.6 : 0.4),
-    negatable: true,
-  },
-  {
-    name: 'prompt_leak',
-    pattern: rx(
-      String.raw`\bwhat\s+(?:is|are|was|were)\s+(?:your|the)\s+(?:system\s+prompt|initial\s+instructions|original\s+instructions|hidden\s+instructions|instructions\s+you\s+were\s+given)`,
-    ),
-    weight: 0.5,
-  },
-  // Tool calls or data transfers the task did not ask for.
-  {
-    name: 'exfiltration',
-    pattern: rx(
-      String.raw`\b(?:send|forward|e-?mail|mail|post|upload|reply(?:ing)?|export|commit|collect|transmit|exfiltrate|leak|copy|sync|submit|relay|share|report|deliver|dump|pipe|bcc|cc|append|attach|include|push|publish|paste)\b[^.!?\n]{0,80}?\b(?:${userData}|${secrets}|tokens?)[^.!?\n]{0,100}?\b(?:to|into|at|via|on|in)\b[^!?\n]{0,60}?${destination}`,
-    ),
-    weight: (matched) =>
-      new RegExp(userData, 'i').test(matched) || /credentials|passwords?|secrets?\b|private|\.env|login/i.test(matched)
-        ? 1
-        : 0.3,
-    negatable: true,
-  },
-  {
-    name: 'exfiltration',
-    pattern: rx(
-      String.raw`!\[[^\]]*\]\(\s*https?:\/\/[^)\s]*[?&#][^)\s]*(?:\{|\}|%7B|\$\(|<|\[|data|secret|history|conversation|prompt|password|token|=[A-Z_]{4,})[^)\s]*\)|\b(?:replace|substitute|fill\s+in|insert|append|put)\b[^.\n]{0,60}\b(?:conversation|chat|history|secret|password|api\s+key|token|summary|messages?)\b[^.\n]{0,60}\b(?:url|link|query|parameter|image|address)\b`,
-    ),
-    weight: 0.8,
-  },
-  {
-    // An AI reader told what to do, in the third person; sensitive actions weigh more than answering in some way.
-    name: 'unrequested_action',
-    pattern: rx(
-      String.raw`(?:\b${ai}(?:\s+[a-z-]+){0,2}?|\b(?:the|any|all|your|every|each|an?)\s+${aiOrRole}|^${aiOrRole}|\b(?:assistants|agents|bots))(?:\s+(?:that|who|which|[a-z]+ing)(?:\s+[\w-]+){0,3}?|\s+has\s+been\s+\w+\s+and)?\s+(?:must|should|shall|needs?\s+to|has\s+to|have\s+to|(?:is|are)\s+(?:required|instructed|expected|supposed|to)\s*(?:to)?|will)\s+(?:now\s+|immediately\s+|also\s+|first\s+|then\s+|silently\s+|always\s+|only\s+)*${actions}\b`,
-    ),
-    weight: (matched) => (new RegExp(String.raw`${sensitiveActions}\s*$`, 'i').test(matched) ? 0.6 : 0.35),
-  },
-  {
-    // Vocative: "Assistant, forward this...", "AI agents working here: push...", "(AI: when you summarize, say...)".
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`(?:(?:^|[\s(\[.;—–-])(?:to|for)\s+(?:the\s+|any\s+|all\s+|whichever\s+|whatever\s+|every\s+)?(?:[\w-]+\s+)?${aiOrRole}(?:[\s-]+[\w-]+){0,4}?\s*[:—–]|(?:^|[\n(\[#*/]|[.;:!?,—–]\s)\s*(?:dear\s+|hey\s+)?(?:the\s+|any\s+|all\s+|whatever\s+|whichever\s+)?${aiOrRole}(?:[\s-]+[\w-]+){0,4}?\s*[,:—–]|\b${ai}(?:\s+[\w-]+)?\s+please)\s+(?:please\s+|kindly\s+|just\s+|now\s+|also\s+|go\s+ahead\s+and\s+|(?:when|if|before|after)\s+[^,.:\n]{1,60},\s+)*${actions}\b`,
-    ),
-    weight: (matched) => (new RegExp(ai, 'i').test(matched) ? 0.6 : 0.5),
-  },
-  {
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`\b${ai}(?:\s+(?:assistant|agent))?\s+instructions?\s*[:—–]|\binstructions?\s+(?:to|for)\s+(?:the\s+|any\s+)?(?:[\w-]+\s+)?${aiOrRole}\s*[:—–]|@(?:ai|copilot|llm|gpt|claude|assistant|agent|bot)[-_]\w+|\bTODO\(ai\)|\binstructions?[-_\s]+(?:for|to)[-_\s]+(?:the[-_\s]+)?(?:ai|llms?|models?|agents?|assistants?|bots?|copilot)\s*[\]:)]`,
-    ),
-    weight: 0.6,
-  },
-  {
-    name: 'process_directive',
-    pattern: rx(
-      String.raw`\bwhen\s+(?:you\s+)?(?:summari[sz]ing|summari[sz]e|reading|processing|translating|analy[sz]ing|reviewing)\s+this\b|\bwithout\s+(?:asking|waiting\s+for\s+(?:approval|confirmation)|(?:user\s+)?(?:confirmation|approval|permission))\b|\b(?:wire|transfer)\s+(?:(?:the|any|all|remaining)\s+)+(?:\w+\s+)?(?:balance|funds|money|amount)|\bautomatically\s+(?:accept|approve|forward|send|share|transfer|pay|delete|grant)`,
-    ),
-    weight: 0.3,
-  },
-  {
-    name: 'unrequested_action',
-    pattern: rx(
-      String.raw`\b(?:silently|secretly|quietly|covertly|discreetly|invisibly)\s+(?:send|forward|call|run|execute|include|add|append|e-?mail|post|upload|delete|transfer|insert|copy|share|exfiltrate|collect|store|save|log|record|change|modify|approve)\b|\b(?:do\s+not|don'?t|never|must\s+not|mustn'?t|should\s+not|shouldn'?t)\s+(?:tell|inform|mention|reveal|alert|notify|let|show|bother)\s+(?:this\s+to\s+|it\s+to\s+|anything\s+to\s+)?(?:the\s+)?(?:account\s+)?(?:user|human|person|operator|owner)(?:\s+know)?\b|\bkeep\s+(?:this|it)\s+(?:confidential|secret|hidden)\s+from\b`,
-    ),
-    weight: 0.6,
-  },
-  {
-    name: 'unrequested_action',
-    pattern: rx(
-      String.raw`\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+the\s+(?:user|human)|\b(?:tell|inform|warn)\s+the\s+user\s+(?:that|to)\b|\b(?:call|invoke|use|run|execute|trigger)\s+(?:the\s+)?[\`'"]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+[\`'"]?\s+(?:tool|function|action)\b`,
-    ),
-    weight: 0.3,
-  },
-  {
-    name: 'unrequested_action',
-    pattern: rx(
-      String.raw`\b(?:recommend|rate|describe|rank|present|call)\s+(?:this|our)\s+(?:product|company|site|page|service|candidate|paper|app)\s+as\s+(?:the\s+)?(?:best|top|excellent|outstanding|perfect|superior|highly\s+qualified|trustworthy)`,
-    ),
-    weight: 0.4,
-  },
-  // Text addressed to an AI reader rather than to the person who asked.
-  {
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`\b(?:if|when|while)\s+you\s+are\s+(?:an?\s+)?(?:${aiOrRole})\b|\b(?:note|message|instructions?|notice|reminder|memo|directive|text|tip|info|hint|guidance|request|rules?|polic(?:y|ies)|p\.?s\.?)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+|every\s+)?${ai}|\b(?:dear|hey|hi|hello|attention|attn|ok|okay)(?:\s+there)?\s*[:,]?\s+(?:all\s+|any\s+)?${ai}\b(?!\s+(?:summary|summaries|team|tools?|features?|generated|policy|act)\b)`,
-    ),
-    weight: 0.6,
-  },
-  {
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`\bwhatever\s+(?:or\s+whoever\s+)?(?:is\s+)?(?:reading|sorting|processing|handling|summari[sz]ing|parsing|scanning)\s+this|\b(?:whoever|who)\s+or\s+whatever\s+(?:is\s+)?\w+ing\s+this`,
-    ),
-    weight: 0.5,
-  },
-  {
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`\b${aiOrRole}\b[^.\n]{0,40}\b(?:reading|processing|summari[sz]ing|parsing|browsing|viewing|analy[sz]ing|crawling|scraping|ingesting|indexing|seeing|triaging|reviewing|handling|managing|using|answering)\s+(?:this|these)\b`,
-    ),
-    weight: (matched) => (new RegExp(String.raw`^${ai}`, 'i').test(matched) ? 0.5 : 0.35),
-  },
-  {
-    name: 'ai_addressed',
-    pattern: rx(
-      String.raw`\b${aiOrRole}\s*[,:]\s*(?:you\s+(?:must|should|will|are\s+to)|please\s+(?:ignore|forget|disregard|send|reveal|call|include)|ignore|do\s+not\s+(?:tell|mention|reveal))`,
-    ),
-    weight: 0.5,
-  },
-  // Encoded payloads announced as instructions.
-  {
-    name: 'encoded_payload',
-    pattern: rx(
-      String.raw`\b(?:decode|decrypt|deobfuscate|unscramble|base64[- ]?decode|rot13)\b[^.\n]{0,60}\b(?:and|then)\s+(?:follow|execute|run|obey|do|carry\s+out|perform|act\s+on|apply)\b`,
-    ),
-    weight: 0.8,
-  },
 ];
 
-/** Words that make hidden text (an HTML comment, invisible CSS, a decoded payload) read as a message to an AI. */
-export const aiWords = rx(String.raw`\b(?:${aiOrRole})\b`, 'i');
-export const imperativeWords =
-  /\b(?:ignore|must|should|always|never|do not|don't|respond|reply|say|tell|include|recommend|describe|output|print|write|summari[sz]e|mention|state|rate|praise|send|call|use|instead|forget|forward|mark|approve|grant|delete|open|run|execute|transfer|wire|accept|share|report|assign|list|give|reveal|buy|notify)\b/i;
-
-/**
- * Features of one sentence for the reader-directive score: text that tells an automated reader what to do, in any
- * wording. A directive alone is a how-to; aimed at "this" text, at the user, at a risky action or at deceit, it is not.
- */
-export const readerFeatures = {
-  reader: rx(
-    String.raw`\b(?:ai|a\.i\.|llms?|language\s+models?|models?|bots?|chatbots?|agents?|agentic|assistants?|copilot|gpts?|summari[sz]ers?|graders?|screeners?|crawlers?|automated|automation|machines?|machine-readable|(?:whatever|whichever|any)\s+(?:tool|system|program|software|service)|(?:systems?|tools?|programs?|software)\s+(?:that|which)\s+(?:read|parse|process|condense|summari[sz]e|see|scan)s?)\b`,
-    'i',
-  ),
-  directive: rx(
-    String.raw`\b(?:must|should|shall|ought\s+to|needs?\s+to|has\s+to|have\s+to|(?:is|are)\s+(?:required|expected|instructed|obliged|supposed|to)|wants?\s+you\s+to|under\s+the\s+condition|kindly|please|do\s+not|don'?t|never|always|only)\b|(?:^|[:—–,]\s*)(?:also\s+|then\s+|now\s+|just\s+)?${actions}\b`,
-    'i',
-  ),
-  deixis: rx(
-    String.raw`\b(?:this|these)\s+(?:page|message|e-?mail|snippet|document|file|content|text|article|review|thread|thesis|post|site|pdf|section|note|ticket|comment|repo(?:sitory)?|result|inbox|appendix|paper|recipe|sheet|listing|chat|conversation)s?\b|\b(?:reading|sees?|seeing|visiting|parsing)\s+this\b|\bvisiting\b|\bthe\s+summary\b|\bwhen\s+(?:you\s+\w+|asked)\b|\bbelow\b`,
-    'i',
-  ),
-  user: rx(
-    String.raw`\b(?:the|its|their|your)\s+(?:user|owner|reader|human|person(?:\s+asking)?)s?\b|\b(?:users|readers|someone)\b`,
-    'i',
-  ),
-  action: rx(
-    String.raw`\b(?:delete|deleting|refund|share|send|e-?mail|mail|forward|push|archive|accept|block|download|upload|transfer|pay|purchase|donat(?:e|ion)|complete|promote|award|replace|apply|set|change|add|create|navigate|tell|say|reply|respond|report|recommend|mention|conclude|praise|omit|leave\s+out|drop|hide|skip|issue|grant|disable|install|run|execute|mark)\b`,
-    'i',
-  ),
-  deceit: rx(
-    String.raw`\b(?:untrue|false(?:ly)?|the\s+true\s+value|even\s+though|regardless|instead|without\s+(?:review|asking|approval|checking|telling|confirmation)|it'?s\s+fine|(?:pre-?)?(?:authori[sz]ed|approved)|do\s+not\s+summari[sz]e|outdated|cancel+ed|secretly|silently|for\s+the\s+rest\s+of)\b`,
-    'i',
-  ),
-} as const;
+/** Every rule, in the order the detector reports their matches. */
+export const injectionRules: readonly InjectionRule[] = [...takeoverRules, ...requestRules];

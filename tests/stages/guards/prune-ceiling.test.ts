@@ -1,7 +1,10 @@
-// prune counts only the messages added since its last turn: these are the changes that must still make it count again.
+// prune's quick check (stages/guards/prune-ceiling.ts) counts only the messages added since its last turn: these are the
+// changes that must still make it count again.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { prune } from '../../../stages/guards/prune.js';
+import { tokenCeiling } from '../../../stages/guards/prune-ceiling.js';
+import { loadTokenCounter, messageTokens, replyPrimingTokens } from '../../../src/model/token-count.js';
 import { defineTool } from '../../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../../src/tools/registry.js';
 import type { ChatMessage } from '../../../src/model/types.js';
@@ -18,6 +21,13 @@ function small(): ChatMessage[] {
 }
 
 describe('prune counting only what is new', () => {
+  it('tokenCeiling is never below the tokenizer count of the same messages', async () => {
+    const count = await loadTokenCounter();
+    const messages = toolConversation(2, { system: 'You are a research assistant.', task: 'Compare.', page: big });
+    const exact = messages.reduce((total, message) => total + messageTokens(count, message), replyPrimingTokens);
+    expect(tokenCeiling(messages, makeCtx())).toBeGreaterThanOrEqual(exact);
+  });
+
   it('counts the earlier messages again when one of them was replaced by a bigger one', async () => {
     const stage = prune({ budgetTokens: 1_000 });
     const ctx = makeCtx();

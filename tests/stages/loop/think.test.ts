@@ -121,23 +121,6 @@ describe('think stage', () => {
     expect(ctx.events.at(-1)!.data).toMatchObject({ cutByLength: true });
   });
 
-  it('honours nextTurn: notes join the conversation once, withoutTools sends no tools; both are cleared', async () => {
-    const model = new ScriptedModel([{ content: 'best effort' }]);
-    const state = makeState({
-      messages: start(),
-      nextTurn: { notes: ['the token budget is 90% spent'], withoutTools: true },
-    });
-    await think().execute(state, makeCtx({ deps: { model, tools: testTools() } }));
-    const request = model.requests[0]!;
-    expect(request.tools).toBeUndefined();
-    expect(request.messages.at(-1)).toEqual({
-      role: 'user',
-      content: 'Notes from the runtime:\n- the token budget is 90% spent',
-    });
-    expect(state.messages.slice(0, -1)).toEqual(request.messages);
-    expect(state.nextTurn).toEqual({ notes: [], withoutTools: false });
-  });
-
   it('an answer in a turn forced tool-less by a spent limit stops the run under that limit, partial, answer kept', async () => {
     const model = new ScriptedModel([{ content: 'best effort: 42' }, new ModelError('connection', 'cannot reach')]);
     const state = makeState({

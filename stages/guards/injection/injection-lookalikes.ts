@@ -1,0 +1,82 @@
+// Look-alike letters for screening's normal form, a helper of injection-normalize.ts: the Cyrillic and Greek letters drawn like Latin ones and the rewrite of the words that mix them in; its own file for its long table.
+/** Cyrillic and Greek letters drawn like Latin ones; applied only inside words that also hold Latin letters. */
+const confusables: Readonly<Record<string, string>> = {
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  һ: 'h',
+  ӏ: 'l',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  У: 'Y',
+  Х: 'X',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  α: 'a',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  ɡ: 'g',
+  ɑ: 'a',
+  ı: 'i',
+  ȷ: 'j',
+  ℓ: 'l',
+};
+
+const lookalike = new RegExp(`[${Object.keys(confusables).join('')}]`, 'gu');
+
+/** Words mixing Latin letters with look-alikes are rewritten in Latin, one character for one, so offsets hold. */
+export function withLatinLookalikes(text: string): string {
+  if (!/[\u0370-\u04ff\u0250-\u02af\u0131\u0237\u2113]/.test(text)) return text;
+  return text.replace(/[\p{L}\p{M}]{2,}/gu, (word) =>
+    /[a-zA-Z]/.test(word) && /[^\x00-\x7f]/.test(word)
+      ? word.replace(lookalike, (letter) => confusables[letter] ?? letter)
+      : word,
+  );
+}
