@@ -41,6 +41,12 @@ export type GuardSettingName = keyof GuardSettings;
 export type SettingNamer = (setting: GuardSettingName) => string;
 const fieldName: SettingNamer = (setting) => setting;
 
+/**
+ * The documented defaults (docs/guards.md "Defaults"): the token budget at this share of the model's context window,
+ * the identical failing call refused at this count, and an assembled run's time limit in seconds.
+ */
+export const guardDefaults = Object.freeze({ contextShare: 0.8, loopLimit: 3, cliTimeoutSeconds: 600 });
+
 /** The settings that are limits, in the order of the `limits` event (null there: off). */
 export const limitSettings = [
   'maxIterations',

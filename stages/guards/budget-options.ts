@@ -105,3 +105,16 @@ export function validate(options: BudgetOptions): Settings {
   }
   return { ...options, warnAt };
 }
+
+/** A cost limit needs the model's price: unknown, it fails at assembly with `what` naming the setting in the door's words. */
+export function requirePrice(
+  modelName: string | undefined,
+  prices: Readonly<Record<string, ModelPrice>> | undefined,
+  what: string,
+): void {
+  if (modelName === undefined || priceFor(modelName, prices) !== undefined) return;
+  throw new StageloopError(
+    'config',
+    `${what} needs the price of model "${modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`,
+  );
+}

@@ -11,6 +11,22 @@ import {
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { Stage } from '../../src/engine/stage.js';
 import { limits } from './limits.js';
+import type { SettingNamer } from '../../src/engine/guard-settings.js';
+import type { ModelPrice } from './budget-options.js';
+
+/** What applyGuards can check at assembly time instead of on the first run. */
+export interface GuardEnvironment {
+  /** The model the pipeline will run with: a cost budget needs its price. */
+  modelName?: string;
+  /** Extra prices, as for budget({ prices }). */
+  prices?: Readonly<Record<string, ModelPrice>>;
+  /** Add the default guards the settings do not give or switch off (0); `noGuards` turns them all off. */
+  defaults?: boolean;
+  /** With `defaults`: a time limit in seconds when `timeoutSeconds` is not given (an assembled run's 600). */
+  defaultTimeoutSeconds?: number;
+  /** How errors name a setting (the CLI: by its flag); default the field name. */
+  name?: SettingNamer;
+}
 
 /** Where each guard stage goes. */
 export interface GuardPlaces {

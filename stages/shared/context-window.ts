@@ -1,12 +1,13 @@
 // The context window of a model by name (stages/shared/data/context-windows.json), and the share of it the default guards allow.
 import windowData from './data/context-windows.json' with { type: 'json' };
 import { lookupModel } from './model-table.js';
+import { guardDefaults } from '../../src/engine/guard-settings.js';
 
 const defaultWindows: Readonly<Record<string, number>> = windowData.models;
 /** Window assumed for a model missing from the tables (128,000 tokens). */
 export const unknownModelWindow = windowData.defaultWindow;
 /** The share of the context window the default token budget and the default pruning allow (the documents' 80%). */
-export const defaultContextShare = 0.8;
+export const defaultContextShare = guardDefaults.contextShare;
 
 export function contextWindowFor(modelName: string | undefined, overrides?: Readonly<Record<string, number>>): number {
   if (modelName === undefined) return unknownModelWindow;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costUsd, priceFor, validate } from '../../../stages/guards/budget-options.js';
+import { costUsd, priceFor, requirePrice, validate } from '../../../stages/guards/budget-options.js';
 
 describe('budget options', () => {
   it("prices a model from the table, the caller's prices first", () => {
@@ -36,5 +36,17 @@ describe('budget options', () => {
   ])('refuses %j with one line naming the fix', (options, message) => {
     expect(() => validate(options)).toThrow(expect.objectContaining({ code: 'config' }));
     expect(() => validate(options)).toThrow(message);
+  });
+
+  it('requirePrice: a known model, or none yet, passes; an unknown one is a config error naming the setting', () => {
+    expect(() => requirePrice('gpt-4o', undefined, '--max-cost')).not.toThrow();
+    expect(() => requirePrice(undefined, undefined, '--max-cost')).not.toThrow();
+    expect(() => requirePrice('mine', { mine: { input: 1, output: 1 } }, 'maxCostUsd')).not.toThrow();
+    expect(() => requirePrice('no-such-model', undefined, '--max-cost')).toThrow(
+      expect.objectContaining({ code: 'config' }),
+    );
+    expect(() => requirePrice('no-such-model', undefined, '--max-cost')).toThrow(
+      /^--max-cost needs the price of model "no-such-model", which stageloop does not know/,
+    );
   });
 });
