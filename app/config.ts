@@ -5,7 +5,12 @@ import { resolve } from 'node:path';
 import type { Environment } from '../src/model/config.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import { messageOf } from '../src/common/error-message.js';
-import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../src/tools/mcp/types.js';
+import type { McpServer } from '../src/tools/mcp/types.js';
+import { checkUrl, configObject, configText, expandVariables } from './config-values.js';
+import { parseInlineServer, serverEntry } from './mcp-server-config.js';
+
+export { expandVariables } from './config-values.js';
+export { parseInlineServer } from './mcp-server-config.js';
 
 export const CONFIG_FILE_NAME = 'stageloop.config.json';
 
@@ -94,15 +99,15 @@ export function parseConfigText(text: string, file: string, env: Environment): S
   } catch (error) {
     throw new StageloopError('config', `${file} is not valid JSON (${messageOf(error)})`);
   }
-  const root = object(parsed, file, 'the file');
-  const servers = root.mcpServers === undefined ? {} : object(root.mcpServers, file, '"mcpServers"');
+  const root = configObject(parsed, file, 'the file');
+  const servers = root.mcpServers === undefined ? {} : configObject(root.mcpServers, file, '"mcpServers"');
   const mcpServers: McpServer[] = [];
   for (const [name, entry] of Object.entries(servers)) {
-    const server = serverEntry(name, object(entry, file, `mcpServers.${name}`), file, env);
+    const server = serverEntry(name, configObject(entry, file, `mcpServers.${name}`), file, env);
     if (server) mcpServers.push(server);
   }
   const fallback = root.fallback === undefined ? [] : fallbackEntries(root.fallback, file, env);
-  const agents = root.agents === undefined ? [] : agentEntries(object(root.agents, file, '"agents"'), file);
+  const agents = root.agents === undefined ? [] : agentEntries(configObject(root.agents, file, '"agents"'), file);
   return { file, mcpServers, fallback, agents };
 }
 
@@ -116,7 +121,7 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
         'config',
         `${file}: agents: agent name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 64): it is a tool name`,
       );
-    const entry = object(value, file, `agents.${name}`);
+    const entry = configObject(value, file, `agents.${name}`);
     const unknown = Object.keys(entry).filter((key) => !AGENT_KEYS.includes(key));
     if (unknown.length > 0)
       throw new StageloopError(
@@ -131,14 +136,14 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
     };
     const agent: AgentConfig = {
       name,
-      description: text(entry.description, `${where}.description`),
-      pipeline: entry.pipeline === undefined ? 'react' : text(entry.pipeline, `${where}.pipeline`),
-      instructions: text(entry.instructions, `${where}.instructions`),
+      description: configText(entry.description, `${where}.description`),
+      pipeline: entry.pipeline === undefined ? 'react' : configText(entry.pipeline, `${where}.pipeline`),
+      instructions: configText(entry.instructions, `${where}.instructions`),
       tools: names('tools'),
       agents: names('agents'),
       handoffs: names('handoffs'),
     };
-    if (entry.model !== undefined) agent.model = text(entry.model, `${where}.model`);
+    if (entry.model !== undefined) agent.model = configText(entry.model, `${where}.model`);
     return agent;
   });
   const known = new Set(agents.map((agent) => agent.name));
@@ -155,144 +160,25 @@ function agentEntries(entries: Record<string, unknown>, file: string): AgentConf
   return agents;
 }
 
-/** `files=npx -y @modelcontextprotocol/server-filesystem /tmp` or `docs=https://example.com/mcp`. */
-export function parseInlineServer(value: string): McpServer {
-  const equals = value.indexOf('=');
-  const name = equals > 0 ? value.slice(0, equals).trim() : '';
-  const rest = equals > 0 ? value.slice(equals + 1).trim() : '';
-  if (!name || !rest)
-    throw new StageloopError(
-      'config',
-      `--mcp needs NAME=COMMAND or NAME=URL, got ${JSON.stringify(value)}: --mcp "files=npx -y @modelcontextprotocol/server-filesystem /tmp"`,
-    );
-  checkName(name, '--mcp');
-  if (/^https?:\/\//i.test(rest)) return { name, url: checkUrl(rest, `--mcp ${name}`) };
-  const [command, ...args] = splitCommand(rest, `--mcp ${name}`);
-  return args.length > 0 ? { name, command: command!, args } : { name, command: command! };
-}
-
-const SERVER_KEYS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'disabled']);
-
-function serverEntry(
-  name: string,
-  entry: Record<string, unknown>,
-  file: string,
-  env: Environment,
-): McpServer | undefined {
-  const where = `${file}: mcpServers.${name}`;
-  checkName(name, `${file}: mcpServers`);
-  const unknown = Object.keys(entry).filter((key) => !SERVER_KEYS.has(key));
-  if (unknown.length > 0)
-    throw new StageloopError(
-      'config',
-      `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use command, args, env, cwd (stdio) or url, headers (HTTP)`,
-    );
-  if (entry.disabled === true) return undefined;
-  const hasCommand = entry.command !== undefined;
-  if (hasCommand === (entry.url !== undefined))
-    throw new StageloopError(
-      'config',
-      `${where} needs exactly one of "command" (a server to start) and "url" (a server to reach)`,
-    );
-  if (!hasCommand) {
-    const server: McpServer = { name, url: checkUrl(text(entry.url, `${where}.url`), `${where}.url`) };
-    if (entry.headers !== undefined) server.headers = expandedRecord(entry.headers, `${where}.headers`, env);
-    return server;
-  }
-  const server: McpServer = { name, command: text(entry.command, `${where}.command`) };
-  if (entry.args !== undefined) {
-    if (!Array.isArray(entry.args) || !entry.args.every((arg) => typeof arg === 'string'))
-      throw new StageloopError('config', `${where}.args must be a list of strings`);
-    server.args = entry.args as string[];
-  }
-  if (entry.env !== undefined) server.env = expandedRecord(entry.env, `${where}.env`, env);
-  if (entry.cwd !== undefined) server.cwd = text(entry.cwd, `${where}.cwd`);
-  return server;
-}
-
 function fallbackEntries(value: unknown, file: string, env: Environment): FallbackModelEntry[] {
   if (!Array.isArray(value))
     throw new StageloopError('config', `${file}: "fallback" must be a list of { "model", "baseUrl"?, "apiKey"? }`);
   return value.map((item, index) => {
     const where = `${file}: fallback[${index}]`;
-    const entry = object(item, file, `fallback[${index}]`);
+    const entry = configObject(item, file, `fallback[${index}]`);
     const unknown = Object.keys(entry).filter((key) => !['model', 'baseUrl', 'apiKey'].includes(key));
     if (unknown.length > 0)
       throw new StageloopError(
         'config',
         `${where} has unknown key ${unknown.map((key) => `"${key}"`).join(', ')}: use model, baseUrl, apiKey`,
       );
-    const result: FallbackModelEntry = { model: text(entry.model, `${where}.model`) };
+    const result: FallbackModelEntry = { model: configText(entry.model, `${where}.model`) };
     if (entry.baseUrl !== undefined)
-      result.baseUrl = checkUrl(text(entry.baseUrl, `${where}.baseUrl`), `${where}.baseUrl`);
+      result.baseUrl = checkUrl(configText(entry.baseUrl, `${where}.baseUrl`), `${where}.baseUrl`);
     if (entry.apiKey !== undefined)
-      result.apiKey = expandVariables(text(entry.apiKey, `${where}.apiKey`), `${where}.apiKey`, env);
+      result.apiKey = expandVariables(configText(entry.apiKey, `${where}.apiKey`), `${where}.apiKey`, env);
     return result;
   });
-}
-
-/** `${VAR}` (or VS Code's `${env:VAR}`) replaced from the environment: the config file's values and the recipe's secret templates; an unset variable is a config error naming it, never a value. */
-export function expandVariables(value: string, where: string, env: Environment): string {
-  return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g, (_reference, variable: string) => {
-    const found = env[variable];
-    if (found === undefined)
-      throw new StageloopError(
-        'config',
-        `${where} uses \${${variable}}, which is not set: export ${variable} before running stageloop`,
-      );
-    return found;
-  });
-}
-
-function expandedRecord(value: unknown, where: string, env: Environment): Record<string, string> {
-  const entries = Object.entries(object(value, where, ''));
-  const result: Record<string, string> = {};
-  for (const [key, field] of entries) {
-    // The value is never shown: it may be a secret.
-    if (typeof field !== 'string') throw new StageloopError('config', `${where}.${key} must be a string`);
-    result[key] = expandVariables(field, `${where}.${key}`, env);
-  }
-  return result;
-}
-
-function object(value: unknown, file: string, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new StageloopError('config', `${what ? `${file}: ${what}` : file} must be a JSON object`);
-  return value as Record<string, unknown>;
-}
-
-function text(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '')
-    throw new StageloopError('config', `${where} must be a non-empty string`);
-  return value;
-}
-
-function checkName(name: string, where: string): void {
-  if (!MCP_SERVER_NAME_PATTERN.test(name))
-    throw new StageloopError(
-      'config',
-      `${where}: server name ${JSON.stringify(name)} must be letters, digits, _ or - (at most 32): it prefixes tool names`,
-    );
-}
-
-function checkUrl(value: string, where: string): string {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
-  } catch {
-    // Reported below.
-  }
-  throw new StageloopError('config', `${where} must be an http:// or https:// URL`);
-}
-
-/** Words of a command line; "double" or 'single' quotes keep spaces. */
-function splitCommand(line: string, where: string): string[] {
-  const words: string[] = [];
-  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3]!);
-  const quotes = ((line.match(/"/g)?.length ?? 0) % 2) + ((line.match(/'/g)?.length ?? 0) % 2);
-  if (quotes !== 0) throw new StageloopError('config', `${where}: unbalanced quote in the command`);
-  return words;
 }
 
 /** Variables read by the config loader come back as their own `${VAR}` reference: the file's templates stay templates. */

@@ -5,24 +5,21 @@ import type { JsonObject } from '../../src/common/json.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { EvalResult } from '../../src/eval/types.js';
 import type { Environment } from '../../src/model/config.js';
-import type { ChatModel } from '../../src/model/types.js';
-import type { RunStore } from '../../src/store/types.js';
-import { parseFlags } from './args.js';
-import { chooseModel } from '../providers.js';
 import { recordedGuards } from '../recipe.js';
-import { progressBar, progressLine, textReport } from './eval-output.js';
+import { textReport, writeReport } from './eval-output.js';
 import {
-  configVariants,
-  parseVariantFlag,
-  variantRun,
-  type VariantContext,
-  type VariantRun,
-  type VariantSpec,
-} from './eval-variants.js';
+  chosenVariants,
+  judgeModelOf,
+  parseEvalArgs,
+  thresholdOf,
+  wholeNumber,
+  type EvalValues,
+} from './eval-flags.js';
+import { attendedEval, replayEval } from './eval-runs.js';
+import { variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
 import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
-import { shownSlots } from '../shown-slots.js';
 
 export const evalUsage = `Usage: stageloop eval DATASET [--variant NAME=PIPELINE[:FLAGS]]... [options]
 Runs every case of DATASET (a .jsonl file, a .js/.ts module, or builtin:arithmetic) on each variant, grades each
@@ -54,104 +51,6 @@ Reports and the gate:
 Exit codes: 0 every case passed (with --baseline: no regression), 1 a failure or a regression, 2 usage,
 130 interrupted (finished cases kept: continue with --resume EVAL).`;
 
-const options = {
-  variant: { type: 'string', multiple: true },
-  config: { type: 'string' },
-  model: { type: 'string', short: 'm' },
-  'base-url': { type: 'string' },
-  offline: { type: 'boolean' },
-  'judge-model': { type: 'string' },
-  repeats: { type: 'string' },
-  concurrency: { type: 'string' },
-  store: { type: 'string' },
-  resume: { type: 'string' },
-  replay: { type: 'string' },
-  json: { type: 'boolean' },
-  html: { type: 'string' },
-  baseline: { type: 'string' },
-  threshold: { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-type Values = ReturnType<typeof parseEvalArgs>['values'];
-
-function parseEvalArgs(argv: readonly string[]) {
-  return parseFlags('eval', argv, options);
-}
-
-function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new StageloopError('usage', `${flag} must be a whole number >= 1, got "${value}"`);
-  return number;
-}
-
-function thresholdOf(value: string | undefined): number {
-  if (value === undefined) return 0;
-  const number = Number(value);
-  if (!(number >= 0 && number <= 1))
-    throw new StageloopError(
-      'usage',
-      `--threshold must be a number from 0 to 1 (a drop in pass rate or score), got "${value}"`,
-    );
-  return number;
-}
-
-/** The variants asked for: --variant flags (a bare name picks a config variant), else the config's, else "default". */
-export function chosenVariants(values: Values): VariantSpec[] {
-  const fromConfig = configVariants(values.config);
-  const flags = values.variant ?? [];
-  if (flags.length === 0)
-    return fromConfig.length > 0 ? fromConfig : [{ name: 'default', pipeline: 'react', guards: {} }];
-  const specs = flags.map((flag) => {
-    const parsed = parseVariantFlag(flag);
-    if (typeof parsed !== 'string') return parsed;
-    const found = fromConfig.find((spec) => spec.name === parsed);
-    if (found === undefined)
-      throw new StageloopError(
-        'usage',
-        `--variant ${parsed}: no variant "${parsed}" in the config file's "evalVariants"${fromConfig.length ? ` (it has ${fromConfig.map((spec) => spec.name).join(', ')})` : ''}: write --variant ${parsed}=PIPELINE[:FLAGS]`,
-      );
-    return found;
-  });
-  const twice = specs.find((spec, index) => specs.findIndex((other) => other.name === spec.name) !== index);
-  if (twice !== undefined)
-    throw new StageloopError('usage', `variant "${twice.name}" is given twice: give each --variant its own name`);
-  return specs;
-}
-
-async function judgeModelOf(
-  values: Values,
-  context: VariantContext,
-  specs: VariantSpec[],
-): Promise<ChatModel | undefined> {
-  const name = values['judge-model'];
-  if (name === undefined) {
-    const server = specs.find((spec) => !(spec.offline ?? context.defaults.offline));
-    if (server === undefined) return undefined;
-    const choice = await chooseModel(
-      {
-        ...((server.model ?? context.defaults.model) ? { name: (server.model ?? context.defaults.model)! } : {}),
-        ...((server.baseUrl ?? context.defaults.baseUrl)
-          ? { baseUrl: (server.baseUrl ?? context.defaults.baseUrl)! }
-          : {}),
-      },
-      context.env,
-    );
-    return choice.offline ? undefined : choice.model;
-  }
-  const baseUrl = context.defaults.baseUrl;
-  const choice = await chooseModel({ name, ...(baseUrl !== undefined && { baseUrl }) }, context.env).catch(() => {
-    throw new StageloopError(
-      'usage',
-      `--judge-model ${name} needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url`,
-    );
-  });
-  return choice.model;
-}
-
 /** Evals are kept beside the store file they record into. */
 function evalsFolder(file: string, env: Environment): string {
   if (/^rediss?:\/\//.test(file)) return join(env.STAGELOOP_HOME?.trim() || '.stageloop', 'evals');
@@ -169,7 +68,12 @@ export async function evalCommand(argv: readonly string[], io: CommandIo): Promi
   return runEval(values, positionals, env, streams);
 }
 
-async function runEval(values: Values, positionals: string[], env: Environment, streams: CliStreams): Promise<number> {
+async function runEval(
+  values: EvalValues,
+  positionals: string[],
+  env: Environment,
+  streams: CliStreams,
+): Promise<number> {
   if (positionals.length > 1)
     throw new StageloopError('usage', `stageloop eval takes one dataset, got also "${positionals[1]}"`);
   const continued = values.resume ?? values.replay;
@@ -310,96 +214,4 @@ async function runEval(values: Values, positionals: string[], env: Environment, 
     await calculatorHost.close();
     await recording.store.close().catch(() => undefined);
   }
-}
-
-type Start = (
-  signal: AbortSignal,
-  onRun: (
-    run: import('../../src/eval/types.js').CaseRun,
-    progress: { done: number; total: number; passed: number },
-  ) => void,
-) => Promise<EvalResult>;
-
-/** Runs the eval with Ctrl-C handling: the first stops it keeping what finished, the second quits at once. */
-async function attendedEval(
-  streams: CliStreams,
-  chatty: boolean,
-  ledgerFile: () => string,
-  start: Start,
-): Promise<{ result: EvalResult; interrupted: boolean }> {
-  const { appendRun } = await import('../../src/eval/ledger.js');
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(130);
-    streams.stderr.write('\nstopping: finished runs are kept (press Ctrl-C again to quit at once)\n');
-    controller.abort(new Error('cancelled with Ctrl-C'));
-  };
-  process.on('SIGINT', onInterrupt);
-  const live = chatty && (streams.stderr as NodeJS.WriteStream).isTTY === true;
-  try {
-    const result = await start(controller.signal, (run, progress) => {
-      appendRun(ledgerFile(), run);
-      if (!chatty) return;
-      streams.stderr.write(live ? `\r\u001b[K${progressBar(run, progress)}` : `${progressLine(run, progress)}\n`);
-    });
-    if (live) streams.stderr.write('\n');
-    const interrupted = controller.signal.aborted && !result.complete;
-    if (interrupted) ledgerFile();
-    return { result, interrupted };
-  } finally {
-    process.off('SIGINT', onInterrupt);
-  }
-}
-
-async function replayEval(
-  ledger: import('../../src/eval/ledger.js').Ledger,
-  dataset: import('../../src/eval/dataset.js').Dataset,
-  variants: Array<Awaited<ReturnType<typeof variantRun>>>,
-  store: RunStore,
-  repeats: number,
-  judgeModel: ChatModel | undefined,
-): Promise<EvalResult> {
-  const [{ regrade }, { replayRun }, { loadRun }, { toolCallsOfJournal }] = await Promise.all([
-    import('../../src/eval/regrade.js'),
-    import('../../src/durable/replay.js'),
-    import('../../src/durable/inspect.js'),
-    import('../../src/eval/subject.js'),
-  ]);
-  const byName = new Map(variants.map((variant) => [variant.name, variant]));
-  return regrade({
-    evalId: ledger.header.evalId,
-    dataset,
-    variants: variants.map((variant) => variant.name),
-    repeats,
-    runs: ledger.runs,
-    ...(judgeModel && { judgeModel }),
-    async load(run) {
-      const variant = byName.get(run.variant)!;
-      const tools = variant.deps?.tools;
-      const report = await replayRun(store, run.runId, {
-        pipeline: variant.pipeline,
-        ...(tools && { deps: { tools } }),
-      });
-      return { result: report.result, toolCalls: toolCallsOfJournal((await loadRun(store, run.runId)).journal) };
-    },
-  });
-}
-
-/** The HTML report, with each run as the console shows it (its timeline) for the drill-down. */
-async function writeReport(
-  file: string,
-  result: EvalResult,
-  comparison: import('../../src/eval/baseline.js').BaselineComparison | undefined,
-  store: RunStore,
-): Promise<void> {
-  const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([
-    import('../../src/eval/report-html.js'),
-    import('../../src/server/run-view.js'),
-  ]);
-  const views: Record<string, Awaited<ReturnType<typeof runViewOf>>> = {};
-  for (const run of result.results.flatMap((entry) => entry.runs))
-    views[run.runId] = await runViewOf(store, run.runId, shownSlots);
-  await writeHtmlReport(file, result, views, comparison);
 }

@@ -1,6 +1,9 @@
-// What `stageloop eval` prints: the progress line, the table per variant, the cases where variants disagree, failures.
+// What `stageloop eval` prints: the progress line, the table per variant, the cases where variants disagree, failures;
+// and the --html report it writes.
 import type { BaselineComparison } from '../../src/eval/baseline.js';
 import type { CaseRun, EvalResult } from '../../src/eval/types.js';
+import type { RunStore } from '../../src/store/types.js';
+import { shownSlots } from '../shown-slots.js';
 import { terminalSafe } from './terminal-text.js';
 
 const milliseconds = (value: number): string =>
@@ -120,4 +123,21 @@ export function textReport(result: EvalResult, comparison: BaselineComparison | 
   if (failures.length > 0) parts.push(failures.join('\n'));
   if (comparison) parts.push(baselineLines(comparison).join('\n'));
   return terminalSafe(parts.join('\n\n'));
+}
+
+/** The HTML report, with each run as the console shows it (its timeline) for the drill-down. */
+export async function writeReport(
+  file: string,
+  result: EvalResult,
+  comparison: BaselineComparison | undefined,
+  store: RunStore,
+): Promise<void> {
+  const [{ writeHtmlReport }, { runViewOf }] = await Promise.all([
+    import('../../src/eval/report-html.js'),
+    import('../../src/server/run-view.js'),
+  ]);
+  const views: Record<string, Awaited<ReturnType<typeof runViewOf>>> = {};
+  for (const run of result.results.flatMap((entry) => entry.runs))
+    views[run.runId] = await runViewOf(store, run.runId, shownSlots);
+  await writeHtmlReport(file, result, views, comparison);
 }

@@ -1,19 +1,11 @@
 // OpenAIChatModel: the ChatModel port over any OpenAI-compatible Chat Completions server (OpenAI, vLLM, Ollama, llama.cpp).
 import type OpenAI from 'openai';
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js';
+import { sendExchange } from './openai-exchange.js';
 import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
 import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
-import {
-  normaliseFinishReason,
-  readCompletion,
-  toChatParams,
-  type WireSettings,
-  type WireTurn,
-} from './openai-wire.js';
-import { StreamAssembler } from './stream-assembler.js';
+import { normaliseFinishReason, type WireSettings, type WireTurn } from './openai-wire.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
-import { RequestAborted, RequestGuard } from './request-guard.js';
 import { parseActions } from './text-tool-protocol.js';
 import { estimateUsage, sumUsage } from './usage-estimate.js';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from './types.js';
@@ -202,7 +194,16 @@ export class OpenAIChatModel implements ChatModel {
       let delivered = false;
       const forward = onEvent && ((event: ChatStreamEvent) => ((delivered = true), onEvent(event)));
       try {
-        return await this.send(client, request, this.settings(), signal, forward, attempt);
+        return await sendExchange(client, request, {
+          settings: this.settings(),
+          signal,
+          onEvent: forward,
+          attempt,
+          url: this.errorContext.url,
+          timeoutMs: this.errorContext.timeoutMs,
+          newId: this.newId,
+          streamUsage: this.options.streamUsage,
+        });
       } catch (error) {
         const mapped = toModelError(error, { ...this.errorContext, signal });
         if (attempt >= this.maxRetries || delivered || !shouldRetry(mapped)) throw mapped;
@@ -224,68 +225,6 @@ export class OpenAIChatModel implements ChatModel {
       logLevel: 'off',
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
-  }
-
-  /** One HTTP exchange, streamed or not. */
-  private async send(
-    client: OpenAI,
-    request: ChatRequest,
-    settings: WireSettings,
-    signal: AbortSignal | undefined,
-    onEvent: ((event: ChatStreamEvent) => void) | undefined,
-    attempt: number,
-  ): Promise<WireTurn> {
-    const params = toChatParams(request, settings);
-    const guard = new RequestGuard(signal, this.errorContext.timeoutMs);
-    const options = { signal: guard.signal, headers: { 'x-stainless-retry-count': String(attempt) } };
-    try {
-      if (onEvent === undefined) {
-        const response = await guard.wait(
-          client.chat.completions.create({ ...params, stream: false }, options).asResponse(),
-        );
-        guard.restartSilenceTimer();
-        return readCompletion(
-          parseBody(await guard.wait(response.text()), response.headers.get('content-type')),
-          this.errorContext.url,
-          this.newId,
-        );
-      }
-      const streamParams = {
-        ...params,
-        stream: true as const,
-        ...(this.options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
-      };
-      const stream = await guard.wait(client.chat.completions.create(streamParams, options));
-      const assembler = new StreamAssembler(onEvent, this.newId, this.errorContext.url);
-      const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
-      guard.restartSilenceTimer();
-      let chunks = 0;
-      for (let next = await guard.wait(iterator.next()); !next.done; next = await guard.wait(iterator.next())) {
-        guard.restartSilenceTimer();
-        assembler.add(next.value);
-        chunks++;
-      }
-      // The SDK ends the iteration quietly when aborted: make sure an abort is not mistaken for the end of the reply.
-      if (guard.signal.aborted) throw new RequestAborted();
-      // A body with no event at all (a JSON body, a proxy's page) would otherwise pass for an empty reply.
-      if (chunks === 0)
-        throw new ModelError(
-          'invalid_response',
-          `${this.errorContext.url} answered a streamed request with no events: its body is not valid JSON server-sent events`,
-        );
-      return assembler.result();
-    } catch (error) {
-      if (guard.silent) {
-        throw new ModelError(
-          'timeout',
-          `${this.errorContext.url} stopped sending: nothing for ${this.errorContext.timeoutMs} ms`,
-          { cause: error },
-        );
-      }
-      throw error;
-    } finally {
-      guard.dispose();
-    }
   }
 
   /** Applies the text protocol, normalises the finish reason and fills in usage (estimated when the server sent none). */
@@ -315,15 +254,5 @@ export class OpenAIChatModel implements ChatModel {
     };
     if (toolProblem !== undefined) response.toolCallProblem = `Your Action line could not be read: ${toolProblem}`;
     return response;
-  }
-}
-
-/** Parses a completion body; a server that sends JSON under another content type is forgiven. */
-function parseBody(text: string, contentType: string | null): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    if (contentType?.includes('json')) throw error;
-    return text;
   }
 }

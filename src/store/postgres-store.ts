@@ -29,7 +29,6 @@ import {
   createPool,
   inTransaction,
   splitSchema,
-  numericTypes,
   postgresFailure,
   quoteIdentifier,
   redactUrl,
@@ -37,6 +36,17 @@ import {
   type PostgresConnectOptions,
   type PostgresPool,
 } from './postgres-connection.js';
+import {
+  insertEntries,
+  insertRun,
+  lockRow,
+  present,
+  putCheckpoint,
+  query,
+  saveProgress,
+  saveRun,
+  statements,
+} from './postgres-queries.js';
 import { changeChannel, migratePostgres } from './postgres-schema.js';
 import { RunExistsError, runNotFound, type Claim, type RunStore, type StoredRunStatus } from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
@@ -46,43 +56,6 @@ export interface PostgresStoreOptions extends PostgresConnectOptions {
   clock?: StoreClock;
   /** The PostgreSQL schema the tables live in (default "stageloop"), so several stores can share one database. */
   schema?: string;
-}
-
-const writableColumns = `id, run_id AS "runId", status, updated_at AS "updatedAt", epoch, owner_id AS "ownerId", owner_pid AS "ownerPid",
-  owner_host AS "ownerHost", lease_until AS "leaseUntil", head, iterations, tokens, answer, outcome`;
-const runColumns = `${writableColumns}, pipeline, fingerprint, version, input, options, created_at AS "createdAt"`;
-const entryColumns = 'seq, kind, zone, iteration, stage, at, data';
-const checkpointColumns = 'seq, position, state, state_hash AS "stateHash", at';
-
-/** The store's SQL for one schema. */
-function statements(schema: string) {
-  const S = quoteIdentifier(schema);
-  return {
-    insertRun: `INSERT INTO ${S}.runs (run_id, pipeline, fingerprint, version, input, options, created_at, status, updated_at, epoch, owner_id,
-        owner_pid, owner_host, lease_until, head, iterations, tokens, answer, outcome)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) ON CONFLICT (run_id) DO NOTHING RETURNING id`,
-    lockRun: `SELECT ${runColumns} FROM ${S}.runs WHERE run_id = $1 FOR UPDATE`,
-    lockWritable: `SELECT ${writableColumns} FROM ${S}.runs WHERE run_id = $1 FOR UPDATE`,
-    saveRun: `UPDATE ${S}.runs SET status = $2, updated_at = $3, epoch = $4, owner_id = $5, owner_pid = $6, owner_host = $7, lease_until = $8,
-        head = $9, iterations = $10, tokens = $11, answer = $12, outcome = $13 WHERE id = $1`,
-    saveProgress: `UPDATE ${S}.runs SET updated_at = $2, lease_until = $3, head = $4, iterations = $5, tokens = $6 WHERE id = $1`,
-    insertEntries: `INSERT INTO ${S}.journal (run, ${entryColumns})
-      SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::bigint[], $8::text[])`,
-    dropCheckpoints: `DELETE FROM ${S}.checkpoints WHERE run = $1 AND seq < $2`,
-    putCheckpoint: `INSERT INTO ${S}.checkpoints (run, seq, position, state, state_hash, at) VALUES ($1, $2, $3, $4, $5, $6)
-      ON CONFLICT (run, seq) DO UPDATE SET position = excluded.position, state = excluded.state, state_hash = excluded.state_hash, at = excluded.at`,
-    findRun: `SELECT ${runColumns} FROM ${S}.runs WHERE run_id = $1`,
-    list: `SELECT ${runColumns} FROM ${S}.runs WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`,
-    // The page after a run: row values walk the (created_at, id) index from that run on.
-    listBefore: `SELECT ${runColumns} FROM ${S}.runs WHERE ($1::text IS NULL OR status = $1)
-      AND (created_at, id) < (SELECT created_at, id FROM ${S}.runs WHERE run_id = $3) ORDER BY created_at DESC, id DESC LIMIT $2`,
-    journal: `SELECT r.id AS run, j.seq, j.kind, j.zone, j.iteration, j.stage, j.at, j.data FROM ${S}.runs r
-      LEFT JOIN ${S}.journal j ON j.run = r.id AND j.seq > $2 WHERE r.run_id = $1 ORDER BY j.seq`,
-    checkpoints: `SELECT r.id AS run, c.seq, c.position, c.state, c.state_hash AS "stateHash", c.at FROM ${S}.runs r
-      LEFT JOIN ${S}.checkpoints c ON c.run = r.id WHERE r.run_id = $1 ORDER BY c.seq`,
-    latestCheckpoint: `SELECT r.id AS run, c.seq, c.position, c.state, c."stateHash", c.at FROM ${S}.runs r
-      LEFT JOIN LATERAL (SELECT ${checkpointColumns} FROM ${S}.checkpoints WHERE run = r.id ORDER BY seq DESC LIMIT 1) c ON true WHERE r.run_id = $1`,
-  };
 }
 
 /** Opens the PostgreSQL store at `connection` (a postgres:// URL, or a pool the caller owns and ends). */
@@ -112,29 +85,6 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       throw failure(error);
     }
   };
-  const query = async (client: PostgresClient | PostgresPool, text: string, values: unknown[]) =>
-    (await client.query({ text, values, types: numericTypes() })).rows;
-  const lock = async <Row extends WritableRow>(client: PostgresClient, text: string, runId: string): Promise<Row> => {
-    const [row] = await query(client, text, [runId]);
-    if (row === undefined) throw runNotFound(runId);
-    return row as unknown as Row;
-  };
-  const saveRun = (client: PostgresClient, row: WritableRow) =>
-    query(client, sql.saveRun, [
-      row.id,
-      row.status,
-      row.updatedAt,
-      row.epoch,
-      row.ownerId,
-      row.ownerPid,
-      row.ownerHost,
-      row.leaseUntil,
-      row.head,
-      row.iterations,
-      row.tokens,
-      row.answer,
-      row.outcome,
-    ]);
   /** One fenced write: the row locked, the claim checked and the change saved in one transaction. */
   const fenced = (
     claim: Claim,
@@ -143,21 +93,13 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
   ) =>
     step(() =>
       inTransaction(pool, async (client) => {
-        const row = await lock<WritableRow>(client, sql.lockWritable, claim.runId);
+        const row = await lockRow<WritableRow>(client, sql.lockWritable, claim.runId);
         checkFence(row, claim);
         const now = clock.now();
         await change(row, now, client);
         row.updatedAt = now;
-        if (ends) await saveRun(client, row);
-        else
-          await query(client, sql.saveProgress, [
-            row.id,
-            row.updatedAt,
-            row.leaseUntil,
-            row.head,
-            row.iterations,
-            row.tokens,
-          ]);
+        if (ends) await saveRun(client, sql, row);
+        else await saveProgress(client, sql, row);
       }),
     );
 
@@ -166,27 +108,7 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       checkPositive('leaseMs', leaseMs);
       const row = newRunRow(0, header, owner, clock.now(), leaseMs);
       return step(async () => {
-        const inserted = await query(pool, sql.insertRun, [
-          row.runId,
-          row.pipeline,
-          row.fingerprint,
-          row.version,
-          row.input,
-          row.options,
-          row.createdAt,
-          row.status,
-          row.updatedAt,
-          row.epoch,
-          row.ownerId,
-          row.ownerPid,
-          row.ownerHost,
-          row.leaseUntil,
-          row.head,
-          row.iterations,
-          row.tokens,
-          row.answer,
-          row.outcome,
-        ]);
+        const inserted = await insertRun(pool, sql, row);
         if (inserted.length === 0) throw new RunExistsError(header.runId);
         return { runId: header.runId, epoch: 1, owner: { ...owner } };
       });
@@ -196,9 +118,9 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       checkPositive('leaseMs', claimOptions.leaseMs);
       return step(() =>
         inTransaction(pool, async (client) => {
-          const row = await lock<RunRow>(client, sql.lockRun, runId);
+          const row = await lockRow<RunRow>(client, sql.lockRun, runId);
           const claim = claimRow(row, owner, claimOptions, clock.now());
-          await saveRun(client, row);
+          await saveRun(client, sql, row);
           return { claim, run: toSummary(row) };
         }),
       );
@@ -209,9 +131,9 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       const checkpointRow = appendOptions.checkpoint && toCheckpointRow(claim.runId, appendOptions.checkpoint);
       await fenced(claim, async (row, now, client) => {
         appendRow(row, entryRows, checkpointRow, appendOptions, now);
-        if (entryRows.length > 0) await insertEntries(client, row.id, entryRows);
+        if (entryRows.length > 0) await insertEntries(client, sql, row.id, entryRows);
         if (checkpointRow)
-          await putCheckpoint(client, row.id, checkpointRow, appendOptions.dropEarlierCheckpoints === true);
+          await putCheckpoint(client, sql, row.id, checkpointRow, appendOptions.dropEarlierCheckpoints === true);
       });
     },
 
@@ -322,40 +244,4 @@ export function postgresStore(connection: string | PostgresPool, options: Postgr
       if (owned) await pool.end().catch(() => undefined);
     },
   };
-
-  async function insertEntries(client: PostgresClient, run: number, rows: EntryRow[]): Promise<void> {
-    await query(client, sql.insertEntries, [
-      run,
-      rows.map((row) => row.seq),
-      rows.map((row) => row.kind),
-      rows.map((row) => row.zone),
-      rows.map((row) => row.iteration),
-      rows.map((row) => row.stage),
-      rows.map((row) => row.at),
-      rows.map((row) => row.data),
-    ]);
-  }
-
-  async function putCheckpoint(
-    client: PostgresClient,
-    run: number,
-    checkpoint: CheckpointRow,
-    dropEarlier: boolean,
-  ): Promise<void> {
-    if (dropEarlier) await query(client, sql.dropCheckpoints, [run, checkpoint.seq]);
-    await query(client, sql.putCheckpoint, [
-      run,
-      checkpoint.seq,
-      checkpoint.position,
-      checkpoint.state,
-      checkpoint.stateHash,
-      checkpoint.at,
-    ]);
-  }
-}
-
-/** The rows of a LEFT JOIN on the run: none means no such run, a row without seq means the run has none. */
-function present(rows: Array<Record<string, unknown>>, runId: string): Array<Record<string, unknown>> {
-  if (rows.length === 0) throw runNotFound(runId);
-  return rows.filter((row) => row.seq !== null && row.seq !== undefined);
 }

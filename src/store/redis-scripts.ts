@@ -2,6 +2,15 @@
 // and the writes they guard can never be split by another client (the compare-and-set that fences a stale owner).
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { StageloopError } from '../common/stageloop-error.js';
+import {
+  RunBusyError,
+  RunFinishedError,
+  runNotFound,
+  sequenceMismatch,
+  staleClaim,
+  type StoredRunStatus,
+} from './types.js';
 
 export interface RedisScript {
   readonly lua: string;
@@ -102,4 +111,16 @@ export async function runScript(
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
     return (await redis.eval(which.lua, keys.length, ...keys, ...args)) as string[];
   }
+}
+
+/** Turns a script's refusal into the port's error; `store` names the store in an unknown reply. */
+export function scriptRefusal(store: string, runId: string, epoch: number, reply: string[]): void {
+  const [status, first, second, third] = reply;
+  if (status === 'ok') return;
+  if (status === 'missing') throw runNotFound(runId);
+  if (status === 'stale') throw staleClaim(runId, epoch, Number(first), second === '1');
+  if (status === 'seq') throw sequenceMismatch(runId, Number(first), Number(second));
+  if (status === 'finished') throw new RunFinishedError(runId, first as StoredRunStatus);
+  if (status === 'busy') throw new RunBusyError(runId, { id: first!, pid: Number(second), host: third ?? '' });
+  throw new StageloopError('store', `${store} answered an unknown reply "${String(status)}" for run ${runId}`);
 }

@@ -3,26 +3,19 @@
 // slot; every write is one Lua script that checks the epoch (and head) and writes in the same step.
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import type { JsonObject } from '../common/json.js';
-import { jsonText, toCheckpointRow, toEntryRow } from './rows.js';
-import { appendScript, claimScript, createScript, fencedSetScript, runScript } from './redis-scripts.js';
+import { jsonText } from './rows.js';
+import { appendScript, claimScript, createScript, fencedSetScript, runScript, scriptRefusal } from './redis-scripts.js';
 import { checkRedisUrl, connectRedis, type RedisConnectOptions } from './redis-connection.js';
+import { checkpointText, entryTexts, newRunFields, ownerFields, summaryOf } from './redis-records.js';
 import { pidAlive, type StoreClock } from './run-store.js';
 import {
-  RunBusyError,
   RunExistsError,
-  RunFinishedError,
   runNotFound,
-  sequenceMismatch,
-  staleClaim,
   type Checkpoint,
   type Claim,
   type StoredEntry,
-  type Owner,
-  type RunOutcomeRecord,
   type RunStore,
   type RunSummary,
-  type StoredRunStatus,
 } from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
@@ -34,38 +27,6 @@ export interface RedisStoreOptions extends RedisConnectOptions {
 }
 
 const thisHost = hostname();
-const ownerFields = ['ownerId', 'ownerPid', 'ownerHost', 'leaseUntil'];
-
-/** A JSON object text with one member given as JSON text already (the state, an entry's data): never parsed again. */
-function withRawMember(head: object, name: string, rawJson: string): string {
-  return `${JSON.stringify(head).slice(0, -1)},${JSON.stringify(name)}:${rawJson}}`;
-}
-
-function summaryOf(fields: Record<string, string>): RunSummary {
-  const number = (name: string): number => Number(fields[name] ?? 0);
-  const orNull = (name: string): string | null => fields[name] ?? null;
-  const owner: Owner | null =
-    fields.ownerId === undefined ? null : { id: fields.ownerId, pid: number('ownerPid'), host: fields.ownerHost ?? '' };
-  return {
-    runId: fields.runId!,
-    pipeline: fields.pipeline!,
-    fingerprint: fields.fingerprint!,
-    version: fields.version!,
-    input: JSON.parse(fields.input!) as JsonObject,
-    options: JSON.parse(fields.options!) as JsonObject,
-    createdAt: number('createdAt'),
-    status: fields.status as StoredRunStatus,
-    updatedAt: number('updatedAt'),
-    epoch: number('epoch'),
-    owner,
-    leaseUntil: fields.leaseUntil === undefined ? null : number('leaseUntil'),
-    head: number('head'),
-    iterations: number('iterations'),
-    tokens: number('tokens'),
-    answer: orNull('answer'),
-    outcome: fields.outcome === undefined ? null : (JSON.parse(fields.outcome) as RunOutcomeRecord),
-  };
-}
 
 function checkLease(what: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isFinite(value) && value >= 0))
@@ -96,17 +57,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     if (closed) throw new StageloopError('store', `${name} is closed: open the store again`);
   };
 
-  /** Turns a script's refusal into the port's error. */
-  const refusal = (runId: string, epoch: number, reply: string[]): void => {
-    const [status, first, second, third] = reply;
-    if (status === 'ok') return;
-    if (status === 'missing') throw runNotFound(runId);
-    if (status === 'stale') throw staleClaim(runId, epoch, Number(first), second === '1');
-    if (status === 'seq') throw sequenceMismatch(runId, Number(first), Number(second));
-    if (status === 'finished') throw new RunFinishedError(runId, first as StoredRunStatus);
-    if (status === 'busy') throw new RunBusyError(runId, { id: first!, pid: Number(second), host: third ?? '' });
-    throw new StageloopError('store', `${name} answered an unknown reply "${String(status)}" for run ${runId}`);
-  };
+  const refusal = (runId: string, epoch: number, reply: string[]) => scriptRefusal(name, runId, epoch, reply);
   /** A fenced change of run fields (heartbeat, finish, release); undefined values are deleted. */
   const fencedSet = async (
     claim: Claim,
@@ -124,16 +75,17 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     const args = [String(claim.epoch), claim.owner.id, String(set.length), ...set.flat().map(String), ...unset];
     refusal(claim.runId, claim.epoch, await runScript(redis, fencedSetScript, [runKey(claim.runId)], args));
   };
-  const readCheckpoints = async (runId: string, from: number): Promise<Checkpoint[]> => {
+  /** The run's journal or checkpoints list from index `from` on, parsed; no such run is an error. */
+  const readList = async <Item>(runId: string, listKey: string, from: number): Promise<Item[]> => {
     const redis = await connected();
-    const [[, exists], [, texts]] = (await redis
-      .multi()
-      .exists(runKey(runId))
-      .lrange(checkpointsKey(runId), from, -1)
-      .exec()) as [[null, number], [null, string[]]];
+    const [[, exists], [, texts]] = (await redis.multi().exists(runKey(runId)).lrange(listKey, from, -1).exec()) as [
+      [null, number],
+      [null, string[]],
+    ];
     if (exists === 0) throw runNotFound(runId);
-    return texts.map((text) => JSON.parse(text) as Checkpoint);
+    return texts.map((text) => JSON.parse(text) as Item);
   };
+  const readCheckpoints = (runId: string, from: number) => readList<Checkpoint>(runId, checkpointsKey(runId), from);
 
   return {
     async create(header, owner, leaseMs) {
@@ -142,36 +94,11 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
       const input = jsonText(`the input of run ${header.runId}`, header.input);
       const runOptions = jsonText(`the options of run ${header.runId}`, header.options);
       const id = await redis.incr(`${indexKey}:next`);
-      const now = clock.now();
-      const fields = {
-        id,
-        runId: header.runId,
-        pipeline: header.pipeline,
-        fingerprint: header.fingerprint,
-        version: header.version,
-        input,
-        options: runOptions,
-        createdAt: header.createdAt,
-        status: 'running',
-        updatedAt: now,
-        epoch: 1,
-        ownerId: owner.id,
-        ownerPid: owner.pid,
-        ownerHost: owner.host,
-        leaseUntil: now + leaseMs,
-        head: 0,
-        iterations: 0,
-        tokens: 0,
-      };
+      const fields = newRunFields(id, header, { input, options: runOptions }, owner, clock.now(), leaseMs);
       const member = `${String(id).padStart(15, '0')}:${header.runId}`;
       // Sent together (one round trip): the index entry goes with the script. The index is apart from the run's slot
       // (one cluster slot per run), so it cannot join the script; a failed script takes its index entry back out.
-      const scripted = runScript(
-        redis,
-        createScript,
-        [runKey(header.runId)],
-        Object.entries(fields).flat().map(String),
-      );
+      const scripted = runScript(redis, createScript, [runKey(header.runId)], fields);
       const listing = redis.zadd(indexKey, header.createdAt, member);
       let status: string | undefined;
       try {
@@ -216,16 +143,9 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
 
     async append(claim, entries, appendOptions = {}) {
       const redis = await connected();
-      const texts = entries.flatMap((entry) => {
-        const { data, ...head } = toEntryRow(claim.runId, entry);
-        return [String(entry.seq), withRawMember(head, 'data', data)];
-      });
+      const texts = entryTexts(claim.runId, entries);
       const checkpoint = appendOptions.checkpoint;
-      let checkpointText = '';
-      if (checkpoint !== undefined) {
-        const { state, position, ...head } = toCheckpointRow(claim.runId, checkpoint);
-        checkpointText = withRawMember({ ...head, position: JSON.parse(position) as JsonObject }, 'state', state);
-      }
+      const checkpointed = checkpoint === undefined ? '' : checkpointText(claim.runId, checkpoint);
       const progress = appendOptions.progress;
       const iterations = progress?.iterations ?? checkpoint?.position.iteration;
       const now = clock.now();
@@ -237,7 +157,7 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
         iterations === undefined ? '' : String(iterations),
         progress === undefined ? '' : String(progress.tokens),
         checkpoint === undefined ? '' : String(checkpoint.seq),
-        checkpointText,
+        checkpointed,
         appendOptions.dropEarlierCheckpoints ? '1' : '0',
         String(entries.length),
         ...texts,
@@ -319,15 +239,8 @@ export function redisStore(connection: string | Redis, options: RedisStoreOption
     },
 
     async journal(runId, afterSeq = 0) {
-      const redis = await connected();
       // seq n sits at index n - 1: contiguity is enforced on every append.
-      const [[, exists], [, texts]] = (await redis
-        .multi()
-        .exists(runKey(runId))
-        .lrange(journalKey(runId), Math.max(0, afterSeq), -1)
-        .exec()) as [[null, number], [null, string[]]];
-      if (exists === 0) throw runNotFound(runId);
-      return texts.map((text) => JSON.parse(text) as StoredEntry);
+      return readList<StoredEntry>(runId, journalKey(runId), Math.max(0, afterSeq));
     },
 
     async latestCheckpoint(runId) {

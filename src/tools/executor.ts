@@ -1,27 +1,18 @@
 // The executor: runs one tool call (lookup, JSON parse, zod validation, timeout, abort, output cap) and always resolves.
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { emptyUsage, type ChatUsage, type ToolCall } from '../model/types.js';
-import type { Tool, ToolContext, ToolOutput } from './define-tool.js';
+import type { ToolCall } from '../model/types.js';
+import type { Tool, ToolOutput } from './define-tool.js';
 import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { parseArguments } from './call-arguments.js';
-import { ToolFailure } from './tool-failure.js';
-import type { AgentAnswer, ToolErrorKind, ToolResult } from '../engine/tool-port.js';
+import { CallContext } from './call-context.js';
+import { describeSettled, failure, type CallSettings, type Settled } from './call-outcome.js';
+import type { ToolResult } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
 
-export interface CallSettings {
-  timeoutMs: number;
-  maxOutputChars: number;
-  /** 'truncate' (default): ok:true, content cut with a marker, `truncated: true`. 'error': an `output_too_large` error. */
-  oversizedOutput: 'truncate' | 'error';
-}
-
-/** Content of an ok result whose tool returned nothing, so evaluation can tell "nothing found" from real output. */
-export const EMPTY_RESULT_CONTENT = '(empty result: the tool ran successfully and returned no content)';
-
-const MAX_ERROR_MESSAGE_CHARS = 2_000;
+export { EMPTY_RESULT_CONTENT, type CallSettings } from './call-outcome.js';
 
 /**
  * Runs one call of `tool` (undefined when the name is not registered). Resolves for every outcome, including a tool
@@ -122,29 +113,6 @@ function resultOf(
   return result;
 }
 
-function describeSettled(settled: Settled, tool: Tool, settings: CallSettings, started: number): ToolResult {
-  switch (settled.kind) {
-    case 'timeout':
-      return failure(
-        'timeout',
-        `Tool "${tool.name}" did not finish within ${settings.timeoutMs} ms and was stopped.`,
-        true,
-        performance.now() - started,
-      );
-    case 'aborted':
-      return failure(
-        'aborted',
-        `Tool "${tool.name}" was stopped: the run was cancelled.`,
-        false,
-        performance.now() - started,
-      );
-    case 'thrown':
-      return fromThrown(tool.name, settled.error, performance.now() - started);
-    case 'returned':
-      return fromOutput(tool.name, settled.output, settings, started);
-  }
-}
-
 function notStarted(tool: Tool, started: number): ToolResult {
   return failure(
     'aborted',
@@ -171,57 +139,6 @@ function validate(tool: Tool, value: unknown): Validation | Promise<Validation> 
     }
   }
   return tool.parameters.safeParseAsync(value);
-}
-
-type Settled =
-  | { kind: 'returned'; output: ToolOutput | void }
-  | { kind: 'thrown'; error: unknown }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' };
-
-/** What a tool sees: its signal, made on first read (most tools never read it). */
-class CallContext implements ToolContext {
-  declare readonly signal: AbortSignal;
-  readonly #abort: LazyAbort;
-  #usage: ChatUsage | undefined = undefined;
-  #agent: AgentAnswer | undefined = undefined;
-
-  constructor(
-    abort: LazyAbort,
-    readonly callId: string,
-  ) {
-    this.#abort = abort;
-    Object.defineProperty(this, 'signal', CallContext.#signalProperty);
-  }
-
-  get usage(): ChatUsage | undefined {
-    return this.#usage;
-  }
-
-  get agent(): AgentAnswer | undefined {
-    return this.#agent;
-  }
-
-  reportAgent(answer: AgentAnswer): void {
-    this.#agent = answer;
-  }
-
-  reportUsage(usage: ChatUsage): void {
-    const total = (this.#usage ??= emptyUsage());
-    total.inputTokens += usage.inputTokens;
-    total.outputTokens += usage.outputTokens;
-    total.cachedInputTokens += usage.cachedInputTokens;
-    total.reasoningTokens += usage.reasoningTokens;
-    if (usage.estimated) total.estimated = true;
-  }
-
-  /** An own, enumerable accessor, so `{ ...ctx }` keeps the signal as with a plain object; one shared getter keeps one hidden class. */
-  static readonly #signalProperty: PropertyDescriptor = {
-    enumerable: true,
-    get(this: CallContext) {
-      return this.#abort.signal;
-    },
-  };
 }
 
 /**
@@ -301,58 +218,6 @@ class PendingCall extends InFlightCall {
     this.resolve(resultOf(value, this.call, this.tool, this.settings, this.started, this.context));
     return true;
   }
-}
-
-function fromThrown(toolName: string, error: unknown, durationMs: number): ToolResult {
-  if (error instanceof ToolFailure) {
-    const result = failure(error.kind, `Tool "${toolName}" failed: ${error.message}`, error.retryable, durationMs);
-    if (error.agent !== undefined && !result.ok) result.error.agent = { ...error.agent };
-    if (error.pending !== undefined && !result.ok) result.error.pending = error.pending.map((item) => ({ ...item }));
-    return result;
-  }
-  return failure('failed', `Tool "${toolName}" failed: ${messageOf(error)}`, false, durationMs);
-}
-
-function fromOutput(toolName: string, output: ToolOutput | void, settings: CallSettings, started: number): ToolResult {
-  let text: string | undefined;
-  try {
-    text = typeof output === 'string' ? output : output === undefined || output === null ? '' : JSON.stringify(output);
-  } catch (error) {
-    return failure(
-      'failed',
-      `Tool "${toolName}" returned a value that cannot be turned into text: ${messageOf(error)}`,
-      false,
-      performance.now() - started,
-    );
-  }
-  const durationMs = performance.now() - started;
-  // JSON.stringify gives undefined for a function or a symbol.
-  if (text === undefined)
-    return failure(
-      'failed',
-      `Tool "${toolName}" returned a ${typeof output}, which cannot be turned into text`,
-      false,
-      durationMs,
-    );
-  if (text.trim() === '') return { ok: true, content: EMPTY_RESULT_CONTENT, empty: true, durationMs };
-  if (text.length <= settings.maxOutputChars) return { ok: true, content: text, durationMs };
-  if (settings.oversizedOutput === 'error') {
-    return failure(
-      'output_too_large',
-      `Tool "${toolName}" returned ${text.length} characters, above the limit of ${settings.maxOutputChars}. Ask for less (a narrower request).`,
-      false,
-      durationMs,
-    );
-  }
-  const kept = text.slice(0, settings.maxOutputChars);
-  const marker = `\n\n[output truncated: showing the first ${kept.length} of ${text.length} characters]`;
-  return { ok: true, content: kept + marker, truncated: true, durationMs };
-}
-
-function failure(kind: ToolErrorKind, message: string, retryable: boolean, durationMs: number): ToolResult {
-  const bounded =
-    message.length > MAX_ERROR_MESSAGE_CHARS ? `${message.slice(0, MAX_ERROR_MESSAGE_CHARS)}...` : message;
-  return { ok: false, error: { kind, message: bounded, retryable }, durationMs };
 }
 
 /** Model-written names are quoted and bounded before they go into a message. */
