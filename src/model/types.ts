@@ -1,7 +1,7 @@
 // The ChatModel port: stages reach a model only through this shape (ctx.deps.model).
 import { StageloopError } from '../common/stageloop-error.js';
 import type { z } from 'zod';
-import type { JsonObject } from '../common/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 
 /** One tool call the model asked for; `arguments` is the raw text the model wrote. */
 export interface ToolCall {
@@ -13,7 +13,15 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string; history?: HistoryPart }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; history?: HistoryPart }
+  | {
+      role: 'assistant';
+      content: string;
+      toolCalls?: ToolCall[];
+      history?: HistoryPart;
+      /** The reply's readable reasoning (kept for the journal and `show`; sent back only through `replay`). */
+      reasoning?: string;
+      replay?: ReasoningReplay;
+    }
   | { role: 'tool'; toolCallId: string; name: string; content: string };
 
 /**
@@ -25,6 +33,16 @@ export type HistoryPart =
   | { part: 'task' }
   | { part: 'tools' }
   | { part: 'answer'; answer: string; completed: boolean };
+
+/**
+ * What a reply's reasoning leaves for the provider that wrote it and needs it back verbatim on the next request
+ * (DeepSeek's reasoning_content, Anthropic's signed thinking blocks, the Responses API's encrypted reasoning items).
+ * An adapter sends `items` only when `provider` is its own; any other adapter ignores them.
+ */
+export interface ReasoningReplay {
+  provider: string;
+  items: JsonValue[];
+}
 
 /** A tool as the model sees it. */
 export interface ToolDefinition {
@@ -77,11 +95,16 @@ export interface ChatResponse {
   parsed?: unknown;
   /** The reply tried to call a tool in a way the adapter could not read (a broken text-protocol Action line), exactly why. */
   toolCallProblem?: string;
+  /** The model's readable reasoning for this reply, when the provider sent any. */
+  reasoning?: string;
+  /** What the provider needs back with this reply on the next request (see ReasoningReplay). */
+  replay?: ReasoningReplay;
 }
 
 /** Progress reported while a streamed reply arrives. */
 export type ChatStreamEvent =
   | { type: 'text'; delta: string }
+  | { type: 'reasoning'; delta: string }
   | { type: 'tool_call'; index: number; id?: string; name?: string; argumentsDelta: string };
 
 export interface ChatModel {

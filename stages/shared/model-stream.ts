@@ -7,6 +7,8 @@ declare module '../../src/engine/stage.js' {
   interface RunEvents {
     /** A piece of a reply's text as it arrives; `mayAnswer`: the reply may become the final answer (no plan step is running). */
     text_delta: { purpose: string; text: string; mayAnswer: boolean };
+    /** A piece of the model's reasoning as it streams (never part of the answer). */
+    reasoning_delta: { purpose: string; text: string };
     /** A piece of tool call `index`: its id and name come with its first piece, its arguments text in pieces. */
     tool_call_delta: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string };
   }
@@ -32,6 +34,10 @@ export function callModel(
   const onPiece = (event: ChatStreamEvent): void => {
     if (event.type === 'text') {
       ctx.emit('text_delta', { purpose, text: event.delta, mayAnswer });
+      return;
+    }
+    if (event.type === 'reasoning') {
+      ctx.emit('reasoning_delta', { purpose, text: event.delta });
       return;
     }
     const data: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string } = {

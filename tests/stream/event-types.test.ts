@@ -64,6 +64,7 @@ const declaredTypes = {
   context_tainted: true,
   taint_refused: true,
   injection_warning: true,
+  reasoning_delta: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
