@@ -1,3 +1,4 @@
+/** @module stageloop/pipelines */
 // The built-in pipelines, by the names the CLI uses.
 import type { Pipeline } from '../src/engine/pipeline.js';
 import { planExecuteReplanPipeline, type PlanExecuteReplanPipelineOptions } from './plan-execute-replan.js';

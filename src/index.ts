@@ -1,3 +1,4 @@
+/** @module stageloop */
 // The main entry: the engine, its ports and the everyday adapters, none of which needs an optional package.
 // Stages live in 'stageloop/stages', pipelines in 'stageloop/pipelines', test doubles in 'stageloop/testing'; recorded
 // runs on SQLite, resume and replay in 'stageloop/durable'; the HTTP server in 'stageloop/server'; queued runs on Redis

@@ -1,3 +1,4 @@
+/** @module stageloop/stages */
 // The built-in stages: each a factory closing over its options and returning a named, stateless Stage.
 export { context, type ContextOptions, type ContextSlot } from './loop/context.js';
 export {

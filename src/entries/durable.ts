@@ -1,3 +1,4 @@
+/** @module stageloop/durable */
 // 'stageloop/durable': runs recorded in SQLite (or PostgreSQL, by URL), resumed after a crash or cancel, replayed
 // offline, inspected; SQLite session stores. The SQLite binding (better-sqlite3, an optional package) loads on first use.
 export { sqliteStore, type SqliteStoreOptions } from '../store/sqlite-store.js';

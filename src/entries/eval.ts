@@ -1,3 +1,4 @@
+/** @module stageloop/eval */
 // 'stageloop/eval': datasets, graders (also for your own vitest tests), evaluate() over variants, baseline comparison.
 export { evaluate, newEvalId, type EvalVariant, type EvaluateOptions, type EvalProgress } from '../eval/evaluate.js';
 export { loadDataset, parseJsonl, checkCases, type Dataset } from '../eval/dataset.js';

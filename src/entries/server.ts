@@ -1,3 +1,4 @@
+/** @module stageloop/server */
 // 'stageloop/server': the HTTP API and web console on Hono (serverApp, listen), the run host and its event log. hono
 // and @hono/node-server are optional packages: without them, importing this entry is one line naming what to install.
 import { loadOptional, optionalParts } from '../common/optional-package.js';

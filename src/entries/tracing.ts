@@ -1,3 +1,4 @@
+/** @module stageloop/tracing */
 // 'stageloop/tracing': OpenTelemetry spans through @opentelemetry/api only (a dependency); the SDK is started by
 // 'stageloop/otel'. Secrets are redacted from the content a span may carry.
 export { otelRunTracer, type OtelRunTracerOptions } from '../tracing/otel-tracer.js';

@@ -1,3 +1,4 @@
+/** @module stageloop/workers */
 // 'stageloop/workers': runs queued on BullMQ and recorded in Redis. bullmq and ioredis (optional packages) load when
 // a worker starts or a Redis store connects.
 export { redisStore, type RedisStoreOptions } from '../store/redis-store.js';
