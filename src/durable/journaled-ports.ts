@@ -127,6 +127,8 @@ class JournaledModel implements ChatModel {
       journal.messages.expand(data.request, served.stage);
       if (data.response === undefined) throw this.recordedFailure(data);
       const response = data.response;
+      if (onEvent !== undefined && response.reasoning !== undefined)
+        onEvent({ type: 'reasoning', delta: response.reasoning });
       if (onEvent !== undefined && response.content !== '') onEvent({ type: 'text', delta: response.content });
       return response;
     }

@@ -76,10 +76,12 @@ function itemOf(entry: JournalEntry, stageStart: number): TimelineItem | undefin
       ? ` · ${response.usage.inputTokens ?? 0} in, ${response.usage.outputTokens ?? 0} out`
       : '';
     const said = response?.content ? ` "${shortText(response.content)}"` : '';
+    // The reply's reasoning, before what it said: how the model got there.
+    const thought = response?.reasoning ? ` (thought: "${shortText(response.reasoning)}")` : '';
     const item: TimelineItem = {
       kind: 'model',
       ...base,
-      summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${said}${calls ? ` → ${calls}` : ''}`,
+      summary: `${purpose}: ${response?.finishReason ?? '?'}${usage}${thought}${said}${calls ? ` → ${calls}` : ''}`,
       detail: jsonOf(entry.data),
     };
     if (response !== undefined && response.toolCalls.length > 0) item.calls = response.toolCalls.map((call) => call.id);

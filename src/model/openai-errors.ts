@@ -77,9 +77,16 @@ function lostMidBody(error: unknown): boolean {
 }
 
 function serverMessage(error: { error?: unknown; message: string }): string {
-  const body = error.error as { message?: unknown } | undefined;
-  const text = typeof body?.message === 'string' ? body.message : error.message;
-  return text.replace(/^\d{3}\s+/, '').trim() || 'no details';
+  const body = error.error as { message?: unknown; metadata?: { raw?: unknown } } | undefined;
+  // A gateway (OpenRouter) says "Provider returned error" and puts the provider's own words in metadata.raw.
+  const raw = typeof body?.metadata?.raw === 'string' ? `: ${body.metadata.raw}` : '';
+  const text = typeof body?.message === 'string' ? body.message + raw : error.message;
+  return (
+    text
+      .replace(/^\d{3}\s+/, '')
+      .replace(/\s+/g, ' ')
+      .trim() || 'no details'
+  );
 }
 
 function kindForStatus(status: number): ModelError['kind'] {

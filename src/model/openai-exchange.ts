@@ -46,8 +46,17 @@ export async function sendExchange(client: OpenAI, request: ChatRequest, exchang
       stream: true as const,
       ...(exchange.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
     };
-    const stream = await guard.wait(client.chat.completions.create(streamParams, options));
+    const { data: stream, response } = await guard.wait(
+      client.chat.completions.create(streamParams, options).withResponse(),
+    );
     const assembler = new StreamAssembler(onEvent, newId, url);
+    // A server that ignores `stream` answers with one JSON body: that is the whole reply, told to listeners at once.
+    if (response.headers.get('content-type')?.includes('json')) {
+      guard.restartSilenceTimer();
+      const turn = readCompletion(JSON.parse(await guard.wait(response.text())), url, newId);
+      announce(turn, onEvent);
+      return turn;
+    }
     const iterator: AsyncIterator<ChatCompletionChunk> = stream[Symbol.asyncIterator]();
     guard.restartSilenceTimer();
     let chunks = 0;
@@ -73,6 +82,15 @@ export async function sendExchange(client: OpenAI, request: ChatRequest, exchang
   } finally {
     guard.dispose();
   }
+}
+
+/** The events a streamed reply would have sent, for a reply that came whole. */
+function announce(turn: WireTurn, onEvent: (event: ChatStreamEvent) => void): void {
+  if (turn.reasoning !== undefined) onEvent({ type: 'reasoning', delta: turn.reasoning });
+  if (turn.content !== '') onEvent({ type: 'text', delta: turn.content });
+  turn.toolCalls.forEach((call, index) =>
+    onEvent({ type: 'tool_call', index, id: call.id, name: call.name, argumentsDelta: call.arguments }),
+  );
 }
 
 /** Parses a completion body; a server that sends JSON under another content type is forgiven. */

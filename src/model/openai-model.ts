@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js';
 import { sendExchange } from './openai-exchange.js';
 import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
+import { errorBodyFetch } from './openai-error-body.js';
 import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
 import { normaliseFinishReason, type WireSettings, type WireTurn } from './openai-wire.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
@@ -56,6 +57,8 @@ export class OpenAIChatModel implements ChatModel {
   private readonly maxRetryAfterMs: number;
   private readonly errorContext: ErrorContext;
   private readonly newId: () => string;
+  /** What this server's replies carry in `replay`: its reasoning goes back only to the server that wrote it. */
+  private readonly replayProvider: string;
   /** Set once the server has rejected response_format: later structured calls use the prompt fallback at once. */
   private jsonSchemaRejected = false;
 
@@ -77,6 +80,7 @@ export class OpenAIChatModel implements ChatModel {
       maxRetries,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     };
+    this.replayProvider = `chat-completions ${this.errorContext.url}`;
     let count = 0;
     this.newId = options.newId ?? (() => `call_local_${++count}`);
   }
@@ -100,6 +104,7 @@ export class OpenAIChatModel implements ChatModel {
       sendToolChoice: this.options.sendToolChoice ?? true,
       structuredOutput: this.options.structuredOutput ?? (this.jsonSchemaRejected ? 'prompt' : 'json_schema'),
       maxTokensField: this.provider === 'openai' ? 'max_completion_tokens' : 'max_tokens',
+      replayProvider: this.replayProvider,
     };
     if (this.options.temperature !== undefined) settings.temperature = this.options.temperature;
     return settings;
@@ -223,6 +228,7 @@ export class OpenAIChatModel implements ChatModel {
       maxRetries: 0,
       timeout: this.errorContext.timeoutMs,
       logLevel: 'off',
+      fetch: errorBodyFetch,
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
     });
   }
@@ -252,6 +258,9 @@ export class OpenAIChatModel implements ChatModel {
       model: turn.model ?? this.modelName,
       latencyMs: 0,
     };
+    if (turn.reasoning !== undefined) response.reasoning = turn.reasoning;
+    if (turn.replayFields !== undefined)
+      response.replay = { provider: this.replayProvider, items: [turn.replayFields] };
     if (toolProblem !== undefined) response.toolCallProblem = `Your Action line could not be read: ${toolProblem}`;
     return response;
   }

@@ -8,6 +8,18 @@ import type {
 import { renderTextProtocol } from './text-tool-protocol.js';
 import { isStrictCompatible, jsonSchemaOf, structuredOutputInstructions } from './structured-output.js';
 import { usageFromServer, type ServerUsage } from './usage-estimate.js';
+import type { JsonObject } from '../common/json.js';
+import {
+  currentTurnStart,
+  detailsOf,
+  legacyFunctionCall,
+  notText,
+  readParts,
+  replayFieldsOf,
+  replayFor,
+  splitThinkTags,
+  type ReasoningFields,
+} from './openai-reasoning.js';
 import {
   ModelError,
   type ChatMessage,
@@ -26,6 +38,8 @@ export interface WireSettings {
   structuredOutput: 'json_schema' | 'prompt';
   /** OpenAI wants max_completion_tokens; most other servers only know max_tokens. */
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  /** The name this server's replies carry in `replay` (ReasoningReplay.provider): only those items are sent back. */
+  replayProvider: string;
 }
 
 /** One model turn as read from the wire, before protocol parsing and usage estimation. */
@@ -35,9 +49,13 @@ export interface WireTurn {
   finishReason: string | null;
   usage?: ReturnType<typeof usageFromServer>;
   model?: string;
+  /** The reply's readable reasoning, when the server sent any. */
+  reasoning?: string;
+  /** Fields of the assistant message this server needs back on the next request (reasoning_content...). */
+  replayFields?: JsonObject;
 }
 
-function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
+function toWireMessage(message: ChatMessage, replay: JsonObject): ChatCompletionMessageParam {
   switch (message.role) {
     case 'assistant': {
       const calls = message.toolCalls ?? [];
@@ -48,8 +66,10 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
         tool_calls: calls.map((call) => ({
           id: call.id,
           type: 'function' as const,
-          function: { name: call.name, arguments: call.arguments },
+          // A call written with no arguments at all means an empty object: some servers (DashScope) refuse "".
+          function: { name: call.name, arguments: call.arguments.trim() === '' ? '{}' : call.arguments },
         })),
+        ...replay,
       };
     }
     case 'tool':
@@ -57,6 +77,15 @@ function toWireMessage(message: ChatMessage): ChatCompletionMessageParam {
     default:
       return { role: message.role, content: message.content };
   }
+}
+
+/** Wire messages; the current turn's tool-call messages carry back what their server asked to have back. */
+function toWireMessages(messages: ChatMessage[], replayProvider: string): ChatCompletionMessageParam[] {
+  const turnStart = currentTurnStart(messages);
+  const none: JsonObject = {};
+  return messages.map((message, index) =>
+    toWireMessage(message, index >= turnStart ? replayFor(message, replayProvider) : none),
+  );
 }
 
 function toWireToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
@@ -80,7 +109,13 @@ export function toChatParams(request: ChatRequest, settings: WireSettings): Chat
   if (request.responseFormat !== undefined && settings.structuredOutput === 'prompt') {
     messages = withSystemText(messages, structuredOutputInstructions(request.responseFormat));
   }
-  const params: ChatCompletionCreateParamsBase = { model: settings.model, messages: messages.map(toWireMessage) };
+  const params: ChatCompletionCreateParamsBase = {
+    model: settings.model,
+    messages:
+      settings.toolProtocol === 'text'
+        ? messages.map((message) => toWireMessage(message, {}))
+        : toWireMessages(messages, settings.replayProvider),
+  };
   const temperature = request.temperature ?? settings.temperature;
   if (temperature !== undefined) params.temperature = temperature;
   if (request.maxOutputTokens !== undefined) params[settings.maxTokensField] = request.maxOutputTokens;
@@ -124,8 +159,7 @@ interface WireCompletion {
   usage?: ServerUsage | null;
   choices?: Array<{
     finish_reason?: string | null;
-    message?: {
-      content?: string | null;
+    message?: ReasoningFields & {
       refusal?: string | null;
       tool_calls?: Array<{
         id?: string;
@@ -133,6 +167,7 @@ interface WireCompletion {
         function?: { name?: string; arguments?: unknown };
         custom?: { name?: string; input?: string };
       }> | null;
+      function_call?: unknown;
     };
   }>;
 }
@@ -144,22 +179,39 @@ export function readCompletion(body: unknown, url: string, newId: () => string):
     typeof completion === 'object' && completion !== null && Array.isArray(completion.choices)
       ? completion.choices[0]
       : undefined;
-  if (choice?.message === undefined || choice.message === null) {
+  const message = choice?.message;
+  if (message === undefined || message === null) {
     const shape = typeof body === 'string' ? 'text instead of JSON' : 'JSON without choices[0].message';
     throw new ModelError('invalid_response', `${url} sent ${shape}: not a chat completion`, { retryable: false });
   }
-  const rawCalls = choice.message.tool_calls ?? [];
+  const rawCalls = message.tool_calls ?? [];
   if (!Array.isArray(rawCalls)) throw notText(url, 'message.tool_calls', rawCalls);
   const toolCalls = rawCalls.map((call) => ({
     id: typeof call?.id === 'string' && call.id !== '' ? call.id : newId(),
     name: textOf(call?.function?.name ?? call?.custom?.name, url, 'a tool call name'),
     arguments: argumentsText(call?.function?.arguments ?? call?.custom?.input, url),
   }));
+  // The legacy function_call (before tool_calls existed) is a tool call like any other.
+  const legacy = legacyFunctionCall(message.function_call);
+  // Snowflake sends an empty one ({name: '', arguments: ''}) with every reply: that is no call.
+  if (toolCalls.length === 0 && typeof legacy?.name === 'string' && legacy.name !== '')
+    toolCalls.push({
+      id: newId(),
+      name: legacy.name,
+      arguments: argumentsText(legacy!.arguments, url),
+    });
+  const parts = splitThinkTags(readParts(message, url, 'message.content'));
   const turn: WireTurn = {
-    content: textOf(choice.message.content ?? choice.message.refusal, url, 'message.content'),
+    content: parts.text !== '' ? parts.text : textOf(message.refusal, url, 'message.refusal'),
     toolCalls,
-    finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
+    finishReason: typeof choice!.finish_reason === 'string' ? choice!.finish_reason : null,
   };
+  if (parts.reasoning !== '') turn.reasoning = parts.reasoning;
+  const replay = replayFieldsOf(
+    typeof message.reasoning_content === 'string' ? message.reasoning_content : '',
+    detailsOf(message.reasoning_details),
+  );
+  if (replay !== undefined) turn.replayFields = replay;
   const usage = completion?.usage ? usageFromServer(completion.usage) : undefined;
   if (usage !== undefined) turn.usage = usage;
   if (typeof completion?.model === 'string') turn.model = completion.model;
@@ -177,11 +229,4 @@ export function textOf(value: unknown, url: string, field: string): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw notText(url, field, value);
   return value;
-}
-
-function notText(url: string, field: string, value: unknown): ModelError {
-  const type = Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-  return new ModelError('invalid_response', `${url} sent ${type} as ${field}, where text was expected`, {
-    retryable: false,
-  });
 }

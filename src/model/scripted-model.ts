@@ -47,6 +47,8 @@ export class ScriptedModel implements ChatModel {
       latencyMs: reply.latencyMs ?? 0,
     };
     if (reply.parsed !== undefined) response.parsed = reply.parsed;
+    if (reply.reasoning !== undefined) response.reasoning = reply.reasoning;
+    if (reply.replay !== undefined) response.replay = reply.replay;
     return response;
   }
 

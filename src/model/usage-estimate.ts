@@ -2,28 +2,46 @@
 import { conversationTokens, loadTokenCounter, messageOverheadTokens } from './token-count.js';
 import type { ChatMessage, ChatUsage, ToolCall, ToolDefinition } from './types.js';
 
-/** The `usage` object of a Chat Completions reply (only the fields we read). */
+/** The `usage` object of a Chat Completions reply (only the fields we read), with the names other servers use. */
 export interface ServerUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
+  total_tokens?: number;
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
   completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+  /** DeepSeek's count of cache reads. */
+  prompt_cache_hit_tokens?: number | null;
+  /** Moonshot's. */
+  cached_tokens?: number | null;
 }
 
 /**
- * Converts server usage; cachedInputTokens is the part of inputTokens the server served from its cache. Counts that
- * are not whole numbers >= 0 (a string, a negative, NaN) make the usage unreported (undefined), so it is estimated.
+ * Converts server usage to one meaning across servers: inputTokens every input token billed, cachedInputTokens the part
+ * served from the cache, outputTokens every output token including reasoning (xAI reports reasoning outside
+ * completion_tokens, Gemini leaves its thinking out of
+ * every count but the total: the total says so). Counts that are not whole numbers >= 0 (a string, a negative, NaN) make the
+ * usage unreported (undefined), so it is estimated.
  */
 export function usageFromServer(usage: ServerUsage): ChatUsage | undefined {
   if (typeof usage !== 'object' || usage === null) return undefined;
   const inputTokens = count(usage.prompt_tokens);
   const outputTokens = count(usage.completion_tokens);
   if (inputTokens === undefined || outputTokens === undefined) return undefined;
+  const reported = count(usage.completion_tokens_details?.reasoning_tokens) ?? 0;
+  const total = count(usage.total_tokens) ?? 0;
+  // A total above input + output is output counted elsewhere: xAI's reasoning, Gemini's unreported thinking.
+  const outside = total > inputTokens + outputTokens ? total - inputTokens - outputTokens : 0;
+  const reasoningTokens = Math.max(reported, outside);
+  const cached =
+    count(usage.prompt_tokens_details?.cached_tokens) ||
+    count(usage.prompt_cache_hit_tokens) ||
+    count(usage.cached_tokens) ||
+    0;
   return {
     inputTokens,
-    outputTokens,
-    cachedInputTokens: Math.min(count(usage.prompt_tokens_details?.cached_tokens) ?? 0, inputTokens),
-    reasoningTokens: count(usage.completion_tokens_details?.reasoning_tokens) ?? 0,
+    outputTokens: outputTokens + outside,
+    cachedInputTokens: Math.min(cached, inputTokens),
+    reasoningTokens,
     estimated: false,
   };
 }

@@ -14,6 +14,7 @@ export interface TraceModelOptions {
 
 type MessagePart =
   | { type: 'text'; content: string }
+  | { type: 'reasoning'; content: string }
   | { type: 'tool_call'; id: string; name: string; arguments: unknown }
   | { type: 'tool_call_response'; id: string; result: string };
 
@@ -42,6 +43,8 @@ function toGenAiMessage(message: ChatMessage): { role: string; parts: MessagePar
       return { role: 'tool', parts: [{ type: 'tool_call_response', id: message.toolCallId, result: message.content }] };
     case 'assistant': {
       const parts: MessagePart[] = message.content === '' ? [] : [{ type: 'text', content: message.content }];
+      // The reasoning part of the conventions, first: how the model got to what it said.
+      if (message.reasoning !== undefined) parts.unshift({ type: 'reasoning', content: message.reasoning });
       return { role: 'assistant', parts: [...parts, ...toolCallParts(message.toolCalls ?? [])] };
     }
     default:
@@ -91,7 +94,12 @@ function responseAttributes(response: ChatResponse, recordContent: boolean): Att
     [GenAiAttributes.usageReasoningOutputTokens]: response.usage.reasoningTokens,
   };
   if (recordContent) {
-    const reply = toGenAiMessage({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+    const reply = toGenAiMessage({
+      role: 'assistant',
+      content: response.content,
+      toolCalls: response.toolCalls,
+      ...(response.reasoning !== undefined && { reasoning: response.reasoning }),
+    });
     attributes[GenAiAttributes.outputMessages] = redactedJson([{ ...reply, finish_reason: response.finishReason }]);
   }
   return attributes;

@@ -9,7 +9,7 @@ import { recordModelFailure } from '../shared/model-failure.js';
 import { finishStep } from '../shared/plan-steps.js';
 import { shortText } from '../shared/text.js';
 import { truncationHint } from '../shared/prompts.js';
-import { callModel, requireModel } from '../shared/model-stream.js';
+import { assistantMessage, callModel, requireModel } from '../shared/model-stream.js';
 import { turnContext, type TurnContextOptions } from './turn-context.js';
 import { requestOf, startTurn, type ThinkConfig, type ThinkSlot, type ThinkTurn } from './think-turn.js';
 
@@ -23,6 +23,8 @@ declare module '../../src/engine/stage.js' {
       text: string;
       toolCalls: Array<{ name: string; arguments: string }>;
       usage: ChatUsage;
+      /** The reply's reasoning, when the provider sent any. */
+      reasoning?: string;
     };
     /** The text a reply wrote before its tool calls (the whole text): not the answer, so textStream leaves it out. */
     tool_preamble: { text: string; toolCalls: string[] };
@@ -196,7 +198,7 @@ function concluded(
   const { step, lastRound } = turn;
   const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
-    state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+    state.messages.push(assistantMessage(response, response.content, calls));
     state.turn.toolCalls = calls;
     return;
   }
@@ -206,23 +208,24 @@ function concluded(
       reason: 'no tools were offered in this call',
     });
   const text = response.content;
-  if (text !== '' || calls.length === 0) state.messages.push({ role: 'assistant', content: text });
+  if (text !== '' || calls.length === 0) state.messages.push(assistantMessage(response, text));
+  const cut = response.finishReason === 'length';
 
   if (step !== null) {
-    // Inside a plan a text reply finishes the current step; a last round without one ends it as partial.
-    if (lastRound && (calls.length > 0 || text.trim() === ''))
+    // Inside a plan a text reply finishes the current step; a last round without one, or a cut one, ends it as partial.
+    if (cut || (lastRound && (calls.length > 0 || text.trim() === '')))
       finishStep(state, ctx, 'partial', partialStepOutput(state, step, config.maxStepToolRounds, text));
     else if (text.trim() !== '') finishStep(state, ctx, 'completed', text);
     else ctx.emit('empty_reply', { finishReason: response.finishReason });
     return;
   }
-  if (text.trim() === '') {
+  if (text.trim() === '' && !cut) {
     ctx.emit('empty_reply', { finishReason: response.finishReason });
     return;
   }
-  state.answer = text;
-  // An answer forced by a spent limit is the answer, but the run still reports the limit that ended it.
-  state.partial = turn.limit !== undefined;
+  if (text.trim() !== '') state.answer = text;
+  // An answer forced by a spent limit, or cut by the length limit, is the answer, but partial, and the run says why.
+  state.partial = turn.limit !== undefined || cut;
   ctx.emit('answer', {
     text: shortText(text),
     cutByLength: response.finishReason === 'length',
@@ -230,6 +233,10 @@ function concluded(
   });
   if (turn.limit !== undefined)
     return abortRun(`${turn.limit.reason}; the model answered in its final tool-less turn`, turn.limit.kind);
+  if (cut) {
+    turn.slot.stopReason = "the model's answer was cut off by the length limit (finish_reason length)";
+    return abortRun(turn.slot.stopReason, 'truncation');
+  }
   return breakLoop('the model gave its final answer', 'completed');
 }
 
@@ -258,6 +265,7 @@ function received(state: RunState, ctx: StageContext, slot: ThinkSlot, response:
     text: shortText(response.content),
     toolCalls: response.toolCalls.map((call) => ({ name: call.name, arguments: shortText(call.arguments) })),
     usage: { ...response.usage },
+    ...(response.reasoning !== undefined && { reasoning: shortText(response.reasoning) }),
   }));
   if (response.toolCalls.length > 0 && response.content.trim() !== '')
     ctx.emit('tool_preamble', () => ({

@@ -1,7 +1,14 @@
 // The model a stage needs, and one model call for think and summarize: streamed as text_delta / tool_call_delta events when the model can stream and
 // someone listens, otherwise the plain call at the plain call's cost.
 import type { StageContext } from '../../src/engine/stage.js';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamEvent } from '../../src/model/types.js';
+import type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamEvent,
+  ToolCall,
+} from '../../src/model/types.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -55,4 +62,16 @@ export function callModel(
 /** A request's temperature when the stage's options set one (a model's own default otherwise). */
 export function temperatureOf(options: { temperature?: number }): { temperature?: number } {
   return options.temperature === undefined ? {} : { temperature: options.temperature };
+}
+
+/**
+ * The assistant message a reply becomes, with its reasoning kept (for the journal and `show`) and what its provider
+ * needs back (`replay`: the adapter that wrote it sends it on the next request; any other adapter ignores it).
+ */
+export function assistantMessage(response: ChatResponse, content: string, toolCalls?: ToolCall[]): ChatMessage {
+  const message: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content };
+  if (toolCalls !== undefined) message.toolCalls = toolCalls;
+  if (response.reasoning !== undefined) message.reasoning = response.reasoning;
+  if (response.replay !== undefined) message.replay = response.replay;
+  return message;
 }

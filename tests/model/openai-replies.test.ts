@@ -35,7 +35,6 @@ describe('replies are validated at the adapter', () => {
   it.each([
     ['a number', 42],
     ['an object', { text: 'hi' }],
-    ['an array', ['hi']],
   ])('content that is %s is an invalid_response, never coerced to text', async (_name, content) => {
     loopback.server.raw(
       200,
@@ -44,6 +43,21 @@ describe('replies are validated at the adapter', () => {
     const error = await failure(loopback.model().chat(request));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toMatch(/as message\.content, where text was expected/);
+  });
+
+  it('content that is an array of parts is read part by part: text parts are the text, thinking parts the reasoning', async () => {
+    loopback.server.raw(
+      200,
+      rawCompletion(
+        (body) =>
+          (body.choices[0]!.message.content = [
+            { type: 'thinking', thinking: [{ type: 'text', text: 'Seventeen times 23.' }] },
+            { type: 'text', text: '391' },
+          ]),
+      ),
+    );
+    const response = await loopback.model().chat(request);
+    expect([response.content, response.reasoning]).toEqual(['391', 'Seventeen times 23.']);
   });
 
   it('a tool call whose arguments are an object instead of text (as some servers for open models send) is read as that JSON', async () => {

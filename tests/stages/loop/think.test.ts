@@ -112,13 +112,30 @@ describe('think stage', () => {
     expect(state.think!.stopReason).toMatch(/cut off by the length limit 4 times/);
   });
 
-  it('accepts a long text answer cut by length as the answer', async () => {
+  it('keeps a text answer cut by length as a partial answer and stops the run as a truncation', async () => {
     const model = new ScriptedModel([{ content: 'a very long answer that was cut', finishReason: 'length' }]);
     const state = makeState({ messages: start() });
     const ctx = makeCtx({ deps: { model, tools: testTools() } });
-    expect(await think().execute(state, ctx)).toMatchObject({ type: 'break_loop', kind: 'completed' });
-    expect(state.answer).toBe('a very long answer that was cut');
+    expect(await think().execute(state, ctx)).toMatchObject({ type: 'abort_run', kind: 'truncation' });
+    expect([state.answer, state.partial]).toEqual(['a very long answer that was cut', true]);
     expect(ctx.events.at(-1)!.data).toMatchObject({ cutByLength: true });
+  });
+
+  it('keeps the reasoning and what the provider needs back on the assistant message it appends', async () => {
+    const replay = {
+      provider: 'chat-completions http://127.0.0.1:1/v1',
+      items: [{ reasoning_content: 'Use the tool.' }],
+    };
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'calculator', arguments: '{"expression":"2+2"}' }], reasoning: 'Use the tool.', replay },
+    ]);
+    const state = makeState({ messages: start() });
+    const ctx = makeCtx({ deps: { model, tools: testTools() } });
+    await think().execute(state, ctx);
+    expect(state.messages.at(-1)).toMatchObject({ role: 'assistant', reasoning: 'Use the tool.', replay });
+    expect(ctx.events.find((event) => event.type === 'model_reply')!.data).toMatchObject({
+      reasoning: 'Use the tool.',
+    });
   });
 
   it('an answer in a turn forced tool-less by a spent limit stops the run under that limit, partial, answer kept', async () => {
