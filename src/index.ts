@@ -147,6 +147,7 @@ export type { NeedsApproval } from './tools/define-tool.js';
 // Streaming: typed run events, a run as a stream, Server-Sent Events for any HTTP server.
 export type { RunEvents, RunEventType, RunEventOf, EmitData } from './engine/stage.js';
 export { streamRun, type RunStream } from './stream/stream-run.js';
+export type { StreamPart } from './stream/stream-parts.js';
 export {
   toServerSentEvents,
   serverSentEventsHeaders,

@@ -11,6 +11,7 @@ import type { EvalResult } from './types.js';
 const reportStyle = `
 .charts { display: flex; flex-wrap: wrap; gap: 12px; } figure.chart { margin: 0; border: 1px solid var(--line); border-radius: 6px; padding: 6px; }
 figcaption { font-size: 12px; color: var(--muted); text-align: center; }
+.chart-legend { display: flex; flex-wrap: wrap; justify-content: center; gap: 2px 12px; font-size: 12px; } .chart-legend .legend-item { display: inline-flex; align-items: center; }
 td.cell { cursor: pointer; } td.pass, li.pass { color: #2a8a3a; } td.fail, li.fail { color: #c33; font-weight: 600; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; }
 #detail { margin-top: 16px; border-top: 1px solid var(--line); } .run { margin-left: 8px; }

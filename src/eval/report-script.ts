@@ -20,11 +20,37 @@ function summaryTable() {
   });
   return el('table', { id: 'summary' }, [el('thead', {}, [el('tr', {}, head.map(function (name) { return el('th', {}, [name]); }))]), el('tbody', {}, rows)]);
 }
-function chart(title, id, draw) {
+function chart(title, id, draw, extraKeys) {
   var width = 340, height = 220, plot = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, width: width, height: height, role: 'img', 'aria-label': title, id: id });
   draw(plot, width, height);
-  return el('figure', { class: 'chart' }, [plot, el('figcaption', {}, [title])]);
+  return el('figure', { class: 'chart' }, [plot, el('figcaption', {}, [title]), chartLegend(extraKeys || [])]);
 }
+// Which colour is which variant (and, for a chart that needs them, what else a mark means).
+function chartLegend(extraKeys) {
+  var keys = variants.map(function (variant) { return el('span', { class: 'legend-item' }, [el('span', { class: 'swatch', style: 'background:' + colour(variant) }, []), variant]); });
+  extraKeys.forEach(function (key) { keys.push(el('span', { class: 'legend-item muted' }, [el('span', { class: 'swatch', style: key.style }, []), key.text])); });
+  return el('div', { class: 'chart-legend' }, keys);
+}
+// Ticks with their values on the y axis (a faint line across) and the x axis; positions in the plot's units.
+function yTicks(plot, width, values, yOf, format) {
+  values.forEach(function (value) {
+    var y = yOf(value);
+    plot.append(svg('line', { class: 'tick', x1: 36, y1: y, x2: 40, y2: y, stroke: 'currentColor', 'stroke-opacity': 0.6 }));
+    plot.append(svg('line', { x1: 40, y1: y, x2: width - 10, y2: y, stroke: 'currentColor', 'stroke-opacity': 0.1 }));
+    plot.append(svg('text', { class: 'tick-label', x: 34, y: y + 3, 'text-anchor': 'end', 'font-size': 9, fill: 'currentColor' }, [format(value)]));
+  });
+}
+function xTicks(plot, height, values, xOf, format) {
+  values.forEach(function (value, index) {
+    // The last label ends at its tick, so it stays inside the chart.
+    var x = xOf(value), anchor = index === values.length - 1 ? 'end' : 'middle';
+    plot.append(svg('line', { class: 'tick', x1: x, y1: height - 30, x2: x, y2: height - 26, stroke: 'currentColor', 'stroke-opacity': 0.6 }));
+    plot.append(svg('text', { class: 'tick-label', x: x, y: height - 17, 'text-anchor': anchor, 'font-size': 9, fill: 'currentColor' }, [format(value)]));
+  });
+}
+function quarters(most) { return [0, most / 4, most / 2, (3 * most) / 4, most]; }
+function countTicks(most) { var step = Math.max(1, Math.ceil(most / 4)), values = []; for (var value = 0; value <= most; value += step) values.push(value); return values; }
+function fraction(value) { return Math.round(value * 100) + '%'; }
 function axes(plot, width, height, labelX, labelY) {
   plot.append(svg('line', { x1: 40, y1: height - 30, x2: width - 10, y2: height - 30, stroke: 'currentColor', 'stroke-opacity': 0.4 }));
   plot.append(svg('line', { x1: 40, y1: 10, x2: 40, y2: height - 30, stroke: 'currentColor', 'stroke-opacity': 0.4 }));
@@ -34,21 +60,24 @@ function axes(plot, width, height, labelX, labelY) {
 function scoreChart(plot, width, height) {
   axes(plot, width, height, 'variant', 'pass rate / mean score');
   var band = (width - 50) / Math.max(1, variants.length), top = 10, bottom = height - 30;
+  yTicks(plot, width, quarters(1), function (value) { return bottom - (bottom - top) * value; }, fraction);
   data.result.summary.forEach(function (entry, index) {
     var x = 45 + index * band;
     [entry.passRate, entry.meanScore].forEach(function (value, which) {
       var barHeight = (bottom - top) * value;
       plot.append(svg('rect', { class: 'bar', x: x + which * band * 0.4, y: bottom - barHeight, width: band * 0.35, height: barHeight, fill: colour(entry.variant), 'fill-opacity': which ? 0.5 : 1 }, [svg('title', {}, [entry.variant + (which ? ' mean score ' + value.toFixed(2) : ' pass rate ' + pct(value))])]));
     });
-    plot.append(svg('text', { x: x + band * 0.375, y: bottom + 12, 'text-anchor': 'middle', 'font-size': 11, fill: 'currentColor' }, [entry.variant]));
+    plot.append(svg('text', { x: x + band * 0.375, y: bottom + 13, 'text-anchor': 'middle', 'font-size': 11, fill: 'currentColor' }, [entry.variant]));
   });
 }
 function runsOf() { return data.result.results.flatMap(function (entry) { return entry.runs; }); }
 function tokenChart(plot, width, height) {
   axes(plot, width, height, 'tokens per run', 'score');
   var runs = runsOf(), most = Math.max.apply(null, [1].concat(runs.map(function (run) { return run.tokens.total; })));
+  yTicks(plot, width, quarters(1), function (value) { return (height - 30) - (height - 40) * value; }, function (value) { return value.toFixed(2); });
+  xTicks(plot, height, quarters(most), function (value) { return 45 + (width - 60) * value / most; }, function (value) { return String(Math.round(value)); });
   runs.forEach(function (run) {
-    var x = 45 + (width - 60) * run.tokens.total / most, y = (height - 30) - (height - 45) * run.score;
+    var x = 45 + (width - 60) * run.tokens.total / most, y = (height - 30) - (height - 40) * run.score;
     plot.append(svg('circle', { class: 'point', cx: x, cy: y, r: 4, fill: colour(run.variant), 'fill-opacity': 0.7 }, [svg('title', {}, [run.variant + ' ' + run.id + ': ' + run.tokens.total + ' tokens, score ' + run.score.toFixed(2)])]));
   });
 }
@@ -61,13 +90,14 @@ function latencyChart(plot, width, height) {
     return bins;
   });
   var tallest = Math.max.apply(null, [1].concat(counts.flat())), slot = (width - 50) / buckets;
+  yTicks(plot, width, countTicks(tallest), function (value) { return height - 30 - (height - 45) * value / tallest; }, String);
+  xTicks(plot, height, quarters(most), function (value) { return 42 + (width - 50) * value / most; }, function (value) { return Math.round(value) + ''; });
   counts.forEach(function (bins, which) {
     bins.forEach(function (count, bin) {
       var barHeight = (height - 45) * count / tallest, barWidth = slot / variants.length;
       if (count > 0) plot.append(svg('rect', { class: 'bar', x: 42 + bin * slot + which * barWidth, y: height - 30 - barHeight, width: Math.max(1, barWidth - 1), height: barHeight, fill: colour(variants[which]) }, [svg('title', {}, [variants[which] + ': ' + count + ' runs up to ' + Math.round(most * (bin + 1) / buckets) + ' ms'])]));
     });
   });
-  plot.append(svg('text', { x: width - 10, y: height - 18, 'text-anchor': 'end', 'font-size': 10, fill: 'currentColor' }, [Math.round(most) + ' ms']));
 }
 function caseGrid() {
   var ids = [];
@@ -100,6 +130,6 @@ function openCase(entry) {
   detail.scrollIntoView();
 }
 document.getElementById('summary-holder').append(summaryTable());
-document.getElementById('charts').append(chart('pass rate and mean score by variant', 'chart-score', scoreChart), chart('tokens against score, each run', 'chart-tokens', tokenChart), chart('latency distribution', 'chart-latency', latencyChart));
+document.getElementById('charts').append(chart('pass rate and mean score by variant', 'chart-score', scoreChart, [{ style: 'background:currentColor', text: 'pass rate' }, { style: 'background:currentColor;opacity:0.5', text: 'mean score' }]), chart('tokens against score, each run', 'chart-tokens', tokenChart), chart('latency distribution', 'chart-latency', latencyChart));
 document.getElementById('cases-holder').append(caseGrid());
 `;

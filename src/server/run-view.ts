@@ -15,11 +15,24 @@ export interface RunListItem {
   updatedAt: number;
   iterations: number;
   tokens: number;
+  /** An eval's run: which eval, case and variant (recorded as `options.eval`). */
+  eval?: JsonValue;
 }
 
 export function listItemOf(run: RunSummary): RunListItem {
   const { runId, pipeline, status, createdAt, updatedAt, iterations, tokens } = run;
-  return { runId, pipeline, status, task: String(run.input.task ?? ''), createdAt, updatedAt, iterations, tokens };
+  const item: RunListItem = {
+    runId,
+    pipeline,
+    status,
+    task: String(run.input.task ?? ''),
+    createdAt,
+    updatedAt,
+    iterations,
+    tokens,
+  };
+  if (run.options.eval !== undefined) item.eval = run.options.eval;
+  return item;
 }
 
 /**

@@ -1,5 +1,5 @@
-// The answer's text apart from a tool call's preamble, for every stream that hands text to a client (textStream,
-// Chat Completions, the AI SDK UI message stream).
+// The answer's text apart from a tool call's preamble, for the Chat Completions stream (strings, which cannot take
+// text back; textStream and the AI SDK stream stream text at once and retract it: full-stream.ts).
 import type { RunEvent } from '../engine/stage.js';
 
 export interface TextPiece {
@@ -34,10 +34,4 @@ export function answerTextSplitter(): (event: RunEvent) => TextPiece | undefined
     if (pieces.length === 0) return undefined;
     return event.data.toolCalls.length === 0 ? { answer: pieces } : { preamble: pieces.join('') };
   };
-}
-
-/** The answer's text only (textStream): preambles before a tool call are dropped. */
-export function answerTextPicker(): (event: RunEvent) => string | undefined {
-  const split = answerTextSplitter();
-  return (event) => split(event)?.answer?.join('');
 }

@@ -5,11 +5,17 @@ import type { RunResult } from '../engine/run-result.js';
 import type { RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
 import { EventLog } from './event-log.js';
-import { answerTextPicker } from './answer-text.js';
+import { streamPartsReader } from './full-stream.js';
+import type { StreamPart } from './stream-parts.js';
 
 export interface RunStream extends AsyncIterable<RunEvent> {
-  /** The final answer's text as it arrives: the text of every model call that may give the answer (see docs/events.md). */
+  /**
+   * The answer's text as the model writes it: every piece of every model call that may give the answer. Text a reply
+   * writes before a tool call is in it too (a string cannot be taken back): fullStream's `reset-step` retracts it.
+   */
   readonly textStream: AsyncIterable<string>;
+  /** The run as typed parts for a UI (docs/streaming.md): text, reasoning, tool input and results, steps, finish. */
+  readonly fullStream: AsyncIterable<StreamPart>;
   /** The run's result, as runPipeline gives it. */
   readonly result: Promise<RunResult>;
   /** The events so far, in order: `events[n - 1].seq === n`. */
@@ -63,10 +69,23 @@ export function streamRun(pipeline: Pipeline, input: RunInput, options: DurableR
     log.throwIfFailed();
   };
   const everyEvent = (event: RunEvent) => event;
-  const textStream: AsyncIterable<string> = { [Symbol.asyncIterator]: () => read(0, true, answerTextPicker()) };
+  const textOf = (): ((event: RunEvent) => string | undefined) => {
+    const partsOf = streamPartsReader();
+    return (event) => {
+      const texts = partsOf(event).flatMap((part) => (part.type === 'text-delta' ? [part.text] : []));
+      return texts.length === 0 ? undefined : texts.join('');
+    };
+  };
+  // Parts come several to an event: read them as one array per event, given one by one.
+  const partsStream: AsyncIterable<StreamPart> = {
+    async *[Symbol.asyncIterator]() {
+      for await (const parts of { [Symbol.asyncIterator]: () => read(0, true, streamPartsReader()) }) yield* parts;
+    },
+  };
   return {
     [Symbol.asyncIterator]: () => read(0, true, everyEvent),
-    textStream,
+    textStream: { [Symbol.asyncIterator]: () => read(0, true, textOf()) },
+    fullStream: partsStream,
     result,
     events: log.events,
     eventsAfter: (seq, eventsOptions = {}) => ({

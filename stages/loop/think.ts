@@ -26,7 +26,7 @@ declare module '../../src/engine/stage.js' {
       /** The reply's reasoning, when the provider sent any. */
       reasoning?: string;
     };
-    /** The text a reply wrote before its tool calls (the whole text): not the answer, so textStream leaves it out. */
+    /** The text a reply wrote before its tool calls (the whole text): not the answer (fullStream's reset-step took it back). */
     tool_preamble: { text: string; toolCalls: string[] };
     truncation_retry: { attempt: number; maxRetries: number; toolCalls: string[] };
     repair_turn: { attempt: number; maxRepairs: number; problems: string[] };

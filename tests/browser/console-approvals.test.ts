@@ -128,12 +128,12 @@ describe.skipIf(skipBrowser)('deciding an approval in the console', () => {
       // The agents' runs are inline and folded; each opens to its own answer and waterfall.
       const children = page.locator('details.child-run');
       await expect.poll(() => children.count(), { timeout: 15_000 }).toBe(2);
-      expect(await children.locator('summary').allTextContents()).toEqual([
+      expect(await children.locator(':scope > summary').allTextContents()).toEqual([
         expect.stringMatching(/^agent coordinator\/multiplier · call \S+ · completed$/),
         expect.stringMatching(/^agent coordinator\/subtractor · call \S+ · completed$/),
       ]);
       expect(await children.first().locator('.waterfall').isVisible()).toBe(false);
-      await children.first().locator('summary').click();
+      await children.first().locator(':scope > summary').click();
       expect(await children.first().locator('pre.answer').textContent()).toBe('12 * 7 = 84');
       expect(await children.first().locator('.waterfall .label').allTextContents()).toEqual(
         expect.arrayContaining([expect.stringMatching(/^think · /), expect.stringMatching(/^tool · calculator/)]),

@@ -56,6 +56,20 @@ describe.skipIf(skipBrowser)('the eval report', { timeout: 120_000 }, () => {
         .first()
         .evaluate((node) => (node as unknown as { getBBox(): { height: number } }).getBBox().height);
       expect(barHeight).toBeGreaterThan(100);
+      // Axes with ticks and their values; a legend naming each variant's colour.
+      expect(await page.locator('#chart-score text.tick-label').allTextContents()).toEqual([
+        '0%',
+        '25%',
+        '50%',
+        '75%',
+        '100%',
+      ]);
+      expect(await page.locator('#chart-tokens text.tick-label').count()).toBe(10);
+      expect(await page.locator('#chart-latency text.tick-label').count()).toBeGreaterThanOrEqual(7);
+      for (const id of ['chart-score', 'chart-tokens', 'chart-latency'])
+        expect(await page.locator(`figure:has(#${id}) .chart-legend .legend-item`).allTextContents()).toEqual(
+          expect.arrayContaining(['tools', 'bare']),
+        );
       await page.locator('td.cell.fail[data-case="multiply"][data-variant="bare"]').click();
       await page.locator('#detail .waterfall').waitFor();
       const detail = await page.locator('#detail').innerText();

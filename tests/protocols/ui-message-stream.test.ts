@@ -1,6 +1,7 @@
 // The AI SDK 6 client side (DefaultChatTransport + readUIMessageStream, as useChat uses them) against a real serve.
 import { describe, expect, it } from 'vitest';
-import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
+import { chat } from './ui-chat-client.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { loopbackModelEnv, useServes, waitForStatus, type TestServe } from '../server/serve-support.js';
 
@@ -8,32 +9,6 @@ const serves = useServes();
 const loopback = useLoopbackServer();
 
 const userMessage = (text: string, id = 'm1'): UIMessage => ({ id, role: 'user', parts: [{ type: 'text', text }] });
-
-/** Sends the messages as useChat would, and reads the reply both as raw chunks and as the last UIMessage. */
-async function chat(
-  serve: TestServe,
-  messages: UIMessage[],
-  body: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Promise<{ chunks: UIMessageChunk[]; message: UIMessage }> {
-  const transport = new DefaultChatTransport<UIMessage>({ api: `${serve.running.url}/v1/chat`, body, headers });
-  const stream = await transport.sendMessages({
-    chatId: 'chat-1',
-    messages,
-    trigger: 'submit-message',
-    messageId: undefined,
-    abortSignal: undefined,
-  });
-  const [forChunks, forMessages] = stream.tee();
-  const chunks: UIMessageChunk[] = [];
-  const reading = (async () => {
-    for await (const chunk of forChunks) chunks.push(chunk);
-  })();
-  let message: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream: forMessages })) message = snapshot;
-  await reading;
-  return { chunks, message: message! };
-}
 
 describe('POST /v1/chat: the UI message stream useChat reads', () => {
   it('streams a ReAct run: a step per iteration, the tool part with input and output, the answer text, finish with usage', async () => {
@@ -142,22 +117,5 @@ describe('POST /v1/chat: the UI message stream useChat reads', () => {
     await expect(chat(serve, [userMessage('2 + 2?')], { pipeline: 'nope' })).rejects.toThrow(
       /unknown pipeline .*nope.*choose one of react/,
     );
-  });
-});
-
-describe('first-day polish: preambles in the protocol streams', () => {
-  it("the UI message stream's text parts are only the answer; the preamble before a tool call is a reasoning part", async () => {
-    const call = { name: 'calculator', arguments: JSON.stringify({ expression: '17 * 23 + 4' }), id: 'call_a' };
-    loopback.server.streamReply({ content: 'Let me calculate that first. ', toolCalls: [call] }, { delayMs: 1 });
-    loopback.server.streamReply({ content: 'The answer is 395.', splitEvery: 4 });
-    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
-    const { chunks, message } = await chat(serve, [userMessage('What is 17 * 23 + 4?')]);
-    expect(message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')).toBe(
-      'The answer is 395.',
-    );
-    expect(chunks.filter((chunk) => chunk.type === 'text-delta').length).toBeGreaterThan(1);
-    expect(
-      message.parts.some((part) => part.type === 'reasoning' && part.text === 'Let me calculate that first. '),
-    ).toBe(true);
   });
 });

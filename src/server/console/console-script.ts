@@ -19,12 +19,13 @@ function api(path, init) {
 }
 function showError(error) { document.getElementById('error').textContent = error ? String(error.message || error) : ''; }
 function age(at) { var seconds = Math.round((Date.now() - at) / 1000); return seconds < 60 ? seconds + ' s ago' : Math.round(seconds / 60) + ' min ago'; }
-var listed = [];
+var listed = [], waiting = [], waitingOnly = false;
 function rowOf(run) {
-  var row = el('tr', { class: 'run-row', 'data-run': run.runId }, [
-    el('td', {}, [el('span', { class: 'status status-' + run.status }, [run.status])]),
+  var mark = evalMark(run);
+  var row = el('tr', { class: 'run-row' + (mark ? ' eval-run' : ''), 'data-run': run.runId }, [
+    el('td', {}, [el('span', { class: 'status status-' + run.status }, [statusWords(run.status)])]),
     el('td', { class: 'hide-narrow' }, [run.pipeline]),
-    el('td', { class: 'task' }, [run.task]),
+    el('td', { class: 'task' }, (mark ? [mark, ' '] : []).concat([run.task])),
     el('td', { class: 'muted' }, [age(run.createdAt)]),
     el('td', { class: 'hide-narrow' }, [String(run.tokens)]),
   ]);
@@ -33,21 +34,33 @@ function rowOf(run) {
 }
 function drawList() {
   var rows = document.getElementById('run-rows');
-  rows.replaceChildren.apply(rows, listed.map(rowOf));
+  var shown = waitingOnly ? waiting : listed;
+  rows.replaceChildren.apply(rows, shown.length ? shown.map(rowOf) : [el('tr', {}, [el('td', { colspan: '5', class: 'muted' }, [waitingOnly ? 'No run is waiting for you.' : 'No runs yet.'])])]);
+  document.getElementById('waiting-count').textContent = waiting.length ? String(waiting.length) + (waiting.length >= 50 ? '+' : '') : '0';
+}
+// The runs paused for a person's decision (the "waiting for me" filter and its count), read apart from the latest runs.
+function refreshWaiting() {
+  return api('/v1/runs?status=interrupted&limit=50').then(function (body) { waiting = body.runs; drawList(); }).catch(showError);
 }
 function refreshList() {
   return api('/v1/runs?limit=50').then(function (body) {
     listed = body.runs;
     drawList();
     showError(null);
+    return refreshWaiting();
   }).catch(showError);
+}
+function placeIn(list, run) {
+  list = list.filter(function (known) { return known.runId !== run.runId; });
+  var at = list.findIndex(function (known) { return known.createdAt < run.createdAt; });
+  list.splice(at === -1 ? list.length : at, 0, run);
+  return list.slice(0, 50);
 }
 // One run that started or ended: its row replaced, or put in its place (newest first).
 function placeRun(run) {
-  listed = listed.filter(function (known) { return known.runId !== run.runId; });
-  var at = listed.findIndex(function (known) { return known.createdAt < run.createdAt; });
-  listed.splice(at === -1 ? listed.length : at, 0, run);
-  listed = listed.slice(0, 50);
+  listed = placeIn(listed, run);
+  if (run.status === 'interrupted') waiting = placeIn(waiting, run);
+  else waiting = waiting.filter(function (known) { return known.runId !== run.runId; });
   drawList();
 }
 // Reads an event stream's blocks, calling onBlock(fields) for each; resolves when the stream ends.
@@ -153,6 +166,7 @@ function drawDecisions(view) {
   var box = document.getElementById('decisions');
   box.replaceChildren();
   if (view.run.status !== 'interrupted') return;
+  box.append(el('h2', {}, ['Waiting for your approval']));
   var pending = (view.run.outcome && view.run.outcome.result && view.run.outcome.result.pending) || [];
   // One card per pending call: what it is, why it waits, its arguments (editable: an edit approves the edited call).
   pending.forEach(function (item) {
@@ -160,7 +174,9 @@ function drawDecisions(view) {
     var given = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments || {});
     var shown = given;
     try { shown = JSON.stringify(JSON.parse(given), null, 2); } catch (error) { /* not JSON: shown as the model sent it */ }
-    var argumentsBox = el('textarea', { class: 'arguments', 'data-call': callId, spellcheck: 'false', 'aria-label': 'arguments of ' + callId }, []);
+    // As many rows as the JSON has lines (within reason), so the arguments show whole without scrolling.
+    var lines = Math.min(20, Math.max(3, shown.split('\n').length + 1));
+    var argumentsBox = el('textarea', { class: 'arguments', rows: String(lines), 'data-call': callId, spellcheck: 'false', 'aria-label': 'arguments of ' + callId }, []);
     argumentsBox.value = shown;
     var message = el('input', { class: 'message', 'data-call': callId, placeholder: 'why not (the model reads this)', 'aria-label': 'rejection message for ' + callId }, []);
     function decide(decision) {
@@ -213,6 +229,10 @@ document.getElementById('start').addEventListener('submit', function (event) {
   if (approveTools.length) request.approveTools = approveTools.indexOf('all') >= 0 ? 'all' : approveTools;
   api('/v1/runs', { method: 'POST', body: JSON.stringify(request) })
     .then(function (body) { document.getElementById('task').value = ''; location.hash = '#/runs/' + body.runId; }).catch(showError);
+});
+document.getElementById('waiting-only').addEventListener('change', function (event) {
+  waitingOnly = event.target.checked;
+  drawList();
 });
 window.addEventListener('hashchange', route);
 loadPipelines();

@@ -1,5 +1,7 @@
 // Browser code that draws one run (facts, answer, plan, verdicts, replans, the waterfall) from GET /v1/runs/:id;
 // the console and `stageloop show --html` both use it. Plain ES2020 with no build step (and no template literals).
+import { waterfallScript } from './waterfall-script.js';
+
 export const runPageScript = String.raw`
 function el(tag, attributes, children) {
   var node = document.createElement(tag);
@@ -8,59 +10,14 @@ function el(tag, attributes, children) {
   return node;
 }
 function ms(value) { return value >= 1000 ? (value / 1000).toFixed(2) + ' s' : Math.round(value) + ' ms'; }
-// A stage's colour says how it ended: a normal end of the loop is not an error, a pause is a pause.
-function stageClass(item) {
-  var signal = item.detail && item.detail.signal;
-  if (item.summary === 'continue' || item.stage === null || !signal) return 'stage';
-  if (signal.type === 'interrupt_run') return 'paused';
-  if (signal.type === 'break_loop' && (signal.kind || 'completed') === 'completed') return 'ended';
-  return 'steer';
-}
-// The time a run spent waiting for a person (from its pause to the stage that resumed it) is drawn as a short
-// hatched bar labelled with the wait, so a long wait does not squash every bar doing work.
-function waitsOf(timeline) {
-  var waits = [], pausedAt = null;
-  timeline.forEach(function (item, index) {
-    if (item.kind !== 'stage') return;
-    if (pausedAt !== null) { waits.push({ index: index, from: pausedAt, to: item.at - (item.durationMs || 0) }); pausedAt = null; }
-    if (stageClass(item) === 'paused') pausedAt = item.at;
-  });
-  return waits;
-}
-function waterfallRows(view) {
-  var start = view.run.createdAt, end = start, waits = waitsOf(view.timeline), waited = 0;
-  view.timeline.forEach(function (item) { end = Math.max(end, item.at); });
-  waits.forEach(function (wait) { waited += wait.to - wait.from; });
-  var working = Math.max(1, end - start - waited), shownWait = working * 0.08;
-  var total = working + waits.length * shownWait;
-  function place(at) {
-    var shift = 0;
-    waits.forEach(function (wait) { if (at >= wait.to) shift += (wait.to - wait.from) - shownWait; else if (at > wait.from) shift += (at - wait.from) - shownWait * (at - wait.from) / (wait.to - wait.from); });
-    return 100 * (at - start - shift) / total;
-  }
-  var rows = [], zoneKey = null, previous = start;
-  function addRow(labelText, className, from, to, title, isCall) {
-    var bar = el('div', { class: 'bar ' + className, title: title });
-    bar.style.left = place(from) + '%';
-    bar.style.width = Math.max(0, place(to) - place(from)) + '%';
-    rows.push(el('div', { class: 'label' + (isCall ? ' call' : ''), title: title }, [labelText]));
-    rows.push(el('div', { class: 'track' }, [bar]));
-  }
-  view.timeline.forEach(function (item, index) {
-    var key = item.zone === 'iteration' ? 'iteration ' + item.iteration : item.zone;
-    if (key !== zoneKey) { rows.push(el('div', { class: 'zone' }, [key])); zoneKey = key; }
-    var wait = waits.filter(function (entry) { return entry.index === index; })[0];
-    if (wait) addRow('waiting for a decision · ' + ms(wait.to - wait.from), 'waiting', wait.from, wait.to, 'the run waited for a person', false);
-    if (item.kind === 'stage') {
-      // A resumed stage's duration leaves out the wait before it (the timeline counts that as waitedMs).
-      var own = item.durationMs || 0;
-      addRow((item.stage || 'finalize') + ' · ' + ms(own), stageClass(item), item.at - own, item.at, item.summary, false);
-    } else {
-      addRow(item.kind + ' · ' + item.summary, item.kind, previous, item.at, item.summary, true);
-    }
-    previous = item.at;
-  });
-  return rows;
+// A status in words: a paused run waits for a person's approval.
+function statusWords(status) { return status === 'interrupted' ? 'waiting for approval' : status; }
+function statusBadge(status) { return el('span', { class: 'status status-' + status, 'data-status': status }, [statusWords(status)]); }
+// An eval's run (recorded with options.eval): which eval, case and variant.
+function evalMark(run) {
+  var mark = run.eval || (run.options && run.options.eval);
+  if (!mark || typeof mark !== 'object') return null;
+  return el('span', { class: 'eval-mark', title: 'eval ' + mark.id + ' · case ' + mark.case + ' · variant ' + mark.variant }, ['eval · ' + mark.case + ' · ' + mark.variant]);
 }
 function planList(plan) {
   if (!plan || !plan.steps) return null;
@@ -96,12 +53,14 @@ function renderRun(view, root, live) {
   var usage = result.usage || {};
   var answer = (outcome && outcome.answer) || (live && live.answer) || run.answer;
   var facts = [
-    el('span', {}, ['status ', el('span', { class: 'status status-' + run.status, 'data-status': run.status }, [run.status])]),
+    el('span', {}, ['status ', statusBadge(run.status)]),
     el('span', {}, ['pipeline ' + run.pipeline]),
     el('span', {}, ['iterations ' + ((outcome && outcome.iterations) || run.iterations)]),
     el('span', {}, ['tokens ' + ((outcome && outcome.tokens) || run.tokens) + (usage.inputTokens !== undefined ? ' (' + usage.inputTokens + ' in, ' + usage.outputTokens + ' out)' : '')]),
   ];
   if (typeof result.costUsd === 'number') facts.push(el('span', {}, ['cost $' + result.costUsd.toFixed(4)]));
+  var mark = evalMark(run);
+  if (mark) facts.push(mark);
   var parts = [
     el('h2', {}, ['Run ' + run.runId]),
     el('p', { class: 'task' }, [String(run.input.task || '')]),
@@ -113,7 +72,7 @@ function renderRun(view, root, live) {
   if (plan) parts.push(el('h2', {}, ['Plan']), plan);
   var verdicts = verdictList(view.slots);
   if (verdicts) parts.push(el('h2', {}, ['Verdicts and replans']), verdicts);
-  parts.push(el('h2', {}, ['Timeline']), el('div', { class: 'waterfall' }, waterfallRows(view)));
+  parts.push(el('h2', {}, ['Timeline']), waterfall(view));
   if (view.children && view.children.length) parts.push(el('h2', {}, ['Agents']), childRuns(view.children));
   root.replaceChildren.apply(root, parts);
 }
@@ -122,14 +81,14 @@ function renderRun(view, root, live) {
 function childRuns(children) {
   return el('div', { class: 'children' }, children.map(function (child) {
     var run = child.view.run, outcome = run.outcome;
-    var title = (child.agent ? 'agent ' + child.agent + ' · ' : '') + 'call ' + child.callId + ' · ' + run.status;
+    var title = (child.agent ? 'agent ' + child.agent + ' · ' : '') + 'call ' + child.callId + ' · ' + statusWords(run.status);
     var body = [
       el('summary', {}, [title]),
       el('pre', { class: 'answer' }, [(outcome && outcome.answer) || run.answer || (outcome ? '(none)' : '…')]),
-      el('div', { class: 'waterfall' }, waterfallRows(child.view)),
+      waterfall(child.view),
     ];
     if (child.view.children && child.view.children.length) body.push(childRuns(child.view.children));
     return el('details', { class: 'child-run', 'data-run': run.runId }, body);
   }));
 }
-`;
+${waterfallScript}`;

@@ -3,21 +3,14 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { RunResult } from '../../engine/run-result.js';
-import type { RunEvent } from '../../engine/stage.js';
 import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
-import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
-import {
-  answerTextOf,
-  runIdHeader,
-  startProtocolRun,
-  taskOfConversation,
-  wasCutShort,
-  type ProtocolRun,
-} from './protocol-runs.js';
+import { runIdHeader, startProtocolRun, taskOfConversation, type ProtocolRun } from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
-import { answerTextSplitter } from '../../stream/answer-text.js';
+import { ChunkWriter, type AiSdkMajor } from './ui-message-chunks.js';
+
+export { ChunkWriter } from './ui-message-chunks.js';
 
 export const uiMessageStreamHeader = 'x-vercel-ai-ui-message-stream';
 
@@ -40,173 +33,11 @@ const chatRequestSchema = z.looseObject({
   pipeline: z.string().optional(),
   /** Tools whose calls pause for a person's decision: the stream shows the SDK's approval parts. */
   approveTools: approveToolsSchema.optional(),
+  /** The AI SDK major version of the client (default 6): 7 also reads `reset-step` and `tool-approval-response`. */
+  aiSdk: z
+    .union([z.literal(6), z.literal(7)], { error: 'aiSdk must be 6 or 7, the AI SDK major version of the client' })
+    .optional(),
 });
-
-type Chunk = Record<string, unknown> & { type: string };
-
-function finishReasonOf(result: RunResult): string {
-  if (result.status === 'failed') return 'error';
-  if (result.status === 'interrupted' || result.status === 'cancelled') return 'other';
-  if (wasCutShort(result)) return 'length';
-  if (result.stopReason.kind.startsWith('guard_')) return 'content-filter';
-  return 'stop';
-}
-
-function inputOf(argumentsText: string): unknown {
-  try {
-    return JSON.parse(argumentsText);
-  } catch {
-    return argumentsText;
-  }
-}
-
-/** Turns run events into chunks, keeping what spans events: the open text part, the step, the answer so far. */
-export class ChunkWriter {
-  #textId: string | undefined;
-  #sinceToolTurn = '';
-  #iteration = -1;
-  #stepOpen = false;
-  readonly #split = answerTextSplitter();
-
-  chunksOf(event: RunEvent): Chunk[] {
-    // An agent's run (called as a tool) is part of the calling tool's work: its steps, text, tool calls and approval
-    // questions are not the caller's (act asks the caller's approval itself), so it shows only as reasoning lines.
-    if (event.agent !== undefined) return reasoningChunks(event);
-    const chunks: Chunk[] = [];
-    if (event.zone === 'iteration' && event.iteration !== this.#iteration) {
-      chunks.push(...this.#closeStep(), { type: 'start-step' });
-      this.#iteration = event.iteration;
-      this.#stepOpen = true;
-    }
-    // Only answer text is a text part; a preamble before a tool call is a reasoning part (the AI SDK's place for it).
-    const piece = (): Chunk[] => this.#textChunks(event);
-    if (event.type !== 'model_reply') chunks.push(...piece());
-    switch (event.type) {
-      case 'model_reply':
-        chunks.push(...piece());
-        chunks.push(...this.#closeText());
-        if (event.data.toolCalls.length > 0) this.#sinceToolTurn = '';
-        break;
-      case 'tool_call':
-        chunks.push({
-          type: 'tool-input-available',
-          toolCallId: event.data.id,
-          toolName: event.data.name,
-          input: inputOf(event.data.arguments),
-        });
-        break;
-      case 'tool_result':
-        chunks.push(
-          event.data.ok
-            ? { type: 'tool-output-available', toolCallId: event.data.id, output: event.data.result }
-            : { type: 'tool-output-error', toolCallId: event.data.id, errorText: event.data.error.message },
-        );
-        break;
-      case 'approval_requested':
-        // The SDK's approval parts need the tool part first: the call has not run, so act reported nothing yet.
-        chunks.push(
-          {
-            type: 'tool-input-available',
-            toolCallId: event.data.id,
-            toolName: event.data.tool,
-            input: inputOf(event.data.arguments),
-          },
-          { type: 'tool-approval-request', approvalId: event.data.id, toolCallId: event.data.id },
-        );
-        break;
-      case 'plan_created':
-        chunks.push({ type: 'data-plan', id: 'plan', data: { steps: event.data.steps, current: 1 } });
-        break;
-      case 'plan_updated':
-        chunks.push({ type: 'data-plan', id: 'plan', data: { steps: event.data.steps, current: event.data.current } });
-        break;
-      default:
-        break;
-    }
-    if (event.type !== 'tool_call' && event.type !== 'tool_result' && event.type !== 'approval_requested')
-      chunks.push(...reasoningChunks(event));
-    return chunks;
-  }
-
-  #textChunks(event: RunEvent): Chunk[] {
-    const piece = this.#split(event);
-    if (piece?.preamble !== undefined) {
-      const id = `reasoning-${event.seq}-preamble`;
-      return [
-        { type: 'reasoning-start', id },
-        { type: 'reasoning-delta', id, delta: piece.preamble },
-        { type: 'reasoning-end', id },
-      ];
-    }
-    if (piece?.answer === undefined) return [];
-    const chunks: Chunk[] = [];
-    if (this.#textId === undefined) {
-      this.#textId = `text-${event.seq}`;
-      chunks.push({ type: 'text-start', id: this.#textId });
-    }
-    for (const text of piece.answer) {
-      this.#sinceToolTurn += text;
-      chunks.push({ type: 'text-delta', id: this.#textId, delta: text });
-    }
-    return chunks;
-  }
-
-  /** The last chunks: the answer when no text part carried it, the step's end, the pause's data part, finish. */
-  endChunks(result: RunResult): Chunk[] {
-    const chunks = this.#closeText();
-    const answer = answerTextOf(result);
-    if (result.status === 'failed') {
-      chunks.push({ type: 'error', errorText: `run ${result.runId} failed: ${result.stopReason.message}` });
-    } else if (this.#sinceToolTurn.trim() !== answer.trim()) {
-      const id = `text-answer-${result.runId}`;
-      chunks.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: answer }, { type: 'text-end', id });
-    }
-    chunks.push(...this.#closeStep());
-    if (result.status === 'interrupted') {
-      chunks.push({
-        type: 'data-approval',
-        id: 'approval',
-        data: { runId: result.runId, pending: result.pending ?? [], decisions: `/v1/runs/${result.runId}/decisions` },
-      });
-    }
-    const usage = {
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      totalTokens: result.usage.inputTokens + result.usage.outputTokens,
-    };
-    chunks.push({
-      type: 'finish',
-      finishReason: finishReasonOf(result),
-      messageMetadata: { runId: result.runId, status: result.status, usage },
-    });
-    return chunks;
-  }
-
-  #closeText(): Chunk[] {
-    if (this.#textId === undefined) return [];
-    const id = this.#textId;
-    this.#textId = undefined;
-    return [{ type: 'text-end', id }];
-  }
-
-  #closeStep(): Chunk[] {
-    if (!this.#stepOpen) return [];
-    this.#stepOpen = false;
-    return [...this.#closeText(), { type: 'finish-step' }];
-  }
-}
-
-/** An event's progress line as a reasoning part, or nothing when it has none. */
-function reasoningChunks(event: RunEvent): Chunk[] {
-  const line = progressLineOf(event);
-  if (line === undefined) return [];
-  const id = `reasoning-${event.seq}`;
-  return [
-    { type: 'reasoning-start', id },
-    { type: 'reasoning-delta', id, delta: event.agent === undefined ? line : `${event.agent}: ${line}` },
-    { type: 'reasoning-end', id },
-  ];
-}
 
 export function uiMessageStreamRoutes(services: StartRunServices): Hono {
   const app = new Hono();
@@ -227,18 +58,18 @@ export function uiMessageStreamRoutes(services: StartRunServices): Hono {
       task: taskOfConversation(turns),
       ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
     });
-    return streamChunks(context, run, request.messageId);
+    return streamChunks(context, run, request.messageId, request.aiSdk ?? 6);
   });
   return app;
 }
 
-function streamChunks(context: Context, run: ProtocolRun, messageId: string | undefined): Response {
+function streamChunks(context: Context, run: ProtocolRun, messageId: string | undefined, client: AiSdkMajor): Response {
   context.header(uiMessageStreamHeader, 'v1');
   context.header('x-accel-buffering', 'no');
   context.header(runIdHeader, run.runId);
   return runSse(context, run, 'chat', async function* ({ events, gone }) {
     yield { type: 'start', messageId: messageId ?? `run-${run.runId}`, messageMetadata: { runId: run.runId } };
-    const writer = new ChunkWriter();
+    const writer = new ChunkWriter(client);
     for await (const event of events) {
       for (const chunk of writer.chunksOf(event)) yield chunk;
     }
