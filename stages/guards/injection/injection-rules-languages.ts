@@ -5,15 +5,21 @@
 // JavaScript's word boundary knows only ASCII letters.
 import { rx, type InjectionRule } from './injection-words.js';
 
-/** Cheap tests for the script (or, in Latin script, a verb) a family of alternatives needs. */
+/** Cheap tests for the script (or, in Latin script, a word) a family of alternatives needs. */
 const scripts = {
   cjk: /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/,
   devanagari: /[\u0900-\u097f]/,
   bengali: /[\u0980-\u09ff]/,
   arabic: /[\u0600-\u06ff]/,
   cyrillic: /[\u0400-\u04ff]/,
-  latin:
-    /ignor|olvid|descart|omite|hagas|desconsider|esque[cç]|despreze|oubli|tiens|tenez|abstraction|laisse|vergiss|vergessen|missacht|übergeh|verwirf|yok\s+say|görmezden|unut|dikkate|abaikan|lupakan|acuhkan|bỏ|phớt|quên|lờ/i,
+  // Latin-script languages: a word of the language that every alternative of its pattern holds.
+  spanish: /instrucciones|indicaciones|reglas|órdenes|ordenes|normas|directrices/i,
+  portuguese: /instruções|instrucoes|orientações|orientacoes|regras|ordens|diretrizes/i,
+  french: /précédentes|precedentes|antérieures|anterieures|initiales|d'origine|données|reçues/i,
+  german: /anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien|gesagt|aufgetragen|befohlen|erklärt/i,
+  turkish: /talimat|yönergeleri|kuralları|komutları/i,
+  indonesian: /instruksi|perintah|petunjuk|aturan|arahan/i,
+  vietnamese: /hướng|chỉ|lệnh|quy\s+tắc/i,
 } as const;
 
 /** A Latin-script word start: no letter (of any script) just before. */
@@ -65,37 +71,37 @@ const overrides: ReadonlyArray<readonly [RegExp, string]> = [
   ],
   // Spanish.
   [
-    scripts.latin,
+    scripts.spanish,
     String.raw`${start}(?:ignora|ignore|olvida|olvide|olvídate\s+de|olvidate\s+de|descarta|omite|no\s+hagas\s+caso\s+(?:a|de))\s+(?:todas\s+|todos\s+)?(?:las\s+|los\s+|tus\s+|sus\s+)?(?:instrucciones|indicaciones|reglas|órdenes|ordenes|normas|directrices)\s+(?:previas|anteriores|originales|iniciales|que\s+(?:te|le)\s+(?:dieron|han\s+dado))`,
   ],
   // Portuguese.
   [
-    scripts.latin,
+    scripts.portuguese,
     String.raw`${start}(?:ignore|ignora|desconsidere|desconsidera|esqueça|esqueca|esquece|descarte|despreze)\s+(?:todas\s+|todos\s+)?(?:as\s+|os\s+|suas\s+|tuas\s+)?(?:instruções|instrucoes|orientações|orientacoes|regras|ordens|diretrizes)\s+(?:anteriores|prévias|previas|originais|iniciais|que\s+(?:você|voce|te)\s+(?:recebeu|deram))`,
   ],
   // French.
   [
-    scripts.latin,
+    scripts.french,
     String.raw`${start}(?:ignore[sz]?|oublie[sz]?|ne\s+(?:tiens|tenez)\s+(?:plus|pas)\s+compte\s+des|fais\s+abstraction\s+des|faites\s+abstraction\s+des|laisse\s+tomber)\s+(?:toutes\s+|tous\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|règles|regles|directives|ordres)\s+(?:précédentes|precedentes|antérieures|anterieures|initiales|d'origine|qu'on\s+t'a\s+données|que\s+(?:tu\s+as|vous\s+avez)\s+reçues)`,
   ],
   // German.
   [
-    scripts.latin,
+    scripts.german,
     String.raw`${start}(?:ignoriere|ignorier|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte|missachten\s+sie|übergehe|verwirf)\s+(?:alle\s+|sämtliche\s+)?(?:deine\s+|ihre\s+|die\s+)?(?:bisherigen|vorherigen|vorigen|früheren|ursprünglichen|obigen|alten)\s+(?:anweisungen|instruktionen|regeln|befehle|vorgaben|richtlinien)|${start}(?:vergiss|ignoriere),?\s+was\s+(?:man\s+dir|dir\s+\w+|du)\s+(?:vorher|zuvor|bisher|früher)\s+(?:gesagt|aufgetragen|befohlen|erklärt)`,
   ],
   // Turkish.
   [
-    scripts.latin,
+    scripts.turkish,
     String.raw`${start}(?:(?:önceki|tüm|bütün|daha\s+önceki|yukarıdaki)\s+){1,2}(?:talimatları|talimatlari|yönergeleri|kuralları|komutları)\s+(?:yok\s+say|görmezden\s+gel|unut|dikkate\s+alma)`,
   ],
   // Indonesian and Malay.
   [
-    scripts.latin,
+    scripts.indonesian,
     String.raw`${start}(?:abaikan|lupakan|acuhkan)\s+(?:semua\s+|seluruh\s+)?(?:instruksi|perintah|petunjuk|aturan|arahan)\s+(?:sebelumnya|terdahulu|awal|yang\s+diberikan)`,
   ],
   // Vietnamese.
   [
-    scripts.latin,
+    scripts.vietnamese,
     String.raw`${start}(?:bỏ\s+qua|phớt\s+lờ|quên\s+đi|quên|lờ\s+đi)\s+(?:tất\s+cả\s+)?(?:các\s+|mọi\s+|những\s+)?(?:hướng\s+dẫn|chỉ\s+dẫn|chỉ\s+thị|lệnh|quy\s+tắc)\s+(?:trước\s+(?:đó|đây)|cũ|ban\s+đầu)`,
   ],
 ];
@@ -132,7 +138,8 @@ export const languageRules: readonly InjectionRule[] = [
       'giu',
     ),
     weight: 0.6,
-    when: rx(secretWords, 'iu'),
+    // The destination the pattern ends with: a cheaper test than the secret words.
+    when: /@|https?:\/\/|www\./,
   },
   {
     name: 'role_hijack',

@@ -32,7 +32,10 @@ const mentionCue =
 
 /** The rule matches and reader directives in `text`, mentions marked and weighed down. */
 export function visibleMatches(text: string): Scored[] {
-  const candidates = [...ruleMatches(text), ...readerDirectives(text)];
+  const discussed = mentionContext(text, []);
+  // Where no word discusses attacks within 300 characters, a match cannot be a mention: its quote is not looked for.
+  const near = (start: number, end: number) => discussed.discussedNear(start - 300, end + 300);
+  const candidates = [...ruleMatches(text, near), ...readerDirectives(text, near)];
   // Words inside a match or inside a quote that holds one are the payload's own: a second copy of a payload must not
   // find the first copy's words as "discussion" (repetition and lists never lower a score).
   const context = mentionContext(
@@ -62,7 +65,7 @@ interface Candidate extends Omit<Scored, 'mention'> {
   quote?: { open: number; close: number };
 }
 
-function ruleMatches(text: string): Candidate[] {
+function ruleMatches(text: string, near: (start: number, end: number) => boolean): Candidate[] {
   const found: Candidate[] = [];
   for (const rule of injectionRules) {
     if (rule.when !== undefined && !rule.when.test(text)) continue;
@@ -82,7 +85,7 @@ function ruleMatches(text: string): Candidate[] {
         weight,
         from: start,
         before,
-        ...quoted(text, start, end),
+        ...(near(start, end) ? quoted(text, start, end) : { rest: '' }),
       });
     }
   }
@@ -98,7 +101,7 @@ const addressWords =
   /^(?:(?:hey|hi|hello|dear|ok|okay|a|to|for|attention|attn|note|nota|bene|quick|important|urgent|disclaimer|reminder|message|notice|p\.?s\.?|any|all|the|every|whatever|whichever|automated|[(\[/*#-]+)\s*)*(?:[\w-]+)?$/i;
 
 /** Scores each sentence by how many signs of an order to an automated reader it carries (see readerFeatures). */
-function readerDirectives(text: string): Candidate[] {
+function readerDirectives(text: string, near: (start: number, end: number) => boolean): Candidate[] {
   const found: Candidate[] = [];
   for (const sentence of text.matchAll(/[^.!?;\n]+[.!?;]?/g)) {
     const words = sentence[0];
@@ -125,7 +128,7 @@ function readerDirectives(text: string): Candidate[] {
       weight,
       from,
       before: text.slice(Math.max(0, start - 60), start),
-      ...quoted(text, from, sentence.index + words.length),
+      ...(near(from, end) ? quoted(text, from, sentence.index + words.length) : { rest: '' }),
     });
   }
   return found;
@@ -134,10 +137,12 @@ function readerDirectives(text: string): Candidate[] {
 /** The match's line before it, the rest of its line after it, and the quote around it (opened before, closed after). */
 function quoted(text: string, start: number, end: number): Pick<Candidate, 'rest' | 'quote'> {
   // Lines are read at most 300 characters each way: many matches on one long line stay linear.
-  const lineStart = Math.max(text.lastIndexOf('\n', start - 1) + 1, start - 300);
+  const window = Math.max(0, start - 300);
+  const lineStart = window + text.slice(window, start).lastIndexOf('\n') + 1;
   const line = text.slice(lineStart, start);
-  const newline = text.indexOf('\n', end);
-  const rest = text.slice(end, Math.min(newline === -1 ? text.length : newline, end + 300));
+  const ahead = text.slice(end, end + 300);
+  const newline = ahead.indexOf('\n');
+  const rest = newline === -1 ? ahead : ahead.slice(0, newline);
   const straight = (line.match(/["`]/g) ?? []).length;
   const curlyOpen = (line.match(/[“«]/g) ?? []).length;
   const curlyClose = (line.match(/[”»]/g) ?? []).length;

@@ -105,12 +105,19 @@ function reversed(text: string): View {
 
 /** Two letters or more, and a sign for a letter at the word's start or after a letter: "1gn0r3", "4ll", not "E4012". */
 function isLeet(word: string): boolean {
+  // A long run (base64, a hash) is no word: leetspeak writes words.
+  if (word.length > 20) return false;
   return /[a-z][^a-z]*[a-z]/i.test(word) && /(?:^|[a-z])[0134579@$!|]+[a-z]/i.test(word);
 }
 
 function leetWords(text: string): number {
   let count = 0;
-  for (const word of text.matchAll(wordOrSigns)) if (isLeet(word[0])) count++;
+  for (const word of text.matchAll(wordOrSigns)) {
+    // A word stands between spaces or punctuation; a piece of base64 between "+" and "/" does not.
+    const before = text[word.index - 1] ?? ' ';
+    const after = text[word.index + word[0].length] ?? ' ';
+    if (/[\s("']/.test(before) && /[\s.,;:?)"']/.test(after) && isLeet(word[0])) count++;
+  }
   return count;
 }
 
