@@ -2,6 +2,7 @@
 import { aiWords, imperativeWords } from './injection-words.js';
 import { visibleMatches, type Scored } from './injection-scoring.js';
 import { normalizeForScreening } from './injection-normalize.js';
+import { viewMatches } from './injection-views.js';
 
 export interface DetectionMatch {
   rule: string;
@@ -25,7 +26,7 @@ export interface Detection {
 }
 
 const threshold = 0.5;
-const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/gu;
+const invisible = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/gu;
 /** Look-alike letters (Cyrillic, Greek, IPA) or compatibility forms (fullwidth, mathematical letters) in a match. */
 const disguised = /[\u0370-\u04ff\u0250-\u02af\uff01-\uff5e]|[\u{1d400}-\u{1d7ff}]/u;
 const tagCharacters = /(?:[\u{E0020}-\u{E007E}]){4,}/gu;
@@ -84,14 +85,16 @@ function screen(text: string, depth: number, budget: Budget): Detection {
   const normal = normalizeForScreening(text);
   const visible = normal.text;
   const scored: Scored[] = [];
-  for (const match of visibleMatches(visible)) {
+  const readable = visibleMatches(visible).map((match) => {
     const start = normal.startOf(match.start);
     const end = normal.endOf(match.end);
-    const original = text.slice(start, end);
-    scored.push({ ...match, start, end, text: original });
+    return { ...match, start, end, text: text.slice(start, end) };
+  });
+  for (const match of readable.concat(viewMatches(text, normal))) {
+    scored.push(match);
     // Formatting inside a match is common; invisible characters or look-alike letters inside one are a disguise.
-    if (invisible.test(original) || disguised.test(original))
-      scored.push({ rule: 'hidden_unicode', start, end, text: original, weight: 0.5 });
+    if (invisible.test(match.text) || disguised.test(match.text))
+      scored.push({ rule: 'hidden_unicode', start: match.start, end: match.end, text: match.text, weight: 0.5 });
     invisible.lastIndex = 0;
   }
   for (const tagged of text.matchAll(tagCharacters)) {

@@ -4,6 +4,7 @@ import type { Stage, StageContext } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolResult } from '../../../src/engine/tool-port.js';
 import { detectInjection } from './injection-detector.js';
+import { joinedReadings, matchesByPart } from './injection-together.js';
 import { StageloopError } from '../../../src/common/stageloop-error.js';
 import { childAnswerScreen, historyDoor, toolDescriptionDoor, type ChildAnswerScreen } from './injection-doors.js';
 import {
@@ -76,17 +77,20 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
 
   async function screenResults(state: RunState, ctx: StageContext): Promise<Signal | void> {
     const outcomes = state.turn.results;
+    const texts = outcomes.map(({ result }) => (result.ok ? result.content : result.error.message));
+    const treated = new Set<number>();
     for (let index = 0; index < outcomes.length; index++) {
       const { call, result } = outcomes[index]!;
       const action = toolAction(call.name);
       if (action === 'off') continue;
-      const text = result.ok ? result.content : result.error.message;
+      const text = texts[index]!;
       const detection = await screen(state, ctx, detector, text, {
         kind: 'tool_result',
         tool: call.name,
         callId: call.id,
       });
       if (!detection.detected) continue;
+      treated.add(index);
       record(state, ctx, { door: 'tool_result', source: `tool:${call.name}`, callId: call.id, action, detection });
       if (action === 'block') {
         return abortRun(
@@ -96,6 +100,57 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
       }
       const changed = action === 'flag' ? flagged(call.name, text, detection) : redacted(text, detection.matches);
       outcomes[index] = { call, result: withText(result, changed) };
+    }
+    return screenTogether(state, ctx, texts, treated);
+  }
+
+  /** The turn's results read as one text: a payload split across results is treated in each result it touches. */
+  async function screenTogether(
+    state: RunState,
+    ctx: StageContext,
+    texts: readonly string[],
+    treated: Set<number>,
+  ): Promise<Signal | void> {
+    const outcomes = state.turn.results;
+    const indices = outcomes.flatMap(({ call }, index) => (toolAction(call.name) === 'off' ? [] : [index]));
+    // A split payload needs two results that passed alone; one that was caught is already treated.
+    if (indices.filter((index) => !treated.has(index)).length < 2) return;
+    const parts = indices.map((index) => texts[index]!);
+    const calls = indices.map((index) => outcomes[index]!.call);
+    for (const reading of joinedReadings(parts)) {
+      const detection = await screen(state, ctx, detector, reading.text, {
+        kind: 'tool_result',
+        tool: calls.map((call) => call.name).join(' + '),
+        callId: calls.map((call) => call.id).join(' + '),
+      });
+      if (!detection.detected) continue;
+      const shares = matchesByPart(reading, parts, detection.matches);
+      const touched = indices.filter((index, position) => shares[position]!.length > 0 && !treated.has(index));
+      if (touched.length === 0) return;
+      const action = strictest(touched.map((index) => toolAction(outcomes[index]!.call.name)));
+      const names = touched.map((index) => outcomes[index]!.call.name);
+      record(state, ctx, {
+        door: 'tool_result',
+        source: names.map((name) => `tool:${name}`).join(' + '),
+        callId: touched.map((index) => outcomes[index]!.call.id).join(' + '),
+        action,
+        detection,
+      });
+      if (action === 'block')
+        return abortRun(
+          `the results of tools ${names.map((name) => `"${name}"`).join(' and ')} read together look like a prompt injection (${ruleList(detection)})`,
+          'guard_injection',
+        );
+      for (const index of touched) {
+        const { call, result } = outcomes[index]!;
+        const share = shares[indices.indexOf(index)]!;
+        const changed =
+          action === 'flag'
+            ? flagged(call.name, texts[index]!, { ...detection, matches: share })
+            : redacted(texts[index]!, share);
+        outcomes[index] = { call, result: withText(result, changed) };
+      }
+      return;
     }
   }
 
@@ -131,6 +186,11 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
     ),
     childAnswer: childAnswerScreen(detector, checkAction('childAnswers', options.childAnswers ?? toolActions.fallback)),
   };
+}
+
+/** Of the actions of the results a joined match touches, the one that does most. */
+function strictest(found: readonly InjectionAction[]): InjectionAction {
+  return (['block', 'redact', 'flag'] as const).find((action) => found.includes(action)) ?? 'flag';
 }
 
 function withText(result: ToolResult, text: string): ToolResult {

@@ -1,8 +1,9 @@
 // Screening's normal form: the text the rules read, with wrappers and disguises undone, and a map back to the original's offsets.
 import { withLatinLookalikes } from './injection-lookalikes.js';
 
-/** Zero-width, soft hyphen, word joiners, BOM, Mongolian vowel separator and Unicode tag characters. */
-const invisible = /[\u200B-\u200D\u2060-\u2064\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/u;
+/** Zero-width, soft hyphen, word joiners, BOM, Mongolian vowel separator, direction controls and Unicode tag characters. */
+const invisible = /[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD\u180E]|[\u{E0000}-\u{E007F}]/u;
+const directionControls = /[\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 /** Inline formatting tags that can split a word ("<b>Ign</b>ore") without changing what it says. */
 const inlineTag =
   /^<\/?(?:b|i|u|s|em|strong|span|mark|small|big|sup|sub|font|a|abbr|cite|code|del|ins|kbd|q|samp|tt|var|wbr)(?:\s[^<>]{0,200})?\/?>/i;
@@ -50,6 +51,14 @@ export function normalizeForScreening(source: string): NormalizedText {
     copyFrom = until;
   };
   while (index < source.length) {
+    // A list or quote marker at a line's start ("- ", "2. ", "> ") is layout: rules anchored at a line's start read past it.
+    if (index === 0 || source.charCodeAt(index - 1) === 0x0a) {
+      const marker = listMarker.exec(source.slice(index, index + 12));
+      if (marker !== null) {
+        replace('', index + marker[0].length);
+        continue;
+      }
+    }
     const code = source.charCodeAt(index);
     if (code < 0x7f && !special[code]) {
       index++;
@@ -95,6 +104,13 @@ export function normalizeForScreening(source: string): NormalizedText {
         replace('', close + 1);
         continue;
       }
+    } else if (code === 0x202e) {
+      // A right-to-left override shows what follows it reversed, up to its pop or the line's end: read it as shown.
+      let end = index + 1;
+      while (end < source.length && !'\u202c\u2069\n'.includes(source[end]!)) end++;
+      const shown = [...source.slice(index + 1, end).replace(directionControls, '')].reverse().join('');
+      replace(shown, end < source.length && source[end] !== '\n' ? end + 1 : end);
+      continue;
     } else if (code > 0x7f) {
       if (isInvisible(source.codePointAt(index)!)) {
         replace('', index + (code >= 0xd800 && code <= 0xdbff ? 2 : 1));
@@ -197,13 +213,17 @@ class OffsetMap {
 
 /** Most texts are plain ASCII prose without entities, escapes, tags or emphasis: they skip the pass. */
 function needsWork(text: string): boolean {
-  return /[^\x00-\x7f]|&[#a-z]|\\u|<\/?[a-z]|[*_~`]/i.test(text);
+  return /[^\x00-\x7f]|&[#a-z]|\\u|<\/?[a-z]|[*_~`]|(?:^|\n)[ \t]*(?:[-+>]|\d{1,3}[.)])[ \t]/i.test(text);
 }
+
+const listMarker = /^[ \t]*(?:[-+•>]|\d{1,3}[.)])[ \t]+/;
 
 /** The characters of `invisible`, by code point, without a regular expression per character. */
 function isInvisible(code: number): boolean {
   return (
-    (code >= 0x200b && code <= 0x200d) ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069) ||
     (code >= 0x2060 && code <= 0x2064) ||
     code === 0xfeff ||
     code === 0xad ||

@@ -3,6 +3,8 @@
 // A weight is what one match adds to the score.
 import { ai, aiOrRole, earlier, directions, owned, actions, rx, type InjectionRule } from './injection-words.js';
 import { requestRules } from './injection-rules-requests.js';
+import { languageRules } from './injection-rules-languages.js';
+import { calmRules } from './injection-rules-calm.js';
 
 export type { InjectionRule } from './injection-words.js';
 
@@ -91,6 +93,15 @@ const takeoverRules: readonly InjectionRule[] = [
     ),
     weight: 0.5,
   },
+  {
+    // Issue 39's development set: earlier instructions declared void, and the user's task dropped ("forget about").
+    name: 'instruction_override',
+    pattern: rx(
+      String.raw`\b(?:all|any|every)\s+(?:${earlier}\s+)+${directions}\s+(?:are|have\s+been|were)\s+(?:hereby\s+|now\s+)?(?:revoked|void|cancel+ed|null|rescinded|withdrawn|lifted|obsolete|invalid|superseded)|\b(?:ignore|disregard|forget(?:\s+about)?|drop)\s+(?:the|your|this)\s+(?:question|request|task|query|prompt)\s+(?:that\s+)?(?:the\s+(?:user|person|human|operator)\s+(?:gave\s+you|asked|sent|wrote)|you\s+were\s+given)`,
+    ),
+    weight: 1,
+    negatable: true,
+  },
   // Role and system-prompt hijacks.
   {
     name: 'role_hijack',
@@ -176,11 +187,16 @@ const takeoverRules: readonly InjectionRule[] = [
   {
     name: 'role_markup',
     pattern: rx(
-      String.raw`\b(?:new|updated|override|overriding|replacement|real|actual|hidden|secret)\s+system\s+(?:prompt|message|instructions?)|\[\s*system\s+(?:note|message|notice|update|instructions?)s?\s*[:\]]`,
+      String.raw`\b(?:new|updated|override|overriding|replacement|real|actual|hidden|secret)\s+system\s+(?:prompt|message|instructions?)|\[\s*system\s+(?:note|message|notice|update|instructions?)s?\s*[:\]]|\[\s*(?:admin|system|developer|root)\s+(?:override|mode|access)\s*\]`,
     ),
     weight: 0.35,
   },
 ];
 
 /** Every rule, in the order the detector reports their matches. */
-export const injectionRules: readonly InjectionRule[] = [...takeoverRules, ...requestRules];
+export const injectionRules: readonly InjectionRule[] = [
+  ...takeoverRules,
+  ...requestRules,
+  ...languageRules,
+  ...calmRules,
+];

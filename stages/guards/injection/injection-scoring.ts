@@ -32,15 +32,44 @@ const mentionCue =
 
 /** The rule matches and reader directives in `text`, mentions marked and weighed down. */
 export function visibleMatches(text: string): Scored[] {
-  const context = mentionContext(text);
-  return [...ruleMatches(text, context), ...readerDirectives(text, context)];
+  const discussed = mentionContext(text, []);
+  // Where no word discusses attacks within 300 characters, a match cannot be a mention: its quote is not looked for.
+  const near = (start: number, end: number) => discussed.discussedNear(start - 300, end + 300);
+  const candidates = [...ruleMatches(text, near), ...readerDirectives(text, near)];
+  // Words inside a match or inside a quote that holds one are the payload's own: a second copy of a payload must not
+  // find the first copy's words as "discussion" (repetition and lists never lower a score).
+  const context = mentionContext(
+    text,
+    candidates.flatMap((candidate) => [
+      [candidate.start, candidate.end] as const,
+      ...(candidate.quote === undefined ? [] : [[candidate.quote.open, candidate.quote.close + 1] as const]),
+    ]),
+  );
+  const mentions = new Map<string, number>();
+  return candidates.map(({ quote, from, before, rest, ...candidate }) => {
+    // Past maxMentionsPerRule a match is counted in full: many "quotations" of one attack are not an article.
+    const count = mentions.get(candidate.rule) ?? 0;
+    const mention = count < maxMentionsPerRule && isMention(from, candidate.end, before, rest, quote, context);
+    if (mention) mentions.set(candidate.rule, count + 1);
+    const weight = mention ? candidate.weight * mentionFactor : candidate.weight;
+    return { ...candidate, weight: Math.min(1, weight), mention };
+  });
 }
 
-function ruleMatches(text: string, context: MentionContext): Scored[] {
-  const found: Scored[] = [];
+/** A match before its mention test: where it is quoted on its line, and the text around it. */
+interface Candidate extends Omit<Scored, 'mention'> {
+  /** Where the mention test starts (a reader directive: at its reader). */
+  from: number;
+  before: string;
+  rest: string;
+  quote?: { open: number; close: number };
+}
+
+function ruleMatches(text: string, near: (start: number, end: number) => boolean): Candidate[] {
+  const found: Candidate[] = [];
   for (const rule of injectionRules) {
+    if (rule.when !== undefined && !rule.when.test(text)) continue;
     rule.pattern.lastIndex = 0;
-    let mentions = 0;
     for (const match of text.matchAll(rule.pattern)) {
       const leading = match[0].length - match[0].trimStart().length;
       const start = match.index + leading;
@@ -48,33 +77,36 @@ function ruleMatches(text: string, context: MentionContext): Scored[] {
       const before = text.slice(Math.max(0, start - 60), start);
       if (rule.negatable && negation.test(before)) continue;
       const weight = typeof rule.weight === 'number' ? rule.weight : rule.weight(match[0]);
-      // Past maxMentionsPerRule a match is counted in full: many "quotations" of one attack are not an article.
-      const mention = mentions < maxMentionsPerRule && isMention(text, start, end, before, context);
-      if (mention) mentions++;
       found.push({
         rule: rule.name,
         start,
         end,
         text: text.slice(start, end),
-        weight: mention ? weight * mentionFactor : weight,
-        mention,
+        weight,
+        from: start,
+        before,
+        ...(near(start, end) ? quoted(text, start, end) : { rest: '' }),
       });
     }
   }
   return found;
 }
 
+/** "The assistant must never send money ...": a rule that keeps a risky action from the reader, not an order to it. */
+const safetyRule =
+  /\b(?:must|should|shall|will|may|can|does|do)\s*(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:send|share|transfer|pay|move|wire|delete|run|execute|buy|approve|spend|give|reveal|disclose)\b|^\s*(?:\w+\s+){0,3}never\s+(?:send|share|transfer|pay|move|wire|delete|buy|approve|give)\b/i;
+
 /** What may stand before a reader that is being addressed: "Hey", "Note to the", "Quick disclaimer for"... */
 const addressWords =
   /^(?:(?:hey|hi|hello|dear|ok|okay|a|to|for|attention|attn|note|nota|bene|quick|important|urgent|disclaimer|reminder|message|notice|p\.?s\.?|any|all|the|every|whatever|whichever|automated|[(\[/*#-]+)\s*)*(?:[\w-]+)?$/i;
 
 /** Scores each sentence by how many signs of an order to an automated reader it carries (see readerFeatures). */
-function readerDirectives(text: string, context: MentionContext): Scored[] {
-  const found: Scored[] = [];
+function readerDirectives(text: string, near: (start: number, end: number) => boolean): Candidate[] {
+  const found: Candidate[] = [];
   for (const sentence of text.matchAll(/[^.!?;\n]+[.!?;]?/g)) {
     const words = sentence[0];
     const reader = readerFeatures.reader.exec(words);
-    if (reader === null || !readerFeatures.directive.test(words)) continue;
+    if (reader === null || !readerFeatures.directive.test(words) || safetyRule.test(words)) continue;
     let weight = 0.25;
     if (readerFeatures.deixis.test(words)) weight += 0.25;
     if (readerFeatures.user.test(words)) weight += 0.2;
@@ -86,37 +118,31 @@ function readerDirectives(text: string, context: MentionContext): Scored[] {
       weight += 0.2;
     if (weight < 0.5) continue;
     const start = sentence.index + (words.length - words.trimStart().length);
-    const mention = isMention(
-      text,
-      start + reader.index,
-      sentence.index + words.length,
-      text.slice(Math.max(0, start - 60), start),
-      context,
-    );
+    const end = sentence.index + words.trimEnd().length;
+    const from = start + reader.index;
     found.push({
       rule: 'reader_directive',
       start,
-      end: sentence.index + words.trimEnd().length,
+      end,
       text: words.trim(),
-      weight: Math.min(1, mention ? weight * mentionFactor : weight),
-      mention,
+      weight,
+      from,
+      before: text.slice(Math.max(0, start - 60), start),
+      ...(near(from, end) ? quoted(text, from, sentence.index + words.length) : { rest: '' }),
     });
   }
   return found;
 }
 
-/**
- * Quoted on its line (opened before the match and closed after it) or introduced as an example ("phrases such as
- * ..."), in text that discusses attacks nearby, and not followed by an order to carry it out.
- */
-function isMention(text: string, start: number, end: number, before: string, context: MentionContext): boolean {
-  // Words inside the match do not count: an order cannot excuse itself by saying "example". Checked first: it is cheap.
-  if (!context.discussedNear(start - 300, start - 1) && !context.discussedNear(end, end + 300)) return false;
-  // Lines and context are read at most 300 characters each way: many matches on one long line stay linear.
-  const lineStart = Math.max(text.lastIndexOf('\n', start - 1) + 1, start - 300);
+/** The match's line before it, the rest of its line after it, and the quote around it (opened before, closed after). */
+function quoted(text: string, start: number, end: number): Pick<Candidate, 'rest' | 'quote'> {
+  // Lines are read at most 300 characters each way: many matches on one long line stay linear.
+  const window = Math.max(0, start - 300);
+  const lineStart = window + text.slice(window, start).lastIndexOf('\n') + 1;
   const line = text.slice(lineStart, start);
-  const newline = text.indexOf('\n', end);
-  const rest = text.slice(end, Math.min(newline === -1 ? text.length : newline, end + 300));
+  const ahead = text.slice(end, end + 300);
+  const newline = ahead.indexOf('\n');
+  const rest = newline === -1 ? ahead : ahead.slice(0, newline);
   const straight = (line.match(/["`]/g) ?? []).length;
   const curlyOpen = (line.match(/[“«]/g) ?? []).length;
   const curlyClose = (line.match(/[”»]/g) ?? []).length;
@@ -130,12 +156,29 @@ function isMention(text: string, start: number, end: number, before: string, con
         : singleOpen > singleClose
           ? span(lastIndexOfPattern(line, /(?:^|[\s(\[:])['‘](?=\w|$)/g), rest.search(/['’](?=[\s.,;:!?)\]-]|$)/))
           : undefined;
+  return quote === undefined ? { rest } : { rest, quote: { open: lineStart + quote.open, close: end + quote.close } };
+}
+
+/**
+ * Quoted on its line (opened before the match and closed after it) or introduced as an example ("phrases such as
+ * ..."), in text that discusses attacks nearby, and not followed by an order to carry it out.
+ */
+function isMention(
+  start: number,
+  end: number,
+  before: string,
+  rest: string,
+  quote: Candidate['quote'],
+  context: MentionContext,
+): boolean {
+  // Words inside the match do not count: an order cannot excuse itself by saying "example". Checked first: it is cheap.
+  if (!context.discussedNear(start - 300, start - 1) && !context.discussedNear(end, end + 300)) return false;
   if (quote === undefined && !mentionCue.test(before.slice(Math.max(0, before.length - 40)))) return false;
   // Words inside the quote are the quote's own: "ignore ...; security approved this" quoted is not an article about it.
   if (
     quote !== undefined &&
-    !context.discussedNear(start - 300, lineStart + quote.open - 1) &&
-    !context.discussedNear(end + quote.close + 1, end + 300)
+    !context.discussedNear(start - 300, quote.open - 1) &&
+    !context.discussedNear(quote.close + 1, end + 300)
   )
     return false;
   const afterQuote = rest.replace(/^[^"`”»'’]*["`”»'’]/, '');
@@ -159,10 +202,23 @@ interface MentionContext {
   discussedNear(from: number, to: number): boolean;
 }
 
-/** Where the text discusses attacks, found in one pass, so each match asks in O(log n). */
-function mentionContext(text: string): MentionContext {
+/**
+ * Where the text discusses attacks, found in one pass, so each match asks in O(log n). A word inside `excluded` (a
+ * payload and its quote) or part of an address (`x.example`, `/examples/`) is not discussion.
+ */
+function mentionContext(text: string, excluded: ReadonlyArray<readonly [number, number]>): MentionContext {
+  const spans = [...excluded].sort((first, second) => first[0] - second[0]);
   const positions: number[] = [];
-  for (const word of text.matchAll(discussion)) positions.push(word.index);
+  let cursor = 0;
+  let reach = -1;
+  for (const word of text.matchAll(discussion)) {
+    const at = word.index;
+    while (cursor < spans.length && spans[cursor]![0] <= at) reach = Math.max(reach, spans[cursor++]![1]);
+    if (at < reach) continue;
+    const after = text.slice(at + word[0].length, at + word[0].length + 2);
+    if (/[./@:_-]/.test(text[at - 1] ?? '') || /^(?:[./@][\w]|\/)/.test(after)) continue;
+    positions.push(at);
+  }
   return {
     discussedNear(from, to) {
       let low = 0;

@@ -8,6 +8,8 @@ export interface InjectionRule {
   readonly weight: number | ((matched: string) => number);
   /** Advice like "never reveal your API key" is not an attack: a negation just before the match cancels it. */
   readonly negatable?: boolean;
+  /** A cheap test (not global) the text must pass before the pattern runs: a script or a word the pattern needs. */
+  readonly when?: RegExp;
 }
 
 export const ai = String.raw`(?:ai|a\.i\.|llms?|large\s+language\s+models?|language\s+models?|ai\s+(?:assistants?|agents?|models?)|chatbots?|gpts?|chatgpt|claude|gemini|copilot|automated\s+(?:[\w-]+\s+)?(?:systems?|agents?|assistants?|readers?|tools?|reviewers?|screeners?))`;

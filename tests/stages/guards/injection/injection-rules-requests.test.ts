@@ -1,7 +1,9 @@
-// The request family of the rule table on its own: what it names, and that the whole table ends with it.
+// The request family of the rule table on its own: what it names, and where it stands in the whole table.
 import { describe, expect, it } from 'vitest';
 import { injectionRules } from '../../../../stages/guards/injection/injection-rules.js';
 import { requestRules } from '../../../../stages/guards/injection/injection-rules-requests.js';
+import { languageRules } from '../../../../stages/guards/injection/injection-rules-languages.js';
+import { calmRules } from '../../../../stages/guards/injection/injection-rules-calm.js';
 
 describe('requestRules', () => {
   it.each([
@@ -14,8 +16,9 @@ describe('requestRules', () => {
     expect(matching.map((rule) => rule.name)).toContain(name);
   });
 
-  it('closes the whole table, in order, after the takeover rules', () => {
-    expect(injectionRules.slice(-requestRules.length)).toEqual(requestRules);
+  it('follows the takeover rules, in order, before the language and calm families that close the table', () => {
+    const tail = [...requestRules, ...languageRules, ...calmRules];
+    expect(injectionRules.slice(-tail.length)).toEqual(tail);
     expect(requestRules.some((rule) => rule.name === 'instruction_override' || rule.name === 'role_hijack')).toBe(
       false,
     );
