@@ -6,29 +6,48 @@
 //     empties (call `shutdownTracing()` yourself before `process.exit()`).
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { context, propagation, trace } from '@opentelemetry/api';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { loadOptional, optionalParts } from './src/common/optional-package.js';
 import type { Deps } from './src/engine/stage.js';
 import { ConsoleWaterfallExporter } from './src/tracing/console-waterfall.js';
 import { instrumentDeps, traceContentFromEnv } from './src/tracing/instrument.js';
+import {
+  describeFailure,
+  endpointIsDefault,
+  exportTimeoutFromEnv,
+  metricIntervalFromEnv,
+  protocolFromEnv,
+  reportingFailures,
+  signalUrl,
+  type OtlpProtocol,
+} from './app/otel-export.js';
 
 // The SDK is an optional part of stageloop: without it, importing this file is one line naming what to install.
+// The protobuf exporters come with @opentelemetry/sdk-node (its own dependencies).
 const [
   { AsyncLocalStorageContextManager },
   { OTLPTraceExporter },
+  { OTLPMetricExporter },
   { resourceFromAttributes },
   { NodeSDK },
   { BatchSpanProcessor, SimpleSpanProcessor },
+  { PeriodicExportingMetricReader },
   { ATTR_SERVICE_NAME },
+  protobuf,
 ] = await loadOptional('tracing (stageloop/otel, --trace)', optionalParts.tracing, () =>
   Promise.all([
     import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
     import('@opentelemetry/semantic-conventions'),
+    Promise.all([
+      import('@opentelemetry/exporter-trace-otlp-proto'),
+      import('@opentelemetry/exporter-metrics-otlp-proto'),
+    ]),
   ]),
 );
 
@@ -49,6 +68,10 @@ export interface StartTracingOptions {
   serviceName?: string;
   /** How long one export may take, retries included. Default: OTEL_EXPORTER_OTLP_TIMEOUT, else 3,000 ms. */
   exportTimeoutMs?: number;
+  /** The OTLP/HTTP wire format. Default: OTEL_EXPORTER_OTLP_PROTOCOL, else `http/json`. */
+  protocol?: OtlpProtocol;
+  /** How often metrics are exported while the process runs (they are always exported on finish). Default: OTEL_METRIC_EXPORT_INTERVAL, else 60 s. */
+  metricIntervalMs?: number;
 }
 
 export interface TracingSession {
@@ -56,60 +79,15 @@ export interface TracingSession {
   readonly recordContent: boolean;
   /** Where OTLP spans go (otlp mode). */
   readonly tracesUrl: string | undefined;
+  /** Where OTLP metrics go (otlp mode). */
+  readonly metricsUrl: string | undefined;
   /** A copy of `deps` with the run tracer, the traced model and tool-call spans (see instrumentDeps). */
   instrument<Given extends Partial<Deps>>(deps: Given): Given;
   /** Flushes and stops the SDK; prints the waterfall in console mode. Bounded in time; never rejects. */
   finish(): Promise<void>;
 }
 
-const defaultEndpoint = 'http://localhost:4318';
 let current: { session: TracingSession; stop: () => Promise<void> } | undefined;
-
-function tracesUrlFor(endpoint: string | undefined): string {
-  if (endpoint === undefined && process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
-    return process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-  const base = endpoint ?? (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || defaultEndpoint);
-  return `${base.replace(/\/+$/, '')}/v1/traces`;
-}
-
-function exportTimeoutFromEnv(): number | undefined {
-  const text = process.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? process.env.OTEL_EXPORTER_OTLP_TIMEOUT;
-  const value = Number(text);
-  return text !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
-/** Passes spans on and reports the first failed export, so a missing collector costs one line, not a crash. */
-class FailureReportingExporter implements SpanExporter {
-  constructor(
-    private readonly inner: SpanExporter,
-    private readonly onFailure: (error: Error | undefined) => void,
-  ) {}
-
-  export(spans: ReadableSpan[], resultCallback: Parameters<SpanExporter['export']>[1]): void {
-    this.inner.export(spans, (result) => {
-      if (result.code !== 0) this.onFailure(result.error);
-      resultCallback(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
-/** Why an export failed, in a few words (the connection error code when there is one). */
-function describeFailure(error: unknown): string {
-  if (!(error instanceof Error)) return 'unknown error';
-  const code = (error as { code?: unknown }).code;
-  const causeCode = (error.cause as { code?: unknown } | undefined)?.code;
-  const label = [code, causeCode].find((value) => typeof value === 'string');
-  const message = error.message || error.name;
-  return typeof label === 'string' && !message.includes(label) ? `${label}: ${message}` : message;
-}
 
 /**
  * Starts the SDK (global tracer provider, AsyncLocalStorage context manager) for one mode. A second call while a
@@ -119,9 +97,11 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
   if (current !== undefined) return current.session;
   const stderr = options.stderr ?? process.stderr;
   const recordContent = options.recordContent ?? traceContentFromEnv();
-  const exportTimeoutMs = options.exportTimeoutMs ?? exportTimeoutFromEnv() ?? 3_000;
-  const tracesUrl = mode === 'otlp' ? tracesUrlFor(options.endpoint) : undefined;
+  const exportTimeoutMs = options.exportTimeoutMs ?? exportTimeoutFromEnv(process.env) ?? 3_000;
+  const tracesUrl = mode === 'otlp' ? signalUrl('traces', options.endpoint, process.env) : undefined;
+  const metricsUrl = mode === 'otlp' ? signalUrl('metrics', options.endpoint, process.env) : undefined;
 
+  // Tracing on and nothing exported is said once per session, whichever signal failed first.
   let warned = false;
   const warnOnce = (error: unknown) => {
     if (warned) return;
@@ -131,15 +111,32 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
     );
   };
 
+  const protobufWire = (options.protocol ?? protocolFromEnv('traces', process.env)) === 'http/protobuf';
+  const [{ OTLPTraceExporter: ProtobufTraceExporter }, { OTLPMetricExporter: ProtobufMetricExporter }] = protobuf;
   const waterfall = mode === 'console' ? new ConsoleWaterfallExporter() : undefined;
+  const exporterSettings = { url: tracesUrl, timeoutMillis: exportTimeoutMs };
   const spanProcessor = waterfall
     ? new SimpleSpanProcessor(waterfall)
     : new BatchSpanProcessor(
-        new FailureReportingExporter(
-          new OTLPTraceExporter({ url: tracesUrl, timeoutMillis: exportTimeoutMs }),
+        reportingFailures(
+          protobufWire ? new ProtobufTraceExporter(exporterSettings) : new OTLPTraceExporter(exporterSettings),
           warnOnce,
         ),
       );
+  const metricSettings = { url: metricsUrl, timeoutMillis: exportTimeoutMs };
+  const metricReaders =
+    mode === 'otlp'
+      ? [
+          new PeriodicExportingMetricReader({
+            exporter: reportingFailures(
+              protobufWire ? new ProtobufMetricExporter(metricSettings) : new OTLPMetricExporter(metricSettings),
+              warnOnce,
+            ),
+            exportIntervalMillis: options.metricIntervalMs ?? metricIntervalFromEnv(process.env),
+            exportTimeoutMillis: exportTimeoutMs,
+          }),
+        ]
+      : [];
   const serviceName = options.serviceName ?? (process.env.OTEL_SERVICE_NAME || 'stageloop');
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
@@ -147,8 +144,8 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
     serviceName,
     contextManager: new AsyncLocalStorageContextManager(),
     spanProcessors: [spanProcessor],
-    // Without these NodeSDK would also start OTLP metric and log exporters from the environment defaults.
-    metricReaders: [],
+    // Given, so NodeSDK starts no metric or log exporters of its own from the environment defaults.
+    metricReaders,
     logRecordProcessors: [],
     instrumentations: [],
   });
@@ -163,7 +160,11 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
     });
     try {
       // Flush first: SimpleSpanProcessor.shutdown() drops exports still waiting for async resource attributes.
-      const flushed = spanProcessor.forceFlush().then(() => sdk.shutdown());
+      // Spans and metrics side by side, so an absent collector costs one export timeout, not one per signal.
+      const flushed = Promise.all([
+        spanProcessor.forceFlush(),
+        ...metricReaders.map((reader) => reader.shutdown()),
+      ]).then(() => sdk.shutdown());
       const outcome = await Promise.race([flushed.then(() => 'done' as const), expired]);
       if (outcome === 'expired') warnOnce(new Error(`the export did not finish within ${limitMs} ms`));
     } catch (error) {
@@ -172,6 +173,7 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
       clearTimeout(timer);
       // Unregister the globals so a later startTracing() can register again (the API refuses a second provider).
       trace.disable();
+      metrics.disable();
       context.disable();
       propagation.disable();
     }
@@ -185,6 +187,7 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
     mode,
     recordContent,
     tracesUrl,
+    metricsUrl,
     instrument: (deps) => instrumentDeps(deps, { recordContent }),
     finish: async () => {
       if (current?.session === session) await shutdownTracing();
@@ -232,6 +235,11 @@ function resolvesToSelf(specifier: string): boolean {
 }
 
 if (loadedAsPreload()) {
+  // Silence would look like "tracing works" while every span goes to a port nothing listens on.
+  if (endpointIsDefault(process.env))
+    process.stderr.write(
+      `stageloop/otel: OTEL_EXPORTER_OTLP_ENDPOINT is not set; exporting to http://localhost:4318 (Jaeger's default). Set it to your collector's URL.\n`,
+    );
   startTracing('otlp');
   // Flush when the app's event loop empties; `once` because the flush itself schedules more work.
   process.once('beforeExit', () => void shutdownTracing());

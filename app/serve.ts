@@ -13,6 +13,8 @@ import { defaultUser, type SessionStore } from '../src/sessions/types.js';
 import type { ListeningServer } from '../src/server/listen.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import { loadOptional, optionalParts } from '../src/common/optional-package.js';
+import type { Deps } from '../src/engine/stage.js';
+import type { TraceMode } from '../otel.config.js';
 import { assemble, pipelineNames, pipelineOf } from './assemble.js';
 import { shownSlots } from './shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from './recipe.js';
@@ -26,6 +28,8 @@ export interface ServeFlags {
   store?: string;
   allowHosts?: string[];
   allowOrigins?: string[];
+  /** Traces every run the server starts (`--trace`), as `stageloop run --trace` does. */
+  trace?: TraceMode;
 }
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
@@ -68,6 +72,7 @@ export async function runServices(
   storeFlag: string | undefined,
   env: Environment,
   calculatorHost?: CalculatorWorkerHost,
+  instrument: (deps: Partial<Deps>) => Partial<Deps> = (deps) => deps,
 ): Promise<RunServices> {
   const [{ RunHost }, { runPipeline }] = await Promise.all([
     import('../src/server/run-host.js'),
@@ -89,10 +94,11 @@ export async function runServices(
       const { openSessionStore } = await import('../src/sessions/open-sessions.js');
       sessions = await openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) });
     }
-    return assemble(recipe, env, {
+    const assembled = await assemble(recipe, env, {
       ...(calculatorHost !== undefined && { calculatorHost }),
       ...(sessions !== undefined && { sessions }),
     });
+    return { ...assembled, deps: instrument(assembled.deps) };
   };
   let notice: string;
   try {
@@ -170,7 +176,9 @@ export async function startServe(
       ]),
   );
   checkBind(flags.host, flags.token);
-  const services = await runServices(flags.store, env, calculatorHost);
+  // Loaded only when asked for, as for `stageloop run --trace`: the same SDK set-up and the same environment.
+  const tracing = flags.trace === undefined ? undefined : (await import('../otel.config.js')).startTracing(flags.trace);
+  const services = await runServices(flags.store, env, calculatorHost, tracing?.instrument);
   const app = serverApp({
     store: services.store,
     host: services.host,
@@ -191,6 +199,7 @@ export async function startServe(
     });
   } catch (error) {
     await services.close();
+    await tracing?.finish();
     throw error;
   }
   return {
@@ -200,6 +209,7 @@ export async function startServe(
       await services.host.drain('the server is shutting down');
       await server.close();
       await services.close();
+      await tracing?.finish();
     },
   };
 }

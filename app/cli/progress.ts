@@ -4,6 +4,7 @@ import type { RunEvent } from '../../src/engine/stage.js';
 import { terminalSafe } from './terminal-text.js';
 import { callText, fieldsText } from './readable-json.js';
 import { budgetLine, limitsLine } from './budget-lines.js';
+import { isGuardAction, isGuardStage } from '../../src/tracing/quiet-guards.js';
 
 const statusMarks: Record<string, string> = {
   pending: '[ ]',
@@ -56,19 +57,36 @@ export function progressPrinter(
     stream.write(terminalSafe(piece).replace(/\n/g, `\n${textIndent}`));
     midLine = true;
   };
+  // A guard's stage line waits for the guard to act (quiet guards): it is written before its first decision or its
+  // signal, and dropped when the guard did nothing. By run, agent and step, as guards of parallel steps interleave.
+  const waitingGuards = new Map<string, string>();
+  const guardKey = (event: RunEvent) => `${event.runId}\u0000${event.agent ?? ''}\u0000${event.step ?? ''}`;
+  const actedGuard = (event: RunEvent) => {
+    const line = waitingGuards.get(guardKey(event));
+    if (line === undefined) return;
+    waitingGuards.delete(guardKey(event));
+    writeDim(line);
+  };
   return (event) => {
     agent = event.agent === undefined ? '' : `${terminalSafe(event.agent)} │ `;
+    if (isGuardStage(event.stage) && event.type !== 'stage_started') {
+      if (isGuardAction(event.type) || (event.type === 'stage_finished' && event.data.signal)) actedGuard(event);
+      if (event.type === 'stage_finished') waitingGuards.delete(guardKey(event));
+    }
     if (event.type === 'text_delta') return writeLive(event.data.text);
     if (midLine && event.type !== 'tool_call_delta') {
       stream.write('\n');
       midLine = false;
     }
     switch (event.type) {
-      case 'stage_started':
+      case 'stage_started': {
         // Stages that only move data would drown the interesting lines; their work shows as tool calls and results.
-        if (!quietStages.has(event.stage ?? ''))
-          writeDim(`${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`);
+        if (quietStages.has(event.stage ?? '')) return;
+        const line = `${event.zone === 'iteration' ? `[${event.iteration}] ` : ''}${event.stage}`;
+        if (isGuardStage(event.stage)) waitingGuards.set(guardKey(event), line);
+        else writeDim(line);
         return;
+      }
       case 'stage_finished':
         if (event.data.signal)
           writeDim(

@@ -9,13 +9,14 @@ import type { CommandIo, CommandModule } from './command.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
-                      [--allow-host NAME]... [--allow-origin URL]...
+                      [--allow-host NAME]... [--allow-origin URL]... [--trace otlp|console]
 Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
 any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
 Authorization: Bearer T. Requests must name the server by a loopback name or the bound address in their Host
 header (--allow-host adds names); requests that change runs must send JSON and come from the server's own pages
 (--allow-origin adds origins, which may also read the API with CORS). SIGTERM or Ctrl-C stops taking runs, lets
-running ones reach a checkpoint, and exits.`;
+running ones reach a checkpoint, and exits. --trace traces every run it starts, as "stageloop run --trace" does
+(a request's W3C traceparent makes its run part of the caller's trace).`;
 
 export function parseServeFlags(argv: readonly string[], env: Environment): ServeFlags | 'help' {
   const options = {
@@ -25,6 +26,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     store: { type: 'string' },
     'allow-host': { type: 'string', multiple: true },
     'allow-origin': { type: 'string', multiple: true },
+    trace: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseFlags('serve', argv, options, false);
@@ -42,7 +44,11 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     allowHosts: (values['allow-host'] ?? []).map(checkAllowedHost),
     allowOrigins: (values['allow-origin'] ?? []).map(checkAllowedOrigin),
   };
+  const trace = values.trace;
+  if (trace !== undefined && trace !== 'otlp' && trace !== 'console')
+    throw new StageloopError('usage', `--trace must be "otlp" or "console", got "${trace}"`);
   return {
+    ...(trace !== undefined && { trace }),
     port,
     host: values.host ?? '127.0.0.1',
     ...(token !== undefined && { token }),

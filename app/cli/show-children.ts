@@ -4,6 +4,7 @@ import { shortText } from '../../src/common/short-text.js';
 import type { LoadedRun } from '../../src/durable/inspect.js';
 import type { RunTree } from '../../src/durable/run-tree.js';
 import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
+import { withoutQuietGuards } from '../../src/tracing/quiet-guards.js';
 
 /** One line per timeline item (`line` formats it), each followed by the children of its calls, indented. */
 export function timelineLines(
@@ -11,7 +12,8 @@ export function timelineLines(
   line: (item: TimelineItem) => string | readonly string[],
   indent = '',
 ): string[] {
-  const timeline = timelineOf(loaded);
+  // Guards that did nothing get no line (the quiet rule); --json keeps every entry.
+  const timeline = withoutQuietGuards(timelineOf(loaded));
   const children = 'children' in loaded ? loaded.children : new Map<string, RunTree>();
   // A child hangs under its call's tool batch, or under the model reply that asked for it when the batch never ended.
   const batched = new Set(timeline.flatMap((item) => (item.kind === 'tool' ? (item.calls ?? []) : [])));

@@ -15,10 +15,13 @@ import type { RunStore } from '../../src/store/types.js';
 import { openRunStore } from '../store.js';
 import { storeDisplayName } from '../../src/store/location.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
+import { startCliTracing, type CliTracing } from './tracing.js';
+import type { TraceMode } from './args.js';
 
-export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME]
+export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME] [--trace otlp|console]
 Takes runs submitted with "stageloop submit" off the queue (default stageloop-runs) and records them in the Redis
-store at URL, or in the store --store (or $STAGELOOP_STORE) names, e.g. postgres://USER@HOST:PORT/DATABASE. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).`;
+store at URL, or in the store --store (or $STAGELOOP_STORE) names, e.g. postgres://USER@HOST:PORT/DATABASE. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).
+--trace traces every run it takes, as "stageloop run --trace" does, in the trace of whoever submitted it.`;
 
 export interface WorkerFlags {
   redis: string;
@@ -26,6 +29,7 @@ export interface WorkerFlags {
   store?: string;
   concurrency: number;
   queue?: string;
+  trace?: TraceMode;
 }
 
 export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' {
@@ -34,9 +38,13 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
     store: { type: 'string' },
     concurrency: { type: 'string' },
     queue: { type: 'string' },
+    trace: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseFlags('worker', argv, options, false);
+  const trace = values.trace;
+  if (trace !== undefined && trace !== 'otlp' && trace !== 'console')
+    throw new StageloopError('usage', `--trace must be "otlp" or "console", got "${trace}"`);
   if (values.help) return 'help';
   if (values.redis === undefined)
     throw new StageloopError('usage', 'stageloop worker needs --redis URL, e.g. --redis redis://127.0.0.1:6379');
@@ -53,6 +61,7 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
     concurrency,
     ...(values.store !== undefined && { store: values.store }),
     ...(values.queue !== undefined && { queue: values.queue }),
+    ...(trace !== undefined && { trace }),
   };
 }
 
@@ -74,12 +83,16 @@ export async function workerCommand(
   const { env, ...streams } = io;
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   const log = (line: string) => void streams.stderr.write(`${line}\n`);
+  const tracing: CliTracing | undefined =
+    flags.trace === undefined
+      ? undefined
+      : await startCliTracing(flags.trace, { traceContentFlag: false, env, stderr: streams.stderr });
   // A run another worker began is rebuilt from its recorded recipe; a new one from the job's.
   const prepare = async (job: RunJobData, recorded?: RunSummary) => {
     const assembled = await assemble(recorded ? recipeOf(recorded) : jobRecipe(job.settings), env, { calculatorHost });
     return {
       pipeline: assembled.pipeline,
-      deps: assembled.deps,
+      deps: tracing === undefined ? assembled.deps : tracing.instrument(assembled.deps),
       record: assembled.record,
       close: () => assembled.close(),
     };
@@ -113,5 +126,6 @@ export async function workerCommand(
   } finally {
     await calculatorHost.close();
     await store?.close().catch(() => undefined);
+    await tracing?.finish();
   }
 }

@@ -18,6 +18,8 @@ export const optionalPackages = {
   '@opentelemetry/resources': '2.12.0',
   '@opentelemetry/context-async-hooks': '2.12.0',
   '@opentelemetry/semantic-conventions': '1.45.0',
+  '@opentelemetry/sdk-metrics': '2.12.0',
+  '@opentelemetry/exporter-metrics-otlp-http': '0.223.0',
 } as const;
 
 export type OptionalPackage = keyof typeof optionalPackages;
@@ -36,6 +38,8 @@ export const optionalParts = {
     '@opentelemetry/resources',
     '@opentelemetry/context-async-hooks',
     '@opentelemetry/semantic-conventions',
+    '@opentelemetry/sdk-metrics',
+    '@opentelemetry/exporter-metrics-otlp-http',
   ],
 } as const satisfies Record<string, readonly OptionalPackage[]>;
 

@@ -17,7 +17,7 @@ import {
   type DecisionsBody,
 } from './request-schemas.js';
 import type { RunContinuation } from './run-host.js';
-import { startRun, type StartRunServices } from './start-run.js';
+import { keepingTraceHeaders, startRun, type StartRunServices } from './start-run.js';
 import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
 import { streamEvents, streamRunChanges, streamStoredStatus, streamWatchedStatus } from './sse.js';
@@ -71,6 +71,13 @@ export function serverApp(options: ServerAppOptions): Hono {
       publicPaths: consolePaths,
       ...(options.token !== undefined && { token: options.token }),
     }),
+  );
+  // Every route and protocol endpoint keeps the W3C trace context it came with; startRun makes the run part of it.
+  app.use('*', (context, next) =>
+    keepingTraceHeaders(
+      { traceparent: context.req.header('traceparent'), tracestate: context.req.header('tracestate') },
+      next,
+    ),
   );
 
   app.get('/v1/health', (context) => context.json({ ok: true, accepting: host.accepting }));

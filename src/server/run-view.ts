@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import { loadRun, type LoadedRun } from '../durable/inspect.js';
 import type { RunStore, RunSummary } from '../store/types.js';
 import { timelineOf, type TimelineItem } from '../durable/timeline.js';
+import { withoutQuietGuards } from '../tracing/quiet-guards.js';
 import type { RunTree } from '../durable/run-tree.js';
 
 export interface RunListItem {
@@ -78,7 +79,8 @@ export function viewOfLoaded(loaded: LoadedRun | RunTree, shownSlots: readonly s
   const state: JsonObject = checkpoint?.state ?? {};
   // The checkpoint is the state's JSON: each slot holds its stage's type, which the page-view test checks.
   const slots = Object.fromEntries(shownSlots.map((name) => [name, state[name] ?? null])) as ShownSlots;
-  const view: RunView = { run: loaded.run, timeline: timelineOf(loaded), slots };
+  // Guards that did nothing get no row (the quiet rule); their time stays in the run's duration.
+  const view: RunView = { run: loaded.run, timeline: withoutQuietGuards(timelineOf(loaded)), slots };
   if ('children' in loaded && loaded.children.size > 0) {
     view.children = [...loaded.children].map(([callId, child]) => {
       const agent = (child.run.options as { agent?: unknown }).agent;

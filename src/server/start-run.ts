@@ -7,6 +7,20 @@ import type { EventLog } from '../stream/event-log.js';
 import type { PipelineInfo } from './pipeline-info.js';
 import type { StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
+import { currentScope, withinScope } from '../engine/run-scope.js';
+import { withTraceHeaders, type TraceHeaders } from '../tracing/trace-context.js';
+
+declare module '../engine/run-scope.js' {
+  interface RunScope {
+    /** The W3C trace context a request arrived with (any door keeps it: keepingTraceHeaders); startRun reads it. */
+    incomingTrace?: TraceHeaders;
+  }
+}
+
+/** Runs `body` (a request's handling) with the trace context it came with, for startRun to make the run part of. */
+export function keepingTraceHeaders<Result>(headers: TraceHeaders, body: () => Result): Result {
+  return headers.traceparent === undefined ? body() : withinScope({ incomingTrace: headers }, body);
+}
 
 /** What starting a run needs from the server: its run host, its pipelines and the application's assembler. */
 export interface StartRunServices {
@@ -37,7 +51,9 @@ export async function startRun(services: StartRunServices, request: StartRunBody
     request.session === undefined
       ? { task: request.task }
       : { task: request.task, session: request.session, user: request.user ?? 'default' };
-  const runId = await services.host.start(assembly, input).catch((error: unknown) => {
+  // The one place a caller's trace context is extracted: the run's root span becomes a child of the caller's span.
+  const started = withTraceHeaders(currentScope()?.incomingTrace, () => services.host.start(assembly, input));
+  const runId = await started.catch((error: unknown) => {
     // A run fails before its first event only where the store refused to record it (a real store says so itself).
     throw isStageloopError(error)
       ? error

@@ -1,5 +1,12 @@
-// Every span attribute name stageloop writes, in one place. Our own constants: the GenAI ones in
+// Every span, event and metric name stageloop writes, in one place. Our own constants: the GenAI ones in
 // @opentelemetry/semantic-conventions exist only in its deprecated incubating entry.
+
+/**
+ * The GenAI conventions these names follow (status "Development"): open-telemetry/semantic-conventions-genai, main
+ * of December 2026 (model/gen-ai/spans.yaml at 002c8a6, metrics.yaml at 004902b, token-metrics.yaml at 066d4a7,
+ * docs/gen-ai/non-normative/guardrail-systems.md for the guardrail result event).
+ */
+export const genAiConventionsVersion = 'semantic-conventions-genai main 2026-12 (spans 002c8a6, metrics 004902b)';
 
 /** OpenTelemetry GenAI semantic conventions (status: development). */
 export const GenAiAttributes = {
@@ -26,6 +33,48 @@ export const GenAiAttributes = {
   outputMessages: 'gen_ai.output.messages',
   toolCallArguments: 'gen_ai.tool.call.arguments',
   toolCallResult: 'gen_ai.tool.call.result',
+  tokenType: 'gen_ai.token.type',
+  responseId: 'gen_ai.response.id',
+  workflowName: 'gen_ai.workflow.name',
+} as const;
+
+/** The `gen_ai.guardrail.result` event: what a guard decided (in-process guardrails report events, not spans). */
+export const GuardrailAttributes = {
+  event: 'gen_ai.guardrail.result',
+  componentName: 'gen_ai.guardrail.component.name',
+  resultType: 'gen_ai.guardrail.result.type',
+  resultValue: 'gen_ai.guardrail.result.value',
+  resultReason: 'gen_ai.guardrail.result.reason',
+  source: 'gen_ai.guardrail.source',
+  policyId: 'gen_ai.guardrail.policy.id',
+  riskCategory: 'gen_ai.guardrail.risk.category',
+  riskScore: 'gen_ai.guardrail.risk.score',
+} as const;
+
+/** The `gen_ai.evaluation.result` event: one grader's verdict on a run's answer. */
+export const EvaluationAttributes = {
+  event: 'gen_ai.evaluation.result',
+  name: 'gen_ai.evaluation.name',
+  scoreValue: 'gen_ai.evaluation.score.value',
+  scoreLabel: 'gen_ai.evaluation.score.label',
+  explanation: 'gen_ai.evaluation.explanation',
+} as const;
+
+/** Metric names with their units: the GenAI client metrics, then stageloop's own run-level ones. */
+export const MetricNames = {
+  tokenUsage: 'gen_ai.client.token.usage',
+  cacheReadInputTokens: 'gen_ai.client.inference.usage.cache_read.input_tokens',
+  reasoningOutputTokens: 'gen_ai.client.inference.usage.reasoning.output_tokens',
+  operationDuration: 'gen_ai.client.operation.duration',
+  timeToFirstChunk: 'gen_ai.client.operation.time_to_first_chunk',
+  timePerOutputChunk: 'gen_ai.client.operation.time_per_output_chunk',
+  toolDuration: 'gen_ai.execute_tool.duration',
+  agentDuration: 'gen_ai.invoke_agent.duration',
+  workflowDuration: 'gen_ai.workflow.duration',
+  runs: 'stageloop.runs',
+  iterations: 'stageloop.run.iterations',
+  guardActions: 'stageloop.guard.actions',
+  approvalsWaiting: 'stageloop.approvals.waiting',
 } as const;
 
 /** Values of gen_ai.operation.name. */
@@ -33,6 +82,7 @@ export const GenAiOperations = {
   invokeAgent: 'invoke_agent',
   chat: 'chat',
   executeTool: 'execute_tool',
+  invokeWorkflow: 'invoke_workflow',
 } as const;
 
 /** General OpenTelemetry attributes (stable). */
@@ -60,6 +110,13 @@ export const StageloopAttributes = {
   signalReason: 'stageloop.signal.reason',
   signalKind: 'stageloop.signal.kind',
   purpose: 'stageloop.purpose',
+  /** Number of agent runs under this run (itself not counted); the tree is in the run's result (`agents`). */
+  agentsCount: 'stageloop.agents.count',
+  guard: 'stageloop.guard',
+  guardResult: 'stageloop.guard.result',
+  stepId: 'stageloop.plan.step.id',
+  stepDependsOn: 'stageloop.plan.step.depends_on',
+  stepOutcome: 'stageloop.plan.step.outcome',
 } as const;
 
 /** Span names: part of the contract (docs/tracing.md). */
@@ -69,6 +126,8 @@ export const SpanNames = {
   stage: (stage: string) => `stage ${stage}`,
   chat: (model: string) => `chat ${model}`,
   tool: (tool: string) => `execute_tool ${tool}`,
+  workflow: (pipeline: string) => `invoke_workflow ${pipeline}`,
+  step: (step: string) => `step ${step}`,
 } as const;
 
 /** The instrumentation scope name passed to trace.getTracer(). */

@@ -7,6 +7,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Meter,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
@@ -16,12 +17,56 @@ import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff } from './span-helpers.js';
+import { isGuardStage } from './quiet-guards.js';
+import type { GuardWatch } from './guard-watch.js';
+import { watchedGuardStage } from './guard-spans.js';
+import { secondsBetween, stageloopInstruments, type StageloopInstruments } from './metrics.js';
 
 export interface OtelRunTracerOptions {
   /** Defaults to `trace.getTracer('stageloop', version)` from the global API (a no-op without an SDK). */
   tracer?: Tracer;
   /** Record the run's answer on the root span (redacted). Off by default. */
   recordContent?: boolean;
+  /** Defaults to the global API meter named `stageloop` (a no-op until an SDK registers a MeterProvider). */
+  meter?: Meter;
+  /**
+   * Where the guard stages' events are seen (instrumentDeps passes its own): with it, a guard stage that did nothing
+   * makes no span. Without it every stage has a span.
+   */
+  guards?: GuardWatch;
+}
+
+/** Pipelines that coordinate several agents' work: their root span is `invoke_workflow`, not `invoke_agent`. */
+const workflowPipelines = new Set(['plan-execute-replan']);
+
+/** Agent runs in a result's `agents` tree, at every depth. */
+function agentsCount(result: RunOutcomeSummary): number {
+  const count = (nodes: unknown): number =>
+    Array.isArray(nodes)
+      ? nodes.reduce<number>((total, node) => total + 1 + count((node as { children?: unknown }).children), 0)
+      : 0;
+  return count((result as { agents?: unknown }).agents);
+}
+
+/** The run-level metrics of a finished run. */
+function recordRun(
+  instruments: StageloopInstruments,
+  pipeline: string,
+  workflow: boolean,
+  startedMs: number,
+  result: RunOutcomeSummary,
+): void {
+  const name = workflow ? GenAiAttributes.workflowName : GenAiAttributes.agentName;
+  const seconds = secondsBetween(startedMs, performance.now());
+  const failure = result.status === 'failed' ? { [GeneralAttributes.errorType]: result.stopReason.kind } : {};
+  if (workflow) instruments.workflowDuration.record(seconds, { [name]: pipeline, ...failure });
+  else instruments.agentDuration.record(seconds, { [name]: pipeline, ...failure });
+  instruments.runs.add(1, {
+    [name]: pipeline,
+    [StageloopAttributes.status]: result.status,
+    [StageloopAttributes.stopReasonKind]: result.stopReason.kind,
+  });
+  instruments.iterations.record(result.iterations, { [name]: pipeline });
 }
 
 /**
@@ -101,19 +146,44 @@ function answerOf(result: RunOutcomeSummary): string | null {
 export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
+  const guards = options.guards;
   return {
-    enabled: () => !tracingIsOff(tracer),
+    enabled: () => !tracingIsOff(tracer) || stageloopInstruments(options.meter) !== undefined,
 
-    run(info, body) {
-      if (tracingIsOff(tracer)) return body();
-      const attributes: Attributes = {
-        [GenAiAttributes.operationName]: GenAiOperations.invokeAgent,
-        [GenAiAttributes.agentName]: info.pipeline,
-        [StageloopAttributes.runId]: info.runId,
+    run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>) {
+      const instruments = stageloopInstruments(options.meter);
+      const off = tracingIsOff(tracer);
+      if (off && instruments === undefined) return body();
+      const workflow = workflowPipelines.has(info.pipeline);
+      const startedMs = performance.now();
+      const measured = (result: Result): Result => {
+        if (instruments !== undefined) recordRun(instruments, info.pipeline, workflow, startedMs, result);
+        return result;
       };
+      if (off) return body().then(measured);
+      const attributes: Attributes = workflow
+        ? {
+            [GenAiAttributes.operationName]: GenAiOperations.invokeWorkflow,
+            [GenAiAttributes.workflowName]: info.pipeline,
+            [StageloopAttributes.runId]: info.runId,
+          }
+        : {
+            [GenAiAttributes.operationName]: GenAiOperations.invokeAgent,
+            [GenAiAttributes.agentName]: info.pipeline,
+            [StageloopAttributes.runId]: info.runId,
+          };
+      const name = workflow ? SpanNames.workflow(info.pipeline) : SpanNames.run(info.pipeline);
+      const rooted =
+        guards === undefined
+          ? body
+          : () => {
+              guards.roots.set(info.runId, context.active());
+              return body().finally(() => guards.roots.delete(info.runId));
+            };
       return Promise.resolve(
-        inSpan(tracer, SpanNames.run(info.pipeline), attributes, body, (span, result) => {
+        inSpan(tracer, name, attributes, rooted, (span, result) => {
           span.setAttributes(summaryAttributes(result));
+          span.setAttribute(StageloopAttributes.agentsCount, agentsCount(result));
           if (result.status === 'failed') {
             const cause = failureCause(result);
             span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
@@ -125,7 +195,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
             span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
           }
         }),
-      );
+      ).then(measured);
     },
 
     iteration(info, body) {
@@ -137,6 +207,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
 
     stage(info, body) {
       if (tracingIsOff(tracer)) return body();
+      if (guards !== undefined && isGuardStage(info.name)) return watchedGuardStage(tracer, guards, info, body);
       const attributes: Attributes = {
         [StageloopAttributes.stageName]: info.name,
         [StageloopAttributes.zone]: info.zone,

@@ -1,15 +1,19 @@
 // A ChatModel decorator that wraps every call in a `chat {model}` CLIENT span with the GenAI attributes.
-import { SpanKind, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { SpanKind, type Attributes, type Meter, type Span, type Tracer } from '@opentelemetry/api';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ChatStreamEvent, ToolCall } from '../model/types.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson } from '../common/redact.js';
 import { recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
+import { stageloopInstruments } from './metrics.js';
+import { ModelCallMetrics } from './model-metrics.js';
 
 export interface TraceModelOptions {
   /** Defaults to the global API tracer named `stageloop`. */
   tracer?: Tracer;
   /** Record input and output messages (redacted). Off by default: they may hold user data. */
   recordContent?: boolean;
+  /** Defaults to the global API meter named `stageloop` (a no-op until an SDK registers a MeterProvider). */
+  meter?: Meter;
 }
 
 type MessagePart =
@@ -110,19 +114,27 @@ export function traceModel(model: ChatModel, options: TraceModelOptions = {}): C
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
 
-  function traced(request: ChatRequest, streamed: boolean, call: () => Promise<ChatResponse>): Promise<ChatResponse> {
-    if (tracingIsOff(tracer)) return call();
+  function traced(
+    request: ChatRequest,
+    streamed: boolean,
+    call: (metrics: ModelCallMetrics | undefined) => Promise<ChatResponse>,
+  ): Promise<ChatResponse> {
+    const instruments = stageloopInstruments(options.meter);
+    if (tracingIsOff(tracer) && instruments === undefined) return call(undefined);
+    const metrics = instruments === undefined ? undefined : new ModelCallMetrics(instruments, model);
     const spanOptions = {
       kind: SpanKind.CLIENT,
       attributes: requestAttributes(model, request, streamed, recordContent),
     };
     return withSpan(tracer, SpanNames.chat(model.modelName), spanOptions, async (span: Span) => {
       try {
-        const response = await call();
+        const response = await call(metrics);
         if (span.isRecording()) span.setAttributes(responseAttributes(response, recordContent));
+        metrics?.succeeded(response);
         return response;
       } catch (error) {
         if (span.isRecording()) recordFailure(span, error);
+        metrics?.failed(error);
         throw error;
       }
     });
@@ -138,7 +150,7 @@ export function traceModel(model: ChatModel, options: TraceModelOptions = {}): C
   if (chatStream !== undefined) {
     Object.assign(wrapped, {
       chatStream: (request: ChatRequest, onEvent: (event: ChatStreamEvent) => void, signal?: AbortSignal) =>
-        traced(request, true, () => chatStream(request, onEvent, signal)),
+        traced(request, true, (metrics) => chatStream(request, metrics?.chunks(onEvent) ?? onEvent, signal)),
     });
   }
   return wrapped;

@@ -6,6 +6,7 @@ import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { JsonObject } from '../common/json.js';
 import type { RunInput } from '../engine/state.js';
+import { currentTraceHeaders, type TraceHeaders } from '../tracing/trace-context.js';
 
 export const defaultQueueName = 'stageloop-runs';
 
@@ -14,6 +15,8 @@ export interface RunJobData {
   input: RunInput;
   /** What the worker needs to assemble the run (pipeline name, model, limits); never secrets: jobs sit in Redis. */
   settings: JsonObject;
+  /** The submitter's W3C trace context: the worker's run joins the submitter's trace. */
+  trace?: TraceHeaders;
 }
 
 /** Run ids become BullMQ job ids and Redis key tags: no ':' (BullMQ's separator), no braces, no spaces. */
@@ -29,6 +32,7 @@ const jobSchema = z.strictObject({
     user: z.string().min(1).optional(),
   }),
   settings: jsonObject,
+  trace: z.object({ traceparent: z.string().optional(), tracestate: z.string().optional() }).optional(),
 });
 
 export class RunJobError extends StageloopError {
@@ -86,6 +90,8 @@ export async function enqueueRun(
     },
     settings: input.settings ?? {},
   };
+  const trace = currentTraceHeaders();
+  if (trace !== undefined) data.trace = trace;
   parseRunJob(runId, data);
   await queue.add('run', data, {
     jobId: runId,

@@ -11,6 +11,7 @@ import type { RunStore } from '../store/types.js';
 import { batchedProgress } from './progress.js';
 import { processRun, RunTakenOverError, type PrepareRun, type RunJobResult } from './process-run.js';
 import { defaultQueueName, parseRunJob, RunJobError } from './run-job.js';
+import { withTraceHeaders } from '../tracing/trace-context.js';
 
 export interface WorkerOptions {
   /** redis:// URL of the queue (and, unless `store` is given, of the run store). */
@@ -90,12 +91,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
     const started = Date.now();
     log(`job taken: run ${data.runId}`);
     try {
-      const result = await processRun(data, {
-        store,
-        prepare: options.prepare,
-        leaseMs: lockDuration,
-        onEvent: progress.onEvent,
-      });
+      const job = data;
+      // The submitter's trace context (when it sent one): the run's spans join its trace.
+      const result = await withTraceHeaders(data.trace, () =>
+        processRun(job, { store, prepare: options.prepare, leaseMs: lockDuration, onEvent: progress.onEvent }),
+      );
       log(`job finished: run ${result.runId} ${result.status} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return result;
     } catch (error) {

@@ -97,7 +97,8 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
     const spans = receiver.spans;
     expect(
       receiver.requests.every(
-        (request) => request.path === '/v1/traces' && request.contentType?.startsWith('application/json'),
+        (request) =>
+          ['/v1/traces', '/v1/metrics'].includes(request.path) && request.contentType?.startsWith('application/json'),
       ),
     ).toBe(true);
     const tree = wireTree(spans);

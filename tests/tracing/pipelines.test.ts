@@ -57,15 +57,18 @@ const stepIteration = (n: number, step: string, chat: string, tools: string[]) =
 ];
 
 const offlinePlanExecuteReplanTree = [
-  'invoke_agent plan-execute-replan',
+  'invoke_workflow plan-execute-replan',
   '  stage context',
   '  stage plan',
   '    chat stageloop-offline [CLIENT]',
+  // A plan step is a span under the root from its start to its end, across the iterations that work on it.
+  '  step s1',
   ...stepIteration(1, 's1', 'chat stageloop-offline [CLIENT]', ['calculator']),
   '    stage replan',
   ...stepIteration(2, 's1', 'chat stageloop-offline [CLIENT]', []),
   '    stage replan',
   '      chat stageloop-offline [CLIENT]',
+  '  step s2',
   ...stepIteration(3, 's2', 'chat stageloop-offline [CLIENT]', ['calculator']),
   '    stage replan',
   ...stepIteration(4, 's2', 'chat stageloop-offline [CLIENT]', []),
@@ -181,7 +184,25 @@ describe('planExecuteReplanPipeline span tree', () => {
       .filter((span) => span.name.startsWith('chat '))
       .map((span) => span.attributes['stageloop.purpose']);
     expect(new Set(purposes)).toEqual(new Set(['plan', 'think', 'replan', 'summarize']));
-    expect(root.span.attributes).toMatchObject({ 'stageloop.stop_reason.stage': 'replan', 'stageloop.iterations': 4 });
+    expect(root.span.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_workflow',
+      'gen_ai.workflow.name': 'plan-execute-replan',
+      'stageloop.stop_reason.stage': 'replan',
+      'stageloop.iterations': 4,
+    });
+    const steps = tracing.spans().filter((span) => span.name.startsWith('step '));
+    expect(steps.map((span) => span.attributes)).toEqual([
+      {
+        'stageloop.plan.step.id': 's1',
+        'stageloop.plan.step.depends_on': [],
+        'stageloop.plan.step.outcome': 'completed',
+      },
+      {
+        'stageloop.plan.step.id': 's2',
+        'stageloop.plan.step.depends_on': ['s1'],
+        'stageloop.plan.step.outcome': 'completed',
+      },
+    ]);
   });
 });
 
@@ -200,7 +221,7 @@ describe('concurrent runs of both pipelines', () => {
     const roots = spanForest(tracing.spans());
     expect(roots).toHaveLength(2);
     const reactRoot = roots.find((root) => root.span.name === 'invoke_agent react')!;
-    const replanRoot = roots.find((root) => root.span.name === 'invoke_agent plan-execute-replan')!;
+    const replanRoot = roots.find((root) => root.span.name === 'invoke_workflow plan-execute-replan')!;
     expect(reactRoot.span.spanContext().traceId).not.toBe(replanRoot.span.spanContext().traceId);
     expect(reactRoot.span.attributes['stageloop.run.id']).toBe(reactResult.runId);
     expect(replanRoot.span.attributes['stageloop.run.id']).toBe(replanResult.runId);

@@ -10,7 +10,7 @@ import { packageVersion } from '../../common/version.js';
 import { asStageloopError, errorFieldsOf } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
 import { answerTextOf, eventsOf, startProtocolRun } from './protocol-runs.js';
-import type { StartRunServices } from '../start-run.js';
+import { keepingTraceHeaders, type StartRunServices } from '../start-run.js';
 
 const taskShape = { task: z.string().min(1).describe('what the agent should do, in plain words') };
 
@@ -24,7 +24,15 @@ export function stageloopMcpServer(services: StartRunServices): McpServer {
       { title: `stageloop ${pipeline.name}`, description, inputSchema: taskShape },
       async ({ task }, extra): Promise<CallToolResult> => {
         try {
-          const run = await startProtocolRun(services, { pipeline: pipeline.name, task });
+          // MCP carries the caller's W3C trace context in the request's `_meta` (stdio has no headers).
+          const caller = extra._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
+          const trace = {
+            traceparent: typeof caller?.traceparent === 'string' ? caller.traceparent : undefined,
+            tracestate: typeof caller?.tracestate === 'string' ? caller.tracestate : undefined,
+          };
+          const run = await keepingTraceHeaders(trace, () =>
+            startProtocolRun(services, { pipeline: pipeline.name, task }),
+          );
           // The client's notifications/cancelled aborts this signal: the run stops at its next checkpoint.
           const cancel = () => run.cancel('the MCP client cancelled the call');
           extra.signal.addEventListener('abort', cancel, { once: true });
