@@ -60,7 +60,7 @@ function runPreloadedApp(
     execFile(
       process.execPath,
       ['--import', 'tsx', '--import', './otel.config.ts', 'tests/tracing/preload-app.ts'],
-      { cwd: repositoryRoot, env: { ...process.env, ...env }, timeout: 30_000 },
+      { cwd: repositoryRoot, env: { ...process.env, ...env }, timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({
           code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
@@ -190,7 +190,8 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
     expect(result.status).toBe('completed');
     const started = performance.now();
     await expect(session.finish()).resolves.toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Bounded, not fast: a hang would be the SDK's own retries far past this; a loaded machine must still pass.
+    expect(performance.now() - started).toBeLessThan(15_000);
     const lines = output.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
@@ -198,7 +199,7 @@ describe('OTLP/HTTP export (otel.config.ts)', () => {
         `^stageloop: could not export traces to http://127.0.0.1:${port}/v1/traces \\(.*ECONNREFUSED.*\\); is Jaeger`,
       ),
     );
-  });
+  }, 60_000);
 });
 
 describe('node --import ./otel.config.ts (preloaded into an app)', () => {
@@ -238,6 +239,7 @@ describe('node --import ./otel.config.ts (preloaded into an app)', () => {
     const lines = child.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^stageloop: could not export traces to .*ECONNREFUSED/);
-    expect(child.ms).toBeLessThan(10_000);
-  });
+    // Bounded, not fast: the process must not wait out the exporter's retries; a loaded machine must still pass.
+    expect(child.ms).toBeLessThan(45_000);
+  }, 90_000);
 });
