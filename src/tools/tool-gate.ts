@@ -96,7 +96,7 @@ function runAll(
   return Promise.all(Array.from({ length: concurrency }, worker)).then(() => results);
 }
 
-async function gatedCall(
+function gatedCall(
   box: GatedBox,
   policy: GatePolicy,
   state: RunState,
@@ -104,13 +104,29 @@ async function gatedCall(
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
   const tool = box.get(call.name);
-  const held = tool === undefined ? undefined : await holdOf(call, tool, policy, state);
-  if (held !== undefined) return held;
-  const result = await box.execute(call, signal);
-  // Untrusted content taints the run at once: a call made after it, in any step, is held (act notes it too).
-  const mark = markOf(result);
-  if (mark !== undefined) noteTaint(state, mark, call.id);
-  return result;
+  // The usual call needs no check that waits: no promise or frame beyond the call's own.
+  if (tool === undefined || !mayHold(call, tool, policy, state)) return noted(box, call, state, signal);
+  return holdOf(call, tool, policy, state).then((held) => held ?? noted(box, call, state, signal));
+}
+
+/** Untrusted content taints the run at once: a call made after it, in any step, is held (act notes every result's
+ * mark too, an agent's answer's included). */
+function noted(box: GatedBox, call: ToolCall, state: RunState, signal: AbortSignal | undefined): Promise<ToolResult> {
+  const result = box.execute(call, signal);
+  return box.get(call.name)?.taints === true
+    ? result.then((outcome) => {
+        const mark = markOf(outcome);
+        if (mark !== undefined) noteTaint(state, mark, call.id);
+        return outcome;
+      })
+    : result;
+}
+
+/** Whether anything could hold this call (a cheap check: most calls need no more). */
+function mayHold(call: ToolCall, tool: Tool, policy: GatePolicy, state: RunState): boolean {
+  if (tool.needsApproval !== undefined && tool.needsApproval !== false) return true;
+  if (policy.tools === 'all' || policy.tools?.includes(call.name) === true) return true;
+  return (policy.taintPolicy ?? 'off') !== 'off' && effectsOf(tool) === 'write' && firstTaint(state) !== undefined;
 }
 
 export function markOf(result: ToolResult): TaintMark | undefined {
