@@ -9,6 +9,7 @@ import type { Pipeline } from '../src/engine/pipeline.js';
 import type { ChatModel } from '../src/model/types.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
+import type { RunToolBox } from '../src/engine/tool-run.js';
 import type { ToolBox } from '../src/engine/tool-port.js';
 import type { AgentRecipe, RunRecipe } from './recipe.js';
 
@@ -90,9 +91,10 @@ export function buildTeam(parts: TeamParts, root: string): Team {
     if (existing !== undefined) return existing;
     const agent = agentOf(parts.recipe, name);
     // Its tools are made when it first runs: agents may name one another (the depth limit ends a cycle).
-    const lazyTools: ToolBox = {
+    const lazyTools: RunToolBox = {
       definitions: () => registryOf(name).definitions(),
       executeAll: (calls, signal) => registryOf(name).executeAll(calls, signal),
+      forRun: (run) => registryOf(name).forRun(run),
     };
     const model = modelOf(name);
     const tool = make({

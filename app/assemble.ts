@@ -145,7 +145,13 @@ export async function assemble(recipe: RunRecipe, env: Environment, host: Assemb
   const table = host.providers ?? providers;
   const choice = await withFallbacks(await chooseModel(model, env, table), model, env, table);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
-  const tools = await toolsOf(recipe, env, host.calculatorHost, mcpServers);
+  // The tool gate enforces the recipe's approvals on every call, in every pipeline, step and agent (tool-gate.ts).
+  const tools = (await toolsOf(recipe, env, host.calculatorHost, mcpServers)).with({
+    approvals: {
+      ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
+      taintPolicy: recipe.approvals.taintPolicy,
+    },
+  });
   let sessions: SessionStore | undefined;
   let ownsSessions = false;
   try {

@@ -20,9 +20,7 @@ export function withApproval(pipeline: Pipeline, options: ApprovalOptions = {}):
       'config',
       `approval needs a pipeline with an "act" stage; "${pipeline.name}" has: ${stageNames(pipeline).join(', ')}`,
     );
-  const approved = insertBefore(pipeline, 'act', approval(options));
-  // In a plan pipeline the approval stage runs per plan step, so it sees each step's own calls when steps run side by side.
-  return approved.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(approved) : approved;
+  return perPlanStep(insertBefore(pipeline, 'act', approval(options)));
 }
 
 /**
@@ -46,11 +44,19 @@ export function withTaintPolicy(
     );
   if (policy === 'off') return pipeline;
   const tracked = insertAfter(pipeline, 'act', taintTracker(registry));
-  if (policy === 'refuse') return insertBefore(tracked, 'act', taintGate(registry));
+  if (policy === 'refuse') return perPlanStep(insertBefore(tracked, 'act', taintGate(registry)));
   const asking = approval({
     ...approvalOptions,
     registry,
     reasons: [...(approvalOptions.reasons ?? []), taintReason(registry, 'ask')],
   });
-  return names.includes('approval') ? replaceStage(tracked, 'approval', asking) : insertBefore(tracked, 'act', asking);
+  const asked = names.includes('approval')
+    ? replaceStage(tracked, 'approval', asking)
+    : insertBefore(tracked, 'act', asking);
+  return perPlanStep(asked);
+}
+
+/** In a plan pipeline the added stages run per plan step, so steps side by side each see their own calls. */
+function perPlanStep(pipeline: Pipeline): Pipeline {
+  return pipeline.setup.some((stage) => stage.name === 'plan') ? perStepPipeline(pipeline) : pipeline;
 }

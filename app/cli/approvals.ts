@@ -38,7 +38,7 @@ async function askApproval(terminal: Terminal, request: ApprovalRequest): Promis
     const answer = (
       await ask(
         terminal,
-        `\n${terminalSafe(callText(request.tool, request.arguments, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `,
+        `\n${terminalSafe(callText(request.tool, request.argumentsJson, 400))} — allow? [y]es / [n]o / [a]lways this tool / [e]dit: `,
       )
     ).toLowerCase();
     if (answer === 'y' || answer === 'yes') return { approve: true };

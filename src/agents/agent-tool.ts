@@ -13,6 +13,7 @@ import { defineTool, type Tool, type ToolContext, type ToolEffects, type ToolOut
 import type { AgentAnswer } from '../engine/tool-port.js';
 import { ToolFailure } from '../tools/tool-failure.js';
 import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
+import { taintOption } from '../tools/gate-state.js';
 import type { ChildOutcome } from './child-run.js';
 
 declare module '../engine/stage.js' {
@@ -151,7 +152,10 @@ async function runAgent(
           runId: `${caller.runId}.${ctx.callId}`,
           record: { parent: caller.runId, agent: pathText } as JsonObject,
         };
-  const input = settings.inputOf?.(caller, ctx.callId) ?? childInput(args);
+  const input = inheriting(settings.inputOf?.(caller, ctx.callId) ?? childInput(args), caller);
+  // An unrecorded caller that asks a person inline lends its way of asking: a child's held call is asked the same.
+  if (deps.approve === undefined && caller?.deps.runStore === undefined && caller?.deps.approve !== undefined)
+    deps.approve = caller.deps.approve;
   const decisions = ctx.callId === undefined ? undefined : caller?.decisions?.get(ctx.callId);
   // The runner, the journal and the stores behind a child load with the first call, not with every pipeline built.
   const { runChild } = await import('./child-run.js');
@@ -165,7 +169,7 @@ async function runAgent(
     outcome.pending.length > 0
   )
     throw pauseOf(settings.name, pathText, outcome);
-  return resultOf(settings, outcome, ctx);
+  return resultOf(settings, outcome, ctx, pathText);
 }
 
 /** The pools of calling runs with children running now, by the caller's live usage (one object per run). */
@@ -194,6 +198,12 @@ function leavePool(caller: ToolCaller): void {
   if (pool !== undefined && --pool.active === 0) pools.delete(caller.usage);
 }
 
+/** A tainted caller's child starts tainted: the taint rides in its input (recorded, so a resume and a replay keep it). */
+function inheriting(input: RunInput, caller: ToolCaller | undefined): RunInput {
+  if (caller?.taint === undefined) return input;
+  return { ...input, options: { ...input.options, taint: taintOption(caller.taint) } };
+}
+
 function childInput(args: { task: string; input?: unknown }): RunInput {
   if (args.input === undefined) return { task: args.task };
   // The structured input is shown to the child's model with the task, and kept in its options for stages to read.
@@ -213,12 +223,14 @@ function pauseOf(name: string, pathText: string, outcome: ChildOutcome): ToolFai
   });
 }
 
-function resultOf(settings: Settings, outcome: ChildOutcome, ctx: ToolContext): ToolOutput {
+function resultOf(settings: Settings, outcome: ChildOutcome, ctx: ToolContext, pathText: string): ToolOutput {
   const name = settings.name;
   if (outcome.status === 'completed') {
     const answer: AgentAnswer = { name, runId: outcome.runId };
     if (outcome.output !== undefined) answer.output = outcome.output;
     if (outcome.handoffs !== undefined) answer.handoffs = outcome.handoffs;
+    // A child that read untrusted content (or started with it) answers with it: the answer taints the caller.
+    if (outcome.taint !== undefined) answer.taint = { agent: pathText, ...outcome.taint };
     ctx.reportAgent?.(answer);
     return outcome.output !== undefined && settings.inputOf === undefined ? outcome.output : (outcome.answer ?? '');
   }

@@ -12,6 +12,8 @@ import type { RunInput, RunState, RunStatus, StopReason, Usage } from '../engine
 import type { PendingDecision } from '../engine/signal.js';
 import type { RunStore } from '../store/types.js';
 import { handoffChain, type HandoffLink } from './handoff-conversation.js';
+import type { TaintMark } from '../engine/tool-port.js';
+import { firstTaint } from '../tools/gate-state.js';
 
 /** What the calling run needs of a child's result. */
 export interface ChildOutcome {
@@ -25,6 +27,8 @@ export interface ChildOutcome {
   pending?: PendingDecision[];
   /** The agents its run was handed on to, in order, when it handed off (the last one answered). */
   handoffs?: HandoffLink[];
+  /** The first untrusted source its run read or started with: its answer taints the caller. */
+  taint?: TaintMark;
 }
 
 export interface ChildRecording {
@@ -83,9 +87,9 @@ function usageSince(total: Usage, before: Usage): Usage {
   };
 }
 
-/** A stored outcome has no state: the handoffs a finished child made are read from its last checkpoint. */
+/** A stored outcome has no state: the handoffs a finished child made and its taint are read from its last checkpoint. */
 async function withRecordedHandoffs(store: RunStore, outcome: ChildOutcome): Promise<ChildOutcome> {
-  if (outcome.status !== 'completed' || outcome.stopReason.kind !== 'handoff') return outcome;
+  if (outcome.status !== 'completed') return outcome;
   const state = (await store.latestCheckpoint(outcome.runId))?.state as Partial<RunState> | undefined;
   return state === undefined ? outcome : withHandoffs(outcome, state);
 }
@@ -110,5 +114,8 @@ function outcomeOf(
 function withHandoffs(outcome: ChildOutcome, state: Partial<RunState>): ChildOutcome {
   const chain = handoffChain(state.handoff);
   if (chain.length > 0) outcome.handoffs = chain;
+  const taint = state.input === undefined ? undefined : firstTaint(state as RunState);
+  if (taint !== undefined)
+    outcome.taint = { origin: taint.origin, tool: taint.tool, ...(taint.agent && { agent: taint.agent }) };
   return outcome;
 }

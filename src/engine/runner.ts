@@ -17,6 +17,7 @@ import { FinalizeZone, type FinalizeHost } from './finalize-zone.js';
 import { StageCall, runStages, type StageLoopHost } from './stage-loop.js';
 import { LoopZones } from './loop-zones.js';
 import { newTimings } from './stage-timings.js';
+import { toolsForRun } from './tool-run.js';
 
 export type { RunStatus, StopReason, RunResult, RunError, RunWarning, RunOptions };
 export type { StageStats } from './stage-timings.js';
@@ -65,6 +66,10 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
         ended: this.start.ended,
       });
     if (options.seam) this.seam = new SeamCaller(options.seam, state, this.outcome, this.warnings);
+    // Every call of the run passes its tool gate, inside the journal (a replay serves what the gate decided).
+    const canAsk = (deps as { approve?: unknown }).approve !== undefined || options.seam !== undefined;
+    const tools = toolsForRun(deps.tools, { state, canAsk });
+    if (tools !== deps.tools) deps = { ...deps, tools };
     const wrapped =
       options.seam?.wrapDeps?.(
         deps,

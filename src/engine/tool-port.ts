@@ -47,6 +47,16 @@ export interface AgentAnswer {
   output?: JsonValue;
   /** The agents its run was handed on to, in order (the last one answered), when it handed off. */
   handoffs?: Array<{ agent: string; runId: string }>;
+  /** Its run read untrusted content (or started with it): the answer carries it into the calling run. */
+  taint?: TaintMark;
+}
+
+/** Where untrusted text in a result came from: an MCP server's tool, a tool that reads the web, another tainting tool. */
+export interface TaintMark {
+  origin: 'web' | 'mcp' | 'tool';
+  tool: string;
+  /** The agent whose run read it, when it reached this run through an agent's answer. */
+  agent?: string;
 }
 
 export type ToolResult =
@@ -59,6 +69,8 @@ export type ToolResult =
       truncated?: boolean;
       usage?: ChatUsage;
       agent?: AgentAnswer;
+      /** The content is untrusted (the tool's results taint): the run that reads it is tainted from now on. */
+      taint?: TaintMark;
     }
   | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage };
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.

@@ -6,6 +6,7 @@ import { currentScope, withinScope } from '../engine/run-scope.js';
 import type { Deps } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 import type { ChatMessage } from '../model/types.js';
+import type { TaintMark } from '../engine/tool-port.js';
 
 export interface ToolCaller {
   readonly runId: string;
@@ -20,6 +21,8 @@ export interface ToolCaller {
   /** The calling run's task and conversation so far (a handoff passes them on). */
   readonly task?: string;
   readonly messages?: readonly ChatMessage[];
+  /** The first untrusted source in the calling run's context: an agent it starts inherits it (tool-gate.ts). */
+  readonly taint?: TaintMark | undefined;
   /** A paused call run again on resume: the decisions it waited for, by call id, each keyed by its own run's id. */
   readonly decisions?: ReadonlyMap<string, Readonly<Record<string, Decision>>>;
 }

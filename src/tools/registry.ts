@@ -6,6 +6,9 @@ import { StageloopError } from '../common/stageloop-error.js';
 import { executeToolCall, type CallSettings } from './executor.js';
 import type { ToolBox, ToolResult, WrapToolCall } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
+import type { ToolRun } from '../engine/tool-run.js';
+import { checkCanAsk, gatedTools, gateMatters, type GatePolicy } from './tool-gate.js';
+import { taintMarkOf } from './gate-state.js';
 
 export type { WrapToolCall };
 
@@ -21,6 +24,8 @@ export interface ToolRegistryOptions {
   /** Calls of one `executeAll` running at once. Default 4. */
   concurrency?: number;
   wrapCall?: WrapToolCall;
+  /** What the tool gate enforces on every run using these tools, besides each tool's needsApproval (tool-gate.ts). */
+  approvals?: GatePolicy;
 }
 
 export const TOOL_DEFAULTS = {
@@ -31,6 +36,8 @@ export const TOOL_DEFAULTS = {
 } as const;
 
 export class ToolRegistry implements ToolBox {
+  /** Whether some call could be held (computed on the first run): a run that cannot be held uses the registry as is. */
+  #gated: boolean | undefined;
   readonly #tools: ReadonlyMap<string, Tool>;
   readonly #options: Readonly<ToolRegistryOptions>;
   readonly #names: readonly string[];
@@ -105,19 +112,34 @@ export class ToolRegistry implements ToolBox {
     );
   }
 
+  /** The box one run's stages see: every call passes the run's tool gate (tool-gate.ts), when one could be held. */
+  forRun(run: ToolRun): ToolBox {
+    const policy = this.#options.approvals ?? {};
+    if (!(this.#gated ??= gateMatters(this, policy))) return this;
+    checkCanAsk(this, policy, run);
+    return gatedTools(this, policy, run, this.#options.concurrency ?? TOOL_DEFAULTS.concurrency);
+  }
+
   /** Runs one call through `wrapCall`. Never rejects. */
   execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
     const tool = this.#tools.get(call.name);
     const settings = (tool && this.#settings.get(tool.name)) ?? this.#unknownToolSettings;
     const wrap = this.#options.wrapCall;
-    if (!wrap) return executeToolCall(call, tool, settings, this.#names, signal);
-    return wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal));
+    const result = !wrap
+      ? executeToolCall(call, tool, settings, this.#names, signal)
+      : wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal));
+    // A tool whose results taint marks each of them: the run that reads one is tainted (journaled with the result).
+    return tool?.taints === true ? result.then((outcome) => marked(tool, outcome)) : result;
   }
 
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
     const limit = this.#options.concurrency ?? TOOL_DEFAULTS.concurrency;
     return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal));
   }
+}
+
+function marked(tool: Tool, result: ToolResult): ToolResult {
+  return result.ok ? { ...result, taint: taintMarkOf(tool) } : result;
 }
 
 /** A wrapper that throws or rejects gives a failed result, as the executor would; not async, to save a frame per call. */

@@ -1,4 +1,4 @@
-// A tool call that waits for a person: an agent whose own run paused for approval. act keeps the batch's finished
+// A tool call that waits for a person: the tool gate held it (one decision under the call's id), or an agent whose own run paused for approval. act keeps the batch's finished
 // results and pauses the calling run with the call's decisions under ids prefixed by the call's id
 // ("call_1/call_7"); on resume it asks deps.approve for them (the decisions given, or a person at a prompt) and runs
 // only that call again, with its decisions under its own run's ids (the scope's `decisions`).
@@ -21,9 +21,15 @@ export function pendingOfResult(result: ToolResult | undefined): PendingDecision
   return pending !== undefined && pending.length > 0 ? pending : undefined;
 }
 
-/** The calling run's id for a decision of one of its calls: the call's id, then the id the call's own run gave it. */
+/** The calling run's id for a decision of one of its calls: the call's id, then the id the call's own run gave it
+ * (the tool gate's own hold is the call itself, under its id as the approval stage asks it). */
 export function pausedId(callId: string, id: string): string {
-  return `${callId}/${id}`;
+  return id === callId ? callId : `${callId}/${id}`;
+}
+
+/** The call waits for the tool gate's own decision (not an agent's). */
+export function heldByGate(paused: PausedCalls, callId: string): boolean {
+  return paused.calls[callId]?.some((item) => item.id === callId && item.agent === undefined) === true;
 }
 
 export type PausedDecided = { waiting: PendingDecision[] } | { decisions: Map<string, Record<string, Decision>> };

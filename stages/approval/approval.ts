@@ -1,4 +1,4 @@
-// approval (before act): reads turn.toolCalls, turn.results and the `approval` slot, asks deps.approve; writes refusals into turn.results, edited arguments into turn.toolCalls and the slot; returns interruptRun (awaiting_approval) while a call waits for a person.
+// approval (before act): reads turn.toolCalls, turn.results and the `approval` slot, asks deps.approve; writes refusals into turn.results, edited arguments into turn.toolCalls, the slot and the run's approvals the tool gate reads (gate-state); returns interruptRun (awaiting_approval) while a call waits for a person. It presents decisions: the tool gate enforces them, with or without this stage.
 import type { Decision } from '../../src/durable/decisions.js';
 import { interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
@@ -9,6 +9,8 @@ import type { Tool } from '../../src/tools/define-tool.js';
 import { applyDecision } from '../shared/approval-apply.js';
 import { askPerson, decisionRecord, type ApprovalRecord } from '../shared/ask-person.js';
 import { waitBegins, waitEnds } from '../shared/person-wait.js';
+import { allowAlways, markApproved } from '../../src/tools/gate-state.js';
+import { toolAsks } from '../../src/tools/tool-gate.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -57,22 +59,7 @@ export function approval(options: ApprovalOptions = {}): Stage {
       const because = reason(call, state);
       if (because !== undefined) return because;
     }
-    const needs = lookup(call.name)?.needsApproval;
-    if (needs === undefined || needs === false) return undefined;
-    if (needs === true) return `the ${call.name} tool asks for approval of every call`;
-    let args: unknown;
-    try {
-      args = JSON.parse(call.arguments);
-    } catch {
-      return undefined; // act reports the invalid arguments; nothing runs
-    }
-    return (await needs(args as Record<string, unknown>, {
-      runId: state.runId,
-      iteration: state.iteration,
-      callId: call.id,
-    }))
-      ? `the ${call.name} tool asks for approval of these arguments`
-      : undefined;
+    return toolAsks(call, lookup(call.name), state);
   }
 
   async function decide(state: RunState, ctx: StageContext): Promise<Signal | void> {
@@ -103,8 +90,10 @@ export function approval(options: ApprovalOptions = {}): Stage {
       }
       const decision = answer.decision;
       slot.decided[call.id] = decision;
-      if ('always' in decision && decision.always === true && !slot.always.includes(call.name))
+      if ('always' in decision && decision.always === true && !slot.always.includes(call.name)) {
         slot.always.push(call.name);
+        allowAlways(state, call.name);
+      }
       record(ctx, slot, state, call, decision, 'person');
     }
     if (waiting.length > 0) waitBegins(state, ctx);
@@ -114,7 +103,12 @@ export function approval(options: ApprovalOptions = {}): Stage {
         waiting,
         'awaiting_approval',
       );
-    for (const call of asked) await applyDecision(state, call, slot.decided[call.id]!, lookup(call.name));
+    for (const call of asked) {
+      const decision = slot.decided[call.id]!;
+      // The tool gate runs an approved call (and only it): the decision is the run's, not this stage's.
+      if (decision.approve) markApproved(state, call.id);
+      await applyDecision(state, call, decision, lookup(call.name));
+    }
     slot.decided = {};
   }
 

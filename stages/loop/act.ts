@@ -1,4 +1,4 @@
-// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools (as the calling run: call-scope); writes turn.results (in call order), the act slot and the usage tools report; returns interruptRun (awaiting_approval) while a call waits for a person (tool-pause).
+// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools (as the calling run: call-scope); writes turn.results (in call order), the act slot, the usage tools report, the run's taint and the decisions on calls the tool gate held; returns interruptRun (awaiting_approval) while a call waits for a person (tool-pause).
 import { interruptRun, type Signal } from '../../src/engine/signal.js';
 import type { RunEvents, Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
@@ -6,7 +6,16 @@ import { asToolCaller, toolCallersWanted, type ToolCaller } from '../../src/tool
 import type {} from '../guards/limits-slot.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome, ToolResult } from '../../src/engine/tool-port.js';
-import { decidePaused, pausedRequest, pendingOfResult, type PausedCalls } from '../../src/tools/tool-pause.js';
+import {
+  decidePaused,
+  heldByGate,
+  pausedRequest,
+  pendingOfResult,
+  type PausedCalls,
+} from '../../src/tools/tool-pause.js';
+import { allowAlways, firstTaint, markApproved, noteTaint } from '../../src/tools/gate-state.js';
+import { markOf } from '../../src/tools/tool-gate.js';
+import { applyDecision } from '../shared/approval-apply.js';
 import type { Decision } from '../../src/engine/decision-types.js';
 import type { PendingDecision } from '../../src/engine/signal.js';
 import { askPerson, decisionRecord } from '../shared/ask-person.js';
@@ -137,13 +146,29 @@ async function resumePaused(state: RunState, ctx: StageContext, previewChars: nu
     return interruptRun(`waiting for a person to decide ${what}`, asked.waiting, 'awaiting_approval');
   }
   delete slot.paused;
-  const calls = state.turn.toolCalls.filter((call) => asked.decisions.has(call.id));
+  await applyHeld(state, paused, asked.decisions);
   const decided = new Map<string, ToolOutcome>(state.turn.results.map((outcome) => [outcome.call.id, outcome]));
+  const calls = state.turn.toolCalls.filter((call) => asked.decisions.has(call.id) && !decided.has(call.id));
   const tools = ctx.deps.tools;
   if (tools === undefined) return record(state, ctx, calls, calls.map(noToolBox), decided, previewChars);
   const caller: ToolCaller = { ...callerOf(state, ctx), decisions: asked.decisions };
   const results = await asToolCaller(caller, () => Promise.resolve(tools.executeAll(calls, ctx.signal)));
   return settle(state, ctx, calls, results, decided, previewChars);
+}
+
+/** The gate's own holds (one decision under the call's id): a rejection is a refusal, an approval lets the gate run it. */
+async function applyHeld(
+  state: RunState,
+  paused: PausedCalls,
+  decisions: ReadonlyMap<string, Readonly<Record<string, Decision>>>,
+): Promise<void> {
+  for (const call of state.turn.toolCalls) {
+    const decision = heldByGate(paused, call.id) ? decisions.get(call.id)?.[call.id] : undefined;
+    if (decision === undefined) continue;
+    if (decision.approve) markApproved(state, call.id);
+    if ('always' in decision && decision.always === true) allowAlways(state, call.name);
+    await applyDecision(state, call, decision, undefined);
+  }
 }
 
 /** A paused call's decision is asked as the approval stage asks one: the request event, the wait, the decided event. */
@@ -173,6 +198,7 @@ function callerOf(state: RunState, ctx: StageContext): ToolCaller {
     tokenLimit: state.limits?.maxTokens ?? undefined,
     task: state.input.task,
     messages: state.messages,
+    taint: firstTaint(state),
   };
 }
 
@@ -192,6 +218,9 @@ function record(
     if (!result.ok) slot.failed++;
     // An agent's tokens count in this run's usage (and so in its budgets).
     if (result.usage !== undefined) addUsage(state.usage, result.usage);
+    // Untrusted content taints the run (the gate noted it live; a replay, served the result, notes it here).
+    const mark = markOf(result);
+    if (mark !== undefined) noteTaint(state, mark, call.id);
     ctx.emit('tool_result', () => resultEvent(call, result, previewChars));
     return { call, result };
   });

@@ -7,6 +7,7 @@ import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import { waitBegins, waitEnds } from './person-wait.js';
+import { approvalRequest } from '../../src/engine/decision-types.js';
 
 export type PersonAnswer = { decision: Decision } | { pending: PendingDecision };
 
@@ -29,8 +30,9 @@ export async function askPerson(
   reason: string,
   agent?: string,
 ): Promise<PersonAnswer> {
-  const request = { id: call.id, tool: call.name, arguments: call.arguments, reason };
-  ctx.emit('approval_requested', agent === undefined ? { ...request } : { ...request, agent });
+  const event = { id: call.id, tool: call.name, arguments: call.arguments, reason };
+  ctx.emit('approval_requested', agent === undefined ? event : { ...event, agent });
+  const request = approvalRequest(call.id, call.name, call.arguments, reason);
   if (ctx.deps.approve !== undefined) waitBegins(state, ctx);
   const decision = await ctx.deps.approve?.(request);
   // No answer now: the run pauses, and the wait goes on until it is resumed.

@@ -1,32 +1,14 @@
-// taint (after act): reads turn.results and each tool's `taints`; writes the `taint` slot (where untrusted content came from). taint-gate (before act, policy refuse): refuses write calls once the context is tainted; returns no signal.
+// taint (after act): reads turn.results (each result's taint mark, else the tool's `taints`); writes the run's `taint` slot (where untrusted content came from; a plan step's view writes the run's). taint-gate (before act, policy refuse): refuses write calls once the context is tainted; returns no signal. The tool gate (src/tools/tool-gate.ts) enforces the same policy at every call: these stages show it.
 import type { Stage } from '../../../src/engine/stage.js';
 import type { RunState } from '../../../src/engine/state.js';
 import type { ToolCall } from '../../../src/model/types.js';
 import type { Tool } from '../../../src/tools/define-tool.js';
-import { effectsOf } from '../../../src/tools/effects.js';
+import { firstTaint, noteTaint, taintMarkOf, type TaintOrigin } from '../../../src/tools/gate-state.js';
+import { markOf, taintReason as gateTaintReason, type TaintPolicy } from '../../../src/tools/tool-gate.js';
 
-export type TaintPolicy = 'ask' | 'refuse' | 'off';
+export type { TaintPolicy } from '../../../src/tools/tool-gate.js';
+export type { TaintOrigin, TaintSlot } from '../../../src/tools/gate-state.js';
 export const taintPolicies: readonly TaintPolicy[] = ['ask', 'refuse', 'off'];
-
-/** Where a piece of untrusted context came from. */
-export interface TaintOrigin {
-  /** `mcp` for an MCP server's tool, `web` for a tool that reads the web, `tool` for any other tainting tool. */
-  origin: 'web' | 'mcp' | 'tool';
-  tool: string;
-  callId: string;
-  iteration: number;
-}
-
-export interface TaintSlot {
-  /** Every tainting result, in order; the context is tainted once there is one. */
-  origins: TaintOrigin[];
-}
-
-declare module '../../../src/engine/state.js' {
-  interface StageSlots {
-    taint: TaintSlot;
-  }
-}
 
 declare module '../../../src/engine/stage.js' {
   interface RunEvents {
@@ -37,29 +19,18 @@ declare module '../../../src/engine/stage.js' {
 
 export type Lookup = { get(name: string): Tool | undefined };
 
-const originOf = (tool: Tool): TaintOrigin['origin'] =>
-  tool.name.includes('__')
-    ? 'mcp'
-    : tool.effects === 'read' && /web|search|fetch|browse|http/i.test(tool.name)
-      ? 'web'
-      : 'tool';
-
 /** After act: each successful result of a tool whose results taint is recorded (and reported) as an origin. */
 export function taintTracker(registry: Lookup): Stage {
   return {
     name: 'taint',
     execute(state, ctx) {
       for (const { call, result } of state.turn.results) {
+        if (!result.ok) continue;
         const tool = registry.get(call.name);
-        if (tool?.taints !== true || !result.ok) continue;
-        const entry: TaintOrigin = {
-          origin: originOf(tool),
-          tool: call.name,
-          callId: call.id,
-          iteration: state.iteration,
-        };
-        (state.taint ??= { origins: [] }).origins.push(entry);
-        ctx.emit('context_tainted', { ...entry });
+        const mark = markOf(result) ?? (tool?.taints === true ? taintMarkOf(tool) : undefined);
+        if (mark === undefined) continue;
+        noteTaint(state, mark, call.id);
+        ctx.emit('context_tainted', { ...mark, callId: call.id, iteration: state.iteration });
       }
     },
   };
@@ -70,12 +41,7 @@ export function taintReason(
   registry: Lookup,
   policy: Exclude<TaintPolicy, 'off'>,
 ): (call: ToolCall, state: RunState) => string | undefined {
-  return (call, state) => {
-    const first = state.taint?.origins[0];
-    if (first === undefined || effectsOf(registry.get(call.name)) !== 'write') return undefined;
-    const what = policy === 'ask' ? 'so it waits for approval' : 'so it is refused';
-    return `untrusted content entered the context (the ${first.tool} result of iteration ${first.iteration}) and ${call.name} has side effects (effects: write), ${what} (--taint-policy ${policy})`;
-  };
+  return (call, state) => gateTaintReason(call, registry.get(call.name), state, policy);
 }
 
 /** Before act, policy refuse: a write call after untrusted content becomes a `refused` result act does not run. */
@@ -84,7 +50,8 @@ export function taintGate(registry: Lookup): Stage {
   return {
     name: 'taint-gate',
     execute(state, ctx) {
-      if (state.taint === undefined) return;
+      const first = firstTaint(state);
+      if (first === undefined) return;
       const settled = new Set(state.turn.results.map((outcome) => outcome.call.id));
       for (const call of state.turn.toolCalls) {
         const because = settled.has(call.id) ? undefined : reason(call, state);
@@ -97,7 +64,7 @@ export function taintGate(registry: Lookup): Stage {
             durationMs: 0,
           },
         });
-        ctx.emit('taint_refused', { tool: call.name, callId: call.id, origin: state.taint.origins[0]!.tool });
+        ctx.emit('taint_refused', { tool: call.name, callId: call.id, origin: first.tool });
       }
     },
   };

@@ -43,6 +43,15 @@ const nextTurnSees84 = async (context: RowContext, cell: string) => {
   expect(parseJson<Outcome>(next, 'the next turn').answer).toBe('The answer is 94.');
 };
 
+/** The MCP test server with its write tool (send_message), as the row's config file. */
+function mcpWriteConfig(context: RowContext): string {
+  const { name: _name, ...server } = stdioTestServer('${MCP_TEST_LOG}', 'test', ['--with-write-tool']);
+  return context.file('mcp-write.json', { mcpServers: { files: server } });
+}
+
+/** `ask` in the cells that pause for a person; `refuse` where no one could answer (run, kill -9, worker). */
+const pausingPolicy = (cell: string) => (['approve', 'reject', 'server'].includes(cell) ? 'ask' : 'refuse');
+
 interface MatrixRow extends Row {
   expected: Outcome;
 }
@@ -73,16 +82,7 @@ const rows: MatrixRow[] = [
     // An MCP result taints the context, so the MCP write tool waits (`ask`, the default) with no approval flag: the
     // approve, reject and server cells are that pause. Cells that must not pause (run, kill -9, worker: no terminal)
     // take `refuse`: the write comes back refused, and the answer is the same echoed 84.
-    flags: (context, cell) => {
-      const { name: _name, ...server } = stdioTestServer('${MCP_TEST_LOG}', 'test', ['--with-write-tool']);
-      const policy = ['approve', 'reject', 'server'].includes(cell) ? 'ask' : 'refuse';
-      return [
-        '--mcp-config',
-        context.file('mcp-write.json', { mcpServers: { files: server } }),
-        '--taint-policy',
-        policy,
-      ];
-    },
+    flags: (context, cell) => ['--mcp-config', mcpWriteConfig(context), '--taint-policy', pausingPolicy(cell)],
     approvalFlags: [],
     task: 'Please echo 84, then send it to ops',
     expected: answered,
@@ -149,6 +149,14 @@ const rows: MatrixRow[] = [
     // Plan-execute-replan with two steps that need nothing from each other: they run side by side (both calculator
     // calls wait for a person together, and both are held when the run is killed), and the composer adds them up.
     flags: () => ['--pipeline', 'plan-execute-replan'],
+    waits: 2,
+    expected: answered,
+  },
+  {
+    name: 'gate: plan side by side + MCP',
+    // With an MCP server configured (the default taint policy in force), both steps' calls still wait for the
+    // approval flag: the gate holds them in each step, whatever stage shows them.
+    flags: (context) => ['--pipeline', 'plan-execute-replan', '--mcp-config', mcpWriteConfig(context)],
     waits: 2,
     expected: answered,
   },
