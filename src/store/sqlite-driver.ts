@@ -92,6 +92,11 @@ export function sqliteDriverAvailable(): boolean {
   }
 }
 
+/** What a command says when it runs unrecorded for want of a driver: how to record. */
+export function unrecordedLine(): string {
+  return `runs are not recorded: Node ${process.version} has no built-in SQLite; to record them use Node 22.13 or newer, or run "npm install better-sqlite3@${optionalPackages['better-sqlite3']}" beside stageloop (--no-store hides this line)`;
+}
+
 /** The default driver: node:sqlite where this Node has it, else better-sqlite3 (a missing one is a one-line error). */
 export function defaultDriver(): SqliteDriverName {
   return builtInSqlite() !== null ? 'node:sqlite' : 'better-sqlite3';
