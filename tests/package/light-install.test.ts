@@ -10,7 +10,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionalPackages } from '../../src/common/optional-package.js';
 import { builtInSqlite } from '../../src/store/sqlite-driver.js';
-import { packInto, projectAt, repositoryRoot, type ConsumerProject } from './consumer-project.js';
+import {
+  packInto,
+  projectAt,
+  repositoryRoot,
+  strictConsumerOptions,
+  type ConsumerProject,
+} from './consumer-project.js';
 
 const run = promisify(execFile);
 let project: ConsumerProject;
@@ -77,12 +83,7 @@ export { result, think, ScriptedModel };
     await writeFile(join(project.directory, 'consumer.ts'), consumer);
     // @types/node from this repository: the app itself installs nothing for the check.
     const compilerOptions = {
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      target: 'es2022',
-      strict: true,
-      skipLibCheck: false,
-      noEmit: true,
+      ...strictConsumerOptions,
       types: ['node'],
       typeRoots: [join(repositoryRoot, 'node_modules/@types')],
     };
