@@ -90,7 +90,7 @@ describe('the eval runner', () => {
     expect(typeof entry.runEval).toBe('function');
     expect(entry.evaluate).toBe(entry.runEval);
     const declarations = readFileSync(join(repositoryRoot, 'dist/src/entries/eval.d.ts'), 'utf8');
-    expect(declarations).toMatch(/@deprecated Renamed \{@link runEval\}[^/]*\*\/\s*export declare const evaluate/);
-    expect(declarations).toMatch(/@deprecated Renamed \{@link RunEvalOptions\}[^/]*\*\/\s*export type EvaluateOptions/);
+    expect(declarations).toMatch(/@deprecated Renamed \{@link runEval\}[^*]*\*\/\s*export declare const evaluate/);
+    expect(declarations).toMatch(/@deprecated Renamed \{@link RunEvalOptions\}[^*]*\*\/\s*export type EvaluateOptions/);
   });
 });
