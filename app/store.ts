@@ -14,21 +14,47 @@ export interface OpenedStore {
   location: string;
 }
 
+export interface OpenOptions {
+  /** A command that can run without recording: a missing SQLite binding says "or pass --no-store". */
+  optional?: boolean;
+}
+
 /**
  * Opens the store a command or the server records in; the store modules load only here, when runs are recorded or
- * read. `file` names it in output: the SQLite file, or the URL without its password.
+ * read. `file` names it in output: the SQLite file, or the URL without its password. With `unrecorded`, a run in the
+ * default store on a Node with no SQLite driver (20 without better-sqlite3) runs unrecorded: undefined, after the line.
  */
 export async function openRunStore(
   path: string | undefined,
   env: Environment,
-  options: { optional?: boolean } = {},
-): Promise<OpenedStore> {
+  options?: OpenOptions,
+): Promise<OpenedStore>;
+export async function openRunStore(
+  path: string | undefined,
+  env: Environment,
+  options: OpenOptions & { unrecorded: (line: string) => void },
+): Promise<OpenedStore | undefined>;
+export async function openRunStore(
+  path: string | undefined,
+  env: Environment,
+  options: OpenOptions & { unrecorded?: (line: string) => void } = {},
+): Promise<OpenedStore | undefined> {
   if (path === '') throw new StageloopError('usage', storeNeedsValue);
   const location = { env, ...(path !== undefined ? { path } : {}) };
-  const [{ openStore, storeDisplayName, storePath }, { MissingPackageError }] = await Promise.all([
+  const [
+    { openStore, storeDisplayName, storePath, storeGiven },
+    { MissingPackageError },
+    { sqliteDriverAvailable, unrecordedLine },
+  ] = await Promise.all([
     import('../src/store/location.js'),
     import('../src/common/optional-package.js'),
+    import('../src/store/sqlite-driver.js'),
   ]);
+  // Only the default store falls back to an unrecorded run: a store the user named is one they want written.
+  if (options.unrecorded !== undefined && storeGiven(location) === undefined && !sqliteDriverAvailable()) {
+    options.unrecorded(unrecordedLine());
+    return undefined;
+  }
   const file = storeDisplayName(location);
   try {
     return { store: openStore(location), file, location: storePath(location) };

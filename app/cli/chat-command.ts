@@ -37,7 +37,12 @@ export async function chatCommand(argv: readonly string[], io: CommandIo): Promi
     env,
     flags.store,
   );
-  const recording = flags.noStore ? undefined : await openRunStore(flags.store, env, { optional: true });
+  const recording = flags.noStore
+    ? undefined
+    : await openRunStore(flags.store, env, {
+        optional: true,
+        unrecorded: (line: string) => streams.stderr.write(`${line}\n`),
+      });
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   let assembled: AssembledRun | undefined;

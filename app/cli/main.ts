@@ -6,6 +6,9 @@ import { terminalSafe, errorLine } from './terminal-text.js';
 import { cliMessageOf } from './command-name.js';
 import { StageloopError, codeOf, exitCodeOf } from '../../src/common/stageloop-error.js';
 import { packageVersion } from '../../src/common/version.js';
+import { docsFolder, withDocsPaths } from './docs-path.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 const usage = () => `Usage: stageloop <command> [options]
 
@@ -16,7 +19,14 @@ Options:
   -h, --help             show help (also: stageloop run --help, stageloop help run)
   -v, --version          print the version
 
-With no OPENAI_API_KEY and no OPENAI_BASE_URL, stageloop uses its built-in offline model.`;
+With no OPENAI_API_KEY and no OPENAI_BASE_URL, stageloop uses its built-in offline model.${docsLine()}`;
+
+/** Where the docs are on this machine (they ship in the package), so a "docs/..." named above can be opened. */
+const docsLine = () => {
+  const docs = docsFolder();
+  if (docs === null) return '';
+  return `\nDocs: ${docs}${existsSync(join(docs, 'getting-started.md')) ? ' (start with getting-started.md)' : ''}`;
+};
 
 /** Runs the CLI and returns the process exit code; `given` replaces the process's streams, environment or folder. */
 export async function main(argv: readonly string[], given: Partial<CommandIo> = {}): Promise<number> {
@@ -24,7 +34,7 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '-h' || name === '--help' || (name === 'help' && rest.length === 0))
-      return (void io.stdout.write(`${usage()}\n`), 0);
+      return (void io.stdout.write(`${withDocsPaths(usage())}\n`), 0);
     if (name === '-v' || name === '--version') return (void io.stdout.write(`${packageVersion()}\n`), 0);
     const helpOf = name === 'help';
     const command = commands.find((entry) => entry.name === (helpOf ? rest[0] : name));
@@ -35,13 +45,13 @@ export async function main(argv: readonly string[], given: Partial<CommandIo> = 
       );
     const loaded = await command.load();
     const code = helpOf ? 'help' : await loaded.run(rest, io);
-    if (code === 'help') io.stdout.write(`${await loaded.usage()}\n`);
+    if (code === 'help') io.stdout.write(`${withDocsPaths(await loaded.usage())}\n`);
     return code === 'help' ? 0 : code;
   } catch (error) {
     // The error's code decides: a mistake the user can fix is one line and exit 2; anything else is ours (exit 1).
     const exitCode = exitCodeOf[codeOf(error)];
     // A message that already names the command ("stageloop show needs a run id") gets no second prefix.
-    io.stderr.write(errorLine(cliMessageOf(error)));
+    io.stderr.write(errorLine(withDocsPaths(cliMessageOf(error))));
     if (exitCode !== 2 && argv.includes('--verbose') && error instanceof Error && error.stack)
       io.stderr.write(`${terminalSafe(error.stack)}\n`);
     return exitCode;

@@ -48,7 +48,12 @@ export async function runCommand(
     ...(flags.store !== undefined && { sessionFile: flags.store }),
   });
   try {
-    const recording = flags.noStore ? undefined : await openRunStore(flags.store, io.env, { optional: true });
+    const recording = flags.noStore
+      ? undefined
+      : await openRunStore(flags.store, io.env, {
+          optional: true,
+          unrecorded: (line: string) => io.stderr.write(`${line}\n`),
+        });
     const { runPipeline } = await import('../../src/durable/durable-run.js');
     const input = runInputOf(flags.task, given.recipe);
     return await attendedRun(flags, io, { run, recipe: given.recipe, recording }, (deps, signal) =>

@@ -66,6 +66,8 @@ export class OfflineModel implements ChatModel {
     } else {
       response.content = reply.content;
       response.toolCalls = reply.toolCalls ?? [];
+      // Its notice is not an answer: the run says so (stopped, cannot_answer) instead of completing with it.
+      if (reply.content === offlineNotice) response.cannotAnswer = true;
       if (response.toolCalls.length > 0) response.finishReason = 'tool_calls';
     }
     response.usage = estimateUsage(

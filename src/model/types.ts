@@ -99,6 +99,8 @@ export interface ChatResponse {
   reasoning?: string;
   /** What the provider needs back with this reply on the next request (see ReasoningReplay). */
   replay?: ReasoningReplay;
+  /** The reply says the model cannot do this task (the offline model outside arithmetic): the run stops, kind `cannot_answer`. */
+  cannotAnswer?: boolean;
 }
 
 /** Progress reported while a streamed reply arrives. */

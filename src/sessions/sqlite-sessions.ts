@@ -50,7 +50,6 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
     throw failure(error);
   }
   const prepared = statements;
-  const transaction = database.transaction((body: () => unknown) => body());
   const guarded = <Result>(body: () => Result): Result => {
     try {
       return body();
@@ -60,7 +59,7 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
   };
   const tables: SessionTables = {
     name: `store ${file}`,
-    write: (body) => guarded(() => transaction.immediate(body) as ReturnType<typeof body>),
+    write: (body) => guarded(() => database.immediate(body)),
     read: (body) => guarded(body),
     summary: (scope) => prepared.summary.get(scope.user, scope.session),
     ensureSession: (scope, at) => void prepared.ensure.run(scope.user, scope.session, at, at),

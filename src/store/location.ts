@@ -26,7 +26,7 @@ export interface StoreLocation {
 export type StoreKind = 'sqlite' | 'postgres' | 'redis';
 
 /** The location as given: --store, else STAGELOOP_STORE; undefined for the default file. */
-function given(location: StoreLocation): string | undefined {
+export function storeGiven(location: StoreLocation): string | undefined {
   if (location.path !== undefined && location.path !== '') return location.path;
   const fromEnv = (location.env ?? process.env).STAGELOOP_STORE;
   return fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined;
@@ -34,7 +34,7 @@ function given(location: StoreLocation): string | undefined {
 
 /** Which store a location names; a URL of another scheme (ftp://, mysql://, file://) is a configuration error. */
 export function storeKind(location: StoreLocation = {}): StoreKind {
-  const value = given(location);
+  const value = storeGiven(location);
   if (value === undefined) return 'sqlite';
   if (isPostgresUrl(value)) return 'postgres';
   if (isRedisUrl(value)) return 'redis';
@@ -58,7 +58,7 @@ export function storeKind(location: StoreLocation = {}): StoreKind {
 /** The absolute path of the SQLite file for this location (a URL location is returned as given). */
 export function storePath(location: StoreLocation = {}): string {
   const cwd = location.cwd ?? process.cwd();
-  const value = given(location);
+  const value = storeGiven(location);
   if (value !== undefined) return storeKind(location) === 'sqlite' ? resolve(cwd, value) : value;
   const home = (location.env ?? process.env).STAGELOOP_HOME;
   if (home !== undefined && home !== '') return resolve(cwd, home, storeFileName);
@@ -67,14 +67,14 @@ export function storePath(location: StoreLocation = {}): string {
 
 /** How the store is named in messages and output: the file, or the URL without its password. */
 export function storeDisplayName(location: StoreLocation = {}): string {
-  return storeKind(location) === 'sqlite' ? storePath(location) : redactUrl(given(location)!);
+  return storeKind(location) === 'sqlite' ? storePath(location) : redactUrl(storeGiven(location)!);
 }
 
 /** Opens the store at this location: the SQLite file (created with its directory if missing), PostgreSQL or Redis. */
 export function openStore(location: StoreLocation = {}, options: SqliteStoreOptions = {}): RunStore {
   const kind = storeKind(location);
-  if (kind === 'postgres') return postgresStore(given(location)!, options.clock ? { clock: options.clock } : {});
-  if (kind === 'redis') return redisStore(given(location)!, options.clock ? { clock: options.clock } : {});
+  if (kind === 'postgres') return postgresStore(storeGiven(location)!, options.clock ? { clock: options.clock } : {});
+  if (kind === 'redis') return redisStore(storeGiven(location)!, options.clock ? { clock: options.clock } : {});
   return sqliteStore(storePath(location), options);
 }
 

@@ -2,6 +2,7 @@
 import { openSync, closeSync, statfsSync } from 'node:fs';
 import { messageOf } from '../common/error-message.js';
 import { isStageloopError, StageloopError } from '../common/stageloop-error.js';
+import { sqliteCode } from './sqlite-driver.js';
 
 const damaged = 'move it away (the next run then starts a new store) or pass another --store path';
 
@@ -26,7 +27,7 @@ function whyUnwritable(file: string): string {
 
 export function storeFailure(file: string, error: unknown, busyTimeoutMs: number): StageloopError {
   if (isStageloopError(error)) return error;
-  const code = String((error as { code?: unknown }).code ?? '');
+  const code = sqliteCode(error);
   const message = messageOf(error);
   let text: string;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {

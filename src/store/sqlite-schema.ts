@@ -1,12 +1,10 @@
 // Opening a SQLite store: the pragmas, the schema version (refuse newer and unreleased ones, migrate older), and retries
 // while another process is creating the same file.
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import type Database from 'better-sqlite3';
-import { requireOptional } from '../common/optional-package.js';
 import { makeDirectory } from '../common/make-directory.js';
 import { messageOf } from '../common/error-message.js';
 import { storeFailure } from './sqlite-errors.js';
+import { connect, sqliteCode, type SqliteConnection, type SqliteDriverName } from './sqlite-driver.js';
 import { StageloopError } from '../common/stageloop-error.js';
 
 /**
@@ -49,11 +47,9 @@ export const walCheckpointPages = 4_000;
 export interface OpenOptions {
   durability: 'process' | 'power';
   busyTimeoutMs: number;
+  /** Which driver opens the file (default: node:sqlite where Node has it, else better-sqlite3). */
+  driver?: SqliteDriverName;
 }
-
-// Loaded on first open: the native module costs ~8 ms, which a run without a SQLite store should not pay.
-const require = createRequire(import.meta.url);
-let sqlite: typeof Database | undefined;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -64,8 +60,7 @@ function retryBusy<Result>(step: () => Result, busyTimeoutMs: number): Result {
     try {
       return step();
     } catch (error) {
-      const code = String((error as { code?: unknown }).code ?? '');
-      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      if (!sqliteCode(error).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
       Atomics.wait(pause, 0, 0, 5 + Math.random() * 20);
     }
   }
@@ -80,44 +75,42 @@ function checkVersion(version: number, file: string): void {
   }
 }
 
-function migrate(database: Database.Database, file: string): void {
-  const readVersion = () => database.pragma('user_version', { simple: true }) as number;
+function migrate(database: SqliteConnection, file: string): void {
+  const userVersion = database.prepare<[], number>('PRAGMA user_version').pluck();
+  const readVersion = () => userVersion.get()!;
   const found = readVersion();
   checkVersion(found, file);
   if (found === schemaVersion) return;
-  database
-    .transaction(() => {
-      // Read again under the write lock: another process may have created or migrated the schema meanwhile.
-      const version = readVersion();
-      checkVersion(version, file);
-      const tables = database
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .pluck()
-        .all() as string[];
-      if (version === 0 && tables.length > 0) {
-        throw new StageloopError(
-          'store',
-          `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`,
-        );
-      }
-      if (version > 0 && version < firstVersion) {
-        throw new StageloopError(
-          'store',
-          `${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`,
-        );
-      }
-      if (version === 0) database.exec(firstSchema);
-      for (let step = Math.max(version, firstVersion); step < schemaVersion; step++)
-        database.exec(migrations[step - firstVersion]!);
-      database.pragma(`user_version = ${schemaVersion}`);
-    })
-    .immediate();
+  database.immediate(() => {
+    // Read again under the write lock: another process may have created or migrated the schema meanwhile.
+    const version = readVersion();
+    checkVersion(version, file);
+    const tables = database
+      .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all();
+    if (version === 0 && tables.length > 0) {
+      throw new StageloopError(
+        'store',
+        `${file} is a SQLite database but not a stageloop store (its tables: ${tables.join(', ')}): pass another --store path`,
+      );
+    }
+    if (version > 0 && version < firstVersion) {
+      throw new StageloopError(
+        'store',
+        `${file} was written by a development build of stageloop (store schema ${version}, older than the first released ${firstVersion}): move it away (the next run then starts a new store) or pass another --store path`,
+      );
+    }
+    if (version === 0) database.exec(firstSchema);
+    for (let step = Math.max(version, firstVersion); step < schemaVersion; step++)
+      database.exec(migrations[step - firstVersion]!);
+    database.exec(`PRAGMA user_version = ${schemaVersion}`);
+  });
 }
 
 /** Opens (or creates) the store file, ready for the statements of schema `schemaVersion`. */
-export function openDatabase(file: string, options: OpenOptions): Database.Database {
-  sqlite ??= requireOptional('a SQLite store', 'better-sqlite3', () => require('better-sqlite3') as typeof Database);
-  let database: Database.Database | undefined;
+export function openDatabase(file: string, options: OpenOptions): SqliteConnection {
+  let database: SqliteConnection | undefined;
   try {
     try {
       makeDirectory(dirname(file));
@@ -127,14 +120,14 @@ export function openDatabase(file: string, options: OpenOptions): Database.Datab
         `cannot create the directory of store ${file} (${messageOf(error)}): set STAGELOOP_HOME to a folder you can write, or pass --store PATH`,
       );
     }
-    database = new sqlite(file, { timeout: options.busyTimeoutMs });
+    database = connect(file, options.busyTimeoutMs, options.driver);
     const opened = database;
-    retryBusy(() => opened.pragma('journal_mode = WAL'), options.busyTimeoutMs);
-    opened.pragma(`synchronous = ${options.durability === 'power' ? 'FULL' : 'NORMAL'}`);
+    retryBusy(() => opened.exec('PRAGMA journal_mode = WAL'), options.busyTimeoutMs);
+    opened.exec(`PRAGMA synchronous = ${options.durability === 'power' ? 'FULL' : 'NORMAL'}`);
     // Copy the WAL into the database every 4,000 pages (~16 MB), not 1,000: a page every write changes (the run's
     // row, the journal's last leaf) is copied once a checkpoint, and its fsyncs serve 4x the writes. What a crash
     // keeps is the same: until copied, the WAL is the record.
-    opened.pragma(`wal_autocheckpoint = ${walCheckpointPages}`);
+    opened.exec(`PRAGMA wal_autocheckpoint = ${walCheckpointPages}`);
     retryBusy(() => migrate(opened, file), options.busyTimeoutMs);
     return opened;
   } catch (error) {

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { createRunStore, type RunTables, type StoreClock } from './run-store.js';
 import { openDatabase } from './sqlite-schema.js';
 import { storeFailure } from './sqlite-errors.js';
+import type { SqliteDriverName } from './sqlite-driver.js';
 import type { CheckpointRow, EntryRow, RunRow, WritableRow } from './rows.js';
 import type { RunStore } from './types.js';
 import { StageloopError } from '../common/stageloop-error.js';
@@ -16,6 +17,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** The clock leases are measured against (default: Date). */
   clock?: StoreClock;
+  /** Which SQLite driver opens the file (default: node:sqlite where Node has it, else better-sqlite3). */
+  driver?: SqliteDriverName;
 }
 
 const writableColumns = `id, run_id AS runId, status, updated_at AS updatedAt, epoch, owner_id AS ownerId, owner_pid AS ownerPid,
@@ -39,7 +42,11 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   const durability = options.durability ?? 'process';
   if (durability !== 'process' && durability !== 'power')
     throw new StageloopError('store', `durability must be "process" or "power", got "${String(durability)}"`);
-  const database = openDatabase(file, { durability, busyTimeoutMs });
+  const database = openDatabase(file, {
+    durability,
+    busyTimeoutMs,
+    ...(options.driver !== undefined && { driver: options.driver }),
+  });
   const failure = (error: unknown) => storeFailure(file, error, busyTimeoutMs);
   let statements;
   try {
@@ -98,9 +105,6 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     throw failure(error);
   }
   const prepared = statements;
-  // Made once: better-sqlite3 wraps a function; .immediate takes the write lock up front, so a read-then-write body
-  // never meets a newer snapshot half way.
-  const transaction = database.transaction((body: () => unknown) => body());
   const opened = statSync(file);
 
   /**
@@ -130,7 +134,8 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
     write<Result>(body: () => Result): Result {
       try {
         checkInPlace();
-        return transaction.immediate(body) as Result;
+        // IMMEDIATE takes the write lock up front: a read-then-write body never meets a newer snapshot half way.
+        return database.immediate(body);
       } catch (error) {
         throw failure(error);
       }

@@ -1,6 +1,5 @@
 // toServerSentEvents(): a run's stream as a text/event-stream body (`id:` is the event's seq), for any HTTP server.
 // The server's event endpoints write through eventStreamBody() too: one writer, one format.
-import { ReadableStream } from 'node:stream/web';
 import type { RunEvent } from '../engine/stage.js';
 import type { RunStream } from './stream-run.js';
 

@@ -1,4 +1,4 @@
-// think (iteration): reads messages (rendered per turn, stages/loop/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when someone listens; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call'.
+// think (iteration): reads messages (rendered per turn, stages/loop/turn-context.ts), nextTurn, the plan and deps.tools; writes messages, turn, answer/partial, usage, plan step results, the think slot and modelFailure; streams text_delta/tool_call_delta when someone listens; returns breakLoop 'completed' on a final answer without a plan, abortRun 'truncation' | 'invalid_tool_call' | 'cannot_answer' (the model says it cannot do the task).
 import { abortRun, breakLoop, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
@@ -211,6 +211,13 @@ function concluded(
   if (text !== '' || calls.length === 0) state.messages.push(assistantMessage(response, text));
   const cut = response.finishReason === 'length';
 
+  if (response.cannotAnswer === true && text.trim() !== '') {
+    // The model says it cannot do the task: its reply is shown, but the run did not get an answer.
+    state.answer = text;
+    state.partial = true;
+    ctx.emit('answer', { text: shortText(text), cutByLength: false });
+    return abortRun(`the model ${ctx.deps.model?.modelName ?? ''} says it cannot answer this task`, 'cannot_answer');
+  }
   if (step !== null) {
     // Inside a plan a text reply finishes the current step; a last round without one, or a cut one, ends it as partial.
     if (cut || (lastRound && (calls.length > 0 || text.trim() === '')))

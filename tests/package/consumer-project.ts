@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createRequire } from 'node:module';
 
 const run = promisify(execFile);
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -144,6 +145,29 @@ export function projectAt(directory: string, tarballFiles: string[]): ConsumerPr
       }),
     remove: () => rm(directory, { recursive: true, force: true }),
   };
+}
+
+/** A strict nodenext consumer that checks every declaration it reads, its dependencies' too. */
+export const strictConsumerOptions = {
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  target: 'es2022',
+  strict: true,
+  skipLibCheck: false,
+  noEmit: true,
+};
+
+/** Runs this repository's tsc in the project with `compilerOptions` over `files` (config `configName`); its output. */
+export async function typeCheckIn(
+  project: ConsumerProject,
+  configName: string,
+  compilerOptions: Record<string, unknown>,
+  files: string[],
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  await writeFile(join(project.directory, configName), JSON.stringify({ compilerOptions, files }));
+  const tsc = createRequire(join(repositoryRoot, 'package.json')).resolve('typescript/bin/tsc');
+  return project.node([tsc, '-p', configName], {}, timeoutMs);
 }
 
 export async function installedPackages(directory: string): Promise<string[]> {

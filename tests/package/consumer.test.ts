@@ -7,7 +7,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
-import { installPackedPackage, installedPackages, repositoryRoot, type ConsumerProject } from './consumer-project.js';
+import {
+  installPackedPackage,
+  installedPackages,
+  repositoryRoot,
+  strictConsumerOptions,
+  typeCheckIn,
+  type ConsumerProject,
+} from './consumer-project.js';
 import { docImports, typeCheckedImports } from './doc-imports.js';
 
 let project: ConsumerProject;
@@ -177,6 +184,26 @@ console.log(JSON.stringify(missing));`;
     expect(output.stdout + output.stderr).toBe('');
     expect(output.code).toBe(0);
   }, 300_000);
+
+  it('every entry type-checks for a strict consumer without Node types (types: [], skipLibCheck: false)', async () => {
+    // No @types/node in the program: the published declarations use the global web types (ReadableStream, AbortSignal).
+    const manifest = JSON.parse(await readFile(join(repositoryRoot, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json');
+    const lines = entries.map((entry, index) => `export * as entry${index} from 'stageloop${entry.slice(1)}';`);
+    await writeFile(join(project.directory, 'web-types-consumer.ts'), `${lines.join('\n')}\n`);
+    const compilerOptions = { ...strictConsumerOptions, types: [] };
+    const output = await typeCheckIn(
+      project,
+      'tsconfig.web-types.json',
+      compilerOptions,
+      ['web-types-consumer.ts'],
+      600_000,
+    );
+    expect(output.stdout + output.stderr).toBe('');
+    expect(output.code).toBe(0);
+  }, 620_000);
 });
 
 describe('the README, run as written', () => {

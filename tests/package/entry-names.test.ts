@@ -7,8 +7,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from './consumer-project.js';
 
-/** A name exported twice from two declarations, waiting for its rename: `evaluate` (the eval runner, 'stageloop/eval',
- * becomes runEval) and the loop stage of that name with its options, in 'stageloop/stages'. */
+/** Names exported twice for one release: 'stageloop/eval' keeps `evaluate` and `EvaluateOptions` as deprecated aliases
+ * of `runEval` and `RunEvalOptions`, while the loop stage of that name and its options are in 'stageloop/stages'. */
 const pendingRenames = new Set(['evaluate', 'EvaluateOptions']);
 
 /** Entry (`.`, `./eval`, ...) to its source file, from the declaration file package.json publishes for it. */
@@ -78,7 +78,19 @@ describe('the names the entries export', () => {
       'JournalEntry',
     ])
       expect(root.has(name)).toBe(false);
-    expect(entries.get('./eval')!.has('evaluate')).toBe(true);
+    expect(entries.get('./eval')!.has('runEval')).toBe(true);
+    expect(entries.get('./eval')!.has('RunEvalOptions')).toBe(true);
     expect(entries.get('./tracing')!.has('instrumentDeps')).toBe(true);
+  });
+});
+
+describe('the eval runner', () => {
+  it('is runEval; evaluate is its deprecated alias for one release, marked so in the published declarations', async () => {
+    const entry = await import('../../src/entries/eval.js');
+    expect(typeof entry.runEval).toBe('function');
+    expect(entry.evaluate).toBe(entry.runEval);
+    const declarations = readFileSync(join(repositoryRoot, 'dist/src/entries/eval.d.ts'), 'utf8');
+    expect(declarations).toMatch(/@deprecated Renamed \{@link runEval\}[^*]*\*\/\s*export declare const evaluate/);
+    expect(declarations).toMatch(/@deprecated Renamed \{@link RunEvalOptions\}[^*]*\*\/\s*export type EvaluateOptions/);
   });
 });

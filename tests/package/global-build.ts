@@ -1,13 +1,10 @@
-// Vitest global setup: compiles src/, stages/ and pipelines/ into dist/ before any test, then bundles the CLI into
-// dist/cli/, so the tests that run the real `stageloop` command (bin/ → dist/cli/) always run the current sources,
-// never a stale build. Incremental: ~1 s when nothing changed; the bundle takes well under a second.
+// Vitest global setup: builds dist/ before any test (scripts/build.mjs --incremental: tsc rebuilds what changed, then
+// the CLI bundle, then the build stamp), so the tests that run the real `stageloop` command (bin/ → dist/cli/) always
+// run the current sources, and `npm pack` afterwards finds dist/ up to date. ~1 s of tsc when nothing changed.
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export default function buildBeforeTests(): void {
   const root = fileURLToPath(new URL('../../', import.meta.url));
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/build.mjs', '--incremental'], { cwd: root, stdio: 'inherit' });
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtInSqlite } from '../../src/store/sqlite-driver.js';
 import { cleanEnvironment, cliPath } from '../support/run-cli.js';
 
 const recorder = fileURLToPath(new URL('./module-log.mjs', import.meta.url));
@@ -81,10 +82,11 @@ describe('lazy loading', () => {
     expect(modules.some((path) => path.startsWith('dist/stages/'))).toBe(true);
   });
 
-  it('a recorded offline run (the default) adds SQLite and nothing else heavy', async () => {
+  it(`a recorded offline run (the default) adds SQLite (${builtInSqlite() ? "Node's node:sqlite, no package" : 'better-sqlite3'}) and nothing else heavy`, async () => {
     const { packages, code } = await packagesLoaded([cliPath, 'run', '-q', 'What is 17 * 23 + 4?']);
     expect(code).toBe(0);
-    expect(packages).toContain('better-sqlite3');
+    if (builtInSqlite() === null) expect(packages).toContain('better-sqlite3');
+    else expect(packages).not.toContain('better-sqlite3');
     for (const name of [...heavy.filter((name) => name !== 'better-sqlite3'), '@opentelemetry/api'])
       expect(packages, name).not.toContain(name);
   });

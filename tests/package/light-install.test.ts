@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { optionalPackages } from '../../src/common/optional-package.js';
-import { packInto, projectAt, repositoryRoot, type ConsumerProject } from './consumer-project.js';
+import { builtInSqlite } from '../../src/store/sqlite-driver.js';
+import {
+  packInto,
+  projectAt,
+  repositoryRoot,
+  strictConsumerOptions,
+  type ConsumerProject,
+} from './consumer-project.js';
 
 const run = promisify(execFile);
 let project: ConsumerProject;
@@ -22,10 +29,15 @@ beforeAll(async () => {
     JSON.stringify({ name: 'light-app', version: '1.0.0', private: true, type: 'module' }),
   );
   // --prefer-offline: the versions are pinned, so npm's cache (filled by this repository's install) answers most of it.
-  await run('npm', ['install', `./${tarball}`, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: directory,
-    timeout: 300_000,
-  });
+  // As the README says: the tarball and zod, nothing else.
+  await run(
+    'npm',
+    ['install', `./${tarball}`, 'zod', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+    {
+      cwd: directory,
+      timeout: 300_000,
+    },
+  );
   const lock = JSON.parse(await readFile(join(directory, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, unknown>;
   };
@@ -33,6 +45,8 @@ beforeAll(async () => {
   project = projectAt(directory, files);
 }, 320_000);
 afterAll(() => project?.remove());
+
+const sqliteFeature = `a SQLite store on Node ${process.version} (22.13 and newer have SQLite built in)`;
 
 const agent = `
 import { runPipeline, ToolRegistry, calculatorTool, OfflineModel } from 'stageloop';
@@ -69,12 +83,7 @@ export { result, think, ScriptedModel };
     await writeFile(join(project.directory, 'consumer.ts'), consumer);
     // @types/node from this repository: the app itself installs nothing for the check.
     const compilerOptions = {
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      target: 'es2022',
-      strict: true,
-      skipLibCheck: false,
-      noEmit: true,
+      ...strictConsumerOptions,
       types: ['node'],
       typeRoots: [join(repositoryRoot, 'node_modules/@types')],
     };
@@ -88,7 +97,41 @@ export { result, think, ScriptedModel };
     expect(output.code).toBe(0);
   }, 300_000);
 
-  it('the command runs offline with --no-store; a recorded run says which package to add, or --no-store', async () => {
+  it(`the first command prints 395 and ${builtInSqlite() ? 'is recorded in node:sqlite: stageloop runs lists it' : 'says in one line how to record it'} (Node ${process.version})`, async () => {
+    const first = await project.node(['node_modules/.bin/stageloop', 'run', 'What is 17 * 23 + 4?']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('395');
+    const runs = await project.node(['node_modules/.bin/stageloop', 'runs']);
+    if (builtInSqlite() !== null) {
+      expect(first.stderr).toMatch(/\(recorded in .*\.stageloop\/stageloop\.db;/);
+      const runId = /run (\S+) \(recorded in/.exec(first.stderr)![1]!;
+      expect(runs).toMatchObject({ code: 0, stderr: '' });
+      expect(runs.stdout).toContain(runId);
+      expect(runs.stdout).toContain('completed');
+    } else {
+      const lines = first.stderr.split('\n').filter((line) => line.startsWith('runs are not recorded'));
+      expect(lines).toEqual([
+        `runs are not recorded: Node ${process.version} has no built-in SQLite; to record them use Node 22.13 or newer, or run "npm install better-sqlite3@${optionalPackages['better-sqlite3']}" beside stageloop (--no-store hides this line)`,
+      ]);
+      expect(runs.code).toBe(2);
+      expect(runs.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    const unrecorded = await project.node(['node_modules/.bin/stageloop', 'run', '--no-store', 'What is 2 + 3?']);
+    expect(unrecorded.stderr).not.toContain('runs are not recorded');
+  }, 120_000);
+
+  it('--help and error hints name docs that are in the installed package', async () => {
+    const help = await project.node(['node_modules/.bin/stageloop', '--help']);
+    const docs = join(project.directory, 'node_modules/stageloop/docs');
+    expect(help.stdout).toContain(`Docs: ${docs}`);
+    const named = [...help.stdout.matchAll(/(\/\S+\.md)\b/g)].map((match) => match[1]!);
+    expect(named).toContain(join(docs, 'approvals.md'));
+    for (const path of named) await expect(readFile(path, 'utf8')).resolves.toContain('#');
+    const hint = await project.node(['node_modules/.bin/stageloop', 'eval']);
+    expect(hint.stderr).toContain(`see ${join(docs, 'eval.md')})`);
+  });
+
+  it('the command runs offline with --no-store; a store named on Node 20 says which package to add, or --no-store', async () => {
     const unrecorded = await project.node([
       'node_modules/.bin/stageloop',
       'run',
@@ -98,11 +141,20 @@ export { result, think, ScriptedModel };
     ]);
     expect(unrecorded).toMatchObject({ code: 0, stderr: '' });
     expect(unrecorded.stdout).toContain('395');
-    const recorded = await project.node(['node_modules/.bin/stageloop', 'run', '-q', 'What is 17 * 23 + 4?']);
-    expect([recorded.code, recorded.stderr]).toEqual([
-      2,
-      `stageloop: a SQLite store needs the optional package better-sqlite3, not installed: run "npm install better-sqlite3@${optionalPackages['better-sqlite3']}" beside stageloop, or pass --no-store\n`,
+    const recorded = await project.node([
+      'node_modules/.bin/stageloop',
+      'run',
+      '-q',
+      '--store',
+      'runs.db',
+      'What is 17 * 23 + 4?',
     ]);
+    if (builtInSqlite() !== null) expect([recorded.code, recorded.stderr]).toEqual([0, '']);
+    else
+      expect([recorded.code, recorded.stderr]).toEqual([
+        2,
+        `stageloop: ${sqliteFeature} needs the optional package better-sqlite3, not installed: run "npm install better-sqlite3@${optionalPackages['better-sqlite3']}" beside stageloop, or pass --no-store\n`,
+      ]);
   }, 60_000);
 
   it('each optional part, used without its packages, is one line naming them (exit 2 from the command)', async () => {
@@ -151,10 +203,13 @@ console.log(JSON.stringify(seen));`;
           /^tracing \(stageloop\/otel, --trace\) needs the optional packages @opentelemetry\/sdk-node, /,
         ),
       },
-      sqlite: {
-        code: 'config',
-        message: `a SQLite store needs the optional package better-sqlite3, not installed: ${install('better-sqlite3')}`,
-      },
+      sqlite:
+        builtInSqlite() !== null
+          ? 'no error'
+          : {
+              code: 'config',
+              message: `${sqliteFeature} needs the optional package better-sqlite3, not installed: ${install('better-sqlite3')}`,
+            },
       mcp: {
         code: 'config',
         message: `stageloop/mcp needs the optional package @modelcontextprotocol/sdk, not installed: ${install('@modelcontextprotocol/sdk')}`,
@@ -164,7 +219,7 @@ console.log(JSON.stringify(seen));`;
         message: `a Redis store needs the optional package ioredis, not installed: ${install('ioredis')}`,
       },
     });
-    for (const { message } of Object.values(seen)) expect(message).not.toContain('\n');
+    for (const outcome of Object.values(seen)) expect(String(outcome.message)).not.toContain('\n');
   }, 60_000);
 });
 

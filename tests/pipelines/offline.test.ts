@@ -102,13 +102,24 @@ describe('the offline model drives both pipelines end to end', () => {
     expect(result.answer).toBe('2 + 2 = 4');
   });
 
-  it('says plainly what it is for anything else', async () => {
-    const result = await runPipeline(
-      reactPipeline(),
-      { task: 'Write a poem about autumn' },
-      { deps: { model: new OfflineModel(), tools } },
-    );
-    expect(result.answer).toBe(offlineNotice);
+  it('says plainly what it is for anything else, and the run stops as cannot_answer instead of completing', async () => {
+    for (const pipeline of [reactPipeline(), planExecuteReplanPipeline()]) {
+      const result = await runPipeline(
+        pipeline,
+        { task: 'Write a poem about autumn' },
+        { deps: { model: new OfflineModel(), tools } },
+      );
+      expect(result.answer, pipeline.name).toBe(offlineNotice);
+      expect(result, pipeline.name).toMatchObject({
+        status: 'stopped',
+        partial: true,
+        stopReason: {
+          kind: 'cannot_answer',
+          stage: 'think',
+          message: 'the model stageloop-offline says it cannot answer this task',
+        },
+      });
+    }
     expect(offlineNotice).toMatch(/offline model.*OPENAI_API_KEY.*OPENAI_BASE_URL.*OPENAI_MODEL/s);
   });
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, walCheckpointPages } from '../../src/store/sqlite-schema.js';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { liveOwner } from './conformance.js';
-import { layoutOf, raw } from './sqlite-fixtures.js';
+import { layoutOf, pragma, raw } from './sqlite-fixtures.js';
 import { entry, header } from './store-fixtures.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'stageloop-schema-'));
@@ -26,7 +26,7 @@ describe('sqliteStore layout', () => {
     await store.create(header('r1'), owner, 5_000);
     await store.close();
     raw(file, (database) => {
-      expect(database.pragma('user_version', { simple: true })).toBe(recorded.userVersion);
+      expect(pragma(database, 'user_version')).toBe(recorded.userVersion);
       expect(layoutOf(database)).toEqual(recorded.layout);
     });
   });
@@ -36,12 +36,12 @@ describe('sqliteStore layout', () => {
     mkdirSync(dirname(file), { recursive: true });
     raw(file, (database) => {
       database.exec('CREATE TABLE runs (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE)');
-      database.pragma('user_version = 4');
+      database.exec('PRAGMA user_version = 4');
     });
     expect(() => openDatabase(file, { durability: 'process', busyTimeoutMs: 1_000 })).toThrow(
       /written by a development build of stageloop \(store schema 4, older than the first released 5\)/,
     );
-    raw(file, (database) => expect(database.pragma('user_version', { simple: true })).toBe(4));
+    raw(file, (database) => expect(pragma(database, 'user_version')).toBe(4));
   });
 
   it('refuses an entry whose seq a key has no room for, writing nothing', async () => {
@@ -65,8 +65,8 @@ describe('sqliteStore layout', () => {
     const database = openDatabase(file, { durability: 'process', busyTimeoutMs: 1_000 });
     try {
       expect(walCheckpointPages).toBe(4_000);
-      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(walCheckpointPages);
-      expect(database.pragma('synchronous', { simple: true })).toBe(1);
+      expect(pragma(database, 'wal_autocheckpoint')).toBe(walCheckpointPages);
+      expect(pragma(database, 'synchronous')).toBe(1);
     } finally {
       database.close();
     }
