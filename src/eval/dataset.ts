@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { JsonValue } from '../common/json.js';
 import { StageloopError } from '../common/stageloop-error.js';
-import { graderTypes } from './graders/spec.js';
+import { graderProblem, graderTypes } from './graders/spec.js';
 import type { EvalCase, Grader } from './graders/types.js';
 import { builtInDatasets } from './builtin-datasets.js';
 
@@ -94,6 +94,9 @@ export function checkCases(raw: readonly unknown[], where: (index: number) => st
     const evalCase = Object.fromEntries(
       Object.entries(parsed.data).filter(([, field]) => field !== undefined),
     ) as unknown as EvalCase;
+    // Each grader is made once here, so a bad pattern or a missing value names its line before any run.
+    const graderMistake = graderProblem(evalCase);
+    if (graderMistake !== undefined) throw new StageloopError('usage', `${where(index)}: ${graderMistake}`);
     const earlier = seen.get(evalCase.id);
     if (earlier !== undefined)
       throw new StageloopError(
@@ -176,7 +179,9 @@ async function fromModule(file: string, name: string): Promise<Dataset> {
 /** `builtin:NAME`, a .jsonl file, or a .js/.mjs/.ts module. */
 export async function loadDataset(source: string, cwd = process.cwd()): Promise<Dataset> {
   if (source.startsWith('builtin:')) {
-    const cases = builtInDatasets[source.slice('builtin:'.length)];
+    const wanted = source.slice('builtin:'.length);
+    // Own names only: "builtin:constructor" is not a dataset because every object has a constructor.
+    const cases = Object.hasOwn(builtInDatasets, wanted) ? builtInDatasets[wanted] : undefined;
     if (cases === undefined)
       throw new StageloopError(
         'usage',

@@ -50,6 +50,8 @@ export interface EvaluateOptions {
   judgeModel?: ChatModel;
   /** Stops starting runs and cancels those in flight; finished runs stay in the result (complete: false). */
   signal?: AbortSignal;
+  /** How long one grader may take on one run (default 60 s): past it the grade fails, naming the grader. */
+  graderTimeLimitMs?: number;
   /** Runs an earlier, interrupted eval finished: kept, not run again. */
   finished?: readonly CaseRun[];
   /** Each run as soon as it is graded (a ledger, a progress line). */
@@ -97,7 +99,12 @@ async function runJob(job: Job, evalId: string, options: EvaluateOptions): Promi
   // A run the eval's own cancel stopped is not finished: --resume runs it again.
   if (options.signal?.aborted && result.status === 'cancelled') return undefined;
   const subject = subjectOf(evalCase, result, toolCalls, latencyMs);
-  const graded = await gradeRun(subject, job.graders, options.signal);
+  const graded = await gradeRun(subject, job.graders, {
+    ...(options.signal && { signal: options.signal }),
+    ...(options.graderTimeLimitMs !== undefined && { timeLimitMs: options.graderTimeLimitMs }),
+  });
+  // Grading the eval's own cancel cut short is not finished either.
+  if (graded === undefined) return undefined;
   return {
     id: evalCase.id,
     variant: variant.name,
