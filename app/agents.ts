@@ -35,7 +35,7 @@ export interface Team {
 
 /** The recipe's agent by name; a name the recipe has no agent for is a usage error listing them. */
 export function agentOf(recipe: RunRecipe, name: string): AgentRecipe {
-  const agent = recipe.agents[name];
+  const agent = isAgent(recipe, name) ? recipe.agents[name] : undefined;
   if (agent === undefined) {
     const known = Object.keys(recipe.agents);
     throw new StageloopError(
@@ -44,6 +44,19 @@ export function agentOf(recipe: RunRecipe, name: string): AgentRecipe {
     );
   }
   return agent;
+}
+
+/** Own names only: "constructor" is no agent because every object has one. */
+const isAgent = (recipe: RunRecipe, name: string): boolean => Object.hasOwn(recipe.agents, name);
+
+/** An agent named like a tool of the run would take its place in every agent's tool list: refused, one line. */
+function checkNamesApart(recipe: RunRecipe, tools: ToolRegistry): void {
+  const taken = Object.keys(recipe.agents).find((name) => tools.get(name) !== undefined);
+  if (taken === undefined) return;
+  throw new StageloopError(
+    'config',
+    `agents.${taken}: the agent "${taken}" has the name of a tool of this run (the tools are ${tools.names.join(', ')}): rename the agent, agents and tools share one list of names`,
+  );
 }
 
 /** The recipe as the agent's own run: its pipeline and instructions, no further agent. */
@@ -60,6 +73,7 @@ export function agentPipeline(recipe: RunRecipe, name: string, build: (recipe: R
 }
 
 export function buildTeam(parts: TeamParts, root: string): Team {
+  checkNamesApart(parts.recipe, parts.tools);
   const agentTools = new Map<string, Tool>();
   const handoffTools = new Map<string, Tool>();
   const registries = new Map<string, ToolRegistry>();
@@ -71,7 +85,7 @@ export function buildTeam(parts: TeamParts, root: string): Team {
     const agent = agentOf(parts.recipe, name);
     const names = [...new Set([...agent.tools, ...agent.agents])];
     const tools = names.map((toolName) => {
-      if (parts.recipe.agents[toolName] !== undefined) return agentToolOf(toolName);
+      if (isAgent(parts.recipe, toolName)) return agentToolOf(toolName);
       const tool = parts.tools.get(toolName);
       if (tool === undefined)
         throw new StageloopError(

@@ -14,6 +14,7 @@ import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval, withTaintPolicy } from '../stages/pipeline-policies.js';
 import { mcpServerOf, toolsOf } from './recipe-tools.js';
+import { withRecordedSecrets } from './recipe-secrets.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
 import { agentPipeline, buildTeam } from './agents.js';
@@ -135,8 +136,10 @@ function buildPipeline(
 }
 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
-export async function assemble(recipe: RunRecipe, env: Environment, host: AssemblyHost = {}): Promise<AssembledRun> {
+export async function assemble(recipe: RunRecipe, given: Environment, host: AssemblyHost = {}): Promise<AssembledRun> {
   const { model } = recipe;
+  // A literal config secret the first process lent is read again from its file (approve and resume from a new shell).
+  const env = withRecordedSecrets(recipe, given);
   // Models and tools load here, not with the module: `stageloop pipelines` builds pipelines only.
   const [{ chooseModel, providers }, { withFallbacks }] = await Promise.all([
     import('./providers.js'),

@@ -84,6 +84,8 @@ export const runRecipeSchema = z.object({
   /** The session this run is a turn of, and whose it is. */
   session: z.object({ name: z.string().min(1), user: z.string().min(1) }).optional(),
   mcpServers: z.array(mcpServerSchema).default([]),
+  /** Where each lent secret comes from: a `STAGELOOP_SECRET_...` variable stands for a literal value of this config file field (app/recipe-secrets.ts). */
+  secrets: z.record(z.string(), z.object({ file: z.string().min(1), field: z.array(z.string()).min(1) })).default({}),
   /** The built-in tools beside the calculator: web search needs SERPAPI_API_KEY (absent: offered when it is set); `only`: offer just these by name ([]: none). */
   tools: z.object({ webSearch: z.boolean().optional(), only: z.array(z.string().min(1)).optional() }).prefault({}),
   /** Replaces the default instructions at the top of the system prompt (an eval variant's --instructions). */

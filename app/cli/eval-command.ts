@@ -9,6 +9,7 @@ import { recordedGuards } from '../recipe.js';
 import { textReport, writeReport } from './eval-output.js';
 import {
   chosenVariants,
+  graderTimeLimitOf,
   judgeModelOf,
   parseEvalArgs,
   thresholdOf,
@@ -36,6 +37,7 @@ Variants (none given: the config file's "evalVariants", else the react pipeline 
 Running:
   --repeats N              runs per case and variant (default 1); a case passes when every repeat passed
   --concurrency N          runs at once (default 4)
+  --grader-timeout S       seconds one grader may take on one run (default 60); past it the grade fails naming it
   --store PATH             where runs are recorded (default $STAGELOOP_HOME/stageloop.db): "stageloop runs" lists them
   --resume EVAL            run what an interrupted eval (Ctrl-C) left, keeping its finished cases
   --replay EVAL            grade an eval's recorded runs again with the dataset's graders now: no model call
@@ -96,6 +98,7 @@ async function runEval(
   if (values.threshold !== undefined && values.baseline === undefined)
     throw new StageloopError('usage', '--threshold needs --baseline FILE: it is the drop allowed against the baseline');
   const concurrency = wholeNumber(values.concurrency, '--concurrency', 4);
+  const graderTimeLimitMs = graderTimeLimitOf(values['grader-timeout']);
   const recording = await openRunStore(values.store, env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
@@ -113,13 +116,18 @@ async function runEval(
       },
     };
     const { loadDataset } = await import('../../src/eval/dataset.js');
-    const { createLedger, readLedger } = await import('../../src/eval/ledger.js');
+    const { createLedger, readLedger, checkResumedDataset, checkResumedCases } =
+      await import('../../src/eval/ledger.js');
     const folder = evalsFolder(recording.file, env);
     const ledger = continued === undefined ? undefined : readLedger(folder, continued);
+    if (ledger && values.resume !== undefined && positionals[0] !== undefined)
+      checkResumedDataset(ledger.header, positionals[0], process.cwd());
     const dataset = await loadDataset(
       positionals[0] ?? ledger!.header.dataset,
       positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd,
     );
+    if (ledger && values.resume !== undefined)
+      checkResumedCases(ledger, new Set(dataset.cases.map((evalCase) => evalCase.id)), dataset.name);
     const specs = ledger
       ? (ledger.header.variants as unknown as VariantSpec[]).map((spec) => ({
           ...spec,
@@ -177,6 +185,7 @@ async function runEval(
             signal,
             onRun,
             ...(judgeModel && { judgeModel }),
+            ...(graderTimeLimitMs !== undefined && { graderTimeLimitMs }),
             ...(ledger && { finished: ledger.runs }),
           }),
         ),

@@ -15,6 +15,7 @@ const options = {
   'judge-model': { type: 'string' },
   repeats: { type: 'string' },
   concurrency: { type: 'string' },
+  'grader-timeout': { type: 'string' },
   store: { type: 'string' },
   resume: { type: 'string' },
   replay: { type: 'string' },
@@ -40,6 +41,15 @@ export function wholeNumber(value: string | undefined, flag: string, fallback: n
   if (!Number.isInteger(number) || number < 1)
     throw new StageloopError('usage', `${flag} must be a whole number >= 1, got "${value}"`);
   return number;
+}
+
+/** --grader-timeout SECONDS: how long one grader may take on one run, in milliseconds (undefined: the default). */
+export function graderTimeLimitOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!(seconds > 0 && seconds <= 86_400))
+    throw new StageloopError('usage', `--grader-timeout must be a number of seconds above 0, got "${value}"`);
+  return seconds * 1000;
 }
 
 /** --threshold: the drop allowed against the baseline, 0 when absent. */

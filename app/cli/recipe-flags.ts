@@ -4,6 +4,7 @@ import type { JsonObject } from '../../src/common/json.js';
 import type { Environment } from '../../src/model/config.js';
 import { sessionScope } from '../../src/sessions/types.js';
 import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
+import type { SecretSource } from '../recipe-secrets.js';
 import { templateEnvironment } from '../config.js';
 import { cliConfig, outputSchemaFrom } from '../ingredients.js';
 import type { RunFlags } from './args.js';
@@ -22,24 +23,30 @@ export async function recipeFromFlags(
   cwd: string | undefined = process.cwd(),
 ): Promise<FlagsRecipe> {
   const lent: Record<string, string> = {};
+  const secrets: Record<string, SecretSource> = {};
   const config = cwd === undefined ? undefined : await cliConfig(flags, templateEnvironment(), cwd);
-  const template = (value: string, name: string) => {
+  // A literal is lent under a variable of its own; the recipe records the file and field it came from, not the value.
+  const template = (value: string, field: string[]) => {
     if (value.includes('${')) return value;
-    const variable = `STAGELOOP_SECRET_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`;
+    const variable = `STAGELOOP_SECRET_${field
+      .join('_')
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')}`;
     lent[variable] = value;
+    if (config?.file !== undefined) secrets[variable] = { file: config.file, field };
     return `\${${variable}}`;
   };
-  const templated = (values: Readonly<Record<string, string>> | undefined, prefix: string) =>
+  const templated = (values: Readonly<Record<string, string>> | undefined, field: string[]) =>
     values === undefined
       ? undefined
-      : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, `${prefix}_${key}`)]));
+      : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, [...field, key])]));
   const mcpServers: McpServerRecipe[] = (config?.mcpServers ?? []).map((server) => {
     const { name } = server;
     if ('url' in server) {
-      const headers = templated(server.headers, `mcp_${name}_header`);
+      const headers = templated(server.headers, ['mcpServers', name, 'headers']);
       return { name, url: server.url, ...(headers !== undefined && { headers }) };
     }
-    const serverEnv = templated(server.env, `mcp_${name}_env`);
+    const serverEnv = templated(server.env, ['mcpServers', name, 'env']);
     return {
       name,
       command: server.command,
@@ -51,7 +58,7 @@ export async function recipeFromFlags(
   const fallbackServers = (config?.fallback ?? []).map((entry, index) => ({
     model: entry.model,
     ...(entry.baseUrl !== undefined && { baseUrl: entry.baseUrl }),
-    ...(entry.apiKey !== undefined && { apiKey: template(entry.apiKey, `fallback_${index}_api_key`) }),
+    ...(entry.apiKey !== undefined && { apiKey: template(entry.apiKey, ['fallback', String(index), 'apiKey']) }),
   }));
   const outputSchema: JsonObject | undefined = (await outputSchemaFrom(flags.outputSchema))?.json;
   const session = flags.session === undefined ? undefined : sessionScope(flags.session, flags.user);
@@ -74,6 +81,7 @@ export async function recipeFromFlags(
     ...(flags.maxParallelSteps !== undefined && { maxParallelSteps: flags.maxParallelSteps }),
     ...(session !== undefined && { session: { name: session.session, user: session.user } }),
     mcpServers,
+    secrets,
     agents: Object.fromEntries((config?.agents ?? []).map(({ name, ...agent }) => [name, agent])),
     ...(flags.agent !== undefined && { agent: flags.agent }),
     tracing: { ...(flags.trace !== undefined && { exporter: flags.trace }), content: flags.traceContent === true },

@@ -1,5 +1,6 @@
 // The regression gate: an earlier --json result against this one, case by case and variant by variant.
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { StageloopError } from '../common/stageloop-error.js';
 import type { EvalResult } from './types.js';
 
@@ -30,6 +31,13 @@ export interface BaselineComparison {
   failed: boolean;
 }
 
+// What the comparison reads of a baseline, checked field by field: an edited file is a usage error naming the field.
+const rate = z.number().min(0).max(1);
+const baselineSchema = z.looseObject({
+  results: z.array(z.looseObject({ id: z.string(), variant: z.string(), pass: z.boolean() })),
+  summary: z.array(z.looseObject({ variant: z.string(), passRate: rate, meanScore: rate })).optional(),
+});
+
 export function readBaseline(file: string): EvalResult {
   let value: unknown;
   try {
@@ -43,17 +51,13 @@ export function readBaseline(file: string): EvalResult {
         : `--baseline ${file} is not JSON: give the output of stageloop eval --json`,
     );
   }
-  const results = (value as { results?: unknown } | null)?.results;
-  if (
-    !Array.isArray(results) ||
-    !results.every(
-      (entry) =>
-        typeof entry?.id === 'string' && typeof entry?.variant === 'string' && typeof entry?.pass === 'boolean',
-    )
-  ) {
+  const checked = baselineSchema.safeParse(value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field = issue.path.length > 0 ? issue.path.join('.') : 'the file';
     throw new StageloopError(
       'usage',
-      `--baseline ${file} has no "results" list of { id, variant, pass }: give the output of stageloop eval --json`,
+      `--baseline ${file}: ${field}: ${issue.message}: give the output of stageloop eval --json, unedited`,
     );
   }
   return value as EvalResult;

@@ -1,11 +1,12 @@
 // Datasets: JSONL (one case a line) or a JS/TS module exporting the cases; every mistake is one line naming where.
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import type { JsonValue } from '../common/json.js';
 import { StageloopError } from '../common/stageloop-error.js';
-import { graderTypes } from './graders/spec.js';
+import { graderProblem, graderTypes } from './graders/spec.js';
 import type { EvalCase, Grader } from './graders/types.js';
 import { builtInDatasets } from './builtin-datasets.js';
 
@@ -88,50 +89,87 @@ function problemOf(error: z.ZodError): string {
 /** Checks cases (from any source), naming each wrong one by `where(index)`; ids must be unique. */
 export function checkCases(raw: readonly unknown[], where: (index: number) => string): EvalCase[] {
   const seen = new Map<string, number>();
-  return raw.map((value, index) => {
-    const parsed = caseSchema.safeParse(value);
-    if (!parsed.success) throw new StageloopError('usage', `${where(index)}: ${problemOf(parsed.error)}`);
-    const evalCase = Object.fromEntries(
-      Object.entries(parsed.data).filter(([, field]) => field !== undefined),
-    ) as unknown as EvalCase;
-    const earlier = seen.get(evalCase.id);
-    if (earlier !== undefined)
-      throw new StageloopError(
-        'usage',
-        `${where(index)}: id "${evalCase.id}" is used already by ${where(earlier)}: give each case its own id`,
-      );
-    seen.set(evalCase.id, index);
-    return evalCase;
-  });
+  return raw.map((value, index) => checkCase(value, where(index), seen, index, where));
+}
+
+/** One case checked, its graders made once (a bad pattern names its place before any run), its id new in `seen`. */
+function checkCase(
+  value: unknown,
+  place: string,
+  seen: Map<string, number>,
+  key: number,
+  where: (key: number) => string,
+): EvalCase {
+  const parsed = caseSchema.safeParse(value);
+  if (!parsed.success) throw new StageloopError('usage', `${place}: ${problemOf(parsed.error)}`);
+  const evalCase = Object.fromEntries(
+    Object.entries(parsed.data).filter(([, field]) => field !== undefined),
+  ) as unknown as EvalCase;
+  const graderMistake = graderProblem(evalCase);
+  if (graderMistake !== undefined) throw new StageloopError('usage', `${place}: ${graderMistake}`);
+  const earlier = seen.get(evalCase.id);
+  if (earlier !== undefined)
+    throw new StageloopError(
+      'usage',
+      `${place}: id "${evalCase.id}" is used already by ${where(earlier)}: give each case its own id`,
+    );
+  seen.set(evalCase.id, key);
+  return evalCase;
 }
 
 /** A JSONL text: one case per line; blank lines and lines starting with // are skipped. */
 export function parseJsonl(text: string, name: string): Dataset {
-  const lines: Array<{ value: unknown; line: number }> = [];
-  text.split(/\r?\n/).forEach((content, index) => {
-    const trimmed = content.trim();
-    if (trimmed === '' || trimmed.startsWith('//')) return;
-    try {
-      lines.push({ value: JSON.parse(trimmed), line: index + 1 });
-    } catch (error) {
-      throw new StageloopError(
-        'usage',
-        `${name}:${index + 1}: not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): write one case object per line`,
-      );
-    }
-  });
-  if (lines.length === 0)
-    throw new StageloopError(
-      'usage',
-      `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`,
-    );
+  const reader = jsonlReader(name);
+  text.split(/\r?\n/).forEach(reader.line);
+  return reader.done();
+}
+
+/**
+ * Reads a JSONL dataset line by line, checking each case as it comes and keeping only the checked case: a large
+ * file is never held as one text, a list of lines and a list of parsed values at once.
+ */
+function jsonlReader(name: string): { line(content: string): void; done(): Dataset } {
+  const cases: EvalCase[] = [];
+  const seen = new Map<string, number>();
+  let number = 0;
   return {
-    name,
-    cases: checkCases(
-      lines.map((entry) => entry.value),
-      (index) => `${name}:${lines[index]!.line}`,
-    ),
+    line(content) {
+      number += 1;
+      const trimmed = content.trim();
+      if (trimmed === '' || trimmed.startsWith('//')) return;
+      let value: unknown;
+      try {
+        value = JSON.parse(trimmed);
+      } catch (error) {
+        throw new StageloopError(
+          'usage',
+          `${name}:${number}: not valid JSON (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): write one case object per line`,
+        );
+      }
+      const line = number;
+      cases.push(checkCase(value, `${name}:${line}`, seen, line, (earlier) => `${name}:${earlier}`));
+    },
+    done() {
+      if (cases.length === 0)
+        throw new StageloopError(
+          'usage',
+          `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`,
+        );
+      return { name, cases };
+    },
   };
+}
+
+/** A JSONL file read as a stream of lines (see jsonlReader). */
+async function fromJsonlFile(file: string, name: string): Promise<Dataset> {
+  const reader = jsonlReader(name);
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const content of lines) reader.line(content);
+  } finally {
+    lines.close();
+  }
+  return reader.done();
 }
 
 /** What a module dataset exports: `export default [...cases]`, or `{ cases, graders }`, or a function returning either. */
@@ -176,7 +214,9 @@ async function fromModule(file: string, name: string): Promise<Dataset> {
 /** `builtin:NAME`, a .jsonl file, or a .js/.mjs/.ts module. */
 export async function loadDataset(source: string, cwd = process.cwd()): Promise<Dataset> {
   if (source.startsWith('builtin:')) {
-    const cases = builtInDatasets[source.slice('builtin:'.length)];
+    const wanted = source.slice('builtin:'.length);
+    // Own names only: "builtin:constructor" is not a dataset because every object has a constructor.
+    const cases = Object.hasOwn(builtInDatasets, wanted) ? builtInDatasets[wanted] : undefined;
     if (cases === undefined)
       throw new StageloopError(
         'usage',
@@ -189,10 +229,10 @@ export async function loadDataset(source: string, cwd = process.cwd()): Promise<
   const file = resolve(cwd, source);
   const extension = extname(file);
   if (['.js', '.mjs', '.ts', '.mts'].includes(extension)) return fromModule(file, source);
-  let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    return await fromJsonlFile(file, source);
   } catch (error) {
+    if (error instanceof StageloopError) throw error;
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new StageloopError(
       missing ? 'not_found' : 'usage',
@@ -201,5 +241,4 @@ export async function loadDataset(source: string, cwd = process.cwd()): Promise<
         : `${source}: cannot be read (${(error as Error).message})`,
     );
   }
-  return parseJsonl(text, source);
 }

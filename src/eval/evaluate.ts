@@ -50,6 +50,8 @@ export interface EvaluateOptions {
   judgeModel?: ChatModel;
   /** Stops starting runs and cancels those in flight; finished runs stay in the result (complete: false). */
   signal?: AbortSignal;
+  /** How long one grader may take on one run (default 60 s): past it the grade fails, naming the grader. */
+  graderTimeLimitMs?: number;
   /** Runs an earlier, interrupted eval finished: kept, not run again. */
   finished?: readonly CaseRun[];
   /** Each run as soon as it is graded (a ledger, a progress line). */
@@ -97,7 +99,12 @@ async function runJob(job: Job, evalId: string, options: EvaluateOptions): Promi
   // A run the eval's own cancel stopped is not finished: --resume runs it again.
   if (options.signal?.aborted && result.status === 'cancelled') return undefined;
   const subject = subjectOf(evalCase, result, toolCalls, latencyMs);
-  const graded = await gradeRun(subject, job.graders, options.signal);
+  const graded = await gradeRun(subject, job.graders, {
+    ...(options.signal && { signal: options.signal }),
+    ...(options.graderTimeLimitMs !== undefined && { timeLimitMs: options.graderTimeLimitMs }),
+  });
+  // Grading the eval's own cancel cut short is not finished either.
+  if (graded === undefined) return undefined;
   return {
     id: evalCase.id,
     variant: variant.name,
@@ -123,26 +130,29 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
   const evalId = options.evalId ?? newEvalId();
   const judges = new JudgePool(options.judgeModel);
   const shared = [...(dataset.graders ?? []), ...(options.graders ?? [])];
-  // Graders are made before any run, so a mistake in one costs no model call.
-  const gradersByCase = new Map(dataset.cases.map((evalCase) => [evalCase.id, gradersFor(evalCase, shared, judges)]));
+  // Graders are made once before any run, so a mistake in one costs no model call; each job makes its own again
+  // rather than every case's being kept for the whole eval (a large dataset would hold them all at once).
+  for (const evalCase of dataset.cases) gradersFor(evalCase, shared, judges);
   const finished = [...(options.finished ?? [])];
   const done = new Set(finished.map(runKey));
-  const jobs: Job[] = [];
-  for (const evalCase of dataset.cases) {
-    for (const variant of options.variants) {
-      for (let repeat = 0; repeat < repeats; repeat++) {
-        if (!done.has(runKey({ id: evalCase.id, variant: variant.name, repeat })))
-          jobs.push({ evalCase, variant, repeat, graders: gradersByCase.get(evalCase.id)! });
+  function* pendingJobs(): Generator<Job> {
+    for (const evalCase of dataset.cases) {
+      for (const variant of options.variants) {
+        for (let repeat = 0; repeat < repeats; repeat++) {
+          if (!done.has(runKey({ id: evalCase.id, variant: variant.name, repeat })))
+            yield { evalCase, variant, repeat, graders: gradersFor(evalCase, shared, judges) };
+        }
       }
     }
   }
+  const jobs = pendingJobs();
   const total = dataset.cases.length * options.variants.length * repeats;
   const progress: EvalProgress = { done: finished.length, total, passed: finished.filter((run) => run.pass).length };
-  let next = 0;
   const worker = async () => {
-    while (next < jobs.length && !options.signal?.aborted) {
-      const job = jobs[next++]!;
-      const run = await runJob(job, evalId, options);
+    while (!options.signal?.aborted) {
+      const next = jobs.next();
+      if (next.done) return;
+      const run = await runJob(next.value, evalId, options);
       if (run === undefined) continue;
       finished.push(run);
       progress.done += 1;
@@ -150,7 +160,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
       await options.onRun?.(run, { ...progress });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, total - finished.length) }, worker));
   const complete = finished.length === total;
   return evalResult(
     evalId,

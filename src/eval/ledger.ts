@@ -1,7 +1,7 @@
 // An eval's ledger: one JSONL file per eval, its settings first, then each graded run as soon as it finished, written
 // synchronously so an interrupt never loses one. --resume reads it to run the rest, --replay to grade again.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { JsonObject } from '../common/json.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import type { CaseRun } from './types.js';
@@ -71,4 +71,24 @@ export function readLedger(folder: string, evalId: string): Ledger {
     runs.set(JSON.stringify([caseRun.id, caseRun.variant, caseRun.repeat]), caseRun);
   }
   return { header: header as unknown as LedgerHeader, runs: [...runs.values()], file };
+}
+
+/** --resume continues the dataset the eval ran: another would mix two datasets under one eval id. */
+export function checkResumedDataset(header: LedgerHeader, given: string, cwd: string): void {
+  const place = (source: string, folder: string) => (source.startsWith('builtin:') ? source : resolve(folder, source));
+  if (place(given, cwd) === place(header.dataset, header.cwd)) return;
+  throw new StageloopError(
+    'usage',
+    `--resume ${header.evalId}: that eval ran ${place(header.dataset, header.cwd)}, not ${place(given, cwd)}: drop the dataset to continue it, or start a new eval on ${given}`,
+  );
+}
+
+/** A finished run of a case the dataset no longer has: the file changed since the eval began. */
+export function checkResumedCases(ledger: Ledger, caseIds: ReadonlySet<string>, datasetName: string): void {
+  const gone = ledger.runs.find((run) => !caseIds.has(run.id));
+  if (gone === undefined) return;
+  throw new StageloopError(
+    'usage',
+    `--resume ${ledger.header.evalId}: case "${gone.id}" ran in that eval but ${datasetName} has no such case now: the dataset changed since; start a new eval`,
+  );
 }

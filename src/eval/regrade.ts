@@ -34,7 +34,8 @@ export async function regrade(options: RegradeOptions): Promise<EvalResult> {
     if (found === undefined || !options.variants.includes(run.variant)) continue;
     const { result, toolCalls } = await options.load(run);
     const subject = subjectOf(found.evalCase, result, toolCalls, run.latencyMs);
-    graded.push({ ...run, ...(await gradeRun(subject, found.graders)), answer: subject.answer, toolCalls });
+    const grades = await gradeRun(subject, found.graders);
+    if (grades !== undefined) graded.push({ ...run, ...grades, answer: subject.answer, toolCalls });
   }
   const complete = graded.length === options.dataset.cases.length * options.variants.length * options.repeats;
   return evalResult(

@@ -3,6 +3,7 @@ import type { RunResult } from '../engine/run-result.js';
 import type { ToolCall } from '../model/types.js';
 import type { JournalEntry } from '../durable/journal-entries.js';
 import type { ToolBox } from '../engine/tool-port.js';
+import type { RunToolBox } from '../engine/tool-run.js';
 import type { CalledTool, EvalCase, GradeSubject } from './graders/types.js';
 
 function parsedArguments(text: string): unknown {
@@ -18,15 +19,22 @@ export const calledTool = (call: Pick<ToolCall, 'name' | 'arguments'>): CalledTo
   arguments: parsedArguments(call.arguments),
 });
 
-/** A ToolBox that runs the given one and notes every call, for graders of tool use. */
+/**
+ * A ToolBox that runs the given one and notes every call, for graders of tool use. It keeps the box's per-run view
+ * (`forRun`, the registry's tool gate), so an eval run's calls pass the same gate as any other run's.
+ */
 export function noteToolCalls(tools: ToolBox, into: CalledTool[]): ToolBox {
-  return {
-    definitions: () => tools.definitions(),
+  const noted = (box: ToolBox): ToolBox => ({
+    definitions: () => box.definitions(),
     executeAll(calls, signal) {
       into.push(...calls.map(calledTool));
-      return tools.executeAll(calls, signal);
+      return box.executeAll(calls, signal);
     },
-  };
+  });
+  const perRun = (tools as Partial<RunToolBox>).forRun;
+  if (perRun === undefined) return noted(tools);
+  const box: RunToolBox = { ...noted(tools), forRun: (run) => noted(perRun.call(tools, run)) };
+  return box;
 }
 
 /** The tool calls a recorded run made, from its journal. */

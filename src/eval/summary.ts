@@ -18,11 +18,15 @@ export function caseResults(
   runs: readonly CaseRun[],
 ): CaseResult[] {
   const results: CaseResult[] = [];
+  // Grouped once: a filter per case × variant would be quadratic in a large dataset.
+  const byKey = new Map<string, CaseRun[]>();
+  for (const run of runs) {
+    const key = JSON.stringify([run.id, run.variant]);
+    byKey.set(key, [...(byKey.get(key) ?? []), run]);
+  }
   for (const id of caseIds) {
     for (const variant of variants) {
-      const mine = runs
-        .filter((run) => run.id === id && run.variant === variant)
-        .sort((left, right) => left.repeat - right.repeat);
+      const mine = (byKey.get(JSON.stringify([id, variant])) ?? []).sort((left, right) => left.repeat - right.repeat);
       if (mine.length === 0) continue;
       results.push({
         id,

@@ -4,6 +4,7 @@
 import { messageOf } from '../common/error-message.js';
 import { isStageloopError, StageloopError } from '../common/stageloop-error.js';
 import type { EventLog } from '../stream/event-log.js';
+import { conversationOption, type ClientMessage } from '../engine/client-conversation.js';
 import type { PipelineInfo } from './pipeline-info.js';
 import type { StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
@@ -38,7 +39,10 @@ export interface StartedRun {
 }
 
 /** Checks the pipeline, assembles the run and starts it in the host; resolves once the run has its id. */
-export async function startRun(services: StartRunServices, request: StartRunBody): Promise<StartedRun> {
+export async function startRun(
+  services: StartRunServices,
+  { conversation, ...request }: StartRunBody & { conversation?: readonly ClientMessage[] },
+): Promise<StartedRun> {
   const pipeline = request.pipeline ?? services.defaultPipeline;
   const names = services.pipelines.map((known) => known.name);
   if (!names.includes(pipeline))
@@ -47,10 +51,13 @@ export async function startRun(services: StartRunServices, request: StartRunBody
     throw new StageloopError('unavailable', 'the server is shutting down and takes no new runs');
   // An assembly error is thrown as it is: a StageloopError answers with its own code, anything else is a bug of ours.
   const assembly = await services.assemble({ ...request, pipeline });
-  const input =
-    request.session === undefined
-      ? { task: request.task }
-      : { task: request.task, session: request.session, user: request.user ?? 'default' };
+  // A protocol client's earlier messages go in as messages (recorded in the input's options), never into the task.
+  const options = conversation === undefined ? {} : conversationOption(conversation);
+  const input = {
+    task: request.task,
+    ...(request.session !== undefined && { session: request.session, user: request.user ?? 'default' }),
+    ...(Object.keys(options).length > 0 && { options }),
+  };
   // The one place a caller's trace context is extracted: the run's root span becomes a child of the caller's span.
   const started = withTraceHeaders(currentScope()?.incomingTrace, () => services.host.start(assembly, input));
   const runId = await started.catch((error: unknown) => {

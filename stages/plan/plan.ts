@@ -1,4 +1,5 @@
 // plan (setup): reads input.task, deps.tools, the context (facts) and history slots; writes the plan slot, messages or the running steps' briefs, usage, modelFailure; returns no signal.
+import { clientConversation, withClientSystem } from '../../src/engine/client-conversation.js';
 import { z } from 'zod';
 import type { Stage } from '../../src/engine/stage.js';
 import type { ChatMessage } from '../../src/model/types.js';
@@ -81,8 +82,10 @@ export function plan(options: PlanOptions = {}): Stage {
       const system =
         plannerInstructions(maxSteps, tools) +
         (knowledge === '' ? '' : `\n\nWhat the agent already knows:\n${knowledge}`);
+      // A client's conversation (Chat Completions) reaches the planner as messages in their roles, as it reaches think.
       const messages: ChatMessage[] = [
-        { role: 'system', content: system },
+        { role: 'system', content: withClientSystem(system, state.input) },
+        ...clientConversation(state.input).turns,
         { role: 'user', content: state.input.task },
       ];
       const read = (text: string): Parsed<ParsedPlan> => {

@@ -7,6 +7,7 @@ import type {} from '../session/history-slot.js';
 import { historyMessages } from '../../src/sessions/render.js';
 import { dependencyClosure } from './plan-steps.js';
 import { handedMessages } from '../../src/agents/handoff-conversation.js';
+import { clientConversation, withClientSystem } from '../../src/engine/client-conversation.js';
 
 export const defaultInstructions =
   'You are a careful assistant. Decide one move at a time: either call a tool or give the answer. ' +
@@ -31,13 +32,20 @@ export function renderSystemPrompt(
  * the current step needs and the step itself. A run handed a conversation (a handoff) has it in place of the task.
  */
 export function renderMessages(state: RunState, stepIndex?: number): ChatMessage[] {
-  const system = state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []);
+  const system = withClientSystem(
+    state.context?.systemPrompt ?? renderSystemPrompt(defaultInstructions, [], []),
+    state.input,
+  );
   const plan = state.plan;
   const index = stepIndex ?? plan?.current ?? 0;
   const user =
     plan !== undefined && index < plan.steps.length ? stepBrief(state.input.task, plan, index) : state.input.task;
   const session = state.history;
-  const earlier = session === undefined ? [] : historyMessages(session.summary, session.turns);
+  // A client's earlier turns (a Chat Completions request) follow the session's, each in its own role.
+  const earlier = [
+    ...(session === undefined ? [] : historyMessages(session.summary, session.turns)),
+    ...clientConversation(state.input).turns,
+  ];
   // A run handed off to (a handoff's target) goes on from the conversation it was given, the task in it.
   const handed = handedMessages(state.input);
   if (handed !== undefined && plan === undefined) return [{ role: 'system', content: system }, ...earlier, ...handed];

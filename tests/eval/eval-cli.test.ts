@@ -159,7 +159,9 @@ describe('stageloop eval', { timeout: 120_000 }, () => {
     const offline = await runCli(['eval', judged, '--offline'], env());
     // A mistake found before any run leaves no eval behind.
     expect(readdirSync(join(folder, 'evals'))).toHaveLength(ledgers);
-    expect(offline.stderr).toMatch(/case "kind" has a judge grader but no judge model is set: pass --judge-model NAME/);
+    expect(offline.stderr).toMatch(
+      /case "kind": it has a judge grader but no judge model is set: pass --judge-model NAME/,
+    );
     expect(offline.code).toBe(2);
   });
 

@@ -81,7 +81,7 @@ describe('stageloop eval --baseline', { timeout: 120_000 }, () => {
     writeFileSync(wrong, '{"runs": []}');
     const result = await runCli(['eval', dataset, '--baseline', wrong], env());
     expect(result.stderr).toMatch(
-      /^stageloop: --baseline .*wrong\.json has no "results" list of \{ id, variant, pass \}: give the output of stageloop eval --json\n$/,
+      /^stageloop: --baseline .*wrong\.json: results: Invalid input: expected array, received undefined: give the output of stageloop eval --json, unedited\n$/,
     );
     expect(result.code).toBe(2);
     expect(loopback.server.requests).toHaveLength(0);

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { contains, exact, normalized, numberWithin, numbersIn, regex } from '../../src/eval/graders/index.js';
 import { subject } from './subjects.js';
 
+type Graded = { score: number; reason: string };
 const grade = (grader: { grade: (...args: never[]) => unknown }, fields: Parameters<typeof subject>[0]) =>
-  (grader.grade as (s: ReturnType<typeof subject>, c: object) => { score: number; reason: string })(
-    subject(fields),
-    {},
-  );
+  (grader.grade as (s: ReturnType<typeof subject>, c: object) => Graded & PromiseLike<Graded>)(subject(fields), {});
 
 describe('text graders', () => {
   it('exact passes only on the same text', () => {
@@ -22,10 +20,27 @@ describe('text graders', () => {
     expect(grade(normalized('Paris'), { answer: 'Lyon' }).score).toBe(0);
   });
 
-  it('regex matches the answer', () => {
-    expect(grade(regex('^\\d+ \\* \\d+ = 391$'), {}).score).toBe(1);
-    expect(grade(regex('bonjour', { flags: 'i' }), { answer: 'BONJOUR' }).score).toBe(1);
-    expect(grade(regex(/^42$/), {}).reason).toMatch(/does not match/);
+  it('regex matches the answer (in a worker, so the grade is a promise)', async () => {
+    expect((await grade(regex('^\\d+ \\* \\d+ = 391$'), {})).score).toBe(1);
+    expect((await grade(regex('bonjour', { flags: 'i' }), { answer: 'BONJOUR' })).score).toBe(1);
+    expect((await grade(regex(/^42$/), {})).reason).toMatch(/does not match/);
+    // A global expression matches each answer from its start, as a fresh one would.
+    const global = regex(/391/g);
+    expect([(await grade(global, {})).score, (await grade(global, {})).score]).toEqual([1, 1]);
+  });
+
+  it('regex stops a match that backtracks past its time limit and fails the grade; the next match runs', async () => {
+    const slow = await grade(regex('^(a+)+$', { timeLimitMs: 200 }), { answer: `${'a'.repeat(40)}!` });
+    expect(slow).toEqual({
+      score: 0,
+      reason:
+        '/^(a+)+$/ took over 200 ms on the answer and was stopped (catastrophic backtracking): rewrite it without nested repetition like (a+)+',
+    });
+    expect((await grade(regex('^(a+)+$'), { answer: 'aaaa' })).score).toBe(1);
+  });
+
+  it('an invalid pattern is a usage error saying why', () => {
+    expect(() => regex('(a')).toThrow('invalid regular expression /(a/ (Unterminated group): fix the pattern');
   });
 });
 

@@ -49,7 +49,7 @@ function needExpected<Value>(
   if (!check(chosen))
     throw new StageloopError(
       'usage',
-      `case "${evalCase.id}": the ${type} grader needs a "value" (or the case's "expected")${chosen === undefined ? '' : ` of the right type, got ${JSON.stringify(chosen)}`}`,
+      `the ${type} grader needs a "value" (or the case's "expected")${chosen === undefined ? '' : ` of the right type, got ${JSON.stringify(chosen)}`}`,
     );
   return chosen;
 }
@@ -59,7 +59,30 @@ const isNumber = (value: unknown): value is number =>
   typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)));
 const isDefined = (value: unknown): value is JsonValue => value !== undefined;
 
+/** The grader a spec names; a mistake in it (a missing value, a pattern that is no regex) is a usage error naming the case. */
 export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool): Grader {
+  try {
+    return makeGrader(spec, evalCase, judges);
+  } catch (error) {
+    throw new StageloopError('usage', `case "${evalCase.id}": ${(error as Error).message}`);
+  }
+}
+
+/** The first grader of a case that cannot be made, as "graders.N: what is wrong" (a judge needs the eval's model: skipped). */
+export function graderProblem(evalCase: EvalCase): string | undefined {
+  const noJudge = new JudgePool(undefined);
+  for (const [index, spec] of (evalCase.graders ?? []).entries()) {
+    if (spec.type === 'judge') continue;
+    try {
+      makeGrader(spec, evalCase, noJudge);
+    } catch (error) {
+      return `graders.${index}${spec.type === 'regex' ? '.pattern' : ''}: ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
+function makeGrader(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool): Grader {
   const threshold = spec.threshold === undefined ? {} : { threshold: spec.threshold };
   switch (spec.type) {
     case 'contains':
@@ -99,7 +122,7 @@ export function graderOf(spec: GraderSpec, evalCase: EvalCase, judges: JudgePool
       if (found === undefined)
         throw new StageloopError(
           'usage',
-          `case "${evalCase.id}" has a judge grader but no judge model is set: pass --judge-model NAME (a model server is needed), or drop the judge grader`,
+          `it has a judge grader but no judge model is set: pass --judge-model NAME (a model server is needed), or drop the judge grader`,
         );
       return judge({ rubric: spec.rubric, judge: found, ...threshold });
     }

@@ -3,6 +3,8 @@ import type { JsonValue } from '../../common/json.js';
 import { numbersIn, sameNumber } from './number.js';
 import { jsonSubsetScore } from './json.js';
 import { preview, type Grader } from './types.js';
+import { regexMatcher } from './regex-matcher.js';
+import { StageloopError } from '../../common/stageloop-error.js';
 
 /** Lower case, accents and punctuation dropped, white space collapsed: "Paris." and " paris" are the same. */
 export function normalizeText(text: string): string {
@@ -41,17 +43,47 @@ export function normalized(value: string, options: { threshold?: number } = {}):
   };
 }
 
-/** The answer matches the regular expression. */
-export function regex(pattern: string | RegExp, options: { flags?: string; threshold?: number } = {}): Grader {
-  const expression = typeof pattern === 'string' ? new RegExp(pattern, options.flags) : pattern;
+/** How long one regex match may take by default: an answer matches in microseconds unless the pattern backtracks. */
+export const regexTimeLimitMs = 2_000;
+
+/**
+ * The answer matches the regular expression. The match runs in a worker thread and fails the grade when it takes
+ * longer than `timeLimitMs` (a pattern that backtracks catastrophically on this answer), so no pattern hangs the eval.
+ */
+export function regex(
+  pattern: string | RegExp,
+  options: { flags?: string; threshold?: number; timeLimitMs?: number } = {},
+): Grader {
+  const expression = typeof pattern === 'string' ? compiled(pattern, options.flags) : pattern;
+  const limitMs = options.timeLimitMs ?? regexTimeLimitMs;
   return {
     name: 'regex',
     ...(options.threshold !== undefined && { threshold: options.threshold }),
-    grade: ({ answer }) =>
-      expression.test(answer)
+    grade: async ({ answer }, { signal }) => {
+      const outcome = await regexMatcher.match(expression, answer, limitMs, signal);
+      if (outcome === 'timed_out')
+        return {
+          score: 0,
+          reason: `${expression} took over ${limitMs} ms on the answer and was stopped (catastrophic backtracking): rewrite it without nested repetition like (a+)+`,
+        };
+      return outcome === 'matched'
         ? { score: 1, reason: `the answer matches ${expression}` }
-        : { score: 0, reason: `the answer does not match ${expression}: ${preview(answer)}` },
+        : { score: 0, reason: `the answer does not match ${expression}: ${preview(answer)}` };
+    },
   };
+}
+
+/** A pattern as a RegExp; one that is not valid is a usage error saying why. */
+function compiled(pattern: string, flags: string | undefined): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch (error) {
+    const why = (error as Error).message.split(': ').at(-1);
+    throw new StageloopError(
+      'usage',
+      `invalid regular expression /${pattern}/${flags ?? ''} (${why}): fix the pattern (JavaScript syntax, backslashes doubled in JSON)`,
+    );
+  }
 }
 
 /**

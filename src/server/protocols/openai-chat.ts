@@ -13,7 +13,7 @@ import {
   answerTextOf,
   runIdHeader,
   startProtocolRun,
-  taskOfConversation,
+  structuredConversation,
   wasCutShort,
   type ProtocolRun,
 } from './protocol-runs.js';
@@ -109,13 +109,15 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
 
   app.post('/v1/chat/completions', async (context) => {
     const request = await protocolBody(context, completionRequestSchema, 'a Chat Completions request object');
-    const task = taskOfConversation(
+    // Roles stay structured: a user message that types "system: ..." is user text, not the client's instructions.
+    const { task, conversation } = structuredConversation(
       request.messages.map((message) => ({ role: message.role, text: textOfContent(message.content) })),
     );
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
     const run = await startProtocolRun(services, {
       pipeline: request.model,
       task,
+      conversation,
       ...(maxTokens !== undefined && { options: { maxTokens } }),
     });
     context.header(runIdHeader, run.runId);

@@ -6,6 +6,7 @@ import type { RunEvent } from '../../engine/stage.js';
 import type { EventLog } from '../../stream/event-log.js';
 import type { RunRequestOptions, StartRunBody } from '../request-schemas.js';
 import { startRun, type StartRunServices } from '../start-run.js';
+import type { ClientMessage } from '../../engine/client-conversation.js';
 
 /** The response header every protocol answer carries: the run it started (for `stageloop show`, approvals). */
 export const runIdHeader = 'x-stageloop-run-id';
@@ -17,6 +18,8 @@ export interface ProtocolRunRequest {
   options?: RunRequestOptions;
   /** Tools whose calls pause the run for a person's decision. */
   approveTools?: StartRunBody['approveTools'];
+  /** The client's messages before the task, each in its role (the run renders them as messages, never as task text). */
+  conversation?: ClientMessage[];
 }
 
 export interface ProtocolRun {
@@ -58,6 +61,27 @@ export function taskOfConversation(turns: readonly ConversationTurn[]): string {
   if (earlier.length === 0) return task;
   const lines = earlier.map((turn) => `${turn.role}: ${turn.text.trim()}`);
   return `Earlier in this conversation:\n${lines.join('\n')}\n\nThe request now:\n${task}`;
+}
+
+/**
+ * A conversation kept structured: the last user message with text is the task, the messages before it stay messages
+ * in their roles (system and developer as the client's system text; a tool result as a user message saying so).
+ */
+export function structuredConversation(turns: readonly ConversationTurn[]): {
+  task: string;
+  conversation: ClientMessage[];
+} {
+  const lastUser = turns.findLastIndex((turn) => turn.role === 'user' && turn.text.trim() !== '');
+  if (lastUser === -1)
+    throw new StageloopError('usage', 'the messages hold no user message with text: send at least one');
+  const conversation = turns.slice(0, lastUser).flatMap((turn): ClientMessage[] => {
+    if (turn.text.trim() === '') return [];
+    if (turn.role === 'system' || turn.role === 'developer') return [{ role: 'system', content: turn.text }];
+    if (turn.role === 'assistant') return [{ role: 'assistant', content: turn.text }];
+    if (turn.role === 'user') return [{ role: 'user', content: turn.text }];
+    return [{ role: 'user', content: `(a ${turn.role} message of the application) ${turn.text}` }];
+  });
+  return { task: turns[lastUser]!.text.trim(), conversation };
 }
 
 /** Limit stops say the answer was cut short; everything else ended on its own terms. */
