@@ -18,6 +18,8 @@ export const optionalPackages = {
   '@opentelemetry/resources': '2.12.0',
   '@opentelemetry/context-async-hooks': '2.12.0',
   '@opentelemetry/semantic-conventions': '1.45.0',
+  '@anthropic-ai/sdk': '1.10.0',
+  '@ai-sdk/provider': '3.0.19',
 } as const;
 
 export type OptionalPackage = keyof typeof optionalPackages;
@@ -37,6 +39,7 @@ export const optionalParts = {
     '@opentelemetry/context-async-hooks',
     '@opentelemetry/semantic-conventions',
   ],
+  anthropic: ['@anthropic-ai/sdk'],
 } as const satisfies Record<string, readonly OptionalPackage[]>;
 
 export class MissingPackageError extends StageloopError {
