@@ -5,7 +5,15 @@ import type { Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources
 import { loadOptional } from '../common/optional-package.js';
 import { AnthropicStreamAssembler } from './anthropic-stream.js';
 import { readMessage, toAnthropicParams, type AnthropicWireSettings } from './anthropic-wire.js';
-import { NativeChatModel, readGuarded, type Attempt, type NativeModelOptions, type Reply } from './native-model.js';
+import {
+  eventsOrBody,
+  NativeChatModel,
+  readGuarded,
+  replayAsEvents,
+  type Attempt,
+  type NativeModelOptions,
+  type Reply,
+} from './native-model.js';
 import { sdkModelError, type SdkErrors } from './native-errors.js';
 import { ModelError, type ChatRequest } from './types.js';
 
@@ -64,11 +72,14 @@ export class AnthropicModel extends NativeChatModel {
       const message = await client.messages.create({ ...params, stream: false }, options);
       return readMessage(message as Message, this.modelName);
     }
-    const stream = await guard.wait(client.messages.create({ ...params, stream: true }, options));
-    const assembler = new AnthropicStreamAssembler(onEvent, this.context.url);
-    const events = await readGuarded(stream as AsyncIterable<RawMessageStreamEvent>, guard, (event) =>
-      assembler.add(event),
+    const response = await guard.wait(client.messages.create({ ...params, stream: true }, options).asResponse());
+    const { Stream } = await import('@anthropic-ai/sdk/streaming');
+    const read = await eventsOrBody(response, guard, (body, controller) =>
+      Stream.fromSSEResponse<RawMessageStreamEvent>(body, controller),
     );
+    if ('body' in read) return replayAsEvents(readMessage(read.body as Message, this.modelName), onEvent);
+    const assembler = new AnthropicStreamAssembler(onEvent, this.context.url);
+    const events = await readGuarded(read.events, guard, (event) => assembler.add(event));
     if (events === 0)
       throw new ModelError(
         'invalid_response',

@@ -199,6 +199,31 @@ export async function readGuarded<Item>(
   return count;
 }
 
+/**
+ * A streamed request's raw response: its server-sent events as the SDK's Stream, or, when the server answered with one
+ * JSON body instead (some proxies and compatible servers do), that body, read as the whole reply.
+ */
+export async function eventsOrBody<Event>(
+  response: Response,
+  guard: RequestGuard,
+  fromSSEResponse: (response: Response, controller: AbortController) => AsyncIterable<Event>,
+): Promise<{ events: AsyncIterable<Event> } | { body: unknown }> {
+  if (response.headers.get('content-type')?.includes('json')) return { body: await guard.wait(response.json()) };
+  const controller = new AbortController();
+  guard.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  return { events: fromSSEResponse(response, controller) };
+}
+
+/** A whole reply passed on as the events a stream of it would have sent (its reasoning, text and calls). */
+export function replayAsEvents(reply: Reply, onEvent: (event: ChatStreamEvent) => void): Reply {
+  if (reply.reasoning) onEvent({ type: 'reasoning', delta: reply.reasoning });
+  if (reply.content !== '') onEvent({ type: 'text', delta: reply.content });
+  reply.toolCalls.forEach((call, index) =>
+    onEvent({ type: 'tool_call', index, id: call.id, name: call.name, argumentsDelta: call.arguments }),
+  );
+  return reply;
+}
+
 /** A finish reason that says the reply was cut or is a call, from what the adapter read. */
 export function finishWith(reason: FinishReason, toolCalls: number): FinishReason {
   return reason === 'stop' && toolCalls > 0 ? 'tool_calls' : reason;

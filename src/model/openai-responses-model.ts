@@ -2,7 +2,15 @@
 // API through which OpenAI's reasoning models keep their reasoning across turns (encrypted items, `store: false`).
 import type OpenAI from 'openai';
 import type { Response, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { NativeChatModel, readGuarded, type Attempt, type NativeModelOptions, type Reply } from './native-model.js';
+import {
+  eventsOrBody,
+  NativeChatModel,
+  readGuarded,
+  replayAsEvents,
+  type Attempt,
+  type NativeModelOptions,
+  type Reply,
+} from './native-model.js';
 import { toModelError } from './openai-errors.js';
 import { defaultOpenAIBaseUrl } from './openai-model.js';
 import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
@@ -52,15 +60,22 @@ export class OpenAIResponsesModel extends NativeChatModel {
     const params = toResponsesParams(request, this.settings());
     const options = { signal: guard.signal, headers: { 'x-stainless-retry-count': String(attempt) } };
     let response: Response;
+    let whole = false;
     if (onEvent === undefined) {
       response = await client.responses.create({ ...params, stream: false }, options);
     } else {
-      const stream = await guard.wait(client.responses.create({ ...params, stream: true }, options));
+      const raw = await guard.wait(client.responses.create({ ...params, stream: true }, options).asResponse());
+      const { Stream } = await import('openai/streaming');
+      const read = await eventsOrBody(raw, guard, (body, controller) =>
+        Stream.fromSSEResponse<ResponseStreamEvent>(body, controller),
+      );
+      if ('body' in read) whole = true;
       const assembler = new ResponsesStreamAssembler(onEvent, this.context.url);
-      await readGuarded(stream as AsyncIterable<ResponseStreamEvent>, guard, (event) => assembler.add(event));
-      response = assembler.result();
+      if ('events' in read) await readGuarded(read.events, guard, (event) => assembler.add(event));
+      response = 'body' in read ? (read.body as Response) : assembler.result();
     }
     const reply = readResponse(response, this.context.url);
+    if (whole && onEvent !== undefined) replayAsEvents(reply as Reply, onEvent);
     return {
       ...reply,
       model: reply.model || this.modelName,

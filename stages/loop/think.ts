@@ -196,7 +196,14 @@ function concluded(
   const { step, lastRound } = turn;
   const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
-    state.messages.push({ role: 'assistant', content: response.content, toolCalls: calls });
+    // What the provider needs back (signed thinking, encrypted reasoning) stays with the turn it belongs to.
+    state.messages.push({
+      role: 'assistant',
+      content: response.content,
+      toolCalls: calls,
+      ...(response.reasoning !== undefined && { reasoning: response.reasoning }),
+      ...(response.replay !== undefined && { replay: response.replay }),
+    });
     state.turn.toolCalls = calls;
     return;
   }

@@ -142,6 +142,17 @@ describe('AnthropicModel', () => {
     expect(JSON.stringify(body)).not.toContain('cache_control');
   });
 
+  it('reads a JSON body sent to a streamed request as the whole reply, passed on as events', async () => {
+    server = await startRecordedServer([replyOf('anthropic', { file: 'vercel-ai/anthropic-clear-thinking.1.json' })]);
+    const model = new AnthropicModel({ model: 'claude-test', baseUrl: server.url });
+    const events: string[] = [];
+    const reply = await model.chatStream({ messages: [{ role: 'user', content: 'hi' }], purpose: 'think' }, (event) =>
+      events.push(event.type),
+    );
+    expect([reply.content, reply.reasoning]).toEqual(['925 ÷ 5 = 185', '925 divided by 5 = 185']);
+    expect(events).toEqual(['reasoning', 'text']);
+  });
+
   it('names a server error in one line without the key, and retries an overloaded server', async () => {
     server = await startRecordedServer([
       {
