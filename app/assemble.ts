@@ -161,7 +161,7 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
     // What the environment decided is part of the run from now on: resume and replay use the same model.
     const resolved: RunRecipe = {
       ...recipe,
-      model: { ...model, offline: choice.offline },
+      model: { ...model, provider: choice.provider, offline: choice.offline },
       tools: { ...recipe.tools, webSearch: tools.names.includes('web_search') },
     };
     const team =

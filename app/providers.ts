@@ -3,15 +3,22 @@
 import { StageloopError } from '../src/common/stageloop-error.js';
 import type { Environment } from '../src/model/config.js';
 import type { ChatModel } from '../src/model/types.js';
+import { anthropicProvider } from './providers/anthropic.js';
 import { offlineProvider } from './providers/offline.js';
 import { openAIConfigured, openAIProvider, openAIUnconfigured } from './providers/openai.js';
+import { openAIResponsesProvider } from './providers/openai-responses.js';
 import type { Provider } from './providers/provider.js';
 import type { RunRecipe } from './recipe.js';
 
 export type ProviderTable = Readonly<Record<string, Provider>>;
 
 /** `offline` is the built-in model (a recipe's `offline: true`); every other row is a model server. */
-export const providers: ProviderTable = { openai: openAIProvider, offline: offlineProvider };
+export const providers: ProviderTable = {
+  openai: openAIProvider,
+  'openai-responses': openAIResponsesProvider,
+  anthropic: anthropicProvider,
+  offline: offlineProvider,
+};
 
 /** What picks the model: the recipe's model settings (its fallbacks are added by withFallbacks). */
 export type ModelSettings = Pick<RunRecipe['model'], 'provider' | 'offline' | 'name' | 'baseUrl'>;
@@ -25,18 +32,22 @@ export interface ModelChoice {
   offline: boolean;
 }
 
-/** The row of that name; an unknown name is a config error listing the rows. */
-export function providerRow(name: string, table: ProviderTable = providers): Provider {
-  const row = table[name];
+/** The row of that name; an unknown name is a config error listing the rows (`where`: the setting that named it). */
+export function providerRow(name: string, table: ProviderTable = providers, where = 'model.provider'): Provider {
+  const row = Object.hasOwn(table, name) ? table[name] : undefined;
   if (row === undefined)
     throw new StageloopError(
       'config',
-      `model.provider "${name}" is not a provider: choose one of ${Object.keys(table).join(', ')}`,
+      `${where} "${name}" is not a provider: choose one of ${Object.keys(table).join(', ')}`,
     );
   return row;
 }
 
-/** The named row; none named: `offline: true` is the offline row, else OpenAI when the environment or a base URL names a server. */
+/**
+ * The named row; none named: `offline: true` is the offline row, else STAGELOOP_PROVIDER's (only when the recipe left
+ * `offline` open, so a recording made before providers were recorded resumes as it ran), else OpenAI when the
+ * environment or a base URL names a server, else offline.
+ */
 function chosenProvider(
   settings: ModelSettings,
   env: Environment,
@@ -54,6 +65,11 @@ function chosenProvider(
     return { name: provider, reason: `provider ${provider}` };
   }
   if (offline === true) return { name: 'offline', reason: '--offline' };
+  const fromEnv = env.STAGELOOP_PROVIDER?.trim();
+  if (fromEnv && offline === undefined) {
+    providerRow(fromEnv, table, 'STAGELOOP_PROVIDER');
+    return { name: fromEnv, reason: `STAGELOOP_PROVIDER=${fromEnv}` };
+  }
   if (offline === false || settings.baseUrl !== undefined || openAIConfigured(env)) return { name: 'openai' };
   return { name: 'offline', reason: openAIUnconfigured };
 }

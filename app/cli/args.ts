@@ -3,6 +3,7 @@ import { StageloopError } from '../../src/common/stageloop-error.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { GuardSettings } from '../../src/engine/guard-settings.js';
 import { guardOptions, parseGuardFlags } from './guard-flags.js';
+import { providers } from '../providers.js';
 
 export type TraceMode = 'otlp' | 'console';
 
@@ -15,6 +16,8 @@ export interface RunFlags {
   agent?: string;
   model?: string;
   baseUrl?: string;
+  /** --provider NAME: the row of app/providers.ts that builds the model (else STAGELOOP_PROVIDER, else today's rules). */
+  provider?: string;
   offline: boolean;
   json: boolean;
   /** Print every run event as a JSON line on stdout instead of the answer. */
@@ -51,6 +54,7 @@ export const runOptions = {
   pipeline: { type: 'string', short: 'p' },
   model: { type: 'string', short: 'm' },
   'base-url': { type: 'string' },
+  provider: { type: 'string' },
   offline: { type: 'boolean' },
   json: { type: 'boolean' },
   events: { type: 'boolean' },
@@ -197,6 +201,7 @@ export function runFlagsOf(
   if (values.model !== undefined) flags.model = values.model;
   if (values.agent !== undefined) flags.agent = values.agent;
   if (values['base-url'] !== undefined) flags.baseUrl = values['base-url'];
+  if (values.provider !== undefined) flags.provider = providerFlag(values.provider, flags.offline);
   if (trace !== undefined) flags.trace = trace;
   if (command === 'run' && values.user !== undefined && values.session === undefined)
     throw new StageloopError('usage', '--user names whose session a run is a turn of: add --session NAME');
@@ -212,6 +217,18 @@ export function runFlagsOf(
     flags.maxParallelSteps = Number(parallel);
   }
   return flags;
+}
+
+/** --provider: a row of the provider table; with --offline only `offline` (the two would contradict each other). */
+function providerFlag(name: string, offline: boolean): string {
+  if (!Object.hasOwn(providers, name))
+    throw new StageloopError(
+      'usage',
+      `--provider ${name} is not a provider: choose one of ${Object.keys(providers).join(', ')}`,
+    );
+  if (offline && name !== 'offline')
+    throw new StageloopError('usage', `--provider ${name} and --offline contradict each other: give one`);
+  return name;
 }
 
 export function parsePipelinesFlags(argv: readonly string[]): { guards: GuardSettings; json: boolean } | 'help' {

@@ -66,6 +66,7 @@ export async function recipeFromFlags(
     pipeline: flags.pipeline,
     model: {
       ...(flags.offline && { offline: true }),
+      ...(flags.provider !== undefined && { provider: flags.provider }),
       ...(flags.model !== undefined && { name: flags.model }),
       ...(flags.baseUrl !== undefined && { baseUrl: flags.baseUrl }),
       fallbacks: flags.fallbackModels ?? [],

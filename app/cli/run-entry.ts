@@ -30,8 +30,10 @@ Model:
   --pipeline, -p NAME      ${pipelineNames.join(' | ')} (default react)
   --agent NAME             run an agent of stageloop.config.json: its pipeline, instructions and tools, calling
                            the agents it names as tools (docs/agents.md); "stageloop agents" lists them
-  --model, -m NAME         model name (default OPENAI_MODEL, or gpt-4o-mini on OpenAI)
-  --base-url URL           OpenAI-compatible endpoint (default OPENAI_BASE_URL); works without a key
+  --provider NAME          openai | openai-responses | anthropic | offline (default STAGELOOP_PROVIDER, else openai
+                           when OPENAI_API_KEY or OPENAI_BASE_URL is set, else offline; docs/models.md)
+  --model, -m NAME         model name (default OPENAI_MODEL / ANTHROPIC_MODEL, or gpt-4o-mini on OpenAI)
+  --base-url URL           the provider's endpoint (default OPENAI_BASE_URL / ANTHROPIC_BASE_URL); works without a key
   --offline                use the built-in offline model even when a key is set
   --max-parallel-steps N   plan-execute-replan: plan steps that may run at once (default 3; 1 = one after another)
 

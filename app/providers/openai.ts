@@ -2,6 +2,7 @@
 // OPENAI_BASE_URL and OPENAI_MODEL; the adapter's modules load only when a run uses it.
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import type { Environment } from '../../src/model/config.js';
+import type { OpenAIChatModelOptions } from '../../src/model/openai-model.js';
 import type { ChatModel } from '../../src/model/types.js';
 import type { ProviderSettings } from './provider.js';
 
@@ -27,8 +28,11 @@ function requireModelName(settings: ProviderSettings, env: Environment): void {
   );
 }
 
-/** The model on the server the settings name (else OPENAI_BASE_URL, else OpenAI with OPENAI_API_KEY); settings win over the environment. */
-export async function openAIProvider(settings: ProviderSettings, env: Environment): Promise<ChatModel> {
+/**
+ * The settings of a model on the server the settings name (else OPENAI_BASE_URL, else OpenAI with OPENAI_API_KEY);
+ * settings win over the environment. The openai and openai-responses rows both build from these.
+ */
+export async function openAIServer(settings: ProviderSettings, env: Environment): Promise<OpenAIChatModelOptions> {
   if (settings.baseUrl === undefined && settings.apiKey === undefined && !openAIConfigured(env)) {
     throw new StageloopError(
       'config',
@@ -36,12 +40,21 @@ export async function openAIProvider(settings: ProviderSettings, env: Environmen
     );
   }
   requireModelName(settings, env);
-  const { openAIModelFromEnv } = await import('../../src/model/config.js');
-  return openAIModelFromEnv(env, {
+  const { modelConfigFromEnv } = await import('../../src/model/config.js');
+  return modelConfigFromEnv(env, {
     ...(settings.name !== undefined && { model: settings.name }),
     ...(settings.baseUrl !== undefined && { baseUrl: settings.baseUrl }),
     ...(settings.apiKey !== undefined && { apiKey: settings.apiKey }),
   });
+}
+
+/** The Chat Completions model of openAIServer's settings. */
+export async function openAIProvider(settings: ProviderSettings, env: Environment): Promise<ChatModel> {
+  const [options, { OpenAIChatModel }] = await Promise.all([
+    openAIServer(settings, env),
+    import('../../src/model/openai-model.js'),
+  ]);
+  return new OpenAIChatModel(options);
 }
 
 /** The AGENT_* settings are checked by this adapter's own rules even when the offline model ignores them, so a typo fails now. */

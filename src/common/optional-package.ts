@@ -20,6 +20,8 @@ export const optionalPackages = {
   '@opentelemetry/semantic-conventions': '1.45.0',
   '@opentelemetry/sdk-metrics': '2.12.0',
   '@opentelemetry/exporter-metrics-otlp-http': '0.223.0',
+  '@anthropic-ai/sdk': '1.10.0',
+  '@ai-sdk/provider': '3.0.19',
 } as const;
 
 export type OptionalPackage = keyof typeof optionalPackages;
@@ -41,6 +43,7 @@ export const optionalParts = {
     '@opentelemetry/sdk-metrics',
     '@opentelemetry/exporter-metrics-otlp-http',
   ],
+  anthropic: ['@anthropic-ai/sdk'],
 } as const satisfies Record<string, readonly OptionalPackage[]>;
 
 export class MissingPackageError extends StageloopError {

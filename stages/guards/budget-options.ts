@@ -1,15 +1,9 @@
-// The budget's options, their validation, and the price table (stages/guards/data/model-prices.json) the cost budget reads.
-import priceData from './data/model-prices.json' with { type: 'json' };
+// The budget's options, their validation, and the prices the cost budget reads (model-prices.ts).
 import type { BudgetMode } from './budget-decide.js';
-import { lookupModel } from '../shared/model-table.js';
+import { priceFor, pricesFileVariable, type ModelPrice } from '../shared/model-prices.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 
-/** USD per million tokens. `cachedInput` defaults to `input`. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cachedInput?: number;
-}
+export { priceFor, type ModelPrice } from '../shared/model-prices.js';
 
 export interface BudgetOptions {
   /** Reasoning turns (loop iterations); the last one is made without tools. */
@@ -26,7 +20,7 @@ export interface BudgetOptions {
   maxTimeMs?: number;
   /** Fraction of any budget at which the model is told to finish (default 0.8). */
   warnAt?: number;
-  /** Prices per model name, added to (and overriding) stages/guards/data/model-prices.json. */
+  /** Prices per model name, over the override file's and @pydantic/genai-prices' (docs/models.md). */
   prices?: Readonly<Record<string, ModelPrice>>;
   /**
    * 'soft' (default): a spent token or cost budget grants one tools-less final turn. 'hard': the run stops before a
@@ -34,12 +28,6 @@ export interface BudgetOptions {
    * cross the token or cost limit, and a spent budget grants no final turn.
    */
   mode?: BudgetMode;
-}
-
-const defaultPrices: Readonly<Record<string, ModelPrice>> = priceData.models;
-
-export function priceFor(modelName: string, prices: Readonly<Record<string, ModelPrice>> = {}): ModelPrice | undefined {
-  return lookupModel(prices, modelName) ?? lookupModel(defaultPrices, modelName);
 }
 
 /** Cost of a usage in USD; cached input tokens are part of inputTokens and billed at the cached price. */
@@ -115,6 +103,6 @@ export function requirePrice(
   if (modelName === undefined || priceFor(modelName, prices) !== undefined) return;
   throw new StageloopError(
     'config',
-    `${what} needs the price of model "${modelName}", which stageloop does not know: add it to stages/guards/data/model-prices.json or use budget({ prices }) in code`,
+    `${what} needs the price of model "${modelName}", which stageloop does not know: add it to stageloop.prices.json (or the file ${pricesFileVariable} names), or use budget({ prices }) in code`,
   );
 }

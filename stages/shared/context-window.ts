@@ -1,6 +1,8 @@
-// The context window of a model by name (stages/shared/data/context-windows.json), and the share of it the default guards allow.
+// The context window of a model by name (local models: stages/shared/data/context-windows.json; hosted and private ones:
+// model-prices.ts), and the share of it the default guards allow.
 import windowData from './data/context-windows.json' with { type: 'json' };
 import { lookupModel } from './model-table.js';
+import { listedContextWindow } from './model-prices.js';
 import { guardDefaults } from '../../src/engine/guard-settings.js';
 
 const defaultWindows: Readonly<Record<string, number>> = windowData.models;
@@ -15,6 +17,7 @@ export function contextWindowFor(modelName: string | undefined, overrides?: Read
   return (
     (overrides === undefined ? undefined : lookupModel(overrides, modelName)) ??
     lookupModel(defaultWindows, modelName) ??
+    listedContextWindow(modelName) ??
     unknownModelWindow
   );
 }

@@ -62,7 +62,7 @@ describe('the provider table', () => {
     const unknown = await chooseModel({ provider: 'nowhere' }, {}).catch((error: unknown) => error);
     expect(codeOf(unknown)).toBe('config');
     expect((unknown as Error).message).toBe(
-      'model.provider "nowhere" is not a provider: choose one of openai, offline',
+      'model.provider "nowhere" is not a provider: choose one of openai, openai-responses, anthropic, offline',
     );
     await expect(chooseModel({ provider: 'openai', offline: true }, server)).rejects.toThrow(
       /model.offline is true but model.provider is "openai"/,
@@ -99,10 +99,60 @@ describe('the provider table', () => {
     expect((await chooseModel({ baseUrl: 'http://127.0.0.1:7/v1', name: 'flag-model' }, {})).notice).toBe(
       'using model flag-model at 127.0.0.1:7',
     );
-    // What the environment decided is recorded as `offline`, as recordings made before the table have it: no provider.
+    // What the environment decided is recorded: the row, and `offline` as recordings made before the table have it.
     const run = await assemble(makeRecipe({}), {});
-    expect(run.recipe.model).toEqual({ offline: true, fallbacks: [], fallbackServers: [] });
+    expect(run.recipe.model).toEqual({ provider: 'offline', offline: true, fallbacks: [], fallbackServers: [] });
     await run.close();
+  });
+
+  it('STAGELOOP_PROVIDER names the row when the recipe names none and leaves `offline` open', async () => {
+    const env = {
+      ...server,
+      STAGELOOP_PROVIDER: 'anthropic',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:6',
+      ANTHROPIC_MODEL: 'claude-x',
+    };
+    expect(await chooseModel({}, env)).toMatchObject({
+      provider: 'anthropic',
+      notice: 'using model claude-x at 127.0.0.1:6',
+    });
+    expect((await chooseModel({ provider: 'openai' }, env)).provider).toBe('openai');
+    expect((await chooseModel({ offline: true }, env)).provider).toBe('offline');
+    // A recording made before providers were recorded (offline: false, no provider) resumes on the row it ran on.
+    expect((await chooseModel({ offline: false }, env)).provider).toBe('openai');
+    await expect(chooseModel({}, { STAGELOOP_PROVIDER: 'claude' })).rejects.toThrow(
+      'STAGELOOP_PROVIDER "claude" is not a provider: choose one of openai, openai-responses, anthropic, offline',
+    );
+    // The resolved row is recorded, so resume and replay use it whatever the environment says then.
+    const run = await assemble(makeRecipe({ tools: { only: [] } }), env);
+    expect(run.recipe.model).toMatchObject({ provider: 'anthropic', offline: false });
+    await run.close();
+  });
+
+  it('the anthropic and openai-responses rows: their environment, the settings winning, and no server refused', async () => {
+    const anthropic = providers.anthropic!;
+    const fromEnv = await anthropic({}, { ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_MODEL: 'claude-env' });
+    expect([fromEnv.provider, fromEnv.modelName, fromEnv.endpoint]).toEqual([
+      'anthropic',
+      'claude-env',
+      { address: 'api.anthropic.com', port: 443 },
+    ]);
+    const fromSettings = await anthropic(
+      { name: 'claude-set', baseUrl: 'http://127.0.0.1:5/' },
+      { ANTHROPIC_MODEL: 'x' },
+    );
+    expect([fromSettings.modelName, fromSettings.endpoint?.port]).toEqual(['claude-set', 5]);
+    await expect(anthropic({}, server)).rejects.toThrow(
+      /^ANTHROPIC_API_KEY is not set: the anthropic provider needs it/,
+    );
+    await expect(anthropic({ baseUrl: 'ftp://x' }, {})).rejects.toThrow('--base-url is not an http(s) URL: "ftp://x"');
+    const responses = await providers['openai-responses']!({}, server);
+    expect([responses.constructor.name, responses.modelName, responses.endpoint?.port]).toEqual([
+      'OpenAIResponsesModel',
+      'env-model',
+      9,
+    ]);
+    await expect(providers['openai-responses']!({}, {})).rejects.toThrow(/^OPENAI_API_KEY is not set/);
   });
 
   it('reads OPENAI_* nowhere in the app but the openai row (messages and help may name them)', () => {

@@ -90,7 +90,7 @@ describe('the packed package in a fresh project', () => {
         'dist/src/index.js',
         'dist/src/index.d.ts',
         'dist/src/tools/calculator-worker.js',
-        'dist/stages/guards/data/model-prices.json',
+        'dist/stages/shared/data/local-models.json',
       ]),
     );
     expect(files.filter((file) => !/^(dist\/|bin\/|package\.json$|README\.md$)/.test(file))).toEqual([]);

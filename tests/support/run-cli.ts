@@ -29,7 +29,7 @@ export interface CliRun {
 export function cleanEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(OPENAI_|AGENT_|SERPAPI_|OTEL_|STAGELOOP_)/.test(key)) env[key] = value;
+    if (!/^(OPENAI_|ANTHROPIC_|AGENT_|SERPAPI_|OTEL_|STAGELOOP_)/.test(key)) env[key] = value;
   }
   // Runs record by default: into a folder of this test process, never the repository's ./.stageloop.
   return { ...env, NO_COLOR: '1', STAGELOOP_HOME: testStoreHome(), ...extra };

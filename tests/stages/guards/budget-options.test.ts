@@ -3,7 +3,7 @@ import { costUsd, priceFor, requirePrice, validate } from '../../../stages/guard
 
 describe('budget options', () => {
   it("prices a model from the table, the caller's prices first", () => {
-    expect(priceFor('gpt-4o-2024-08-06')).toEqual({ input: 2.5, cachedInput: 1.25, output: 10 });
+    expect(priceFor('gpt-4o-2024-08-06')).toEqual({ input: 2.5, cachedInput: 1.25, output: 10, contextWindow: 128000 });
     expect(priceFor('gpt-4o', { 'gpt-4o': { input: 1, output: 2 } })).toEqual({ input: 1, output: 2 });
     expect(priceFor('no-such-model')).toBeUndefined();
   });

@@ -84,10 +84,10 @@ describe('budget: tokens', () => {
 });
 
 describe('budget: cost', () => {
-  it('prices usage per model from the data file, cached input at the cached price', () => {
+  it('prices usage per model from the maintained table, cached input at the cached price', () => {
     expect(priceFor('gpt-4o-2024-08-06')).toEqual(priceFor('gpt-4o'));
     expect(priceFor('llama3.1:8b')).toEqual({ input: 0, output: 0 });
-    expect(priceFor('gpt-4.5-preview')).toBeUndefined();
+    expect(priceFor('gpt-4.5-turbo-of-nowhere')).toBeUndefined();
     expect(
       costUsd(
         { inputTokens: 1_000_000, outputTokens: 1_000_000, cachedInputTokens: 500_000 },
