@@ -20,4 +20,5 @@ export {
   StageloopAttributes,
   SpanNames,
   tracerName,
+  genAiConventionsVersion,
 } from '../tracing/attributes.js';
