@@ -153,6 +153,15 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'taint + approval',
+    // The tool gate: the MCP write after MCP text is held for the approval flag and the taint policy at once (one
+    // pause); cells that must not pause take `refuse`, as in the taint policy row.
+    flags: (context, cell) => ['--mcp-config', mcpWriteConfig(context), '--taint-policy', pausingPolicy(cell)],
+    approvalFlags: ['--approve-tools', 'files__send_message'],
+    task: 'Please echo 84, then send it to ops',
+    expected: answered,
+  },
+  {
     name: 'gate: plan side by side + MCP',
     // With an MCP server configured (the default taint policy in force), both steps' calls still wait for the
     // approval flag: the gate holds them in each step, whatever stage shows them.
