@@ -58,20 +58,36 @@ export function inheritedTaint(input: RunInput): TaintMark | undefined {
   return typeof agent === 'string' ? { origin, tool, agent } : { origin, tool };
 }
 
-/** The first untrusted source in the run's context (its own, else the one it inherited), or undefined. */
+/** The first untrusted source in the run's context (its own, else one a live call just returned, else the one it
+ * inherited), or undefined. */
 export function firstTaint(state: RunState): TaintMark | undefined {
-  return state.taint?.origins[0] ?? inheritedTaint(state.input);
+  return state.taint?.origins[0] ?? seenLive.get(runStateOf(state))?.[0] ?? inheritedTaint(state.input);
+}
+
+/** Untrusted content a live call returned, before act records it in the state. Kept off the state: a replay is
+ * served the result without a call, and must leave the state (its JSON, key order included) as the live run did. */
+const seenLive = new WeakMap<RunState, TaintOrigin[]>();
+
+/** The gate saw a tainting result: a call made after it, in any step, is held at once (act records it after). */
+export function noteLiveTaint(state: RunState, mark: TaintMark, callId: string): void {
+  const run = runStateOf(state);
+  const seen = seenLive.get(run) ?? [];
+  if (seen.length === 0) seenLive.set(run, seen);
+  addOrigin(seen, { ...mark, callId, iteration: run.iteration });
 }
 
 /** Records a tainting result on the run (once per call), whichever step's view it arrives through. */
 export function noteTaint(state: RunState, mark: TaintMark, callId: string): TaintOrigin | undefined {
   const run = runStateOf(state);
   const slot = (run.taint ??= { origins: [] });
-  if (slot.origins.some((origin) => origin.callId === callId && origin.iteration === run.iteration)) return undefined;
-  const origin: TaintOrigin = { ...mark, callId, iteration: run.iteration };
-  slot.origins.push(origin);
+  return addOrigin(slot.origins, { ...mark, callId, iteration: run.iteration });
+}
+
+function addOrigin(origins: TaintOrigin[], origin: TaintOrigin): TaintOrigin | undefined {
+  if (origins.some((each) => each.callId === origin.callId && each.iteration === origin.iteration)) return undefined;
+  origins.push(origin);
   // Steps side by side finish in any order: origins are kept by iteration and call id, so a replay keeps the same.
-  slot.origins.sort((left, right) => left.iteration - right.iteration || compare(left.callId, right.callId));
+  origins.sort((left, right) => left.iteration - right.iteration || compare(left.callId, right.callId));
   return origin;
 }
 

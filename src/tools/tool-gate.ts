@@ -11,7 +11,7 @@ import type { PendingDecision } from '../engine/signal.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import type { Tool } from './define-tool.js';
 import { effectsOf } from './effects.js';
-import { firstTaint, isApproved, noteTaint, taintSourceText, type TaintMark } from './gate-state.js';
+import { firstTaint, isApproved, noteLiveTaint, taintSourceText, type TaintMark } from './gate-state.js';
 
 export type TaintPolicy = 'ask' | 'refuse' | 'off';
 
@@ -109,14 +109,14 @@ function gatedCall(
   return holdOf(call, tool, policy, state).then((held) => held ?? noted(box, call, state, signal));
 }
 
-/** Untrusted content taints the run at once: a call made after it, in any step, is held (act notes every result's
- * mark too, an agent's answer's included). */
+/** Untrusted content taints the run at once: a call made after it, in any step, is held (act records every result's
+ * mark in the state, an agent's answer's included, live or served by a replay alike). */
 function noted(box: GatedBox, call: ToolCall, state: RunState, signal: AbortSignal | undefined): Promise<ToolResult> {
   const result = box.execute(call, signal);
   return box.get(call.name)?.taints === true
     ? result.then((outcome) => {
         const mark = markOf(outcome);
-        if (mark !== undefined) noteTaint(state, mark, call.id);
+        if (mark !== undefined) noteLiveTaint(state, mark, call.id);
         return outcome;
       })
     : result;

@@ -20,6 +20,7 @@ import {
   type RowContext,
 } from './matrix-harness.js';
 import { startFailingModel } from './scripted-model.js';
+import { gateContextRows, pausingPolicy } from './gate-rows.js';
 
 const mcpLog = newLogFile();
 const sharedEnv = { MCP_TEST_LOG: mcpLog, FALLBACK_KEY: 'sk-fallback' };
@@ -48,9 +49,6 @@ function mcpWriteConfig(context: RowContext): string {
   const { name: _name, ...server } = stdioTestServer('${MCP_TEST_LOG}', 'test', ['--with-write-tool']);
   return context.file('mcp-write.json', { mcpServers: { files: server } });
 }
-
-/** `ask` in the cells that pause for a person; `refuse` where no one could answer (run, kill -9, worker). */
-const pausingPolicy = (cell: string) => (['approve', 'reject', 'server'].includes(cell) ? 'ask' : 'refuse');
 
 interface MatrixRow extends Row {
   expected: Outcome;
@@ -153,6 +151,16 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'taint + approval',
+    // The tool gate: the MCP write after MCP text is held for the approval flag and the taint policy at once (one
+    // pause); cells that must not pause take `refuse`, as in the taint policy row.
+    flags: (context, cell) => ['--mcp-config', mcpWriteConfig(context), '--taint-policy', pausingPolicy(cell)],
+    approvalFlags: ['--approve-tools', 'files__send_message'],
+    task: 'Please echo 84, then send it to ops',
+    expected: answered,
+  },
+  ...gateContextRows,
+  {
     name: 'gate: plan side by side + MCP',
     // With an MCP server configured (the default taint policy in force), both steps' calls still wait for the
     // approval flag: the gate holds them in each step, whatever stage shows them.
@@ -188,7 +196,8 @@ const columns: Record<string, Column> = {
   },
   async 'pause, approve in a new process, replay identical'(row, context) {
     const paused = await pausedRun(row, context, 'approve');
-    const { run, result } = await approveUntilDone(context, paused.runId);
+    const { run, result, rounds } = await approveUntilDone(context, paused.runId);
+    expect(rounds).toBe(row.rounds ?? 1);
     expect(run.stderr).not.toMatch(/--force|another shape/);
     expect(outcomeOf(result)).toEqual(row.expected);
     await row.after?.(context, 'approve');

@@ -16,6 +16,8 @@ export interface Row {
   task?: string;
   /** How many calls the row's pause waits for, when it is more than one (steps side by side wait together). */
   waits?: number;
+  /** How many approvals the approve cell's run takes, when it is more than one (it pauses again after the first). */
+  rounds?: number;
   /** Checked after a cell's run completed, e.g. a session's next turn. */
   after?(context: RowContext, cell: string): Promise<void>;
 }
@@ -102,15 +104,16 @@ export async function pausedRun(row: Row, context: RowContext, cell: string, ext
   return paused;
 }
 
-/** Approves every pending call of a run in new processes until it ends; returns the last --json result. */
+/** Approves every pending call of a run in new processes until it ends; returns the last --json result and how
+ * many approvals it took (a run may pause again after one, as a handoff's target does). */
 export async function approveUntilDone(
   context: RowContext,
   runId: string,
-): Promise<{ run: CliRun; result: Outcome & Partial<Paused> }> {
-  for (let round = 0; ; round++) {
+): Promise<{ run: CliRun; result: Outcome & Partial<Paused>; rounds: number }> {
+  for (let round = 1; ; round++) {
     const run = await context.cli(['approve', runId, '--json']);
     const result = parseJson<Outcome & Partial<Paused>>(run, `approve ${runId}`);
-    if (run.code !== 4 || round > 5) return { run, result };
+    if (run.code !== 4 || round > 5) return { run, result, rounds: round };
   }
 }
 

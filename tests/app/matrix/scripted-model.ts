@@ -48,17 +48,23 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   const step = /Current step \(\d+ of \d+\): Compute (.+)$/m.exec(task);
   if (step !== null && toolResult === undefined)
     return { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ expression: step[1] }) }] };
-  // The taint row: echo (an MCP result taints the context), then send it (a write), then answer with the echoed number.
+  const offered = (name: string) => body.tools?.find((tool) => tool.function.name.startsWith(name))?.function.name;
+  // The taint rows: echo (an MCP result taints the context), then send it (a write), then answer with the echoed number.
+  // A caller without the write tool hands the rest on to the agent that has it (a handoff), once.
   if (/\bsend it\b/i.test(task) && toolResult !== undefined) {
     const after = messages.slice(lastUser + 1);
-    const sent = after.some((message) =>
-      message.tool_calls?.some((call) => call.function.name === 'files__send_message'),
-    );
+    const called = (prefix: string) =>
+      after.some((message) => message.tool_calls?.some((call) => call.function.name.startsWith(prefix)));
     const echoed = numberIn(String(toolResult.content ?? '')) ?? '0';
-    if (!sent)
+    if (offered('files__send_message') !== undefined && !called('files__send_message'))
       return { toolCalls: [{ name: 'files__send_message', arguments: JSON.stringify({ to: 'ops', text: echoed }) }] };
+    const transfer = offered('transfer_to_');
+    if (transfer !== undefined && !called('transfer_to_')) return { toolCalls: [{ name: transfer, arguments: '{}' }] };
     return { content: `The answer is ${echoed}.` };
   }
+  // An agent that may echo does so first (a triage agent reads before it hands off).
+  if (toolResult === undefined && /\becho\b/i.test(task) && offered('files__echo') !== undefined)
+    return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
   if (toolResult === undefined) {
     // A triage agent (handoffs offered, no calculator) transfers the run to its first handoff.
     const transfer = body.tools?.find((tool) => tool.function.name.startsWith('transfer_to_'));
@@ -72,8 +78,6 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
     );
     if (agent !== undefined && !body.tools!.some((tool) => tool.function.name === 'calculator'))
       return { toolCalls: [{ name: agent.function.name, arguments: JSON.stringify({ task }) }] };
-    if (/\becho\b/i.test(task))
-      return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
     const addition = /add (\d+) to that/i.exec(task);
     // The session's earlier turns: as messages or rendered into the system prompt, the last answer given.
     const earlier = messages
