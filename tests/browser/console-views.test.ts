@@ -94,7 +94,8 @@ describe.skipIf(skipBrowser)('the console a person would use', () => {
       );
       const unfolded = (await page.locator('.waterfall').boundingBox())!.height;
       console.log(`waterfall of a 6-iteration run: ${Math.round(folded)} px folded, ${Math.round(unfolded)} px open`);
-      expect(folded).toBeLessThan(unfolded / 3);
+      // Quiet guards already take their rows out of the open view; folding still halves what is left.
+      expect(folded).toBeLessThan(unfolded / 2);
       expect(folded).toBeLessThan(600);
     } finally {
       await browser.close();
