@@ -103,7 +103,7 @@ describe('RunRecipe', () => {
       const again = recordedRecipe(storedRun(JSON.parse(JSON.stringify(run.record)) as Record<string, unknown>))!;
       expect(again).toEqual({
         ...recipe,
-        model: { ...recipe.model, offline: false },
+        model: { ...recipe.model, offline: false, provider: 'openai' },
         tools: { ...recipe.tools, webSearch: true },
       });
       expect(stageNames(pipelineOf(again, 'gpt-4o-mini'))).toEqual(names);

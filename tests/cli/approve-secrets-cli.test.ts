@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 // Approving a paused run from a new shell needs no undocumented variable: a literal `env` value of the config file's
 // MCP server (here the test server's MCP_TEST_LOG, which it needs to log its calls) is lent to the first process and
 // never recorded; the recipe records the file and field, and `stageloop approve` reads it there again. Without the
@@ -40,6 +41,9 @@ async function pausedRun(): Promise<string> {
 
 const sent = () => readLog(mcpLog).filter((entry) => entry.event === 'call' && entry.tool === 'send_message');
 
+// The CLI names its docs by the path where they are installed: this repository's docs/ here.
+const docsFolder = `${fileURLToPath(new URL('../../docs/', import.meta.url))}`;
+
 describe('approving a run whose MCP server has a literal env value', { timeout: 120_000 }, () => {
   it('approve from a new shell reads the value from the config file again: the call runs once', async () => {
     const runId = await pausedRun();
@@ -56,7 +60,7 @@ describe('approving a run whose MCP server has a literal env value', { timeout: 
     renameSync(config(), join(folder, 'moved.json'));
     const approved = await runCli(['approve', runId, '--store', store()], env());
     expect(approved.stderr).toBe(
-      `stageloop: mcpServers.notes.env.MCP_TEST_LOG of ${config()} is a secret this run was started with, and it cannot be read there now (ENOENT: no such file or directory, open '${config()}'): restore the file, or export STAGELOOP_SECRET_MCPSERVERS_NOTES_ENV_MCP_TEST_LOG with that value (docs/mcp.md, "Secrets of a paused run")\n`,
+      `stageloop: mcpServers.notes.env.MCP_TEST_LOG of ${config()} is a secret this run was started with, and it cannot be read there now (ENOENT: no such file or directory, open '${config()}'): restore the file, or export STAGELOOP_SECRET_MCPSERVERS_NOTES_ENV_MCP_TEST_LOG with that value (${docsFolder}mcp.md, "Secrets of a paused run")\n`,
     );
     expect(approved.code).toBe(2);
     expect(sent()).toEqual([]);

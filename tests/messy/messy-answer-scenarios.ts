@@ -61,9 +61,9 @@ export const answerScenarios: Scenario[] = [
     expected: done,
   },
   {
-    name: 'a text answer cut by the length limit is still the answer',
+    name: 'a text answer cut by the length limit is kept, as a partial answer stopped by truncation',
     arrange: (s) => s.replyWith({ content: '17 * 23 + 4 = 395, because 17 * 23 is', finishReason: 'length' }),
-    expected: done,
+    expected: { status: 'stopped', kind: /^truncation$/, answer: /395/ },
   },
   {
     name: 'a tool call in the tools-less final turn is ignored and the summary answers',
