@@ -21,7 +21,16 @@ describe('askPerson', () => {
     const state = makeState();
     armDeadline(state, ctx, 61_000, 'time budget spent', 'budget_time');
     expect(await askPerson(state, ctx, call, 'it writes')).toEqual({ decision: { approve: true } });
-    expect(asked).toEqual([{ id: 'c1', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' }]);
+    // The request carries the arguments as an object, and their JSON text beside them.
+    expect(asked).toEqual([
+      {
+        id: 'c1',
+        tool: 'send_email',
+        arguments: { to: 'a@example.com' },
+        argumentsJson: '{"to":"a@example.com"}',
+        reason: 'it writes',
+      },
+    ]);
     expect(ctx.events.filter((event) => event.type === 'approval_requested').map((event) => event.data)).toEqual([
       { id: 'c1', tool: 'send_email', arguments: '{"to":"a@example.com"}', reason: 'it writes' },
     ]);
