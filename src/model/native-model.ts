@@ -1,7 +1,7 @@
 // What the native adapters (Responses, Anthropic Messages, AI SDK) share: retries with the run's signal, structured
 // output checked with one repair turn, the silence guard around a streamed body, and the reply's latency.
 import { parseStructuredContent, repairMessage } from './structured-output.js';
-import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
+import { defaultMaxRetryAfterMs, withRetries } from './retry.js';
 import { RequestAborted, RequestGuard } from './request-guard.js';
 import { sumUsage } from './usage-estimate.js';
 import { displayUrl, type ErrorContext } from './openai-errors.js';
@@ -154,32 +154,40 @@ export abstract class NativeChatModel implements ChatModel {
     signal: AbortSignal | undefined,
     onEvent: ((event: ChatStreamEvent) => void) | undefined,
   ): Promise<Reply> {
-    for (let attempt = 0; ; attempt++) {
-      let delivered = false;
-      const forward = onEvent && ((event: ChatStreamEvent) => ((delivered = true), onEvent(event)));
-      const guard = new RequestGuard(signal, this.timeoutMs);
-      try {
-        guard.restartSilenceTimer();
-        return await guard.wait(this.exchange(request, { guard, onEvent: forward, attempt }));
-      } catch (error) {
-        const silent = guard.silent;
-        const mapped = silent
-          ? new ModelError('timeout', `${this.context.url} stopped sending: nothing for ${this.timeoutMs} ms`, {
+    return withRetries(
+      { maxRetries: this.maxRetries, maxRetryAfterMs: this.maxRetryAfterMs, url: this.context.url, signal },
+      onEvent,
+      async (forward, attempt) => {
+        const guard = new RequestGuard(signal, this.timeoutMs);
+        try {
+          guard.restartSilenceTimer();
+          return await guard.wait(this.exchange(request, { guard, onEvent: forward, attempt }));
+        } catch (error) {
+          // A body that went silent is a timeout, whatever the SDK made of the abort.
+          if (!guard.silent) throw error;
+          const silence = new ModelError(
+            'timeout',
+            `${this.context.url} stopped sending: nothing for ${this.timeoutMs} ms`,
+            {
               cause: error,
-            })
-          : this.modelError(error, signal);
-        if (attempt >= this.maxRetries || delivered || !shouldRetry(mapped)) throw mapped;
-        await cancellableWait(
-          retryDelayMs(this.errorHeaders(error), attempt, this.maxRetryAfterMs),
-          signal,
-          this.context.url,
-        );
-      } finally {
-        guard.dispose();
-      }
-    }
+            },
+          );
+          silences.add(silence);
+          throw silence;
+        } finally {
+          guard.dispose();
+        }
+      },
+      (error) => ({
+        error: error instanceof ModelError && silences.has(error) ? error : this.modelError(error, signal),
+        headers: this.errorHeaders(error),
+      }),
+    );
   }
 }
+
+/** The timeouts a silent body became: already what to throw, not an SDK error to map. */
+const silences = new WeakSet<ModelError>();
 
 /** Reads a streamed body under the guard: each item restarts the silence timer; an abort is never taken for its end. */
 export async function readGuarded<Item>(

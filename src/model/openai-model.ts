@@ -4,7 +4,7 @@ import { displayUrl, toModelError, type ErrorContext } from './openai-errors.js'
 import { sendExchange } from './openai-exchange.js';
 import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
 import { errorBodyFetch } from './openai-error-body.js';
-import { cancellableWait, defaultMaxRetryAfterMs, retryDelayMs, shouldRetry } from './retry.js';
+import { defaultMaxRetryAfterMs, withRetries } from './retry.js';
 import { normaliseFinishReason, type WireSettings, type WireTurn } from './openai-wire.js';
 import { parseStructuredContent, repairMessage } from './structured-output.js';
 import { parseActions } from './text-tool-protocol.js';
@@ -195,28 +195,27 @@ export class OpenAIChatModel implements ChatModel {
     onEvent: ((event: ChatStreamEvent) => void) | undefined,
   ): Promise<WireTurn> {
     const client = (this.client ??= await this.newClient());
-    for (let attempt = 0; ; attempt++) {
-      let delivered = false;
-      const forward = onEvent && ((event: ChatStreamEvent) => ((delivered = true), onEvent(event)));
-      try {
-        return await sendExchange(client, request, {
+    const { url, timeoutMs } = this.errorContext;
+    return withRetries(
+      { maxRetries: this.maxRetries, maxRetryAfterMs: this.maxRetryAfterMs, url, signal },
+      onEvent,
+      (forward, attempt) =>
+        sendExchange(client, request, {
           settings: this.settings(),
           signal,
           onEvent: forward,
           attempt,
-          url: this.errorContext.url,
-          timeoutMs: this.errorContext.timeoutMs,
+          url,
+          timeoutMs,
           newId: this.newId,
           streamUsage: this.options.streamUsage,
-        });
-      } catch (error) {
-        const mapped = toModelError(error, { ...this.errorContext, signal });
-        if (attempt >= this.maxRetries || delivered || !shouldRetry(mapped)) throw mapped;
+        }),
+      (error) => {
         const sdk = loadedOpenAISdk();
         const headers = sdk !== undefined && error instanceof sdk.APIError ? error.headers : undefined;
-        await cancellableWait(retryDelayMs(headers, attempt, this.maxRetryAfterMs), signal, this.errorContext.url);
-      }
-    }
+        return { error: toModelError(error, { ...this.errorContext, signal }), headers };
+      },
+    );
   }
 
   private async newClient(): Promise<OpenAI> {

@@ -1,5 +1,5 @@
 // The adapter's own retries: which failures are retried, how long to wait (retry-after, capped), and a wait the run's signal cancels.
-import { ModelError } from './types.js';
+import { ModelError, type ChatStreamEvent } from './types.js';
 
 /** The longest wait a server's retry-after can ask for (default 10 s); a longer one is cut to this. */
 export const defaultMaxRetryAfterMs = 10_000;
@@ -53,4 +53,36 @@ export function cancellableWait(ms: number, signal: AbortSignal | undefined, url
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** How one adapter retries: its limits, where its requests go (for messages) and the caller's signal. */
+export interface RetrySettings {
+  maxRetries: number;
+  maxRetryAfterMs: number;
+  url: string;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * One request with the adapter's own retries (the SDKs are told to make none): `attempt` sends it, with the caller's
+ * listener wrapped so that a stream which delivered a piece is never retried; `failure` maps what it threw to the
+ * ModelError to throw or retry and the headers that may ask for a wait; the wait is cancelled by the signal at once.
+ */
+export async function withRetries<Result>(
+  settings: RetrySettings,
+  onEvent: ((event: ChatStreamEvent) => void) | undefined,
+  attempt: (forward: ((event: ChatStreamEvent) => void) | undefined, attempt: number) => Promise<Result>,
+  failure: (error: unknown) => { error: ModelError; headers?: { get(name: string): string | null } | undefined },
+): Promise<Result> {
+  for (let count = 0; ; count++) {
+    let delivered = false;
+    const forward = onEvent && ((event: ChatStreamEvent) => ((delivered = true), onEvent(event)));
+    try {
+      return await attempt(forward, count);
+    } catch (thrown) {
+      const { error, headers } = failure(thrown);
+      if (count >= settings.maxRetries || delivered || !shouldRetry(error)) throw error;
+      await cancellableWait(retryDelayMs(headers, count, settings.maxRetryAfterMs), settings.signal, settings.url);
+    }
+  }
 }
