@@ -1,12 +1,12 @@
-// A loopback HTTP server that answers each request with the next recorded reply: a status, headers and a body, or a
+// The replay server (replay-server.ts) fed a list of recorded replies up front: each request gets the next one: a status, headers and a body, or a
 // list of server-sent events. Protocol-blind (any path, any API), so a recording of any provider replays through it.
 //
 // const server = await startRecordedServer([{ body: {...} }, { events: [{ event: 'message_start', data: {...} }] }]);
 // ... point an adapter at server.url ... server.requests[n].body is what the adapter sent.
 // A request beyond the recordings gets 418 naming the request; always `await server.close()`.
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { JsonValue } from '../../src/common/json.js';
+import { startReplayServer, type RecordedAnswer, type ReplayedRequest } from './replay-server.js';
 
 export interface RecordedEvent {
   /** The SSE `event:` line, when the protocol names its events (Anthropic, Responses). */
@@ -28,13 +28,8 @@ export interface RecordedReply {
   sse?: string;
 }
 
-export interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  rawBody: string;
-  body: unknown;
-}
+/** A request as received; its body is read by each test as the shape it expects. */
+export type ReceivedRequest = Omit<ReplayedRequest, 'body'> & { body: unknown };
 
 export interface RecordedServer {
   url: string;
@@ -61,55 +56,26 @@ export function replyOfFile(path: string, options: { status?: number; named?: bo
   return { status: options.status ?? 200, body: JSON.parse(text) };
 }
 
-const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+/** The same recording as the replay server takes it (one server replays every protocol: replay-server.ts). */
+function answerOf(reply: RecordedReply): RecordedAnswer {
+  const answer: RecordedAnswer = {};
+  if (reply.status !== undefined) answer.status = reply.status;
+  if (reply.sse !== undefined) answer.sse = reply.sse;
+  else if (reply.events !== undefined) {
+    answer.chunks = reply.events.map((event) =>
+      event.event === undefined ? (event.data as JsonValue) : { event: event.event, data: event.data as JsonValue },
+    );
+    answer.done = reply.done === true;
+  } else {
+    answer.body = (reply.body ?? '') as JsonValue;
+    // A recorded body is JSON on the wire even when it is kept as text.
+    answer.headers = { 'content-type': 'application/json' };
+  }
+  if (reply.headers !== undefined) answer.headers = { ...answer.headers, ...reply.headers };
+  return answer;
+}
 
 export async function startRecordedServer(replies: RecordedReply[]): Promise<RecordedServer> {
-  const requests: ReceivedRequest[] = [];
-  const server: Server = createServer((request, response) => {
-    let rawBody = '';
-    request.on('data', (chunk: Buffer) => (rawBody += chunk.toString()));
-    request.on('end', () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        body = undefined;
-      }
-      requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, body });
-      const reply = replies[requests.length - 1];
-      if (reply === undefined) {
-        response.writeHead(418, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ error: { message: `recorded-server: unexpected request #${requests.length}` } }));
-        return;
-      }
-      if (reply.sse !== undefined) {
-        response.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
-        response.end(reply.sse);
-        return;
-      }
-      if (reply.events !== undefined) {
-        response.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
-        for (const event of reply.events)
-          response.write(
-            `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${asText(event.data)}\n\n`,
-          );
-        if (reply.done) response.write('data: [DONE]\n\n');
-        response.end();
-        return;
-      }
-      response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
-      response.end(reply.body === undefined ? '' : asText(reply.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const server = (await startReplayServer()).queue(...replies.map(answerOf));
+  return { url: server.url(), requests: server.requests, close: () => server.close() };
 }
