@@ -109,6 +109,9 @@ export function jsonOutput(result: RunResult): JsonOutput {
       outputTokens: result.usage.outputTokens,
       cachedInputTokens: result.usage.cachedInputTokens,
       reasoningTokens: result.usage.reasoningTokens,
+      ...(result.usage.cacheWriteInputTokens !== undefined && {
+        cacheWriteInputTokens: result.usage.cacheWriteInputTokens,
+      }),
       estimated: result.usage.estimated,
     },
     stages: result.stages.map((stage) => ({

@@ -83,6 +83,9 @@ function usageSince(total: Usage, before: Usage): Usage {
     outputTokens: total.outputTokens - before.outputTokens,
     cachedInputTokens: total.cachedInputTokens - before.cachedInputTokens,
     reasoningTokens: total.reasoningTokens - before.reasoningTokens,
+    ...(total.cacheWriteInputTokens && {
+      cacheWriteInputTokens: total.cacheWriteInputTokens - (before.cacheWriteInputTokens ?? 0),
+    }),
     estimated: total.estimated,
   };
 }

@@ -38,6 +38,8 @@ export class CallContext implements ToolContext {
     total.outputTokens += usage.outputTokens;
     total.cachedInputTokens += usage.cachedInputTokens;
     total.reasoningTokens += usage.reasoningTokens;
+    if (usage.cacheWriteInputTokens)
+      total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + usage.cacheWriteInputTokens;
     if (usage.estimated) total.estimated = true;
   }
 
