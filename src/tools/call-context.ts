@@ -4,6 +4,7 @@ import { emptyUsage, type ChatUsage } from '../model/types.js';
 import type { ToolContext } from './define-tool.js';
 import type { LazyAbort } from '../common/lazy-abort.js';
 import type { AgentAnswer } from '../engine/tool-port.js';
+import type { AgentUsage } from '../engine/run-result.js';
 
 /** What a tool sees: its signal, made on first read (most tools never read it). */
 export class CallContext implements ToolContext {
@@ -11,6 +12,7 @@ export class CallContext implements ToolContext {
   readonly #abort: LazyAbort;
   #usage: ChatUsage | undefined = undefined;
   #agent: AgentAnswer | undefined = undefined;
+  agentUsage: AgentUsage | undefined = undefined;
 
   constructor(
     abort: LazyAbort,
@@ -30,6 +32,10 @@ export class CallContext implements ToolContext {
 
   reportAgent(answer: AgentAnswer): void {
     this.#agent = answer;
+  }
+
+  reportAgentUsage(node: AgentUsage): void {
+    this.agentUsage = node;
   }
 
   reportUsage(usage: ChatUsage): void {
