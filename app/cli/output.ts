@@ -1,6 +1,7 @@
 // Turns a RunResult into what the CLI prints: the --json object, or the human summary.
 import { answeredBy, handoffChain, type HandoffLink } from '../../src/agents/handoff-conversation.js';
 import type { RunResult, RunStatus } from '../../src/engine/runner.js';
+import type { AgentUsage } from '../../src/engine/run-result.js';
 import type { StepView } from '../../stages/shared/plan-steps.js';
 
 /** A plan step in `--json`: the step as events show it, plus how it went. */
@@ -32,6 +33,8 @@ export interface JsonOutput {
     estimated: boolean;
   };
   plan?: PlanView;
+  /** The agent runs under the run, each with usage, cost and its own agents. */
+  agents?: AgentUsage[];
   /** With --output-schema: the final answer as the validated JSON value. */
   output?: unknown;
   /** Problems of finalize stages, which never change the status. */
@@ -109,6 +112,9 @@ export function jsonOutput(result: RunResult): JsonOutput {
       outputTokens: result.usage.outputTokens,
       cachedInputTokens: result.usage.cachedInputTokens,
       reasoningTokens: result.usage.reasoningTokens,
+      ...(result.usage.cacheWriteInputTokens !== undefined && {
+        cacheWriteInputTokens: result.usage.cacheWriteInputTokens,
+      }),
       estimated: result.usage.estimated,
     },
     stages: result.stages.map((stage) => ({
@@ -124,6 +130,7 @@ export function jsonOutput(result: RunResult): JsonOutput {
   const value = printedOutputOf(result);
   if (value !== undefined) output.output = value;
   if (result.pending !== undefined) output.pending = result.pending;
+  if (result.agents !== undefined) output.agents = result.agents;
   const limits = limitsOf(result);
   if (limits !== undefined) output.limits = limits;
   const agent = answeredBy(result);

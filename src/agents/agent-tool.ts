@@ -15,6 +15,7 @@ import { ToolFailure } from '../tools/tool-failure.js';
 import { chargedModel, TokenAllowance, type TokenPool } from './allowance.js';
 import { taintOption } from '../tools/gate-state.js';
 import type { ChildOutcome } from './child-run.js';
+import { agentUsageNode } from './agent-usage.js';
 
 declare module '../engine/stage.js' {
   interface Deps {
@@ -161,6 +162,11 @@ async function runAgent(
   const { runChild } = await import('./child-run.js');
   const outcome = await runChild(settings.pipeline, input, { deps, signal: controller.signal }, recording, decisions);
   ctx.reportUsage?.(outcome.usage);
+  // A paused child is a node once it has finished (the resumed call reports it).
+  if (outcome.status !== 'interrupted')
+    ctx.reportAgentUsage?.(
+      agentUsageNode(settings.name, { ...outcome, usage: outcome.totalUsage, model: model.modelName }),
+    );
   // A recorded child paused for approval pauses the caller (act); it can only be resumed when it is recorded.
   if (
     recording !== undefined &&

@@ -8,6 +8,7 @@ import { runPipeline as runRecorded, resumeRun } from '../durable/durable-run.js
 import { outsideBranch } from '../engine/run-scope.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import { runPipeline, type RunOptions, type RunResult } from '../engine/runner.js';
+import type { AgentUsage } from '../engine/run-result.js';
 import type { RunInput, RunState, RunStatus, StopReason, Usage } from '../engine/state.js';
 import type { PendingDecision } from '../engine/signal.js';
 import type { RunStore } from '../store/types.js';
@@ -23,6 +24,10 @@ export interface ChildOutcome {
   output?: JsonValue;
   /** The tokens this call spent: a paused child resumed reports only those since its pause (the caller has the rest). */
   usage: Usage;
+  /** Every token of the child's run, from its start (its `agents` node shows these). */
+  totalUsage: Usage;
+  /** The agents the child's run called in turn. */
+  agents?: AgentUsage[];
   stopReason: StopReason;
   pending?: PendingDecision[];
   /** The agents its run was handed on to, in order, when it handed off (the last one answered). */
@@ -83,6 +88,9 @@ function usageSince(total: Usage, before: Usage): Usage {
     outputTokens: total.outputTokens - before.outputTokens,
     cachedInputTokens: total.cachedInputTokens - before.cachedInputTokens,
     reasoningTokens: total.reasoningTokens - before.reasoningTokens,
+    ...(total.cacheWriteInputTokens && {
+      cacheWriteInputTokens: total.cacheWriteInputTokens - (before.cacheWriteInputTokens ?? 0),
+    }),
     estimated: total.estimated,
   };
 }
@@ -95,7 +103,7 @@ async function withRecordedHandoffs(store: RunStore, outcome: ChildOutcome): Pro
 }
 
 function outcomeOf(
-  result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending'> & {
+  result: Pick<RunResult, 'runId' | 'status' | 'answer' | 'output' | 'usage' | 'stopReason' | 'pending' | 'agents'> & {
     state?: RunState;
   },
 ): ChildOutcome {
@@ -104,8 +112,10 @@ function outcomeOf(
     status: result.status,
     answer: result.answer,
     usage: { ...result.usage },
+    totalUsage: { ...result.usage },
     stopReason: { ...result.stopReason },
   };
+  if (result.agents !== undefined) outcome.agents = result.agents;
   if (result.output !== undefined) outcome.output = result.output;
   if (result.pending !== undefined) outcome.pending = result.pending;
   return result.state === undefined ? outcome : withHandoffs(outcome, result.state);

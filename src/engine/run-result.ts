@@ -21,6 +21,27 @@ export interface RunWarning {
   cause?: unknown;
 }
 
+/** One agent run under a run (an agent called as a tool, or handed to), with the agents it ran in turn. */
+export interface AgentUsage {
+  /** The agent's name (its tool's name). */
+  name: string;
+  runId: string;
+  /** The model the agent was given. */
+  model?: string;
+  /** Every token of its run, its own agents' included. */
+  usage: Usage;
+  /** USD for that usage at the listed prices of each agent's model; absent when a price is unknown. */
+  cost?: number;
+  children: AgentUsage[];
+}
+
+declare module './state.js' {
+  interface StageSlots {
+    /** The agents this run called, in the order they finished (act writes them from the tool results). */
+    agents: AgentUsage[];
+  }
+}
+
 export interface RunResult {
   runId: string;
   pipeline: string;
@@ -39,6 +60,8 @@ export interface RunResult {
   pending?: PendingDecision[];
   /** The typed final output as plain JSON, when the run had an output schema and produced one (`outputOf` parses it). */
   output?: JsonValue;
+  /** The agent runs under this run, each with its usage, cost and own agents (absent when it called none). */
+  agents?: AgentUsage[];
 }
 
 export interface ResultParts {
@@ -70,6 +93,7 @@ export function buildResult({ pipeline, state, outcome, timings, warnings, error
   if (error) result.error = error;
   if (pending) result.pending = [...pending];
   if (state.output !== undefined) result.output = state.output;
+  if (state.agents !== undefined && state.agents.length > 0) result.agents = state.agents;
   return result;
 }
 

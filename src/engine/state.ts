@@ -19,6 +19,8 @@ export interface Usage {
   outputTokens: number;
   cachedInputTokens: number;
   reasoningTokens: number;
+  /** Input tokens written to the provider's prompt cache (part of inputTokens), when the provider bills them apart. */
+  cacheWriteInputTokens?: number;
   /** True when any part of the total was estimated because a server reported none. */
   estimated: boolean;
 }
@@ -104,6 +106,8 @@ export function addUsage(total: Usage, delta: Usage): void {
   total.outputTokens += delta.outputTokens;
   total.cachedInputTokens += delta.cachedInputTokens;
   total.reasoningTokens += delta.reasoningTokens;
+  if (delta.cacheWriteInputTokens)
+    total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + delta.cacheWriteInputTokens;
   if (delta.estimated) total.estimated = true;
 }
 

@@ -2,6 +2,7 @@
 import type { JsonValue } from '../common/json.js';
 import type { PendingDecision } from './signal.js';
 import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
+import type { AgentUsage } from './run-result.js';
 
 /**
  * `refused`: a guard (loop guard, approval) or the tool itself decided the call must not run. `agent_stopped`: the
@@ -69,10 +70,12 @@ export type ToolResult =
       truncated?: boolean;
       usage?: ChatUsage;
       agent?: AgentAnswer;
+      /** The agent run the call made, for the run's `agents` tree. */
+      agentUsage?: AgentUsage;
       /** The content is untrusted (the tool's results taint): the run that reads it is tainted from now on. */
       taint?: TaintMark;
     }
-  | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage };
+  | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage; agentUsage?: AgentUsage };
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 
 /** A tool call together with its result, as kept in RunState. */

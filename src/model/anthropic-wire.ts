@@ -124,21 +124,25 @@ export function usageOf(usage: Partial<Message['usage']> | undefined): ChatUsage
   const record = (usage ?? {}) as Record<string, unknown> & { iterations?: unknown; output_tokens_details?: unknown };
   // With server-side compaction the top level leaves out the compaction's own call: the billed total is every iteration's.
   const parts = Array.isArray(record.iterations) && record.iterations.length > 0 ? record.iterations : [record];
-  const total = { input: 0, cacheRead: 0, output: 0 };
+  const total = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
   for (const part of parts as Array<Record<string, unknown>>) {
     total.cacheRead += count(part.cache_read_input_tokens);
+    total.cacheWrite += count(part.cache_creation_input_tokens);
     total.input +=
       count(part.input_tokens) + count(part.cache_read_input_tokens) + count(part.cache_creation_input_tokens);
     total.output += count(part.output_tokens);
   }
   const details = record.output_tokens_details as { thinking_tokens?: unknown } | undefined;
-  return {
+  const read: ChatUsage = {
     inputTokens: total.input,
     outputTokens: total.output,
     cachedInputTokens: total.cacheRead,
     reasoningTokens: count(details?.thinking_tokens),
     estimated: false,
   };
+  // Cache writes are billed above the input rate (1.25x for 5 minutes): kept apart so cost can price them.
+  if (total.cacheWrite > 0) read.cacheWriteInputTokens = total.cacheWrite;
+  return read;
 }
 
 /** A Message as our reply: text, tool_use calls, thinking as reasoning, signed and redacted thinking kept for replay. */

@@ -41,6 +41,11 @@ export interface OpenAIChatModelOptions {
   streamUsage?: boolean;
   /** Provider name for tracing; default 'openai' for api.openai.com, otherwise 'openai_compatible'. */
   provider?: string;
+  /**
+   * OpenAI's prompt_cache_key on every request (a session's or tenant's name): requests sharing a prefix and a key
+   * reach the same cache. Not sent when unset, since other Chat Completions servers may refuse the field.
+   */
+  promptCacheKey?: string;
   /** Extra HTTP headers on every request. */
   headers?: Record<string, string>;
   /** Ids for text-protocol calls and for tool calls a server sent without one. Default call_local_1, call_local_2... */
@@ -107,6 +112,7 @@ export class OpenAIChatModel implements ChatModel {
       replayProvider: this.replayProvider,
     };
     if (this.options.temperature !== undefined) settings.temperature = this.options.temperature;
+    if (this.options.promptCacheKey !== undefined) settings.promptCacheKey = this.options.promptCacheKey;
     return settings;
   }
 

@@ -40,6 +40,8 @@ export interface WireSettings {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** The name this server's replies carry in `replay` (ReasoningReplay.provider): only those items are sent back. */
   replayProvider: string;
+  /** OpenAI's prompt_cache_key, sent when set (other servers may refuse a field they do not know). */
+  promptCacheKey?: string;
 }
 
 /** One model turn as read from the wire, before protocol parsing and usage estimation. */
@@ -118,6 +120,7 @@ export function toChatParams(request: ChatRequest, settings: WireSettings): Chat
   };
   const temperature = request.temperature ?? settings.temperature;
   if (temperature !== undefined) params.temperature = temperature;
+  if (settings.promptCacheKey !== undefined) params.prompt_cache_key = settings.promptCacheKey;
   if (request.maxOutputTokens !== undefined) params[settings.maxTokensField] = request.maxOutputTokens;
   if (settings.toolProtocol === 'native' && tools.length > 0) {
     params.tools = tools.map((tool): ChatCompletionTool => ({

@@ -80,6 +80,8 @@ export interface ChatUsage {
   outputTokens: number;
   cachedInputTokens: number;
   reasoningTokens: number;
+  /** Input tokens written to the prompt cache (part of inputTokens; Anthropic's cache_creation_input_tokens). */
+  cacheWriteInputTokens?: number;
   /** True when the server reported no usage and the numbers are our own estimate. */
   estimated: boolean;
 }

@@ -67,11 +67,14 @@ export async function estimateUsage(
 }
 
 export function sumUsage(first: ChatUsage, second: ChatUsage): ChatUsage {
-  return {
+  const sum: ChatUsage = {
     inputTokens: first.inputTokens + second.inputTokens,
     outputTokens: first.outputTokens + second.outputTokens,
     cachedInputTokens: first.cachedInputTokens + second.cachedInputTokens,
     reasoningTokens: first.reasoningTokens + second.reasoningTokens,
     estimated: first.estimated || second.estimated,
   };
+  const written = (first.cacheWriteInputTokens ?? 0) + (second.cacheWriteInputTokens ?? 0);
+  if (written > 0) sum.cacheWriteInputTokens = written;
+  return sum;
 }

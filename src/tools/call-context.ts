@@ -4,6 +4,7 @@ import { emptyUsage, type ChatUsage } from '../model/types.js';
 import type { ToolContext } from './define-tool.js';
 import type { LazyAbort } from '../common/lazy-abort.js';
 import type { AgentAnswer } from '../engine/tool-port.js';
+import type { AgentUsage } from '../engine/run-result.js';
 
 /** What a tool sees: its signal, made on first read (most tools never read it). */
 export class CallContext implements ToolContext {
@@ -11,6 +12,7 @@ export class CallContext implements ToolContext {
   readonly #abort: LazyAbort;
   #usage: ChatUsage | undefined = undefined;
   #agent: AgentAnswer | undefined = undefined;
+  agentUsage: AgentUsage | undefined = undefined;
 
   constructor(
     abort: LazyAbort,
@@ -32,12 +34,18 @@ export class CallContext implements ToolContext {
     this.#agent = answer;
   }
 
+  reportAgentUsage(node: AgentUsage): void {
+    this.agentUsage = node;
+  }
+
   reportUsage(usage: ChatUsage): void {
     const total = (this.#usage ??= emptyUsage());
     total.inputTokens += usage.inputTokens;
     total.outputTokens += usage.outputTokens;
     total.cachedInputTokens += usage.cachedInputTokens;
     total.reasoningTokens += usage.reasoningTokens;
+    if (usage.cacheWriteInputTokens)
+      total.cacheWriteInputTokens = (total.cacheWriteInputTokens ?? 0) + usage.cacheWriteInputTokens;
     if (usage.estimated) total.estimated = true;
   }
 

@@ -5,6 +5,7 @@ import type { JsonObject } from '../common/json.js';
 import { isStrictCompatible } from '../model/structured-output.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
 import type { AgentAnswer } from '../engine/tool-port.js';
+import type { AgentUsage } from '../engine/run-result.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -21,6 +22,8 @@ export interface ToolContext {
   reportUsage?(usage: ChatUsage): void;
   /** An agent that completed says what it gave besides its answer (typed output, handoffs): it rides on the result. */
   reportAgent?(answer: AgentAnswer): void;
+  /** An agent's run as a node of the calling run's `agents` tree (its usage, cost and own agents). */
+  reportAgentUsage?(node: AgentUsage): void;
 }
 
 /**

@@ -110,6 +110,7 @@ function resultOf(
   // Tokens the tool spent (an agent's run) travel with its result, whatever the outcome.
   if (context?.usage !== undefined) result.usage = context.usage;
   if (context?.agent !== undefined && result.ok) result.agent = context.agent;
+  if (context?.agentUsage !== undefined) result.agentUsage = context.agentUsage;
   return result;
 }
 

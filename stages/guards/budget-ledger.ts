@@ -155,9 +155,7 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     spent.iterations = state.iteration;
     spent.tokens = inputTokens + outputTokens;
     spent.costUsd =
-      settings.maxCostUsd === undefined
-        ? 0
-        : costUsd({ inputTokens, outputTokens, cachedInputTokens: state.usage.cachedInputTokens }, modelPrice(ctx));
+      settings.maxCostUsd === undefined ? 0 : costUsd({ ...state.usage, inputTokens, outputTokens }, modelPrice(ctx));
     // Time waiting for a person (an approval, a limit question) is not the run's time.
     spent.timeMs = settings.maxTimeMs === undefined ? 0 : ctx.deps.clock.now() - slot.startedAt - waitedMs(state);
   }

@@ -1,9 +1,9 @@
 // The budget's options, their validation, and the prices the cost budget reads (model-prices.ts).
 import type { BudgetMode } from './budget-decide.js';
-import { priceFor, pricesFileVariable, type ModelPrice } from '../shared/model-prices.js';
+import { priceFor, pricesFileVariable, type ModelPrice } from '../../src/model/model-prices.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 
-export { priceFor, type ModelPrice } from '../shared/model-prices.js';
+export { costUsd, priceFor, type ModelPrice } from '../../src/model/model-prices.js';
 
 export interface BudgetOptions {
   /** Reasoning turns (loop iterations); the last one is made without tools. */
@@ -28,19 +28,6 @@ export interface BudgetOptions {
    * cross the token or cost limit, and a spent budget grants no final turn.
    */
   mode?: BudgetMode;
-}
-
-/** Cost of a usage in USD; cached input tokens are part of inputTokens and billed at the cached price. */
-export function costUsd(
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number },
-  price: ModelPrice,
-): number {
-  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const dollarsPerMillion =
-    (usage.inputTokens - cached) * price.input +
-    cached * (price.cachedInput ?? price.input) +
-    usage.outputTokens * price.output;
-  return dollarsPerMillion / 1_000_000;
 }
 
 export type Settings = Omit<BudgetOptions, 'warnAt'> & { warnAt: number };

@@ -1,7 +1,7 @@
 // limits (setup): reads the pipeline's guard stages (their limitsInForce) and deps.model; writes the `limits` slot and the `limits` event; returns no signal.
 import type { Stage } from '../../src/engine/stage.js';
 import { limitSettings } from '../../src/engine/guard-settings.js';
-import { perModelName } from '../shared/model-table.js';
+import { perModelName } from '../../src/model/model-table.js';
 import type { LimitsInForce } from './limits-slot.js';
 
 export type { LimitsInForce } from './limits-slot.js';

@@ -3,7 +3,7 @@ import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 import { contextWindowFor, defaultContextShare } from '../shared/context-window.js';
-import { perModelName } from '../shared/model-table.js';
+import { perModelName } from '../../src/model/model-table.js';
 import { loadTokenCounter, messageTokens, replyPrimingTokens, type CountTokens } from '../../src/model/token-count.js';
 import type { LimitedStage } from './limits.js';
 import { tokenCeiling } from './prune-ceiling.js';

@@ -218,6 +218,7 @@ function record(
     if (!result.ok) slot.failed++;
     // An agent's tokens count in this run's usage (and so in its budgets).
     if (result.usage !== undefined) addUsage(state.usage, result.usage);
+    if (result.agentUsage !== undefined) (state.agents ??= []).push(result.agentUsage);
     // Untrusted content taints the run (the gate noted it live; a replay, served the result, notes it here).
     const mark = markOf(result);
     if (mark !== undefined) noteTaint(state, mark, call.id);

@@ -1,8 +1,8 @@
 // The context window of a model by name (local models: stages/shared/data/context-windows.json; hosted and private ones:
 // model-prices.ts), and the share of it the default guards allow.
 import windowData from './data/context-windows.json' with { type: 'json' };
-import { lookupModel } from './model-table.js';
-import { listedContextWindow } from './model-prices.js';
+import { lookupModel } from '../../src/model/model-table.js';
+import { listedContextWindow } from '../../src/model/model-prices.js';
 import { guardDefaults } from '../../src/engine/guard-settings.js';
 
 const defaultWindows: Readonly<Record<string, number>> = windowData.models;

@@ -61,6 +61,15 @@ describe("a child agent's approval pause pauses the whole run", () => {
     expect(counted).toEqual(['count']);
     // The coordinator's two calls and the researcher's two, exactly.
     expect(result.usage).toMatchObject({ inputTokens: 10 + 12 + 10 + 11, outputTokens: 20 });
+    // The agents tree counts the researcher once, with every token of its run (before and after its pause).
+    expect(result.agents).toEqual([
+      expect.objectContaining({
+        name: 'researcher',
+        runId: 'team-run.call_r',
+        usage: expect.objectContaining({ inputTokens: 10 + 11, outputTokens: 10 }),
+        children: [],
+      }),
+    ]);
     expect((await store.get('team-run.call_r'))?.status).toBe('completed');
     // The decision is journaled in both runs, each under its own id.
     const decisionIds = async (runId: string) =>
@@ -73,6 +82,7 @@ describe("a child agent's approval pause pauses the whole run", () => {
     const replay = await replayRun(store, 'team-run', { pipeline: reactPipeline() });
     expect(replay.identical, JSON.stringify(replay.divergence)).toBe(true);
     expect(replay.result.answer).toBe('coordinator: researcher: 42 | counted');
+    expect(replay.result.agents).toEqual(result.agents);
     const childReplay = await replayRun(store, 'team-run.call_r', {
       pipeline: withApproval(reactPipeline(), { tools: ['calculator'] }),
     });

@@ -90,7 +90,7 @@ describe('the packed package in a fresh project', () => {
         'dist/src/index.js',
         'dist/src/index.d.ts',
         'dist/src/tools/calculator-worker.js',
-        'dist/stages/shared/data/local-models.json',
+        'dist/src/model/data/local-models.json',
       ]),
     );
     // The user docs and the licence ship too (--help points at them); no source, test or bench file does.

@@ -5,6 +5,7 @@ import { AnthropicModel } from '../../src/model/anthropic-model.js';
 import type { ChatMessage, ChatRequest } from '../../src/model/types.js';
 import { startRecordedServer, type RecordedServer } from '../support/recorded-server.js';
 import { replyOf } from './corpus.js';
+import { costUsd, priceFor } from '../../src/model/model-prices.js';
 
 let server: RecordedServer | undefined;
 afterEach(async () => {
@@ -179,5 +180,25 @@ describe('AnthropicModel', () => {
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     expect(error.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+ answered 401: invalid x-api-key/);
     expect(error.message).not.toContain('sk-ant-secret-1234567890');
+  });
+
+  it('keeps cache writes apart in usage and bills them at the cache-write rate, cache reads at the read rate', async () => {
+    server = await startRecordedServer([
+      replyOf('anthropic', { file: 'pydantic-ai/test_anthropic_cache_real_api.1.json' }),
+    ]);
+    const model = new AnthropicModel({ model: 'claude-sonnet-4-5-20250929', baseUrl: server.url });
+    const reply = await model.chat({ messages: [{ role: 'user', content: 'Python?' }], purpose: 'think' });
+    // The recording: input_tokens 3, cache_read_input_tokens 1111, cache_creation_input_tokens 418, output_tokens 33.
+    expect(reply.usage).toEqual({
+      inputTokens: 3 + 1111 + 418,
+      cachedInputTokens: 1111,
+      cacheWriteInputTokens: 418,
+      outputTokens: 33,
+      reasoningTokens: 0,
+      estimated: false,
+    });
+    const price = priceFor(reply.model)!;
+    expect(price).toMatchObject({ input: 3, cachedInput: 0.3, cacheWriteInput: 3.75, output: 15 });
+    expect(costUsd(reply.usage, price)).toBeCloseTo((3 * 3 + 1111 * 0.3 + 418 * 3.75 + 33 * 15) / 1e6, 12);
   });
 });

@@ -1,10 +1,12 @@
-// Trace context across the doors: a request with a W3C traceparent to POST /v1/runs, /v1/chat/completions, /v1/chat
-// and /mcp (as a header, and in MCP's `_meta`) gives a run whose root span is a child of the caller's span, on a real
+// Trace context across the doors: a request with a W3C traceparent to POST /v1/runs, /v1/chat/completions, /v1/chat,
+// A2A (the SDK's own client) and /mcp (as a header, and in MCP's `_meta`) gives a run whose root span is a child of the caller's span, on a real
 // server on 127.0.0.1; a queued job carries the submitter's context for the worker.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { context, trace } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { runPipeline } from '../../src/durable/durable-run.js';
 import { definePipeline } from '../../src/engine/pipeline.js';
 import { serverApp } from '../../src/server/app.js';
@@ -86,6 +88,35 @@ const doors: Record<string, (url: string, traceparent: string) => Promise<void>>
     const response = await fetch(`${url}/v1/chat`, post(traceparent, body));
     expect(response.status).toBe(200);
     await response.text();
+  },
+  'A2A (the SDK client)': async (url, traceparent) => {
+    // The SDK's JSON-RPC transport with a fetch that adds the caller's trace headers, as an instrumented client does.
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('traceparent', traceparent);
+      headers.set('tracestate', 'caller=1');
+      return fetch(input, { ...init, headers });
+    };
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    });
+    const client = await new ClientFactory(options).createFromUrl(url);
+    const text = { content: { $case: 'text' as const, value: 'What is 2 + 2?' }, metadata: undefined, filename: '' };
+    await client.sendMessage({
+      tenant: '',
+      message: {
+        role: Role.ROLE_USER,
+        messageId: crypto.randomUUID(),
+        parts: [{ ...text, mediaType: 'text/plain' }],
+        taskId: '',
+        contextId: '',
+        extensions: [],
+        metadata: {},
+        referenceTaskIds: [],
+      },
+      configuration: undefined,
+      metadata: undefined,
+    });
   },
   'MCP over HTTP (header)': async (url, traceparent) => {
     const client = new Client({ name: 'stageloop-test', version: '1.0.0' });

@@ -46,21 +46,10 @@ export function eventsOf(log: EventLog, signal?: AbortSignal): AsyncGenerator<Ru
   return log.read(0, signal);
 }
 
-/** A conversation as one task: the last user message is the task, earlier turns (and instructions) come before it. */
+/** One message of a protocol's conversation, as text in its role. */
 export interface ConversationTurn {
   role: string;
   text: string;
-}
-
-export function taskOfConversation(turns: readonly ConversationTurn[]): string {
-  const lastUser = turns.findLastIndex((turn) => turn.role === 'user' && turn.text.trim() !== '');
-  if (lastUser === -1)
-    throw new StageloopError('usage', 'the messages hold no user message with text: send at least one');
-  const earlier = turns.slice(0, lastUser).filter((turn) => turn.text.trim() !== '');
-  const task = turns[lastUser]!.text.trim();
-  if (earlier.length === 0) return task;
-  const lines = earlier.map((turn) => `${turn.role}: ${turn.text.trim()}`);
-  return `Earlier in this conversation:\n${lines.join('\n')}\n\nThe request now:\n${task}`;
 }
 
 /**

@@ -6,7 +6,7 @@ import type { RunResult } from '../../engine/run-result.js';
 import { approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { RawLine, runSse } from './run-sse.js';
-import { runIdHeader, startProtocolRun, taskOfConversation, type ProtocolRun } from './protocol-runs.js';
+import { runIdHeader, startProtocolRun, structuredConversation, type ProtocolRun } from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
 import { ChunkWriter, type AiSdkMajor } from './ui-message-chunks.js';
 
@@ -52,10 +52,13 @@ export function uiMessageStreamRoutes(services: StartRunServices): Hono {
         .flatMap((part) => (part.type === 'text' && part.text !== undefined ? [part.text] : []))
         .join('\n'),
     }));
+    // Roles stay structured (as on /v1/chat/completions): earlier turns are messages, never task text.
+    const { task, conversation } = structuredConversation(turns);
     const pipeline = request.pipeline ?? services.defaultPipeline;
     const run = await startProtocolRun(services, {
       pipeline,
-      task: taskOfConversation(turns),
+      task,
+      conversation,
       ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
     });
     return streamChunks(context, run, request.messageId, request.aiSdk ?? 6);

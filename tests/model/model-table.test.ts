@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lookupModel } from '../../../stages/shared/model-table.js';
+import { lookupModel } from '../../src/model/model-table.js';
 
 const table = { 'gpt-4': 1, 'gpt-4o': 2, 'llama3.1': 3 };
 

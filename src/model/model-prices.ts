@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import localData from './data/local-models.json' with { type: 'json' };
 import { lookupModel } from './model-table.js';
-import { StageloopError } from '../../src/common/stageloop-error.js';
-import { messageOf } from '../../src/common/error-message.js';
+import { StageloopError } from '../common/stageloop-error.js';
+import { messageOf } from '../common/error-message.js';
 
-/** USD per million tokens. `cachedInput` (cache reads) defaults to `input`; `cacheWriteInput` is shown, not billed yet. */
+/** USD per million tokens. `cachedInput` (cache reads) and `cacheWriteInput` (cache writes) default to `input`. */
 export interface ModelPrice {
   input: number;
   output: number;
@@ -135,4 +135,22 @@ export function priceFor(modelName: string, prices: Readonly<Record<string, Mode
 /** A model's context window from the override file or the maintained table (undefined: neither knows it). */
 export function listedContextWindow(modelName: string): number | undefined {
   return lookupModel(overridePrices(), modelName)?.contextWindow ?? listedPrice(modelName)?.contextWindow;
+}
+
+/**
+ * Cost of a usage in USD. Cache reads and cache writes are part of inputTokens (usage keeps one meaning across
+ * providers) and billed at their own rates; the rest of the input at the input rate.
+ */
+export function costUsd(
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; cacheWriteInputTokens?: number },
+  price: ModelPrice,
+): number {
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const written = Math.min(usage.cacheWriteInputTokens ?? 0, usage.inputTokens - cached);
+  const dollarsPerMillion =
+    (usage.inputTokens - cached - written) * price.input +
+    cached * (price.cachedInput ?? price.input) +
+    written * (price.cacheWriteInput ?? price.input) +
+    usage.outputTokens * price.output;
+  return dollarsPerMillion / 1_000_000;
 }

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { costUsd } from '../../../stages/guards/budget-options.js';
-import { contextWindowFor } from '../../../stages/shared/context-window.js';
-import { listedPrice, overridePrices, priceFor } from '../../../stages/shared/model-prices.js';
+import { costUsd } from '../../stages/guards/budget-options.js';
+import { contextWindowFor } from '../../stages/shared/context-window.js';
+import { listedPrice, overridePrices, priceFor } from '../../src/model/model-prices.js';
 
 let folder: string | undefined;
 afterEach(() => {
