@@ -6,6 +6,7 @@ import { act, context, history, memory, evaluate, observe, plan, replan, summari
 import type { z } from 'zod';
 import { withOutput } from '../stages/loop/final-output.js';
 import { perStep } from '../stages/plan/plan-branch.js';
+import { withJudgedPlanAnswer } from '../stages/loop/judged-plan-answer.js';
 import type {
   ActOptions,
   ContextOptions,
@@ -48,6 +49,8 @@ export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOpti
     ...(options.maxParallelSteps === undefined ? {} : { maxParallelSteps: options.maxParallelSteps }),
   };
   const step = { replanTool: options.replanTool ?? true };
+  const summarizeStage = summarize({ maxIterations, ...options.summarize });
+  const ending = withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema);
   const pipeline = definePipeline({
     name: 'plan-execute-replan',
     setup: [...(options.session ? [history()] : []), context(options.context), plan(planOptions)],
@@ -56,12 +59,10 @@ export function planExecuteReplanPipeline(options: PlanExecuteReplanPipelineOpti
       perStep(act(options.act), step),
       perStep(observe(options.observe), step),
       perStep(evaluate(options.evaluate), step),
-      withOutput(replan({ maxSteps: options.plan?.maxSteps, ...options.replan }), options.outputSchema),
+      // With a judge the goal is met once every step is done and the composed answer passes it.
+      withJudgedPlanAnswer(ending, summarizeStage, options.evaluate),
     ],
-    finalize: [
-      summarize({ maxIterations, ...options.summarize }),
-      ...(options.session ? [memory(options.session.memory)] : []),
-    ],
+    finalize: [summarizeStage, ...(options.session ? [memory(options.session.memory)] : [])],
     maxIterations,
   });
   return options.guards === false ? pipeline : applyGuards(pipeline, options.guards ?? {}, { defaults: true });

@@ -9,6 +9,7 @@ const marks: Record<string, string> = {
   completed: '[x]',
   failed: '[!]',
   blocked: '[-]',
+  replaced: '[/]',
 };
 
 export function planGraphLines(plan: PlanView, journal: readonly JournalEntry[]): string[] {

@@ -13,6 +13,7 @@ const statusMarks: Record<string, string> = {
   failed: '[!]',
   partial: '[~]',
   blocked: '[-]',
+  replaced: '[/]',
 };
 const quietStages = new Set(['context', 'act', 'observe']);
 const textIndent = '    ';

@@ -250,8 +250,9 @@ export class OpenAIChatModel implements ChatModel {
         content = content.slice(0, content.search(/Action\s*:/)).trim();
       } else if (actions.kind === 'finish') {
         content = actions.answer;
-      } else if (actions.kind === 'invalid' && turn.finishReason !== 'length') {
-        // Not an error of the server: the caller (think) shows the model exactly this and asks again.
+      } else if (actions.kind === 'invalid') {
+        // Not an error of the server: the caller (think) shows the model exactly this and asks again (a line cut by
+        // the length limit, like cut native arguments, gets think's truncation retry).
         toolProblem = `${actions.reason}: ${actions.raw.slice(0, 200)}`;
       }
     }

@@ -19,6 +19,10 @@ export interface EvaluateSlot extends VerdictRecord {
   /** The step for which "too many iterations" was already reported, so it is reported once. */
   overrunStep: number | null;
   history: VerdictRecord[];
+  /** Step results of this step the step judge found of no use. */
+  stepRejections?: number;
+  /** The step judge's finding in this turn, which this turn's verdict reports. */
+  rejection?: string;
 }
 
 declare module '../../src/engine/state.js' {

@@ -7,6 +7,8 @@ import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import type {} from '../plan/plan-slot.js';
 import type { EvaluateSlot, Verdict } from './evaluate-slot.js';
+import { applyStepJudgement, endedStepResult, type StepJudgeHook } from './step-judge.js';
+import type {} from './think-turn.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -16,6 +18,7 @@ declare module '../../src/engine/stage.js' {
 }
 
 export type { Verdict, VerdictRecord, EvaluateSlot } from './evaluate-slot.js';
+export type { StepJudgeHook, StepJudgement } from './step-judge.js';
 
 /** The judge hook's bookkeeping: an answer waiting for it, the retries it granted, its decisions. */
 export interface AnswerJudgeSlot {
@@ -48,6 +51,11 @@ export interface EvaluateOptions {
    */
   judge?: AnswerJudgeHook;
   maxJudgeRetries?: number;
+  /**
+   * Called when a plan step's text reply ends it, with the step's result: a result of no use is a failed attempt, and
+   * the step starts again with the reason (`maxJudgeRetries` times), then fails (the replanner takes it from there).
+   */
+  stepJudge?: StepJudgeHook;
   /** Retries after a transient tool error, per step (default 2). */
   maxRetriesPerStep?: number;
   /** Consecutive failing turns after which nothing useful can follow (default 4). */
@@ -62,39 +70,57 @@ export function evaluate(options: EvaluateOptions = {}): Stage {
   return {
     name: 'evaluate',
     execute(state, ctx) {
-      const step = state.plan?.current ?? null;
-      const previous = state.evaluate;
-      const slot: EvaluateSlot =
-        previous !== undefined && previous.step === step
-          ? previous
-          : {
-              iteration: 0,
-              verdict: 'continue',
-              reason: '',
-              step,
-              retries: 0,
-              failures: 0,
-              overrunStep: null,
-              history: previous?.history ?? [],
-            };
-      state.evaluate = slot;
-      // judge writes the reason into the slot: no pair allocated per turn.
-      const verdict = (slot.verdict = judge(state, slot, maxRetries, stopAfter));
-      const reason = slot.reason;
-      slot.iteration = state.iteration;
-      slot.history.push({ iteration: state.iteration, verdict, reason });
-      ctx.emit('verdict', () => ({ verdict, reason, step: step === null ? null : step + 1 }));
-      if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
-      // Rules first; the judge sees an answer think left pending (withJudgedAnswer).
-      const pending = state.answerJudge;
-      if (judgeHook === undefined || pending === undefined || !pending.pending) return;
-      pending.pending = false;
-      const judged = judgeHook(state);
-      return isPromiseLike(judged)
-        ? Promise.resolve(judged).then((decision) => afterJudge(state, ctx, pending, decision, maxJudgeRetries))
-        : afterJudge(state, ctx, pending, judged, maxJudgeRetries);
+      const slot = slotOf(state);
+      const ended = options.stepJudge === undefined ? undefined : endedStepResult(state);
+      if (ended === undefined) return decideTurn(state, ctx, slot);
+      const decided = (decision: AnswerJudgement) => {
+        applyStepJudgement(state, ctx, slot, ended, decision, maxJudgeRetries);
+        return decideTurn(state, ctx, slot);
+      };
+      const judged = options.stepJudge!(state, ended);
+      return isPromiseLike(judged) ? Promise.resolve(judged).then(decided) : decided(judged);
     },
   };
+
+  function decideTurn(state: RunState, ctx: StageContext, slot: EvaluateSlot): Signal | void | Promise<Signal | void> {
+    const step = slot.step;
+    // judge writes the reason into the slot: no pair allocated per turn.
+    const verdict = (slot.verdict = judge(state, slot, maxRetries, stopAfter));
+    const reason = slot.reason;
+    slot.iteration = state.iteration;
+    slot.history.push({ iteration: state.iteration, verdict, reason });
+    ctx.emit('verdict', () => ({ verdict, reason, step: step === null ? null : step + 1 }));
+    if (verdict === 'stop') return abortRun(reason, 'evaluate_stop');
+    // Rules first; the judge sees an answer think left pending (withJudgedAnswer).
+    const pending = state.answerJudge;
+    if (judgeHook === undefined || pending === undefined || !pending.pending) return;
+    pending.pending = false;
+    const judged = judgeHook(state);
+    return isPromiseLike(judged)
+      ? Promise.resolve(judged).then((decision) => afterJudge(state, ctx, pending, decision, maxJudgeRetries))
+      : afterJudge(state, ctx, pending, judged, maxJudgeRetries);
+  }
+}
+
+/** The evaluate slot of the step being worked on (a fresh one when the step changed). */
+function slotOf(state: RunState): EvaluateSlot {
+  const step = state.plan?.current ?? null;
+  const previous = state.evaluate;
+  const slot: EvaluateSlot =
+    previous !== undefined && previous.step === step
+      ? previous
+      : {
+          iteration: 0,
+          verdict: 'continue',
+          reason: '',
+          step,
+          retries: 0,
+          failures: 0,
+          overrunStep: null,
+          history: previous?.history ?? [],
+        };
+  state.evaluate = slot;
+  return slot;
 }
 
 /** Accepted: the run completes here. Rejected: the model is told why and answers again, then the run stops honestly. */
@@ -105,9 +131,7 @@ function afterJudge(
   decision: AnswerJudgement,
   maxRetries: number,
 ): Signal | void {
-  const judged = { accept: decision.accept === true, reason: String(decision.reason ?? '') };
-  slot.decisions.push(judged);
-  ctx.emit('answer_judged', { ...judged });
+  const judged = recordJudgement(ctx, slot, decision);
   if (judged.accept) return breakLoop('the model gave its final answer and the judge accepted it', 'completed');
   if (slot.retries < maxRetries) {
     slot.retries++;
@@ -118,6 +142,14 @@ function afterJudge(
   }
   state.partial = true;
   return abortRun(`the answer did not pass the judge: ${judged.reason}`, 'judge_rejected');
+}
+
+/** A judge's decision, made plain, kept in the slot and reported. */
+export function recordJudgement(ctx: StageContext, slot: AnswerJudgeSlot, decision: AnswerJudgement): AnswerJudgement {
+  const judged = { accept: decision.accept === true, reason: String(decision.reason ?? '') };
+  slot.decisions.push(judged);
+  ctx.emit('answer_judged', { ...judged });
+  return judged;
 }
 
 /**
@@ -144,6 +176,15 @@ export function withJudgedAnswer(stage: Stage): Stage {
 /** The verdict of this turn; its reason goes into `slot.reason`. */
 function judge(state: RunState, slot: EvaluateSlot, maxRetries: number, stopAfter: number): Verdict {
   const { toolCalls, results } = state.turn;
+  if (slot.rejection !== undefined) {
+    const rejection = slot.rejection;
+    delete slot.rejection;
+    return reasoned(
+      slot,
+      state.plan?.steps[state.plan.current]?.status === 'in_progress' ? 'retry' : 'continue',
+      rejection,
+    );
+  }
   if (toolCalls.length === 0) {
     slot.failures = 0;
     if (state.plan !== undefined && state.plan.steps[state.plan.current]?.status !== 'in_progress')

@@ -6,7 +6,7 @@ import type {} from './evaluate.js';
 import type {} from './think.js';
 import type {} from '../shared/model-failure.js';
 import { shortText } from '../shared/text.js';
-import type {} from './observe.js';
+import type { ObserveSlot } from './observe-slot.js';
 import { composeInstructions, oneLine, partialInstructions, renderResults } from '../shared/prompts.js';
 import { messageOf } from '../../src/common/error-message.js';
 import { callModel, temperatureOf } from '../shared/model-stream.js';
@@ -60,7 +60,9 @@ export function summarize(options: SummarizeOptions = {}): Stage {
     name: 'summarize',
     execute(state, ctx) {
       // The common case, an answer already given, finishes without a promise.
-      if (!planIsDone(state) && state.answer !== undefined && state.answer.trim() !== '') {
+      // A plan's answer composed and judged in the loop (withJudgedPlanAnswer) is final too.
+      const composed = state.summarize !== undefined;
+      if ((!planIsDone(state) || composed) && state.answer !== undefined && state.answer.trim() !== '') {
         return finish(state, ctx, { path: 'final' }, state.answer, (state.partial ?? false) || stoppedEarly(state));
       }
       return writeSummary(state, ctx, settings);
@@ -88,7 +90,7 @@ function planIsDone(state: RunState): boolean {
   return (
     plan !== undefined &&
     plan.results.length > 0 &&
-    plan.steps.every((step) => step.status === 'completed' || step.status === 'failed')
+    plan.steps.every((step) => step.status === 'completed' || step.status === 'failed' || step.status === 'replaced')
   );
 }
 
@@ -97,7 +99,10 @@ function writeSummary(state: RunState, ctx: StageContext, options: SummarizeSett
   const plan = state.plan;
   if (plan !== undefined && planIsDone(state)) {
     const results = renderResults(plan.results);
-    const partial = plan.results.some((result) => result.outcome !== 'completed') || stoppedEarly(state);
+    // A replaced step's failure was answered by the steps that replaced it.
+    const open = (id: string) => plan.steps.find((step) => step.id === id)?.status !== 'replaced';
+    const partial =
+      plan.results.some((result) => result.outcome !== 'completed' && open(result.id)) || stoppedEarly(state);
     const last = plan.results[plan.results.length - 1]!;
     const composed = (written: Written) =>
       written.ok
@@ -115,7 +120,7 @@ function writeSummary(state: RunState, ctx: StageContext, options: SummarizeSett
         ctx,
         options,
         composeInstructions,
-        `Task: ${state.input.task}\n\nStep results:\n${results}`,
+        `Task: ${state.input.task}\n\nStep results:\n${results}${rejection(state)}`,
       ),
       composed,
     );
@@ -140,6 +145,14 @@ function writeSummary(state: RunState, ctx: StageContext, options: SummarizeSett
     ].join('\n\n');
     return finish(state, ctx, { path: 'partial_without_model', stopReason, modelError: written.problem }, plain, true);
   });
+}
+
+/** The judge's reason for not accepting the last composed answer, for the next one's brief. */
+function rejection(state: RunState): string {
+  const last = state.answerJudge?.decisions.at(-1);
+  return last === undefined || last.accept
+    ? ''
+    : `\n\nAn earlier answer was not accepted: ${last.reason}. Write a better one.`;
 }
 
 /** Applies `then` at once when no call was made, so a summary built from the state needs no promise. */
@@ -235,26 +248,27 @@ function completedWork(state: RunState): string[] {
   return lines.slice(-8);
 }
 
-/** An early stop mid-step: what the step's tool calls had already returned is work done too. */
+/** An early stop mid-step: what the tool calls of every step in progress (alone or side by side) returned is work done too. */
 function stepInProgress(state: RunState): string[] {
   const plan = state.plan!;
-  const step = plan.steps[plan.current];
-  const observed = state.observe;
-  if (
-    step === undefined ||
-    step.status !== 'in_progress' ||
-    observed === undefined ||
-    observed.step !== plan.current ||
-    observed.results.length === 0
-  )
-    return [];
-  const results = observed.results.map(
-    (result) =>
-      `${result.tool}(${shortText(result.arguments, 120)}) ${result.ok ? 'returned' : 'failed'}: ${shortText(result.content, 300)}`,
-  );
-  return [
-    `Step ${plan.current + 1} (in progress when the run stopped): ${step.description}\nTool results so far:\n${results.join('\n')}`,
-  ];
+  const lines: string[] = [];
+  plan.steps.forEach((step, index) => {
+    if (step.status !== 'in_progress') return;
+    // Side by side, a step's observations are in its branch; alone, in the run's own slot.
+    const observed =
+      plan.maxParallel > 1 ? (plan.branches[step.id]?.slots.observe as ObserveSlot | undefined) : state.observe;
+    const results = observed?.step === index ? observed.results : [];
+    // A step with nothing returned yet is in the remaining work only.
+    if (results.length === 0) return;
+    const shown = results.map(
+      (result) =>
+        `${result.tool}(${shortText(result.arguments, 120)}) ${result.ok ? 'returned' : 'failed'}: ${shortText(result.content, 300)}`,
+    );
+    lines.push(
+      `Step ${index + 1} (in progress when the run stopped): ${step.description}\nTool results so far:\n${shown.join('\n')}`,
+    );
+  });
+  return lines;
 }
 
 function remainingWork(state: RunState): string[] {

@@ -108,8 +108,9 @@ function replied(
   response: ChatResponse,
 ): Signal | void | Promise<Signal | void> {
   const slot = turn.slot;
-  // Cut-off arguments are broken JSON: never run them; a long text answer cut by length is still an answer.
-  if (turn.tools !== undefined && response.finishReason === 'length' && response.toolCalls.length > 0) {
+  // Cut-off arguments (or a cut Action line) are broken JSON: never run them; a long text answer cut by length is still an answer.
+  const cutCall = response.toolCalls.length > 0 || response.toolCallProblem !== undefined;
+  if (turn.tools !== undefined && response.finishReason === 'length' && cutCall) {
     if (slot.truncationRetries >= config.maxTruncationRetries) {
       slot.stopReason = `the model's tool-call arguments were cut off by the length limit ${slot.truncationRetries + 1} times in a row`;
       return abortRun(slot.stopReason, 'truncation');

@@ -1,7 +1,8 @@
-// What the agent already knows, for the planner's and replanner's prompts: the run's facts and the session's
-// history, under their own share of tokens. Not a stage: plan and replan use it.
+// What the agent already knows, for the planner's and replanner's prompts: the run's facts, the session's durable
+// facts (spotlighted, as the executor sees them) and the session's history, under their own share of tokens. Not a stage: plan and replan use it.
 import type { RunState } from '../../src/engine/state.js';
-import { renderHistory } from '../../src/sessions/render.js';
+import { renderFacts, renderHistory } from '../../src/sessions/render.js';
+import { sessionFactsSection } from '../shared/spotlight.js';
 import type {} from '../shared/context-slot.js';
 import type {} from '../session/history-slot.js';
 
@@ -13,18 +14,20 @@ export function knowledgeSection(state: RunState, budgetTokens: number): string 
   let room = budgetTokens * charactersPerToken;
   if (room <= 0) return '';
   const parts: string[] = [];
-  const facts = state.context?.facts ?? [];
-  if (facts.length > 0) {
-    const lines: string[] = [];
+  const fitting = (facts: readonly string[]): string[] => {
+    const kept: string[] = [];
     for (const fact of facts) {
-      const line = `- ${fact}`;
-      if (line.length > room) break;
-      lines.push(line);
-      room -= line.length + 1;
+      if (fact.length + 3 > room) break;
+      kept.push(fact);
+      room -= fact.length + 3;
     }
-    if (lines.length > 0) parts.push(`Facts you can rely on:\n${lines.join('\n')}`);
-  }
+    return kept;
+  };
+  const facts = fitting(state.context?.facts ?? []);
+  if (facts.length > 0) parts.push(`Facts you can rely on:\n${facts.map((fact) => `- ${fact}`).join('\n')}`);
   const session = state.history;
+  const saved = fitting(renderFacts(session?.facts ?? []));
+  if (saved.length > 0) parts.push(sessionFactsSection(state, saved));
   const history = session === undefined ? '' : renderHistory(session.summary, session.turns);
   // The newest turns matter most ("add 10 to that"): an over-long history keeps its end.
   if (history !== '' && room > 80)

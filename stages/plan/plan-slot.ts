@@ -3,8 +3,12 @@
 import type { Turn, TurnDirectives } from '../../src/engine/state.js';
 import type { ChatMessage } from '../../src/model/types.js';
 
-export const stepStatuses = ['pending', 'in_progress', 'completed', 'failed', 'blocked'] as const;
-/** `blocked`: a step it depends on failed (or is blocked), so it cannot run unless the replanner rewrites it. */
+export const stepStatuses = ['pending', 'in_progress', 'completed', 'failed', 'blocked', 'replaced'] as const;
+/**
+ * `blocked`: a step it depends on failed (or is blocked), so it cannot run unless the replanner rewrites it.
+ * `replaced`: it failed and an applied replan answered the failure with the plan that followed; it no longer counts
+ * against the goal (the steps that replaced it do).
+ */
 export type StepStatus = (typeof stepStatuses)[number];
 
 export interface PlanStep {

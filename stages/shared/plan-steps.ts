@@ -93,7 +93,7 @@ export function blockDependants(plan: PlanSlot): string[] {
       if (
         step.dependsOn.some((id) => {
           const status = byId.get(id)?.status;
-          return status === 'failed' || status === 'blocked';
+          return status === 'failed' || status === 'blocked' || status === 'replaced';
         })
       ) {
         step.status = 'blocked';
@@ -139,6 +139,8 @@ export function startStep(plan: PlanSlot, ctx: StageContext, index: number): Pla
  */
 export function replaceUnstarted(plan: PlanSlot, steps: readonly PlanStep[]): void {
   plan.steps = [...plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked'), ...steps];
+  // The replanner saw the failures when it wrote the new plan: they are answered, no longer open.
+  for (const step of plan.steps) if (step.status === 'failed') step.status = 'replaced';
 }
 
 /** True when no step can run any more: none running, none ready. */

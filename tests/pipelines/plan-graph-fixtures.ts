@@ -2,6 +2,13 @@
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
+import {
+  planExecuteReplanPipeline,
+  type PlanExecuteReplanPipelineOptions,
+} from '../../pipelines/plan-execute-replan.js';
+import { runPipeline } from '../../src/engine/runner.js';
+import type { RunEvent } from '../../src/engine/stage.js';
+import { ScriptedModel, type ScriptedStep } from '../../src/model/scripted-model.js';
 
 export const graph = (
   ...steps: Array<{ id: string; description: string; dependsOn: string[]; priority?: number }>
@@ -51,4 +58,17 @@ export async function waitFor(condition: () => Promise<boolean>): Promise<void> 
     if (Date.now() > until) throw new Error('condition not reached within 20 s');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/** A Plan-Execute-Replan run of task "t" on a scripted model and the fetch tool: its result, events and model (all consumed). */
+export async function runPlan(script: ScriptedStep[], options: PlanExecuteReplanPipelineOptions = {}) {
+  const model = new ScriptedModel(script);
+  const events: RunEvent[] = [];
+  const result = await runPipeline(
+    planExecuteReplanPipeline(options),
+    { task: 't' },
+    { deps: { model, tools: fetchTools([]), onEvent: (event) => events.push(event) } },
+  );
+  model.assertConsumed();
+  return { result, events, model };
 }

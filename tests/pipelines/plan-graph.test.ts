@@ -189,7 +189,7 @@ describe('plan steps as a dependency graph', () => {
     expect(await requests(3)).toEqual(await requests(1));
   });
 
-  it('a step that fails blocks its dependants; the replanner rewrites only those; a failed step leaves the goal not met', async () => {
+  it('a step that fails blocks its dependants; the replanner rewrites only those; the failure it answered no longer counts against the goal', async () => {
     const model = new ScriptedModel([
       graph(
         { id: 'a', description: 'Fetch a', dependsOn: [] },
@@ -230,15 +230,12 @@ describe('plan steps as a dependency graph', () => {
       reason: expect.stringContaining('asked for by the model'),
     });
     expect(result.state.plan!.steps.map((step) => [step.id, step.status])).toEqual([
-      ['a', 'failed'],
+      ['a', 'replaced'],
       ['b', 'completed'],
       ['c2', 'completed'],
     ]);
-    expect(result).toMatchObject({
-      status: 'stopped',
-      stopReason: { kind: 'goal_not_met', stage: 'replan', message: expect.stringContaining('failed: a') },
-    });
-    expect(events.find((event) => event.type === 'goal_not_met')!.data).toEqual({ failed: ['a'], blocked: [] });
+    expect(result).toMatchObject({ status: 'completed', answer: 'partial answer', partial: false });
+    expect(events.some((event) => event.type === 'goal_not_met')).toBe(false);
   });
 
   it('six-components "Rule based evaluation" (a run is not completed when its steps failed): a step whose dependency failed and that nobody rewrites stays blocked, and the run stops goal_not_met', async () => {

@@ -4,8 +4,8 @@ import { stepStatuses, type PlanSlot } from '../../../stages/plan/plan-slot.js';
 import { planSlotFor } from '../../support/plan-slot.js';
 
 describe('the plan slot', () => {
-  it('names five step statuses, blocked among them', () => {
-    expect(stepStatuses).toEqual(['pending', 'in_progress', 'completed', 'failed', 'blocked']);
+  it('names six step statuses, blocked and replaced among them', () => {
+    expect(stepStatuses).toEqual(['pending', 'in_progress', 'completed', 'failed', 'blocked', 'replaced']);
   });
 
   it('a slot with branches and replan requests is plain JSON', () => {
