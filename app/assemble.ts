@@ -148,16 +148,24 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
   const table = host.providers ?? providers;
   const choice = await withFallbacks(await chooseModel(model, env, table), model, env, table);
   const mcpServers = recipe.mcpServers.map((server) => mcpServerOf(server, env));
-  // The tool gate enforces the recipe's approvals on every call, in every pipeline, step and agent (tool-gate.ts).
-  const tools = (await toolsOf(recipe, env, host.calculatorHost, mcpServers)).with({
-    approvals: {
-      ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
-      taintPolicy: recipe.approvals.taintPolicy,
-    },
-  });
   let sessions: SessionStore | undefined;
   let ownsSessions = false;
   try {
+    if (recipe.session !== undefined) {
+      sessions = host.sessions;
+      if (sessions === undefined) {
+        const { openSessionStore } = await import('../src/sessions/open-sessions.js');
+        sessions = await openSessionStore({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) });
+        ownsSessions = true;
+      }
+    }
+    // The tool gate enforces the recipe's approvals on every call, in every pipeline, step and agent (tool-gate.ts).
+    const tools = (await toolsOf(recipe, env, host.calculatorHost, mcpServers, sessions)).with({
+      approvals: {
+        ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
+        taintPolicy: recipe.approvals.taintPolicy,
+      },
+    });
     // What the environment decided is part of the run from now on: resume and replay use the same model.
     const resolved: RunRecipe = {
       ...recipe,
@@ -179,14 +187,6 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
           );
     const pipeline = team?.pipeline ?? buildPipeline(resolved, choice.model.modelName, tools, host.settingName);
     const runTools = team?.tools ?? tools;
-    if (recipe.session !== undefined) {
-      sessions = host.sessions;
-      if (sessions === undefined) {
-        const { openSessionStore } = await import('../src/sessions/open-sessions.js');
-        sessions = await openSessionStore({ env, ...(host.sessionFile !== undefined && { path: host.sessionFile }) });
-        ownsSessions = true;
-      }
-    }
     const deps: AssembledRun['deps'] = {
       model: team?.model ?? choice.model,
       tools: runTools,

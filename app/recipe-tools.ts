@@ -6,6 +6,7 @@ import type { Environment } from '../src/model/config.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import type { McpServer } from '../src/tools/mcp/types.js';
+import type { SessionStore } from '../src/sessions/types.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { expandVariables } from './config-values.js';
 import type { RunRecipe } from './recipe.js';
@@ -16,6 +17,7 @@ export async function toolsOf(
   env: Environment,
   calculatorHost: CalculatorWorkerHost | undefined,
   mcpServers: McpServer[],
+  sessions?: SessionStore,
 ): Promise<ToolRegistry> {
   const { calculatorTool } = await import('../src/tools/calculator.js');
   const tools: Tool[] = [calculatorTool({}, calculatorHost)];
@@ -36,7 +38,10 @@ export async function toolsOf(
   );
   if (recipe.session === undefined) return withMcp;
   const { rememberTool } = await import('../src/tools/remember.js');
-  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);
+  const { sessionScope } = await import('../src/sessions/types.js');
+  // Bound to the run's session: a fact an agent or handoff target remembers is the session's too.
+  const target = sessions && { sessions, scope: sessionScope(recipe.session.name, recipe.session.user) };
+  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool(target)], withMcp.options);
 }
 
 /** The recipe's `tools.only`: just these tools by name ([] offers none); a name no tool has is a usage error. */

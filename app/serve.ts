@@ -6,7 +6,7 @@ import type { Environment } from '../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../src/server/app.js';
 import type { Decision } from '../src/durable/decisions.js';
 import type { RunAssembly, RunHost } from '../src/server/run-host.js';
-import { runNotFound, type RunStore } from '../src/store/types.js';
+import { runNotFound, type RunStore, type RunSummary } from '../src/store/types.js';
 import type { DecisionsBody, StartRunBody } from '../src/server/request-schemas.js';
 import type { JsonObject } from '../src/common/json.js';
 import { defaultUser, type SessionStore } from '../src/sessions/types.js';
@@ -30,6 +30,8 @@ export interface ServeFlags {
   allowOrigins?: string[];
   /** Traces every run the server starts (`--trace`), as `stageloop run --trace` does. */
   trace?: TraceMode;
+  /** Takes up the store's runs whose owner is gone, at start and then periodically (default true; `--no-recover`). */
+  recover?: boolean;
 }
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
@@ -62,6 +64,8 @@ export interface RunServices {
   shownSlots: readonly string[];
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
   decide: DecisionsAdapter;
+  /** Continues a run whose owner is gone, in the host; resolves with its id once claimed (see startRecovery). */
+  recover(run: RunSummary, recoveredBy: string): Promise<string>;
   /** Which model is in use and where runs are recorded, for stderr. */
   notice: string;
   /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
@@ -148,6 +152,17 @@ export async function runServices(
           ),
       };
     },
+    async recover(run, recoveredBy) {
+      const { resumeRun } = await import('../src/durable/durable-run.js');
+      const assembled = await assembleRun(recipeOf(run));
+      return host.recover({
+        deps: assembled.deps,
+        resume: (options) =>
+          resumeRun(recording.store, run.runId, { pipeline: assembled.pipeline, ...options, recoveredBy }).finally(() =>
+            assembled.close(),
+          ),
+      });
+    },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const assembled = await assembleRun(recipeOfRequest(body));
       return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
@@ -164,6 +179,7 @@ export async function startServe(
   flags: ServeFlags,
   env: Environment,
   calculatorHost?: CalculatorWorkerHost,
+  log: (line: string) => void = () => undefined,
 ): Promise<RunningServe> {
   const [{ checkBind, listen }, { serverApp }, { allowedHostsFor }] = await loadOptional(
     'stageloop serve',
@@ -202,10 +218,22 @@ export async function startServe(
     await tracing?.finish();
     throw error;
   }
+  const recovery =
+    flags.recover === false
+      ? undefined
+      : (await import('../src/workers/recovery.js')).startRecovery({
+          store: services.store,
+          role: 'serve',
+          resume: (run, recoveredBy) => services.recover(run, recoveredBy),
+          log: (line) => log(`stageloop serve: ${line}`),
+        });
+  // Listening is said once the start's look is done: a dead run found then is this server's (or another's) already.
+  await recovery?.started;
   return {
     ...server,
     notice: services.notice,
     async stop() {
+      await recovery?.stop();
       await services.host.drain('the server is shutting down');
       await server.close();
       await services.close();

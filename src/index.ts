@@ -130,7 +130,7 @@ export {
 // implements, are in 'stageloop/durable').
 export { checkName, checkFact, defaultUser, type SessionStore, type Fact } from './sessions/types.js';
 export { memorySessions } from './sessions/memory-sessions.js';
-export { rememberTool, rememberedFacts, rememberToolName, type RememberResult } from './tools/remember.js';
+export { rememberTool, rememberToolName, type FactTarget, type RememberResult } from './tools/remember.js';
 
 // Approvals: pause for a person's decision, resume with it; the approval stage is in 'stageloop/stages'.
 export { interruptRun, type PendingDecision } from './engine/signal.js';

@@ -8,11 +8,13 @@ import { parseFlags } from './args.js';
 import { openRunStore } from '../store.js';
 import { takeStoreFlag } from './store-location.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
+import { entriesOf, isKind } from '../../src/durable/journal-entries.js';
 
 const statuses: readonly StoredRunStatus[] = ['running', 'completed', 'stopped', 'failed', 'cancelled', 'interrupted'];
 export const runsUsage = `Usage: stageloop runs [--json] [--status ${statuses.join('|')}] [--limit N]
 Lists the recorded runs, newest first (default limit 20). "running (owner gone)" marks a run whose process died:
-continue it with "stageloop resume RUN". "stageloop runs prune --help": deleting old runs and checkpoints.`;
+continue it with "stageloop resume RUN" ("stageloop serve" and workers do so by themselves: "recovered by ..." says
+which one did). "stageloop runs prune --help": deleting old runs and checkpoints.`;
 const taskWidth = 40;
 
 interface RunsFlags {
@@ -45,8 +47,17 @@ function parseRunsFlags(argv: string[]): RunsFlags | 'help' {
 }
 
 /** "running" is what the record says; whether anyone still runs it is the owner's lease. */
-function shownStatus(run: RunSummary, now: number): string {
-  return run.status === 'running' && !leaseIsLive(run.owner, run.leaseUntil, now) ? 'running (owner gone)' : run.status;
+function shownStatus(run: RunSummary, now: number, recoveredBy: string | null): string {
+  if (run.status === 'running' && !leaseIsLive(run.owner, run.leaseUntil, now)) return 'running (owner gone)';
+  return recoveredBy === null ? run.status : `${run.status} (recovered by ${recoveredBy})`;
+}
+
+/** Who took the run up on its own, from its last resume's journal marker; only a run claimed again has one. */
+async function recoveredByOf(store: RunStore, run: RunSummary): Promise<string | null> {
+  if (run.epoch < 2) return null;
+  const markers = entriesOf(await store.journal(run.runId)).filter((entry) => isKind(entry, 'event'));
+  const last = markers.at(-1);
+  return last !== undefined && isKind(last, 'event') ? (last.data.recoveredBy ?? null) : null;
 }
 
 function taskOf(run: RunSummary): string {
@@ -65,11 +76,11 @@ function startTime(ms: number): string {
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
 }
 
-function table(runs: RunSummary[], now: number): string {
-  const rows = runs.map((run) => [
+function table(runs: RunSummary[], now: number, recovered: ReadonlyArray<string | null>): string {
+  const rows = runs.map((run, index) => [
     run.runId,
     run.pipeline,
-    shownStatus(run, now),
+    shownStatus(run, now, recovered[index]!),
     startTime(run.createdAt),
     String(run.iterations),
     String(run.tokens),
@@ -84,12 +95,13 @@ function table(runs: RunSummary[], now: number): string {
     .join('\n');
 }
 
-function jsonOf(run: RunSummary, now: number) {
+function jsonOf(run: RunSummary, now: number, recoveredBy: string | null) {
   return {
     runId: run.runId,
     pipeline: run.pipeline,
     status: run.status,
     held: leaseIsLive(run.owner, run.leaseUntil, now),
+    recoveredBy,
     task: taskOf(run),
     startedAt: new Date(run.createdAt).toISOString(),
     updatedAt: new Date(run.updatedAt).toISOString(),
@@ -120,21 +132,24 @@ export async function runsCommand(
     return 0;
   }
   let runs: RunSummary[];
+  let recovered: Array<string | null>;
   try {
     runs = await store.list({ limit: flags.limit, ...(flags.status && { status: flags.status }) });
+    recovered = await Promise.all(runs.map((run) => recoveredByOf(store, run)));
   } catch (error) {
     streams.stderr.write(errorLine(cliMessageOf(error)));
     return 1;
   }
   const at = now();
-  if (flags.json) streams.stdout.write(`${terminalSafeJson(runs.map((run) => jsonOf(run, at)))}\n`);
+  if (flags.json)
+    streams.stdout.write(`${terminalSafeJson(runs.map((run, index) => jsonOf(run, at, recovered[index]!)))}\n`);
   else if (runs.length === 0)
     streams.stdout.write(
       flags.status
         ? `no ${flags.status} runs in this store\n`
         : 'no runs in this store yet: "stageloop run TASK" records one\n',
     );
-  else streams.stdout.write(`${terminalSafe(table(runs, at))}\n`);
+  else streams.stdout.write(`${terminalSafe(table(runs, at, recovered))}\n`);
   return 0;
 }
 

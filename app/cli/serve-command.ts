@@ -9,14 +9,16 @@ import type { CommandIo, CommandModule } from './command.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
-                      [--allow-host NAME]... [--allow-origin URL]... [--trace otlp|console]
+                      [--allow-host NAME]... [--allow-origin URL]... [--trace otlp|console] [--no-recover]
 Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
 any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
 Authorization: Bearer T. Requests must name the server by a loopback name or the bound address in their Host
 header (--allow-host adds names); requests that change runs must send JSON and come from the server's own pages
 (--allow-origin adds origins, which may also read the API with CORS). SIGTERM or Ctrl-C stops taking runs, lets
 running ones reach a checkpoint, and exits. --trace traces every run it starts, as "stageloop run --trace" does
-(a request's W3C traceparent makes its run part of the caller's trace).`;
+(a request's W3C traceparent makes its run part of the caller's trace). At start and every 10 s it continues the
+store's runs whose process died (owner gone, lease expired; never one waiting for a person), each taken by one
+server only; --no-recover leaves them to "stageloop resume".`;
 
 export function parseServeFlags(argv: readonly string[], env: Environment): ServeFlags | 'help' {
   const options = {
@@ -27,6 +29,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     'allow-host': { type: 'string', multiple: true },
     'allow-origin': { type: 'string', multiple: true },
     trace: { type: 'string' },
+    'no-recover': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseFlags('serve', argv, options, false);
@@ -49,6 +52,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     throw new StageloopError('usage', `--trace must be "otlp" or "console", got "${trace}"`);
   return {
     ...(trace !== undefined && { trace }),
+    ...(values['no-recover'] === true && { recover: false }),
     port,
     host: values.host ?? '127.0.0.1',
     ...(token !== undefined && { token }),
@@ -68,7 +72,7 @@ export async function serveCommand(
   const flags = parseServeFlags(argv, io.env);
   if (flags === 'help') return 'help';
   const streams = io;
-  const running = await startServe(flags, io.env, calculatorHost);
+  const running = await startServe(flags, io.env, calculatorHost, (line) => streams.stderr.write(`${line}\n`));
   streams.stderr.write(`${running.notice}\n`);
   streams.stdout.write(
     `stageloop serve: listening on ${running.url} (console at ${running.url}/)${flags.token ? ', token required' : ''}\n`,

@@ -51,6 +51,8 @@ export interface ResumeOptions extends Omit<RunOptions, 'seam' | 'start'> {
   leaseMs?: number;
   /** For an interrupted run: decisions by pending id; an undecided call asks deps.approve, or pauses the run again. */
   decisions?: Readonly<Record<string, Decision>>;
+  /** Who takes the run up on its own (`stageloop serve` or a worker recovering it), kept in the journal. */
+  recoveredBy?: string;
 }
 
 const defaultLeaseMs = 30_000;
@@ -107,7 +109,15 @@ function runSettings(options: RunOptions, deps: Deps): JsonObject {
  * another pipeline (`pipeline_mismatch`).
  */
 export async function resumeRun(store: RunStore, runId: string, options: ResumeOptions): Promise<RunResult> {
-  const { pipeline, force = false, takeOver = false, leaseMs = defaultLeaseMs, decisions, ...runOptions } = options;
+  const {
+    pipeline,
+    force = false,
+    takeOver = false,
+    leaseMs = defaultLeaseMs,
+    decisions,
+    recoveredBy,
+    ...runOptions
+  } = options;
   // How the run ended before this claim (claiming makes it running again) decides where serving stops.
   const before = await store.get(runId);
   const endedAs = before?.status ?? 'running';
@@ -117,7 +127,7 @@ export async function resumeRun(store: RunStore, runId: string, options: ResumeO
     runOptions.deps = { ...runOptions.deps, approve: decideFrom(given, runOptions.deps?.approve) };
   }
   const { claim, run } = await store.claim(runId, makeOwner(), { force: takeOver, leaseMs });
-  const writer = { store, claim, leaseMs };
+  const writer = { store, claim, leaseMs, ...(recoveredBy !== undefined && { recoveredBy }) };
   let opened: { journal: RunJournal; start: RunStart };
   let input: RunInput;
   try {

@@ -44,7 +44,8 @@ export interface JournalEntries {
   /** `hash`: of the state after the stage, where one was made; `ended`: on entering finalize, how the run ended. */
   stage: { signal: RecordedSignal | null; hash?: string; ended?: RunOutcome | null };
   decision: { type: 'approval' | 'limit'; id?: string; answer: Decision | LimitDecision };
-  event: { type: 'resumed'; epoch: number; servedThrough: number };
+  /** `recoveredBy`: the server or worker that took the run up on its own when its owner was gone. */
+  event: { type: 'resumed'; epoch: number; servedThrough: number; recoveredBy?: string };
 }
 
 export type JournalKind = keyof JournalEntries & string;

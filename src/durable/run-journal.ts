@@ -15,6 +15,8 @@ export interface JournalWriter {
   store: RunStore;
   claim: Claim;
   leaseMs: number;
+  /** Who took the run up on its own (a server or worker recovering it): kept in the resume's marker. */
+  recoveredBy?: string;
 }
 
 type Where = RunCursor | { zone: Zone; iteration: number; stage: string | null };
@@ -155,6 +157,7 @@ export class RunJournal {
         type: 'resumed',
         epoch: this.writer.claim.epoch,
         servedThrough: Math.max(this.lastServed, this.keptThrough),
+        ...(this.writer.recoveredBy !== undefined && { recoveredBy: this.writer.recoveredBy }),
       });
     }
     this.push(kind, where, data);

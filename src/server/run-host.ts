@@ -72,6 +72,14 @@ export class RunHost {
     });
   }
 
+  /**
+   * Takes up a run whose owner is gone (recovery): hosted like any run here once its claim holds (its first event);
+   * a claim another process won first rejects, and the run is not this server's.
+   */
+  recover(continuation: RunContinuation): Promise<string> {
+    return this.#host(continuation.deps, undefined, continuation.resume);
+  }
+
   #host(deps: Partial<Deps>, knownId: string | undefined, begin: RunContinuer): Promise<string> {
     const log = new EventLog();
     const controller = new AbortController();

@@ -26,7 +26,8 @@ export function memorySessions(options: { clock?: { now(): number } } = {}): Ses
     },
     turns: (scope) => (find(scope)?.turns ?? []).map((row) => ({ ...row })),
     insertTurn(scope, row) {
-      find(scope)!.turns.push({
+      const session = find(scope)!;
+      session.turns.push({
         seq: row.seq,
         runId: row.runId,
         task: row.task,
@@ -35,6 +36,8 @@ export function memorySessions(options: { clock?: { now(): number } } = {}): Ses
         at: row.at,
         status: row.status ?? 'completed',
       });
+      // In seq order, as the SQL stores read them (a resumed turn goes back in its place).
+      session.turns.sort((a, b) => a.seq - b.seq);
     },
     deleteTurn(scope, seq) {
       const session = find(scope)!;

@@ -48,6 +48,7 @@ export function postgresSessions(
     setSummary: `UPDATE ${S}.sessions SET summary = $3, updated_at = $4 WHERE ${scoped}`,
     turns: `SELECT seq, run_id AS "runId", task, answer, tools, at, status FROM ${S}.session_turns WHERE ${scoped} ORDER BY seq`,
     lastSeq: `SELECT coalesce(max(seq), 0) AS seq FROM ${S}.session_turns WHERE ${scoped}`,
+    runTurn: `DELETE FROM ${S}.session_turns WHERE ${scoped} AND run_id = $3 RETURNING seq`,
     insertTurn: `INSERT INTO ${S}.session_turns (user_id, session, seq, run_id, task, answer, tools, at, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     deleteTurns: `DELETE FROM ${S}.session_turns WHERE ${scoped} AND seq = ANY($3::integer[])`,
     facts: `SELECT key, value, source_run AS "sourceRun", updated_at AS updated FROM ${S}.session_facts WHERE ${scoped} ORDER BY key`,
@@ -107,7 +108,10 @@ export function postgresSessions(
     appendTurn: async (scope, turn) => {
       const owned = checked(scope);
       return write(owned, turn.at, async (client, values) => {
-        const [last] = await query(client, sql.lastSeq, values);
+        // A resumed turn (cancelled, then continued) replaces the one its run left, in its place.
+        const [earlier] = await query(client, sql.runTurn, [...values, turn.runId]);
+        const [last] =
+          earlier === undefined ? await query(client, sql.lastSeq, values) : [{ seq: Number(earlier.seq) - 1 }];
         const record: TurnRecord = { seq: Number(last?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
         if (record.status === undefined) delete record.status;
         await query(client, sql.insertTurn, [

@@ -146,8 +146,11 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
         const owned = checked(scope);
         return tables.write(() => {
           tables.ensureSession(owned, turn.at);
-          const last = tables.turns(owned).at(-1)?.seq ?? 0;
-          const record: TurnRecord = { seq: last + 1, ...turn, tools: [...turn.tools] };
+          const rows = tables.turns(owned);
+          // A resumed turn (cancelled, then continued) replaces the one its run left, in its place.
+          const earlier = rows.find((row) => row.runId === turn.runId)?.seq;
+          if (earlier !== undefined) tables.deleteTurn(owned, earlier);
+          const record: TurnRecord = { seq: earlier ?? (rows.at(-1)?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
           if (record.status === undefined) delete record.status;
           tables.insertTurn(owned, { ...record, toolsText: JSON.stringify(record.tools) });
           return record;

@@ -50,6 +50,7 @@ export interface SessionStore {
   readonly name: string;
   exists(scope: SessionScope): Promise<boolean>;
   load(scope: SessionScope): Promise<SessionHistory>;
+  /** Appends the turn; a turn of the same run (a resumed one) replaces the earlier one, keeping its seq. */
   appendTurn(scope: SessionScope, turn: NewTurn): Promise<TurnRecord>;
   /** Folds the turns with these seqs into `summary`, in one transaction: all of them or none. */
   compact(scope: SessionScope, foldedSeqs: readonly number[], summary: string): Promise<void>;

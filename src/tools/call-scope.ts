@@ -21,6 +21,9 @@ export interface ToolCaller {
   /** The calling run's task and conversation so far (a handoff passes them on). */
   readonly task?: string;
   readonly messages?: readonly ChatMessage[];
+  /** The session the calling run is a turn of, and its user (the remember tool writes facts there). */
+  readonly session?: string;
+  readonly user?: string;
   /** The first untrusted source in the calling run's context: an agent it starts inherits it (tool-gate.ts). */
   readonly taint?: TaintMark | undefined;
   /** A paused call run again on resume: the decisions it waited for, by call id, each keyed by its own run's id. */

@@ -199,6 +199,8 @@ function callerOf(state: RunState, ctx: StageContext): ToolCaller {
     task: state.input.task,
     messages: state.messages,
     taint: firstTaint(state),
+    ...(state.input.session !== undefined && { session: state.input.session }),
+    ...(state.input.user !== undefined && { user: state.input.user }),
   };
 }
 

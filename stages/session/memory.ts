@@ -1,9 +1,8 @@
-// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn (with its status when it did not complete) and its remembered facts to deps.sessions, folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
+// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn (with its status when it did not complete) to deps.sessions (remembered facts were written when remember ran), folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import { loadTokenCounter } from '../../src/model/token-count.js';
 import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../../src/sessions/render.js';
 import { sessionScope, type SessionScope, type SessionStore, type TurnRecord } from '../../src/sessions/types.js';
-import { rememberedFacts } from '../../src/tools/remember.js';
 import { messageOf } from '../../src/common/error-message.js';
 
 declare module '../../src/engine/stage.js' {
@@ -28,7 +27,8 @@ export interface MemoryOptions {
 export interface MemorySlot {
   /** The seq of this turn in the session, when it was kept. */
   turn?: number;
-  facts: number;
+  /** Facts this stage saved: only in runs recorded when it read them from remember's results at the end. */
+  facts?: number;
   compaction?: {
     folded: number[];
     tokensBefore: number;
@@ -63,14 +63,9 @@ export function memory(options: MemoryOptions = {}): Stage {
       const scope: SessionScope = { user: session.user, session: session.session };
       const status = state.stop?.status;
       const results = state.observe?.results ?? [];
-      const facts = rememberedFacts(
-        results.filter((result) => result.ok).map((result) => ({ name: result.tool, content: result.content })),
-      );
-      const memorySlot: MemorySlot = { facts: facts.length };
+      const memorySlot: MemorySlot = {};
       state.memory = memorySlot;
       const now = ctx.deps.clock.now();
-      // Facts the model chose to keep are kept even when the turn itself is not.
-      for (const fact of facts) await store.setFact(scope, { ...fact, sourceRun: state.runId, updated: now });
       // A paused run keeps its turn for when it ends. Every other turn is kept, a cancelled or failed one too: with its status and whatever answer it had.
       if (status === 'interrupted') return;
       const turnStatus = status === undefined || status === 'completed' ? undefined : status;

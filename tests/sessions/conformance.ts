@@ -54,6 +54,20 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
       store.close();
     });
 
+    it('keeps one turn per run: a resumed turn replaces the one its run left, in its place', async () => {
+      const store = open();
+      await store.appendTurn(alice, { ...turn('3+3', ''), runId: 'resumed', status: 'cancelled' });
+      await store.appendTurn(alice, { ...turn('4+4', '8'), runId: 'other' });
+      const again = await store.appendTurn(alice, { ...turn('3+3', '6'), runId: 'resumed' });
+      expect(again.seq).toBe(1);
+      const loaded = await store.load(alice);
+      expect(loaded.turns.map((entry) => [entry.seq, entry.runId, entry.answer, entry.status])).toEqual([
+        [1, 'resumed', '6', undefined],
+        [2, 'other', '8', undefined],
+      ]);
+      store.close();
+    });
+
     it('sets, updates, lists (by key) and deletes facts with their source run and time', async () => {
       const store = open();
       await store.setFact(alice, { key: 'unit', value: 'metres', sourceRun: 'r1', updated: 1 });
