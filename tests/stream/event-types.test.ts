@@ -65,6 +65,7 @@ const declaredTypes = {
   taint_refused: true,
   injection_warning: true,
   reasoning_delta: true,
+  call_in_doubt: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
