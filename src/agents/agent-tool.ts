@@ -68,6 +68,8 @@ export function agentTool<Input extends z.ZodObject>(options: AgentToolOptions<I
     parameters,
     timeoutMs: settings.timeoutMs,
     effects: settings.effects ?? 'write',
+    // Run again, the call finds its child run by id: a finished one gives its outcome, another resumes (child-run.ts).
+    idempotent: true,
     execute: (args: { task: string; input?: unknown }, ctx) => callAgent(settings, args, ctx),
   });
 }

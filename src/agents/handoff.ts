@@ -64,6 +64,8 @@ export function handoff(options: HandoffOptions): Tool {
     parameters: z.object({}),
     timeoutMs: settings.timeoutMs,
     effects: settings.effects ?? 'write',
+    // Run again, the call finds its child run by id: a finished one gives its outcome, another resumes (child-run.ts).
+    idempotent: true,
     execute: (_args, ctx) => callAgent({ ...settings, inputOf }, { task: '' }, ctx),
   });
 }

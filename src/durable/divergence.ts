@@ -24,6 +24,7 @@ const kindLabel: Record<string, string> = {
   stage: 'the end of a stage',
   event: 'an event',
   decision: 'a decision',
+  intent: 'the intent of a tool call',
 };
 
 /** The replay asked for `kind` where the recording has `entry` (or nothing left). */

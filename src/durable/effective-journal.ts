@@ -55,7 +55,19 @@ export function resumeCut(effective: readonly JournalEntry[], status: string): n
   }
   for (let index = 0; index < end; index++) {
     const entry = effective[index]!;
-    if ((entry.kind === 'model' || entry.kind === 'tool') && entry.data.abort !== undefined) return index;
+    if ((entry.kind === 'model' || entry.kind === 'tool') && entry.data.abort !== undefined)
+      return entry.kind === 'tool' ? intentBefore(effective, index) : index;
   }
   return end;
+}
+
+/** A batch the cancel cut short runs again from its intent: a person cancelled it, so it is not in doubt. */
+function intentBefore(effective: readonly JournalEntry[], index: number): number {
+  const batch = effective[index]!;
+  for (let before = index - 1; before >= 0; before--) {
+    const entry = effective[before]!;
+    if (entry.kind === 'stage' && entry.stage === batch.stage) break;
+    if (entry.kind === 'intent' && entry.stage === batch.stage && entry.iteration === batch.iteration) return before;
+  }
+  return index;
 }

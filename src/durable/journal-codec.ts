@@ -1,9 +1,10 @@
 // How port calls become journal data and back: model requests and replies, tool calls and results, errors.
 import type { JsonObject, JsonValue } from '../common/json.js';
-import { messageOf } from '../common/error-message.js';
 import { ModelError, type ChatRequest, type ModelErrorKind } from '../model/types.js';
 import type { ToolCall, ToolDefinition } from '../model/types.js';
-import { jsonListOf, type RecordedError } from './journal-entries.js';
+import { jsonListOf, type RecordedAbort, type RecordedError } from './journal-entries.js';
+import { isErrorNamed, messageOf } from '../common/error-message.js';
+import { DeadlineReached } from '../engine/run-abort.js';
 
 export type { RecordedError } from './journal-entries.js';
 
@@ -51,4 +52,17 @@ export function recordedCalls(calls: readonly ToolCall[]): ToolCall[] {
 
 export function definitionsJson(definitions: readonly ToolDefinition[]): JsonValue {
   return JSON.parse(JSON.stringify(definitions)) as JsonValue;
+}
+
+/** The call's data, with why the run was aborted when it was. */
+export function withAbort<Data extends { abort?: RecordedAbort }>(data: Data, signal: AbortSignal | undefined): Data {
+  if (signal?.aborted !== true) return data;
+  return { ...data, abort: abortOf(signal.reason) };
+}
+
+export function abortOf(reason: unknown): RecordedAbort {
+  if (reason instanceof DeadlineReached)
+    return { deadline: { stage: reason.stage, kind: reason.kind, message: reason.message } };
+  const text = messageOf(reason);
+  return { cancel: isErrorNamed(reason, 'AbortError') && text === 'This operation was aborted' ? null : text };
 }

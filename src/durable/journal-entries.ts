@@ -33,12 +33,16 @@ export interface RecordedSignal {
 /**
  * What each kind of entry holds. `model` and `tool` hold a call and its outcome, `clock` and `id` a value drawn
  * through deps, `stage` a stage boundary (its signal and the state hash after it), `decision` a person's decision,
- * `event` a marker (a resume's: the entries after `servedThrough` were left behind).
+ * `event` a marker (a resume's: the entries after `servedThrough` were left behind), `intent` the calls about to
+ * run that may change the world.
  */
 export interface JournalEntries {
   /** `request` holds the messages this request adds to the one before in its lane, after `prefix` shared ones. */
   model: { request: JsonObject; response?: ChatResponse; error?: RecordedError; abort?: RecordedAbort };
   tool: { calls: ToolCall[]; results: ToolResult[]; abort?: RecordedAbort };
+  /** Written (and on disk) before a batch's calls that may write run: a recording with an intent and no `tool`
+   * after it was cut off while they ran, and their outcome is unknown (in doubt). */
+  intent: { calls: ToolCall[] };
   clock: number;
   id: string;
   /** `hash`: of the state after the stage, where one was made; `ended`: on entering finalize, how the run ended. */
@@ -94,6 +98,7 @@ const dataChecks: { [Kind in JournalKind]: (data: unknown) => data is JournalEnt
     isObject(data) && isObject(data.request) && (isObject(data.response) || isObject(data.error)),
   tool: (data): data is JournalEntries['tool'] =>
     isObject(data) && Array.isArray(data.calls) && Array.isArray(data.results),
+  intent: (data): data is JournalEntries['intent'] => isObject(data) && Array.isArray(data.calls),
   clock: (data): data is number => typeof data === 'number',
   id: (data): data is string => typeof data === 'string',
   stage: (data): data is JournalEntries['stage'] => isObject(data) && (data.signal === null || isObject(data.signal)),

@@ -1,7 +1,5 @@
 // The ports a recorded run uses: each model call, tool batch, clock read and id goes through the journal, which
 // serves it from the recording (resume, replay) or makes it live and records it.
-import { isErrorNamed, messageOf } from '../common/error-message.js';
-import { DeadlineReached } from '../engine/run-abort.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { Deps } from '../engine/stage.js';
 import type {
@@ -12,21 +10,17 @@ import type {
   ToolCall,
   ToolDefinition,
 } from '../model/types.js';
-import type { ToolBox, ToolResult } from '../engine/tool-port.js';
 import { shortDiff, place } from './divergence.js';
-import { errorFromJson, errorJson, recordedCalls, requestJson } from './journal-codec.js';
-import { jsonListOf, type JournalEntries, type RecordedAbort } from './journal-entries.js';
+import { errorFromJson, errorJson, requestJson, withAbort } from './journal-codec.js';
+import { journaledTools, type PortOptions } from './journaled-tools.js';
+import type { JournalEntries, RecordedAbort } from './journal-entries.js';
 import type { RunJournal } from './run-journal.js';
 import { journaledDecider } from './decisions.js';
 
 export type { RecordedAbort } from './journal-entries.js';
+export { abortOf } from './journal-codec.js';
 
-export interface PortOptions {
-  /** Replay: the tool list as recorded, when no real ToolBox is given. */
-  definitions?: ToolDefinition[];
-  /** Replay: called when a served call was ended by an abort, before its error is thrown. */
-  onRecordedAbort?: (abort: RecordedAbort) => void;
-}
+export type { PortOptions } from './journaled-tools.js';
 
 export function journaledDeps(deps: Deps, cursor: RunCursor, journal: RunJournal, options: PortOptions = {}): Deps {
   const wrapped: Deps = {
@@ -156,53 +150,4 @@ class JournaledModel implements ChatModel {
       data.error ?? { name: 'Error', message: 'the recorded model call has neither a response nor an error' },
     );
   }
-}
-
-function journaledTools(
-  tools: ToolBox | undefined,
-  cursor: RunCursor,
-  journal: RunJournal,
-  options: PortOptions,
-): ToolBox {
-  return {
-    definitions: () => tools?.definitions() ?? options.definitions ?? [],
-    async executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
-      const recorded = recordedCalls(calls);
-      const served = journal.serve('tool', cursor, (entry) => {
-        if (JSON.stringify(entry.data.calls) === JSON.stringify(recorded)) return undefined;
-        const [before, now] = [jsonListOf(entry.data.calls), jsonListOf(recorded)];
-        return {
-          zone: entry.zone,
-          iteration: entry.iteration,
-          stage: entry.stage,
-          what: 'tool_call',
-          message: `the tool calls in ${place(entry)} differ: ${shortDiff(before, now)}`,
-          recorded: before,
-          replayed: now,
-        };
-      });
-      if (served !== undefined) {
-        if (served.data.abort !== undefined) options.onRecordedAbort?.(served.data.abort);
-        return served.data.results;
-      }
-      if (tools === undefined) throw new Error('no tools are configured for this run');
-      const results = await tools.executeAll(calls, signal);
-      journal.record('tool', cursor, withAbort<JournalEntries['tool']>({ calls: recorded, results }, signal));
-      await journal.flush();
-      return results;
-    },
-  };
-}
-
-/** The call's data, with why the run was aborted when it was. */
-function withAbort<Data extends { abort?: RecordedAbort }>(data: Data, signal: AbortSignal | undefined): Data {
-  if (signal?.aborted !== true) return data;
-  return { ...data, abort: abortOf(signal.reason) };
-}
-
-export function abortOf(reason: unknown): RecordedAbort {
-  if (reason instanceof DeadlineReached)
-    return { deadline: { stage: reason.stage, kind: reason.kind, message: reason.message } };
-  const text = messageOf(reason);
-  return { cancel: isErrorNamed(reason, 'AbortError') && text === 'This operation was aborted' ? null : text };
 }

@@ -60,6 +60,8 @@ export class RunJournal {
     kind: Kind,
     where: Where,
     check?: (entry: JournalEntry<Kind>) => Divergence | undefined,
+    /** An entry the recording may not have (an intent, which older recordings lack): its absence is no divergence. */
+    optional = false,
   ): JournalEntry<Kind> | undefined {
     if (this.live) return undefined;
     const position = this.positionOf(kind, where);
@@ -71,6 +73,7 @@ export class RunJournal {
       entry.iteration !== where.iteration ||
       entry.stage !== where.stage
     ) {
+      if (optional) return undefined;
       // A resume after a crash mid-stage: this step's call was never recorded, but the other steps' calls were
       // and are still to be served. Only this call goes live; what the others recorded stays the run's history.
       const group = this.mode === 'resume' ? this.groupEnd(where) : undefined;
@@ -147,6 +150,11 @@ export class RunJournal {
 
   get isLive(): boolean {
     return this.live;
+  }
+
+  /** No write has failed so far (a failed one ends the run at its next stage boundary). */
+  get healthy(): boolean {
+    return this.broken === undefined;
   }
 
   record<Kind extends JournalKind>(kind: Kind, where: Where, data: JournalEntries[Kind]): void {

@@ -87,9 +87,20 @@ export interface ToolOutcome {
 /** Runs around each single call (tracing opens one span per call here). Must call `execute` once and return its result. */
 export type WrapToolCall = (call: ToolCall, execute: () => Promise<ToolResult>) => Promise<ToolResult>;
 
+/** What a call of a tool may do to the world (`write` for a tool that says nothing), and whether running it again is safe. */
+export interface CallEffects {
+  effects: 'none' | 'read' | 'write';
+  idempotent: boolean;
+}
+
 export interface ToolBox {
   /** The tool list sent to the model. */
   definitions(): ToolDefinition[];
+  /**
+   * Optional: what a call of this tool may do. A recorded run writes the intent of a call that may write before it
+   * runs (src/durable/journaled-ports.ts); a box that does not say has every call taken as a write.
+   */
+  effectsOf?(name: string): CallEffects;
   /** Runs the calls (in parallel, bounded) and resolves one result per call, in call order. Never rejects. */
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]>;
   /**

@@ -18,6 +18,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The model's id of this call (set by the executor). */
   callId?: string;
+  /**
+   * The same for every attempt of this call: a re-run after a crash, a resume, a replay (made from the run's id, the
+   * iteration and the call's id). Send it where the effect happens (an HTTP API's `Idempotency-Key` header) so that
+   * a call run again is not done twice.
+   */
+  readonly idempotencyKey: string;
   /** A tool that spends model tokens (an agent) says so: they count in the calling run's usage and budgets. */
   reportUsage?(usage: ChatUsage): void;
   /** An agent that completed says what it gave besides its answer (typed output, handoffs): it rides on the result. */
@@ -52,6 +58,8 @@ export interface ToolSpec<Parameters extends ToolParameters> {
   effects?: ToolEffects;
   /** True when results bring text from outside (a web page, another server) that may carry instructions: they taint the context. */
   taints?: boolean;
+  /** Running a call again with the same `ctx.idempotencyKey` does it once: a call cut off by a crash is run again, not held for a person. */
+  idempotent?: boolean;
 }
 
 /** Whether a call needs a person's approval; `run` says which run and call is asking. */
@@ -74,6 +82,7 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
   /** Absent means `write`. */
   readonly effects?: ToolEffects;
   readonly taints?: boolean;
+  readonly idempotent?: boolean;
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
 }
 
@@ -108,6 +117,7 @@ export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Par
     execute: spec.execute,
   };
   if (spec.taints === true) Object.assign(tool, { taints: true });
+  if (spec.idempotent === true) Object.assign(tool, { idempotent: true });
   if (spec.needsApproval !== undefined) Object.assign(tool, { needsApproval: spec.needsApproval });
   if (spec.timeoutMs !== undefined) return Object.freeze({ ...tool, timeoutMs: spec.timeoutMs });
   return Object.freeze(tool);

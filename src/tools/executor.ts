@@ -7,7 +7,7 @@ import { LazyAbort } from '../common/lazy-abort.js';
 import { isPromiseLike } from '../common/promise-like.js';
 import { InFlightCall, unwatch, watch } from './in-flight.js';
 import { parseArguments } from './call-arguments.js';
-import { CallContext } from './call-context.js';
+import { CallContext, type CallRun } from './call-context.js';
 import { describeSettled, failure, type CallSettings, type Settled } from './call-outcome.js';
 import type { ToolResult } from '../engine/tool-port.js';
 import { messageOf } from '../common/error-message.js';
@@ -25,6 +25,7 @@ export function executeToolCall(
   settings: CallSettings,
   availableNames: readonly string[],
   signal?: AbortSignal,
+  run?: CallRun,
 ): Promise<ToolResult> {
   const started = performance.now();
   try {
@@ -50,10 +51,10 @@ export function executeToolCall(
     if (checked instanceof Promise) {
       // An async check may reject (it threw): that is reported like any failure, never thrown.
       return checked
-        .then((validation) => runValidated(call, tool, validation, settings, started, signal))
+        .then((validation) => runValidated(call, tool, validation, settings, started, signal, run))
         .catch((error: unknown) => unexpected(call, error, started));
     }
-    const outcome = runValidated(call, tool, checked, settings, started, signal);
+    const outcome = runValidated(call, tool, checked, settings, started, signal, run);
     return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
   } catch (error) {
     return Promise.resolve(unexpected(call, error, started));
@@ -79,6 +80,7 @@ function runValidated(
   settings: CallSettings,
   started: number,
   signal: AbortSignal | undefined,
+  run: CallRun | undefined,
 ): ToolResult | Promise<ToolResult> {
   if (!validation.success) {
     return failure(
@@ -90,7 +92,7 @@ function runValidated(
   }
   // The run may have been cancelled while an async check of the arguments ran.
   if (signal?.aborted) return notStarted(tool, started);
-  return runWithDeadline(call, tool, validation.data, settings, started, signal);
+  return runWithDeadline(call, tool, validation.data, settings, started, signal, run);
 }
 
 function resultOf(
@@ -153,12 +155,13 @@ function runWithDeadline(
   settings: CallSettings,
   started: number,
   runSignal: AbortSignal | undefined,
+  run: CallRun | undefined,
 ): ToolResult | Promise<ToolResult> {
   // The time limit covers the whole call from its start: validation is part of it.
   const deadline = started + settings.timeoutMs;
   const abort = new LazyAbort();
   let output: ReturnType<Tool['execute']>;
-  const context = new CallContext(abort, call.id);
+  const context = new CallContext(abort, call.id, run);
   try {
     output = tool.execute(args, context);
   } catch (error) {

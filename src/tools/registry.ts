@@ -4,7 +4,8 @@ import { mapWithConcurrency } from './concurrency.js';
 import type { Tool } from './define-tool.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import { executeToolCall, type CallSettings } from './executor.js';
-import type { ToolBox, ToolResult, WrapToolCall } from '../engine/tool-port.js';
+import type { CallEffects, ToolBox, ToolResult, WrapToolCall } from '../engine/tool-port.js';
+import type { CallRun } from './call-context.js';
 import { messageOf } from '../common/error-message.js';
 import type { ToolRun } from '../engine/tool-run.js';
 import { checkCanAsk, gatedTools, gateMatters, type GatePolicy } from './tool-gate.js';
@@ -112,30 +113,49 @@ export class ToolRegistry implements ToolBox {
     );
   }
 
-  /** The box one run's stages see: every call passes the run's tool gate (tool-gate.ts), when one could be held. */
+  /** What a call of the named tool may do (an unknown name: a write, as a tool that says nothing). */
+  effectsOf(name: string): CallEffects {
+    const tool = this.#tools.get(name);
+    return { effects: tool?.effects ?? 'write', idempotent: tool?.idempotent === true };
+  }
+
+  /**
+   * The box one run's stages see: every call passes the run's tool gate (tool-gate.ts), when one could be held, and
+   * knows its run (its idempotency key is made from it).
+   */
   forRun(run: ToolRun): ToolBox {
     const policy = this.#options.approvals ?? {};
-    if (!(this.#gated ??= gateMatters(this, policy))) return this;
+    if (!(this.#gated ??= gateMatters(this, policy))) return runView(this, run.state);
     checkCanAsk(this, policy, run);
     return gatedTools(this, policy, run, this.#options.concurrency ?? TOOL_DEFAULTS.concurrency);
   }
 
-  /** Runs one call through `wrapCall`. Never rejects. */
-  execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult> {
+  /** Runs one call through `wrapCall`; `run`: the run it is made for. Never rejects. */
+  execute(call: ToolCall, signal?: AbortSignal, run?: CallRun): Promise<ToolResult> {
     const tool = this.#tools.get(call.name);
     const settings = (tool && this.#settings.get(tool.name)) ?? this.#unknownToolSettings;
     const wrap = this.#options.wrapCall;
     const result = !wrap
-      ? executeToolCall(call, tool, settings, this.#names, signal)
-      : wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal));
+      ? executeToolCall(call, tool, settings, this.#names, signal, run)
+      : wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal, run));
     // A tool whose results taint marks each of them: the run that reads one is tainted (journaled with the result).
     return tool?.taints === true ? result.then((outcome) => marked(tool, outcome)) : result;
   }
 
-  executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
+  executeAll(calls: readonly ToolCall[], signal?: AbortSignal, run?: CallRun): Promise<ToolResult[]> {
     const limit = this.#options.concurrency ?? TOOL_DEFAULTS.concurrency;
-    return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal));
+    return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal, run));
   }
+}
+
+/** The registry as one run sees it when nothing can be held: its calls made for that run. */
+function runView(registry: ToolRegistry, run: CallRun): ToolBox {
+  return {
+    definitions: () => registry.definitions(),
+    effectsOf: (name) => registry.effectsOf(name),
+    executeAll: (calls, signal) => registry.executeAll(calls, signal, run),
+    wrappingCalls: (wrap) => runView(registry.wrappingCalls(wrap), run),
+  };
 }
 
 function marked(tool: Tool, result: ToolResult): ToolResult {

@@ -26,7 +26,7 @@ export interface GatePolicy {
 /** What the gate needs of the box it guards: the tools' traits at call time, and one call's execution. */
 export interface GatedBox extends ToolBox {
   get(name: string): Tool | undefined;
-  execute(call: ToolCall, signal?: AbortSignal): Promise<ToolResult>;
+  execute(call: ToolCall, signal?: AbortSignal, run?: RunState): Promise<ToolResult>;
   readonly names: readonly string[];
   wrappingCalls?(wrap: WrapToolCall): GatedBox;
 }
@@ -70,6 +70,7 @@ export function checkCanAsk(box: GatedBox, policy: GatePolicy, run: ToolRun): vo
 export function gatedTools(box: GatedBox, policy: GatePolicy, run: ToolRun, concurrency: number): ToolBox {
   const gated: ToolBox = {
     definitions: () => box.definitions(),
+    ...(box.effectsOf !== undefined && { effectsOf: box.effectsOf.bind(box) }),
     executeAll(calls, signal) {
       return runAll(calls, concurrency, (call) => gatedCall(box, policy, run.state, call, signal));
     },
@@ -112,7 +113,7 @@ function gatedCall(
 /** Untrusted content taints the run at once: a call made after it, in any step, is held (act records every result's
  * mark in the state, an agent's answer's included, live or served by a replay alike). */
 function noted(box: GatedBox, call: ToolCall, state: RunState, signal: AbortSignal | undefined): Promise<ToolResult> {
-  const result = box.execute(call, signal);
+  const result = box.execute(call, signal, state);
   return box.get(call.name)?.taints === true
     ? result.then((outcome) => {
         const mark = markOf(outcome);
@@ -193,7 +194,7 @@ export async function toolAsks(call: ToolCall, tool: Tool | undefined, state: Ru
   return asks ? `the ${call.name} tool asks for approval of these arguments` : undefined;
 }
 
-function heldResult(kind: 'refused' | 'paused', message: string, pending?: PendingDecision[]): ToolResult {
+export function heldResult(kind: 'refused' | 'paused', message: string, pending?: PendingDecision[]): ToolResult {
   const error = { kind, message, retryable: false };
   return { ok: false, error: pending === undefined ? error : { ...error, pending }, durationMs: 0 };
 }

@@ -21,6 +21,7 @@ import type { PendingDecision } from '../../src/engine/signal.js';
 import { askPerson, decisionRecord } from '../shared/ask-person.js';
 import { waitBegins, waitEnds } from '../shared/person-wait.js';
 import { shortText } from '../shared/text.js';
+import { IN_DOUBT, inDoubtSkipped } from '../../src/tools/in-doubt.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -28,6 +29,8 @@ declare module '../../src/engine/stage.js' {
     tool_result:
       | { id: string; name: string; ok: true; result: string; durationMs: number }
       | { id: string; name: string; ok: false; error: { kind: string; message: string }; durationMs: number };
+    /** A call a crash cut off after its intent was recorded: it may have run, and waits for a person (in-doubt.ts). */
+    call_in_doubt: { callId: string; tool: string };
   }
 }
 
@@ -165,10 +168,20 @@ async function applyHeld(
   for (const call of state.turn.toolCalls) {
     const decision = heldByGate(paused, call.id) ? decisions.get(call.id)?.[call.id] : undefined;
     if (decision === undefined) continue;
+    if (!decision.approve && paused.calls[call.id]?.[0]?.kind === IN_DOUBT) {
+      refuseInDoubt(state, call, decision.message);
+      continue;
+    }
     if (decision.approve) markApproved(state, call.id);
     if ('always' in decision && decision.always === true) allowAlways(state, call.name);
     await applyDecision(state, call, decision, undefined);
   }
+}
+
+/** A call in doubt a person decided not to run again: the model reads their message in its place. */
+function refuseInDoubt(state: RunState, call: ToolCall, message: string | undefined): void {
+  const error = { kind: 'refused' as const, message: inDoubtSkipped(call.name, message), retryable: false };
+  state.turn.results.push({ call, result: { ok: false, error, durationMs: 0 } });
 }
 
 /** A paused call's decision is asked as the approval stage asks one: the request event, the wait, the decided event. */
@@ -179,6 +192,7 @@ async function askAbout(
   id: string,
 ): Promise<Decision | undefined> {
   const request = pausedRequest(item, id);
+  if (item.kind === IN_DOUBT) ctx.emit('call_in_doubt', { callId: id, tool: request.tool });
   const call: ToolCall = { id, name: request.tool, arguments: request.arguments };
   const answer = await askPerson(state, ctx, call, request.reason, request.agent);
   if ('pending' in answer) return undefined;

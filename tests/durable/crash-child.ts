@@ -50,6 +50,8 @@ const sideEffect = defineTool({
   name: 'calculator',
   description: 'Adds numbers written like "2 + 3"; step numbers the call.',
   parameters: z.object({ step: z.number().int(), expression: z.string() }),
+  // Safe to run again (this test counts the re-runs): a call a kill cut off runs again on resume, not held in doubt.
+  idempotent: true,
   async execute({ step, expression }) {
     appendFileSync(config.sideLog, `${config.attempt}\t${step}\t${JSON.stringify({ step, expression })}\n`);
     mark(`tool ${step}`);

@@ -66,6 +66,7 @@ const declaredTypes = {
   injection_warning: true,
   reasoning_delta: true,
   step_judged: true,
+  call_in_doubt: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 

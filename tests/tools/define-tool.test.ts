@@ -98,7 +98,7 @@ describe('defineTool', () => {
         return String(count * 2);
       },
     });
-    expect(await tool.execute({ count: 3 }, { signal: new AbortController().signal })).toBe('6');
+    expect(await tool.execute({ count: 3 }, { signal: new AbortController().signal, idempotencyKey: 'key' })).toBe('6');
   });
 });
 

@@ -155,7 +155,7 @@ function mcpTool(
     effects: listed.annotations?.readOnlyHint === true ? 'read' : 'write',
     taints: true,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    execute: (args, context) => callTool(connection, listed.name, args, context.signal),
+    execute: (args, context) => callTool(connection, listed.name, args, context.signal, context.idempotencyKey),
   };
   Object.freeze(tool);
   origins.set(tool, { server, tool: listed.name, transport: describeTransport(connection.server) });
@@ -167,6 +167,7 @@ async function callTool(
   toolName: string,
   args: Record<string, unknown>,
   signal: AbortSignal,
+  idempotencyKey: string,
 ): Promise<string> {
   const server = connection.server.name;
   let client: Client;
@@ -178,7 +179,8 @@ async function callTool(
   let result: Awaited<ReturnType<Client['callTool']>>;
   try {
     // The signal makes the SDK send notifications/cancelled when our timeout passes or the run is cancelled.
-    result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+    // The same key at every attempt of this call (a re-run after a crash): the server can do the call once.
+    result = await client.callTool({ name: toolName, arguments: args, _meta: { idempotencyKey } }, undefined, {
       signal,
       timeout: SDK_TIMEOUT_OFF,
     });
