@@ -34,9 +34,11 @@ export async function toolsOf(
     await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }),
     recipe.tools.only,
   );
-  if (recipe.session === undefined) return withMcp;
-  const { rememberTool } = await import('../src/tools/remember.js');
-  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool()], withMcp.options);
+  const skills = recipe.workspace?.skills ?? [];
+  const extra = skills.length === 0 ? [] : (await import('../src/tools/skills.js')).skillTools(skills);
+  if (recipe.session !== undefined) extra.push((await import('../src/tools/remember.js')).rememberTool());
+  if (extra.length === 0) return withMcp;
+  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), ...extra], withMcp.options);
 }
 
 /** The recipe's `tools.only`: just these tools by name ([] offers none); a name no tool has is a usage error. */

@@ -65,6 +65,8 @@ const declaredTypes = {
   taint_refused: true,
   injection_warning: true,
   reasoning_delta: true,
+  workspace_loaded: true,
+  skill_loaded: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
