@@ -13,6 +13,8 @@ import type { Tool } from '../src/tools/define-tool.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/index.js';
 import { withApproval, withTaintPolicy } from '../stages/pipeline-policies.js';
+import { withWorkspace } from '../stages/workspace-policy.js';
+import { detectInjection } from '../stages/guards/injection/injection-detector.js';
 import { mcpServerOf, toolsOf } from './recipe-tools.js';
 import { withRecordedSecrets } from './recipe-secrets.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
@@ -83,6 +85,13 @@ export function recordedTools(options: JsonObject): ToolLookup | undefined {
   return { get: (name) => byName.get(name) };
 }
 
+/** The recipe's context files and skills in the pipeline; files from outside the project screened by the injection detector. */
+function workspaceOf(pipeline: Pipeline, recipe: RunRecipe): Pipeline {
+  const given = recipe.workspace;
+  if (given === undefined) return pipeline;
+  return withWorkspace(pipeline, { files: given.files, skills: given.skills, detector: detectInjection });
+}
+
 /** The recipe's pipeline: the built-in one with session stages and output schema, its guards and its approval stage. */
 export function pipelineOf(recipe: RunRecipe, modelName?: string, tools?: ToolLookup): Pipeline {
   // A run made with --agent is that agent's pipeline (its own agents are tools: a replay serves their calls).
@@ -115,7 +124,7 @@ function buildPipeline(
     ...(modelName !== undefined && { modelName }),
     ...(settingName !== undefined && { name: settingName }),
   };
-  const guarded = applyGuards(factory({ ...options, guards: false }), recipe.guards, environment);
+  const guarded = applyGuards(workspaceOf(factory({ ...options, guards: false }), recipe), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
   const asked =
     approveTools === undefined

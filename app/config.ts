@@ -1,7 +1,7 @@
 // The config file (stageloop.config.json or --mcp-config FILE) and --mcp NAME=COMMAND: MCP servers in the
 // `mcpServers` shape Claude Desktop, Cursor and VS Code use, fallback models, and agents. Errors never show a value.
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Environment } from '../src/model/config.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import { messageOf } from '../src/common/error-message.js';
@@ -50,6 +50,10 @@ export interface StageloopConfig {
   mcpServers: McpServer[];
   fallback: FallbackModelEntry[];
   agents: AgentConfig[];
+  /** `contextFiles`: more context files for every run (relative to the file's folder). */
+  contextFiles?: string[];
+  /** `skills`: more folders of NAME/SKILL.md skills (relative to the file's folder). */
+  skills?: string[];
 }
 
 export interface ConfigSources {
@@ -108,7 +112,14 @@ export function parseConfigText(text: string, file: string, env: Environment): S
   }
   const fallback = root.fallback === undefined ? [] : fallbackEntries(root.fallback, file, env);
   const agents = root.agents === undefined ? [] : agentEntries(configObject(root.agents, file, '"agents"'), file);
-  return { file, mcpServers, fallback, agents };
+  const paths = (key: 'contextFiles' | 'skills') => {
+    const list = root[key];
+    if (list === undefined) return {};
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string' && item.trim() !== ''))
+      throw new StageloopError('config', `${file}: "${key}" must be a list of paths`);
+    return { [key]: (list as string[]).map((path) => resolve(dirname(file), path)) };
+  };
+  return { file, mcpServers, fallback, agents, ...paths('contextFiles'), ...paths('skills') };
 }
 
 const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents', 'handoffs'];

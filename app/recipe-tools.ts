@@ -36,12 +36,17 @@ export async function toolsOf(
     await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }),
     recipe.tools.only,
   );
-  if (recipe.session === undefined) return withMcp;
-  const { rememberTool } = await import('../src/tools/remember.js');
-  const { sessionScope } = await import('../src/sessions/types.js');
-  // Bound to the run's session: a fact an agent or handoff target remembers is the session's too.
-  const target = sessions && { sessions, scope: sessionScope(recipe.session.name, recipe.session.user) };
-  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), rememberTool(target)], withMcp.options);
+  const skills = recipe.workspace?.skills ?? [];
+  const extra = skills.length === 0 ? [] : (await import('../src/tools/skills.js')).skillTools(skills);
+  if (recipe.session !== undefined) {
+    const { rememberTool } = await import('../src/tools/remember.js');
+    const { sessionScope } = await import('../src/sessions/types.js');
+    // Bound to the run's session: a fact an agent or handoff target remembers is the session's too.
+    const target = sessions && { sessions, scope: sessionScope(recipe.session.name, recipe.session.user) };
+    extra.push(rememberTool(target));
+  }
+  if (extra.length === 0) return withMcp;
+  return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), ...extra], withMcp.options);
 }
 
 /** The recipe's `tools.only`: just these tools by name ([] offers none); a name no tool has is a usage error. */

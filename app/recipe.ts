@@ -94,6 +94,22 @@ export const runRecipeSchema = z.object({
   agents: z.record(z.string(), agentSchema).default({}),
   /** --agent NAME: the run is this agent (its pipeline, instructions and tools), calling the others as tools. */
   agent: z.string().min(1).optional(),
+  /** The context files and skills read when the run was made (app/workspace-files.ts): recorded, so resume and replay see them as they were. */
+  workspace: z
+    .object({
+      files: z.array(z.object({ path: z.string(), text: z.string(), origin: z.enum(['project', 'outside']) })),
+      skills: z.array(
+        z.object({
+          name: z.string().min(1),
+          description: z.string().min(1),
+          body: z.string(),
+          folder: z.string(),
+          files: z.array(z.string()),
+          origin: z.enum(['project', 'outside']),
+        }),
+      ),
+    })
+    .optional(),
   /** --trace otlp|console and --trace-content. */
   tracing: z
     .object({ exporter: z.enum(['otlp', 'console']).optional(), content: z.boolean().default(false) })

@@ -47,6 +47,10 @@ export interface RunFlags {
   taintPolicy: 'ask' | 'refuse' | 'off';
   /** --max-parallel-steps N: plan steps that may run at once (plan-execute-replan; default 3, 1 = one after another). */
   maxParallelSteps?: number;
+  /** --context-file PATH (repeatable): more context files for the system prompt (docs/context.md). */
+  contextFiles: string[];
+  /** --skills DIR (repeatable): more folders of NAME/SKILL.md skills. */
+  skills: string[];
 }
 
 export const runOptions = {
@@ -76,6 +80,8 @@ export const runOptions = {
   'taint-policy': { type: 'string' },
   'max-parallel-steps': { type: 'string' },
   agent: { type: 'string' },
+  'context-file': { type: 'string', multiple: true },
+  skills: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -190,6 +196,8 @@ export function runFlagsOf(
     fallbackModels: values['fallback-model'] ?? [],
     askOnLimit: values['ask-on-limit'] ?? false,
     taintPolicy: taintPolicyFlag(values['taint-policy']),
+    contextFiles: values['context-file'] ?? [],
+    skills: values.skills ?? [],
   };
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;

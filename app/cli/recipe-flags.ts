@@ -6,6 +6,7 @@ import { sessionScope } from '../../src/sessions/types.js';
 import { makeRecipe, type McpServerRecipe, type RunRecipe, type RunRecipeInput } from '../recipe.js';
 import type { SecretSource } from '../recipe-secrets.js';
 import { templateEnvironment } from '../config.js';
+import { loadWorkspace } from '../workspace-files.js';
 import { cliConfig, outputSchemaFrom } from '../ingredients.js';
 import type { RunFlags } from './args.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
@@ -62,6 +63,21 @@ export async function recipeFromFlags(
   }));
   const outputSchema: JsonObject | undefined = (await outputSchemaFrom(flags.outputSchema))?.json;
   const session = flags.session === undefined ? undefined : sessionScope(flags.session, flags.user);
+  // The context files and skills are read now and recorded: a resumed or replayed run sees them as they were.
+  const workspace =
+    cwd === undefined
+      ? undefined
+      : loadWorkspace({
+          cwd,
+          contextFiles: [
+            ...flags.contextFiles.map((path) => ({ path, given: `--context-file ${path}` })),
+            ...(config?.contextFiles ?? []).map((path) => ({ path, given: `${config!.file}: contextFiles: ${path}` })),
+          ],
+          skillFolders: [
+            ...flags.skills.map((path) => ({ path, given: `--skills ${path}` })),
+            ...(config?.skills ?? []).map((path) => ({ path, given: `${config!.file}: skills: ${path}` })),
+          ],
+        });
   const recipe = makeRecipe({
     pipeline: flags.pipeline,
     model: {
@@ -85,6 +101,7 @@ export async function recipeFromFlags(
     secrets,
     agents: Object.fromEntries((config?.agents ?? []).map(({ name, ...agent }) => [name, agent])),
     ...(flags.agent !== undefined && { agent: flags.agent }),
+    ...(workspace !== undefined && { workspace }),
     tracing: { ...(flags.trace !== undefined && { exporter: flags.trace }), content: flags.traceContent === true },
   });
   if (flags.agent !== undefined && recipe.agents[flags.agent] === undefined) {

@@ -61,6 +61,9 @@ Tools and models:
   --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
   --output-schema FILE     a JSON Schema the final answer must match: the run prints the validated JSON value
                            (stopped with invalid_output when the model cannot make one after a repair)
+  --context-file PATH      one more context file for the system prompt (besides AGENTS.md and STAGELOOP.md from
+                           here up to the project root); repeatable (docs/context.md)
+  --skills DIR             one more folder of NAME/SKILL.md skills (besides .stageloop/skills); repeatable
   --fallback-model NAME    a model on the same server to move to when the model fails (rate limit, 5xx, timeout);
                            repeatable; other servers go in the config file's "fallback" list
 

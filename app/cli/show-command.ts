@@ -5,6 +5,7 @@ import type { RunTree } from '../../src/durable/run-tree.js';
 import { timelineOf, type TimelineItem } from '../../src/durable/timeline.js';
 import { childrenJson, timelineLines } from './show-children.js';
 import { planOfState } from './output.js';
+import { workspaceLines } from './show-workspace.js';
 import { planGraphLines } from './plan-graph.js';
 import { parseFlags } from './args.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
@@ -112,6 +113,7 @@ export async function showCommand(
   const lines = [
     `run ${run.runId} · pipeline ${run.pipeline} · ${run.status} · started ${new Date(run.createdAt).toISOString()}`,
     `task: ${shortText(String(run.input.task ?? ''), 200)}`,
+    ...workspaceLines(loaded.checkpoints.at(-1)?.state),
     '',
   ];
   lines.push(...timelineLines(loaded, itemLines));

@@ -16,6 +16,7 @@ import {
   toolResults,
 } from './offline-request.js';
 import { offlineStructured } from './offline-structured.js';
+import { skillToLoad, withoutSkillTraffic } from './offline-skills.js';
 import {
   emptyUsage,
   ModelError,
@@ -121,7 +122,10 @@ export class OfflineModel implements ChatModel {
 
 /** The step executor and the reasoner: one calculator call per part of the work, then an answer from the results. */
 function reason(request: ChatRequest, brief: string): Reply {
-  const results = toolResults(request.messages);
+  // A skill the task names is loaded first (its text is context, not a result to compute with).
+  const skill = skillToLoad(request, brief);
+  if (skill !== undefined) return { content: '', toolCalls: [skill] };
+  const results = toolResults(withoutSkillTraffic(request.messages));
   const last = results.at(-1);
   const step = /^Current step \(\d+ of \d+\): (.+)$/m.exec(brief);
   if (step) {

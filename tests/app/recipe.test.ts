@@ -62,6 +62,19 @@ const everyField: RunRecipe = makeRecipe({
     },
   },
   agent: 'helper',
+  workspace: {
+    files: [{ path: 'AGENTS.md', text: 'Rules.', origin: 'project' }],
+    skills: [
+      {
+        name: 'vat-rates',
+        description: 'VAT.',
+        body: 'Rate 20.',
+        folder: '/x/vat-rates',
+        files: [],
+        origin: 'project',
+      },
+    ],
+  },
   tracing: { exporter: 'console', content: true },
 });
 /** The same with a team: assembled below without one, so the agent fields are only in the round trip. */

@@ -67,6 +67,8 @@ const declaredTypes = {
   reasoning_delta: true,
   step_judged: true,
   call_in_doubt: true,
+  workspace_loaded: true,
+  skill_loaded: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 

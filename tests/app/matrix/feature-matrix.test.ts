@@ -21,6 +21,7 @@ import {
 } from './matrix-harness.js';
 import { startFailingModel } from './scripted-model.js';
 import { gateContextRows, pausingPolicy } from './gate-rows.js';
+import { workspaceRows } from './workspace-rows.js';
 
 const mcpLog = newLogFile();
 const sharedEnv = { MCP_TEST_LOG: mcpLog, FALLBACK_KEY: 'sk-fallback' };
@@ -168,6 +169,7 @@ const rows: MatrixRow[] = [
     waits: 2,
     expected: answered,
   },
+  ...workspaceRows(answered),
   {
     name: 'session + approvals + output schema',
     flags: (context, cell) => [...sessionFlags(cell), '--output-schema', context.file('schema.json', schema)],
