@@ -5,7 +5,8 @@ import { zones } from '../src/engine/pipeline.js';
 import type { Environment } from '../src/model/config.js';
 import type { DecisionsAdapter, PipelineInfo } from '../src/server/app.js';
 import type { Decision } from '../src/durable/decisions.js';
-import type { RunAssembly, RunHost } from '../src/server/run-host.js';
+import type { RunAssembly, RunContinuation, RunHost } from '../src/server/run-host.js';
+import type { RunRecoverer } from '../src/server/protocols/mcp-run-tasks.js';
 import { runNotFound, type RunStore, type RunSummary } from '../src/store/types.js';
 import type { DecisionsBody, StartRunBody } from '../src/server/request-schemas.js';
 import type { JsonObject } from '../src/common/json.js';
@@ -66,6 +67,8 @@ export interface RunServices {
   decide: DecisionsAdapter;
   /** Continues a run whose owner is gone, in the host; resolves with its id once claimed (see startRecovery). */
   recover(run: RunSummary, recoveredBy: string): Promise<string>;
+  /** Continues a run whose process died, from its last checkpoint (an MCP client asking for the run's task). */
+  continueDeadRun: RunRecoverer;
   /** Which model is in use and where runs are recorded, for stderr. */
   notice: string;
   /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
@@ -113,6 +116,25 @@ export async function runServices(
     await recording.store.close().catch(() => undefined);
     throw error;
   }
+  // The server continues a stopped run through its host (live events, drained at shutdown); the assembly closes after.
+  const continuationOf = async (
+    run: RunSummary,
+    decisions?: Record<string, Decision>,
+    recoveredBy?: string,
+  ): Promise<RunContinuation> => {
+    const { resumeRun } = await import('../src/durable/durable-run.js');
+    const assembled = await assembleRun(recipeOf(run));
+    return {
+      deps: assembled.deps,
+      resume: (options) =>
+        resumeRun(recording.store, run.runId, {
+          pipeline: assembled.pipeline,
+          ...options,
+          ...(decisions !== undefined && { decisions }),
+          ...(recoveredBy !== undefined && { recoveredBy }),
+        }).finally(() => assembled.close()),
+    };
+  };
   const pipelines: PipelineInfo[] = pipelineNames.map((name) => {
     const pipeline = pipelineOf(makeRecipe({ pipeline: name }));
     const [setup, iteration, finalize] = zones.map((zone) => pipeline[zone].map((stage) => stage.name)) as [
@@ -130,8 +152,7 @@ export async function runServices(
     notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
-      const [{ resumeRun }, { checkDecisions }, { effectiveJournal }] = await Promise.all([
-        import('../src/durable/durable-run.js'),
+      const [{ checkDecisions }, { effectiveJournal }] = await Promise.all([
         import('../src/durable/decisions.js'),
         import('../src/durable/effective-journal.js'),
       ]);
@@ -142,26 +163,16 @@ export async function runServices(
       );
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
-      const assembled = await assembleRun(recipeOf(run));
-      // The server continues it through its host (live events, drained at shutdown); the assembly closes after it.
-      return {
-        deps: assembled.deps,
-        resume: (options) =>
-          resumeRun(recording.store, runId, { pipeline: assembled.pipeline, ...options, decisions: byId }).finally(() =>
-            assembled.close(),
-          ),
-      };
+      return continuationOf(run, byId);
+    },
+    // A run whose process died (its claim says so when resumed) continues here from its last checkpoint.
+    async continueDeadRun(runId) {
+      const run = await recording.store.get(runId);
+      if (run === undefined) throw runNotFound(runId);
+      return continuationOf(run);
     },
     async recover(run, recoveredBy) {
-      const { resumeRun } = await import('../src/durable/durable-run.js');
-      const assembled = await assembleRun(recipeOf(run));
-      return host.recover({
-        deps: assembled.deps,
-        resume: (options) =>
-          resumeRun(recording.store, run.runId, { pipeline: assembled.pipeline, ...options, recoveredBy }).finally(() =>
-            assembled.close(),
-          ),
-      });
+      return host.recover(await continuationOf(run, undefined, recoveredBy));
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
       const assembled = await assembleRun(recipeOfRequest(body));
@@ -204,6 +215,7 @@ export async function startServe(
     ...(flags.token !== undefined && { token: flags.token }),
     access: { allowedHosts: allowedHostsFor(flags.host, flags.allowHosts), allowedOrigins: flags.allowOrigins ?? [] },
     decide: services.decide,
+    continueDeadRun: services.continueDeadRun,
     assemble: services.assemble,
   });
   let server: ListeningServer;

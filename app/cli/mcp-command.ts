@@ -7,7 +7,8 @@ import type { CommandIo, CommandModule } from './command.js';
 
 export const mcpUsage = `Usage: stageloop mcp [--store PATH]
 Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), with progress
-notifications and cancellation. Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
+notifications and cancellation; called as a task it returns at once (the task is the recorded run). Recorded runs
+are resources (stageloop://runs/{id}), each pipeline a prompt. Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
 ./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
 Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }`;
 

@@ -17,6 +17,7 @@ import {
   type DecisionsBody,
 } from './request-schemas.js';
 import type { RunContinuation } from './run-host.js';
+import type { RunRecoverer } from './protocols/mcp-run-tasks.js';
 import { keepingTraceHeaders, startRun, type StartRunServices } from './start-run.js';
 import { listItemOf } from './run-view.js';
 import { RunViewCache } from './view-cache.js';
@@ -35,6 +36,8 @@ export interface ServerAppOptions extends StartRunServices {
   /** The state slots a run's view carries (the application's stages own them; this server knows no stage). */
   shownSlots: readonly string[];
   decide?: DecisionsAdapter;
+  /** Continues a run whose process died (an MCP client asking for its task); see protocols/mcp-run-tasks.ts. */
+  continueDeadRun?: RunRecoverer;
   token?: string;
   /** Host names the server answers to (default: the loopback names) and other origins allowed to change runs. */
   access?: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };

@@ -3,13 +3,13 @@ import { Hono, type Context } from 'hono';
 import { loadOptional, optionalParts } from '../../common/optional-package.js';
 import { a2aRoutes } from './a2a.js';
 import { openAIChatRoutes } from './openai-chat.js';
-import type { StartRunServices } from '../start-run.js';
+import type { McpServices } from './mcp-server.js';
 import { uiMessageStreamRoutes } from './ui-message-stream.js';
 
 /** Paths the adapters answer, for the app's body limit (the app's access control covers every path). */
 export const protocolPaths = ['/v1/chat/completions', '/v1/chat', '/mcp', '/a2a'] as const;
 
-export function protocolRoutes(services: StartRunServices): Hono {
+export function protocolRoutes(services: McpServices): Hono {
   const app = new Hono();
   app.route('/', openAIChatRoutes(services));
   app.route('/', uiMessageStreamRoutes(services));

@@ -1,84 +1,63 @@
-// MCP server mode: one tool per pipeline (input { task }, the answer as text), progress notifications from the run's
-// events, and the client's cancel cancelling the run. Served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp).
+// MCP server mode, served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp): one tool per pipeline (called
+// plainly or as a task that is the durable run), recorded runs as resources, one prompt per pipeline with completions,
+// logging, and on HTTP resumable SSE streams (an event store per session).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { packageVersion } from '../../common/version.js';
-import { asStageloopError, errorFieldsOf } from './protocol-errors.js';
-import { progressLineOf } from './progress-text.js';
-import { answerTextOf, eventsOf, startProtocolRun } from './protocol-runs.js';
-import { keepingTraceHeaders, type StartRunServices } from '../start-run.js';
+import type { RunStore } from '../../store/types.js';
+import type { StartRunServices } from '../start-run.js';
+import { SessionEventStore } from './mcp-event-store.js';
+import { registerPipelinePrompts } from './mcp-prompts.js';
+import { registerPipelineTools } from './mcp-pipeline-tools.js';
+import { registerRunResources } from './mcp-resources.js';
+import { RunTaskStore, taskPollInterval, type RunRecoverer } from './mcp-run-tasks.js';
 
-const taskShape = { task: z.string().min(1).describe('what the agent should do, in plain words') };
+export { taskShape } from './mcp-pipeline-tools.js';
 
-/** A fresh MCP server with one tool per pipeline; each call is an ordinary recorded run. */
-export function stageloopMcpServer(services: StartRunServices): McpServer {
-  const server = new McpServer({ name: 'stageloop', version: packageVersion() }, { capabilities: { logging: {} } });
-  for (const pipeline of services.pipelines) {
-    const description = `Runs the stageloop "${pipeline.name}" agent on a task and returns its answer (stages: ${pipeline.iteration.join(', ')}). Every call is a recorded run.`;
-    server.registerTool(
-      pipeline.name,
-      { title: `stageloop ${pipeline.name}`, description, inputSchema: taskShape },
-      async ({ task }, extra): Promise<CallToolResult> => {
-        try {
-          // MCP carries the caller's W3C trace context in the request's `_meta` (stdio has no headers).
-          const caller = extra._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
-          const trace = {
-            traceparent: typeof caller?.traceparent === 'string' ? caller.traceparent : undefined,
-            tracestate: typeof caller?.tracestate === 'string' ? caller.tracestate : undefined,
-          };
-          const run = await keepingTraceHeaders(trace, () =>
-            startProtocolRun(services, { pipeline: pipeline.name, task }),
-          );
-          // The client's notifications/cancelled aborts this signal: the run stops at its next checkpoint.
-          const cancel = () => run.cancel('the MCP client cancelled the call');
-          extra.signal.addEventListener('abort', cancel, { once: true });
-          const progressToken = extra._meta?.progressToken;
-          if (progressToken !== undefined) {
-            let progress = 0;
-            for await (const event of eventsOf(run.log, extra.signal)) {
-              const line = progressLineOf(event);
-              if (line === undefined) continue;
-              progress += 1;
-              await extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress, message: line },
-                })
-                .catch(() => undefined);
-            }
-          }
-          const result = await run.result;
-          extra.signal.removeEventListener('abort', cancel);
-          const meta = { 'stageloop/runId': run.runId, 'stageloop/status': result.status };
-          return {
-            content: [{ type: 'text', text: answerTextOf(result) }],
-            isError: result.status === 'failed' || result.status === 'cancelled',
-            _meta: meta,
-          };
-        } catch (error) {
-          const known = asStageloopError(error);
-          const { code, httpStatus } = errorFieldsOf(known);
-          return {
-            content: [{ type: 'text', text: known.message }],
-            isError: true,
-            _meta: { 'stageloop/code': code, 'stageloop/httpStatus': httpStatus },
-          };
-        }
+/** What the MCP server serves from: the run door, the store runs are recorded in, and how to continue a dead run. */
+export interface McpServices extends StartRunServices {
+  store: RunStore;
+  /** Continues a run whose process died, when a client asks for its task (absent: such a task stays `working`). */
+  continueDeadRun?: RunRecoverer;
+  /** The state slots a run resource carries. */
+  shownSlots?: readonly string[];
+}
+
+/** A fresh MCP server over the services; each tool call is an ordinary recorded run. */
+export function stageloopMcpServer(services: McpServices): McpServer {
+  const tasks = new RunTaskStore(services);
+  const server = new McpServer(
+    { name: 'stageloop', version: packageVersion() },
+    {
+      capabilities: {
+        logging: {},
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       },
-    );
-  }
+      taskStore: tasks,
+      defaultTaskPollInterval: taskPollInterval,
+    },
+  );
+  registerPipelineTools(server, services, tasks);
+  registerRunResources(server, services);
+  registerPipelinePrompts(server, services.pipelines, services.store);
   return server;
 }
 
 /** Sessions kept at once; the oldest is closed first (a client that never said goodbye). */
 const maxSessions = 100;
+/** How long a client waits before reconnecting a dropped stream (ms), sent as SSE `retry`. */
+const reconnectAfterMs = 1_000;
 
-/** /mcp over Streamable HTTP, one MCP session per client so a cancel reaches the call it names. */
-export function mcpHttpHandler(services: StartRunServices): (context: Context) => Promise<Response> {
+/**
+ * /mcp over Streamable HTTP, one MCP session per client so a cancel reaches the call it names; each session keeps its
+ * streams' events so a dropped stream resumes with Last-Event-ID. `serverOf` builds each session's server.
+ */
+export function mcpHttpHandler(
+  services: McpServices,
+  serverOf: (services: McpServices) => McpServer = stageloopMcpServer,
+): (context: Context) => Promise<Response> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   return async function mcpOverHttp(context) {
     const sessionId = context.req.header('mcp-session-id');
@@ -99,6 +78,8 @@ export function mcpHttpHandler(services: StartRunServices): (context: Context) =
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore: new SessionEventStore(),
+      retryInterval: reconnectAfterMs,
       onsessioninitialized: (id) => {
         sessions.set(id, transport);
         if (sessions.size > maxSessions) {
@@ -111,7 +92,7 @@ export function mcpHttpHandler(services: StartRunServices): (context: Context) =
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await stageloopMcpServer(services).connect(transport);
+    await serverOf(services).connect(transport);
     return transport.handleRequest(context.req.raw);
   };
 }

@@ -1,0 +1,45 @@
+// One MCP prompt per pipeline: the task template a client fills in (argument `task`) and sends to the pipeline's tool.
+// The `task` argument completes from the tasks of recorded runs (completion/complete).
+import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RunStore } from '../../store/types.js';
+import type { PipelineInfo } from '../pipeline-info.js';
+
+/** Recorded runs whose tasks are offered as completions, and completions at most. */
+const searchedRuns = 200;
+const offered = 20;
+
+export function registerPipelinePrompts(server: McpServer, pipelines: readonly PipelineInfo[], store: RunStore): void {
+  // Tasks people gave before, newest first, without repeats: the likeliest next ones.
+  const pastTasks = async (value: string) => {
+    const tasks = (await store.list({ limit: searchedRuns })).map((run) => run.input.task);
+    const typed = value.toLowerCase();
+    const matching = tasks.filter(
+      (task): task is string => typeof task === 'string' && task.toLowerCase().startsWith(typed),
+    );
+    return [...new Set(matching)].slice(0, offered);
+  };
+  for (const pipeline of pipelines) {
+    server.registerPrompt(
+      pipeline.name,
+      {
+        title: `Ask the stageloop ${pipeline.name} agent`,
+        description: `A task for the "${pipeline.name}" agent (stages: ${pipeline.iteration.join(', ')}; at most ${pipeline.maxIterations} iterations), to send to its tool.`,
+        argsSchema: { task: completable(z.string().describe('what the agent should do, in plain words'), pastTasks) },
+      },
+      ({ task }) => ({
+        description: `Run the stageloop "${pipeline.name}" agent on a task`,
+        messages: [
+          {
+            role: 'user',
+            content: {
+              type: 'text',
+              text: `Use the "${pipeline.name}" tool (a stageloop agent) with this task, and report its answer:\n\n${task}`,
+            },
+          },
+        ],
+      }),
+    );
+  }
+}
