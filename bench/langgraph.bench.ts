@@ -48,7 +48,8 @@ function folder(): { path: string; remove: () => void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-function stageloop(recorded: boolean, guards: boolean): Contender {
+/** `readOnly`: the same `add` declared `effects: 'none'`: no intent is written before its calls (a write tool's is). */
+function stageloop(recorded: boolean, guards: boolean, readOnly = false): Contender {
   const place = folder();
   const store = recorded ? sqliteStore(join(place.path, 'runs.db')) : undefined;
   const tools = new ToolRegistry([
@@ -56,12 +57,13 @@ function stageloop(recorded: boolean, guards: boolean): Contender {
       name: 'add',
       description: 'Adds two numbers.',
       parameters: addArguments,
+      ...(readOnly && { effects: 'none' as const }),
       execute: async ({ a, b }) => String(a + b),
     }),
   ]);
   const pipeline = reactPipeline({ maxIterations: turns, ...(!guards && { guards: false as const }) });
   return {
-    name: `stageloop, ${recorded ? 'SQLite store' : 'no store'}${guards ? '' : ', guards: false'}`,
+    name: `stageloop, ${recorded ? 'SQLite store' : 'no store'}${guards ? '' : ', guards: false'}${readOnly ? ', read-only tool' : ''}`,
     run: async () => {
       const result = await runPipeline(
         pipeline,
@@ -154,7 +156,13 @@ async function langgraph(): Promise<Contender | undefined> {
 
 export async function run(): Promise<void> {
   const other = await langgraph();
-  const contenders = [stageloop(false, true), stageloop(true, true), stageloop(true, false), ...(other ? [other] : [])];
+  const contenders = [
+    stageloop(false, true),
+    stageloop(true, true),
+    stageloop(true, true, true),
+    stageloop(true, false),
+    ...(other ? [other] : []),
+  ];
   const samples = new Map<Contender, number[]>(contenders.map((contender) => [contender, []]));
   for (let round = -1; round < rounds; round++) {
     for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {

@@ -114,7 +114,7 @@ describe('resume', () => {
     });
     model.assertConsumed();
     expect(result).toMatchObject({ status: 'completed', answer: 'done: 11', iterations: 4 });
-    // 1 + 2 ran once; 3 + 4 was in flight when the owner stopped, so it ran again; 5 + 6 once.
+    // 1 + 2 ran once; 3 + 4 was in flight when the owner stopped and changes nothing, so it ran again; 5 + 6 once.
     expect(log).toEqual(['1 + 2', '3 + 4', '3 + 4', '5 + 6']);
     expect((await store.get('run-a'))?.status).toBe('completed');
     const replay = await replayRun(store, 'run-a', { pipeline: reactPipeline() });

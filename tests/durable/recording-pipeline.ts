@@ -103,6 +103,8 @@ export function recordingTools(
     name: 'calculator',
     description: 'Evaluates a sum of two numbers like "2 + 3".',
     parameters: z.object({ expression: z.string() }),
+    // It changes nothing (the log is the test's eye): a call a crash cut off runs again, never in doubt.
+    effects: 'none',
     async execute({ expression }) {
       log.push(expression);
       await onCall(expression);

@@ -170,7 +170,7 @@ describe('tool failures', () => {
       },
     });
     expect(errorOf(await new ToolRegistry([tool]).execute(call('spreads', {}))).kind).toBe('timeout');
-    expect(Object.keys(spread)).toEqual(['callId', 'signal']);
+    expect(Object.keys(spread)).toEqual(['callId', 'signal', 'idempotencyKey']);
     expect(spread.signal?.aborted).toBe(true);
   });
 
