@@ -57,7 +57,7 @@ function serve(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-async function microsPerRequest(requests: number, body: () => Promise<unknown>): Promise<number> {
+export async function microsPerRequest(requests: number, body: () => Promise<unknown>): Promise<number> {
   const samples: number[] = [];
   for (let round = 0; round < 7; round++) {
     collectGarbage();

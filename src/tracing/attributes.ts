@@ -58,6 +58,8 @@ export const EvaluationAttributes = {
   scoreValue: 'gen_ai.evaluation.score.value',
   scoreLabel: 'gen_ai.evaluation.score.label',
   explanation: 'gen_ai.evaluation.explanation',
+  /** The graded response: our run id (a run's answer has no provider response id of its own). */
+  responseId: 'gen_ai.response.id',
 } as const;
 
 /** Metric names with their units: the GenAI client metrics, then stageloop's own run-level ones. */
@@ -95,6 +97,8 @@ export const GeneralAttributes = {
 /** stageloop's own attributes. */
 export const StageloopAttributes = {
   runId: 'stageloop.run.id',
+  /** The eval variant whose run an `evaluate {case}` span grades. */
+  evalVariant: 'stageloop.eval.variant',
   status: 'stageloop.status',
   stopReasonKind: 'stageloop.stop_reason.kind',
   stopReasonStage: 'stageloop.stop_reason.stage',

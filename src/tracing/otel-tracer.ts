@@ -9,6 +9,7 @@ import {
   type Attributes,
   type Meter,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import { isPromiseLike } from '../common/promise-like.js';
@@ -34,6 +35,21 @@ export interface OtelRunTracerOptions {
    * makes no span. Without it every stage has a span.
    */
   guards?: GuardWatch;
+}
+
+/** The root span of each run that ended lately, by run id: an eval's verdicts join the graded run's trace. */
+const endedRuns = new Map<string, SpanContext>();
+const endedRunsKept = 1024;
+
+/** The root span context of a run this process traced and that has ended (the latest 1024), else undefined. */
+export function runSpanContext(runId: string): SpanContext | undefined {
+  return endedRuns.get(runId);
+}
+
+function rememberRun(runId: string, span: Span): void {
+  endedRuns.delete(runId);
+  endedRuns.set(runId, span.spanContext());
+  if (endedRuns.size > endedRunsKept) endedRuns.delete(endedRuns.keys().next().value!);
 }
 
 /** Pipelines that coordinate several agents' work: their root span is `invoke_workflow`, not `invoke_agent`. */
@@ -184,6 +200,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         inSpan(tracer, name, attributes, rooted, (span, result) => {
           span.setAttributes(summaryAttributes(result));
           span.setAttribute(StageloopAttributes.agentsCount, agentsCount(result));
+          rememberRun(info.runId, span);
           if (result.status === 'failed') {
             const cause = failureCause(result);
             span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
