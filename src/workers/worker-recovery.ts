@@ -5,7 +5,7 @@ import { resumeRun } from '../durable/durable-run.js';
 import type { RunEvent } from '../engine/stage.js';
 import type { RunInput } from '../engine/state.js';
 import type { RunStore, RunSummary } from '../store/types.js';
-import type { WorkerOptions } from './worker.js';
+import type { PrepareRun } from './process-run.js';
 import { startRecovery } from './recovery.js';
 
 /** Job states in which the queue still owns the run: its stalled job comes back to a worker by itself. */
@@ -15,13 +15,13 @@ interface WorkerRecoveryParts {
   store: RunStore;
   connection: Redis;
   queue: string;
-  options: WorkerOptions;
+  prepare: PrepareRun;
   lockDuration: number;
   log: (line: string) => void;
 }
 
 export function startWorkerRecovery(parts: WorkerRecoveryParts) {
-  const { store, options, lockDuration } = parts;
+  const { store, prepare, lockDuration } = parts;
   const running = new Set<Promise<unknown>>();
   const controller = new AbortController();
   let queue: import('bullmq').Queue | undefined;
@@ -34,7 +34,7 @@ export function startWorkerRecovery(parts: WorkerRecoveryParts) {
     skip: async (run) => queued.has(await (await queueOf()).getJobState(run.runId)),
     async resume(run: RunSummary, recoveredBy: string) {
       const input: RunInput = { task: typeof run.input.task === 'string' ? run.input.task : '' };
-      const prepared = await options.prepare({ runId: run.runId, input, settings: {} }, run);
+      const prepared = await prepare({ runId: run.runId, input, settings: {} }, run);
       let claimed: () => void = () => undefined;
       let refused: (error: unknown) => void = () => undefined;
       const taken = new Promise<void>((resolve, reject) => ([claimed, refused] = [resolve, reject]));

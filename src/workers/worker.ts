@@ -131,7 +131,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
           store,
           connection,
           queue: options.queue ?? defaultQueueName,
-          options,
+          prepare: options.prepare,
           lockDuration,
           log,
         });
