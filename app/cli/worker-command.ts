@@ -18,10 +18,12 @@ import { StageloopError } from '../../src/common/stageloop-error.js';
 import { startCliTracing, type CliTracing } from './tracing.js';
 import type { TraceMode } from './args.js';
 
-export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME] [--trace otlp|console]
+export const workerUsage = `Usage: stageloop worker --redis URL [--store URL] [--concurrency N] [--queue NAME] [--trace otlp|console] [--no-recover]
 Takes runs submitted with "stageloop submit" off the queue (default stageloop-runs) and records them in the Redis
 store at URL, or in the store --store (or $STAGELOOP_STORE) names, e.g. postgres://USER@HOST:PORT/DATABASE. A worker that dies loses nothing: another resumes its runs within about 6 s (lock 5 s + stall check 1 s).
---trace traces every run it takes, as "stageloop run --trace" does, in the trace of whoever submitted it.`;
+--trace traces every run it takes, as "stageloop run --trace" does, in the trace of whoever submitted it.
+At start and every 10 s it also continues the store's other runs whose process died (started by "stageloop run" or
+"serve": owner gone, lease expired; never one waiting for a person), each taken once; --no-recover leaves them.`;
 
 export interface WorkerFlags {
   redis: string;
@@ -30,6 +32,8 @@ export interface WorkerFlags {
   concurrency: number;
   queue?: string;
   trace?: TraceMode;
+  /** False with --no-recover. */
+  recover: boolean;
 }
 
 export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' {
@@ -39,6 +43,7 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
     concurrency: { type: 'string' },
     queue: { type: 'string' },
     trace: { type: 'string' },
+    'no-recover': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseFlags('worker', argv, options, false);
@@ -59,6 +64,7 @@ export function parseWorkerFlags(argv: readonly string[]): WorkerFlags | 'help' 
   return {
     redis: values.redis,
     concurrency,
+    recover: values['no-recover'] !== true,
     ...(values.store !== undefined && { store: values.store }),
     ...(values.queue !== undefined && { queue: values.queue }),
     ...(trace !== undefined && { trace }),
@@ -108,6 +114,7 @@ export async function workerCommand(
         concurrency: flags.concurrency,
         prepare,
         log,
+        recover: flags.recover,
         ...(store !== undefined && { store }),
         ...(flags.queue !== undefined && { queue: flags.queue }),
       });

@@ -12,6 +12,7 @@ import { batchedProgress } from './progress.js';
 import { processRun, RunTakenOverError, type PrepareRun, type RunJobResult } from './process-run.js';
 import { defaultQueueName, parseRunJob, RunJobError } from './run-job.js';
 import { withTraceHeaders } from '../tracing/trace-context.js';
+import { startWorkerRecovery } from './worker-recovery.js';
 
 export interface WorkerOptions {
   /** redis:// URL of the queue (and, unless `store` is given, of the run store). */
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** One line per noteworthy thing (Redis lost and back, a job failed); default: nothing. */
   log?: (line: string) => void;
+  /** Continues the store's runs whose owner is gone that no job brings back (default true; `--no-recover`). */
+  recover?: boolean;
 }
 
 export interface RunWorker {
@@ -121,10 +124,23 @@ export async function startWorker(options: WorkerOptions): Promise<RunWorker> {
     if (!(error instanceof RunTakenOverError)) log(`job ${job?.id ?? '?'} failed: ${messageOf(error)}`);
   });
   await worker.waitUntilReady();
+  const recovery =
+    options.recover === false
+      ? undefined
+      : startWorkerRecovery({
+          store,
+          connection,
+          queue: options.queue ?? defaultQueueName,
+          prepare: options.prepare,
+          lockDuration,
+          log,
+        });
+  await recovery?.started;
   return {
     worker,
     store,
     async close(force = false) {
+      await recovery?.stop(force);
       await worker.close(force);
       if (ownStore) await store.close();
       await connection.quit().catch(() => connection.disconnect());
