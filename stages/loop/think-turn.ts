@@ -42,6 +42,7 @@ export interface ThinkConfig {
   readonly maxRepairs: number;
   readonly maxStepToolRounds: number;
   readonly useTools: boolean;
+  readonly keepReasoning: boolean;
   readonly settings: Pick<ChatRequest, 'temperature' | 'maxOutputTokens'>;
   /** Undefined: the request is the whole conversation. */
   readonly context: TurnContext | undefined;

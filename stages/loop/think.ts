@@ -44,6 +44,8 @@ export interface ThinkOptions {
   maxRepairs?: number;
   /** Reasoning rounds per plan step (default 4); the last one must finish the step without tools. */
   maxStepToolRounds?: number;
+  /** Keep readable reasoning and the text before tool calls (preambles, Thoughts) in the conversation (default false: journal, events and spans only; what a provider must get back is sent either way). */
+  keepReasoning?: boolean;
   /** Offer the tools in deps.tools to the model (default true); false makes a tool-less responder. */
   useTools?: boolean;
   /** How each request is rendered from the conversation (stages/loop/turn-context.ts); false sends the whole conversation as it is. */
@@ -71,8 +73,8 @@ export function think(options: ThinkOptions = {}): Stage {
     settings,
     maxRepairs,
     context,
+    keepReasoning: options.keepReasoning ?? false,
   });
-
   return {
     name: 'think',
     execute(state, ctx) {
@@ -199,7 +201,10 @@ function concluded(
   const { step, lastRound } = turn;
   const calls = callsToRun(ctx.deps.callIdSuffix, step, response.toolCalls);
   if (calls.length > 0 && turn.tools !== undefined) {
-    state.messages.push(assistantMessage(response, response.content, calls));
+    // The text before the calls (a preamble, a Thought) is reported (tool_preamble), not kept in the conversation.
+    state.messages.push(
+      assistantMessage(response, config.keepReasoning ? response.content : '', calls, config.keepReasoning),
+    );
     state.turn.toolCalls = calls;
     return;
   }
@@ -209,9 +214,9 @@ function concluded(
       reason: 'no tools were offered in this call',
     });
   const text = response.content;
-  if (text !== '' || calls.length === 0) state.messages.push(assistantMessage(response, text));
+  if (text !== '' || calls.length === 0)
+    state.messages.push(assistantMessage(response, text, undefined, config.keepReasoning));
   const cut = response.finishReason === 'length';
-
   if (response.cannotAnswer === true && text.trim() !== '') {
     // The model says it cannot do the task: its reply is shown, but the run did not get an answer.
     state.answer = text;

@@ -65,13 +65,19 @@ export function temperatureOf(options: { temperature?: number }): { temperature?
 }
 
 /**
- * The assistant message a reply becomes, with its reasoning kept (for the journal and `show`) and what its provider
- * needs back (`replay`: the adapter that wrote it sends it on the next request; any other adapter ignores it).
+ * The assistant message a reply becomes, with what its provider needs back (`replay`: the adapter that wrote it sends
+ * it on the next request; any other adapter ignores it). Its readable reasoning stays in the journal, events and spans,
+ * out of the conversation, unless `keepReasoning` (a model that wants its thoughts back).
  */
-export function assistantMessage(response: ChatResponse, content: string, toolCalls?: ToolCall[]): ChatMessage {
+export function assistantMessage(
+  response: ChatResponse,
+  content: string,
+  toolCalls?: ToolCall[],
+  keepReasoning = false,
+): ChatMessage {
   const message: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content };
   if (toolCalls !== undefined) message.toolCalls = toolCalls;
-  if (response.reasoning !== undefined) message.reasoning = response.reasoning;
+  if (keepReasoning && response.reasoning !== undefined) message.reasoning = response.reasoning;
   if (response.replay !== undefined) message.replay = response.replay;
   return message;
 }

@@ -18,6 +18,7 @@ const config = (changes: Partial<ThinkConfig> = {}): ThinkConfig => ({
   maxRepairs: 2,
   maxStepToolRounds: 2,
   useTools: true,
+  keepReasoning: false,
   settings: {},
   context: undefined,
   ...changes,

@@ -75,11 +75,8 @@ describe('think stage', () => {
       { id: 'call_1_1', ...calc('6 * 7') },
       { id: 'call_1_2', ...calc('6 + 7') },
     ]);
-    expect(state.messages.at(-1)).toEqual({
-      role: 'assistant',
-      content: 'let me compute',
-      toolCalls: state.turn.toolCalls,
-    });
+    // The preamble is an event (tool_preamble), not part of the conversation.
+    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: '', toolCalls: state.turn.toolCalls });
     expect(state.answer).toBeUndefined();
   });
 
@@ -121,7 +118,7 @@ describe('think stage', () => {
     expect(ctx.events.at(-1)!.data).toMatchObject({ cutByLength: true });
   });
 
-  it('keeps the reasoning and what the provider needs back on the assistant message it appends', async () => {
+  it('keeps what the provider needs back on the assistant message it appends; the readable reasoning only in the event', async () => {
     const replay = {
       provider: 'chat-completions http://127.0.0.1:1/v1',
       items: [{ reasoning_content: 'Use the tool.' }],
@@ -132,7 +129,8 @@ describe('think stage', () => {
     const state = makeState({ messages: start() });
     const ctx = makeCtx({ deps: { model, tools: testTools() } });
     await think().execute(state, ctx);
-    expect(state.messages.at(-1)).toMatchObject({ role: 'assistant', reasoning: 'Use the tool.', replay });
+    expect(state.messages.at(-1)).toMatchObject({ role: 'assistant', replay });
+    expect(state.messages.at(-1)).not.toHaveProperty('reasoning');
     expect(ctx.events.find((event) => event.type === 'model_reply')!.data).toMatchObject({
       reasoning: 'Use the tool.',
     });
