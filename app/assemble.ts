@@ -153,6 +153,10 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
     approvals: {
       ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
       taintPolicy: recipe.approvals.taintPolicy,
+      // --on-repeat ask: the gate holds a repeated failing call for a person, in every pipeline, step and agent.
+      ...(recipe.guards.onRepeat === 'ask' && {
+        repeatedCalls: { limit: recipe.guards.loopLimit ?? guardDefaults.loopLimit },
+      }),
     },
   });
   let sessions: SessionStore | undefined;
