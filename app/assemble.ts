@@ -173,6 +173,10 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
       approvals: {
         ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
         taintPolicy: recipe.approvals.taintPolicy,
+        // --on-repeat ask: the gate holds a repeated failing call for a person, in every pipeline, step and agent.
+        ...(recipe.guards.onRepeat === 'ask' && {
+          repeatedCalls: { limit: recipe.guards.loopLimit ?? guardDefaults.loopLimit },
+        }),
       },
     });
     // What the environment decided is part of the run from now on: resume and replay use the same model.

@@ -116,18 +116,18 @@ async function runEval(
       },
     };
     const { loadDataset } = await import('../../src/eval/dataset.js');
+    const { openDataset } = await import('../../src/eval/case-stream.js');
     const { createLedger, readLedger, checkResumedDataset, checkResumedCases } =
       await import('../../src/eval/ledger.js');
     const folder = evalsFolder(recording.file, env);
     const ledger = continued === undefined ? undefined : readLedger(folder, continued);
     if (ledger && values.resume !== undefined && positionals[0] !== undefined)
       checkResumedDataset(ledger.header, positionals[0], process.cwd());
-    const dataset = await loadDataset(
-      positionals[0] ?? ledger!.header.dataset,
-      positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd,
-    );
-    if (ledger && values.resume !== undefined)
-      checkResumedCases(ledger, new Set(dataset.cases.map((evalCase) => evalCase.id)), dataset.name);
+    const source = positionals[0] ?? ledger!.header.dataset;
+    const sourceCwd = positionals[0] !== undefined ? process.cwd() : ledger!.header.cwd;
+    // Streamed: every case checked now, then read again one at a time as its runs start (a large file is never held).
+    const dataset = await openDataset(source, sourceCwd);
+    if (ledger && values.resume !== undefined) checkResumedCases(ledger, new Set(dataset.ids), dataset.name);
     const specs = ledger
       ? (ledger.header.variants as unknown as VariantSpec[]).map((spec) => ({
           ...spec,
@@ -148,7 +148,14 @@ async function runEval(
     let result: EvalResult;
     let interrupted = false;
     if (values.replay !== undefined) {
-      result = await replayEval(ledger!, dataset, variants, recording.store, repeats, judgeModel);
+      result = await replayEval(
+        ledger!,
+        await loadDataset(source, sourceCwd),
+        variants,
+        recording.store,
+        repeats,
+        judgeModel,
+      );
       if (chatty)
         streams.stderr.write(
           `eval ${ledger!.header.evalId}: graded ${ledger!.runs.length} recorded runs again (no model call)\n`,
@@ -166,11 +173,11 @@ async function runEval(
           repeats,
           createdAt: new Date().toISOString(),
         }));
-      const total = dataset.cases.length * variants.length * repeats;
+      const total = dataset.ids.length * variants.length * repeats;
       if (chatty) {
         const notices = [...new Set(variants.map((variant) => variant.notice))];
         streams.stderr.write(
-          `${terminalSafe(notices.join('; '))}\neval ${evalId}: ${dataset.cases.length} cases × ${variants.length} variant${variants.length > 1 ? 's' : ''}${repeats > 1 ? ` × ${repeats} repeats` : ''} = ${total} runs${ledger ? ` (${ledger.runs.length} finished before)` : ''}, recorded in ${terminalSafe(recording.file)} ("stageloop runs" lists them)\n`,
+          `${terminalSafe(notices.join('; '))}\neval ${evalId}: ${dataset.ids.length} cases × ${variants.length} variant${variants.length > 1 ? 's' : ''}${repeats > 1 ? ` × ${repeats} repeats` : ''} = ${total} runs${ledger ? ` (${ledger.runs.length} finished before)` : ''}, recorded in ${terminalSafe(recording.file)} ("stageloop runs" lists them)\n`,
         );
       }
       const outcome = await attendedEval(streams, chatty, ledgerFile, (signal, onRun) =>
@@ -209,7 +216,7 @@ async function runEval(
     if (values.html !== undefined && chatty) streams.stderr.write(`report written to ${terminalSafe(values.html)}\n`);
     if (interrupted) {
       const left =
-        dataset.cases.length * variants.length * repeats -
+        dataset.ids.length * variants.length * repeats -
         result.results.reduce((count, entry) => count + entry.runs.length, 0);
       streams.stderr.write(
         `interrupted: finished runs are kept; ${left} left: run them with stageloop eval --resume ${result.evalId}\n`,

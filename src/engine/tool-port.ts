@@ -75,7 +75,15 @@ export type ToolResult =
       /** The content is untrusted (the tool's results taint): the run that reads it is tainted from now on. */
       taint?: TaintMark;
     }
-  | { ok: false; error: ToolError; durationMs: number; usage?: ChatUsage; agentUsage?: AgentUsage };
+  | {
+      ok: false;
+      error: ToolError;
+      durationMs: number;
+      usage?: ChatUsage;
+      agentUsage?: AgentUsage;
+      /** The tool gate's repeat rule counts this failure toward the call's streak of failures in a row. */
+      streak?: true;
+    };
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 
 /** A tool call together with its result, as kept in RunState. */

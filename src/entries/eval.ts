@@ -16,6 +16,7 @@ export {
  */
 export const evaluate: typeof runEvalFunction = runEvalFunction;
 export { loadDataset, parseJsonl, checkCases, type Dataset } from '../eval/dataset.js';
+export { openDataset, caseStreamOf, type CaseStream } from '../eval/case-stream.js';
 export * as graders from '../eval/graders/index.js';
 export type { EvalCase, Grade, Grader, GradeSubject, GraderSpec, GradeRecord } from '../eval/graders/index.js';
 export type { CaseResult, CaseRun, EvalResult, VariantSummary, Disagreement } from '../eval/types.js';

@@ -128,8 +128,13 @@ export function parseJsonl(text: string, name: string): Dataset {
  * Reads a JSONL dataset line by line, checking each case as it comes and keeping only the checked case: a large
  * file is never held as one text, a list of lines and a list of parsed values at once.
  */
-function jsonlReader(name: string): { line(content: string): void; done(): Dataset } {
+function jsonlReader(
+  name: string,
+  keep?: (evalCase: EvalCase) => void,
+): { line(content: string): void; done(): Dataset } {
   const cases: EvalCase[] = [];
+  const kept = keep ?? ((evalCase: EvalCase) => cases.push(evalCase));
+  let count = 0;
   const seen = new Map<string, number>();
   let number = 0;
   return {
@@ -147,10 +152,11 @@ function jsonlReader(name: string): { line(content: string): void; done(): Datas
         );
       }
       const line = number;
-      cases.push(checkCase(value, `${name}:${line}`, seen, line, (earlier) => `${name}:${earlier}`));
+      kept(checkCase(value, `${name}:${line}`, seen, line, (earlier) => `${name}:${earlier}`));
+      count += 1;
     },
     done() {
-      if (cases.length === 0)
+      if (count === 0)
         throw new StageloopError(
           'usage',
           `${name}: no cases: write one JSON object per line, like {"id":"add","task":"What is 2 + 2?","expected":4}`,
@@ -160,16 +166,32 @@ function jsonlReader(name: string): { line(content: string): void; done(): Datas
   };
 }
 
-/** A JSONL file read as a stream of lines (see jsonlReader). */
-async function fromJsonlFile(file: string, name: string): Promise<Dataset> {
-  const reader = jsonlReader(name);
+/** A JSONL file read as a stream of lines (see jsonlReader); `keep` takes each checked case (default: the result's). */
+async function fromJsonlFile(file: string, name: string, keep?: (evalCase: EvalCase) => void): Promise<Dataset> {
+  const reader = jsonlReader(name, keep);
+  for await (const content of linesOf(file)) reader.line(content);
+  return reader.done();
+}
+
+/** A JSONL file's cases, each checked, one at a time as the caller asks (the file is read no further ahead). */
+export async function* jsonlCases(file: string, name: string): AsyncGenerator<EvalCase> {
+  const kept: EvalCase[] = [];
+  const reader = jsonlReader(name, (evalCase) => kept.push(evalCase));
+  for await (const content of linesOf(file)) {
+    reader.line(content);
+    if (kept.length > 0) yield kept.pop()!;
+  }
+  reader.done();
+}
+
+/** The lines of a file; readline pauses the file while its lines wait unread. */
+async function* linesOf(file: string): AsyncGenerator<string> {
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   try {
-    for await (const content of lines) reader.line(content);
+    yield* lines;
   } finally {
     lines.close();
   }
-  return reader.done();
 }
 
 /** What a module dataset exports: `export default [...cases]`, or `{ cases, graders }`, or a function returning either. */
@@ -229,8 +251,13 @@ export async function loadDataset(source: string, cwd = process.cwd()): Promise<
   const file = resolve(cwd, source);
   const extension = extname(file);
   if (['.js', '.mjs', '.ts', '.mts'].includes(extension)) return fromModule(file, source);
+  return readJsonl(file, source);
+}
+
+/** A JSONL dataset file, each checked case given to `keep` (default: kept in the result); a missing file is named. */
+export async function readJsonl(file: string, source: string, keep?: (evalCase: EvalCase) => void): Promise<Dataset> {
   try {
-    return await fromJsonlFile(file, source);
+    return await fromJsonlFile(file, source, keep);
   } catch (error) {
     if (error instanceof StageloopError) throw error;
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';

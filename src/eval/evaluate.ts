@@ -10,6 +10,7 @@ import type { Usage } from '../engine/state.js';
 import type { ChatModel } from '../model/types.js';
 import type { RunStore } from '../store/types.js';
 import type { Dataset } from './dataset.js';
+import { caseStreamOf, type CaseStream } from './case-stream.js';
 import { gradeRun } from './grade.js';
 import { gradersFor, JudgePool } from './graders/spec.js';
 import type { CalledTool, EvalCase, Grader } from './graders/types.js';
@@ -35,7 +36,8 @@ export interface EvalProgress {
 }
 
 export interface EvaluateOptions {
-  dataset: Dataset | readonly EvalCase[];
+  /** The cases; a CaseStream (openDataset) is read one case at a time as runs start, never held whole. */
+  dataset: Dataset | CaseStream | readonly EvalCase[];
   variants: readonly EvalVariant[];
   /** Graders for every case, after each case's own. */
   graders?: readonly Grader[];
@@ -124,19 +126,18 @@ async function runJob(job: Job, evalId: string, options: EvaluateOptions): Promi
 /** Runs the eval; resolves with every finished run graded (also when interrupted), rejects only on a mistake in its options. */
 export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
   const { concurrency, repeats } = checkOptions(options);
-  const dataset: Dataset = Array.isArray(options.dataset)
-    ? { name: 'dataset', cases: [...(options.dataset as readonly EvalCase[])] }
-    : (options.dataset as Dataset);
+  const dataset = caseStreamOf(options.dataset);
   const evalId = options.evalId ?? newEvalId();
   const judges = new JudgePool(options.judgeModel);
   const shared = [...(dataset.graders ?? []), ...(options.graders ?? [])];
   // Graders are made once before any run, so a mistake in one costs no model call; each job makes its own again
   // rather than every case's being kept for the whole eval (a large dataset would hold them all at once).
-  for (const evalCase of dataset.cases) gradersFor(evalCase, shared, judges);
+  for await (const evalCase of dataset.cases()) gradersFor(evalCase, shared, judges);
   const finished = [...(options.finished ?? [])];
   const done = new Set(finished.map(runKey));
-  function* pendingJobs(): Generator<Job> {
-    for (const evalCase of dataset.cases) {
+  // Cases are read as runs start: at most `concurrency` jobs (and the case being read) are held at once.
+  async function* pendingJobs(): AsyncGenerator<Job> {
+    for await (const evalCase of dataset.cases()) {
       for (const variant of options.variants) {
         for (let repeat = 0; repeat < repeats; repeat++) {
           if (!done.has(runKey({ id: evalCase.id, variant: variant.name, repeat })))
@@ -146,11 +147,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
     }
   }
   const jobs = pendingJobs();
-  const total = dataset.cases.length * options.variants.length * repeats;
+  const total = dataset.ids.length * options.variants.length * repeats;
   const progress: EvalProgress = { done: finished.length, total, passed: finished.filter((run) => run.pass).length };
   const worker = async () => {
     while (!options.signal?.aborted) {
-      const next = jobs.next();
+      const next = await jobs.next();
       if (next.done) return;
       const run = await runJob(next.value, evalId, options);
       if (run === undefined) continue;
@@ -161,11 +162,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalResult> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total - finished.length) }, worker));
+  // An eval stopped early closes the file its cases come from.
+  await jobs.return(undefined);
   const complete = finished.length === total;
   return evalResult(
     evalId,
     dataset.name,
-    dataset.cases.map((evalCase) => evalCase.id),
+    [...dataset.ids],
     options.variants.map((variant) => variant.name),
     finished,
     complete,

@@ -12,6 +12,7 @@ import { StageloopError } from '../common/stageloop-error.js';
 import type { Tool } from './define-tool.js';
 import { effectsOf } from './effects.js';
 import { firstTaint, isApproved, noteLiveTaint, taintSourceText, type TaintMark } from './gate-state.js';
+import { repeatedCall, repeatReason, withStreak } from './repeated-calls.js';
 
 export type TaintPolicy = 'ask' | 'refuse' | 'off';
 
@@ -21,6 +22,9 @@ export interface GatePolicy {
   tools?: readonly string[] | 'all';
   /** A write call after untrusted content: waits for a person (`ask`), is refused, or runs (`off`, the default). */
   taintPolicy?: TaintPolicy;
+  /** A call that already failed `limit - 1` times in a row (same tool, same canonical arguments) waits for a person
+   * (the repeated-call guard's `onRepeat: 'ask'`; repeated-calls.ts); once a person rejected it, it is refused. */
+  repeatedCalls?: { limit: number };
 }
 
 /** What the gate needs of the box it guards: the tools' traits at call time, and one call's execution. */
@@ -48,6 +52,7 @@ export function taintReason(
 export function gateMatters(box: GatedBox, policy: GatePolicy): boolean {
   if (policy.tools === 'all' || (policy.tools !== undefined && policy.tools.length > 0)) return true;
   const tools = box.names.map((name) => box.get(name)!);
+  if (policy.repeatedCalls !== undefined) return true;
   if (tools.some((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)) return true;
   return (policy.taintPolicy ?? 'off') !== 'off' && tools.some((tool) => effectsOf(tool) === 'write');
 }
@@ -105,9 +110,13 @@ function gatedCall(
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
   const tool = box.get(call.name);
+  const run = () => {
+    const result = noted(box, call, state, signal);
+    return policy.repeatedCalls === undefined ? result : result.then(withStreak);
+  };
   // The usual call needs no check that waits: no promise or frame beyond the call's own.
-  if (tool === undefined || !mayHold(call, tool, policy, state)) return noted(box, call, state, signal);
-  return holdOf(call, tool, policy, state).then((held) => held ?? noted(box, call, state, signal));
+  if (tool === undefined || !mayHold(call, tool, policy, state)) return run();
+  return holdOf(call, tool, policy, state).then((held) => held ?? run());
 }
 
 /** Untrusted content taints the run at once: a call made after it, in any step, is held (act records every result's
@@ -127,6 +136,7 @@ function noted(box: GatedBox, call: ToolCall, state: RunState, signal: AbortSign
 function mayHold(call: ToolCall, tool: Tool, policy: GatePolicy, state: RunState): boolean {
   if (tool.needsApproval !== undefined && tool.needsApproval !== false) return true;
   if (policy.tools === 'all' || policy.tools?.includes(call.name) === true) return true;
+  if (policy.repeatedCalls !== undefined && repeatedCall(state, call) !== undefined) return true;
   return (policy.taintPolicy ?? 'off') !== 'off' && effectsOf(tool) === 'write' && firstTaint(state) !== undefined;
 }
 
@@ -146,7 +156,16 @@ async function holdOf(
     const refused = taintReason(call, tool, state, 'refuse');
     if (refused !== undefined) return heldResult('refused', `Not run: ${refused}.`);
   }
-  const reason = await reasonOf(call, tool, policy, taintPolicy, state);
+  const repeated = policy.repeatedCalls === undefined ? undefined : repeatedCall(state, call);
+  if (
+    repeated !== undefined &&
+    repeated.refused > 0 &&
+    repeatReason(repeated, policy.repeatedCalls!.limit) !== undefined
+  )
+    return heldResult('refused', `Not run: a person rejected this repeated, identical call to ${call.name} before.`);
+  const reason =
+    (await reasonOf(call, tool, policy, taintPolicy, state)) ??
+    repeatReason(repeated, policy.repeatedCalls?.limit ?? 0);
   if (reason === undefined || isApproved(state, call.id, call.name)) return undefined;
   const pending: PendingDecision = {
     id: call.id,
@@ -158,7 +177,7 @@ async function holdOf(
   return heldResult('paused', `Waiting for a person: ${reason}.`, [pending]);
 }
 
-/** The same order the approval stage asks in: the pipeline's list, the taint policy, the tool's own wish. */
+/** The same order the approval stage asks in: the pipeline's list, the taint policy, the tool's own wish (then a repeat). */
 async function reasonOf(
   call: ToolCall,
   tool: Tool,

@@ -1,15 +1,12 @@
-// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused, or (onRepeat 'ask') interruptRun while a person decides a repeated call.
-import { createHash } from 'node:crypto';
-import { abortRun, interruptRun, type PendingDecision, type Signal } from '../../src/engine/signal.js';
+// loop-guard: reads turn.toolCalls and turn.results; writes refusals into turn.results and the `loopGuard` slot; returns abortRun (loop_detected) when the model asks again for a call it was refused (or, onRepeat 'ask', a call a person rejected: the tool gate holds repeated calls for a person, repeated-calls.ts).
+import { abortRun, type Signal } from '../../src/engine/signal.js';
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { ToolCall } from '../../src/model/types.js';
 import type { ToolOutcome } from '../../src/engine/tool-port.js';
-import { applyDecision } from '../shared/approval-apply.js';
-import { askPerson } from '../shared/ask-person.js';
 import type { LimitedStage } from './limits.js';
-import { waitBegins, waitEnds } from '../shared/person-wait.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
+import { callFingerprint, repeatedCall } from '../../src/tools/repeated-calls.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -21,9 +18,10 @@ export interface LoopGuardOptions {
   /** The same call (tool + canonical arguments) is refused when it already failed this many times less one in a row (default 3). */
   limit?: number;
   /**
-   * What happens at that call: 'refuse' (default) tells the model to take another path; 'ask' asks a person through
-   * the approvals port (deps.approve, or a pause the run resumes from with a decision): approved, the call runs once
-   * more; rejected, the model reads the person's message and asking again ends the run.
+   * What happens at that call: 'refuse' (default) tells the model to take another path; 'ask' leaves it to the tool
+   * gate, whose repeat rule (the ToolRegistry's `approvals: { repeatedCalls: { limit } }`, which the CLI sets) holds
+   * it for a person as any approval: approved, the call runs once more; rejected, the model reads the person's message
+   * and asking again ends the run.
    */
   onRepeat?: 'refuse' | 'ask';
 }
@@ -54,29 +52,7 @@ export interface LoopGuardStage extends LimitedStage {
   readonly history: Stage;
 }
 
-/** JSON with object keys sorted at every level, so `{"b":1,"a":2}` and `{ "a": 2, "b": 1 }` are one call. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** `tool#hash` of the tool name and its canonical arguments; unparsable arguments are compared as trimmed raw text. */
-export function callFingerprint(call: Pick<ToolCall, 'name' | 'arguments'>): string {
-  let argumentsText: string;
-  try {
-    argumentsText = `json:${canonicalJson(JSON.parse(call.arguments))}`;
-  } catch {
-    argumentsText = `raw:${call.arguments.trim()}`;
-  }
-  const hash = createHash('sha256').update(call.name).update('\u0000').update(argumentsText).digest('hex').slice(0, 16);
-  return `${call.name}#${hash}`;
-}
+export { canonicalJson, callFingerprint } from '../../src/tools/repeated-calls.js';
 
 export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   const limit = options.limit ?? 3;
@@ -94,11 +70,12 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
     );
   }
 
-  function guard(state: RunState, ctx: StageContext): Signal | void | Promise<Signal | void> {
+  function guard(state: RunState, ctx: StageContext): Signal | void {
+    if (onRepeat === 'ask') return ask(state);
     const slot = state.loopGuard;
     // Nothing has failed yet (the usual turn): no call needs a fingerprint.
     if (slot === undefined || (slot.refusals === 0 && Object.keys(slot.calls).length === 0)) return;
-    return onRepeat === 'ask' ? ask(state, ctx, slot) : refuse(state, ctx, slot);
+    return refuse(state, ctx, slot);
   }
 
   function refuse(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Signal | void {
@@ -136,53 +113,22 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
     }
   }
 
-  /** onRepeat 'ask': a person decides each repeated call; a rejection is a refusal the model reads. */
-  async function ask(state: RunState, ctx: StageContext, slot: LoopGuardSlot): Promise<Signal | void> {
-    waitEnds(state, ctx);
+  /** onRepeat 'ask': the tool gate holds a repeated call for a person (its repeat rule, the streak act records);
+   * this stage ends the run when the model asks again for a call a person rejected. */
+  function ask(state: RunState): Signal | void {
+    const slot = state.repeatedCalls;
+    if (slot === undefined) return;
     const decided = new Set(state.turn.results.map((outcome) => outcome.call.id));
-    const waiting: PendingDecision[] = [];
-    let repeatedAfterRefusal: string | undefined;
-    for (const call of state.turn.toolCalls) {
-      if (decided.has(call.id)) continue;
-      const entry = repeatedEntry(slot, call);
-      if (entry === undefined) continue;
-      if (entry.refused > 0) {
-        repeatedAfterRefusal ??= call.name;
-        continue;
-      }
-      const answer = await askPerson(state, ctx, call, askText(entry));
-      if ('pending' in answer) {
-        waiting.push(answer.pending);
-        continue;
-      }
-      const decision = answer.decision;
-      ctx.emit('approval_decided', {
-        iteration: state.iteration,
-        id: call.id,
-        tool: call.name,
-        approve: decision.approve,
-        by: 'person',
-      });
-      if (decision.approve) continue;
-      entry.refused += 1;
-      entry.failures += 1;
-      slot.refusals += 1;
-      await applyDecision(state, call, decision, undefined);
-      ctx.emit('loop_refused', { tool: call.name, callId: call.id, requested: entry.failures, failedBefore: true });
-    }
-    if (waiting.length > 0) {
-      waitBegins(state, ctx);
-      return interruptRun(
-        `waiting for a person to decide a repeated, identical ${waiting.length === 1 ? `${waiting[0]!.tool} call` : 'set of calls'}`,
-        waiting,
-        'awaiting_approval',
-      );
-    }
-    return stopFor(slot, repeatedAfterRefusal);
+    const again = state.turn.toolCalls.find((call) => {
+      const entry = decided.has(call.id) ? undefined : repeatedCall(state, call);
+      return entry !== undefined && entry.refused > 0 && entry.failures >= limit - 1;
+    });
+    return stopFor({ calls: {}, refusals: slot.refusals }, again?.name);
   }
 
   /** After act: a failed call starts or extends its streak; a success of the same call ends it. */
   function history(state: RunState): void {
+    if (onRepeat === 'ask') return checkGateCounts(state);
     let slot = state.loopGuard;
     for (const { call, result } of state.turn.results) {
       if (result.ok) {
@@ -207,6 +153,19 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
   };
 }
 
+/** onRepeat 'ask' is the gate's to enforce: a failure it did not count means its tool box has no repeat rule. */
+function checkGateCounts(state: RunState): void {
+  const uncounted = state.turn.results.find(
+    ({ result }) =>
+      !result.ok && result.streak !== true && result.error.kind !== 'refused' && result.error.kind !== 'paused',
+  );
+  if (uncounted === undefined) return;
+  throw new StageloopError(
+    'config',
+    `loopGuard: onRepeat 'ask' is decided by the tool gate, but the tools of this run have no repeat rule: give the ToolRegistry the option approvals: { repeatedCalls: { limit } }`,
+  );
+}
+
 function refusalText(entry: LoopGuardEntry): string {
   const times = entry.failures - 1;
   return (
@@ -214,10 +173,6 @@ function refusalText(entry: LoopGuardEntry): string {
     `${entry.failure === null ? '' : ` (last error: ${entry.failure})`}. It would fail again. Take another path: change the arguments, ` +
     'use another tool, or answer with what you already have. Asking for this same call again ends the run.'
   );
-}
-
-function askText(entry: LoopGuardEntry): string {
-  return `a repeated, identical call to ${entry.tool} that already failed ${entry.failures} times in a row${entry.failure === null ? '' : ` (last error: ${entry.failure})`}`;
 }
 
 function refusal(call: ToolCall, message: string): ToolOutcome {

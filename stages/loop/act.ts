@@ -1,4 +1,4 @@
-// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools (as the calling run: call-scope); writes turn.results (in call order), the act slot, the usage tools report, the run's taint and the decisions on calls the tool gate held; returns interruptRun (awaiting_approval) while a call waits for a person (tool-pause).
+// act (iteration): reads turn.toolCalls and turn.results, runs deps.tools (as the calling run: call-scope); writes turn.results (in call order), the act slot, the usage tools report, the run's taint, the gate's streaks of repeated failing calls (repeated-calls) and the decisions on calls the tool gate held; returns interruptRun (awaiting_approval) while a call waits for a person (tool-pause).
 import { interruptRun, type Signal } from '../../src/engine/signal.js';
 import type { RunEvents, Stage, StageContext } from '../../src/engine/stage.js';
 import { addUsage, type RunState } from '../../src/engine/state.js';
@@ -15,6 +15,7 @@ import {
 } from '../../src/tools/tool-pause.js';
 import { allowAlways, firstTaint, markApproved, noteTaint } from '../../src/tools/gate-state.js';
 import { markOf } from '../../src/tools/tool-gate.js';
+import { noteRejected, noteStreak } from '../../src/tools/repeated-calls.js';
 import { applyDecision } from '../shared/approval-apply.js';
 import type { Decision } from '../../src/engine/decision-types.js';
 import type { PendingDecision } from '../../src/engine/signal.js';
@@ -173,6 +174,7 @@ async function applyHeld(
       continue;
     }
     if (decision.approve) markApproved(state, call.id);
+    else noteRejected(state, call);
     if ('always' in decision && decision.always === true) allowAlways(state, call.name);
     await applyDecision(state, call, decision, undefined);
   }
@@ -238,6 +240,8 @@ function record(
     // Untrusted content taints the run (the gate noted it live; a replay, served the result, notes it here).
     const mark = markOf(result);
     if (mark !== undefined) noteTaint(state, mark, call.id);
+    // The gate's repeat rule: a marked failure extends the call's streak, a success ends it.
+    if (!result.ok ? result.streak === true : state.repeatedCalls !== undefined) noteStreak(state, call, result);
     ctx.emit('tool_result', () => resultEvent(call, result, previewChars));
     return { call, result };
   });
