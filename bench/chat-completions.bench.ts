@@ -19,7 +19,8 @@ const streamed = `${load('xai/tool-call-grok-3-mini-streamed.json')
   .answer.chunks!.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
   .join('')}data: [DONE]\n\n`;
 
-const request: ChatRequest = {
+/** One weather question with one tool: the request every adapter bench sends. */
+export const request: ChatRequest = {
   purpose: 'think',
   messages: [
     { role: 'system', content: 'You are a helpful assistant.' },

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { AnthropicModel } from '../src/model/anthropic-model.js';
 import { OpenAIResponsesModel } from '../src/model/openai-responses-model.js';
-import type { ChatModel, ChatRequest } from '../src/model/types.js';
-import { microsPerRequest } from './chat-completions.bench.js';
+import type { ChatModel } from '../src/model/types.js';
+import { microsPerRequest, request } from './chat-completions.bench.js';
 import { format } from './measure.js';
 
 const corpus = new URL('../tests/fixtures/providers/', import.meta.url);
@@ -25,22 +25,6 @@ const answers = {
     whole: JSON.stringify(load('anthropic/pydantic-ai/test_anthropic_tool_with_thinking.0.json').body),
     streamed: load('anthropic/pydantic-ai/test_anthropic_model_thinking_part_stream.0.json').sse!,
   },
-};
-
-const request: ChatRequest = {
-  purpose: 'think',
-  messages: [
-    { role: 'system', content: 'You are a helpful assistant.' },
-    { role: 'user', content: 'What is the weather in San Francisco?' },
-  ],
-  tools: [
-    {
-      name: 'weather',
-      description: 'Current weather in a place.',
-      parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
-      strict: false,
-    },
-  ],
 };
 
 /** Answers every request with the recording for its API and mode; keeps the last body an adapter sent. */
