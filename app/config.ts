@@ -50,6 +50,8 @@ export interface StageloopConfig {
   mcpServers: McpServer[];
   fallback: FallbackModelEntry[];
   agents: AgentConfig[];
+  /** What was read but ignored (another client's keys), one line each, for stderr. */
+  warnings?: string[];
 }
 
 export interface ConfigSources {
@@ -100,15 +102,18 @@ export function parseConfigText(text: string, file: string, env: Environment): S
     throw new StageloopError('config', `${file} is not valid JSON (${messageOf(error)})`);
   }
   const root = configObject(parsed, file, 'the file');
-  const servers = root.mcpServers === undefined ? {} : configObject(root.mcpServers, file, '"mcpServers"');
+  // Claude Desktop and Cursor say "mcpServers", VS Code's .vscode/mcp.json says "servers".
+  const key = root.mcpServers === undefined && root.servers !== undefined ? 'servers' : 'mcpServers';
+  const servers = root[key] === undefined ? {} : configObject(root[key], file, `"${key}"`);
   const mcpServers: McpServer[] = [];
+  const warnings: string[] = [];
   for (const [name, entry] of Object.entries(servers)) {
-    const server = serverEntry(name, configObject(entry, file, `mcpServers.${name}`), file, env);
+    const server = serverEntry(name, configObject(entry, file, `${key}.${name}`), file, env, warnings, key);
     if (server) mcpServers.push(server);
   }
   const fallback = root.fallback === undefined ? [] : fallbackEntries(root.fallback, file, env);
   const agents = root.agents === undefined ? [] : agentEntries(configObject(root.agents, file, '"agents"'), file);
-  return { file, mcpServers, fallback, agents };
+  return { file, mcpServers, fallback, agents, ...(warnings.length > 0 && { warnings }) };
 }
 
 const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents', 'handoffs'];

@@ -9,6 +9,8 @@ export interface McpServerSettings {
   timeout?: number;
   /** The folders the server may work in, announced through `roots/list`. */
   roots?: readonly McpRoot[];
+  /** Tools of this server that need no approval (the config's `approveTools`, Cline's `autoApprove`). */
+  approveTools?: readonly string[];
 }
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
