@@ -54,6 +54,8 @@ export interface StageloopConfig {
   contextFiles?: string[];
   /** `skills`: more folders of NAME/SKILL.md skills (relative to the file's folder). */
   skills?: string[];
+  /** What was read but ignored (another client's keys), one line each, for stderr. */
+  warnings?: string[];
 }
 
 export interface ConfigSources {
@@ -104,10 +106,13 @@ export function parseConfigText(text: string, file: string, env: Environment): S
     throw new StageloopError('config', `${file} is not valid JSON (${messageOf(error)})`);
   }
   const root = configObject(parsed, file, 'the file');
-  const servers = root.mcpServers === undefined ? {} : configObject(root.mcpServers, file, '"mcpServers"');
+  // Claude Desktop and Cursor say "mcpServers", VS Code's .vscode/mcp.json says "servers".
+  const key = root.mcpServers === undefined && root.servers !== undefined ? 'servers' : 'mcpServers';
+  const servers = root[key] === undefined ? {} : configObject(root[key], file, `"${key}"`);
   const mcpServers: McpServer[] = [];
+  const warnings: string[] = [];
   for (const [name, entry] of Object.entries(servers)) {
-    const server = serverEntry(name, configObject(entry, file, `mcpServers.${name}`), file, env);
+    const server = serverEntry(name, configObject(entry, file, `${key}.${name}`), file, env, warnings, key);
     if (server) mcpServers.push(server);
   }
   const fallback = root.fallback === undefined ? [] : fallbackEntries(root.fallback, file, env);
@@ -119,7 +124,15 @@ export function parseConfigText(text: string, file: string, env: Environment): S
       throw new StageloopError('config', `${file}: "${key}" must be a list of paths`);
     return { [key]: (list as string[]).map((path) => resolve(dirname(file), path)) };
   };
-  return { file, mcpServers, fallback, agents, ...paths('contextFiles'), ...paths('skills') };
+  return {
+    file,
+    mcpServers,
+    fallback,
+    agents,
+    ...paths('contextFiles'),
+    ...paths('skills'),
+    ...(warnings.length > 0 && { warnings }),
+  };
 }
 
 const AGENT_KEYS = ['description', 'pipeline', 'model', 'instructions', 'tools', 'agents', 'handoffs'];

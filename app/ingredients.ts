@@ -43,12 +43,14 @@ export async function cliConfig(
   if (flags.mcpConfig === undefined && flags.mcp.length === 0 && !existsSync(resolve(cwd, 'stageloop.config.json')))
     return undefined;
   const { loadStageloopConfig } = await import('./config.js');
-  return loadStageloopConfig({
+  const config = loadStageloopConfig({
     cwd,
     env,
     inline: flags.mcp,
     ...(flags.mcpConfig !== undefined && { configFile: flags.mcpConfig }),
   });
+  for (const warning of config.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
+  return config;
 }
 
 /** The built-in tools plus every configured MCP server's (a name given twice is an error at start). */

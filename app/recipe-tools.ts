@@ -72,9 +72,22 @@ export function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Enviro
             expandVariables(value, `MCP server ${server.name}: ${what}.${key}`, env),
           ]),
         );
+  // The config's per-server settings ride along as they are (the secret in oauth was expanded when the file was read).
+  const settings = {
+    ...(server.timeout !== undefined && { timeout: server.timeout }),
+    ...(server.roots !== undefined && { roots: server.roots }),
+    ...(server.approveTools !== undefined && { approveTools: server.approveTools }),
+  };
   if (server.url !== undefined) {
     const headers = filled(server.headers, 'headers');
-    return { name: server.name, url: server.url, ...(headers !== undefined && { headers }) };
+    const oauth = server.oauth;
+    return {
+      name: server.name,
+      url: server.url,
+      ...(headers !== undefined && { headers }),
+      ...(oauth && { oauth }),
+      ...settings,
+    };
   }
   if (server.command === undefined)
     throw new StageloopError('config', `MCP server ${server.name} has neither a command nor a url in the recipe`);
@@ -85,5 +98,6 @@ export function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Enviro
     ...(server.args !== undefined && { args: server.args }),
     ...(serverEnv !== undefined && { env: serverEnv }),
     ...(server.cwd !== undefined && { cwd: server.cwd }),
+    ...settings,
   };
 }

@@ -44,6 +44,17 @@ const mcpServerSchema = z.object({
   cwd: z.string().optional(),
   url: z.string().optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  /** Seconds a call may go without an answer or progress; the config's `timeout`. */
+  timeout: z.number().positive().optional(),
+  roots: z.array(z.object({ uri: z.string(), name: z.string().optional() })).optional(),
+  oauth: z
+    .object({
+      clientId: z.string().optional(),
+      clientSecret: z.string().optional(),
+      scopes: z.array(z.string()).optional(),
+    })
+    .optional(),
+  approveTools: z.array(z.string()).optional(),
 });
 
 /** An agent of the config file: a pipeline with its instructions, its tools and the agents it may call. */

@@ -71,9 +71,10 @@ describe('the config file', () => {
     expect(at('{"mcpServers": {"a": {}}}')).toBe(
       'stageloop.config.json: mcpServers.a needs exactly one of "command" (a server to start) and "url" (a server to reach)',
     );
-    expect(at('{"mcpServers": {"a": {"command": "x", "arg": []}}}')).toBe(
-      'stageloop.config.json: mcpServers.a has unknown key "arg": use command, args, env, cwd (stdio) or url, headers (HTTP)',
-    );
+    // A key stageloop does not know (another client's, or a typo) is a warning naming it, not an error.
+    expect(parseConfigText('{"mcpServers": {"a": {"command": "x", "arg": []}}}', 'f.json', env).warnings).toEqual([
+      'f.json: mcpServers.a: ignored unknown key "arg"',
+    ]);
     expect(at('{"mcpServers": {"a": {"command": "x", "args": "-y"}}}')).toBe(
       'stageloop.config.json: mcpServers.a.args must be a list of strings',
     );
@@ -130,5 +131,49 @@ describe('--mcp NAME=COMMAND', () => {
     expect(
       loadStageloopConfig({ cwd: folder, env, inline: ['more=y z'] }).mcpServers.map((server) => server.name),
     ).toEqual(['files', 'more']);
+  });
+});
+
+describe('the config shapes of other MCP clients', () => {
+  it("reads VS Code's \"servers\", Cline's timeout/autoApprove, roots and oauth; other clients' keys are warnings", () => {
+    const config = parseConfigText(
+      JSON.stringify({
+        inputs: [],
+        servers: {
+          files: {
+            type: 'stdio',
+            command: 'npx',
+            args: ['-y', 'server'],
+            timeout: 120,
+            autoApprove: ['read_file'],
+            approveTools: ['list'],
+            roots: ['/srv/data', { uri: 'file:///tmp', name: 'scratch' }],
+            envFile: '.env',
+          },
+          remote: { type: 'http', url: 'https://mcp.example.com/mcp', oauth: { clientId: 'abc', scopes: ['read'] } },
+          off: { command: 'x', disabled: true, alwaysAllow: [] },
+        },
+      }),
+      '.vscode/mcp.json',
+      env,
+    );
+    expect(config.mcpServers).toEqual([
+      {
+        name: 'files',
+        command: 'npx',
+        args: ['-y', 'server'],
+        timeout: 120,
+        approveTools: ['list', 'read_file'],
+        roots: [{ uri: 'file:///srv/data' }, { uri: 'file:///tmp', name: 'scratch' }],
+      },
+      { name: 'remote', url: 'https://mcp.example.com/mcp', oauth: { clientId: 'abc', scopes: ['read'] } },
+    ]);
+    expect(config.warnings).toEqual([
+      '.vscode/mcp.json: servers.files: ignored unknown key "envFile"',
+      '.vscode/mcp.json: servers.off: ignored unknown key "alwaysAllow"',
+    ]);
+    expect(
+      errorOf(() => parseConfigText('{"mcpServers":{"a":{"command":"x","timeout":"soon"}}}', 'f.json', env)).message,
+    ).toBe('f.json: mcpServers.a.timeout must be a number of seconds above 0, like 120');
   });
 });

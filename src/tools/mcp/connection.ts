@@ -1,8 +1,14 @@
 // One client per MCP server: connected on first use, reconnected after the server went away, closed once.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { MissingPackageError } from '../../common/optional-package.js';
-import { loadSdk } from './sdk.js';
+import { loadAuthSdk, loadSdk, type McpAuthSdk, type McpSdk } from './sdk.js';
+import { answerServerRequests, CLIENT_CAPABILITIES, McpCallers } from './client-requests.js';
+import { authorizingFetch } from './oauth-fetch.js';
+import { defaultCredentialStore, McpOAuthProvider, type McpAuthorizer, type McpCredentialStore } from './oauth.js';
+import { tellingLines } from './stderr-lines.js';
 import { messageOf } from '../../common/error-message.js';
 import { redactSecrets, withoutSecret } from '../../common/redact.js';
 import { describeTransport, isHttpServer, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
@@ -16,6 +22,10 @@ const STREAM_LOST = /SSE stream disconnected|Maximum reconnection attempts|Faile
 export interface McpConnectionOptions {
   /** How long starting a server and the MCP handshake may take. Default 30,000 ms. */
   connectTimeoutMs?: number;
+  /** Where OAuth clients and tokens are kept; default a file per server in `$STAGELOOP_HOME/mcp-oauth`. */
+  credentials?: McpCredentialStore;
+  /** Who approves an OAuth authorization (`stageloop mcp login`); absent, a server needing one fails with how to log in. */
+  authorizer?: McpAuthorizer;
 }
 
 export class McpConnection {
@@ -25,6 +35,11 @@ export class McpConnection {
   #stdio: StdioClientTransport | undefined;
   #stderrTail = '';
   #closed = false;
+  /** The handlers of the calls in flight: a server's elicitation or sampling request goes to them. */
+  readonly callers = new McpCallers();
+  /** The server's tools as last listed; a `tools/list_changed` notification lists them again. */
+  listedTools: readonly ListedTool[] | undefined;
+  readonly #toolsChanged = new Set<(tools: readonly ListedTool[]) => void>();
 
   constructor(server: McpServer, options: McpConnectionOptions = {}) {
     this.server = server;
@@ -69,6 +84,12 @@ export class McpConnection {
     }
   }
 
+  /** Called with the new list each time the server says its tools changed; returns the unsubscribe. */
+  onToolsChanged(listener: (tools: readonly ListedTool[]) => void): () => void {
+    this.#toolsChanged.add(listener);
+    return () => this.#toolsChanged.delete(listener);
+  }
+
   /** The last lines the server wrote to stderr, redacted: why it may have failed. */
   get stderrTail(): string {
     return this.scrub(this.#stderrTail.trim());
@@ -103,8 +124,9 @@ export class McpConnection {
       return client;
     } catch (error) {
       if (error instanceof MissingPackageError) throw error;
-      const tail = this.stderrTail;
-      const detail = tail ? ` (its stderr: ${tail.split('\n').slice(-3).join(' | ')})` : '';
+      if (error instanceof StageloopError) throw error;
+      const telling = tellingLines(this.stderrTail);
+      const detail = telling.length > 0 ? ` (its stderr: ${telling.join(' | ')})` : '';
       throw new StageloopError(
         'tool',
         `Cannot ${isHttpServer(server) ? 'reach' : 'start'} MCP server "${server.name}" (${describeTransport(server)}): ${this.scrub(messageOf(error))}${detail}`,
@@ -127,28 +149,94 @@ export class McpConnection {
       this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });
     this.#stdio = transport;
-    const client = new Client(CLIENT_INFO);
+    const client = this.#newClient(await loadSdk());
     await client.connect(transport, { timeout: this.#timeout() });
     return client;
   }
 
-  async #connectHttp(server: McpHttpServer): Promise<Client> {
-    const { Client, SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = await loadSdk();
+  /** A client that declares what stageloop answers and re-lists the tools when the server says they changed. */
+  #newClient(sdk: McpSdk): Client {
+    const client = new sdk.Client(CLIENT_INFO, {
+      capabilities: CLIENT_CAPABILITIES,
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error || !tools) return;
+            this.listedTools = tools;
+            for (const listener of this.#toolsChanged) listener(tools);
+          },
+        },
+      },
+    });
+    answerServerRequests(client, sdk, this.server.name, this.callers, () => this.server.roots ?? []);
+    return client;
+  }
+
+  async #connectHttp(server: McpHttpServer & { name: string }): Promise<Client> {
+    const sdk = await loadSdk();
     const url = new URL(server.url);
     const requestInit: RequestInit = { headers: { ...server.headers } };
-    const client = new Client(CLIENT_INFO);
+    // A configured Authorization header is the server's credential; otherwise OAuth answers a 401.
+    const headerAuth = Object.keys(server.headers ?? {}).some((key) => key.toLowerCase() === 'authorization');
+    const authSdk = headerAuth ? undefined : await loadAuthSdk();
+    const fetch = authSdk && authorizingFetch(authSdk, this.#oauthProvider(authSdk, server), url);
+    const client = this.#newClient(sdk);
     try {
-      await client.connect(new StreamableHTTPClientTransport(url, { requestInit }), { timeout: this.#timeout() });
+      const transport = new sdk.StreamableHTTPClientTransport(url, { requestInit, ...(fetch && { fetch }) });
+      await client.connect(transport, { timeout: this.#timeout() });
       return client;
     } catch (error) {
-      // The spec's backwards compatibility: a 4xx on the POST means an old server that speaks HTTP+SSE.
-      if (!(error instanceof StreamableHTTPError && error.code !== undefined && error.code >= 400 && error.code < 500))
-        throw error;
       await client.close().catch(() => undefined);
+      const status = error instanceof sdk.StreamableHTTPError ? error.code : undefined;
+      if (status === 401 || status === 403) throw this.#unauthorized(server, status, headerAuth, error);
+      // The spec's backwards compatibility: another 4xx on the POST means an old server that speaks HTTP+SSE.
+      if (status === undefined || status < 400 || status >= 500) throw error;
     }
-    const legacy = new Client(CLIENT_INFO);
-    await legacy.connect(new SSEClientTransport(url, { requestInit }), { timeout: this.#timeout() });
+    const legacy = this.#newClient(sdk);
+    await legacy.connect(new sdk.SSEClientTransport(url, { requestInit }), { timeout: this.#timeout() });
     return legacy;
+  }
+
+  #oauthProvider(sdk: McpAuthSdk, server: McpHttpServer & { name: string }): OAuthClientProvider {
+    const settings = server.oauth ?? {};
+    if (settings.grant === 'client_credentials' && settings.clientId !== undefined) {
+      const scope = settings.scopes?.join(' ');
+      if (settings.privateKey !== undefined)
+        return new sdk.PrivateKeyJwtProvider({
+          clientId: settings.clientId,
+          privateKey: settings.privateKey,
+          algorithm: 'ES256',
+          ...(scope && { scope }),
+        });
+      return new sdk.ClientCredentialsProvider({
+        clientId: settings.clientId,
+        clientSecret: settings.clientSecret ?? '',
+        ...(scope && { scope }),
+      });
+    }
+    return new McpOAuthProvider({
+      server: server.name,
+      url: server.url,
+      settings,
+      store: this.#options.credentials ?? defaultCredentialStore(),
+      ...(this.#options.authorizer && { authorizer: this.#options.authorizer }),
+    });
+  }
+
+  #unauthorized(
+    server: McpHttpServer & { name: string },
+    status: number,
+    headerAuth: boolean,
+    cause: unknown,
+  ): StageloopError {
+    const fix = headerAuth
+      ? 'the configured Authorization header was refused: check the token'
+      : `run \`stageloop mcp login ${server.name}\`, or set its "oauth" (clientId, scopes) in the config`;
+    return new StageloopError(
+      'tool',
+      `MCP server "${server.name}" (${describeTransport(server)}) needs authorization (${status}): ${fix}`,
+      { cause },
+    );
   }
 
   #timeout(): number {

@@ -5,6 +5,26 @@ export { McpConnection, type McpConnectionOptions } from './connection.js';
 export { prefixedToolName } from './names.js';
 export { contentText } from './content.js';
 export {
+  type McpClientHandlers,
+  type McpElicitation,
+  type McpElicitationAnswer,
+  type McpSamplingRequest,
+  type McpSamplingResult,
+  type McpRoot,
+} from './client-requests.js';
+export { type McpProgress } from './mcp-call.js';
+export {
+  McpOAuthProvider,
+  fileCredentialStore,
+  memoryCredentialStore,
+  defaultCredentialStore,
+  MCP_OAUTH_REDIRECT,
+  type McpOAuthSettings,
+  type McpCredentialStore,
+  type McpSavedCredentials,
+  type McpAuthorizer,
+} from './oauth.js';
+export {
   MCP_SERVER_NAME_PATTERN,
   describeTransport,
   isHttpServer,
@@ -13,4 +33,5 @@ export {
   type McpStdioServer,
   type McpHttpServer,
   type McpToolOrigin,
+  type McpServerSettings,
 } from './types.js';

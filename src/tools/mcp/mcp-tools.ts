@@ -5,9 +5,10 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { loadSdk, loadedSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';
-import { ToolFailure } from '../tool-failure.js';
 import type { McpConnection } from './connection.js';
-import { contentText } from './content.js';
+import type { McpClientHandlers } from './client-requests.js';
+import type { McpAuthorizer, McpCredentialStore } from './oauth.js';
+import { callMcpTool, MCP_CALL_CEILING_MS, type McpCallSettings, type McpProgress } from './mcp-call.js';
 import { prefixedToolName } from './names.js';
 import { processMcpPool, type McpServerPool } from './pool.js';
 import { argumentsSchema, modelSchema } from './schema.js';
@@ -25,18 +26,25 @@ export interface McpToolInfo {
 export interface McpToolsOptions {
   /** Keep only some tools: their names on the server (each must exist), or a predicate. */
   filter?: readonly string[] | ((tool: McpToolInfo) => boolean);
-  /** Timeout of each call of these tools; the registry's default applies when absent. */
+  /** How long a call may go without an answer or progress (the server's `timeout` wins); default 30,000 ms. */
   timeoutMs?: number;
+  /** Who answers the servers' elicitation and sampling requests during a call; without them, declined. */
+  handlers?: McpClientHandlers;
+  /** Each progress notification of a call. */
+  onProgress?(progress: McpProgress): void;
   /** How long starting the server and the handshake may take. Default 30,000 ms. */
   connectTimeoutMs?: number;
+  /** Where OAuth clients and tokens are kept (default a file per server); see McpConnectionOptions. */
+  credentials?: McpCredentialStore;
+  /** Who approves an OAuth authorization; absent, a server that needs one fails with how to log in. */
+  authorizer?: McpAuthorizer;
   /** Where servers are kept; default the process pool (`closeMcpServers()` closes it). */
   pool?: McpServerPool;
   /** Checks arguments against the server's schema before a call; default ajv through the SDK. */
   validator?: jsonSchemaValidator;
 }
 
-// Our executor's timer and signal bound each call; the SDK's own 60 s default must not fire first.
-const SDK_TIMEOUT_OFF = 2_147_483_647;
+const DEFAULT_QUIET_MS = 30_000;
 const MAX_LIST_PAGES = 100;
 const origins = new WeakMap<Tool, McpToolOrigin>();
 
@@ -53,10 +61,11 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
       `MCP server name ${JSON.stringify(server.name)} must match ${MCP_SERVER_NAME_PATTERN} (it prefixes the tool names)`,
     );
   }
-  const connection = (options.pool ?? processMcpPool).connection(
-    server,
-    options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {},
-  );
+  const connection = (options.pool ?? processMcpPool).connection(server, {
+    ...(options.connectTimeoutMs && { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.credentials && { credentials: options.credentials }),
+    ...(options.authorizer && { authorizer: options.authorizer }),
+  });
   const listed = await listTools(await connection.client(), connection);
   const kept = listed.filter(keeper(server.name, listed, options.filter));
   const validator = options.validator ?? new (await loadSdk()).AjvJsonSchemaValidator();
@@ -70,7 +79,12 @@ export async function mcpTools(server: McpServer, options: McpToolsOptions = {})
         `MCP server "${server.name}": tools "${earlier}" and "${entry.name}" both become "${name}"; keep one with the filter option`,
       );
     seen.set(name, entry.name);
-    return mcpTool(connection, entry, name, validator, options.timeoutMs);
+    const settings: McpCallSettings = {
+      quietMs: server.timeout !== undefined ? server.timeout * 1000 : (options.timeoutMs ?? DEFAULT_QUIET_MS),
+      ...(options.handlers && { handlers: options.handlers }),
+      ...(options.onProgress && { onProgress: options.onProgress }),
+    };
+    return mcpTool(connection, entry, name, validator, settings);
   });
 }
 
@@ -109,6 +123,7 @@ async function listTools(client: Client, connection: McpConnection): Promise<Lis
     cursor = listed.nextCursor;
     if (cursor === undefined) break;
   }
+  connection.listedTools = tools;
   return tools;
 }
 
@@ -138,7 +153,7 @@ function mcpTool(
   listed: ListedTool,
   name: string,
   validator: jsonSchemaValidator,
-  timeoutMs: number | undefined,
+  settings: McpCallSettings,
 ): Tool {
   const server = connection.server.name;
   const description =
@@ -154,74 +169,13 @@ function mcpTool(
     // A server's own word that a tool only reads is taken; otherwise a call may change something (MCP's default too).
     effects: listed.annotations?.readOnlyHint === true ? 'read' : 'write',
     taints: true,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    execute: (args, context) => callTool(connection, listed.name, args, context.signal, context.idempotencyKey),
+    // The quiet timeout (reset by progress) is the SDK's; the executor only bounds a call that reports forever.
+    timeoutMs: MCP_CALL_CEILING_MS,
+    execute: (args, context) => callMcpTool(connection, listed, args, context.signal, settings, context.idempotencyKey),
   };
   Object.freeze(tool);
   origins.set(tool, { server, tool: listed.name, transport: describeTransport(connection.server) });
   return tool;
-}
-
-async function callTool(
-  connection: McpConnection,
-  toolName: string,
-  args: Record<string, unknown>,
-  signal: AbortSignal,
-  idempotencyKey: string,
-): Promise<string> {
-  const server = connection.server.name;
-  let client: Client;
-  try {
-    client = await connection.client();
-  } catch (error) {
-    throw new ToolFailure(messageOf(error), { retryable: true, cause: error });
-  }
-  let result: Awaited<ReturnType<Client['callTool']>>;
-  try {
-    // The signal makes the SDK send notifications/cancelled when our timeout passes or the run is cancelled.
-    // The same key at every attempt of this call (a re-run after a crash): the server can do the call once.
-    result = await client.callTool({ name: toolName, arguments: args, _meta: { idempotencyKey } }, undefined, {
-      signal,
-      timeout: SDK_TIMEOUT_OFF,
-    });
-  } catch (error) {
-    throw callFailure(server, connection.scrub(messageOf(error)), error);
-  }
-  const text =
-    'content' in result && Array.isArray(result.content)
-      ? contentText(result as Parameters<typeof contentText>[0])
-      : JSON.stringify(result.toolResult ?? null);
-  if (result.isError === true)
-    throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
-  return text;
-}
-
-function callFailure(server: string, message: string, error: unknown): ToolFailure {
-  // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an McpError.
-  const sdk = loadedSdk;
-  if (sdk === undefined)
-    return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
-      retryable: true,
-      cause: error,
-    });
-  const { McpError, ErrorCode } = sdk;
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-    return new ToolFailure(
-      `the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`,
-      { retryable: true, cause: error },
-    );
-  }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
-    return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
-  if (error instanceof McpError) {
-    // The SDK prefixes "MCP error CODE: " on each side of the wire.
-    const text = message.replace(/^(MCP error -?\d+: )+/, '');
-    return new ToolFailure(`the MCP server "${server}" answered with error ${error.code}: ${text}`, { cause: error });
-  }
-  return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
-    retryable: true,
-    cause: error,
-  });
 }
 
 function deepFreeze<Value>(value: Value): Value {

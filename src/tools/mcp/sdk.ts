@@ -7,7 +7,18 @@ import type {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { auth, extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 import { loadOptional, optionalParts } from '../../common/optional-package.js';
@@ -21,6 +32,18 @@ export interface McpSdk {
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;
   AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator;
+  ElicitRequestSchema: typeof ElicitRequestSchema;
+  CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
+  ListRootsRequestSchema: typeof ListRootsRequestSchema;
+}
+
+/** The OAuth half of the SDK, loaded for HTTP servers only (a stdio server starts without it and its JWT library). */
+export interface McpAuthSdk {
+  auth: typeof auth;
+  extractWWWAuthenticateParams: typeof extractWWWAuthenticateParams;
+  UnauthorizedError: typeof UnauthorizedError;
+  ClientCredentialsProvider: typeof ClientCredentialsProvider;
+  PrivateKeyJwtProvider: typeof PrivateKeyJwtProvider;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -47,8 +70,29 @@ export function loadSdk(): Promise<McpSdk> {
       McpError: types.McpError,
       ErrorCode: types.ErrorCode,
       AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
+      ElicitRequestSchema: types.ElicitRequestSchema,
+      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
+      ListRootsRequestSchema: types.ListRootsRequestSchema,
     };
     return loadedSdk;
   });
   return loading;
+}
+
+let loadingAuth: Promise<McpAuthSdk> | undefined;
+
+export function loadAuthSdk(): Promise<McpAuthSdk> {
+  loadingAuth ??= loadOptional('stageloop/mcp', optionalParts.mcp, () =>
+    Promise.all([
+      import('@modelcontextprotocol/sdk/client/auth.js'),
+      import('@modelcontextprotocol/sdk/client/auth-extensions.js'),
+    ]),
+  ).then(([oauth, extensions]) => ({
+    auth: oauth.auth,
+    extractWWWAuthenticateParams: oauth.extractWWWAuthenticateParams,
+    UnauthorizedError: oauth.UnauthorizedError,
+    ClientCredentialsProvider: extensions.ClientCredentialsProvider,
+    PrivateKeyJwtProvider: extensions.PrivateKeyJwtProvider,
+  }));
+  return loadingAuth;
 }

@@ -1,8 +1,20 @@
 // What an MCP server is to stageloop: a name (the tool-name prefix) and how to reach it (a command or a URL).
 import { redactSecrets } from '../../common/redact.js';
+import type { McpRoot } from './client-requests.js';
+import type { McpOAuthSettings } from './oauth.js';
+
+/** What every server may be given besides how to reach it. */
+export interface McpServerSettings {
+  /** Seconds a call may go without an answer or a progress notification; default 30. */
+  timeout?: number;
+  /** The folders the server may work in, announced through `roots/list`. */
+  roots?: readonly McpRoot[];
+  /** Tools of this server that need no approval (the config's `approveTools`, Cline's `autoApprove`). */
+  approveTools?: readonly string[];
+}
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
-export interface McpStdioServer {
+export interface McpStdioServer extends McpServerSettings {
   command: string;
   args?: readonly string[];
   /** Variables for the server, added to the SDK's safe subset of ours (PATH, HOME...): give every secret it needs here. */
@@ -11,9 +23,11 @@ export interface McpStdioServer {
 }
 
 /** A server reached over Streamable HTTP; an old server that only speaks SSE is tried next. */
-export interface McpHttpServer {
+export interface McpHttpServer extends McpServerSettings {
   url: string;
   headers?: Readonly<Record<string, string>>;
+  /** OAuth 2.1 for a protected server; without it a 401 still starts discovery and dynamic registration. */
+  oauth?: McpOAuthSettings;
 }
 
 export type McpServerSpec = McpStdioServer | McpHttpServer;

@@ -1,0 +1,134 @@
+// One call of an MCP tool: the server's questions go to the call's handlers, progress resets the quiet timeout, a
+// tool that runs only as a task runs as one (the SDK polls it), and each failure becomes a typed ToolFailure.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Progress, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import { messageOf } from '../../common/error-message.js';
+import { ToolFailure } from '../tool-failure.js';
+import type { McpClientHandlers } from './client-requests.js';
+import type { McpConnection } from './connection.js';
+import { contentText } from './content.js';
+import { loadedSdk } from './sdk.js';
+
+/** A progress notification of a call, for the run's events. */
+export interface McpProgress {
+  server: string;
+  tool: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface McpCallSettings {
+  /** How long the server may stay silent: an answer or a progress notification resets it. */
+  quietMs: number;
+  handlers?: McpClientHandlers;
+  onProgress?(progress: McpProgress): void;
+}
+
+/** A server that keeps reporting progress may run this long at most (the executor's bound is the same). */
+export const MCP_CALL_CEILING_MS = 3_600_000;
+
+export async function callMcpTool(
+  connection: McpConnection,
+  listed: ListedTool,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  settings: McpCallSettings,
+  /** The same at every attempt of this call (a re-run after a crash): the server can do the call once. */
+  idempotencyKey?: string,
+): Promise<string> {
+  const server = connection.server.name;
+  let client: Client;
+  try {
+    client = await connection.client();
+  } catch (error) {
+    throw new ToolFailure(messageOf(error), { retryable: true, cause: error });
+  }
+  // The server may have dropped or changed the tool since it was listed (tools/list_changed).
+  const current = connection.listedTools?.find((tool) => tool.name === listed.name) ?? listed;
+  if (connection.listedTools !== undefined && !connection.listedTools.includes(current))
+    throw new ToolFailure(`the MCP server "${server}" no longer offers the tool "${listed.name}"`);
+  const options = {
+    // The signal makes the SDK send notifications/cancelled when the run is cancelled or the executor's bound passes.
+    signal,
+    timeout: settings.quietMs,
+    resetTimeoutOnProgress: true,
+    maxTotalTimeout: MCP_CALL_CEILING_MS,
+    // A progress token goes with every call: a long call says how far it is and stays alive.
+    onprogress: (progress: Progress) =>
+      settings.onProgress?.({
+        server,
+        tool: listed.name,
+        progress: progress.progress,
+        ...(progress.total !== undefined && { total: progress.total }),
+        ...(progress.message !== undefined && { message: progress.message }),
+      }),
+  };
+  const request = {
+    name: listed.name,
+    arguments: args,
+    ...(idempotencyKey !== undefined && { _meta: { idempotencyKey } }),
+  };
+  let result: CallToolResult;
+  try {
+    result = await connection.callers.during(settings.handlers, () =>
+      current.execution?.taskSupport === 'required'
+        ? callAsTask(client, request, options)
+        : (client.callTool(request, undefined, options) as Promise<CallToolResult>),
+    );
+  } catch (error) {
+    throw callFailure(server, connection.scrub(messageOf(error)), error);
+  }
+  const text =
+    'content' in result && Array.isArray(result.content)
+      ? contentText(result)
+      : JSON.stringify((result as { toolResult?: unknown }).toolResult ?? null);
+  if (result.isError === true)
+    throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
+  return text;
+}
+
+/** A task-only tool: created as a task, polled by the SDK until it ends; cancelling the run cancels the task. */
+async function callAsTask(
+  client: Client,
+  request: Parameters<Client['callTool']>[0],
+  options: Parameters<Client['callTool']>[2],
+): Promise<CallToolResult> {
+  for await (const message of client.experimental.tasks.callToolStream(request, undefined, {
+    ...options,
+    task: {},
+  })) {
+    if (message.type === 'result') return message.result as CallToolResult;
+    if (message.type === 'error') throw message.error;
+  }
+  throw new ToolFailure(`the task of the tool "${request.name}" ended without a result`);
+}
+
+export function callFailure(server: string, message: string, error: unknown): ToolFailure {
+  // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an McpError.
+  const sdk = loadedSdk;
+  if (sdk === undefined)
+    return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
+      retryable: true,
+      cause: error,
+    });
+  const { McpError, ErrorCode } = sdk;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return new ToolFailure(
+      `the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`,
+      { retryable: true, cause: error },
+    );
+  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
+  if (error instanceof McpError) {
+    // The SDK prefixes "MCP error CODE: " on each side of the wire.
+    const text = message.replace(/^(MCP error -?\d+: )+/, '');
+    return new ToolFailure(`the MCP server "${server}" answered with error ${error.code}: ${text}`, { cause: error });
+  }
+  if (error instanceof ToolFailure) return error;
+  return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
+    retryable: true,
+    cause: error,
+  });
+}
