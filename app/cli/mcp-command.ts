@@ -4,13 +4,16 @@ import type { CalculatorWorkerHost } from '../../src/tools/calculator-host.js';
 import { loadOptional, optionalParts } from '../../src/common/optional-package.js';
 import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
+import { mcpLoginUsage } from './mcp-login-command.js';
 
 export const mcpUsage = `Usage: stageloop mcp [--store PATH]
 Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), with progress
 notifications and cancellation; called as a task it returns at once (the task is the recorded run). Recorded runs
 are resources (stageloop://runs/{id}), each pipeline a prompt. Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
 ./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
-Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }`;
+Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }
+
+${mcpLoginUsage}`;
 
 export const mcp: CommandModule = { usage: () => mcpUsage, run: (argv, io) => mcpCommand(argv, io) };
 
@@ -19,6 +22,10 @@ export async function mcpCommand(
   io: CommandIo,
   calculatorHost?: CalculatorWorkerHost,
 ): Promise<number | 'help'> {
+  // The client side: a person authorizes stageloop at an OAuth-protected server once.
+  const [verb, ...rest] = argv;
+  if (verb === 'login' || verb === 'logout')
+    return (await import('./mcp-login-command.js')).mcpLoginCommand(verb, rest, io);
   const { values } = parseFlags(
     'mcp',
     argv,

@@ -71,4 +71,21 @@ describe('MCP servers and fallback models on the command line', () => {
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('stageloop mcp login: an unknown server, a server run as a command, no name: one line each, exit 2', async () => {
+    const config = configWithTestServer(newLogFile());
+    const unknown = await runCli(['mcp', 'login', 'nope', '--mcp-config', config]);
+    expect([unknown.code, unknown.stderr.trim()]).toEqual([
+      2,
+      expect.stringMatching(/no MCP server named "nope".*files/),
+    ]);
+    const command = await runCli(['mcp', 'login', 'files', '--mcp-config', config]);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toMatch(/runs as a command: only servers with a "url" log in/);
+    const nameless = await runCli(['mcp', 'logout']);
+    expect([nameless.code, nameless.stderr.trim().split('\n')]).toEqual([
+      2,
+      [expect.stringMatching(/one server name/)],
+    ]);
+  });
 });

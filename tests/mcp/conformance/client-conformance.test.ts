@@ -12,6 +12,7 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const suite = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const entry = fileURLToPath(new URL('./client-entry.ts', import.meta.url));
+const loginEntry = fileURLToPath(new URL('./login-entry.ts', import.meta.url));
 // .ci/run installs the Node 22 package and sets STAGELOOP_TEST_NODE22; a developer machine may have it elsewhere.
 const node22 = [
   process.env.STAGELOOP_TEST_NODE22,
@@ -38,8 +39,8 @@ async function clientScenarios(node: string): Promise<string[]> {
   return [...clientPart.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
 }
 
-async function runScenario(node: string, scenario: string): Promise<Outcome> {
-  const command = `${process.execPath} --import tsx ${entry}`;
+async function runScenario(node: string, scenario: string, client = entry): Promise<Outcome> {
+  const command = `${process.execPath} --import tsx ${client}`;
   const args = [suite, 'client', '--command', command, '--scenario', scenario, '-o', results, '--timeout', '120000'];
   try {
     const { stdout, stderr } = await run(node, args, { cwd: root, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
@@ -80,5 +81,18 @@ describe('the official MCP conformance suite against the client', () => {
       console.log(`MCP conformance, client: ${passing}/${outcomes.length} scenarios pass`);
     },
     1_800_000,
+  );
+});
+
+describe("stageloop mcp login against the suite's OAuth server", () => {
+  it.skipIf(why !== undefined)(
+    `prints the address, takes the approval, keeps the tokens for later commands, logout forgets them${why === undefined ? '' : `: ${why}`}`,
+    async () => {
+      // login-entry.ts plays the person (a fetch opens the printed address) and checks each command's output.
+      const outcome = await runScenario(node22!, 'auth/metadata-default', loginEntry);
+      expect(outcome.passed, outcome.output.slice(-3_000)).toBe(true);
+      expect(outcome.output).not.toMatch(/CLIENT EXITED WITH ERROR/);
+    },
+    300_000,
   );
 });
