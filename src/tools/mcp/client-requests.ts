@@ -1,6 +1,5 @@
 // What a server may ask of stageloop while it serves a call: a person's answer (elicitation), a model's completion
 // (sampling), the roots it may work in. Requests go to the handlers of the call in flight; with none, declined.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
   ClientCapabilities,
   CreateMessageRequest,
@@ -8,7 +7,6 @@ import type {
   ElicitRequest,
   ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpSdk } from './sdk.js';
 
 /** A server's question for a person: a form (`requestedSchema`) or a URL to open. */
 export type McpElicitation = ElicitRequest['params'];
@@ -59,31 +57,4 @@ export class McpCallers {
     }
     return undefined;
   }
-}
-
-/** Answers elicitation, sampling and roots requests of one client; `roots` are read at each request. */
-export function answerServerRequests(
-  client: Client,
-  sdk: McpSdk,
-  server: string,
-  callers: McpCallers,
-  roots: () => readonly McpRoot[],
-): void {
-  client.setRequestHandler(sdk.ElicitRequestSchema, async (request) => {
-    const elicit = callers.latest('elicit');
-    // No person to ask: the server learns it was declined and can go on without the answer.
-    return elicit ? elicit(request.params, server) : { action: 'decline' };
-  });
-  client.setRequestHandler(sdk.CreateMessageRequestSchema, async (request) => {
-    const sample = callers.latest('sample');
-    if (!sample)
-      throw new sdk.McpError(
-        sdk.ErrorCode.InvalidRequest,
-        `stageloop has no model to sample with for "${server}" here`,
-      );
-    return sample(request.params, server);
-  });
-  client.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({
-    roots: roots().map((root) => ({ uri: root.uri, ...(root.name !== undefined && { name: root.name }) })),
-  }));
 }

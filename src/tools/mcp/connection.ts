@@ -5,9 +5,11 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { MissingPackageError } from '../../common/optional-package.js';
 import { loadAuthSdk, loadSdk, type McpAuthSdk, type McpSdk } from './sdk.js';
-import { answerServerRequests, CLIENT_CAPABILITIES, McpCallers } from './client-requests.js';
+import { CLIENT_CAPABILITIES, McpCallers } from './client-requests.js';
+import { answerServerRequests } from './server-requests.js';
 import { authorizingFetch } from './oauth-fetch.js';
-import { defaultCredentialStore, McpOAuthProvider, type McpAuthorizer, type McpCredentialStore } from './oauth.js';
+import { defaultCredentialStore, McpOAuthProvider } from './oauth.js';
+import type { McpAuthorizer, McpCredentialStore } from './oauth-types.js';
 import { tellingLines } from './stderr-lines.js';
 import { messageOf } from '../../common/error-message.js';
 import { redactSecrets, withoutSecret } from '../../common/redact.js';

@@ -7,7 +7,7 @@ import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';
 import type { McpConnection } from './connection.js';
 import type { McpClientHandlers } from './client-requests.js';
-import type { McpAuthorizer, McpCredentialStore } from './oauth.js';
+import type { McpAuthorizer, McpCredentialStore } from './oauth-types.js';
 import { callMcpTool, MCP_CALL_CEILING_MS, type McpCallSettings, type McpProgress } from './mcp-call.js';
 import { prefixedToolName } from './names.js';
 import { processMcpPool, type McpServerPool } from './pool.js';
