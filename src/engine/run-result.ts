@@ -5,6 +5,9 @@ import { stageStats, type StageStats } from './stage-timings.js';
 import type { RunEvents, Zone } from './stage.js';
 import type { JsonValue } from '../common/json.js';
 import type { RunOutcome, RunState, RunStatus, StopReason, Usage } from './state.js';
+import type { AgentUsage } from './usage.js';
+
+export type { AgentUsage };
 
 export interface RunError {
   stage: string;
@@ -22,18 +25,6 @@ export interface RunWarning {
 }
 
 /** One agent run under a run (an agent called as a tool, or handed to), with the agents it ran in turn. */
-export interface AgentUsage {
-  /** The agent's name (its tool's name). */
-  name: string;
-  runId: string;
-  /** The model the agent was given. */
-  model?: string;
-  /** Every token of its run, its own agents' included. */
-  usage: Usage;
-  /** USD for that usage at the listed prices of each agent's model; absent when a price is unknown. */
-  cost?: number;
-  children: AgentUsage[];
-}
 
 declare module './state.js' {
   interface StageSlots {

@@ -3,6 +3,9 @@ import { StageloopError } from '../common/stageloop-error.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ChatMessage, ToolCall } from '../model/types.js';
 import type { ToolOutcome } from './tool-port.js';
+import type { Usage } from './usage.js';
+
+export type { Usage };
 
 export interface RunInput {
   task: string;
@@ -12,17 +15,6 @@ export interface RunInput {
   session?: string;
   /** The user or tenant a session belongs to (default "default"). */
   user?: string;
-}
-
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  /** Input tokens written to the provider's prompt cache (part of inputTokens), when the provider bills them apart. */
-  cacheWriteInputTokens?: number;
-  /** True when any part of the total was estimated because a server reported none. */
-  estimated: boolean;
 }
 
 /** The current turn's tool traffic, shared by think (writes calls), guards, act (writes results) and observe. */

@@ -2,7 +2,7 @@
 import type { JsonValue } from '../common/json.js';
 import type { PendingDecision } from './signal.js';
 import type { ChatUsage, ToolCall, ToolDefinition } from '../model/types.js';
-import type { AgentUsage } from './run-result.js';
+import type { AgentUsage } from './usage.js';
 
 /**
  * `refused`: a guard (loop guard, approval) or the tool itself decided the call must not run. `agent_stopped`: the

@@ -1,5 +1,6 @@
-// memory (finalize): reads the history slot, answer, stop and the observe slot; appends this turn (with its status when it did not complete) to deps.sessions (remembered facts were written when remember ran), folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
+// memory (finalize): reads the history slot, answer, stop, turn.results and the observe slot; forgets a fact whose remember the injection guard blocked; appends this turn (with its status when it did not complete) to deps.sessions (remembered facts were written when remember ran), folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
 import type { Stage, StageContext } from '../../src/engine/stage.js';
+import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import { loadTokenCounter } from '../../src/model/token-count.js';
 import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../../src/sessions/render.js';
 import { sessionScope, type SessionScope, type SessionStore, type TurnRecord } from '../../src/sessions/types.js';
@@ -66,6 +67,7 @@ export function memory(options: MemoryOptions = {}): Stage {
       const memorySlot: MemorySlot = {};
       state.memory = memorySlot;
       const now = ctx.deps.clock.now();
+      if (state.stop?.kind === 'guard_injection') await forgetBlockedFacts(state.turn.results, store, scope);
       // A paused run keeps its turn for when it ends. Every other turn is kept, a cancelled or failed one too: with its status and whatever answer it had.
       if (status === 'interrupted') return;
       const turnStatus = status === undefined || status === 'completed' ? undefined : status;
@@ -94,6 +96,34 @@ export function memory(options: MemoryOptions = {}): Stage {
       );
     },
   };
+}
+
+/** A remember call writes its fact as it runs; one whose result the injection guard then blocked is not kept. */
+async function forgetBlockedFacts(
+  results: readonly ToolOutcome[],
+  store: SessionStore,
+  scope: SessionScope,
+): Promise<void> {
+  const facts = await store.listFacts(scope);
+  for (const { call, result } of results) {
+    if (call.name !== 'remember' || !result.ok) continue;
+    const asked = parseRemember(call.arguments);
+    if (asked === undefined) continue;
+    const kept = facts.find((fact) => fact.key === asked.key);
+    // Only the blocked value goes: a fact another run wrote since stays.
+    if (kept !== undefined && kept.value === asked.value) await store.deleteFact(scope, asked.key);
+  }
+}
+
+function parseRemember(text: string): { key: string; value: string } | undefined {
+  try {
+    const parsed = JSON.parse(text) as { key?: unknown; value?: unknown };
+    return typeof parsed.key === 'string' && typeof parsed.value === 'string'
+      ? { key: parsed.key, value: parsed.value }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function compactIfNeeded(

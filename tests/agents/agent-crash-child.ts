@@ -30,6 +30,9 @@ const count = defineTool({
   name: 'count',
   description: 'Counts one step.',
   parameters: z.object({ step: z.number().int() }),
+  // Safe to run again (the side log tells the attempts apart): a call cut off by the kill re-runs on resume rather
+  // than waiting for a person, as a write in doubt would (tests/durable/effects-lab.test.ts).
+  idempotent: true,
   async execute({ step }) {
     appendFileSync(config.sideLog, `${config.attempt}\t${step}\n`);
     await mark(`tool ${step}`);

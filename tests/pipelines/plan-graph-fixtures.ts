@@ -30,6 +30,8 @@ export function fetchTools(
     name: 'fetch',
     description: 'Fetches the value stored under a key.',
     parameters: z.object({ key: z.string() }),
+    // Reads only: a call cut off by a crash runs again on resume (a write would wait for a person: effects-lab).
+    effects: 'read',
     async execute({ key }) {
       log.push(key);
       const start = performance.now();

@@ -16,7 +16,8 @@ async function turn(
   status: RunStatus = 'completed',
   stage = memory({ summarizer: 'extractive' }),
 ) {
-  const state = makeState({ input: { task, session: 'trip' } });
+  // Each turn its own run: a second turn of one run replaces the first (a resumed turn).
+  const state = makeState({ runId: `run-${task}`, input: { task, session: 'trip' } });
   await history().execute(state, makeCtx({ zone: 'setup', deps: { sessions } }));
   state.answer = answer;
   state.stop = { kind: status, stage: null, message: '', status };

@@ -1,0 +1,28 @@
+// Token counts of a run and of the agent runs under it: imported by the state, the tool port and the run result alike,
+// so it imports nothing of theirs (no import circle).
+
+/** A run's tokens. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  /** Input tokens written to the provider's prompt cache (part of inputTokens), when the provider bills them apart. */
+  cacheWriteInputTokens?: number;
+  /** True when any part of the total was estimated because a server reported none. */
+  estimated: boolean;
+}
+
+/** An agent run a call made, as `RunResult.agents` lists it. */
+export interface AgentUsage {
+  /** The agent's name (its tool's name). */
+  name: string;
+  runId: string;
+  /** The model the agent was given. */
+  model?: string;
+  /** Every token of its run, its own agents' included. */
+  usage: Usage;
+  /** USD for that usage at the listed prices of each agent's model; absent when a price is unknown. */
+  cost?: number;
+  children: AgentUsage[];
+}
