@@ -33,7 +33,7 @@ export class CallContext implements ToolContext {
   #key: string | undefined = undefined;
   #usage: ChatUsage | undefined = undefined;
   #agent: AgentAnswer | undefined = undefined;
-  agentUsage: AgentUsage | undefined = undefined;
+  #agentUsage: AgentUsage | undefined = undefined;
 
   constructor(
     abort: LazyAbort,
@@ -58,8 +58,13 @@ export class CallContext implements ToolContext {
     this.#agent = answer;
   }
 
+  /** The agent run the call made (read back by the executor; private so a spread context carries only its own keys). */
+  get agentUsage(): AgentUsage | undefined {
+    return this.#agentUsage;
+  }
+
   reportAgentUsage(node: AgentUsage): void {
-    this.agentUsage = node;
+    this.#agentUsage = node;
   }
 
   reportUsage(usage: ChatUsage): void {
