@@ -45,6 +45,9 @@ export function recordTools(logFile: string, delayMs: number): ToolRegistry {
     name: 'record',
     description: 'Records that a step of a task is done.',
     parameters: z.object({ task: z.string(), step: z.number().int() }),
+    // The failover tests allow the step in flight at a kill to run once more: it re-runs instead of waiting for a
+    // person, as an undeclared write in doubt would (tests/durable/effects-lab.test.ts).
+    idempotent: true,
     async execute({ task, step }) {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       appendFileSync(logFile, `${process.pid} ${JSON.stringify(task)} ${step}\n`);
