@@ -9,7 +9,6 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 import type { McpAuthorizer, McpCredentialStore, McpOAuthSettings, McpSavedCredentials } from './oauth-types.js';
 
@@ -70,7 +69,9 @@ export interface McpOAuthProviderOptions {
   redirectUrl?: string;
 }
 
-export class McpOAuthProvider implements OAuthClientProvider {
+// Shaped as the SDK's OAuthClientProvider (checked where it is handed over): no `implements`, so a consumer's stricter flags
+// never re-check the SDK's interface in our declarations.
+export class McpOAuthProvider {
   readonly #options: McpOAuthProviderOptions;
   #saved: Promise<McpSavedCredentials> | undefined;
   #verifier: string | undefined;
