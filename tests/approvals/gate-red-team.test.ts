@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.js';
 import { reactPipeline } from '../../pipelines/react.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
-import { handoff } from '../../src/agents/handoff.js';
 import { runPipeline } from '../../src/durable/durable-run.js';
 import type { Pipeline } from '../../src/engine/pipeline.js';
 import type { RunEvent } from '../../src/engine/stage.js';
@@ -14,7 +13,7 @@ import { ScriptedModel, type ScriptedReply } from '../../src/model/scripted-mode
 import { memoryStore } from '../../src/store/memory-store.js';
 import type { Tool } from '../../src/tools/define-tool.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { answering, call, fetchCall, gateTools, send, toolResultsIn } from './gate-fixtures.js';
+import { answering, call, fetchCall, gateTools, send, toolResultsIn, writerHandoff } from './gate-fixtures.js';
 
 const ask = { approvals: { taintPolicy: 'ask' as const } };
 const step = (id: string, description: string) => ({ id, description, dependsOn: [] });
@@ -102,15 +101,7 @@ describe('red team: a run that must not ask does not, in every context', () => {
   it("a handoff: the target's write on a conversation with nothing untrusted in it runs without a question", async () => {
     const log: string[] = [];
     const { sendNote, lookup } = gateTools(log);
-    const writer = handoff({
-      name: 'writer',
-      description: 'Writes notes.',
-      pipeline: reactPipeline(),
-      deps: {
-        model: new ScriptedModel([{ toolCalls: [send('wire it')] }, { content: 'Noted.' }]),
-        tools: new ToolRegistry([sendNote], ask),
-      },
-    });
+    const writer = writerHandoff(sendNote);
     const triage = new ScriptedModel([
       { toolCalls: [lookupCall('news')] },
       { toolCalls: [call('transfer_to_writer', {}, 'call_transfer')] },

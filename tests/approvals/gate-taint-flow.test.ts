@@ -7,14 +7,13 @@ import { planExecuteReplanPipeline } from '../../pipelines/plan-execute-replan.j
 import { reactPipeline } from '../../pipelines/react.js';
 import { withTaintPolicy } from '../../stages/pipeline-policies.js';
 import { agentTool } from '../../src/agents/agent-tool.js';
-import { handoff } from '../../src/agents/handoff.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
 import type { Pipeline } from '../../src/engine/pipeline.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
 import { memoryStore } from '../../src/store/memory-store.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
-import { answering, call, fetchCall, gateTools, send, toolResultsIn } from './gate-fixtures.js';
+import { answering, call, fetchCall, gateTools, send, toolResultsIn, writerHandoff } from './gate-fixtures.js';
 
 const ask = { approvals: { taintPolicy: 'ask' as const } };
 const step = (id: string, description: string) => ({ id, description, dependsOn: [] });
@@ -130,15 +129,7 @@ describe('taint flows', () => {
   it("a handoff target starts tainted: approving only the handoff, the target's write still waits", async () => {
     const log: string[] = [];
     const { fetchPage, sendNote } = gateTools(log);
-    const writer = handoff({
-      name: 'writer',
-      description: 'Writes notes.',
-      pipeline: reactPipeline(),
-      deps: {
-        model: new ScriptedModel([{ toolCalls: [send('wire it')] }, { content: 'Noted.' }]),
-        tools: new ToolRegistry([sendNote], ask),
-      },
-    });
+    const writer = writerHandoff(sendNote);
     const tools = new ToolRegistry([fetchPage, writer], ask);
     const store = memoryStore();
     const triage = new ScriptedModel([
