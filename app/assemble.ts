@@ -3,7 +3,7 @@
 import type { JsonObject } from '../src/common/json.js';
 import { StageloopError } from '../src/common/stageloop-error.js';
 import type { Pipeline } from '../src/engine/pipeline.js';
-import type { SettingNamer } from '../src/engine/guard-settings.js';
+import { repeatedCallsRule, type SettingNamer } from '../src/engine/guard-settings.js';
 import type { Deps } from '../src/engine/stage.js';
 import type { Environment } from '../src/model/config.js';
 import type { ChatModel } from '../src/model/types.js';
@@ -169,14 +169,13 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
       }
     }
     // The tool gate enforces the recipe's approvals on every call, in every pipeline, step and agent (tool-gate.ts).
+    const repeatedCalls = repeatedCallsRule(recipe.guards);
     const tools = (await toolsOf(recipe, env, host.calculatorHost, mcpServers, sessions)).with({
       approvals: {
         ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
         taintPolicy: recipe.approvals.taintPolicy,
         // --on-repeat ask: the gate holds a repeated failing call for a person, in every pipeline, step and agent.
-        ...(recipe.guards.onRepeat === 'ask' && {
-          repeatedCalls: { limit: recipe.guards.loopLimit ?? guardDefaults.loopLimit },
-        }),
+        ...(repeatedCalls !== undefined && { repeatedCalls }),
       },
     });
     // What the environment decided is part of the run from now on: resume and replay use the same model.

@@ -48,6 +48,11 @@ const fieldName: SettingNamer = (setting) => setting;
 export const guardDefaults = Object.freeze({ contextShare: 0.8, loopLimit: 3, cliTimeoutSeconds: 600 });
 
 /** The settings that are limits, in the order of the `limits` event (null there: off). */
+/** `onRepeat: 'ask'` as the tool gate's repeat rule: a repeated failing call waits for a person at the loop limit. */
+export function repeatedCallsRule(settings: GuardSettings): { limit: number } | undefined {
+  return settings.onRepeat === 'ask' ? { limit: settings.loopLimit ?? guardDefaults.loopLimit } : undefined;
+}
+
 export const limitSettings = [
   'maxIterations',
   'maxTokens',
