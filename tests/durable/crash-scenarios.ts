@@ -54,11 +54,13 @@ function arm(
     if (waitMs === 0) child.kill('SIGKILL');
     else setTimeout(() => child.kill('SIGKILL'), waitMs);
   };
-  // Anywhere: a random time after the start, which can also land in loading, opening the store, claiming or catching up.
-  if (plan.aim === 'anywhere') setTimeout(() => child.kill('SIGKILL'), random.between(300, 1_500));
+  // Anywhere: at a random one of the first lines the child prints (any stage, checkpoint or call), on the event itself.
+  const anywhereLine = plan.aim === 'anywhere' ? random.between(1, 8) : 0;
+  let lines = 0;
   // During a model call: the request has arrived and its reply waits modelDelayMs.
   if (plan.aim === 'model') setup.model.onRequest = () => at(random.between(1, modelDelayMs - 10));
   child.onLine((line) => {
+    if (plan.aim === 'anywhere' && ++lines === anywhereLine) child.kill('SIGKILL');
     // During a tool call: its side effect is done, its result not yet recorded.
     if (plan.aim === 'tool' && line.startsWith('tool ')) at(random.between(1, toolDelayMs - 10));
     // Between stages: at the start of a stage that does no I/O, so the kill lands in it or at the boundary after it.
