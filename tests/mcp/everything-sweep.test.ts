@@ -9,6 +9,7 @@ import {
   McpServerPool,
   loadMcpTools,
   type McpClientHandlers,
+  type McpElicitationAnswer,
   type McpProgress,
   type McpServer,
 } from '../../src/tools/mcp/index.js';
@@ -116,7 +117,7 @@ describe(`server-everything ${pinned.version}: every tool through a run`, () => 
   it('with handlers (mcpTools `handlers`), a person answers the forms and a model the sampling request', async () => {
     const asked: string[] = [];
     const handlers: McpClientHandlers = {
-      elicit: async (request) => {
+      elicit: async (request): Promise<McpElicitationAnswer> => {
         asked.push(request.mode ?? 'form');
         if (request.mode === 'url') return { action: 'accept' };
         if ('interpretation' in (request.requestedSchema.properties ?? {}))

@@ -3,7 +3,8 @@
 // Tools: echo (annotated read-only), slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
 // picture (text and an image), whoami (the request's x-test-token header), `--alias NAME` copies of echo,
 // `--many N` numbered tools tool_00001... (calls to them answer like echo), `--describe NAME=TEXT` replaces a description,
-// `--with-write-tool` adds send_message. When MCP_TEST_LOG names a file, every
+// `--with-write-tool` adds send_message, `--progress-tools` adds ticking (progress every everyMs) and change_tools (echo
+// loses its read-only mark, fail goes, added comes, then notifications/tools/list_changed). When MCP_TEST_LOG names a file, every
 // call, finish and cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -106,6 +107,38 @@ if (process.argv.includes('--with-write-tool')) {
   });
 }
 
+// `--progress-tools`: a call that reports progress (and the progress token it was given), and a change of the tool list.
+if (process.argv.includes('--progress-tools')) {
+  tools.push(
+    {
+      name: 'ticking',
+      description: 'Reports progress every everyMs milliseconds, steps times, then says which progress token it had.',
+      inputSchema: {
+        type: 'object',
+        properties: { steps: { type: 'integer', minimum: 1 }, everyMs: { type: 'integer', minimum: 1 } },
+        required: ['steps', 'everyMs'],
+      },
+      annotations: { readOnlyHint: true },
+    },
+    {
+      name: 'change_tools',
+      description: 'Changes the tool list and tells the client so.',
+      inputSchema: { type: 'object', properties: {} },
+    },
+  );
+}
+
+/** The list after change_tools: echo may write now, fail is gone, added is new. */
+function changeTools(): void {
+  const echo = tools.find((tool) => tool.name === 'echo')!;
+  echo.annotations = { readOnlyHint: false };
+  tools.splice(
+    tools.findIndex((tool) => tool.name === 'fail'),
+    1,
+  );
+  tools.push({ name: 'added', description: 'Added by change_tools.', inputSchema: { type: 'object', properties: {} } });
+}
+
 // `--describe NAME=TEXT` (repeatable) replaces a tool's description, for screening and terminal-output tests.
 for (const [index, argument] of process.argv.entries()) {
   if (argument !== '--describe') continue;
@@ -133,7 +166,10 @@ function waitFor(ms: number, signal: AbortSignal): Promise<boolean> {
 }
 
 function makeServer(): Server {
-  const server = new Server({ name: 'stageloop-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: 'stageloop-test', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const args = request.params.arguments ?? {};
@@ -164,6 +200,24 @@ function makeServer(): Server {
         };
       case 'send_message':
         return text(`sent to ${String(args.to)}`);
+      case 'ticking': {
+        const token = extra._meta?.progressToken;
+        for (let step = 1; step <= Number(args.steps); step++) {
+          if (!(await waitFor(Number(args.everyMs), extra.signal))) return text('cancelled');
+          if (token !== undefined)
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: step, total: Number(args.steps), message: `step ${step}` },
+            });
+        }
+        return text(`ticked ${String(args.steps)} times with progress token ${JSON.stringify(token ?? null)}`);
+      }
+      case 'change_tools':
+        changeTools();
+        await server.sendToolListChanged();
+        return text('changed');
+      case 'added':
+        return text('added answers');
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:

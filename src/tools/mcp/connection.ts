@@ -41,6 +41,8 @@ export class McpConnection {
   readonly callers = new McpCallers();
   /** The server's tools as last listed; a `tools/list_changed` notification lists them again. */
   listedTools: readonly ListedTool[] | undefined;
+  /** Set while the tools are listed again after a change: a call's result waits for it, so the run sees the new list. */
+  relisting: Promise<void> | undefined;
   readonly #toolsChanged = new Set<(tools: readonly ListedTool[]) => void>();
 
   constructor(server: McpServer, options: McpConnectionOptions = {}) {
@@ -158,17 +160,21 @@ export class McpConnection {
 
   /** A client that declares what stageloop answers and re-lists the tools when the server says they changed. */
   #newClient(sdk: McpSdk): Client {
-    const client = new sdk.Client(CLIENT_INFO, {
-      capabilities: CLIENT_CAPABILITIES,
-      listChanged: {
-        tools: {
-          onChanged: (error, tools) => {
-            if (error || !tools) return;
-            this.listedTools = tools;
-            for (const listener of this.#toolsChanged) listener(tools);
-          },
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    // Not the SDK's listChanged option: it lists 300 ms later, after the result of the call that changed the tools
+    // reached the run. The handler runs before that result is handed back, and the call waits for the new list.
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      const relisting = listAllTools(client).then(
+        (tools) => {
+          this.listedTools = tools;
+          for (const listener of this.#toolsChanged) listener(tools);
         },
-      },
+        () => undefined,
+      );
+      this.relisting = relisting;
+      void relisting.finally(() => {
+        if (this.relisting === relisting) this.relisting = undefined;
+      });
     });
     answerServerRequests(client, sdk, this.server.name, this.callers, () => this.server.roots ?? []);
     return client;
@@ -244,4 +250,19 @@ export class McpConnection {
   #timeout(): number {
     return this.#options.connectTimeoutMs ?? 30_000;
   }
+}
+
+const MAX_LIST_PAGES = 100;
+
+/** Every tool the server lists, page after page (at most 100 pages). */
+export async function listAllTools(client: Client): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+    const listed = await client.listTools(cursor === undefined ? undefined : { cursor });
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
 }

@@ -45,6 +45,7 @@ export async function callMcpTool(
     throw new ToolFailure(messageOf(error), { retryable: true, cause: error });
   }
   // The server may have dropped or changed the tool since it was listed (tools/list_changed).
+  await connection.relisting;
   const current = connection.listedTools?.find((tool) => tool.name === listed.name) ?? listed;
   if (connection.listedTools !== undefined && !connection.listedTools.includes(current))
     throw new ToolFailure(`the MCP server "${server}" no longer offers the tool "${listed.name}"`);
@@ -79,6 +80,8 @@ export async function callMcpTool(
   } catch (error) {
     throw callFailure(server, connection.scrub(messageOf(error)), error);
   }
+  // A server that changed its tools during the call said so before answering: the run sees the new list with the result.
+  await connection.relisting;
   const text =
     'content' in result && Array.isArray(result.content)
       ? contentText(result)

@@ -5,7 +5,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { loadSdk, loadedSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';
-import type { McpConnection } from './connection.js';
+import { listAllTools, type McpConnection } from './connection.js';
 import type { McpClientHandlers } from './client-requests.js';
 import type { McpAuthorizer, McpCredentialStore } from './oauth-types.js';
 import { callMcpTool, MCP_CALL_CEILING_MS, type McpCallSettings, type McpProgress } from './mcp-call.js';
@@ -45,7 +45,6 @@ export interface McpToolsOptions {
 }
 
 const DEFAULT_QUIET_MS = 30_000;
-const MAX_LIST_PAGES = 100;
 const origins = new WeakMap<Tool, McpToolOrigin>();
 
 /** Where an MCP tool came from; undefined for any other tool. */
@@ -106,25 +105,16 @@ export async function loadMcpTools(servers: readonly McpServer[], options: McpTo
 }
 
 async function listTools(client: Client, connection: McpConnection): Promise<ListedTool[]> {
-  const tools: ListedTool[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-    let listed: Awaited<ReturnType<Client['listTools']>>;
-    try {
-      listed = await client.listTools(cursor === undefined ? undefined : { cursor });
-    } catch (error) {
-      throw new StageloopError(
-        'tool',
-        `MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`,
-        { cause: error },
-      );
-    }
-    tools.push(...listed.tools);
-    cursor = listed.nextCursor;
-    if (cursor === undefined) break;
+  try {
+    connection.listedTools = await listAllTools(client);
+    return [...connection.listedTools];
+  } catch (error) {
+    throw new StageloopError(
+      'tool',
+      `MCP server "${connection.server.name}" could not list its tools: ${connection.scrub(messageOf(error))}`,
+      { cause: error },
+    );
   }
-  connection.listedTools = tools;
-  return tools;
 }
 
 function keeper(
@@ -167,7 +157,11 @@ function mcpTool(
     parameters: argumentsSchema(schema, validator),
     definition,
     // A server's own word that a tool only reads is taken; otherwise a call may change something (MCP's default too).
-    effects: listed.annotations?.readOnlyHint === true ? 'read' : 'write',
+    // Read from the latest listing at each look: after tools/list_changed the taint and approval policy see the new word.
+    get effects() {
+      const current = connection.listedTools?.find((each) => each.name === listed.name) ?? listed;
+      return current.annotations?.readOnlyHint === true ? 'read' : 'write';
+    },
     taints: true,
     // The quiet timeout (reset by progress) is the SDK's; the executor only bounds a call that reports forever.
     timeoutMs: MCP_CALL_CEILING_MS,

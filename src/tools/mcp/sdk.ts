@@ -13,6 +13,7 @@ import type {
   ErrorCode,
   ListRootsRequestSchema,
   McpError,
+  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { auth, extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
@@ -35,6 +36,7 @@ export interface McpSdk {
   ElicitRequestSchema: typeof ElicitRequestSchema;
   CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
   ListRootsRequestSchema: typeof ListRootsRequestSchema;
+  ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
 }
 
 /** The OAuth half of the SDK, loaded for HTTP servers only (a stdio server starts without it and its JWT library). */
@@ -73,6 +75,7 @@ export function loadSdk(): Promise<McpSdk> {
       ElicitRequestSchema: types.ElicitRequestSchema,
       CreateMessageRequestSchema: types.CreateMessageRequestSchema,
       ListRootsRequestSchema: types.ListRootsRequestSchema,
+      ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     };
     return loadedSdk;
   });
