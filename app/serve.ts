@@ -69,6 +69,8 @@ export interface RunServices {
   recover(run: RunSummary, recoveredBy: string): Promise<string>;
   /** Continues a run whose process died, from its last checkpoint (an MCP client asking for the run's task). */
   continueDeadRun: RunRecoverer;
+  /** The session store (opened at first use): session runs keep their turns and facts there. */
+  sessions(): Promise<SessionStore>;
   /** Which model is in use and where runs are recorded, for stderr. */
   notice: string;
   /** Stops taking runs, lets running ones reach a checkpoint, closes the stores. */
@@ -96,11 +98,13 @@ export async function runServices(
       ...(assembly.record && { record: assembly.record }),
     }),
   );
+  let opening: Promise<SessionStore> | undefined;
+  const openSessions = (): Promise<SessionStore> =>
+    (opening ??= import('../src/sessions/open-sessions.js')
+      .then(({ openSessionStore }) => openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) }))
+      .then((opened) => (sessions = opened)));
   const assembleRun = async (recipe: RunRecipe) => {
-    if (recipe.session !== undefined && sessions === undefined) {
-      const { openSessionStore } = await import('../src/sessions/open-sessions.js');
-      sessions = await openSessionStore({ env, ...(storeFlag !== undefined && { path: storeFlag }) });
-    }
+    if (recipe.session !== undefined) await openSessions();
     const assembled = await assemble(recipe, env, {
       ...(calculatorHost !== undefined && { calculatorHost }),
       ...(sessions !== undefined && { sessions }),
@@ -149,6 +153,7 @@ export async function runServices(
     host,
     pipelines,
     shownSlots,
+    sessions: openSessions,
     notice: `${notice}; runs recorded in ${recording.file}`,
     // An interrupted run (a CLI run with --approve-tools, say) continues in this process with the person's decisions.
     async decide(runId, decisions) {
@@ -217,6 +222,7 @@ export async function startServe(
     decide: services.decide,
     continueDeadRun: services.continueDeadRun,
     assemble: services.assemble,
+    sessions: services.sessions,
   });
   let server: ListeningServer;
   try {

@@ -7,6 +7,7 @@ import { runNotFound, type RunStore } from '../store/types.js';
 import { accessControl, allowedHostsFor } from './access.js';
 import { consolePaths, consoleRoutes } from './console/routes.js';
 import { protocolPaths, protocolRoutes } from './protocols/index.js';
+import type { SessionStore } from '../sessions/types.js';
 import { sendError } from './errors.js';
 import {
   afterSeqOf,
@@ -38,6 +39,8 @@ export interface ServerAppOptions extends StartRunServices {
   decide?: DecisionsAdapter;
   /** Continues a run whose process died (an MCP client asking for its task); see protocols/mcp-run-tasks.ts. */
   continueDeadRun?: RunRecoverer;
+  /** Opens the session store: session facts are served as MCP resources (protocols/mcp-session-facts.ts). */
+  sessions?: () => Promise<SessionStore>;
   token?: string;
   /** Host names the server answers to (default: the loopback names) and other origins allowed to change runs. */
   access?: { allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };

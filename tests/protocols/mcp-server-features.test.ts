@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/experimental/tasks/types.js';
 import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { sqliteSessions } from '../../src/sessions/sqlite-sessions.js';
+import { sessionScope } from '../../src/sessions/types.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { jsonPost, loopbackModelEnv, readEvents, useServes, waitFor, waitForStatus } from '../server/serve-support.js';
 
@@ -32,6 +34,7 @@ describe('stageloop as an MCP server: resources, prompts, completions, tasks, re
       expect(templates.resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
         'stageloop://runs/{id}',
         'stageloop://runs/{id}/timeline',
+        'stageloop://sessions/{user}/{session}/facts',
       ]);
       const json = await client.readResource({ uri: `stageloop://runs/${runId}` });
       const view = JSON.parse((json.contents[0] as { text: string }).text) as {
@@ -50,6 +53,40 @@ describe('stageloop as an MCP server: resources, prompts, completions, tasks, re
         argument: { name: 'id', value: runId.slice(0, 4) },
       });
       expect(completed.completion.values).toContain(runId);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("serves a session's facts as JSON, lists the sessions of recorded runs and completes their names", async () => {
+    const serve = await serves.start();
+    const started = await serve.call('/v1/runs', jsonPost({ task: 'What is 6 * 7?', session: 'work-notes' }));
+    await waitForStatus(serve, ((await started.json()) as { runId: string }).runId, ['completed']);
+    const beside = sqliteSessions(serve.storeFile);
+    await beside.setFact(sessionScope('work-notes'), { key: 'colour', value: 'teal', sourceRun: 'r1', updated: 1 });
+    beside.close();
+    const client = await connected(serve.running.url);
+    try {
+      const uri = 'stageloop://sessions/default/work-notes/facts';
+      expect((await client.listResources()).resources).toContainEqual(
+        expect.objectContaining({ uri, mimeType: 'application/json' }),
+      );
+      const read = await client.readResource({ uri });
+      expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({
+        user: 'default',
+        session: 'work-notes',
+        facts: [{ key: 'colour', value: 'teal', sourceRun: 'r1', updated: 1 }],
+      });
+      const completed = await client.complete({
+        ref: { type: 'ref/resource', uri: 'stageloop://sessions/{user}/{session}/facts' },
+        argument: { name: 'session', value: 'work' },
+        context: { arguments: { user: 'default' } },
+      });
+      expect(completed.completion.values).toEqual(['work-notes']);
+      // A name with path characters is refused as everywhere else.
+      await expect(client.readResource({ uri: 'stageloop://sessions/default/..%2Fx/facts' })).rejects.toThrow(
+        /session name .* has path characters|is not a plain name/,
+      );
     } finally {
       await client.close();
     }

@@ -1,5 +1,5 @@
 // MCP server mode, served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp): one tool per pipeline (called
-// plainly or as a task that is the durable run), recorded runs as resources, one prompt per pipeline with completions,
+// plainly or as a task that is the durable run), recorded runs and session facts as resources, one prompt per pipeline with completions,
 // logging, and on HTTP resumable SSE streams (an event store per session).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
@@ -12,12 +12,13 @@ import { SessionEventStore } from './mcp-event-store.js';
 import { registerPipelinePrompts } from './mcp-prompts.js';
 import { registerPipelineTools } from './mcp-pipeline-tools.js';
 import { registerRunResources } from './mcp-resources.js';
+import { registerSessionFacts, type SessionFactServices } from './mcp-session-facts.js';
 import { RunTaskStore, taskPollInterval, type RunRecoverer } from './mcp-run-tasks.js';
 
 export { taskShape } from './mcp-pipeline-tools.js';
 
 /** What the MCP server serves from: the run door, the store runs are recorded in, and how to continue a dead run. */
-export interface McpServices extends StartRunServices {
+export interface McpServices extends StartRunServices, SessionFactServices {
   store: RunStore;
   /** Continues a run whose process died, when a client asks for its task (absent: such a task stays `working`). */
   continueDeadRun?: RunRecoverer;
@@ -41,6 +42,7 @@ export function stageloopMcpServer(services: McpServices): McpServer {
   );
   registerPipelineTools(server, services, tasks);
   registerRunResources(server, services);
+  registerSessionFacts(server, services);
   registerPipelinePrompts(server, services.pipelines, services.store);
   return server;
 }
