@@ -10,6 +10,7 @@ import { context, metrics, propagation, trace } from '@opentelemetry/api';
 import { loadOptional, optionalParts } from './src/common/optional-package.js';
 import type { Deps } from './src/engine/stage.js';
 import { ConsoleWaterfallExporter } from './src/tracing/console-waterfall.js';
+import { recordEvaluation, type GradedRun } from './src/tracing/evaluation-records.js';
 import { instrumentDeps, traceContentFromEnv } from './src/tracing/instrument.js';
 import {
   describeFailure,
@@ -83,6 +84,8 @@ export interface TracingSession {
   readonly metricsUrl: string | undefined;
   /** A copy of `deps` with the run tracer, the traced model and tool-call spans (see instrumentDeps). */
   instrument<Given extends Partial<Deps>>(deps: Given): Given;
+  /** An eval's verdicts on a run this session traced, as `gen_ai.evaluation.result` events in that run's trace. */
+  recordEvaluation(run: GradedRun): void;
   /** Flushes and stops the SDK; prints the waterfall in console mode. Bounded in time; never rejects. */
   finish(): Promise<void>;
 }
@@ -189,6 +192,8 @@ export function startTracing(mode: TraceMode, options: StartTracingOptions = {})
     tracesUrl,
     metricsUrl,
     instrument: (deps) => instrumentDeps(deps, { recordContent }),
+    // Here, not imported by the caller: the CLI bundle has its own copy of the tracer module, this file the SDK's.
+    recordEvaluation: (run) => recordEvaluation(run),
     finish: async () => {
       if (current?.session === session) await shutdownTracing();
     },

@@ -19,6 +19,8 @@ import {
 import { attendedEval, replayEval } from './eval-runs.js';
 import { variantRun, type VariantContext, type VariantRun, type VariantSpec } from './eval-variants.js';
 import type { CliStreams, CommandIo, CommandModule } from './command.js';
+import { startCliTracing, traceModeOf, type CliTracing } from './tracing.js';
+import type { CaseRun } from '../../src/eval/types.js';
 import { openRunStore } from '../store.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 
@@ -49,6 +51,8 @@ Reports and the gate:
   --threshold N            with --baseline: fail only when a variant's pass rate or mean score falls by more than N
                            (0 to 1; default 0: any regressed case fails)
   --quiet, -q              no progress lines
+  --trace otlp|console     trace every run as "stageloop run --trace" does, and each run's grades as
+                           gen_ai.evaluation.result events in that run's trace
 
 Exit codes: 0 every case passed (with --baseline: no regression), 1 a failure or a regression, 2 usage,
 130 interrupted (finished cases kept: continue with --resume EVAL).`;
@@ -99,12 +103,16 @@ async function runEval(
     throw new StageloopError('usage', '--threshold needs --baseline FILE: it is the drop allowed against the baseline');
   const concurrency = wholeNumber(values.concurrency, '--concurrency', 4);
   const graderTimeLimitMs = graderTimeLimitOf(values['grader-timeout']);
+  const traceMode = values.trace === undefined ? undefined : traceModeOf(values.trace);
   const recording = await openRunStore(values.store, env);
   const { CalculatorWorkerHost, defaultCalculatorLimits } = await import('../../src/tools/calculator-host.js');
   const calculatorHost = new CalculatorWorkerHost(defaultCalculatorLimits);
   calculatorHost.warm().catch(() => {}); // loads mathjs while the dataset and variants are read; a failure shows on use
   let variants: VariantRun[] = [];
+  let tracing: CliTracing | undefined;
   try {
+    if (traceMode !== undefined)
+      tracing = await startCliTracing(traceMode, { traceContentFlag: false, env, stderr: streams.stderr });
     const context: VariantContext = {
       env,
       calculatorHost,
@@ -136,6 +144,13 @@ async function runEval(
       : chosenVariants(values);
     const repeats = ledger ? ledger.header.repeats : wholeNumber(values.repeats, '--repeats', 1);
     variants = await Promise.all(specs.map((spec) => variantRun(spec, context)));
+    // Traced: every run of every variant, and each graded run's verdicts as records in its trace.
+    const traced = tracing;
+    const graded = traced === undefined ? undefined : (run: CaseRun) => traced.recordEvaluation(run);
+    if (traced !== undefined)
+      variants = variants.map((variant) =>
+        variant.deps ? { ...variant, deps: traced.instrument(variant.deps) } : variant,
+      );
     const judgeModel =
       values.replay !== undefined && values['judge-model'] === undefined
         ? undefined
@@ -156,6 +171,7 @@ async function runEval(
         repeats,
         judgeModel,
       );
+      for (const entry of result.results) entry.runs.forEach((run) => graded?.(run));
       if (chatty)
         streams.stderr.write(
           `eval ${ledger!.header.evalId}: graded ${ledger!.runs.length} recorded runs again (no model call)\n`,
@@ -190,7 +206,7 @@ async function runEval(
             store: recording.store,
             evalId,
             signal,
-            onRun,
+            onRun: graded === undefined ? onRun : (run, progress) => (graded(run), onRun(run, progress)),
             ...(judgeModel && { judgeModel }),
             ...(graderTimeLimitMs !== undefined && { graderTimeLimitMs }),
             ...(ledger && { finished: ledger.runs }),
@@ -227,6 +243,7 @@ async function runEval(
     return result.complete && result.results.every((entry) => entry.pass) ? 0 : 1;
   } finally {
     await Promise.all(variants.map((variant) => variant.close().catch(() => undefined)));
+    await tracing?.finish();
     await calculatorHost.close();
     await recording.store.close().catch(() => undefined);
   }

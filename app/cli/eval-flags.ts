@@ -24,6 +24,7 @@ const options = {
   baseline: { type: 'string' },
   threshold: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
+  trace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -73,8 +73,8 @@ class JournaledModel implements ChatModel {
     private readonly journal: RunJournal,
     private readonly options: PortOptions,
   ) {
-    this.provider = model?.provider ?? 'replay';
-    this.modelName = model?.modelName ?? 'recorded';
+    this.provider = model?.provider ?? options.model?.provider ?? 'replay';
+    this.modelName = model?.modelName ?? options.model?.name ?? 'recorded';
     if (model?.endpoint !== undefined) this.endpoint = model.endpoint;
   }
 

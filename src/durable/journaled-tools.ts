@@ -15,6 +15,8 @@ export interface PortOptions {
   definitions?: ToolDefinition[];
   /** Replay: called when a served call was ended by an abort, before its error is thrown. */
   onRecordedAbort?: (abort: RecordedAbort) => void;
+  /** Replay: the recorded model's provider and name, so stages that read them (limits, prices) see what the run saw. */
+  model?: { provider: string; name: string };
 }
 
 /** A box that does not say what its tools do: every call may write, none is safe to run twice. */

@@ -10,7 +10,7 @@ import { place, type Divergence } from './divergence.js';
 import { stateDigest } from './hashing.js';
 import { jsonOf, type RecordedAbort } from './journal-entries.js';
 import { JournalSeam } from './journal-seam.js';
-import { freshStart, openReplayJournal, recordedInput, recordedLimits, recordedTools } from './start.js';
+import { freshStart, openReplayJournal, recordedInput, recordedLimits, recordedModel, recordedTools } from './start.js';
 
 export interface ReplayOptions {
   /** The pipeline to replay with: the recorded one, or a changed one to see whether it still does the same. */
@@ -35,8 +35,10 @@ export async function replayRun(store: RunStore, runId: string, options: ReplayO
   if (run === undefined) throw runNotFound(runId);
   const { entries, journal } = await openReplayJournal(store, runId);
   const controller = new AbortController();
+  const model = recordedModel(run);
   const seam = new JournalSeam(journal, options.pipeline, undefined, {
     definitions: recordedTools(run),
+    ...(model !== undefined && { model }),
     onRecordedAbort: (abort) => controller.abort(abortReason(abort)),
   });
   const input = recordedInput(run);

@@ -48,6 +48,13 @@ export function recordedTools(run: RunSummary): ToolDefinition[] {
   return definitions;
 }
 
+/** The model's provider and name as the run recorded them (never its key or address), when it had a model. */
+export function recordedModel(run: RunSummary): { provider: string; name: string } | undefined {
+  const model = run.options.model as { provider?: unknown; name?: unknown } | undefined;
+  if (typeof model?.provider !== 'string' || typeof model.name !== 'string') return undefined;
+  return { provider: model.provider, name: model.name };
+}
+
 function isToolDefinition(value: unknown): value is ToolDefinition {
   return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string';
 }

@@ -18,7 +18,7 @@ afterEach(async () => {
 const freshHome = () => (home = mkdtempSync(join(tmpdir(), 'stageloop-provider-')));
 const runIdOf = (stderr: string) => /run ([0-9a-f]{32}) \(recorded in/.exec(stderr)?.[1];
 
-describe('stageloop run --provider', () => {
+describe('stageloop run --provider', { timeout: 120_000 }, () => {
   it('anthropic: a recorded thinking + tool_use reply, then the answer, recorded with its provider and replayed identically', async () => {
     const recorded = 'pydantic-ai/test_anthropic_tool_with_thinking';
     server = await startRecordedServer([

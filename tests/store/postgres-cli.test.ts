@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnvironment, cliPath, runCli, startCli } from '../support/run-cli.js';
+import { cleanEnvironment, cliPath, runCli, servingUrl, startCli } from '../support/run-cli.js';
 import { runPostgresTests, startPostgres, type PostgresInstance } from '../support/postgres-server.js';
 
 let server: PostgresInstance | undefined;
@@ -71,15 +71,7 @@ describe.runIf(runPostgresTests)('the CLI on a PostgreSQL store', () => {
 
   it('serve reads the runs of the PostgreSQL store', async () => {
     const started = startCli(['serve', '--port', '0', '--store', url]);
-    const base = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
-      started.child.stdout!.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const address = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-        if (address !== undefined) resolve(address);
-      });
-      void started.done.then((result) => reject(new Error(`serve exited before listening: ${result.stderr}`)));
-    });
+    const base = await servingUrl(started);
     const response = await fetch(`${base}/v1/runs`);
     const body = (await response.json()) as { runs: Array<{ task: string }> };
     expect(body.runs.map((run) => run.task)).toContain('What is 17 * 23?');

@@ -72,6 +72,19 @@ export function startCli(args: string[], env: Record<string, string> = {}): Star
   };
 }
 
+/** The address `stageloop serve` says it listens on (stdout); rejects if it exits first. */
+export function servingUrl(started: StartedCli): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    started.child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const address = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      if (address !== undefined) resolve(address);
+    });
+    void started.done.then((result) => reject(new Error(`serve exited before listening: ${result.stderr}`)));
+  });
+}
+
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return startCli(args, env).done;
 }

@@ -1,0 +1,44 @@
+// `stageloop serve --trace otlp` at the OTLP/HTTP wire: a run started over HTTP is traced as `stageloop run --trace otlp`
+// traces it (same environment), and its spans reach a receiver on 127.0.0.1 by the time the server has drained.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { servingUrl, startCli } from '../support/run-cli.js';
+
+describe('stageloop serve --trace otlp', { timeout: 120_000 }, () => {
+  let receiver: OtlpReceiver;
+  beforeEach(async () => void (receiver = await startOtlpReceiver()));
+  afterEach(() => receiver.close());
+
+  it('traces every run it starts: the whole span tree of a POST /v1/runs run, flushed on SIGTERM', async () => {
+    const started = startCli(['serve', '--port', '0', '--trace', 'otlp', '--no-recover'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    });
+    const base = await servingUrl(started);
+    // With Accept: text/event-stream the answer is the run's event stream: read to its end, the run has finished.
+    const response = await fetch(`${base}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ task: 'What is 17 * 23 + 4?' }),
+    });
+    const stream = await response.text();
+    const runId = /"runId":"([0-9a-f]{32})"/.exec(stream)![1]!;
+    expect(stream).toContain('run_finished');
+    started.child.kill('SIGTERM');
+    const exited = await started.done;
+    expect(exited.code, exited.stderr).toBe(0);
+    const spans = await receiver.waitFor((received) =>
+      received.some((span) => span.parentSpanId === undefined && span.attributes['stageloop.run.id'] === runId),
+    );
+    const root = spans.find(
+      (span) => span.parentSpanId === undefined && span.attributes['stageloop.run.id'] === runId,
+    )!;
+    expect(root.name).toBe('invoke_agent react');
+    expect(root.attributes).toMatchObject({ 'stageloop.status': 'completed' });
+    const inRun = spans.filter((span) => span.traceId === root.traceId).map((span) => span.name);
+    expect(inRun).toEqual(
+      expect.arrayContaining(['stage think', 'chat stageloop-offline', 'execute_tool calculator', 'stage summarize']),
+    );
+    expect(receiver.requests.every((request) => request.contentType?.startsWith('application/x-protobuf'))).toBe(true);
+  });
+});
