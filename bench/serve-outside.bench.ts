@@ -3,12 +3,18 @@
 // finished run's view, rounds interleaved. server.bench.ts measures the same with client and server in one process.
 // Needs `npm run build` first (the bin runs dist/).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getRate } from './server.bench.js';
 import { format, median } from './measure.js';
+
+/** CPU ms a process has used (Linux: /proc/PID/stat, user + system, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 const bin = fileURLToPath(new URL('../bin/stageloop.js', import.meta.url));
 
@@ -66,15 +72,23 @@ export async function run(): Promise<void> {
     });
     const bareUrl = await started(bare);
     // Interleaved, so both meet the same load; the ratio of each pair is the figure.
+    // The servers' own CPU per request is the figure a loaded machine leaves comparable (requests/s follow the load).
     const ours: number[] = [];
     const floor: number[] = [];
+    const cpuRatios: number[] = [];
+    const requests = 5 * 10 * 300 + 50;
     for (let pair = 0; pair < 5; pair++) {
+      const bareBefore = cpuMs(bare.pid!);
       floor.push((await getRate(bareUrl, '/')).median);
+      const bareCpu = cpuMs(bare.pid!) - bareBefore;
+      const oursBefore = cpuMs(serve.pid!);
       ours.push((await getRate(url, path)).median);
+      cpuRatios.push((cpuMs(serve.pid!) - oursBefore) / bareCpu);
+      if (pair === 0) console.log(`  server CPU per request: bare ${format((1000 * bareCpu) / requests, 1)} µs`);
     }
     const ratios = floor.map((rate, index) => rate / ours[index]!);
     console.log(
-      `GET /v1/runs/:id outside in (finished run, ${body.length} B, 10 keep-alive clients, each server its own process): stageloop serve ${format(median(ours), 0)} requests/s, bare node:http ${format(median(floor), 0)} requests/s: ${format(median(ratios), 2)}x (pairs ${ratios.map((ratio) => format(ratio, 2)).join(', ')}; goal <= 1.5x)`,
+      `GET /v1/runs/:id outside in (finished run, ${body.length} B, 10 keep-alive clients, each server its own process): stageloop serve ${format(median(ours), 0)} requests/s, bare node:http ${format(median(floor), 0)} requests/s: ${format(median(ratios), 2)}x (pairs ${ratios.map((ratio) => format(ratio, 2)).join(', ')}; goal <= 1.5x); server CPU per request ${format(median(cpuRatios), 2)}x the bare server's (pairs ${cpuRatios.map((ratio) => format(ratio, 2)).join(', ')})`,
     );
   } finally {
     bare?.kill();
