@@ -18,7 +18,7 @@ import { sqliteStore } from '../src/store/sqlite-store.js';
 import { median } from './measure.js';
 
 /** Requests/s of `rounds` x (10 keep-alive clients x `perClient` GETs of `path`), median and each round. */
-async function getRate(
+export async function getRate(
   base: string,
   path: string,
   perClient = 300,

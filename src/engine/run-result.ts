@@ -1,7 +1,7 @@
 // What runPipeline resolves with, built once when the run is over.
 import type { Pipeline } from './pipeline.js';
 import type { PendingDecision } from './signal.js';
-import { stageStats, type StageStats } from './stage-timings.js';
+import { stageStats, type PreparedPipeline, type StageStats } from './stage-timings.js';
 import type { RunEvents, Zone } from './stage.js';
 import type { JsonValue } from '../common/json.js';
 import type { RunOutcome, RunState, RunStatus, StopReason, Usage } from './state.js';
@@ -60,13 +60,23 @@ export interface ResultParts {
   /** The state as the result keeps it: a copy when a stage left running might still write to the live one. */
   state: RunState;
   outcome: RunOutcome;
+  prepared: PreparedPipeline;
   timings: readonly number[];
   warnings: RunWarning[];
   error: RunError | undefined;
   pending?: readonly PendingDecision[] | undefined;
 }
 
-export function buildResult({ pipeline, state, outcome, timings, warnings, error, pending }: ResultParts): RunResult {
+export function buildResult({
+  pipeline,
+  prepared,
+  state,
+  outcome,
+  timings,
+  warnings,
+  error,
+  pending,
+}: ResultParts): RunResult {
   const { status, kind, stage, message } = outcome;
   const result: RunResult = {
     runId: state.runId,
@@ -77,7 +87,7 @@ export function buildResult({ pipeline, state, outcome, timings, warnings, error
     stopReason: { kind, stage, message },
     iterations: state.iteration,
     usage: state.usage,
-    stages: stageStats(pipeline, timings),
+    stages: stageStats(prepared, timings),
     state,
     warnings,
   };

@@ -16,7 +16,7 @@ import { identityTracer, runTracer } from './run-tracer.js';
 import { FinalizeZone, type FinalizeHost } from './finalize-zone.js';
 import { StageCall, runStages, type StageLoopHost } from './stage-loop.js';
 import { LoopZones } from './loop-zones.js';
-import { newTimings } from './stage-timings.js';
+import { newTimings, preparedPipeline, type PreparedPipeline } from './stage-timings.js';
 import { toolsForRun } from './tool-run.js';
 
 export type { RunStatus, StopReason, RunResult, RunError, RunWarning, RunOptions };
@@ -45,6 +45,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   readonly warnings: RunWarning[] = [];
   readonly ctx: RunContext;
   readonly call: StageCall;
+  readonly prepared: PreparedPipeline;
+  readonly plain: boolean;
   private readonly outcome = new OutcomeTracker();
   private readonly seam: SeamCaller | undefined;
   private readonly start: RunPosition | undefined;
@@ -57,7 +59,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     options: RunOptions,
     private readonly checked: CheckedOptions,
   ) {
-    this.timings = newTimings(pipeline);
+    this.prepared = preparedPipeline(pipeline);
+    this.timings = newTimings(this.prepared);
     this.start = options.start?.position;
     if (this.start)
       Object.assign(this.outcome, {
@@ -82,6 +85,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     this.abort = new RunAbort(options.signal, wrapped.clock, deps.clock, () => this.ctx.stage, checked.abandonAfterMs);
     this.tracer = runTracer(wrapped.tracer) ?? identityTracer;
     this.call = new StageCall(this);
+    // The plain variant: an untraced, unobserved run calls its stages straight (decided once, at the start).
+    this.plain = this.tracer === identityTracer && !this.ctx.listening;
     const nextPass = this.tracer === identityTracer ? () => this.nextIteration() : undefined;
     this.loop = new LoopZones(this.abort, this.outcome, this.seam, state, this.ctx, this.warnings, nextPass);
   }
@@ -123,6 +128,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     const state = leftRunning ? structuredClone(this.state) : this.state;
     const result = buildResult({
       pipeline: this.pipeline,
+      prepared: this.prepared,
       state,
       outcome: this.outcome.outcome(),
       timings: this.timings,

@@ -2,10 +2,9 @@
 // a zone makes of an abort, a wait, a failure and a boundary is its ZoneRules (the runner's, finalize-zone.ts).
 import { performance } from 'node:perf_hooks';
 import { isPromiseLike } from '../common/promise-like.js';
-import type { Pipeline } from './pipeline.js';
 import type { RunContext } from './run-context.js';
 import { isSignal, type Signal } from './signal.js';
-import { firstSlot } from './stage-timings.js';
+import type { PreparedPipeline } from './stage-timings.js';
 import type { RunTracer, Stage, StageInfo, StageReturn, Zone } from './stage.js';
 import type { RunState } from './state.js';
 
@@ -29,23 +28,25 @@ export interface ZoneRules {
 
 /** The part of a run the loop reads. */
 export interface StageLoopHost {
-  readonly pipeline: Pipeline;
+  readonly prepared: PreparedPipeline;
   readonly state: RunState;
   readonly ctx: RunContext;
   readonly tracer: RunTracer;
   readonly timings: number[];
   readonly call: StageCall;
+  /** Nobody traces or listens: a stage is called straight, with no dispatcher and no events. */
+  readonly plain: boolean;
 }
 
 /** Runs a zone's stages from `from`, and again from the first while the rules say so. */
 export async function runStages(host: StageLoopHost, zone: Zone, rules: ZoneRules, from: number): Promise<void> {
-  const { pipeline, ctx, timings, call } = host;
-  const stages = pipeline[zone];
-  const first = firstSlot(pipeline, zone);
+  const { state, ctx, timings, call, plain } = host;
+  const { stages, first } = host.prepared[zone];
   ctx.zone = call.zone = zone;
-  ctx.iteration = call.iteration = host.state.iteration;
+  ctx.iteration = call.iteration = state.iteration;
   // One clock read per stage boundary: a stage's time runs from the previous boundary to its end.
-  let boundary = performance.now();
+  const boundary = host.prepared.boundarySlot;
+  timings[boundary] = performance.now();
   do {
     for (let index = from; index < stages.length; index++) {
       const stage = stages[index]!;
@@ -55,7 +56,11 @@ export async function runStages(host: StageLoopHost, zone: Zone, rules: ZoneRule
       }
       let signal: Signal | void = undefined;
       try {
-        const returned = call.dispatch(stage);
+        let returned: StageReturn;
+        if (plain) {
+          ctx.stage = stage.name;
+          returned = stage.execute(state, ctx);
+        } else returned = call.dispatch(stage);
         const settled = isPromiseLike(returned) ? await rules.wait(returned) : returned;
         if (settled !== leftBehind) signal = checked(ctx, stage, settled);
         else if (!rules.leftBehind(stage)) return;
@@ -64,8 +69,8 @@ export async function runStages(host: StageLoopHost, zone: Zone, rules: ZoneRule
       } finally {
         const now = performance.now();
         timings[first + 2 * index]! += 1;
-        timings[first + 2 * index + 1]! += now - boundary;
-        boundary = now;
+        timings[first + 2 * index + 1]! += now - timings[boundary]!;
+        timings[boundary] = now;
       }
       const goOn = rules.after(stage, index, signal);
       if (goOn === false || (goOn !== true && !(await goOn))) return;

@@ -1,6 +1,7 @@
-// Per-stage call counts and time: one flat number array per run, turned into StageStats at the end.
+// Per-stage call counts and time: one flat number array per run, turned into StageStats at the end. The layout (each
+// zone's first slot, the stages' names) is worked out once per pipeline, when its first run prepares it.
 import { zones, type Pipeline } from './pipeline.js';
-import type { Zone } from './stage.js';
+import type { Stage, Zone } from './stage.js';
 
 export interface StageStats {
   zone: Zone;
@@ -9,26 +10,54 @@ export interface StageStats {
   totalMs: number;
 }
 
-/** Slot of a zone's first stage: the array holds [calls, ms] pairs in pipeline order. */
-export function firstSlot(pipeline: Pipeline, zone: Zone): number {
-  if (zone === 'setup') return 0;
-  if (zone === 'iteration') return 2 * pipeline.setup.length;
-  return 2 * (pipeline.setup.length + pipeline.iteration.length);
+/** One zone as the stage loop runs it: its stages, and the slot of its first stage's [calls, ms] pair. */
+export interface PreparedZone {
+  readonly stages: readonly Stage[];
+  readonly first: number;
 }
 
-export function newTimings(pipeline: Pipeline): number[] {
-  return new Array<number>(2 * (pipeline.setup.length + pipeline.iteration.length + pipeline.finalize.length)).fill(0);
+/**
+ * A pipeline prepared for running, made once per pipeline (an edited pipeline is a new one and is prepared anew):
+ * nothing of the layout is looked up per stage or per run. The timings array holds [calls, ms] pairs in pipeline
+ * order, then one slot for the clock at the last stage boundary (a double array element: no number boxed per read).
+ */
+export interface PreparedPipeline {
+  readonly setup: PreparedZone;
+  readonly iteration: PreparedZone;
+  readonly finalize: PreparedZone;
+  /** Index of the boundary clock slot, and the timings array's length less one. */
+  readonly boundarySlot: number;
+  readonly names: ReadonlyArray<{ zone: Zone; name: string }>;
 }
 
-export function stageStats(pipeline: Pipeline, timings: readonly number[]): StageStats[] {
-  const stats: StageStats[] = [];
-  for (let zoneIndex = 0; zoneIndex < zones.length; zoneIndex++) {
-    const zone = zones[zoneIndex]!;
-    const stages = pipeline[zone];
-    for (let index = 0; index < stages.length; index++) {
-      const slot = 2 * stats.length;
-      stats.push({ zone, name: stages[index]!.name, calls: timings[slot]!, totalMs: timings[slot + 1]! });
-    }
+const prepared = new WeakMap<Pipeline, PreparedPipeline>();
+
+export function preparedPipeline(pipeline: Pipeline): PreparedPipeline {
+  let ready = prepared.get(pipeline);
+  if (ready === undefined) prepared.set(pipeline, (ready = prepare(pipeline)));
+  return ready;
+}
+
+function prepare(pipeline: Pipeline): PreparedPipeline {
+  const names = zones.flatMap((zone) => pipeline[zone].map((stage) => ({ zone, name: stage.name })));
+  const setup = { stages: pipeline.setup, first: 0 };
+  const iteration = { stages: pipeline.iteration, first: 2 * pipeline.setup.length };
+  const finalize = { stages: pipeline.finalize, first: 2 * (pipeline.setup.length + pipeline.iteration.length) };
+  return { setup, iteration, finalize, boundarySlot: 2 * names.length, names };
+}
+
+/** A run's timings: every pair at zero, and the boundary slot a double from the start (the array stays unboxed). */
+export function newTimings(ready: PreparedPipeline): number[] {
+  const timings = new Array<number>(ready.boundarySlot + 1).fill(0);
+  timings[ready.boundarySlot] = 0.5;
+  return timings;
+}
+
+export function stageStats(ready: PreparedPipeline, timings: readonly number[]): StageStats[] {
+  const stats = new Array<StageStats>(ready.names.length);
+  for (let index = 0; index < stats.length; index++) {
+    const { zone, name } = ready.names[index]!;
+    stats[index] = { zone, name, calls: timings[2 * index]!, totalMs: timings[2 * index + 1]! };
   }
   return stats;
 }

@@ -120,7 +120,7 @@ export function serverApp(options: ServerAppOptions): Hono {
     // no-cache: a browser keeps the answer but asks again, and gets a bodiless 304 while the run is unchanged.
     const headers = { etag: view.etag, 'cache-control': 'no-cache' };
     if (context.req.header('if-none-match') === view.etag) return context.body(null, 304, headers);
-    return context.body(view.body, 200, { ...headers, 'content-type': 'application/json' });
+    return context.body(view.bytes, 200, { ...headers, 'content-type': 'application/json' });
   });
 
   app.get('/v1/runs/:id/events', async (context) => {

@@ -10,6 +10,8 @@ import { viewOfLoaded } from './run-view.js';
 
 export interface RenderedView {
   body: string;
+  /** The body as UTF-8, made once per change: sending a string encoded the whole view again on every GET. */
+  bytes: Uint8Array<ArrayBuffer>;
   etag: string;
 }
 
@@ -62,7 +64,7 @@ export class RunViewCache {
     if (cached.facts !== facts) {
       const body = cached.prefix + facts;
       cached.facts = facts;
-      cached.rendered = { body, etag: etagOf(body) };
+      cached.rendered = { body, bytes: new TextEncoder().encode(body), etag: etagOf(body) };
     }
     return cached.rendered;
   }
@@ -99,7 +101,7 @@ export class RunViewCache {
       journal: final ? [] : journal,
       prefix: JSON.stringify(view).slice(0, -1),
       facts: '',
-      rendered: { body: '', etag: '' },
+      rendered: { body: '', bytes: new Uint8Array(0), etag: '' },
     };
   }
 }

@@ -106,10 +106,14 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
   }
   const prepared = statements;
   const opened = statSync(file);
+  /** The file's change time when its permissions were last found writable: a chmod changes it. */
+  let writableAt: number | undefined;
 
   /**
    * SQLite in WAL mode goes on writing to a removed file (those writes would vanish with the process) and through
-   * an open descriptor to a file made read-only since: ask the file system before each write transaction.
+   * an open descriptor to a file made read-only since: ask the file system before each write transaction. The
+   * permission check (a second system call) is skipped while the change time is the one it last passed with, once
+   * that time is a second old (a change stamps a coarse clock: one within the same tick would keep the time).
    */
   const checkInPlace = (): void => {
     const now = statSync(file, { throwIfNoEntry: false });
@@ -119,6 +123,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
         `store ${file} was removed or replaced while this process had it open: its writes can no longer be kept; restore the file, then resume the run`,
       );
     }
+    if (writableAt === now.ctimeMs) return;
     try {
       accessSync(file, constants.W_OK);
     } catch (error) {
@@ -127,6 +132,7 @@ export function sqliteStore(path: string, options: SqliteStoreOptions = {}): Run
         `store ${file} was made read-only (${(error as NodeJS.ErrnoException).code}): make it writable, then resume the run`,
       );
     }
+    if (Date.now() - now.ctimeMs > 1_000) writableAt = now.ctimeMs;
   };
 
   const tables: RunTables = {

@@ -57,6 +57,9 @@ describe('the view cache', () => {
     // No event since: the store is not read at all, and the bytes and ETag are the same.
     const again = await cache.render('r1', { live: true, lastSeq: 2 });
     expect(again).toEqual(first);
+    // The same bytes object is sent again: the view is encoded once per change, not on every GET.
+    expect(again.bytes).toBe(first.bytes);
+    expect(new TextDecoder().decode(first.bytes)).toBe(first.body);
     expect(reads).toEqual({ get: 1, journal: 1 });
     await base.append(claim, [entry(3, 'act')]);
     const grown = await cache.render('r1', { live: true, lastSeq: 3 });
