@@ -152,6 +152,15 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   {
+    name: 'sub-plan',
+    // Plan-execute-replan whose one step holds a sub-plan of two sub-steps side by side (the scripted planner nests
+    // when the task asks for sub-steps): both wait for a person together, a kill lands inside the sub-plan.
+    flags: () => ['--pipeline', 'plan-execute-replan'],
+    task: 'In sub-steps: what is 12 * 7?',
+    waits: 2,
+    expected: answered,
+  },
+  {
     name: 'taint + approval',
     // The tool gate: the MCP write after MCP text is held for the approval flag and the taint policy at once (one
     // pause); cells that must not pause take `refuse`, as in the taint policy row.
