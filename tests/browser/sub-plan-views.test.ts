@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowContext, type RowContext } from '../app/matrix/matrix-harness.js';
+import { modelFlags, rowContext, type RowContext } from '../app/matrix/matrix-harness.js';
 import { artifacts, openBrowser, skipBrowser } from './browser-support.js';
 
 let context: RowContext;
@@ -19,10 +19,7 @@ describe('sub-plans shown nested (observe-plan-act "Task Decomposition Tree")', 
     const run = await context.cli([
       'run',
       '--json',
-      '--base-url',
-      context.model.url,
-      '--model',
-      'test-model',
+      ...modelFlags(context),
       '--pipeline',
       'plan-execute-replan',
       'In sub-steps: what is 12 * 7?',
