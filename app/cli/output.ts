@@ -13,7 +13,10 @@ export interface PlanStepView extends StepView {
 export interface PlanView {
   goal?: string;
   reasoning?: string;
-  /** In the planner's order (steps a replan added come after the ones it kept). */
+  /**
+   * In the planner's order (steps a replan added come after the ones it kept); a sub-step names its step in `parent`
+   * and follows it (depth first).
+   */
   steps: PlanStepView[];
 }
 
@@ -71,6 +74,7 @@ export function planOfState(state: unknown): PlanView | undefined {
       };
       if (typeof step.tool === 'string') shown.tool = step.tool;
       if (typeof step.priority === 'number') shown.priority = step.priority;
+      if (typeof step.parent === 'string') shown.parent = step.parent;
       if (typeof step.result === 'string') shown.result = step.result;
       if (typeof step.attempts === 'number') shown.attempts = step.attempts;
       return shown;

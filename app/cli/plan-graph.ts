@@ -1,5 +1,6 @@
 // The plan of a recorded run as `stageloop show` draws it: its steps in waves (steps of one wave need nothing from
-// each other and may run side by side), each with its status, dependencies and how long its calls took.
+// each other and may run side by side), each with its status, dependencies and how long its calls took. A step with a
+// sub-plan has its sub-steps under it, indented, in waves of their own.
 import type { JournalEntry } from '../../src/durable/journal-entries.js';
 import type { PlanStepView, PlanView } from './output.js';
 
@@ -16,16 +17,30 @@ export function planGraphLines(plan: PlanView, journal: readonly JournalEntry[])
   const durations = stepDurations(journal);
   const lines = [`plan${plan.goal ? ` — goal: ${plan.goal}` : ''}`];
   if (plan.reasoning) lines.push(`  reasoning: ${plan.reasoning}`);
-  waves(plan.steps).forEach((wave, index) => {
-    lines.push(`  wave ${index + 1}${wave.length > 1 ? ' (side by side)' : ''}:`);
+  lines.push(...levelLines(plan.steps, undefined, '  ', durations));
+  return lines;
+}
+
+/** One plan level (the run's own steps, or one step's sub-steps) in waves, each sub-plan under its step. */
+function levelLines(
+  all: readonly PlanStepView[],
+  parent: string | undefined,
+  indent: string,
+  durations: ReadonlyMap<string, number>,
+): string[] {
+  const lines: string[] = [];
+  waves(all.filter((step) => step.parent === parent)).forEach((wave, index) => {
+    lines.push(`${indent}wave ${index + 1}${wave.length > 1 ? ' (side by side)' : ''}:`);
     for (const step of wave) {
       const after = step.dependsOn.length > 0 ? ` ← ${step.dependsOn.join(', ')}` : '';
       const took = durations.get(step.id);
       const tool = step.tool ? ` [${step.tool}]` : '';
+      const sub = all.some((child) => child.parent === step.id);
       lines.push(
-        `    ${marks[step.status] ?? `[${step.status}]`} ${step.id}${after}${tool}${took === undefined ? '' : ` · ${took} ms`}`,
+        `${indent}  ${marks[step.status] ?? `[${step.status}]`} ${step.id}${after}${tool}${sub ? ' · sub-plan' : ''}${took === undefined ? '' : ` · ${took} ms`}`,
       );
-      lines.push(`        ${step.description}`);
+      lines.push(`${indent}      ${step.description}`);
+      if (sub) lines.push(...levelLines(all, step.id, `${indent}      `, durations));
     }
   });
   return lines;

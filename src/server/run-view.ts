@@ -41,7 +41,7 @@ export function listItemOf(run: RunSummary): RunListItem {
  * it, and tests/server/page-view.test.ts checks each name and shape against the stages' own types in StageSlots.
  */
 export interface PageSlots {
-  plan: { steps: { id?: string; description: string; status: string; dependsOn?: string[] }[] };
+  plan: { steps: { id?: string; description: string; status: string; dependsOn?: string[]; parent?: string }[] };
   evaluate: { history: { iteration: number; verdict: string; reason: string }[] };
   replan: { decisions: { afterStep: number; ended?: string[]; applied: boolean; reason: string }[] };
 }

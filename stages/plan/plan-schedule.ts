@@ -3,7 +3,7 @@
 import type { StageContext } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type { PlanSlot, StepBranch } from './plan-slot.js';
-import { blockDependants, readySteps, startStep } from '../shared/plan-steps.js';
+import { blockDependants, hasSubPlan, readySteps, runningIds, startStep } from '../shared/plan-steps.js';
 import { renderMessages } from '../shared/prompts.js';
 import { emptyTurn } from '../shared/turn.js';
 
@@ -11,8 +11,9 @@ import { emptyTurn } from '../shared/turn.js';
 export function startReadySteps(state: RunState, ctx: StageContext): number[] {
   const plan = state.plan!;
   blockDependants(plan);
+  startSubPlans(plan, ctx);
   if (!(plan.maxParallel > 1)) {
-    if (plan.steps.some((step) => step.status === 'in_progress')) return [];
+    if (runningIds(plan).length > 0) return [];
     const next = readySteps(plan)[0];
     if (next === undefined) {
       plan.current = plan.steps.length;
@@ -34,6 +35,21 @@ export function startReadySteps(state: RunState, ctx: StageContext): number[] {
   }
   plan.current = currentIndex(plan);
   return started;
+}
+
+/**
+ * A ready step with a sub-plan starts at once and takes no room: its sub-steps are the ones that run (and may be
+ * sub-plans in turn, started the same way).
+ */
+function startSubPlans(plan: PlanSlot, ctx: StageContext): void {
+  for (let started = true; started;) {
+    started = false;
+    for (const index of readySteps(plan)) {
+      if (!hasSubPlan(plan, plan.steps[index]!)) continue;
+      startStep(plan, ctx, index);
+      started = true;
+    }
+  }
 }
 
 /** The first running step, else the plan's length (nothing left to work on). */

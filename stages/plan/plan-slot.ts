@@ -26,7 +26,15 @@ export interface PlanStep {
   result?: string;
   /** How many times the step was started (a retry after a failure starts it again). */
   attempts: number;
+  /**
+   * The step whose sub-plan this step belongs to; absent at the run's own plan. A step with sub-steps runs no model
+   * call itself: it starts when its dependencies are done, and ends when its sub-plan is over.
+   */
+  parent?: string;
 }
+
+/** How deep plans nest: the run's plan (1), a step's sub-plan (2), a sub-step's sub-plan (3). */
+export const maxPlanDepth = 3;
 
 /** What a finished step produced; only this enters the run-wide history, never the step's tool traffic. */
 export interface StepResult {

@@ -3,7 +3,7 @@ import { clientConversation, withClientSystem } from '../../src/engine/client-co
 import { z } from 'zod';
 import type { Stage } from '../../src/engine/stage.js';
 import type { ChatMessage } from '../../src/model/types.js';
-import type { PlanSlot, PlanStep } from './plan-slot.js';
+import { maxPlanDepth, type PlanSlot, type PlanStep } from './plan-slot.js';
 import { askWithRepairs } from './plan-ask.js';
 import { readJson } from './plan-json.js';
 import { knowledgeSection } from './plan-knowledge.js';
@@ -29,6 +29,7 @@ declare module '../../src/engine/stage.js' {
 }
 
 export {
+  maxPlanDepth,
   stepStatuses,
   type StepStatus,
   type PlanStep,
@@ -50,15 +51,21 @@ export interface PlanOptions {
   temperature?: number;
 }
 
-/** The planner's reply in its full shape (the parser also takes the old list and a list of strings). */
+/**
+ * The planner's reply in its full shape (the parser also takes the old list and a list of strings). A step may hold
+ * its own `steps`, a sub-plan, down to maxPlanDepth levels: the schema itself stops there.
+ */
 export function planSchema(maxSteps: number) {
-  const step = z.object({
+  const leaf = {
     id: z.string().trim().min(1),
     description: z.string().trim().min(1),
     dependsOn: z.array(z.string()),
     tool: z.string().optional(),
     priority: z.number().optional(),
-  });
+  };
+  let step: z.ZodType = z.object(leaf);
+  for (let depth = maxPlanDepth; depth > 1; depth--)
+    step = z.object({ ...leaf, steps: z.array(step).min(1).max(maxSteps).optional() });
   return z.object({ goal: z.string(), reasoning: z.string().optional(), steps: z.array(step).min(1).max(maxSteps) });
 }
 

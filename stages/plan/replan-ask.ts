@@ -20,12 +20,17 @@ export interface ReplannerOptions {
   temperature?: number;
 }
 
-const graphStep = z.object({
+const graphLeaf = {
   id: z.string().optional(),
   description: z.string(),
   dependsOn: z.array(z.string()).optional(),
   tool: z.string().optional(),
   priority: z.number().optional(),
+};
+// A new step may bring its own sub-plan (`steps`); the reader refuses what nests deeper than maxPlanDepth.
+const graphStep = z.object({
+  ...graphLeaf,
+  steps: z.array(z.union([z.string(), z.object({ ...graphLeaf, steps: z.array(z.unknown()).optional() })])).optional(),
 });
 
 export const replanSchema = z.object({
@@ -44,10 +49,14 @@ export function consult(
   options: ReplannerOptions,
   maxSteps: number,
   requested: string | undefined,
+  scope?: string,
 ) {
   const model = requireModel(ctx, 'replan');
-  const kept = plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked');
-  const unstarted = plan.steps.filter((step) => step.status === 'pending' || step.status === 'blocked');
+  // The level being replanned: the run's own steps, or the sub-steps of the step `scope`.
+  const level = plan.steps.filter((step) => step.parent === scope);
+  const kept = level.filter((step) => step.status !== 'pending' && step.status !== 'blocked');
+  const unstarted = level.filter((step) => step.status === 'pending' || step.status === 'blocked');
+  const owner = plan.steps.find((step) => step.id === scope);
   const endedNow = plan.results.slice(-1)[0];
   const knowledge = knowledgeSection(state, options.knowledgeTokens ?? 1_500);
   const brief = [
@@ -57,6 +66,9 @@ export function consult(
     endedNow ? `The step that just ended: step ${endedNow.step} (${endedNow.outcome})` : '',
     `Remaining steps: ${unstarted.length > 0 ? unstarted.map((step) => `${step.id} [${step.status}]: ${step.description}`).join(' | ') : 'none'}`,
     requested ? `The executor asked for a new plan: ${requested}` : '',
+    owner === undefined
+      ? ''
+      : `This replan is inside the sub-plan of step ${owner.id} (${owner.description}): new_steps replace its sub-steps that have not started and may depend only on its sub-steps (${level.map((step) => step.id).join(', ')}).`,
     knowledge === '' ? '' : `What the agent already knows:\n${knowledge}`,
   ]
     .filter((part) => part !== '')
@@ -65,7 +77,13 @@ export function consult(
     maxSteps: Math.max(1, maxSteps - kept.length),
     tools: ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [],
     kept,
-    idPrefix: `r${(state.replan?.count ?? 0) + 1}s`,
+    idPrefix: `${scope === undefined ? '' : `${scope}.`}r${(state.replan?.count ?? 0) + 1}s`,
+    // Ids still in the plan after the replan (a dropped step's id may be given again).
+    taken: plan.steps
+      .filter((step) => !unstarted.some((gone) => step.id === gone.id || step.id.startsWith(`${gone.id}.`)))
+      .map((step) => step.id),
+    depth: depthOf(plan, scope),
+    ...(scope === undefined ? {} : { parent: scope }),
     chainAfter: kept
       .filter((step) => step.status === 'completed' || step.status === 'in_progress')
       .map((step) => step.id),
@@ -85,6 +103,13 @@ export function consult(
     maxRepairs: options.maxRepairs ?? 2,
     ...temperatureOf(options),
   });
+}
+
+/** The plan depth of the level under `scope`: 1 for the run's own steps. */
+function depthOf(plan: PlanSlot, scope: string | undefined): number {
+  let depth = 1;
+  for (let id = scope; id !== undefined; id = plan.steps.find((step) => step.id === id)?.parent) depth++;
+  return depth;
 }
 
 function replyFrom(value: unknown, rules: Parameters<typeof stepsFromJson>[1]): Parsed<ReplannerReply> {

@@ -16,6 +16,7 @@ import {
   runningIds,
 } from '../shared/plan-steps.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
+import { endOverSubPlans, replanScope } from './plan-subplans.js';
 import { consult, type ReplannerOptions } from './replan-ask.js';
 
 export { replanSchema } from './replan-ask.js';
@@ -68,13 +69,15 @@ export function replan(options: ReplanOptions = {}): Stage {
       const plan = state.plan;
       if (plan === undefined) return;
       const ended = endedSteps(state, ctx, plan);
-      if (ended.length === 0) return planIsOver(plan) ? finished(state, ctx, plan) : undefined;
-
       const retried = ended.filter(
         (index) => plan.steps[index]!.status === 'failed' && plan.steps[index]!.attempts < maxAttempts,
       );
       for (const index of retried) retry(state, plan, index);
       blockDependants(plan);
+      // Steps whose sub-plan is now over end too, and the replanner hears of them like any other step.
+      ended.push(...endOverSubPlans(plan, ctx));
+      if (ended.length === 0) return planIsOver(plan) ? finished(state, ctx, plan) : undefined;
+      const scope = replanScope(plan, ended);
       const slot = (state.replan ??= { count: 0, decisions: [] });
       const afterStep = ended[0]! + 1;
       const endedIds = ended.map((index) => plan.steps[index]!.id);
@@ -89,7 +92,7 @@ export function replan(options: ReplanOptions = {}): Stage {
           reason: `the replan cap of ${maxReplans} is reached; keeping the plan`,
         };
       } else {
-        const answer = await consult(state, ctx, plan, options, maxSteps, requested);
+        const answer = await consult(state, ctx, plan, options, maxSteps, requested, scope);
         if (!answer.ok) {
           decision = {
             afterStep,
@@ -109,7 +112,7 @@ export function replan(options: ReplanOptions = {}): Stage {
           };
           if (needReplan) {
             // Only the steps that have not started change; finished and running work is never rewritten.
-            replaceUnstarted(plan, steps);
+            replaceUnstarted(plan, steps, scope);
             slot.count++;
           }
         }
@@ -121,6 +124,8 @@ export function replan(options: ReplanOptions = {}): Stage {
       ctx.emit('replan_decision', { ...decision, replans: slot.count, maxReplans, newSteps });
 
       startReadySteps(state, ctx);
+      // A replan inside a sub-plan may leave it with nothing to run: it ends now, not in a later iteration.
+      while (endOverSubPlans(plan, ctx).length > 0) startReadySteps(state, ctx);
       if (planIsOver(plan)) return finished(state, ctx, plan);
       plan.current = !(plan.maxParallel > 1) ? plan.current : currentIndex(plan);
       ctx.emit('plan_updated', {
@@ -200,14 +205,16 @@ function retry(state: RunState, plan: PlanSlot, index: number): void {
   }
 }
 
-/** No step can run any more: every step succeeded (completed), or the goal is not met (stopped, with the failed steps). */
+/**
+ * No step can run any more: every step succeeded (completed), or the goal is not met (stopped, with the failed steps).
+ * Only the run's own steps count: a step with a sub-plan already says how its sub-steps went.
+ */
 function finished(state: RunState, ctx: StageContext, plan: PlanSlot): Signal {
   plan.current = plan.steps.length;
   ctx.emit('plan_updated', { steps: planView(plan), current: null, running: [], reason: 'no step is left to run' });
-  const failed = plan.steps.filter((step) => step.status === 'failed').map((step) => step.id);
-  const blocked = plan.steps
-    .filter((step) => step.status === 'blocked' || step.status === 'pending')
-    .map((step) => step.id);
+  const top = plan.steps.filter((step) => step.parent === undefined);
+  const failed = top.filter((step) => step.status === 'failed').map((step) => step.id);
+  const blocked = top.filter((step) => step.status === 'blocked' || step.status === 'pending').map((step) => step.id);
   const partial = plan.results.filter((result) => result.outcome === 'partial').map((result) => result.id);
   if (failed.length === 0 && blocked.length === 0) {
     return breakLoop(

@@ -13,6 +13,8 @@ export interface StepView {
   tool?: string;
   priority?: number;
   status: string;
+  /** The step whose sub-plan this step belongs to (absent at the run's own plan). */
+  parent?: string;
 }
 
 declare module '../../src/engine/stage.js' {
@@ -23,9 +25,19 @@ declare module '../../src/engine/stage.js' {
       description: string;
       outcome: 'completed' | 'partial' | 'failed';
       result: string;
+      /** A sub-step: the step whose sub-plan it belongs to. */
+      parent?: string;
     };
     plan_updated: { steps: StepView[]; current: number | null; running: string[]; reason: string };
-    step_started: { step: number; id: string; description: string; dependsOn: string[]; attempt: number };
+    step_started: {
+      step: number;
+      id: string;
+      description: string;
+      dependsOn: string[];
+      attempt: number;
+      /** A sub-step: the step whose sub-plan it belongs to. */
+      parent?: string;
+    };
   }
 }
 
@@ -50,6 +62,7 @@ export function finishStep(state: RunState, ctx: StageContext, outcome: StepResu
     description: step.description,
     outcome,
     result: shortText(output),
+    ...parentOf(step),
   });
   ctx.emit('plan_updated', {
     steps: planView(plan),
@@ -90,12 +103,12 @@ export function blockDependants(plan: PlanSlot): string[] {
     changed = false;
     for (const step of plan.steps) {
       if (step.status !== 'pending') continue;
-      if (
-        step.dependsOn.some((id) => {
-          const status = byId.get(id)?.status;
-          return status === 'failed' || status === 'blocked' || status === 'replaced';
-        })
-      ) {
+      const ended = (id: string | undefined) => {
+        const status = id === undefined ? undefined : byId.get(id)?.status;
+        return status === 'failed' || status === 'blocked' || status === 'replaced';
+      };
+      // A sub-step of a step that failed or cannot start cannot run either.
+      if (step.dependsOn.some(ended) || ended(step.parent)) {
         step.status = 'blocked';
         blocked.push(step.id);
         changed = true;
@@ -105,12 +118,19 @@ export function blockDependants(plan: PlanSlot): string[] {
   return blocked;
 }
 
-/** Pending steps whose dependencies have all completed, by priority (1 first, none last), then in plan order. */
+/**
+ * Pending steps whose dependencies have all completed (a sub-step's parent has started too), by priority (1 first,
+ * none last), then in plan order.
+ */
 export function readySteps(plan: PlanSlot): number[] {
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
   const ready: number[] = [];
   plan.steps.forEach((step, index) => {
-    if (step.status === 'pending' && step.dependsOn.every((id) => byId.get(id)?.status === 'completed'))
+    if (
+      step.status === 'pending' &&
+      step.dependsOn.every((id) => byId.get(id)?.status === 'completed') &&
+      (step.parent === undefined || byId.get(step.parent)?.status === 'in_progress')
+    )
       ready.push(index);
   });
   const rank = (index: number) => plan.steps[index]!.priority ?? Number.POSITIVE_INFINITY;
@@ -129,18 +149,53 @@ export function startStep(plan: PlanSlot, ctx: StageContext, index: number): Pla
     description: step.description,
     dependsOn: [...step.dependsOn],
     attempt: step.attempts,
+    ...parentOf(step),
   });
   return step;
 }
 
 /**
- * Replaces the steps that have not started (pending or blocked) with `steps`; finished and running steps stay.
- * The new steps go after the kept ones, in the replanner's order.
+ * Replaces the steps that have not started (pending or blocked) in one plan level, the run's own (`scope` absent) or
+ * a step's sub-plan, with `steps`; finished and running steps stay. The new steps go after the kept ones of that level.
  */
-export function replaceUnstarted(plan: PlanSlot, steps: readonly PlanStep[]): void {
-  plan.steps = [...plan.steps.filter((step) => step.status !== 'pending' && step.status !== 'blocked'), ...steps];
-  // The replanner saw the failures when it wrote the new plan: they are answered, no longer open.
-  for (const step of plan.steps) if (step.status === 'failed') step.status = 'replaced';
+export function replaceUnstarted(plan: PlanSlot, steps: readonly PlanStep[], scope?: string): void {
+  const inScope = (step: PlanStep) => step.parent === scope;
+  const dropped = new Set(
+    plan.steps
+      .filter((step) => inScope(step) && (step.status === 'pending' || step.status === 'blocked'))
+      .map((step) => step.id),
+  );
+  const kept = plan.steps.filter((step) => !dropped.has(step.id) && !hasAncestorIn(plan, step, dropped));
+  const end = scope === undefined ? kept.length : subtreeEnd(kept, scope);
+  plan.steps = [...kept.slice(0, end), ...steps, ...kept.slice(end)];
+  // The replanner saw the failures when it wrote the new plan: they are answered, no longer open (with their sub-plans).
+  const answered = new Set(
+    plan.steps.filter((step) => inScope(step) && step.status === 'failed').map((step) => step.id),
+  );
+  for (const step of plan.steps)
+    if (step.status === 'failed' && (answered.has(step.id) || hasAncestorIn(plan, step, answered)))
+      step.status = 'replaced';
+}
+
+/** Whether one of the step's enclosing steps is in `ids`. */
+function hasAncestorIn(plan: PlanSlot, step: PlanStep, ids: ReadonlySet<string>): boolean {
+  for (let parent = step.parent; parent !== undefined; parent = plan.steps.find((known) => known.id === parent)?.parent)
+    if (ids.has(parent)) return true;
+  return false;
+}
+
+/** The index just after the step `id` and all of its sub-steps (the list is depth first). */
+function subtreeEnd(steps: readonly PlanStep[], id: string): number {
+  const inside = new Set([id]);
+  let end = steps.findIndex((step) => step.id === id) + 1;
+  while (end < steps.length && steps[end]!.parent !== undefined && inside.has(steps[end]!.parent!))
+    inside.add(steps[end++]!.id);
+  return end;
+}
+
+/** Whether the step has a sub-plan (it runs no model call itself). */
+export function hasSubPlan(plan: PlanSlot, step: PlanStep): boolean {
+  return plan.steps.some((known) => known.parent === step.id);
 }
 
 /** True when no step can run any more: none running, none ready. */
@@ -148,8 +203,13 @@ export function planIsOver(plan: PlanSlot): boolean {
   return !plan.steps.some((step) => step.status === 'in_progress') && readySteps(plan).length === 0;
 }
 
+/** The steps at work: in progress, without a sub-plan (a step with one is at work through its sub-steps). */
 export function runningIds(plan: PlanSlot): string[] {
-  return plan.steps.filter((step) => step.status === 'in_progress').map((step) => step.id);
+  return plan.steps.filter((step) => step.status === 'in_progress' && !hasSubPlan(plan, step)).map((step) => step.id);
+}
+
+function parentOf(step: PlanStep): { parent?: string } {
+  return step.parent === undefined ? {} : { parent: step.parent };
 }
 
 /** The plan as event data: a fresh copy, so later edits do not change an event already emitted. */
@@ -166,19 +226,30 @@ export function stepView(step: PlanStep): StepView {
   };
   if (step.tool !== undefined) view.tool = step.tool;
   if (step.priority !== undefined) view.priority = step.priority;
+  if (step.parent !== undefined) view.parent = step.parent;
   return view;
 }
 
-/** The ids a step needs, directly or through the steps it depends on, in plan order. */
+/**
+ * The ids a step needs, directly or through the steps it depends on, in plan order. A sub-step also needs what its
+ * enclosing steps depend on, and a step that depends on one with a sub-plan needs that sub-plan's steps.
+ */
 export function dependencyClosure(plan: PlanSlot, index: number): Set<string> {
   const byId = new Map(plan.steps.map((step) => [step.id, step]));
   const needed = new Set<string>();
   const pending = [...plan.steps[index]!.dependsOn];
+  for (
+    let parent = byId.get(plan.steps[index]!.parent ?? '');
+    parent !== undefined;
+    parent = byId.get(parent.parent ?? '')
+  )
+    pending.push(...parent.dependsOn);
   while (pending.length > 0) {
     const id = pending.pop()!;
     if (needed.has(id)) continue;
     needed.add(id);
     pending.push(...(byId.get(id)?.dependsOn ?? []));
+    pending.push(...plan.steps.filter((step) => step.parent === id).map((step) => step.id));
   }
   return needed;
 }

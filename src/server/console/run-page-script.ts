@@ -21,9 +21,14 @@ function evalMark(run) {
 }
 function planList(plan) {
   if (!plan || !plan.steps) return null;
-  // Steps in waves: a step's wave follows the latest wave of the steps it depends on; one wave may run side by side.
+  return planLevel(plan.steps, undefined);
+}
+// One plan level (the run's own steps, or a step's sub-steps) in waves: a step's wave follows the latest wave of the
+// steps it depends on; one wave may run side by side. A step with a sub-plan holds its sub-steps' waves, nested.
+function planLevel(all, parent) {
+  var steps = all.filter(function (step) { return (step.parent || undefined) === parent; });
   var depth = {}, byId = {};
-  plan.steps.forEach(function (step) { if (step.id) byId[step.id] = step; });
+  steps.forEach(function (step) { if (step.id) byId[step.id] = step; });
   function depthOf(step, seen) {
     if (!step.id || !step.dependsOn || step.dependsOn.length === 0) return 0;
     if (depth[step.id] !== undefined) return depth[step.id];
@@ -34,11 +39,13 @@ function planList(plan) {
     return (depth[step.id] = most);
   }
   var waves = [];
-  plan.steps.forEach(function (step) { var d = depthOf(step, {}); (waves[d] = waves[d] || []).push(step); });
-  return el('ol', { class: 'plan' }, waves.filter(Boolean).map(function (wave) {
+  steps.forEach(function (step) { var d = depthOf(step, {}); (waves[d] = waves[d] || []).push(step); });
+  return el('ol', { class: parent === undefined ? 'plan' : 'plan sub-plan', 'data-parent': parent || '' }, waves.filter(Boolean).map(function (wave) {
     return el('li', { class: 'wave' }, [el('ul', {}, wave.map(function (step) {
       var after = step.dependsOn && step.dependsOn.length ? ' ← ' + step.dependsOn.join(', ') : '';
-      return el('li', { class: 'step-' + step.status }, [(step.id ? step.id + after + ': ' : '') + step.description + ' — ' + step.status.replace('_', ' ')]);
+      var text = (step.id ? step.id + after + ': ' : '') + step.description + ' — ' + step.status.replace('_', ' ');
+      var sub = step.id && all.some(function (child) { return child.parent === step.id; });
+      return el('li', { class: 'step-' + step.status, 'data-step': step.id || '' }, sub ? [text, planLevel(all, step.id)] : [text]);
     }))]);
   }));
 }

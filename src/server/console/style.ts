@@ -43,6 +43,7 @@ h2 .filter { font-weight: 400; font-size: 13px; margin-left: 12px; }
 .pending-call textarea { font-family: ui-monospace, monospace; min-height: 0; resize: vertical; } .pending-call .why { color: var(--muted); }
 .plan li { margin: 2px 0; } .step-completed { color: #2a8a3a; } .step-failed { color: #c33; } .step-in_progress { color: var(--accent); }
 .plan .wave > ul { list-style: none; padding-left: 0.5em; border-left: 2px solid #ccc; margin: 2px 0 6px; } .step-blocked { color: #999; }
+.plan.sub-plan { margin: 2px 0 2px 1.2em; padding-left: 0.5em; color: var(--text, inherit); } .step-replaced { color: #999; text-decoration: line-through; }
 pre.answer { white-space: pre-wrap; overflow-wrap: anywhere; padding: 8px; border: 1px solid var(--line); border-radius: 6px; }
 .facts { display: flex; flex-wrap: wrap; gap: 4px 16px; }
 .error { color: #c33; }

@@ -22,6 +22,7 @@ import {
 import { startFailingModel } from './scripted-model.js';
 import { gateContextRows, pausingPolicy } from './gate-rows.js';
 import { workspaceRows } from './workspace-rows.js';
+import { subPlanRows } from './sub-plan-rows.js';
 
 const mcpLog = newLogFile();
 const sharedEnv = { MCP_TEST_LOG: mcpLog, FALLBACK_KEY: 'sk-fallback' };
@@ -151,6 +152,7 @@ const rows: MatrixRow[] = [
     waits: 2,
     expected: answered,
   },
+  ...subPlanRows(answered),
   {
     name: 'taint + approval',
     // The tool gate: the MCP write after MCP text is held for the approval flag and the taint policy at once (one

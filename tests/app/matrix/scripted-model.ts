@@ -37,8 +37,17 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
   // The plan row: the planner splits 12 * 7 into two steps that need nothing from each other (they run side by
   // side), each step asks the calculator, the replanner keeps the plan, and the composer adds the step results.
   const system = String(messages[0]?.content ?? '');
+  // The sub-plan row: the same two steps as the sub-plan of one step.
+  const parts = [planStep('a', '12 * 3'), planStep('b', '12 * 4')];
   if (system.startsWith('You are the planner'))
-    return { content: JSON.stringify({ goal: task, steps: [planStep('a', '12 * 3'), planStep('b', '12 * 4')] }) };
+    return {
+      content: JSON.stringify({
+        goal: task,
+        steps: /sub-steps/.test(task)
+          ? [{ id: 'p', description: 'Compute the parts', dependsOn: [], steps: parts }]
+          : parts,
+      }),
+    };
   if (system.startsWith('You are the replanner'))
     return { content: JSON.stringify({ need_replan: false, reason: 'on track', new_steps: [] }) };
   if (system.startsWith('You write the final answer'))
