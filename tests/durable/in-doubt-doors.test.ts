@@ -2,7 +2,7 @@
 // write (tests/durable/effects-mcp-server.ts writes its line, then never answers) is taken up by `stageloop serve`
 // when it starts (its owner is gone), which holds the write as a decision of kind `in_doubt` instead of running it
 // again: `POST /v1/runs/:id/decisions` rejects it with "it did run" (the model reads the message; the line is there
-// once) or approves it (the write runs again, under the same idempotency key).
+// once) or approves it (the write runs again, under the same idempotency key); the console's card rejects it the same way.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { sendReply, startChatServer, type ChatRequestBody } from '../support/cha
 import { repositoryRoot } from '../support/mcp-servers.js';
 import { startCli } from '../support/run-cli.js';
 import { jsonPost, useServes, waitFor, waitForStatus } from '../server/serve-support.js';
+import { openBrowser, skipBrowser } from '../browser/browser-support.js';
 
 const serves = useServes();
 
@@ -91,4 +92,29 @@ describe('a call in doubt, decided through the server', () => {
         await killed.model.close();
       }
     }, 180_000);
+});
+
+describe.skipIf(skipBrowser)('a call in doubt, decided in the console', () => {
+  it('the card says the call may have run; reject with "it did run" and the model reads it', async () => {
+    const killed = await killedInsideWrite();
+    const browser = await openBrowser();
+    try {
+      const serve = await serves.start(killed.env, { store: killed.store });
+      await waitForStatus(serve, killed.runId, ['interrupted']);
+      const page = await browser.context.newPage();
+      await page.goto(`${serve.running.url}/#/runs/${killed.runId}`);
+      const card = page.locator('.pending-call').first();
+      await card.waitFor({ timeout: 30_000 });
+      expect(await card.locator('strong').textContent()).toBe('waiting for a decision: ledger__append_line');
+      expect(await card.locator('.why').textContent()).toContain('cut off before its result was recorded');
+      await card.locator('input.message').fill('it did run; the result was paid 10');
+      await card.locator('button.reject').click();
+      const done = JSON.stringify(await waitForStatus(serve, killed.runId, ['completed', 'failed', 'stopped']));
+      expect(done).toContain('The person says: it did run; the result was paid 10');
+      expect(killed.lines()).toHaveLength(1);
+    } finally {
+      await browser.close();
+      await killed.model.close();
+    }
+  }, 180_000);
 });
