@@ -43,6 +43,8 @@ export function rememberTool(target?: FactTarget): Tool {
       value: z.string().min(1).max(maxFactValueLength),
     }),
     effects: 'write',
+    // Writing one key's value again leaves the facts as they were: a call cut off by a crash runs again by itself.
+    idempotent: true,
     async execute({ key, value }): Promise<string> {
       const fact = checkFact(key, value);
       const caller = currentToolCaller();

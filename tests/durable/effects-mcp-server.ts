@@ -2,6 +2,8 @@
 // appends "KEY\tTEXT" to EFFECTS_FILE (KEY: the caller's `_meta.idempotencyKey`). With EFFECTS_INSIDE_TEXT set, the
 // call for that text, once its line is written, says "at inside <text>" on the stdout of the process that started the
 // server (the lab's child, whose stdout the test reads) and never answers: the test kills that process there.
+// EFFECTS_INSIDE_TEXT='*' stops every call once its line is written, saying nothing (the feature matrix's kill -9 column
+// waits for the line: each run's writes are stopped, whatever their text).
 import { appendFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -22,10 +24,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const text = String(request.params.arguments?.text);
   const key = String(request.params._meta?.idempotencyKey ?? 'none');
   appendFileSync(file, `${key}\t${text}\n`);
-  if (text === process.env.EFFECTS_INSIDE_TEXT) {
-    appendFileSync(`/proc/${process.ppid}/fd/1`, `at inside ${text}\n`);
-    await new Promise(() => undefined);
-  }
+  const inside = process.env.EFFECTS_INSIDE_TEXT;
+  if (text === inside) appendFileSync(`/proc/${process.ppid}/fd/1`, `at inside ${text}\n`);
+  if (text === inside || inside === '*') await new Promise(() => undefined);
   return { content: [{ type: 'text', text: `appended ${text}` }] };
 });
 await server.connect(new StdioServerTransport());

@@ -177,8 +177,8 @@ export class ChatServer {
   }
 
   /** Resolves once `count` requests have arrived (a wait on the event, not on time). */
-  received(count = 1): Promise<void> {
-    return this.waitFor(() => this.requests.length >= count, `${count} request(s)`);
+  received(count = 1, timeoutMs?: number): Promise<void> {
+    return this.waitFor(() => this.requests.length >= count, `${count} request(s)`, timeoutMs);
   }
 
   /** Resolves once `count` replies have been sent in full: the client is then past that answer (in a retry wait, say). */

@@ -1,7 +1,7 @@
 // remember writes the fact when the call runs, into the calling run's session (or the one it is bound to); the
 // journal serves its result on replay, so the fact is not written again.
 import { describe, expect, it } from 'vitest';
-import { runPipeline } from '../../src/durable/durable-run.js';
+import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
 import type { RunEvent } from '../../src/engine/stage.js';
 import { ScriptedModel } from '../../src/model/scripted-model.js';
@@ -74,5 +74,42 @@ describe('remember', () => {
     );
     const toolMessage = result.state.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toMatch(/not a turn of one: nothing was saved/);
+  });
+
+  it('cut off inside its call by a crash, runs again by itself on resume (idempotent: the same key and value)', async () => {
+    const sessions = counted(memorySessions());
+    const store = memoryStore();
+    const pipeline = reactPipeline({ session: {} });
+    const input = { task: 'I am going to Lisbon', session: 'trip', user: 'ada' };
+    // The first process writes the fact and never comes back from the call (as one killed there).
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const stalled = Object.assign(Object.create(sessions) as SessionStore, {
+      setFact: (where: typeof scope, fact: Parameters<SessionStore['setFact']>[1]) =>
+        sessions.setFact(where, fact).then(() => (entered(), new Promise<void>(() => undefined))),
+    });
+    const first = new ScriptedModel([rememberCity(), { content: 'never asked' }]);
+    const tools = () => new ToolRegistry([rememberTool()]);
+    void runPipeline(pipeline, input, {
+      store,
+      runId: 'run-remember',
+      deps: { model: first, tools: tools(), sessions: stalled },
+    });
+    await inside;
+
+    const events: RunEvent[] = [];
+    const model = new ScriptedModel([{ content: 'Noted.' }]);
+    const onEvent = (event: RunEvent) => events.push(event);
+    const resumed = await resumeRun(store, 'run-remember', {
+      pipeline,
+      deps: { model, tools: tools(), sessions, onEvent },
+      takeOver: true,
+    });
+    expect(resumed).toMatchObject({ status: 'completed', answer: 'Noted.' });
+    expect(events.some((event) => event.type === 'call_in_doubt')).toBe(false);
+    expect(sessions.writes).toBe(2);
+    expect(await sessions.listFacts(scope)).toMatchObject([
+      { key: 'city', value: 'Lisbon', sourceRun: 'run-remember' },
+    ]);
   });
 });

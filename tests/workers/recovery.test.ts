@@ -29,8 +29,16 @@ async function orphanedRun(): Promise<string> {
     ['run', '--store', redis.url, '--base-url', model.url, '--model', 'test-model', 'What is 6 * 7?'],
     env(),
   );
-  await model.received(1);
-  run.child.kill('SIGKILL');
+  try {
+    // A loaded machine may take its time to start a CLI: the run's model call is the event (the test's own timeout
+    // bounds it, not the chat server's 20 s, which failed this test in a full suite), and a run that ends first says why.
+    await Promise.race([
+      model.received(1, 150_000),
+      run.done.then((ended) => Promise.reject(new Error(`the run ended before its model call: ${ended.stderr}`))),
+    ]);
+  } finally {
+    run.child.kill('SIGKILL');
+  }
   const killed = await run.done;
   model.replyWith({ content: 'The answer is 42.', times: 4 });
   return /run ([0-9a-f]{32})/.exec(killed.stderr)![1]!;

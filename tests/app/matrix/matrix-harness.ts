@@ -4,7 +4,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, startCli, type CliRun } from '../../support/run-cli.js';
+import { runCli, type CliRun, type StartedCli } from '../../support/run-cli.js';
 import { startScriptedModel, type ScriptedModel } from './scripted-model.js';
 
 export interface Row {
@@ -117,24 +117,17 @@ export async function approveUntilDone(
   }
 }
 
-/** Starts the row's run with the gate closed, kills it (SIGKILL) while its answering call is held, opens the gate. */
-export async function killedMidRun(row: Row, context: RowContext, cell: string): Promise<string> {
-  const { held } = context.model.closeGate();
-  const started = startCli(
-    runArgs(row, context, cell).filter((arg) => arg !== '--json'),
-    context.env,
-  );
+/** Kills (SIGKILL) a started CLI at an event of the test's (a held model call, a marker line); fails when the process
+ * ends before it. */
+export async function killedAt(started: StartedCli, event: Promise<void>, what: string): Promise<CliRun> {
   await Promise.race([
-    held,
+    event,
     started.done.then((run) =>
-      Promise.reject(new Error(`${row.name}: the run ended before it could be killed: ${run.stderr}`)),
+      Promise.reject(new Error(`${what}: the process ended before it could be killed: ${run.stdout}${run.stderr}`)),
     ),
   ]);
   started.child.kill('SIGKILL');
   const killed = await started.done;
-  context.model.openGate();
-  const runId = /run ([0-9a-f]{32})/.exec(killed.stderr)?.[1];
-  if (killed.signal !== 'SIGKILL' || runId === undefined)
-    throw new Error(`${row.name}: no killed run: ${killed.stderr}`);
-  return runId;
+  if (killed.signal !== 'SIGKILL') throw new Error(`${what}: not killed: ${killed.stderr}`);
+  return killed;
 }

@@ -23,8 +23,46 @@ type Message = ChatRequestBody['messages'][number];
 const planStep = (id: string, expression: string) => ({ id, description: `Compute ${expression}`, dependsOn: [] });
 const numberIn = (text: string | null | undefined) => [...(text ?? '').matchAll(/-?\d+(?:\.\d+)?/g)].at(-1)?.[0];
 
+/** The kill -9 column's write tool (kill-column.ts): called first in every conversation that offers it, its text the
+ * conversation's task; then out of sight (its calls and results taken out), so the script reads as without it. */
+const ledgerPrefix = 'ledger__';
+const callsLedger = (message: Message) =>
+  message.tool_calls?.some((call) => call.function.name.startsWith(ledgerPrefix));
+
+function withoutLedger(body: ChatRequestBody): ChatRequestBody {
+  // By position, not id: each reply numbers its calls from the start, so ids repeat in a conversation.
+  let answering = false;
+  const messages = body.messages.filter((message) => {
+    if (message.role !== 'tool') answering = callsLedger(message) === true;
+    return !answering;
+  });
+  return { ...body, messages };
+}
+
 /** The reply a careful model would give to these messages. */
 export function scriptedReply(body: ChatRequestBody): ReplyOptions {
+  const ledger = body.tools?.find((tool) => tool.function.name.startsWith(ledgerPrefix))?.function.name;
+  const lastUser = body.messages.map((message) => message.role).lastIndexOf('user');
+  if (
+    ledger !== undefined &&
+    body.response_format === undefined &&
+    !body.messages.slice(lastUser + 1).some(callsLedger)
+  )
+    return {
+      toolCalls: [
+        // One line: the ledger writes a line a call.
+        {
+          name: ledger,
+          arguments: JSON.stringify({
+            text: `noted: ${String(body.messages[lastUser]?.content).replace(/\s+/g, ' ')}`,
+          }),
+        },
+      ],
+    };
+  return replyWithoutLedger(withoutLedger(body));
+}
+
+function replyWithoutLedger(body: ChatRequestBody): ReplyOptions {
   const messages = body.messages;
   const lastUser = messages.map((message) => message.role).lastIndexOf('user');
   const task = String(messages[lastUser]?.content ?? '');
@@ -104,8 +142,9 @@ export function scriptedReply(body: ChatRequestBody): ReplyOptions {
 
 const answersTask = (body: ChatRequestBody) => {
   if (body.response_format !== undefined) return false;
-  const lastUser = body.messages.map((message) => message.role).lastIndexOf('user');
-  return body.messages.slice(lastUser + 1).some((message) => message.role === 'tool');
+  const { messages } = withoutLedger(body);
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  return messages.slice(lastUser + 1).some((message) => message.role === 'tool');
 };
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
