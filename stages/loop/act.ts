@@ -58,6 +58,7 @@ export function act(options: ActOptions = {}): Stage {
   const previewChars = options.previewChars ?? 200;
   return {
     name: 'act',
+    needs: { runsTools: true },
     execute(state, ctx) {
       if (state.act?.paused !== undefined) return resumePaused(state, ctx, previewChars);
       // A turn without tool calls returns at once, without a promise.

@@ -17,6 +17,7 @@ import {
 } from '../shared/plan-steps.js';
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
 import { consult, type ReplannerOptions } from './replan-ask.js';
+import { modelNeeded } from '../shared/model-stream.js';
 
 export { replanSchema } from './replan-ask.js';
 
@@ -64,6 +65,7 @@ export function replan(options: ReplanOptions = {}): Stage {
   const maxAttempts = options.maxStepAttempts ?? 1;
   return {
     name: 'replan',
+    needs: modelNeeded,
     async execute(state, ctx) {
       const plan = state.plan;
       if (plan === undefined) return;
