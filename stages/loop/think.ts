@@ -79,8 +79,7 @@ export function think(options: ThinkOptions = {}): Stage {
     name: 'think',
     needs: modelNeeded,
     execute(state, ctx) {
-      const model = requireModel(ctx, 'think');
-      return ask(state, ctx, model, startTurn(state, ctx, config), config);
+      return ask(state, ctx, requireModel(ctx, 'think'), startTurn(state, ctx, config), config);
     },
   };
 }

@@ -70,6 +70,7 @@ const declaredTypes = {
   workspace_loaded: true,
   skill_loaded: true,
   stage_skipped: true,
+  tool_retry: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
