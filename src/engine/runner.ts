@@ -18,6 +18,7 @@ import { StageCall, runStages, type StageLoopHost } from './stage-loop.js';
 import { LoopZones } from './loop-zones.js';
 import { newTimings, preparedPipeline, type PreparedPipeline } from './stage-timings.js';
 import { toolsForRun } from './tool-run.js';
+import { assembledDeps } from './stage-needs.js';
 
 export type { RunStatus, StopReason, RunResult, RunError, RunWarning, RunOptions };
 export type { StageStats } from './stage-timings.js';
@@ -73,11 +74,13 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     const canAsk = (deps as { approve?: unknown }).approve !== undefined || options.seam !== undefined;
     const tools = toolsForRun(deps.tools, { state, canAsk });
     if (tools !== deps.tools) deps = { ...deps, tools };
-    const wrapped =
+    const wrapped = assembledDeps(
+      pipeline,
       options.seam?.wrapDeps?.(
         deps,
         liveCursor(() => this.ctx),
-      ) ?? deps;
+      ) ?? deps,
+    );
     // Event times use the real clock; deadlines are set from the clock stages read (so a replay sees the same).
     this.ctx = new RunContext(this, wrapped, state.runId, deps.clock);
     // A run started from a checkpoint is already in its iteration (finalize starts no zone pass that would set it).

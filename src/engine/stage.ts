@@ -144,5 +144,15 @@ export type StageReturn = Signal | void | Promise<Signal | void>;
 
 export interface Stage {
   readonly name: string;
+  /** What the stage needs of the run, checked when the run is assembled (src/engine/stage-needs.ts). */
+  readonly needs?: StageNeeds;
   execute(state: RunState, ctx: StageContext): StageReturn;
+}
+
+/** A stage's dependencies: a stage that wraps another (a plan step, a judge) passes the inner one's on. */
+export interface StageNeeds {
+  /** Ports the stage cannot work without: a run whose deps lack one fails before its first stage, naming it. */
+  readonly deps?: readonly (keyof Deps & string)[];
+  /** The stage runs the model's tool calls (act): a pipeline with no such stage offers the model no tools. */
+  readonly runsTools?: boolean;
 }

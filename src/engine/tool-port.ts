@@ -74,6 +74,8 @@ export type ToolResult =
       agentUsage?: AgentUsage;
       /** The content is untrusted (the tool's results taint): the run that reads it is tainted from now on. */
       taint?: TaintMark;
+      /** The failed attempts before this one, when the tool's retry policy ran the call again. */
+      retries?: ToolRetryRecord[];
     }
   | {
       ok: false;
@@ -83,7 +85,16 @@ export type ToolResult =
       agentUsage?: AgentUsage;
       /** The tool gate's repeat rule counts this failure toward the call's streak of failures in a row. */
       streak?: true;
+      retries?: ToolRetryRecord[];
     };
+
+/** One failed attempt of a call its tool's retry policy ran again (src/tools/call-policy.ts), and the wait after it. */
+export interface ToolRetryRecord {
+  /** 1 for the first attempt. */
+  attempt: number;
+  error: { kind: ToolErrorKind; message: string };
+  waitMs: number;
+}
 // `usage`: model tokens the call itself spent (an agent's run): act adds them to the calling run's usage.
 
 /** A tool call together with its result, as kept in RunState. */

@@ -6,6 +6,9 @@ import { isStrictCompatible } from '../model/structured-output.js';
 import type { ChatUsage, ToolDefinition } from '../model/types.js';
 import type { AgentAnswer } from '../engine/tool-port.js';
 import type { AgentUsage } from '../engine/run-result.js';
+import { checkPolicy, type ToolRateLimit, type ToolRetry } from './call-policy.js';
+
+export type { ToolRateLimit, ToolRetry } from './call-policy.js';
 
 /** Tool names the Chat Completions API accepts. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -60,6 +63,10 @@ export interface ToolSpec<Parameters extends ToolParameters> {
   taints?: boolean;
   /** Running a call again with the same `ctx.idempotencyKey` does it once: a call cut off by a crash is run again, not held for a person. */
   idempotent?: boolean;
+  /** Run a call again when it fails with an error marked retryable (`new ToolFailure(message, { retryable: true })`, a timeout). */
+  retry?: ToolRetry;
+  /** At most this many calls start per minute, counted across every registry holding this tool (a run's, its agents'). */
+  rateLimit?: ToolRateLimit;
 }
 
 /** Whether a call needs a person's approval; `run` says which run and call is asking. */
@@ -83,6 +90,8 @@ export interface Tool<Parameters extends ToolParameters = ToolParameters> {
   readonly effects?: ToolEffects;
   readonly taints?: boolean;
   readonly idempotent?: boolean;
+  readonly retry?: ToolRetry;
+  readonly rateLimit?: ToolRateLimit;
   execute(args: z.infer<Parameters>, ctx: ToolContext): Promise<ToolOutput | void> | ToolOutput | void;
 }
 
@@ -98,6 +107,7 @@ export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Par
   if (spec.timeoutMs !== undefined && !(Number.isFinite(spec.timeoutMs) && spec.timeoutMs > 0)) {
     throw new StageloopError('tool', `Tool "${spec.name}": timeoutMs must be a positive number`);
   }
+  checkPolicy(spec.name, spec.retry, spec.rateLimit);
   // Unknown keys are an error, never silently dropped: the model learns which key it invented.
   const parameters = spec.parameters.strict() as unknown as Parameters;
   const schema = toJsonSchema(spec.name, parameters);
@@ -119,6 +129,8 @@ export function defineTool<Parameters extends ToolParameters>(spec: ToolSpec<Par
   if (spec.taints === true) Object.assign(tool, { taints: true });
   if (spec.idempotent === true) Object.assign(tool, { idempotent: true });
   if (spec.needsApproval !== undefined) Object.assign(tool, { needsApproval: spec.needsApproval });
+  if (spec.retry !== undefined) Object.assign(tool, { retry: Object.freeze({ ...spec.retry }) });
+  if (spec.rateLimit !== undefined) Object.assign(tool, { rateLimit: Object.freeze({ ...spec.rateLimit }) });
   if (spec.timeoutMs !== undefined) return Object.freeze({ ...tool, timeoutMs: spec.timeoutMs });
   return Object.freeze(tool);
 }

@@ -10,6 +10,15 @@ import { messageOf } from '../common/error-message.js';
 import type { ToolRun } from '../engine/tool-run.js';
 import { checkCanAsk, gatedTools, gateMatters, type GatePolicy } from './tool-gate.js';
 import { taintMarkOf } from './gate-state.js';
+import {
+  checkPolicy,
+  policed,
+  policiesFor,
+  type CallPolicy,
+  type ToolRateLimit,
+  type ToolRetry,
+  type ToolTimer,
+} from './call-policy.js';
 
 export type { WrapToolCall };
 
@@ -27,6 +36,12 @@ export interface ToolRegistryOptions {
   wrapCall?: WrapToolCall;
   /** What the tool gate enforces on every run using these tools, besides each tool's needsApproval (tool-gate.ts). */
   approvals?: GatePolicy;
+  /** Per tool name; wins over the tool's own `retry`, as timeouts do (call-policy.ts). */
+  retries?: Readonly<Record<string, ToolRetry>>;
+  /** Per tool name; wins over the tool's own `rateLimit`. */
+  rateLimits?: Readonly<Record<string, ToolRateLimit>>;
+  /** What retries and rate limits wait on (default: the system's time); a test gives one it moves itself. */
+  timer?: ToolTimer;
 }
 
 export const TOOL_DEFAULTS = {
@@ -46,6 +61,8 @@ export class ToolRegistry implements ToolBox {
   /** Settings per tool name, computed once: a call allocates none. */
   readonly #settings: ReadonlyMap<string, CallSettings>;
   readonly #unknownToolSettings: CallSettings;
+  /** Retry and rate limit per tool name, for the tools that have either. */
+  readonly #policies: ReadonlyMap<string, CallPolicy>;
 
   /** Throws a `tool` StageloopError on two tools with one name, RangeError on an invalid option. */
   constructor(tools: readonly Tool[], options: ToolRegistryOptions = {}) {
@@ -65,6 +82,7 @@ export class ToolRegistry implements ToolBox {
     });
     this.#settings = new Map([...byName.values()].map((tool) => [tool.name, settingsFor(tool, this.#options)]));
     this.#unknownToolSettings = settingsFor(undefined, this.#options);
+    this.#policies = policiesFor([...byName.values()], this.#options);
   }
 
   /** Registered tool names, in registration order. */
@@ -135,9 +153,10 @@ export class ToolRegistry implements ToolBox {
     const tool = this.#tools.get(call.name);
     const settings = (tool && this.#settings.get(tool.name)) ?? this.#unknownToolSettings;
     const wrap = this.#options.wrapCall;
-    const result = !wrap
-      ? executeToolCall(call, tool, settings, this.#names, signal, run)
-      : wrapped(wrap, call, () => executeToolCall(call, tool, settings, this.#names, signal, run));
+    const policy = tool && this.#policies.get(tool.name);
+    const once = () => executeToolCall(call, tool, settings, this.#names, signal, run);
+    const attempts = policy === undefined ? once : () => policed(policy, signal, once);
+    const result = !wrap ? attempts() : wrapped(wrap, call, attempts);
     // A tool whose results taint marks each of them: the run that reads one is tainted (journaled with the result).
     return tool?.taints === true ? result.then((outcome) => marked(tool, outcome)) : result;
   }
@@ -206,4 +225,6 @@ function checkOptions(options: ToolRegistryOptions): void {
   positive('maxOutputChars', options.maxOutputChars, true);
   positive('concurrency', options.concurrency, true);
   for (const [name, value] of Object.entries(options.timeoutsMs ?? {})) positive(`timeoutsMs.${name}`, value, false);
+  for (const name of new Set([...Object.keys(options.retries ?? {}), ...Object.keys(options.rateLimits ?? {})]))
+    checkPolicy(name, options.retries?.[name], options.rateLimits?.[name]);
 }

@@ -23,6 +23,7 @@ import { askPerson, decisionRecord } from '../shared/ask-person.js';
 import { waitBegins, waitEnds } from '../shared/person-wait.js';
 import { shortText } from '../shared/text.js';
 import { IN_DOUBT, inDoubtSkipped } from '../../src/tools/in-doubt.js';
+import { emitRetries } from './act-retries.js';
 
 declare module '../../src/engine/stage.js' {
   interface RunEvents {
@@ -58,6 +59,7 @@ export function act(options: ActOptions = {}): Stage {
   const previewChars = options.previewChars ?? 200;
   return {
     name: 'act',
+    needs: { runsTools: true },
     execute(state, ctx) {
       if (state.act?.paused !== undefined) return resumePaused(state, ctx, previewChars);
       // A turn without tool calls returns at once, without a promise.
@@ -242,6 +244,7 @@ function record(
     if (mark !== undefined) noteTaint(state, mark, call.id);
     // The gate's repeat rule: a marked failure extends the call's streak, a success ends it.
     if (!result.ok ? result.streak === true : state.repeatedCalls !== undefined) noteStreak(state, call, result);
+    if (result.retries !== undefined) emitRetries(ctx, call, result, previewChars);
     ctx.emit('tool_result', () => resultEvent(call, result, previewChars));
     return { call, result };
   });

@@ -164,6 +164,7 @@ export function withJudgedAnswer(stage: Stage): Stage {
   };
   return {
     name: stage.name,
+    needs: stage.needs,
     execute(state, ctx) {
       const returned = stage.execute(state, ctx);
       return isPromiseLike(returned)

@@ -40,6 +40,8 @@ export function finalOutput<Schema extends z.ZodType>(inner: Stage, options: Fin
   const name = options.name ?? 'final_output';
   return {
     name: inner.name,
+    // It asks the model itself, whatever the inner stage needs.
+    needs: { ...inner.needs, deps: [...(inner.needs?.deps ?? []), 'model'] },
     async execute(state, ctx) {
       const signal = await inner.execute(state, ctx);
       if (!signal || signal.type !== 'break_loop' || signal.kind !== 'completed') return signal;

@@ -14,6 +14,7 @@ export function withJudgedPlanAnswer(stage: Stage, compose: Stage, options: Eval
   const maxRetries = options?.maxJudgeRetries ?? 1;
   return {
     name: stage.name,
+    needs: stage.needs,
     async execute(state, ctx) {
       const signal = await stage.execute(state, ctx);
       if (signal?.type !== 'break_loop' || signal.kind !== 'completed') return signal;

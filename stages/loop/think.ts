@@ -9,7 +9,7 @@ import { recordModelFailure } from '../shared/model-failure.js';
 import { finishStep } from '../shared/plan-steps.js';
 import { shortText } from '../shared/text.js';
 import { truncationHint } from '../shared/prompts.js';
-import { assistantMessage, callModel, requireModel } from '../shared/model-stream.js';
+import { assistantMessage, callModel, modelNeeded, requireModel } from '../shared/model-stream.js';
 import { turnContext, type TurnContextOptions } from './turn-context.js';
 import { requestOf, startTurn, type ThinkConfig, type ThinkSlot, type ThinkTurn } from './think-turn.js';
 
@@ -77,9 +77,9 @@ export function think(options: ThinkOptions = {}): Stage {
   });
   return {
     name: 'think',
+    needs: modelNeeded,
     execute(state, ctx) {
-      const model = requireModel(ctx, 'think');
-      return ask(state, ctx, model, startTurn(state, ctx, config), config);
+      return ask(state, ctx, requireModel(ctx, 'think'), startTurn(state, ctx, config), config);
     },
   };
 }

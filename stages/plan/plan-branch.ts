@@ -29,6 +29,7 @@ export function perStep(stage: Stage, options: PerStepOptions = {}): Stage {
   const replanTool = options.replanTool ?? true;
   const step: Stage = {
     name: stage.name,
+    needs: stage.needs,
     execute(state, ctx) {
       const plan = state.plan;
       if (plan === undefined) return stage.execute(state, ctx);

@@ -10,7 +10,7 @@ import { knowledgeSection } from './plan-knowledge.js';
 import { planFromJson, type Parsed, type ParsedPlan } from './plan-parse.js';
 import { startReadySteps } from './plan-schedule.js';
 import { newPlan, planView, runningIds, type StepView } from '../shared/plan-steps.js';
-import { requireModel, temperatureOf } from '../shared/model-stream.js';
+import { modelNeeded, requireModel, temperatureOf } from '../shared/model-stream.js';
 import { plannerInstructions } from './plan-prompts.js';
 import { emptyTurn } from '../shared/turn.js';
 
@@ -82,6 +82,7 @@ export function plan(options: PlanOptions = {}): Stage {
     throw new RangeError(`plan: maxRepairs must be a whole number, 0 or more, got ${maxRepairs}`);
   return {
     name: 'plan',
+    needs: modelNeeded,
     async execute(state, ctx) {
       const model = requireModel(ctx, 'plan');
       const tools = ctx.deps.tools?.definitions().map((tool) => tool.name) ?? [];

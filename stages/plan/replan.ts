@@ -18,6 +18,7 @@ import {
 import { replanRequested, takeReplanRequest } from './plan-tools.js';
 import { endOverSubPlans, replanScope } from './plan-subplans.js';
 import { consult, type ReplannerOptions } from './replan-ask.js';
+import { modelNeeded } from '../shared/model-stream.js';
 
 export { replanSchema } from './replan-ask.js';
 
@@ -65,6 +66,7 @@ export function replan(options: ReplanOptions = {}): Stage {
   const maxAttempts = options.maxStepAttempts ?? 1;
   return {
     name: 'replan',
+    needs: modelNeeded,
     async execute(state, ctx) {
       const plan = state.plan;
       if (plan === undefined) return;

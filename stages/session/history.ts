@@ -3,6 +3,10 @@ import type { Stage } from '../../src/engine/stage.js';
 import type { Fact, TurnRecord } from '../../src/sessions/types.js';
 import { sessionScope } from '../../src/sessions/types.js';
 import type { HistorySlot } from './history-slot.js';
+import { skipStage } from '../shared/stage-skipped.js';
+
+/** How to give a run with a session its store. */
+export const sessionsFix = 'pass a SessionStore as deps.sessions (the CLI keeps one under STAGELOOP_HOME)';
 
 export type { HistorySlot } from './history-slot.js';
 
@@ -20,8 +24,9 @@ export function history(): Stage {
       const name = state.input.session;
       if (name === undefined) return;
       const store = ctx.deps.sessions;
+      // Optional: a run without a store is answered without the session's earlier turns, and says so.
       if (store === undefined)
-        throw new Error('the history stage needs deps.sessions (a SessionStore) for a run with a session');
+        return skipStage(ctx, 'deps.sessions', "the session's earlier turns and facts are not loaded", sessionsFix);
       const scope = sessionScope(name, state.input.user);
       const loaded = await store.load(scope);
       state.history = { ...scope, summary: loaded.summary, turns: loaded.turns, facts: loaded.facts };

@@ -11,7 +11,8 @@ declare module '../../src/engine/stage.js' {
     session_compacted: { folded: number; kept: number; tokensBefore: number; tokensAfter: number; summarizer: string };
   }
 }
-import type {} from './history.js';
+import { sessionsFix } from './history.js';
+import { skipStage } from '../shared/stage-skipped.js';
 import type {} from '../loop/observe-slot.js';
 import { contextWindowFor } from '../shared/context-window.js';
 
@@ -60,7 +61,9 @@ export function memory(options: MemoryOptions = {}): Stage {
       // A run cancelled before history loaded is still a turn of its session.
       const session =
         slot ?? (state.input.session === undefined ? undefined : sessionScope(state.input.session, state.input.user));
-      if (session === undefined || store === undefined) return;
+      if (session === undefined) return;
+      if (store === undefined)
+        return skipStage(ctx, 'deps.sessions', 'this turn is not kept in its session', sessionsFix);
       const scope: SessionScope = { user: session.user, session: session.session };
       const status = state.stop?.status;
       const results = state.observe?.results ?? [];

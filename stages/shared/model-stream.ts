@@ -1,6 +1,6 @@
 // The model a stage needs, and one model call for think and summarize: streamed as text_delta / tool_call_delta events when the model can stream and
 // someone listens, otherwise the plain call at the plain call's cost.
-import type { StageContext } from '../../src/engine/stage.js';
+import type { StageContext, StageNeeds } from '../../src/engine/stage.js';
 import type {
   ChatMessage,
   ChatModel,
@@ -20,6 +20,9 @@ declare module '../../src/engine/stage.js' {
     tool_call_delta: { purpose: string; index: number; id?: string; name?: string; argumentsDelta: string };
   }
 }
+
+/** What a stage that asks the model needs: a run without one fails when it is assembled (src/engine/stage-needs.ts). */
+export const modelNeeded: StageNeeds = Object.freeze({ deps: Object.freeze(['model'] as const) });
 
 /** The run's model, or the one-line error saying the stage needs one. */
 export function requireModel(ctx: StageContext, stage: string): ChatModel {

@@ -69,6 +69,8 @@ const declaredTypes = {
   call_in_doubt: true,
   workspace_loaded: true,
   skill_loaded: true,
+  stage_skipped: true,
+  tool_retry: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 

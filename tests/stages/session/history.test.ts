@@ -45,14 +45,25 @@ describe('history stage', () => {
     expect(state.history?.turns).toEqual([]);
   });
 
-  it('does nothing for a run without a session, and names what is missing for one with a session but no store', async () => {
+  it('does nothing for a run without a session; one with a session but no store is skipped with stage_skipped (eight-stage "Anything not injected is simply skipped")', async () => {
     const state = makeState({ input: input() });
     const ctx = makeCtx({ zone: 'setup' });
     await history().execute(state, ctx);
     expect(state.history).toBeUndefined();
     expect(ctx.events).toEqual([]);
-    await expect(history().execute(makeState({ input: input('trip') }), makeCtx({ zone: 'setup' }))).rejects.toThrow(
-      'the history stage needs deps.sessions (a SessionStore) for a run with a session',
-    );
+    const skipped = makeState({ input: input('trip') });
+    const skippedCtx = makeCtx({ zone: 'setup' });
+    await history().execute(skipped, skippedCtx);
+    expect(skipped.history).toBeUndefined();
+    expect(skippedCtx.events).toMatchObject([
+      {
+        type: 'stage_skipped',
+        data: {
+          missing: 'deps.sessions',
+          effect: "the session's earlier turns and facts are not loaded",
+          fix: 'pass a SessionStore as deps.sessions (the CLI keeps one under STAGELOOP_HOME)',
+        },
+      },
+    ]);
   });
 });
