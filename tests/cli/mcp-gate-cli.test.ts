@@ -62,6 +62,10 @@ describe('MCP client requests through the CLI', () => {
   it('elicitation: pauses with the form, a wrong answer is one line, the right one resumes, replay identical', async () => {
     const paused = await run(['--mcp-config', config()], 'Please call everything__trigger-elicitation-request');
     expect(paused.code).toBe(4);
+    expect(paused.stderr).toMatch(
+      /call_\w+\/elicitation-1 {2}the MCP server "everything" asks: Please provide inputs .*\(fields: name\*, check,/,
+    );
+    expect(paused.stderr).toContain(`--answer '{"FIELD": "VALUE"}'`);
     const waiting = resultOf(paused);
     const [pending] = waiting.pending!;
     expect(pending).toMatchObject({
