@@ -1,7 +1,7 @@
 // Elicitation through the tool gate, against server-everything as a child process: its question pauses a recorded
 // run like an approval (a pending decision of kind `elicitation` with the server's form); the answer resumes it, the
 // server gets the answer, and the run replays identically without starting the server. A run with no person declines.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { reactPipeline } from '../../pipelines/index.js';
 import { resumeRun, runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
@@ -14,7 +14,9 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { everythingStdioServer } from '../support/mcp-servers.js';
 
-const loopback = useLoopbackServer({ timeoutMs: 10_000 });
+const loopback = useLoopbackServer({ timeoutMs: 30_000 });
+// Each test starts server-everything as a child process: generous on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 const pool = new McpServerPool();
 afterEach(() => pool.closeAll());
 

@@ -1,7 +1,7 @@
 // Sampling through the run's own model, against server-everything as a child process: the server's request is a model
 // call of the run, journaled with purpose `sampling:everything`, counted in the run's usage; a replay serves the tool
 // result and makes no model call; a request that reads as an injection is refused.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { reactPipeline } from '../../pipelines/index.js';
 import { runPipeline } from '../../src/durable/durable-run.js';
 import { replayRun } from '../../src/durable/replay.js';
@@ -12,7 +12,9 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { everythingStdioServer } from '../support/mcp-servers.js';
 
-const loopback = useLoopbackServer({ timeoutMs: 10_000 });
+const loopback = useLoopbackServer({ timeoutMs: 30_000 });
+// Each test starts server-everything as a child process: generous on a loaded machine.
+vi.setConfig({ testTimeout: 120_000 });
 const pool = new McpServerPool();
 afterEach(() => pool.closeAll());
 
