@@ -15,7 +15,7 @@ import { builtInPipelines, type BuiltInPipelineOptions } from '../pipelines/inde
 import { withApproval, withTaintPolicy } from '../stages/pipeline-policies.js';
 import { withWorkspace } from '../stages/workspace-policy.js';
 import { detectInjection } from '../stages/guards/injection/injection-detector.js';
-import { mcpServerOf, toolsOf } from './recipe-tools.js';
+import { approvedMcpTools, mcpServerOf, toolsOf } from './recipe-tools.js';
 import { withRecordedSecrets } from './recipe-secrets.js';
 import { applyGuards, guardDefaults } from '../pipelines/guards.js';
 import { schemaOfJson } from './output-schema.js';
@@ -126,22 +126,20 @@ function buildPipeline(
   };
   const guarded = applyGuards(workspaceOf(factory({ ...options, guards: false }), recipe), recipe.guards, environment);
   const approveTools = recipe.approvals.tools;
+  // An MCP server's approveTools are exceptions to the list (decided from the recipe: a replay builds the same).
+  const except = approvedMcpTools(recipe);
+  const listed = approveTools === undefined ? {} : { tools: approveTools, ...(except.length > 0 && { except }) };
   const asked =
     approveTools === undefined
       ? guarded
-      : withApproval(guarded, { tools: approveTools, ...(tools !== undefined && { registry: tools }) });
+      : withApproval(guarded, { ...listed, ...(tools !== undefined && { registry: tools }) });
   // The taint policy only when the recipe's tools can trip it, decided from the recipe alone so a replay builds the
   // same pipeline: web search or an MCP server can taint; a session's remember or an MCP server can write.
   const policy = recipe.approvals.taintPolicy;
   const canTaint = recipe.tools.webSearch === true || recipe.mcpServers.length > 0;
   const canWrite = recipe.session !== undefined || recipe.mcpServers.length > 0;
   if (policy === 'off' || !canTaint || !canWrite) return asked;
-  return withTaintPolicy(
-    asked,
-    policy,
-    tools ?? { get: () => undefined },
-    approveTools === undefined ? {} : { tools: approveTools },
-  );
+  return withTaintPolicy(asked, policy, tools ?? { get: () => undefined }, listed);
 }
 
 /** The run a recipe describes, with this process's environment for every secret (a missing one is a config error naming it). */
@@ -172,7 +170,10 @@ export async function assemble(recipe: RunRecipe, given: Environment, host: Asse
     const repeatedCalls = repeatedCallsRule(recipe.guards);
     const tools = (await toolsOf(recipe, env, host.calculatorHost, mcpServers, sessions)).with({
       approvals: {
-        ...(recipe.approvals.tools !== undefined && { tools: recipe.approvals.tools }),
+        ...(recipe.approvals.tools !== undefined && {
+          tools: recipe.approvals.tools,
+          except: approvedMcpTools(recipe),
+        }),
         taintPolicy: recipe.approvals.taintPolicy,
         // --on-repeat ask: the gate holds a repeated failing call for a person, in every pipeline, step and agent.
         ...(repeatedCalls !== undefined && { repeatedCalls }),

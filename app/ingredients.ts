@@ -15,6 +15,7 @@ import { StageloopError } from '../src/common/stageloop-error.js';
 import type { StageloopConfig } from './config.js';
 import type { ModelChoice, ProviderTable } from './providers.js';
 import type { RunRecipe } from './recipe.js';
+import type { McpToolsOptions } from '../src/tools/mcp/mcp-tools.js';
 
 const setting = (env: Environment, name: string): string | undefined => env[name]?.trim() || undefined;
 
@@ -54,10 +55,17 @@ export async function cliConfig(
 }
 
 /** The built-in tools plus every configured MCP server's (a name given twice is an error at start). */
-export async function toolsWithMcp(tools: ToolRegistry, config: StageloopConfig | undefined): Promise<ToolRegistry> {
+export async function toolsWithMcp(
+  tools: ToolRegistry,
+  config: StageloopConfig | undefined,
+  options: McpToolsOptions = {},
+): Promise<ToolRegistry> {
   if (config === undefined || config.mcpServers.length === 0) return tools;
   const { loadMcpTools } = await import('../src/tools/mcp/index.js');
-  return new ToolRegistry([...tools.names.map((name) => tools.get(name)!), ...(await loadMcpTools(config.mcpServers))]);
+  return new ToolRegistry([
+    ...tools.names.map((name) => tools.get(name)!),
+    ...(await loadMcpTools(config.mcpServers, options)),
+  ]);
 }
 
 /** The recipe's --fallback-model names (same server) and fallback servers after the chosen model, built by its row. */

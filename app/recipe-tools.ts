@@ -6,6 +6,8 @@ import type { Environment } from '../src/model/config.js';
 import type { CalculatorWorkerHost } from '../src/tools/calculator-host.js';
 import type { Tool } from '../src/tools/define-tool.js';
 import type { McpServer } from '../src/tools/mcp/types.js';
+import type { McpHandlersFor } from '../src/tools/mcp/run-requests.js';
+import { prefixedToolName } from '../src/tools/mcp/names.js';
 import type { SessionStore } from '../src/sessions/types.js';
 import { ToolRegistry } from '../src/tools/registry.js';
 import { expandVariables } from './config-values.js';
@@ -33,7 +35,7 @@ export async function toolsOf(
   }
   const { toolsWithMcp } = await import('./ingredients.js');
   const withMcp = onlyTools(
-    await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }),
+    await toolsWithMcp(new ToolRegistry(tools), { mcpServers, fallback: [], agents: [] }, await mcpOptions(mcpServers)),
     recipe.tools.only,
   );
   const skills = recipe.workspace?.skills ?? [];
@@ -47,6 +49,24 @@ export async function toolsOf(
   }
   if (extra.length === 0) return withMcp;
   return new ToolRegistry([...withMcp.names.map((name) => withMcp.get(name)!), ...extra], withMcp.options);
+}
+
+/** The servers' questions go to the run's person (a pending decision of kind `elicitation`) and their sampling
+ * requests to the run's model, screened by the injection detector (docs/mcp.md). */
+async function mcpOptions(mcpServers: readonly McpServer[]): Promise<{ handlers?: McpHandlersFor }> {
+  if (mcpServers.length === 0) return {};
+  const [{ runClientHandlers }, { detectInjection }] = await Promise.all([
+    import('../src/tools/mcp/run-requests.js'),
+    import('../stages/guards/injection/injection-detector.js'),
+  ]);
+  return { handlers: runClientHandlers({ injection: (text) => detectInjection(text).detected }) };
+}
+
+/** The tools an MCP server's `approveTools` lets past the run's approval list, by their names in the run. */
+export function approvedMcpTools(recipe: RunRecipe): string[] {
+  return recipe.mcpServers.flatMap((server) =>
+    (server.approveTools ?? []).map((tool) => prefixedToolName(server.name, tool)),
+  );
 }
 
 /** The recipe's `tools.only`: just these tools by name ([] offers none); a name no tool has is a usage error. */

@@ -20,6 +20,7 @@ import { assemble, pipelineNames, pipelineOf } from './assemble.js';
 import { shownSlots } from './shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from './recipe.js';
 import { openRunStore } from './store.js';
+import type { PendingDecision } from '../src/engine/signal.js';
 
 /** Where and how the HTTP server listens, and the store it records in (`stageloop serve`'s flags, parsed). */
 export interface ServeFlags {
@@ -168,6 +169,10 @@ export async function runServices(
       );
       // Checked before anything starts: a bad decision (an unknown call id) is refused with its own code.
       checkDecisions(runId, run.status, effectiveJournal(await recording.store.journal(runId)), byId);
+      // An answer to an MCP server's question must fill its form (docs/mcp.md): 400 with the fields, not a resume.
+      const pending = (run.outcome?.result.pending ?? []) as PendingDecision[];
+      if (pending.some((item) => item.kind === 'elicitation'))
+        await (await import('../src/tools/mcp/elicitation.js')).checkElicitationAnswers(pending, byId);
       return continuationOf(run, byId);
     },
     // A run whose process died (its claim says so when resumed) continues here from its last checkpoint.

@@ -82,13 +82,26 @@ export function pausedNotice(result: RunResult): string {
   const lines = [
     `run ${result.runId} is waiting for approval of ${pending.length} tool call${pending.length === 1 ? '' : 's'}:`,
   ];
-  // A call an agent of the run waits for says which agent asks.
+  // A call an agent of the run waits for says which agent asks; an MCP server's question shows its form's fields.
   for (const item of pending)
     lines.push(
-      `  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`,
+      item.kind === 'elicitation'
+        ? `  ${item.id}  the MCP server "${String(item.server)}" asks: ${String(item.message)}${formFields(item.requestedSchema)}`
+        : `  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`,
     );
   lines.push(
     `continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`,
   );
+  if (pending.some((item) => item.kind === 'elicitation'))
+    lines.push(
+      `answer a server: stageloop approve ${result.runId} ID --answer '{"FIELD": "VALUE"}' | stageloop reject ${result.runId} ID [--cancel]`,
+    );
   return terminalSafe(withInvokedName(lines.join('\n')));
+}
+
+/** The fields of a server's form, for the notice: ` (fields: name*, email)` with * on the required ones. */
+function formFields(schema: unknown): string {
+  const form = (schema ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  const names = Object.keys(form.properties ?? {}).map((name) => (form.required?.includes(name) ? `${name}*` : name));
+  return names.length === 0 ? '' : ` (fields: ${names.join(', ')})`;
 }

@@ -8,6 +8,8 @@ import type { Deps } from '../../src/engine/stage.js';
 import { runNotFound } from '../../src/store/types.js';
 import { CalculatorWorkerHost, defaultCalculatorLimits } from '../../src/tools/calculator-host.js';
 import { parseFlags } from './args.js';
+import type { PendingDecision } from '../../src/engine/signal.js';
+import { CANCEL_MESSAGE } from '../../src/tools/mcp/elicitation.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
 import { assemble } from '../assemble.js';
@@ -26,12 +28,17 @@ export const decideUsage = `Usage:
   stageloop approve RUN [ID...] [--arguments JSON]   approve the pending calls (all of them when no ID is given);
                                                      --arguments runs the one ID with these arguments instead
   stageloop reject RUN ID --message "..."            reject a call; the model reads the message
+  stageloop approve RUN ID --answer JSON             answer an MCP server's question (kind elicitation) with its form
+                                                     filled in, like --answer '{"name":"Ada"}'; reject declines it,
+                                                     reject --cancel cancels it
   stageloop approve RUN --decisions FILE             the decisions of a JSON file like {"call_1": {"approve": true}}
   stageloop resume RUN                               continue, asking at the terminal (without one it pauses again)
 Options: --store PATH, --json, --quiet, --verbose`;
 
 const options = {
   arguments: { type: 'string' },
+  answer: { type: 'string' },
+  cancel: { type: 'boolean' },
   message: { type: 'string' },
   decisions: { type: 'string' },
   store: { type: 'string' },
@@ -71,8 +78,12 @@ export async function decideCommand(
         'conflict',
         `run ${runId} was not started by stageloop's CLI, server or workers, so it has no recipe to rebuild it from: resume it with resumeRun() in code`,
       );
-    const pending = ((run.outcome?.result.pending ?? []) as Array<{ id: string }>).map((item) => item.id);
-    const decisions = decisionsFor(command, ids, pending, values);
+    const waiting = (run.outcome?.result.pending ?? []) as PendingDecision[];
+    const pending = waiting.map((item) => item.id);
+    const decisions = decisionsFor(command, ids, pending, answerFlags(command, values));
+    // An answer to an MCP server's question must fill its form: one line naming the fields, before anything starts.
+    if (decisions !== undefined && waiting.some((item) => item.kind === 'elicitation'))
+      await (await import('../../src/tools/mcp/elicitation.js')).checkElicitationAnswers(waiting, decisions);
     const assembled = await assemble(recipe, env, {
       calculatorHost,
       ...(values.store !== undefined && { sessionFile: values.store }),
@@ -108,6 +119,20 @@ export async function decideCommand(
     await closeAssembled();
     await Promise.all([store.close(), calculatorHost.close()]);
   }
+}
+
+/** --answer is an approval's arguments (the form's content); --cancel a rejection whose message cancels the form. */
+function answerFlags(
+  command: DecideCommand,
+  values: { arguments?: string; answer?: string; cancel?: boolean; message?: string; decisions?: string },
+): { arguments?: string; message?: string; decisions?: string } {
+  const { answer, cancel, ...rest } = values;
+  if (answer !== undefined && (command === 'reject' || rest.arguments !== undefined))
+    throw new StageloopError('usage', '--answer goes with stageloop approve, instead of --arguments');
+  if (cancel === true && (command === 'approve' || rest.message !== undefined))
+    throw new StageloopError('usage', '--cancel goes with stageloop reject, without --message');
+  if (answer !== undefined) return { ...rest, arguments: answer };
+  return cancel === true ? { ...rest, message: CANCEL_MESSAGE } : rest;
 }
 
 /** The decisions a command line gives, checked here for its shape; resumeRun checks them against the run. */

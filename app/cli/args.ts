@@ -32,6 +32,8 @@ export interface RunFlags {
   /** MCP servers: --mcp-config FILE (else stageloop.config.json here) and --mcp NAME=COMMAND. */
   mcpConfig?: string;
   mcp: string[];
+  /** --mcp-timeout SECONDS: how long an MCP server may stay silent during a call, for servers whose config sets none. */
+  mcpTimeout?: number;
   /** --output-schema FILE: a JSON Schema the final answer must match; the JSON value is printed. */
   outputSchema?: string;
   /** --fallback-model NAME: models on the same server to move to when the first fails. */
@@ -70,6 +72,7 @@ export const runOptions = {
   'no-store': { type: 'boolean' },
   'mcp-config': { type: 'string' },
   mcp: { type: 'string', multiple: true },
+  'mcp-timeout': { type: 'string' },
   'fallback-model': { type: 'string', multiple: true },
   'output-schema': { type: 'string' },
   session: { type: 'string' },
@@ -202,6 +205,7 @@ export function runFlagsOf(
   const approveTools = approvalFlags(values['approve-tools'], values['approve-all-tools']);
   if (approveTools !== undefined) flags.approveTools = approveTools;
   if (values['mcp-config'] !== undefined) flags.mcpConfig = values['mcp-config'];
+  if (values['mcp-timeout'] !== undefined) flags.mcpTimeout = mcpTimeoutFlag(values['mcp-timeout']);
   if (values['output-schema'] !== undefined) flags.outputSchema = values['output-schema'];
   if (values.store !== undefined && flags.noStore)
     throw new StageloopError('usage', '--store and --no-store cannot be combined: give one');
@@ -271,4 +275,15 @@ function approvalFlags(names: string | undefined, all: boolean | undefined): str
       `--approve-tools takes tool names separated by commas, like --approve-tools calculator,web_search; got "${names}"`,
     );
   return list;
+}
+
+/** --mcp-timeout SECONDS: a positive number of seconds. */
+function mcpTimeoutFlag(text: string): number {
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
+    throw new StageloopError(
+      'usage',
+      `--mcp-timeout takes a number of seconds above 0, like --mcp-timeout 120; got "${text}"`,
+    );
+  return seconds;
 }

@@ -43,13 +43,21 @@ export async function recipeFromFlags(
       : Object.fromEntries(Object.entries(values).map(([key, value]) => [key, template(value, [...field, key])]));
   const mcpServers: McpServerRecipe[] = (config?.mcpServers ?? []).map((server) => {
     const { name } = server;
+    // The config's per-server settings are part of the run: a resumed or replayed run keeps them.
+    const timeout = server.timeout ?? flags.mcpTimeout;
+    const settings = {
+      ...(timeout !== undefined && { timeout }),
+      ...(server.roots !== undefined && { roots: server.roots.map((root) => ({ ...root })) }),
+      ...(server.approveTools !== undefined && { approveTools: [...server.approveTools] }),
+    };
     if ('url' in server) {
       const headers = templated(server.headers, ['mcpServers', name, 'headers']);
-      return { name, url: server.url, ...(headers !== undefined && { headers }) };
+      return { name, url: server.url, ...(headers !== undefined && { headers }), ...settings };
     }
     const serverEnv = templated(server.env, ['mcpServers', name, 'env']);
     return {
       name,
+      ...settings,
       command: server.command,
       ...(server.args && { args: [...server.args] }),
       ...(serverEnv !== undefined && { env: serverEnv }),

@@ -59,6 +59,7 @@ Limits and guards (on by default; 0 turns one off, --no-guards all the defaults;
 Tools and models:
   --mcp-config FILE        MCP servers in the "mcpServers" shape (default: stageloop.config.json in this folder)
   --mcp NAME=COMMAND       one more MCP server for this run (stdio command, or NAME=URL for Streamable HTTP)
+  --mcp-timeout SECONDS    how long an MCP server may stay silent during a call (default 30; a server's "timeout" wins)
   --output-schema FILE     a JSON Schema the final answer must match: the run prints the validated JSON value
                            (stopped with invalid_output when the model cannot make one after a repair)
   --context-file PATH      one more context file for the system prompt (besides AGENTS.md and STAGELOOP.md from

@@ -35,6 +35,8 @@ export function journaledTools(
       const recorded = recordedCalls(calls);
       // Recordings made before intents existed have none: its absence is no divergence.
       const intent = journal.serve('intent', cursor, (entry) => differs(entry, recorded), true);
+      // A served batch's calls are not made: the model calls they made for an MCP server (sampling) are not either.
+      while (isSampling(journal.peek())) journal.serve('model', cursor);
       const served = journal.serve('tool', cursor, (entry) => differs(entry, recorded));
       if (served !== undefined) {
         if (served.data.abort !== undefined) options.onRecordedAbort?.(served.data.abort);
@@ -57,6 +59,12 @@ export function journaledTools(
       return results;
     },
   };
+}
+
+/** A model call an MCP server asked for during a tool call (its request's purpose is `sampling:SERVER`). */
+function isSampling(entry: JournalEntry | undefined): boolean {
+  const purpose = entry?.kind === 'model' ? entry.data.request.purpose : undefined;
+  return typeof purpose === 'string' && purpose.startsWith('sampling:');
 }
 
 /** The batch of a recording cut off after its intent: calls that cannot run again by themselves wait for a person. */

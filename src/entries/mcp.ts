@@ -16,4 +16,10 @@ export {
   type McpStdioServer,
   type McpHttpServer,
   type McpToolOrigin,
+  runClientHandlers,
+  checkElicitationAnswers,
+  type McpClientHandlers,
+  type McpHandlersFor,
+  type McpCallContext,
+  type McpRunRequestsOptions,
 } from '../tools/mcp/index.js';

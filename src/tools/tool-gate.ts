@@ -20,6 +20,9 @@ export type TaintPolicy = 'ask' | 'refuse' | 'off';
 export interface GatePolicy {
   /** Tools whose every call needs a person's approval, by name, or 'all' (the recipe's approveTools). */
   tools?: readonly string[] | 'all';
+  /** Tools the list above never holds (an MCP server's `approveTools`, Cline's `autoApprove`): their own
+   * needsApproval, the taint policy and the repeat rule still apply. */
+  except?: readonly string[];
   /** A write call after untrusted content: waits for a person (`ask`), is refused, or runs (`off`, the default). */
   taintPolicy?: TaintPolicy;
   /** A call that already failed `limit - 1` times in a row (same tool, same canonical arguments) waits for a person
@@ -62,7 +65,7 @@ export function checkCanAsk(box: GatedBox, policy: GatePolicy, run: ToolRun): vo
   if (run.canAsk) return;
   const asking = box.names.find((name) => {
     const needs = box.get(name)?.needsApproval;
-    return policy.tools === 'all' || policy.tools?.includes(name) === true || (needs !== undefined && needs !== false);
+    return listed(policy, name) || (needs !== undefined && needs !== false);
   });
   if (asking === undefined) return;
   throw new StageloopError(
@@ -135,9 +138,14 @@ function noted(box: GatedBox, call: ToolCall, state: RunState, signal: AbortSign
 /** Whether anything could hold this call (a cheap check: most calls need no more). */
 function mayHold(call: ToolCall, tool: Tool, policy: GatePolicy, state: RunState): boolean {
   if (tool.needsApproval !== undefined && tool.needsApproval !== false) return true;
-  if (policy.tools === 'all' || policy.tools?.includes(call.name) === true) return true;
+  if (listed(policy, call.name)) return true;
   if (policy.repeatedCalls !== undefined && repeatedCall(state, call) !== undefined) return true;
   return (policy.taintPolicy ?? 'off') !== 'off' && effectsOf(tool) === 'write' && firstTaint(state) !== undefined;
+}
+
+/** The pipeline's approval list holds this tool (and the tool is not one of its exceptions). */
+function listed(policy: GatePolicy, name: string): boolean {
+  return (policy.tools === 'all' || policy.tools?.includes(name) === true) && policy.except?.includes(name) !== true;
 }
 
 export function markOf(result: ToolResult): TaintMark | undefined {
@@ -185,8 +193,7 @@ async function reasonOf(
   taintPolicy: TaintPolicy,
   state: RunState,
 ): Promise<string | undefined> {
-  if (policy.tools === 'all' || policy.tools?.includes(call.name) === true)
-    return `the pipeline asks for approval of every ${call.name} call`;
+  if (listed(policy, call.name)) return `the pipeline asks for approval of every ${call.name} call`;
   if (taintPolicy === 'ask') {
     const tainted = taintReason(call, tool, state, 'ask');
     if (tainted !== undefined) return tainted;

@@ -68,8 +68,18 @@ export async function decidePaused(
   for (const [callId, pending] of Object.entries(paused.calls)) {
     decisions.set(
       callId,
-      Object.fromEntries(pending.map((item) => [item.id, paused.decided[pausedId(callId, item.id)]!])),
+      Object.fromEntries(
+        pending.flatMap((item) => [...answeredBefore(item), [item.id, paused.decided[pausedId(callId, item.id)]!]]),
+      ),
     );
   }
   return { decisions };
+}
+
+/** Decisions a call was given at earlier pauses, which it needs again when it runs again (an MCP server that asked a
+ * person twice during one call): the pending decision carries them as `answered`, by their ids. */
+function answeredBefore(item: PendingDecision): Array<[string, Decision]> {
+  const answered = item.answered;
+  if (answered === null || typeof answered !== 'object' || Array.isArray(answered)) return [];
+  return Object.entries(answered as unknown as Record<string, Decision>);
 }

@@ -23,6 +23,8 @@ declare module '../../src/engine/stage.js' {
 export interface ApprovalOptions {
   /** Tools whose every call needs approval, by name, or 'all' (the pipeline's policy, on top of each tool's own). */
   tools?: readonly string[] | 'all';
+  /** Tools the list above never asks about (an MCP server's `approveTools`); the other reasons still apply. */
+  except?: readonly string[];
   /** Where each tool's own `needsApproval` and schema are found (the run's ToolRegistry, or a list of tools). */
   registry?: { get(name: string): Tool | undefined } | readonly Tool[];
   /** Other reasons a call needs a person (the taint policy's), asked after the pipeline's list and before the tool's own. */
@@ -54,7 +56,8 @@ export function approval(options: ApprovalOptions = {}): Stage {
 
   /** Why this call needs a person, or undefined when it does not. */
   async function reasonFor(call: ToolCall, state: RunState): Promise<string | undefined> {
-    if (policy === 'all' || policy.has(call.name)) return `the pipeline asks for approval of every ${call.name} call`;
+    if ((policy === 'all' || policy.has(call.name)) && options.except?.includes(call.name) !== true)
+      return `the pipeline asks for approval of every ${call.name} call`;
     for (const reason of options.reasons ?? []) {
       const because = reason(call, state);
       if (because !== undefined) return because;

@@ -171,7 +171,9 @@ function drawDecisions(view) {
   // One card per pending call: what it is, why it waits, its arguments (editable: an edit approves the edited call).
   pending.forEach(function (item) {
     var callId = item.callId || item.id;
-    var given = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments || {});
+    // An MCP server's question (kind elicitation): the box holds its form's fields, and approving sends the answer.
+    var asks = item.kind === 'elicitation';
+    var given = asks ? formSkeleton(item.requestedSchema) : typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments || {});
     var shown = given;
     try { shown = JSON.stringify(JSON.parse(given), null, 2); } catch (error) { /* not JSON: shown as the model sent it */ }
     // As many rows as the JSON has lines (within reason), so the arguments show whole without scrolling.
@@ -190,7 +192,7 @@ function drawDecisions(view) {
       var edited = argumentsBox.value.trim();
       var changed = edited !== shown.trim();
       if (changed) { try { JSON.parse(edited); } catch (error) { return showError('the arguments are not JSON: ' + error.message); } }
-      decide(changed ? { approve: true, arguments: edited } : { approve: true });
+      decide(changed || asks ? { approve: true, arguments: edited } : { approve: true });
     });
     reject.addEventListener('click', function () {
       var text = message.value.trim();
@@ -200,11 +202,23 @@ function drawDecisions(view) {
       el('strong', {}, ['waiting for a decision: ' + (item.tool || item.name || 'a call')]),
       el('span', { class: 'call-id muted' }, ['call ' + callId]),
       el('span', { class: 'why' }, [item.reason || '']),
-    ].concat(typeof item.agent === 'string' ? [el('span', { class: 'agent' }, ['asked by agent ' + item.agent])] : [], [
+    ].concat(asks && item.url ? [el('span', { class: 'url' }, ['open: ' + item.url])] : [],
+      typeof item.agent === 'string' ? [el('span', { class: 'agent' }, ['asked by agent ' + item.agent])] : [], [
       argumentsBox,
       el('div', {}, [approve, ' ', reject, ' ', message]),
     ])));
   });
+}
+/** The fields of a server's form as JSON to fill in: each field's default, else an empty value of its type. */
+function formSkeleton(schema) {
+  var fields = {};
+  var properties = (schema && schema.properties) || {};
+  Object.keys(properties).forEach(function (name) {
+    var field = properties[name] || {};
+    var empty = field.type === 'boolean' ? false : field.type === 'number' || field.type === 'integer' ? 0 : field.type === 'array' ? [] : '';
+    fields[name] = field.default !== undefined ? field.default : empty;
+  });
+  return JSON.stringify(fields);
 }
 function route() {
   var match = /^#\/runs\/(.+)$/.exec(location.hash);

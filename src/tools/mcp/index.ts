@@ -14,6 +14,13 @@ export {
 } from './client-requests.js';
 export { type McpProgress } from './mcp-call.js';
 export {
+  runClientHandlers,
+  type McpHandlersFor,
+  type McpCallContext,
+  type McpRunRequestsOptions,
+} from './run-requests.js';
+export { checkElicitationAnswers, elicitationProblem, CANCEL_MESSAGE } from './elicitation.js';
+export {
   McpOAuthProvider,
   fileCredentialStore,
   memoryCredentialStore,

@@ -5,6 +5,9 @@ import type { CallToolResult, Progress, Tool as ListedTool } from '@modelcontext
 import { messageOf } from '../../common/error-message.js';
 import { ToolFailure } from '../tool-failure.js';
 import type { McpClientHandlers } from './client-requests.js';
+import type { McpHandlersFor } from './run-requests.js';
+import type { PendingDecision } from '../../engine/signal.js';
+import type { ToolContext } from '../define-tool.js';
 import type { McpConnection } from './connection.js';
 import { contentText } from './content.js';
 import { loadedSdk } from './sdk.js';
@@ -21,7 +24,8 @@ export interface McpProgress {
 export interface McpCallSettings {
   /** How long the server may stay silent: an answer or a progress notification resets it. */
   quietMs: number;
-  handlers?: McpClientHandlers;
+  /** Fixed handlers, or handlers made for each call (runClientHandlers: the run's person and model). */
+  handlers?: McpClientHandlers | McpHandlersFor;
   onProgress?(progress: McpProgress): void;
 }
 
@@ -32,12 +36,33 @@ export async function callMcpTool(
   connection: McpConnection,
   listed: ListedTool,
   args: Record<string, unknown>,
-  signal: AbortSignal,
+  /** The call as the executor makes it; its `idempotencyKey` is the same at every attempt (the server can do it once). */
+  context: Pick<ToolContext, 'signal' | 'callId' | 'reportUsage'> & { idempotencyKey?: string },
   settings: McpCallSettings,
-  /** The same at every attempt of this call (a re-run after a crash): the server can do the call once. */
-  idempotencyKey?: string,
+  /** The tool's name in the run (`server__tool`). */
+  name = listed.name,
 ): Promise<string> {
   const server = connection.server.name;
+  const { idempotencyKey } = context;
+  // A question for a person that must wait ends the call: the abort cancels it on the server.
+  const ending = new AbortController();
+  const signal = AbortSignal.any([context.signal, ending.signal]);
+  let paused: PendingDecision | undefined;
+  const handlers =
+    typeof settings.handlers === 'function'
+      ? settings.handlers({
+          server,
+          tool: name,
+          arguments: JSON.stringify(args),
+          callId: context.callId,
+          signal,
+          ...(context.reportUsage && { reportUsage: (usage) => context.reportUsage!(usage) }),
+          pause(item) {
+            paused ??= item;
+            ending.abort();
+          },
+        })
+      : settings.handlers;
   let client: Client;
   try {
     client = await connection.client();
@@ -72,14 +97,16 @@ export async function callMcpTool(
   };
   let result: CallToolResult;
   try {
-    result = await connection.callers.during(settings.handlers, () =>
+    result = await connection.callers.during(handlers, () =>
       current.execution?.taskSupport === 'required'
         ? callAsTask(client, request, options)
         : (client.callTool(request, undefined, options) as Promise<CallToolResult>),
     );
   } catch (error) {
+    if (paused !== undefined) throw pausedFailure(paused);
     throw callFailure(server, connection.scrub(messageOf(error)), error);
   }
+  if (paused !== undefined) throw pausedFailure(paused);
   // A server that changed its tools during the call said so before answering: the run sees the new list with the result.
   await connection.relisting;
   const text =
@@ -89,6 +116,10 @@ export async function callMcpTool(
   if (result.isError === true)
     throw new ToolFailure(`the MCP server "${server}" reported an error: ${connection.scrub(text) || '(no message)'}`);
   return text;
+}
+
+function pausedFailure(item: PendingDecision): ToolFailure {
+  return new ToolFailure(`Waiting for a person: ${item.reason}.`, { kind: 'paused', pending: [item] });
 }
 
 /** A task-only tool: created as a task, polled by the SDK until it ends; cancelling the run cancels the task. */

@@ -7,6 +7,7 @@ import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';
 import { listAllTools, type McpConnection } from './connection.js';
 import type { McpClientHandlers } from './client-requests.js';
+import type { McpHandlersFor } from './run-requests.js';
 import type { McpAuthorizer, McpCredentialStore } from './oauth-types.js';
 import { callMcpTool, MCP_CALL_CEILING_MS, type McpCallSettings, type McpProgress } from './mcp-call.js';
 import { prefixedToolName } from './names.js';
@@ -28,8 +29,9 @@ export interface McpToolsOptions {
   filter?: readonly string[] | ((tool: McpToolInfo) => boolean);
   /** How long a call may go without an answer or progress (the server's `timeout` wins); default 30,000 ms. */
   timeoutMs?: number;
-  /** Who answers the servers' elicitation and sampling requests during a call; without them, declined. */
-  handlers?: McpClientHandlers;
+  /** Who answers the servers' elicitation and sampling requests during a call (fixed, or made for each call like
+   * runClientHandlers()); without them, declined. */
+  handlers?: McpClientHandlers | McpHandlersFor;
   /** Each progress notification of a call. */
   onProgress?(progress: McpProgress): void;
   /** How long starting the server and the handshake may take. Default 30,000 ms. */
@@ -165,7 +167,7 @@ function mcpTool(
     taints: true,
     // The quiet timeout (reset by progress) is the SDK's; the executor only bounds a call that reports forever.
     timeoutMs: MCP_CALL_CEILING_MS,
-    execute: (args, context) => callMcpTool(connection, listed, args, context.signal, settings, context.idempotencyKey),
+    execute: (args, context) => callMcpTool(connection, listed, args, context, settings, name),
   };
   Object.freeze(tool);
   origins.set(tool, { server, tool: listed.name, transport: describeTransport(connection.server) });

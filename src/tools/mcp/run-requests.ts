@@ -1,0 +1,112 @@
+// What a server asks during a call, answered for the run that makes the call: a question for a person waits for the
+// run's person like an approval (the call ends, the run pauses with a decision of kind `elicitation`, and resumes by
+// running the call again with the answer); a sampling request is a call of the run's own model, journaled with the
+// run (request purpose `sampling:SERVER`), counted in its usage and budget, and refused when it reads as an injection.
+import type { ChatMessage, ChatUsage } from '../../model/types.js';
+import type { PendingDecision } from '../../engine/signal.js';
+import { StageloopError } from '../../common/stageloop-error.js';
+import { currentToolCaller, wantToolCallers } from '../call-scope.js';
+import type { McpClientHandlers, McpSamplingRequest, McpSamplingResult } from './client-requests.js';
+import { elicitationAnswer, elicitationId, elicitationPending, ELICITATION } from './elicitation.js';
+
+/** One call of a server's tool, as its request handlers see it. */
+export interface McpCallContext {
+  server: string;
+  /** The tool's name in the run (`server__tool`) and the call's arguments as the model sent them. */
+  tool: string;
+  arguments: string;
+  callId: string | undefined;
+  signal: AbortSignal;
+  /** Tokens the call spent on the run's model: they count in the run's usage and budgets. */
+  reportUsage?(usage: ChatUsage): void;
+  /** Ends the call: it waits for this decision (the run pauses and runs the call again once it is given). */
+  pause(item: PendingDecision): void;
+}
+
+/** Handlers made for each call (McpToolsOptions.handlers takes these or fixed handlers). */
+export type McpHandlersFor = (call: McpCallContext) => McpClientHandlers;
+
+export interface McpRunRequestsOptions {
+  /** Whether a sampling request's text reads as a prompt injection (the run's detector): such a request is refused. */
+  injection?(text: string): boolean;
+  /** The most output tokens one sampling request gets, whatever the server asks; default 2,000. */
+  maxTokens?: number;
+}
+
+const DEFAULT_SAMPLING_TOKENS = 2_000;
+
+/** Elicitation through the run's person (no person: declined), sampling through the run's model (no model: refused). */
+export function runClientHandlers(options: McpRunRequestsOptions = {}): McpHandlersFor {
+  // The handlers read the calling run (its decisions, model, usage, limits) from the tool call's scope.
+  wantToolCallers();
+  return (call) => {
+    const caller = currentToolCaller();
+    let asked = 0;
+    let sampled = 0;
+    return {
+      async elicit(request) {
+        asked += 1;
+        const given = (call.callId !== undefined && caller?.decisions?.get(call.callId)) || {};
+        const decision = given[elicitationId(asked)];
+        if (decision !== undefined) return elicitationAnswer(decision, request);
+        // No person: nobody answers now and no store keeps the run until someone does.
+        if (caller?.deps.approve === undefined || call.callId === undefined) return { action: 'decline' };
+        const earlier = Object.fromEntries(Object.entries(given).filter(([id]) => id.startsWith(`${ELICITATION}-`)));
+        call.pause(elicitationPending(asked, request, call, earlier));
+        return { action: 'cancel' };
+      },
+      async sample(request, server) {
+        const model = caller?.deps.model;
+        if (caller === undefined || model === undefined)
+          throw new StageloopError('tool', `stageloop has no model to sample with for "${server}" here`);
+        const messages = chatMessagesOf(request);
+        const text = messages.map((message) => message.content).join('\n');
+        if (options.injection?.(text) === true)
+          throw new StageloopError(
+            'tool',
+            `stageloop refused the sampling request of "${server}": its messages read as a prompt injection`,
+          );
+        const left =
+          caller.tokenLimit === undefined
+            ? Infinity
+            : caller.tokenLimit - caller.usage.inputTokens - caller.usage.outputTokens - sampled;
+        if (left <= 0)
+          throw new StageloopError(
+            'tool',
+            `stageloop refused the sampling request of "${server}": the run's token budget is spent`,
+          );
+        const cap = Math.min(request.maxTokens, options.maxTokens ?? DEFAULT_SAMPLING_TOKENS, left);
+        const response = await model.chat(
+          {
+            messages,
+            purpose: `sampling:${server}`,
+            maxOutputTokens: cap,
+            ...(request.temperature !== undefined && { temperature: request.temperature }),
+          },
+          call.signal,
+        );
+        sampled += response.usage.inputTokens + response.usage.outputTokens;
+        call.reportUsage?.(response.usage);
+        return samplingResult(response.content, response.model, response.finishReason === 'length');
+      },
+    };
+  };
+}
+
+/** The server's system prompt and messages as the run's model reads them (text; other content named, not sent). */
+function chatMessagesOf(request: McpSamplingRequest): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (request.systemPrompt !== undefined) messages.push({ role: 'system', content: request.systemPrompt });
+  for (const message of request.messages) {
+    const parts = Array.isArray(message.content) ? message.content : [message.content];
+    const content = parts.map((part) =>
+      'text' in part && typeof part.text === 'string' ? part.text : `[${part.type}]`,
+    );
+    messages.push({ role: message.role, content: content.join('\n') });
+  }
+  return messages;
+}
+
+function samplingResult(text: string, model: string, cut: boolean): McpSamplingResult {
+  return { role: 'assistant', content: { type: 'text', text }, model, stopReason: cut ? 'maxTokens' : 'endTurn' };
+}
