@@ -42,7 +42,7 @@ export function journaledDecider<Type extends keyof Decided>(
   journal: RunJournal,
 ): Decider<Decided[Type]['request'], Decided[Type]['answer']> {
   return async (request) => {
-    const next = journal.peek();
+    const next = journal.peekFor('decision', cursor);
     // A decision recorded for another call (a pause decided out of order) is not this call's.
     if (
       next?.kind === 'decision' &&

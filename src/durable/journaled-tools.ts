@@ -36,7 +36,7 @@ export function journaledTools(
       // Recordings made before intents existed have none: its absence is no divergence.
       const intent = journal.serve('intent', cursor, (entry) => differs(entry, recorded), true);
       // A served batch's calls are not made: the model calls they made for an MCP server (sampling) are not either.
-      while (isSampling(journal.peek())) journal.serve('model', cursor);
+      while (isSampling(journal.peekFor('model', cursor))) journal.serve('model', cursor);
       const served = journal.serve('tool', cursor, (entry) => differs(entry, recorded));
       if (served !== undefined) {
         if (served.data.abort !== undefined) options.onRecordedAbort?.(served.data.abort);

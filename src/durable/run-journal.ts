@@ -148,6 +148,14 @@ export class RunJournal {
     return this.live ? undefined : this.served[this.index];
   }
 
+  /** The entry `serve(kind, where)` would take next, without taking it: a plan step's own, wherever the other steps'
+   * entries put it. */
+  peekFor(kind: JournalKind, where: Where): JournalEntry | undefined {
+    if (this.live) return undefined;
+    const entry = this.served[this.positionOf(kind, where)];
+    return entry?.kind === kind && entry.stage === where.stage ? entry : this.served[this.index];
+  }
+
   get isLive(): boolean {
     return this.live;
   }
