@@ -34,6 +34,8 @@ describe('guardSettingsSchema', () => {
       contextBudget: 100,
       budgetMode: 'hard',
       noGuards: false,
+      sessionMaxTokens: 20_000,
+      sessionMaxCostUsd: 0.25,
     };
     expect(guardSettingsSchema.parse(every)).toEqual(every);
     expect(guardSettingsSchema.parse({ maxTokens: 0, timeoutSeconds: 0, loopLimit: 0, contextBudget: 0 })).toEqual({

@@ -69,6 +69,7 @@ const declaredTypes = {
   call_in_doubt: true,
   workspace_loaded: true,
   skill_loaded: true,
+  session_budget_spent: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
