@@ -30,7 +30,7 @@ export function history(): Stage {
       // Kept only when something was spent, so a run recorded before sessions kept usage replays to the same state.
       if (spent !== undefined) state.history.spent = spent;
       // The facts are shown between spotlight marks (context, plan): their boundary drawn through the journaled ids, so a replay renders the same prompt.
-      if (loaded.facts.length > 0) drawSpotlightBoundary(state, ctx.deps.ids);
+      if (loaded.facts.length > 0) drawSpotlightBoundary(state, ctx.deps.ids, 16);
       // A row that cannot be read is reported, not fatal: the conversation goes on without it and the row stays.
       for (const problem of loaded.problems) ctx.emit('history_unreadable', { problem });
       ctx.emit('history_loaded', {

@@ -20,11 +20,13 @@ const letters = 'abcdefghijklmnopqrstuvwxyz';
  * one); stages that show untrusted text draw it before it is first used. Letters only, so no reader mistakes them for
  * a number.
  */
-export function drawSpotlightBoundary(state: RunState, ids: { newId(): string }): void {
+export function drawSpotlightBoundary(state: RunState, ids: { newId(): string }, letterCount = 20): void {
   if (state.spotlight !== undefined) return;
   const id = ids.newId();
   state.spotlight = {
-    boundary: [...id.slice(0, 20)].map((char) => String.fromCharCode(97 + (parseInt(char, 36) % 26 || 0))).join(''),
+    boundary: [...id.slice(0, letterCount)]
+      .map((char) => String.fromCharCode(97 + (parseInt(char, 36) % 26 || 0)))
+      .join(''),
   };
 }
 

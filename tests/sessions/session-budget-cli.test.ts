@@ -79,7 +79,7 @@ describe('--session-max-tokens (offline model)', { timeout: 180_000 }, () => {
   });
 
   it('the progress view says so in words', async () => {
-    await cli(['run', '-q', '--session', 's1', 'What is 12 * 12?']);
+    expect((await cli(['run', '-q', '--session', 's1', 'What is 12 * 12?'])).code).toBe(0);
     const result = await cli(['run', '--session', 's1', '--session-max-tokens', '5', 'Add 10 to that']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(
