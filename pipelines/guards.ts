@@ -4,6 +4,7 @@ import { stageNames, type Pipeline } from '../src/engine/pipeline.js';
 import { checkGuardSettings, guardDefaults, type GuardSettings } from '../src/engine/guard-settings.js';
 import { budget, type BudgetOptions } from '../stages/guards/budget.js';
 import { requirePrice } from '../stages/guards/budget-options.js';
+import { sessionBudget } from '../stages/guards/session-budget.js';
 import { noGuardPlaces, placeGuards, requireStage, type GuardEnvironment } from '../stages/guards/guard-places.js';
 import { injectionGuard } from '../stages/guards/injection/injection-guard.js';
 import { loopGuard } from '../stages/guards/loop-guard.js';
@@ -42,10 +43,24 @@ export function applyGuards(pipeline: Pipeline, settings: GuardSettings, environ
     const guard = budget({
       ...limitsGiven,
       ...(environment.prices !== undefined && { prices: environment.prices }),
-      ...(budgetMode !== undefined && { mode: budgetMode }),
+      // ask: the soft budget, which asks a person when the run has one to ask (deps.onLimit).
+      ...(budgetMode !== undefined && { mode: budgetMode === 'ask' ? 'soft' : budgetMode }),
     });
     places.setupFront.push(guard.start);
     places.beforeThink.push(guard);
+  }
+  const { sessionMaxTokens, sessionMaxCostUsd } = settings;
+  if (sessionMaxTokens !== undefined || sessionMaxCostUsd !== undefined) {
+    if (sessionMaxCostUsd !== undefined)
+      requirePrice(environment.modelName, environment.prices, name('sessionMaxCostUsd'));
+    places.beforeThink.push(
+      sessionBudget({
+        ...(sessionMaxTokens !== undefined && { maxTokens: sessionMaxTokens }),
+        ...(sessionMaxCostUsd !== undefined && { maxCostUsd: sessionMaxCostUsd }),
+        ...(budgetMode === 'hard' && { mode: 'hard' }),
+        ...(environment.prices !== undefined && { prices: environment.prices }),
+      }),
+    );
   }
   if (given(contextBudget) !== undefined) places.beforeThink.push(prune({ budgetTokens: contextBudget! }));
   else if (contextBudget === undefined && defaults && names.includes('think')) places.beforeThink.push(prune());

@@ -60,7 +60,7 @@ async function askLimit(terminal: Terminal, request: LimitRequest): Promise<Limi
     const answer = (
       await ask(
         terminal,
-        `\nthe ${request.kind} budget is spent (${round(request.used)} of ${round(request.limit)}) — extend by how much? [NUMBER] / [f]inish now / [s]top: `,
+        `\nthe ${request.kind.replace('session_', "session's ")} budget is spent (${round(request.used)} of ${round(request.limit)}) — extend by how much? [NUMBER] / [f]inish now / [s]top: `,
       )
     ).toLowerCase();
     const amount = Number(answer);

@@ -219,6 +219,10 @@ export function runFlagsOf(
     throw new StageloopError('usage', '--user names whose session a run is a turn of: add --session NAME');
   if (values.session !== undefined) flags.session = values.session;
   if (values.user !== undefined) flags.user = values.user;
+  const sessionLimit = ['session-max-tokens', 'session-max-cost'] as const;
+  const given = sessionLimit.find((flag) => values[flag] !== undefined);
+  if (command === 'run' && values.session === undefined && given !== undefined)
+    throw new StageloopError('usage', `--${given} caps the turns of a session: add --session NAME`);
   const parallel = values['max-parallel-steps'];
   if (parallel !== undefined) {
     if (!/^[1-9]\d*$/.test(parallel))

@@ -1,6 +1,7 @@
 // The budget stage's events (warnings, spent limits, a person's answer to a limit question) as sentences.
 import type { RunEventOf } from '../../src/engine/stage.js';
 import type {} from '../../stages/guards/budget.js';
+import type {} from '../../stages/guards/session-budget.js';
 import { kindNames, type BudgetKind } from '../../stages/guards/budget-decide.js';
 import type { LimitsInForce } from '../../stages/guards/limits.js';
 
@@ -8,10 +9,12 @@ type BudgetEvent =
   | RunEventOf<'budget_warning'>
   | RunEventOf<'budget_exhausted'>
   | RunEventOf<'budget_stop'>
-  | RunEventOf<'budget_decided'>;
+  | RunEventOf<'budget_decided'>
+  | RunEventOf<'session_budget_spent'>;
 
 /** An amount of one budget in its unit: tokens and iterations as counts, cost in dollars, time (kept in ms) in seconds. */
 export function amountOf(kind: string, value: number): string {
+  if (kind.startsWith('session_')) return amountOf(kind.slice('session_'.length), value);
   if (kind === 'cost') return `$${value.toFixed(4)}`;
   if (kind === 'time') return `${(value / 1000).toFixed(1)} s`;
   const count = Number.isInteger(value) ? String(value) : value.toFixed(1);
@@ -19,6 +22,7 @@ export function amountOf(kind: string, value: number): string {
 }
 
 function nameOf(kind: string): string {
+  if (kind.startsWith('session_')) return `session's ${nameOf(kind.slice('session_'.length))}`;
   return kindNames[kind as BudgetKind] ?? kind;
 }
 
@@ -34,6 +38,11 @@ export function budgetLine(event: BudgetEvent): string {
     }
     case 'budget_stop':
       return `budget: the ${nameOf(event.data.kind)} budget of ${amountOf(event.data.kind, event.data.limit)} stops the run`;
+    case 'session_budget_spent': {
+      const { kind, used, limit, action } = event.data;
+      const spent = `budget: the session's ${nameOf(kind)} budget is spent (${amountOf(kind, used)} of ${amountOf(kind, limit)}, its earlier turns included)`;
+      return action === 'stop' ? `${spent}: the turn stops` : `${spent}: one last answer without tools`;
+    }
     case 'budget_decided': {
       const { kind, action, by } = event.data;
       const question = `the ${nameOf(kind)} budget was spent`;

@@ -21,6 +21,8 @@ export const guardFlagTable = {
   '--context-budget': 'contextBudget',
   '--budget-mode': 'budgetMode',
   '--no-guards': 'noGuards',
+  '--session-max-tokens': 'sessionMaxTokens',
+  '--session-max-cost': 'sessionMaxCostUsd',
 } as const satisfies Record<string, GuardSettingName>;
 
 type GuardFlag = keyof typeof guardFlagTable;
@@ -43,6 +45,8 @@ export const guardOptions = {
   'context-budget': { type: 'string' },
   'budget-mode': { type: 'string' },
   'no-guards': { type: 'boolean' },
+  'session-max-tokens': { type: 'string' },
+  'session-max-cost': { type: 'string' },
 } as const satisfies Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
 /** The guard settings of parsed flag values; a bad one is a one-line error naming its flag (`--max-tokens must be ...`). */

@@ -158,6 +158,7 @@ export function progressPrinter(
       case 'budget_exhausted':
       case 'budget_stop':
       case 'budget_decided':
+      case 'session_budget_spent':
         write(`  ${budgetLine(event)}`);
         return;
       case 'limits':

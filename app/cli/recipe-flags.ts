@@ -99,7 +99,8 @@ export async function recipeFromFlags(
     guards: flags.guards,
     approvals: {
       ...(flags.approveTools !== undefined && { tools: flags.approveTools }),
-      askOnLimit: flags.askOnLimit === true,
+      // --budget-mode ask: a spent budget asks, as --ask-on-limit.
+      askOnLimit: flags.askOnLimit === true || flags.guards.budgetMode === 'ask',
       ...(flags.taintPolicy !== undefined && { taintPolicy: flags.taintPolicy }),
     },
     ...(outputSchema !== undefined && { outputSchema }),

@@ -44,8 +44,10 @@ Limits and guards (on by default; 0 turns one off, --no-guards all the defaults;
                            window, 102400 for a model stageloop does not know); 0 for none
   --max-cost USD           cost budget, from the model price table (default: none)
   --timeout SECONDS        time limit; the call in flight is cut off at the deadline (default 600); 0 for none
-  --budget-mode soft|hard  soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
-                           call whose estimate would cross --max-tokens or --max-cost (docs/guards.md)
+  --budget-mode soft|hard|ask
+                           soft (default): one forced tool-less answer after a budget is spent; hard: stop before a
+                           call whose estimate would cross --max-tokens or --max-cost (docs/guards.md); ask: a spent
+                           budget (the run's or the session's) asks at a terminal, as --ask-on-limit
   --guard injection[=flag|redact|block]
                            screen the task and tool results for prompt injection (default action: flag)
   --loop-limit N           refuse the Nth identical failing tool call in a row (same tool and arguments; asking
@@ -85,6 +87,9 @@ Output:
 Sessions:
   --session NAME           this run is a turn of session NAME: earlier turns, its summary and facts are in context
   --user ID                whose session it is (default "default"); two users' sessions never meet
+  --session-max-tokens N   token budget of all the session's turns together: a turn that reaches it stops with
+                           budget_session (exit 3; docs/sessions.md "Session budget")
+  --session-max-cost USD   the same in US dollars, from the model price table
 
 Approval:
   --approve-tools NAME,... calls to these tools wait for a person: asked at a terminal, else the run pauses (exit 4)

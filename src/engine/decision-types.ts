@@ -30,7 +30,8 @@ export type Decision =
   | { approve: true; arguments: string | JsonObject }
   | { approve: false; message?: string };
 
-export type LimitKind = 'iterations' | 'tokens' | 'cost' | 'time';
+/** A run's budgets, and a session's (`session_tokens`, `session_cost`: every turn of the session together). */
+export type LimitKind = 'iterations' | 'tokens' | 'cost' | 'time' | 'session_tokens' | 'session_cost';
 
 export interface LimitRequest {
   kind: LimitKind;

@@ -29,10 +29,14 @@ export const guardSettingsObject = z.object({
   onRepeat: z.enum(['refuse', 'ask'], { error: 'must be "refuse" or "ask"' }).optional(),
   /** Tokens each model request is pruned to; 0 turns pruning off. Default: 80% of the model's context window. */
   contextBudget: numberField('a whole number of tokens (0 turns pruning off)', wholeNumber(0)).optional(),
-  /** soft: a spent budget stops the run after the call that crossed it; hard: before a call that would cross maxTokens or maxCostUsd. Default soft. */
-  budgetMode: z.enum(['soft', 'hard'], { error: 'must be "soft" or "hard"' }).optional(),
+  /** soft: a spent budget stops the run after the call that crossed it; hard: before a call that would cross maxTokens or maxCostUsd; ask: a spent budget (the run's or the session's) asks a person first. Default soft. */
+  budgetMode: z.enum(['soft', 'hard', 'ask'], { error: 'must be "soft", "hard" or "ask"' }).optional(),
   /** None of the default guards (docs/guards.md "Defaults"); the settings given still apply. Default false. */
   noGuards: z.boolean({ error: 'must be true or false' }).optional(),
+  /** Input + output tokens of all the turns of the run's session, this one included (a session run only). Default: none. */
+  sessionMaxTokens: numberField('a whole number of tokens, 1 or more', wholeNumber(1)).optional(),
+  /** US dollars all the turns of the run's session may spend (the model's price must be known). Default: none. */
+  sessionMaxCostUsd: numberField('a positive number of US dollars', (value) => value > 0).optional(),
 });
 
 export type GuardSettings = z.output<typeof guardSettingsObject>;
@@ -74,7 +78,8 @@ export function guardSettingsConflict(
       message: `${name('onRepeat')} needs the repeated-call guard, but ${name('loopLimit')} 0 turns it off: drop one of the two`,
     };
   }
-  if (settings.budgetMode === 'hard' && !settings.maxTokens && settings.maxCostUsd === undefined) {
+  const sessionLimit = settings.sessionMaxTokens !== undefined || settings.sessionMaxCostUsd !== undefined;
+  if (settings.budgetMode === 'hard' && !settings.maxTokens && settings.maxCostUsd === undefined && !sessionLimit) {
     return {
       setting: 'budgetMode',
       message: `${name('budgetMode')} hard needs ${name('maxTokens')} or ${name('maxCostUsd')}: it decides before each model call whether that call would cross them`,

@@ -60,7 +60,13 @@ export const startRunSchema = z
   .refine((body) => body.user === undefined || body.session !== undefined, {
     message: 'user names whose session a run is a turn of: give session too',
     path: ['user'],
-  });
+  })
+  .refine(
+    (body) =>
+      body.session !== undefined ||
+      (body.options?.sessionMaxTokens === undefined && body.options?.sessionMaxCostUsd === undefined),
+    { message: 'a session budget caps the turns of a session: give session too', path: ['options'] },
+  );
 
 export type StartRunBody = z.infer<typeof startRunSchema>;
 export type RunRequestOptions = z.infer<typeof runOptionsSchema>;

@@ -1,9 +1,10 @@
 // memorySessions(): the SessionStore in this process's memory, for tests and runs that need nothing to survive.
 import { createSessionStore, type FactRow, type SessionTables, type TurnRow } from './session-store.js';
-import type { SessionScope, SessionStore } from './types.js';
+import type { SessionScope, SessionStore, SessionUsage } from './types.js';
 
 interface MemorySession {
   summary: string;
+  folded: SessionUsage;
   turns: TurnRow[];
   facts: Map<string, FactRow>;
 }
@@ -18,11 +19,15 @@ export function memorySessions(options: { clock?: { now(): number } } = {}): Ses
     write: (body) => body(),
     read: (body) => body(),
     summary: (scope) => find(scope)?.summary,
+    folded: (scope) => ({ ...(find(scope)?.folded ?? { tokens: 0, costUsd: 0 }) }),
     ensureSession(scope) {
-      if (!sessions.has(keyOf(scope))) sessions.set(keyOf(scope), { summary: '', turns: [], facts: new Map() });
+      if (!sessions.has(keyOf(scope)))
+        sessions.set(keyOf(scope), { summary: '', folded: { tokens: 0, costUsd: 0 }, turns: [], facts: new Map() });
     },
-    setSummary(scope, summary) {
-      find(scope)!.summary = summary;
+    setSummary(scope, summary, _at, folded) {
+      const session = find(scope)!;
+      session.summary = summary;
+      session.folded = { ...folded };
     },
     turns: (scope) => (find(scope)?.turns ?? []).map((row) => ({ ...row })),
     insertTurn(scope, row) {
@@ -35,6 +40,8 @@ export function memorySessions(options: { clock?: { now(): number } } = {}): Ses
         tools: row.toolsText,
         at: row.at,
         status: row.status ?? 'completed',
+        tokens: row.usage?.tokens ?? 0,
+        costUsd: row.usage?.costUsd ?? 0,
       });
       // In seq order, as the SQL stores read them (a resumed turn goes back in its place).
       session.turns.sort((a, b) => a.seq - b.seq);

@@ -1,7 +1,20 @@
 // postgresSessions(url | pool): the SessionStore in the same PostgreSQL schema as the runs (migration 2). Reads go
 // through session-store.ts's row readers (a row that cannot be read is reported and kept); each write is one
 // transaction that locks the session's row first, so two processes never number a turn twice.
-import { byKey, checked, label, readAll, readFact, readTurn, type FactRow, type TurnRow } from './session-store.js';
+import {
+  byKey,
+  checked,
+  foldedOf,
+  foldedUsage,
+  label,
+  readAll,
+  readFact,
+  readTurn,
+  spentOf,
+  usageOf,
+  type FactRow,
+  type TurnRow,
+} from './session-store.js';
 import {
   checkSchema,
   createPool,
@@ -42,14 +55,14 @@ export function postgresSessions(
   let closed = false;
   const scoped = 'user_id = $1 AND session = $2';
   const sql = {
-    summary: `SELECT summary FROM ${S}.sessions WHERE ${scoped}`,
+    summary: `SELECT summary, folded_tokens AS tokens, folded_cost_usd AS "costUsd" FROM ${S}.sessions WHERE ${scoped}`,
     ensure: `INSERT INTO ${S}.sessions (user_id, session, summary, created_at, updated_at) VALUES ($1, $2, '', $3, $3) ON CONFLICT DO NOTHING`,
-    lockSession: `SELECT summary FROM ${S}.sessions WHERE ${scoped} FOR UPDATE`,
-    setSummary: `UPDATE ${S}.sessions SET summary = $3, updated_at = $4 WHERE ${scoped}`,
-    turns: `SELECT seq, run_id AS "runId", task, answer, tools, at, status FROM ${S}.session_turns WHERE ${scoped} ORDER BY seq`,
+    lockSession: `SELECT summary, folded_tokens AS tokens, folded_cost_usd AS "costUsd" FROM ${S}.sessions WHERE ${scoped} FOR UPDATE`,
+    setSummary: `UPDATE ${S}.sessions SET summary = $3, updated_at = $4, folded_tokens = $5, folded_cost_usd = $6 WHERE ${scoped}`,
+    turns: `SELECT seq, run_id AS "runId", task, answer, tools, at, status, tokens, cost_usd AS "costUsd" FROM ${S}.session_turns WHERE ${scoped} ORDER BY seq`,
     lastSeq: `SELECT coalesce(max(seq), 0) AS seq FROM ${S}.session_turns WHERE ${scoped}`,
     runTurn: `DELETE FROM ${S}.session_turns WHERE ${scoped} AND run_id = $3 RETURNING seq`,
-    insertTurn: `INSERT INTO ${S}.session_turns (user_id, session, seq, run_id, task, answer, tools, at, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    insertTurn: `INSERT INTO ${S}.session_turns (user_id, session, seq, run_id, task, answer, tools, at, status, tokens, cost_usd) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     deleteTurns: `DELETE FROM ${S}.session_turns WHERE ${scoped} AND seq = ANY($3::integer[])`,
     facts: `SELECT key, value, source_run AS "sourceRun", updated_at AS updated FROM ${S}.session_facts WHERE ${scoped} ORDER BY key`,
     putFact: `INSERT INTO ${S}.session_facts (user_id, session, key, value, source_run, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -68,18 +81,18 @@ export function postgresSessions(
       throw postgresFailure(url, error);
     }
   };
-  /** A write on a session that exists from here on, with its row locked. */
+  /** A write on a session that exists from here on, with its row locked (`row`: what it held then). */
   const write = <Result>(
     scope: SessionScope,
     at: number,
-    body: (client: PostgresClient, values: [string, string]) => Promise<Result>,
+    body: (client: PostgresClient, values: [string, string], row: Record<string, unknown>) => Promise<Result>,
   ) =>
     step(() =>
       inTransaction(pool, async (client) => {
         const values: [string, string] = [scope.user, scope.session];
         await query(client, sql.ensure, [...values, at]);
-        await query(client, sql.lockSession, values);
-        return body(client, values);
+        const [row] = await query(client, sql.lockSession, values);
+        return body(client, values, row ?? {});
       }),
     );
 
@@ -102,7 +115,14 @@ export function postgresSessions(
         const where = `${label(owned)} in ${name}`;
         const turns = readAll(turnRows as unknown as TurnRow[], readTurn, where, problems);
         const facts = byKey(readAll(factRows as unknown as FactRow[], readFact, where, problems));
-        return { summary: (summary[0]?.summary as string | undefined) ?? '', turns, facts, problems };
+        const spent = spentOf(foldedOf(summary[0]), turns);
+        return {
+          summary: (summary[0]?.summary as string | undefined) ?? '',
+          turns,
+          facts,
+          problems,
+          ...(spent && { spent }),
+        };
       });
     },
     appendTurn: async (scope, turn) => {
@@ -114,6 +134,9 @@ export function postgresSessions(
           earlier === undefined ? await query(client, sql.lastSeq, values) : [{ seq: Number(earlier.seq) - 1 }];
         const record: TurnRecord = { seq: Number(last?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
         if (record.status === undefined) delete record.status;
+        const usage = usageOf(turn.usage?.tokens, turn.usage?.costUsd);
+        if (usage === undefined) delete record.usage;
+        else record.usage = usage;
         await query(client, sql.insertTurn, [
           ...values,
           record.seq,
@@ -123,14 +146,17 @@ export function postgresSessions(
           JSON.stringify(record.tools),
           record.at,
           record.status ?? 'completed',
+          usage?.tokens ?? 0,
+          usage?.costUsd ?? 0,
         ]);
         return record;
       });
     },
     compact: async (scope, foldedSeqs, summary) => {
       const owned = checked(scope);
-      return write(owned, clock.now(), async (client, values) => {
-        const present = new Set((await query(client, sql.turns, values)).map((row) => Number(row.seq)));
+      return write(owned, clock.now(), async (client, values, session) => {
+        const rows = (await query(client, sql.turns, values)) as unknown as TurnRow[];
+        const present = new Set(rows.map((row) => Number(row.seq)));
         const missing = foldedSeqs.filter((seq) => !present.has(seq));
         // Another process compacted first: keep its summary rather than fold the same turns twice.
         if (missing.length > 0)
@@ -139,7 +165,11 @@ export function postgresSessions(
             `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`,
           );
         await query(client, sql.deleteTurns, [...values, [...foldedSeqs]]);
-        await query(client, sql.setSummary, [...values, summary, clock.now()]);
+        // What the folded turns spent stays in the session's total (the session budget counts every turn).
+        const folding = rows.filter((row) => foldedSeqs.includes(Number(row.seq))).map(readTurn);
+        const turns = folding.filter((turn): turn is TurnRecord => typeof turn !== 'string');
+        const folded = foldedUsage(foldedOf(session), turns);
+        await query(client, sql.setSummary, [...values, summary, clock.now(), folded.tokens, folded.costUsd]);
       });
     },
     listFacts: async (scope) => {

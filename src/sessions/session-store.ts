@@ -10,6 +10,7 @@ import {
   type SessionHistory,
   type SessionScope,
   type SessionStore,
+  type SessionUsage,
   type TurnRecord,
   type TurnStatus,
 } from './types.js';
@@ -25,6 +26,9 @@ export interface TurnRow {
   at: unknown;
   /** Absent in a row written before turns had a status. */
   status?: unknown;
+  /** What the turn spent; 0 in a row written before turns kept it. */
+  tokens?: unknown;
+  costUsd?: unknown;
 }
 
 export interface FactRow {
@@ -41,8 +45,11 @@ export interface SessionTables {
   read<Result>(body: () => Result): Result;
   /** The session's summary, or undefined when the session has no row. */
   summary(scope: SessionScope): string | undefined;
+  /** What the session's folded turns spent (0 and 0 when none were folded, or the session has no row). */
+  folded(scope: SessionScope): SessionUsage;
   ensureSession(scope: SessionScope, at: number): void;
-  setSummary(scope: SessionScope, summary: string, at: number): void;
+  /** The new summary, and the folded turns' usage added to the session's folded total. */
+  setSummary(scope: SessionScope, summary: string, at: number, folded: SessionUsage): void;
   turns(scope: SessionScope): TurnRow[];
   insertTurn(scope: SessionScope, row: TurnRecord & { toolsText: string }): void;
   deleteTurn(scope: SessionScope, seq: number): void;
@@ -86,7 +93,37 @@ export function readTurn(row: TurnRow): TurnRecord | string {
     at: row.at,
   };
   if (status !== 'completed') record.status = status as Exclude<TurnStatus, 'completed'>;
+  const usage = usageOf(row.tokens, row.costUsd);
+  if (usage !== undefined) record.usage = usage;
   return record;
+}
+
+/** Usage of two stored figures; undefined when both are 0 (or not numbers: a row edited by hand spent nothing). */
+export function usageOf(tokens: unknown, costUsd: unknown): SessionUsage | undefined {
+  const figure = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0);
+  const usage = { tokens: figure(tokens), costUsd: figure(costUsd) };
+  return usage.tokens === 0 && usage.costUsd === 0 ? undefined : usage;
+}
+
+/** The session's total: its folded turns and the turns kept; undefined when nothing was spent. */
+export function spentOf(folded: SessionUsage, turns: readonly TurnRecord[]): SessionUsage | undefined {
+  let tokens = folded.tokens;
+  let costUsd = folded.costUsd;
+  for (const turn of turns) {
+    tokens += turn.usage?.tokens ?? 0;
+    costUsd += turn.usage?.costUsd ?? 0;
+  }
+  return usageOf(tokens, costUsd);
+}
+
+/** A session row's folded figures (absent row: none). */
+export function foldedOf(row: { tokens?: unknown; costUsd?: unknown } | undefined): SessionUsage {
+  return usageOf(row?.tokens, row?.costUsd) ?? { tokens: 0, costUsd: 0 };
+}
+
+/** The turns' usage added to `base` (what compaction moves into the session's folded total). */
+export function foldedUsage(base: SessionUsage, turns: readonly TurnRecord[]): SessionUsage {
+  return spentOf(base, turns) ?? { tokens: 0, costUsd: 0 };
 }
 
 const turnStatuses: ReadonlySet<string> = new Set<TurnStatus>(['completed', 'stopped', 'cancelled', 'failed']);
@@ -138,7 +175,8 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
           const where = `${label(owned)} in ${tables.name}`;
           const turns = readAll(tables.turns(owned), readTurn, where, problems);
           const facts = byKey(readAll(tables.facts(owned), readFact, where, problems));
-          return { summary: tables.summary(owned) ?? '', turns, facts, problems };
+          const spent = spentOf(tables.folded(owned), turns);
+          return { summary: tables.summary(owned) ?? '', turns, facts, problems, ...(spent && { spent }) };
         });
       }),
     appendTurn: (scope, turn: NewTurn) =>
@@ -152,6 +190,9 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
           if (earlier !== undefined) tables.deleteTurn(owned, earlier);
           const record: TurnRecord = { seq: earlier ?? (rows.at(-1)?.seq ?? 0) + 1, ...turn, tools: [...turn.tools] };
           if (record.status === undefined) delete record.status;
+          const usage = usageOf(turn.usage?.tokens, turn.usage?.costUsd);
+          if (usage === undefined) delete record.usage;
+          else record.usage = usage;
           tables.insertTurn(owned, { ...record, toolsText: JSON.stringify(record.tools) });
           return record;
         });
@@ -160,7 +201,8 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
       run(() => {
         const owned = checked(scope);
         tables.write(() => {
-          const present = new Set(tables.turns(owned).map((row) => row.seq));
+          const rows = tables.turns(owned);
+          const present = new Set(rows.map((row) => row.seq));
           const missing = foldedSeqs.filter((seq) => !present.has(seq));
           // Another process compacted first: keep its summary rather than fold the same turns twice.
           if (missing.length > 0)
@@ -169,7 +211,10 @@ export function createSessionStore(tables: SessionTables, clock: { now(): number
               `${label(owned)}: turns ${missing.join(', ')} are no longer there to fold; nothing was changed`,
             );
           for (const seq of foldedSeqs) tables.deleteTurn(owned, seq);
-          tables.setSummary(owned, summary, clock.now());
+          // What the folded turns spent stays in the session's total (the session budget counts every turn).
+          const folding = rows.filter((row) => foldedSeqs.includes(row.seq)).map(readTurn);
+          const turns = folding.filter((turn): turn is TurnRecord => typeof turn !== 'string');
+          tables.setSummary(owned, summary, clock.now(), foldedUsage(tables.folded(owned), turns));
         });
       }),
     listFacts: (scope) =>

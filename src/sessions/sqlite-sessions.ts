@@ -26,14 +26,19 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
       ensure: database.prepare<[string, string, number, number]>(
         "INSERT INTO sessions (user_id, session, summary, created_at, updated_at) VALUES (?, ?, '', ?, ?) ON CONFLICT DO NOTHING",
       ),
-      setSummary: database.prepare<[string, number, string, string]>(
-        `UPDATE sessions SET summary = ?, updated_at = ? WHERE ${scoped}`,
+      folded: database.prepare<[string, string], { tokens: number; costUsd: number }>(
+        `SELECT folded_tokens AS tokens, folded_cost_usd AS costUsd FROM sessions WHERE ${scoped}`,
+      ),
+      setSummary: database.prepare<[string, number, number, number, string, string]>(
+        `UPDATE sessions SET summary = ?, updated_at = ?, folded_tokens = ?, folded_cost_usd = ? WHERE ${scoped}`,
       ),
       turns: database.prepare<[string, string], TurnRow>(
-        `SELECT seq, run_id AS runId, task, answer, tools, at, status FROM session_turns WHERE ${scoped} ORDER BY seq`,
+        `SELECT seq, run_id AS runId, task, answer, tools, at, status, tokens, cost_usd AS costUsd FROM session_turns WHERE ${scoped} ORDER BY seq`,
       ),
-      insertTurn: database.prepare<[string, string, number, string, string, string, string, number, string]>(
-        'INSERT INTO session_turns (user_id, session, seq, run_id, task, answer, tools, at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      insertTurn: database.prepare<
+        [string, string, number, string, string, string, string, number, string, number, number]
+      >(
+        'INSERT INTO session_turns (user_id, session, seq, run_id, task, answer, tools, at, status, tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       deleteTurn: database.prepare<[string, string, number]>(`DELETE FROM session_turns WHERE ${scoped} AND seq = ?`),
       facts: database.prepare<[string, string], FactRow>(
@@ -63,7 +68,9 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
     read: (body) => guarded(body),
     summary: (scope) => prepared.summary.get(scope.user, scope.session),
     ensureSession: (scope, at) => void prepared.ensure.run(scope.user, scope.session, at, at),
-    setSummary: (scope, summary, at) => void prepared.setSummary.run(summary, at, scope.user, scope.session),
+    folded: (scope) => prepared.folded.get(scope.user, scope.session) ?? { tokens: 0, costUsd: 0 },
+    setSummary: (scope, summary, at, folded) =>
+      void prepared.setSummary.run(summary, at, folded.tokens, folded.costUsd, scope.user, scope.session),
     turns: (scope) => prepared.turns.all(scope.user, scope.session),
     insertTurn: (scope, row) =>
       void prepared.insertTurn.run(
@@ -76,6 +83,8 @@ export function sqliteSessions(path: string, options: SqliteSessionsOptions = {}
         row.toolsText,
         row.at,
         row.status ?? 'completed',
+        row.usage?.tokens ?? 0,
+        row.usage?.costUsd ?? 0,
       ),
     deleteTurn: (scope, seq) => void prepared.deleteTurn.run(scope.user, scope.session, seq),
     facts: (scope) => prepared.facts.all(scope.user, scope.session),

@@ -25,6 +25,14 @@ export interface TurnRecord {
   at: number;
   /** Absent for a completed turn. */
   status?: Exclude<TurnStatus, 'completed'>;
+  /** What the turn's run spent (absent: nothing, or a turn kept before turns kept it); the session budget sums it. */
+  usage?: SessionUsage;
+}
+
+/** Tokens (input + output) and US dollars spent: by one turn, or by a session's turns all together. */
+export interface SessionUsage {
+  tokens: number;
+  costUsd: number;
 }
 
 export type NewTurn = Omit<TurnRecord, 'seq'>;
@@ -43,6 +51,8 @@ export interface SessionHistory {
   facts: Fact[];
   /** One line per stored row that could not be read; the row is kept as it is. */
   problems: string[];
+  /** What every turn of the session spent, folded ones included; absent when nothing was. */
+  spent?: SessionUsage;
 }
 
 export interface SessionStore {
@@ -52,7 +62,7 @@ export interface SessionStore {
   load(scope: SessionScope): Promise<SessionHistory>;
   /** Appends the turn; a turn of the same run (a resumed one) replaces the earlier one, keeping its seq. */
   appendTurn(scope: SessionScope, turn: NewTurn): Promise<TurnRecord>;
-  /** Folds the turns with these seqs into `summary`, in one transaction: all of them or none. */
+  /** Folds the turns with these seqs into `summary`, in one transaction: all of them or none (their usage stays in the session's total). */
   compact(scope: SessionScope, foldedSeqs: readonly number[], summary: string): Promise<void>;
   listFacts(scope: SessionScope): Promise<Fact[]>;
   setFact(scope: SessionScope, fact: Fact): Promise<void>;

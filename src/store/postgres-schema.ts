@@ -46,6 +46,12 @@ export const postgresMigrations: ReadonlyArray<(S: string, channel: string) => s
     CREATE TRIGGER runs_changed AFTER INSERT OR UPDATE ON ${S}.runs FOR EACH ROW EXECUTE FUNCTION ${S}.notify_run_change();`,
   // 4: a session turn keeps how its run ended (a cancelled or failed turn is kept too, with its partial answer).
   (S) => `ALTER TABLE ${S}.session_turns ADD COLUMN status text NOT NULL DEFAULT 'completed';`,
+  // 5: what each session turn spent, and what its folded turns spent, for the session budget.
+  (S) => `
+    ALTER TABLE ${S}.session_turns ADD COLUMN tokens bigint NOT NULL DEFAULT 0;
+    ALTER TABLE ${S}.session_turns ADD COLUMN cost_usd double precision NOT NULL DEFAULT 0;
+    ALTER TABLE ${S}.sessions ADD COLUMN folded_tokens bigint NOT NULL DEFAULT 0;
+    ALTER TABLE ${S}.sessions ADD COLUMN folded_cost_usd double precision NOT NULL DEFAULT 0;`,
 ];
 export const postgresSchemaVersion = postgresMigrations.length;
 

@@ -38,7 +38,13 @@ const firstSchema = `
 const firstVersion = 5;
 
 /** migrations[n] takes a store from schema 5 + n to 6 + n. Never edit a released one. */
-export const migrations: readonly string[] = [];
+export const migrations: readonly string[] = [
+  // 6: what each session turn spent, and what its folded turns spent, for the session budget.
+  `ALTER TABLE session_turns ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE session_turns ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+   ALTER TABLE sessions ADD COLUMN folded_tokens INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE sessions ADD COLUMN folded_cost_usd REAL NOT NULL DEFAULT 0;`,
+];
 export const schemaVersion = firstVersion + migrations.length;
 
 /** WAL pages between automatic checkpoints. */

@@ -48,7 +48,7 @@ interface SummarizeSettings extends SummarizeOptions {
 }
 
 /** Stops after which no summary call is made: the budget it would spend is spent, or its time is. */
-const spentBudgets = new Set(['budget_tokens', 'budget_cost', 'budget_time']);
+const spentBudgets = new Set(['budget_tokens', 'budget_cost', 'budget_time', 'budget_session']);
 /** A model that has just failed like this will not write a summary either. */
 const deadModel = new Set(['connection', 'auth']);
 

@@ -1,8 +1,9 @@
-// memory (finalize): reads the history slot, answer, stop, turn.results and the observe slot; forgets a fact whose remember the injection guard blocked; appends this turn (with its status when it did not complete) to deps.sessions (remembered facts were written when remember ran), folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
+// memory (finalize): reads the history slot, answer, stop, turn.results and the observe slot; forgets a fact whose remember the injection guard blocked; appends this turn (with its status when it did not complete, and what it spent) to deps.sessions (remembered facts were written when remember ran), folds the oldest turns into the summary past the budget; writes the memory slot; returns no signal.
 import type { Stage, StageContext } from '../../src/engine/stage.js';
 import type { ToolOutcome } from '../../src/engine/tool-port.js';
 import { loadTokenCounter } from '../../src/model/token-count.js';
 import { compactionMessages, extractiveSummary, renderHistory, toolAccount } from '../../src/sessions/render.js';
+import { turnUsage } from '../../src/sessions/turn-usage.js';
 import { sessionScope, type SessionScope, type SessionStore, type TurnRecord } from '../../src/sessions/types.js';
 import { messageOf } from '../../src/common/error-message.js';
 
@@ -80,6 +81,8 @@ export function memory(options: MemoryOptions = {}): Stage {
         answer: state.answer ?? '',
         tools: toolAccount(results),
         at: now,
+        // What this run spent in all (a resumed run's total: its record replaces the one it left before a crash).
+        usage: turnUsage(state.usage, ctx.deps.model?.modelName),
         ...(turnStatus === undefined ? {} : { status: turnStatus }),
       });
       memorySlot.turn = turn.seq;

@@ -15,6 +15,21 @@ declare module '../../src/engine/state.js' {
 
 const letters = 'abcdefghijklmnopqrstuvwxyz';
 
+/**
+ * The run's boundary drawn from a run id source (`ctx.deps.ids`: journaled, so a resume and a replay draw the same
+ * one); stages that show untrusted text draw it before it is first used. Letters only, so no reader mistakes them for
+ * a number.
+ */
+export function drawSpotlightBoundary(state: RunState, ids: { newId(): string }, letterCount = 20): void {
+  if (state.spotlight !== undefined) return;
+  const id = ids.newId();
+  state.spotlight = {
+    boundary: [...id.slice(0, letterCount)]
+      .map((char) => String.fromCharCode(97 + (parseInt(char, 36) % 26 || 0)))
+      .join(''),
+  };
+}
+
 /** Sixteen random letters (about 75 bits): content written before the run cannot guess them. Letters only, so no reader mistakes them for a number. */
 export function spotlightBoundary(state: RunState): string {
   if (state.spotlight !== undefined) return state.spotlight.boundary;

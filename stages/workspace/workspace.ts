@@ -4,7 +4,7 @@ import type { Stage } from '../../src/engine/stage.js';
 import type { RunState } from '../../src/engine/state.js';
 import type {} from '../shared/context-slot.js';
 import { renderMessages } from '../shared/prompts.js';
-import { spotlight, spotlightInstructions } from '../shared/spotlight.js';
+import { drawSpotlightBoundary, spotlight, spotlightInstructions } from '../shared/spotlight.js';
 import type { ContextFile, SkillSummary, WorkspaceSlot } from './workspace-slot.js';
 
 export type { ContextFile, SkillSummary, WorkspaceSlot } from './workspace-slot.js';
@@ -43,8 +43,7 @@ export function workspace(options: WorkspaceOptions = {}): Stage {
       const slot: WorkspaceSlot = { files: [], skills: skills.map((skill) => skill.name), loaded: [] };
       const sections: string[] = [];
       // The marks' boundary drawn through deps.ids (journaled), so a replay renders the same prompt.
-      if (state.spotlight === undefined && files.some((file) => file.origin === 'outside'))
-        state.spotlight = { boundary: lettersOf(ctx.deps.ids.newId()) };
+      if (files.some((file) => file.origin === 'outside')) drawSpotlightBoundary(state, ctx.deps.ids);
       for (const file of files) {
         const shown = Math.min(file.text.length, room);
         room -= shown;
@@ -94,10 +93,6 @@ function fileSection(state: RunState, file: ContextFile, shown: number, budget: 
 }
 
 /** An id's first 20 characters as letters (hex digits a to p): about 80 bits, no digit a reader takes for a number. */
-function lettersOf(id: string): string {
-  return [...id.slice(0, 20)].map((char) => String.fromCharCode(97 + (parseInt(char, 36) % 26 || 0))).join('');
-}
-
 async function flags(detector: NonNullable<WorkspaceOptions['detector']>, text: string): Promise<string[]> {
   const detection = await detector(text);
   return detection.detected ? [...new Set(detection.matches.map((match) => match.rule))] : [];

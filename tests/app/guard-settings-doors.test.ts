@@ -25,7 +25,13 @@ const requestSettings = {
   budgetMode: 'hard',
 } satisfies GuardSettings;
 /** Every guard setting. */
-const everySetting = { ...requestSettings, onRepeat: 'refuse', noGuards: true } satisfies Required<GuardSettings>;
+const everySetting = {
+  ...requestSettings,
+  onRepeat: 'refuse',
+  noGuards: true,
+  sessionMaxTokens: 50_000,
+  sessionMaxCostUsd: 1,
+} satisfies Required<GuardSettings>;
 
 const flagsOf = (settings: GuardSettings): string[] => [
   ...(settings.maxTokens !== undefined ? ['--max-tokens', String(settings.maxTokens)] : []),
@@ -38,6 +44,8 @@ const flagsOf = (settings: GuardSettings): string[] => [
   ...(settings.contextBudget !== undefined ? ['--context-budget', String(settings.contextBudget)] : []),
   ...(settings.budgetMode !== undefined ? ['--budget-mode', settings.budgetMode] : []),
   ...(settings.noGuards === true ? ['--no-guards'] : []),
+  ...(settings.sessionMaxTokens !== undefined ? ['--session-max-tokens', String(settings.sessionMaxTokens)] : []),
+  ...(settings.sessionMaxCostUsd !== undefined ? ['--session-max-cost', String(settings.sessionMaxCostUsd)] : []),
 ];
 
 /** The guards of every run recorded in the store file. */
@@ -60,6 +68,8 @@ async function cliRun(settings: GuardSettings, name: string): Promise<unknown[]>
     '--store',
     storeFile,
     ...flagsOf(settings),
+    // A session budget caps a session's turns: `run` takes it only with a session.
+    ...(settings.sessionMaxTokens !== undefined ? ['--session', name] : []),
     'What is 2 + 2?',
   ]);
   expect(run.stderr).not.toMatch(/must be|needs/);

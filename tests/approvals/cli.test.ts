@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../src/store/sqlite-store.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
-import { cleanEnvironment, cliPath, runCli } from '../support/run-cli.js';
+import { runCli } from '../support/run-cli.js';
+import { underTerminal } from '../support/terminal-cli.js';
 
 const loopback = useLoopbackServer();
 let folder: string;
@@ -121,42 +121,6 @@ describe('stageloop approve / reject in a new process', () => {
     expect(await storedRun(runId)).toEqual(done);
   });
 });
-
-/** Runs the CLI under a pseudo-terminal (python3's pty module), answering each prompt when it appears. */
-function underTerminal(args: string[], answers: Array<[string, string]>): Promise<{ code: number; output: string }> {
-  const script = `
-import os, pty, sys, json
-answers = json.loads(sys.argv[1]); args = json.loads(sys.argv[2])
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(args[0], args)
-output = b''
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    output += chunk
-    if answers and answers[0][0].encode() in output.split(b'\\x00')[-1]:
-        os.write(fd, (answers.pop(0)[1] + '\\n').encode())
-        output += b'\\x00'
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(json.dumps({'code': os.waitstatus_to_exitcode(status), 'output': output.decode(errors='replace')}))
-`;
-  return new Promise((resolve, reject) => {
-    execFile(
-      'python3',
-      ['-c', script, JSON.stringify(answers), JSON.stringify([process.execPath, cliPath, ...args])],
-      { env: cleanEnvironment(), timeout: 20_000 },
-      (error, stdout) => {
-        if (error) reject(error);
-        else resolve(JSON.parse(stdout) as { code: number; output: string });
-      },
-    );
-  });
-}
 
 describe('live decisions at a terminal', () => {
   it('approves a call at the prompt, then extends a spent token budget by a stated amount', async () => {

@@ -34,6 +34,8 @@ describe('guardSettingsSchema', () => {
       contextBudget: 100,
       budgetMode: 'hard',
       noGuards: false,
+      sessionMaxTokens: 20_000,
+      sessionMaxCostUsd: 0.25,
     };
     expect(guardSettingsSchema.parse(every)).toEqual(every);
     expect(guardSettingsSchema.parse({ maxTokens: 0, timeoutSeconds: 0, loopLimit: 0, contextBudget: 0 })).toEqual({
@@ -57,7 +59,7 @@ describe('guardSettingsSchema', () => {
     ],
     [{ injection: 'warn' }, 'injection: must be flag, redact or block'],
     [{ onRepeat: 'never' }, 'onRepeat: must be "refuse" or "ask"'],
-    [{ budgetMode: 'strict' }, 'budgetMode: must be "soft" or "hard"'],
+    [{ budgetMode: 'strict' }, 'budgetMode: must be "soft", "hard" or "ask"'],
     [{ noGuards: 'yes' }, 'noGuards: must be true or false'],
     [
       { onRepeat: 'ask', loopLimit: 0 },
@@ -146,7 +148,7 @@ describe('the CLI flags: one table from flag to setting, whose flags name every 
     ],
     [{ 'context-budget': '' }, '--context-budget must be a whole number of tokens (0 turns pruning off), got ""'],
     [{ 'on-repeat': 'maybe' }, '--on-repeat must be "refuse" or "ask", got "maybe"'],
-    [{ 'budget-mode': 'strict' }, '--budget-mode must be "soft" or "hard", got "strict"'],
+    [{ 'budget-mode': 'strict' }, '--budget-mode must be "soft", "hard" or "ask", got "strict"'],
     [{ guard: ['injection=warn'] }, '--guard injection=warn is not an action: use flag, redact or block'],
     [
       { 'on-repeat': 'ask', 'loop-limit': '0' },

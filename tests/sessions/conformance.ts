@@ -116,6 +116,35 @@ export function sessionStoreConformance(name: string, open: () => SessionStore):
       store.close();
     });
 
+    it('observe-plan-act "Context & Token Budget", "caps cost per session": the session keeps what its turns spent, a resumed turn once, folded turns too', async () => {
+      const store = open();
+      expect((await store.load(alice)).spent).toBeUndefined();
+      await store.appendTurn(alice, { ...turn('a', '1'), usage: { tokens: 100, costUsd: 0.25 } });
+      await store.appendTurn(alice, {
+        ...turn('b', ''),
+        runId: 'resumed',
+        status: 'cancelled',
+        usage: { tokens: 40, costUsd: 0.5 },
+      });
+      // The resumed turn replaces its earlier record: what its run spent in all is counted once.
+      await store.appendTurn(alice, { ...turn('b', '2'), runId: 'resumed', usage: { tokens: 70, costUsd: 1 } });
+      await store.appendTurn(alice, { ...turn('c', '3'), usage: { tokens: 0, costUsd: 0 } });
+      const loaded = await store.load(alice);
+      expect(loaded.turns.map((entry) => entry.usage)).toEqual([
+        { tokens: 100, costUsd: 0.25 },
+        { tokens: 70, costUsd: 1 },
+        undefined,
+      ]);
+      expect(loaded.spent).toEqual({ tokens: 170, costUsd: 1.25 });
+      await store.compact(alice, [1, 2], 'a gave 1, b gave 2');
+      expect((await store.load(alice)).spent).toEqual({ tokens: 170, costUsd: 1.25 });
+      await store.appendTurn(alice, { ...turn('d', '4'), usage: { tokens: 5, costUsd: 0 } });
+      await store.compact(alice, [3, 4], 'and more');
+      expect((await store.load(alice)).spent).toEqual({ tokens: 175, costUsd: 1.25 });
+      expect((await store.load(bob)).spent).toBeUndefined();
+      store.close();
+    });
+
     it('rejects a session or user name with path characters, and a fact key that is not a name', async () => {
       const store = open();
       await expect(store.load({ user: 'alice', session: '../etc' })).rejects.toThrow(

@@ -20,14 +20,24 @@ const recorded = JSON.parse(readFileSync(new URL('../fixtures/sqlite-store-layou
 };
 
 describe('sqliteStore layout', () => {
-  it('creates the layout of the stores cf8dfca wrote (schema 5, the first released), so theirs open as they are', async () => {
+  it("creates the layout of the stores cf8dfca wrote (schema 5, the first released), so theirs open as they are, with schema 6's session usage columns added", async () => {
     const file = fresh('schema-5');
     const store = sqliteStore(file);
     await store.create(header('r1'), owner, 5_000);
     await store.close();
     raw(file, (database) => {
-      expect(pragma(database, 'user_version')).toBe(recorded.userVersion);
-      expect(layoutOf(database)).toEqual(recorded.layout);
+      expect(pragma(database, 'user_version')).toBe(recorded.userVersion + 1);
+      const layout = layoutOf(database) as Record<string, { columns: Array<{ name: string }> }>;
+      // Migration 6 (the session budget): what each turn spent, and what the session's folded turns spent.
+      for (const [table, added] of [
+        ['session_turns', ['tokens', 'cost_usd']],
+        ['sessions', ['folded_tokens', 'folded_cost_usd']],
+      ] as const) {
+        const columns = layout[`table ${table}`]!.columns;
+        expect(columns.slice(-added.length).map((column) => column.name)).toEqual(added);
+        layout[`table ${table}`]!.columns = columns.slice(0, -added.length);
+      }
+      expect(layout).toEqual(recorded.layout);
     });
   });
 

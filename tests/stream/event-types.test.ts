@@ -71,6 +71,7 @@ const declaredTypes = {
   skill_loaded: true,
   stage_skipped: true,
   tool_retry: true,
+  session_budget_spent: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 
