@@ -148,8 +148,7 @@ export class RunJournal {
     return this.live ? undefined : this.served[this.index];
   }
 
-  /** The entry `serve(kind, where)` would take next, without taking it: a plan step's own, wherever the other steps'
-   * entries put it. */
+  /** The entry `serve(kind, where)` would take next (a plan step's own, wherever the other steps' are), untaken. */
   peekFor(kind: JournalKind, where: Where): JournalEntry | undefined {
     if (this.live) return undefined;
     const entry = this.served[this.positionOf(kind, where)];

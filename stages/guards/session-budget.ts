@@ -9,7 +9,7 @@ import { turnUsage } from '../../src/sessions/turn-usage.js';
 import type { SessionUsage } from '../../src/sessions/types.js';
 import type { ModelPrice } from './budget-options.js';
 import type {} from './turn-limit-slot.js';
-import type {} from '../session/history.js';
+import type {} from '../session/history-slot.js';
 import type {} from '../../src/durable/decisions.js';
 import { waitBegins, waitEnds } from '../shared/person-wait.js';
 
