@@ -3,11 +3,11 @@
 // refuses an answer that does not fill the form in one line, resumes with one that does (a new process: the server is
 // started again from the recipe), and `stageloop replay` finds the run identical. A server's `approveTools` are
 // exceptions to --approve-all-tools; --mcp-timeout is recorded for servers whose config sets none.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendReply, startChatServer, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import type { ChatRequestBody } from '../support/chat-server.js';
+import { scriptedCliSuite } from '../support/scripted-cli-suite.js';
 import type { ReplyOptions } from '../support/chat-bodies.js';
 import { everythingStdioServer } from '../support/mcp-servers.js';
 import { runCli, type CliRun } from '../support/run-cli.js';
@@ -21,28 +21,18 @@ function reply(body: ChatRequestBody): ReplyOptions {
   return { toolCalls: [{ name: tool, arguments: tool.endsWith('get-sum') ? '{"a":2,"b":3}' : '{}' }] };
 }
 
-let model: ChatServer;
-let folder = '';
-beforeAll(async () => {
-  model = await startChatServer();
-  model.handle((request, response) => sendReply(request, response, reply(request.body)), Number.POSITIVE_INFINITY);
-});
-afterAll(() => model.close());
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'stageloop-mcp-gate-'));
-  return () => rmSync(folder, { recursive: true, force: true });
-});
+const suite = scriptedCliSuite(reply, 'mcp-gate');
 
 function config(settings: object = {}): string {
   const { name, ...server } = everythingStdioServer();
-  const file = join(folder, 'stageloop.config.json');
+  const file = join(suite.folder, 'stageloop.config.json');
   writeFileSync(file, JSON.stringify({ mcpServers: { [name]: { ...server, ...settings } } }));
   return file;
 }
 
-const env = () => ({ OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: folder });
+const env = () => ({ OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: suite.folder });
 const run = (args: string[], task: string) =>
-  runCli(['run', '--json', '--base-url', model.url, '--model', 'test-model', ...args, task], env());
+  runCli(['run', '--json', '--base-url', suite.model.url, '--model', 'test-model', ...args, task], env());
 
 interface Result {
   runId: string;

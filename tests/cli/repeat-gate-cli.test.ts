@@ -3,11 +3,11 @@
 // `interrupted`, exit 4, a pending `tool_approval` naming the repeat); `stageloop approve` runs that call once more,
 // `stageloop reject --message` gives the model the message instead of running it. A real model server on loopback,
 // real processes, SQLite; replay of the approved run is identical.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendReply, startChatServer, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
+import { describe, expect, it } from 'vitest';
+import type { ChatRequestBody } from '../support/chat-server.js';
+import { scriptedCliSuite } from '../support/scripted-cli-suite.js';
 import type { ReplyOptions } from '../support/chat-bodies.js';
 import { runCli, type CliRun } from '../support/run-cli.js';
 
@@ -53,17 +53,7 @@ function reply(body: ChatRequestBody): ReplyOptions {
   return made < limit ? { toolCalls: [failing(made)] } : { content: 'About 0.739.' };
 }
 
-let model: ChatServer;
-let folder = '';
-beforeAll(async () => {
-  model = await startChatServer();
-  model.handle((request, response) => sendReply(request, response, reply(request.body)), Number.POSITIVE_INFINITY);
-});
-afterAll(() => model.close());
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'stageloop-repeat-gate-'));
-  return () => rmSync(folder, { recursive: true, force: true });
-});
+const suite = scriptedCliSuite(reply, 'repeat-gate');
 
 const team = {
   agents: {
@@ -74,13 +64,13 @@ const team = {
 };
 
 function configFile(): string {
-  const file = join(folder, 'stageloop.config.json');
+  const file = join(suite.folder, 'stageloop.config.json');
   writeFileSync(file, JSON.stringify(team));
   return file;
 }
 
-const env = () => ({ OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: folder });
-const store = () => ['--store', join(folder, 'runs.db')];
+const env = () => ({ OPENAI_API_KEY: 'sk-test', STAGELOOP_HOME: suite.folder });
+const store = () => ['--store', join(suite.folder, 'runs.db')];
 const cli = (args: string[]) => runCli([...args, ...store(), '--json'], env());
 
 interface Result {
@@ -107,14 +97,14 @@ const contexts: Array<{ name: string; flags: () => string[] }> = [
 
 /** What the model was told about the held call (the last, calc-2), in the first request made after it was decided. */
 function toolMessageAfter(callCount: number, id = `calc-${limit}`): string | undefined {
-  const later = model.requests
+  const later = suite.model.requests
     .slice(callCount)
     .find((request) => request.body.messages.some((m) => m.tool_call_id === id));
   return later?.body.messages.find((message) => message.tool_call_id === id)?.content ?? undefined;
 }
 
 async function pausedRun(flags: string[]): Promise<{ result: Result; id: string }> {
-  const model_ = ['--base-url', model.url, '--model', 'test-model'];
+  const model_ = ['--base-url', suite.model.url, '--model', 'test-model'];
   const paused = await cli([
     'run',
     ...model_,
@@ -144,7 +134,7 @@ describe('--on-repeat ask through the gate', () => {
   for (const context of contexts) {
     it(`${context.name}: the 2nd identical failing call pauses as a gate decision; approve runs it once more; replay identical`, async () => {
       const { result } = await pausedRun(context.flags());
-      const before = model.requests.length;
+      const before = suite.model.requests.length;
       const approved = await cli(['approve', result.runId]);
       // Done, or (a plan step) abandoned after that last failure: no longer waiting.
       expect(['completed', 'stopped']).toContain(resultOf(approved).status);
@@ -157,7 +147,7 @@ describe('--on-repeat ask through the gate', () => {
 
     it(`${context.name}: reject sends the person's message to the model instead of running the call`, async () => {
       const { result, id } = await pausedRun(context.flags());
-      const before = model.requests.length;
+      const before = suite.model.requests.length;
       const rejected = await cli(['reject', result.runId, id, '--message', 'write it as 17 / 23']);
       expect(rejected.code, rejected.stderr).not.toBe(4);
       expect(toolMessageAfter(before)).toMatch(/rejected this call: write it as 17 \/ 23/);
