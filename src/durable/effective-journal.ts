@@ -1,6 +1,6 @@
 // A run resumed after a cancel or a divergence leaves entries behind; this is the journal as the run actually went.
 import type { Checkpoint, StoredEntry } from '../store/types.js';
-import { entriesOf, entryOf, type JournalEntry } from './journal-entries.js';
+import { entriesOf, entryOf, type JournalEntries, type JournalEntry } from './journal-entries.js';
 
 interface Marker {
   seq: number;
@@ -24,11 +24,21 @@ export function effectiveJournal(stored: readonly StoredEntry[]): JournalEntry[]
     if (entry.kind === 'event') {
       const servedThrough = entry.data.servedThrough;
       effective = effective.filter((kept) => kept.seq <= servedThrough);
-    } else {
+    } else if (entry.kind !== 'trace') {
+      // A trace entry is no call or stage of the run: nothing serves it.
       effective.push(entry);
     }
   }
   return effective;
+}
+
+/** The root span's context of the run's first trace, when a traced part of the run recorded one. */
+export function firstTraceOf(stored: readonly StoredEntry[]): JournalEntries['trace'] | undefined {
+  for (const candidate of stored) {
+    const entry = candidate.kind === 'trace' ? entryOf(candidate) : undefined;
+    if (entry?.kind === 'trace') return entry.data;
+  }
+  return undefined;
 }
 
 /** Checkpoints that belong to the run as it went (not to a part a resume left behind). */

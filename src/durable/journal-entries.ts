@@ -50,6 +50,8 @@ export interface JournalEntries {
   decision: { type: 'approval' | 'limit'; id?: string; answer: Decision | LimitDecision };
   /** `recoveredBy`: the server or worker that took the run up on its own when its owner was gone. */
   event: { type: 'resumed'; epoch: number; servedThrough: number; recoveredBy?: string };
+  /** The root span's context of the run's first trace (a traced run's first entry): resumes link their trace to it. */
+  trace: { traceparent: string; tracestate?: string };
 }
 
 export type JournalKind = keyof JournalEntries & string;
@@ -106,6 +108,7 @@ const dataChecks: { [Kind in JournalKind]: (data: unknown) => data is JournalEnt
     isObject(data) && (data.type === 'approval' || data.type === 'limit') && isObject(data.answer),
   event: (data): data is JournalEntries['event'] =>
     isObject(data) && data.type === 'resumed' && typeof data.servedThrough === 'number',
+  trace: (data): data is JournalEntries['trace'] => isObject(data) && typeof data.traceparent === 'string',
 };
 
 function isJournalKind(kind: string): kind is JournalKind {

@@ -1,6 +1,7 @@
 // The durability seam: at every stage boundary it records the stage's end (signal, state hash), takes a checkpoint
 // when one is due, serves the recording while catching up or replaying, and at the end records the outcome.
 import type { JsonObject } from '../common/json.js';
+import type { TraceHeaders } from '../common/trace-headers.js';
 import type { Pipeline } from '../engine/pipeline.js';
 import type { RunCursor, RunPosition, RunSeam } from '../engine/run-seam.js';
 import type { RunResult } from '../engine/run-result.js';
@@ -53,6 +54,18 @@ export class JournalSeam implements RunSeam {
       );
       this.heartbeat.unref();
     }
+  }
+
+  get firstTrace(): TraceHeaders | undefined {
+    return this.journal.firstTrace;
+  }
+
+  rootSpanStarted(root: TraceHeaders): void {
+    if (root.traceparent === undefined) return;
+    this.journal.recordTrace({
+      traceparent: root.traceparent,
+      ...(root.tracestate !== undefined && { tracestate: root.tracestate }),
+    });
   }
 
   wrapDeps(deps: Deps, cursor: RunCursor): Deps {

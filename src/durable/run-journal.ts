@@ -21,6 +21,9 @@ export interface JournalWriter {
 
 type Where = RunCursor | { zone: Zone; iteration: number; stage: string | null };
 
+/** Before the first stage: the root span starts before any. */
+const traceWhere: Where = { zone: 'setup', iteration: 0, stage: null };
+
 export class RunJournal {
   private index = 0;
   /** Entries served out of order (plan steps side by side), ahead of `index`. */
@@ -40,6 +43,8 @@ export class RunJournal {
   private markerDue: boolean;
   divergence: Divergence | undefined;
   readonly messages = new MessageLog();
+  /** The first trace's root span context a resume links to (set when a resume opens the journal). */
+  firstTrace: JournalEntries['trace'] | undefined;
 
   constructor(
     readonly mode: JournalMode,
@@ -176,6 +181,14 @@ export class RunJournal {
       });
     }
     this.push(kind, where, data);
+  }
+
+  /**
+   * Keeps the root span's context of the run's first trace; only a fresh recording writes it (a resume that finds
+   * none was not traced first, and its link would point at itself).
+   */
+  recordTrace(root: JournalEntries['trace']): void {
+    if (this.mode === 'record' && this.writer !== undefined) this.push('trace', traceWhere, root);
   }
 
   get lastSeq(): number {

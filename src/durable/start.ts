@@ -7,7 +7,7 @@ import { createRunState, type RunInput } from '../engine/state.js';
 import type { ToolDefinition } from '../model/types.js';
 import type { Checkpoint, RunStore, RunSummary } from '../store/types.js';
 import { StageloopError } from '../common/stageloop-error.js';
-import { effectiveJournal, resumeCut, usableCheckpoints } from './effective-journal.js';
+import { effectiveJournal, firstTraceOf, resumeCut, usableCheckpoints } from './effective-journal.js';
 import { isRunPosition, isRunState, jsonOf, type JournalEntry, type RecordedCheckpoint } from './journal-entries.js';
 import type { HashEvery } from './journal-seam.js';
 import { RunJournal, type JournalWriter } from './run-journal.js';
@@ -129,6 +129,7 @@ export async function openResumeJournal(
     writer,
   );
   primeMessages(journal, effective, from);
+  journal.firstTrace = firstTraceOf(entries);
   const start =
     checkpoint === undefined
       ? freshStart(run.runId, run.pipeline, recordedInput(run))

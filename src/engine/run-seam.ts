@@ -1,5 +1,6 @@
 // The one seam through which durability (journal, checkpoints, resume, replay) enters a run: its stage boundaries.
 import { messageOf } from '../common/error-message.js';
+import type { TraceHeaders } from '../common/trace-headers.js';
 import { currentBranch } from './run-scope.js';
 import type { OutcomeTracker, Steer } from './run-outcome.js';
 import type { RunResult, RunWarning } from './run-result.js';
@@ -40,6 +41,10 @@ export interface RunSeam {
   ): void | PromiseLike<void>;
   /** With the result, before runPipeline resolves; a throw becomes a warning. */
   finished?(result: RunResult): void | PromiseLike<void>;
+  /** The root span's context of the run's first trace, when the recording kept one (a resume links to it). */
+  readonly firstTrace?: TraceHeaders | undefined;
+  /** Once the run's root span exists (tracing on): its context, for the recording to keep. */
+  rootSpanStarted?(root: TraceHeaders): void;
 }
 
 /** A run continued from a checkpoint: its state and position instead of a fresh start. */

@@ -1,6 +1,6 @@
 // Picks a run's tracer and keeps its faults out of the run: a tracer that throws never changes how a run ends.
 import { isPromiseLike } from '../common/promise-like.js';
-import type { RunOutcomeSummary, RunTracer, StageInfo, StageReturn } from './stage.js';
+import type { RunOutcomeSummary, RunTraceInfo, RunTracer, StageInfo, StageReturn } from './stage.js';
 
 /** Calls straight through: the tracer of a run nobody traces, so traced and untraced runs take one path. */
 export const identityTracer: RunTracer = {
@@ -29,11 +29,20 @@ export function runTracer(tracer: RunTracer | undefined): RunTracer | undefined 
 class GuardedTracer implements RunTracer {
   constructor(private readonly tracer: RunTracer) {}
 
-  run<Result extends RunOutcomeSummary>(
-    info: { runId: string; pipeline: string },
-    body: () => Promise<Result>,
-  ): Promise<Result> {
-    return guardAsync((wrapped) => this.tracer.run({ runId: info.runId, pipeline: info.pipeline }, wrapped), body);
+  run<Result extends RunOutcomeSummary>(info: RunTraceInfo, body: () => Promise<Result>): Promise<Result> {
+    const copy: RunTraceInfo = { runId: info.runId, pipeline: info.pipeline };
+    if (info.linkTo !== undefined) copy.linkTo = { ...info.linkTo };
+    const onRootSpan = info.onRootSpan;
+    // The tracer's report is the seam's to keep; a seam that throws on it must not end the run.
+    if (onRootSpan !== undefined)
+      copy.onRootSpan = (root) => {
+        try {
+          onRootSpan(root);
+        } catch {
+          // Only the link of a later resume is lost.
+        }
+      };
+    return guardAsync((wrapped) => this.tracer.run(copy, wrapped), body);
   }
 
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result> {

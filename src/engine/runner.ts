@@ -3,7 +3,7 @@
 import type { LazyAbort } from '../common/lazy-abort.js';
 import type { Pipeline } from './pipeline.js';
 import type { Signal } from './signal.js';
-import type { Deps, RunTracer, Stage } from './stage.js';
+import type { Deps, RunTraceInfo, RunTracer, Stage } from './stage.js';
 import { createRunState, freezeInput, type RunInput, type RunState, type RunStatus, type StopReason } from './state.js';
 import { randomIds, systemClock } from './defaults.js';
 import { RunAbort } from './run-abort.js';
@@ -31,7 +31,17 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOpt
     const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
     const state = options.start?.state ?? createRunState(deps.ids.newId(), pipeline.name, input);
     const run = new Run(pipeline, state, deps, options, checked);
-    return run.tracer.run({ runId: state.runId, pipeline: pipeline.name }, run.execute);
+    const seam = options.seam;
+    const info: RunTraceInfo =
+      seam === undefined
+        ? { runId: state.runId, pipeline: pipeline.name }
+        : {
+            runId: state.runId,
+            pipeline: pipeline.name,
+            linkTo: seam.firstTrace,
+            onRootSpan: seam.rootSpanStarted?.bind(seam),
+          };
+    return run.tracer.run(info, run.execute);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -2,6 +2,7 @@
 import type { Signal } from './signal.js';
 import type { RunState, RunStatus, Usage } from './state.js';
 import type { JsonValue } from '../common/json.js';
+import type { TraceHeaders } from '../common/trace-headers.js';
 import type { ChatModel } from '../model/types.js';
 import type { ToolBox } from './tool-port.js';
 
@@ -75,6 +76,16 @@ export interface StageInfo {
   iteration: number;
 }
 
+/** What a tracer learns of a run: a resumed run links its root span to the first trace's root (`linkTo`). */
+export interface RunTraceInfo {
+  runId: string;
+  pipeline: string;
+  /** The root span's context of the run's first trace (a resume's, read from the journal). */
+  linkTo?: TraceHeaders | undefined;
+  /** Told the root span's context once it exists, so the journal keeps it for later resumes. */
+  onRootSpan?: ((root: TraceHeaders) => void) | undefined;
+}
+
 /**
  * Wraps a run, its iterations and its stages so a tracer can open a span around each and make it the active
  * context for the model and tool calls inside. Each wrapping method must call `body` exactly once and return its result.
@@ -82,10 +93,7 @@ export interface StageInfo {
 export interface RunTracer {
   /** Asked once when a run starts: false means nothing would be recorded, and the run is not wrapped at all. */
   enabled?(): boolean;
-  run<Result extends RunOutcomeSummary>(
-    info: { runId: string; pipeline: string },
-    body: () => Promise<Result>,
-  ): Promise<Result>;
+  run<Result extends RunOutcomeSummary>(info: RunTraceInfo, body: () => Promise<Result>): Promise<Result>;
   iteration<Result>(info: { runId: string; iteration: number }, body: () => Promise<Result>): Promise<Result>;
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn;
 }

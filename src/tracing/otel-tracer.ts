@@ -3,17 +3,20 @@
 import {
   context,
   isSpanContextValid,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
+  type Link,
   type Meter,
   type Span,
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import { isPromiseLike } from '../common/promise-like.js';
-import type { RunOutcomeSummary, RunTracer } from '../engine/stage.js';
+import type { RunOutcomeSummary, RunTraceInfo, RunTracer } from '../engine/stage.js';
+import { contextOfTraceHeaders, currentTraceHeaders, type TraceHeaders } from './trace-context.js';
 import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
@@ -96,8 +99,9 @@ function inSpan<Result>(
   attributes: Attributes,
   body: () => Result | Promise<Result>,
   onResult?: (span: Span, result: Result) => void,
+  links?: Link[],
 ): Result | Promise<Result> {
-  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes });
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, ...(links && { links }) });
   if (!isSpanContextValid(span.spanContext())) return body();
   const finish = (result: Result): Result => {
     try {
@@ -159,6 +163,13 @@ function answerOf(result: RunOutcomeSummary): string | null {
   return typeof answer === 'string' ? answer : null;
 }
 
+/** A resume's link to the root span of the run's first trace, when the journal kept a valid one. */
+function firstTraceLink(first: TraceHeaders | undefined): Link[] | undefined {
+  const linked = first && contextOfTraceHeaders(first, ROOT_CONTEXT);
+  const spanContext = linked && trace.getSpanContext(linked);
+  return spanContext === undefined ? undefined : [{ context: spanContext }];
+}
+
 export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
   const tracer = options.tracer ?? stageloopTracer();
   const recordContent = options.recordContent ?? false;
@@ -166,7 +177,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
   return {
     enabled: () => !tracingIsOff(tracer) || stageloopInstruments(options.meter) !== undefined,
 
-    run<Result extends RunOutcomeSummary>(info: { runId: string; pipeline: string }, body: () => Promise<Result>) {
+    run<Result extends RunOutcomeSummary>(info: RunTraceInfo, body: () => Promise<Result>) {
       const instruments = stageloopInstruments(options.meter);
       const off = tracingIsOff(tracer);
       if (off && instruments === undefined) return body();
@@ -189,29 +200,37 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
             [StageloopAttributes.runId]: info.runId,
           };
       const name = workflow ? SpanNames.workflow(info.pipeline) : SpanNames.run(info.pipeline);
-      const rooted =
-        guards === undefined
-          ? body
-          : () => {
-              guards.roots.set(info.runId, context.active());
-              return body().finally(() => guards.roots.delete(info.runId));
-            };
+      const onRootSpan = info.onRootSpan;
+      const rooted = () => {
+        const root = onRootSpan && currentTraceHeaders();
+        if (root !== undefined) onRootSpan?.(root);
+        if (guards === undefined) return body();
+        guards.roots.set(info.runId, context.active());
+        return body().finally(() => guards.roots.delete(info.runId));
+      };
       return Promise.resolve(
-        inSpan(tracer, name, attributes, rooted, (span, result) => {
-          span.setAttributes(summaryAttributes(result));
-          span.setAttribute(StageloopAttributes.agentsCount, agentsCount(result));
-          rememberRun(info.runId, span);
-          if (result.status === 'failed') {
-            const cause = failureCause(result);
-            span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
-            span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(result.stopReason.message) });
-          }
-          const answer = recordContent ? answerOf(result) : null;
-          if (answer !== null) {
-            const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
-            span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
-          }
-        }),
+        inSpan(
+          tracer,
+          name,
+          attributes,
+          rooted,
+          (span, result) => {
+            span.setAttributes(summaryAttributes(result));
+            span.setAttribute(StageloopAttributes.agentsCount, agentsCount(result));
+            rememberRun(info.runId, span);
+            if (result.status === 'failed') {
+              const cause = failureCause(result);
+              span.setAttribute(GeneralAttributes.errorType, cause === undefined ? '_OTHER' : errorTypeOf(cause));
+              span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(result.stopReason.message) });
+            }
+            const answer = recordContent ? answerOf(result) : null;
+            if (answer !== null) {
+              const output = [{ role: 'assistant', parts: [{ type: 'text', content: answer }] }];
+              span.setAttribute(GenAiAttributes.outputMessages, redactedJson(output));
+            }
+          },
+          firstTraceLink(info.linkTo),
+        ),
       ).then(measured);
     },
 

@@ -2,11 +2,9 @@
 // and the active span's context written for the next hop (a queued job, an MCP request's `_meta`). Parsed here
 // rather than through the global propagator, so it works whatever the app registered (or nothing).
 import { context, createTraceState, isSpanContextValid, trace, type Context } from '@opentelemetry/api';
+import { currentTraceHeaders, type TraceHeaders } from '../common/trace-headers.js';
 
-export interface TraceHeaders {
-  traceparent?: string | undefined;
-  tracestate?: string | undefined;
-}
+export { currentTraceHeaders, type TraceHeaders };
 
 const traceparentPattern = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
 
@@ -28,16 +26,4 @@ export function contextOfTraceHeaders(headers: TraceHeaders, base: Context = con
 export function withTraceHeaders<Result>(headers: TraceHeaders | undefined, body: () => Result): Result {
   const caller = headers === undefined ? undefined : contextOfTraceHeaders(headers);
   return caller === undefined ? body() : context.with(caller, body);
-}
-
-/** The active span's context as headers for the next hop; undefined when no span is active (tracing off). */
-export function currentTraceHeaders(active: Context = context.active()): TraceHeaders | undefined {
-  const spanContext = trace.getSpanContext(active);
-  if (spanContext === undefined || !isSpanContextValid(spanContext)) return undefined;
-  const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const state = spanContext.traceState?.serialize();
-  return {
-    traceparent: `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`,
-    ...(state !== undefined && state !== '' && { tracestate: state }),
-  };
 }

@@ -3,9 +3,10 @@
 // Tools: echo (annotated read-only), slow (waits, honours cancellation), fail (a JSON-RPC error), error_result (isError: true),
 // picture (text and an image), whoami (the request's x-test-token header), `--alias NAME` copies of echo,
 // `--many N` numbered tools tool_00001... (calls to them answer like echo), `--describe NAME=TEXT` replaces a description,
-// `--with-write-tool` adds send_message, `--progress-tools` adds ticking (progress every everyMs) and change_tools (echo
-// loses its read-only mark, fail goes, added comes, then notifications/tools/list_changed). When MCP_TEST_LOG names a file, every
-// call, finish and cancellation is appended to it as one JSON line, with the server's pid.
+// `--with-write-tool` adds send_message, `--meta-tool` adds meta (the request's `_meta` as JSON),
+// `--progress-tools` adds ticking (progress every everyMs) and change_tools (echo loses its read-only mark, fail goes,
+// added comes, then notifications/tools/list_changed). When MCP_TEST_LOG names a file, every call, finish and
+// cancellation is appended to it as one JSON line, with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -128,6 +129,15 @@ if (process.argv.includes('--progress-tools')) {
   );
 }
 
+// `--meta-tool`: a tool that answers with the request's `_meta` as JSON (trace context, idempotency key, progress token).
+if (process.argv.includes('--meta-tool'))
+  tools.push({
+    name: 'meta',
+    description: "Returns the request's _meta as JSON.",
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+  });
+
 /** The list after change_tools: echo may write now, fail is gone, added is new. */
 function changeTools(): void {
   const echo = tools.find((tool) => tool.name === 'echo')!;
@@ -218,6 +228,8 @@ function makeServer(): Server {
         return text('changed');
       case 'added':
         return text('added answers');
+      case 'meta':
+        return text(JSON.stringify(request.params._meta ?? {}));
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:

@@ -3,6 +3,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Progress, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../../common/error-message.js';
+import { currentTraceHeaders } from '../../common/trace-headers.js';
 import { ToolFailure } from '../tool-failure.js';
 import type { McpClientHandlers } from './client-requests.js';
 import type { McpHandlersFor } from './run-requests.js';
@@ -90,11 +91,9 @@ export async function callMcpTool(
         ...(progress.message !== undefined && { message: progress.message }),
       }),
   };
-  const request = {
-    name: listed.name,
-    arguments: args,
-    ...(idempotencyKey !== undefined && { _meta: { idempotencyKey } }),
-  };
+  // The call's span context (MCP 2026-07-28 `_meta` traceparent/tracestate): the server's spans join the run's trace.
+  const meta = { ...currentTraceHeaders(), ...(idempotencyKey !== undefined && { idempotencyKey }) };
+  const request = { name: listed.name, arguments: args, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
   let result: CallToolResult;
   try {
     result = await connection.callers.during(handlers, () =>
