@@ -1,6 +1,5 @@
 // One run's journal while it runs: serves recorded entries (resume's catch-up, replay), records new ones, and
 // writes them to the store in order. A write that fails is kept and reported at the next stage boundary.
-import type { JsonObject, JsonValue } from '../common/json.js';
 import { rejectingThrows } from '../common/promise-like.js';
 import type { RunCursor } from '../engine/run-seam.js';
 import type { Zone } from '../engine/stage.js';
@@ -8,6 +7,9 @@ import type { AppendOptions, Checkpoint, Claim, RunStore, StoredEntry } from '..
 import { mismatch, type Divergence } from './divergence.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import { isKind, toStored, type JournalEntries, type JournalEntry, type JournalKind } from './journal-entries.js';
+import { MessageLog } from './message-log.js';
+
+export { MessageLog } from './message-log.js';
 
 export type JournalMode = 'record' | 'resume' | 'replay';
 
@@ -259,55 +261,4 @@ export class RunJournal {
     this.live = true;
     return undefined;
   }
-}
-
-/**
- * Model requests repeat the conversation so far: each is stored as how many messages it shares with the previous
- * one plus the new ones, so a long run's journal grows with the conversation, not with its square. Shared means the
- * very same message objects: a stage replaces a message to change it, never edits it in place (prune does so), so
- * recording a request costs no JSON text of the conversation.
- */
-export class MessageLog {
-  /**
-   * The previous request's messages, per lane: the live objects while recording, their copies when read back. A
-   * plan step running beside others has its own lane (its stage reads "think#b"), so the steps' interleaving
-   * does not matter; everything else shares lane "".
-   */
-  private readonly previous = new Map<string, readonly JsonValue[]>();
-
-  compress(request: JsonObject, stage: string | null = null): JsonObject {
-    const messages = (request.messages ?? []) as JsonValue[];
-    const lane = laneOf(stage);
-    const previous = this.previous.get(lane) ?? [];
-    let prefix = 0;
-    while (prefix < messages.length && prefix < previous.length && messages[prefix] === previous[prefix]) prefix++;
-    // A copy of the list (not of its messages): a stage may hand over the state's own list and add to it later.
-    this.previous.set(lane, messages.slice());
-    return { ...request, messages: messages.slice(prefix), prefix };
-  }
-
-  /** The whole request of a stored one, in journal order (per lane). */
-  expand(stored: JsonObject, stage: string | null = null): JsonObject {
-    const whole = this.preview(stored, stage);
-    this.previous.set(laneOf(stage), whole.messages as JsonValue[]);
-    return whole;
-  }
-
-  /** The whole request, without moving on (to compare it, or to show a divergence). */
-  preview(stored: JsonObject, stage: string | null = null): JsonObject {
-    const prefix = typeof stored.prefix === 'number' ? stored.prefix : 0;
-    const { prefix: _prefix, ...rest } = stored;
-    return {
-      ...rest,
-      messages: (this.previous.get(laneOf(stage)) ?? [])
-        .slice(0, prefix)
-        .concat((stored.messages ?? []) as JsonValue[]),
-    };
-  }
-}
-
-/** "think#b" is plan step b's lane; any other stage is lane "". */
-function laneOf(stage: string | null): string {
-  const mark = stage === null ? -1 : stage.indexOf('#');
-  return mark === -1 ? '' : stage!.slice(mark);
 }
