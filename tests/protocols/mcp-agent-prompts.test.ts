@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cliPath } from '../support/run-cli.js';
+import { cliPath, runCli } from '../support/run-cli.js';
 import { jsonPost, useServes, waitForStatus } from '../server/serve-support.js';
 
 const serves = useServes();
@@ -122,6 +122,14 @@ describe("the config's agents on the MCP server and in run requests", () => {
     } finally {
       await client.close();
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('serve and mcp take --mcp-config FILE; a missing one stops them with one line', async () => {
+    for (const args of [['serve', '--port', '0'], ['mcp']]) {
+      const result = await runCli([...args, '--mcp-config', 'missing.json']);
+      expect(result.stderr).toBe('stageloop: --mcp-config missing.json: no such file\n');
+      expect(result.code).not.toBe(0);
     }
   });
 });
