@@ -17,10 +17,10 @@ import { loadOptional, optionalParts } from '../src/common/optional-package.js';
 import type { Deps } from '../src/engine/stage.js';
 import type { TraceMode } from '../otel.config.js';
 import { assemble, pipelineNames, pipelineOf } from './assemble.js';
+import { loadStageloopConfig, type AgentConfig } from './config.js';
 import { shownSlots } from './shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from './recipe.js';
 import { openRunStore } from './store.js';
-import { loadStageloopConfig, type AgentConfig } from './config.js';
 
 /** Where and how the HTTP server listens, and the store it records in (`stageloop serve`'s flags, parsed). */
 export interface ServeFlags {
