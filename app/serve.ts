@@ -17,6 +17,7 @@ import { loadOptional, optionalParts } from '../src/common/optional-package.js';
 import type { Deps } from '../src/engine/stage.js';
 import type { TraceMode } from '../otel.config.js';
 import { assemble, pipelineNames, pipelineOf } from './assemble.js';
+import { loadStageloopConfig, type AgentConfig } from './config.js';
 import { shownSlots } from './shown-slots.js';
 import { makeRecipe, recipeOf, type RunRecipe, type RunRecipeInput } from './recipe.js';
 import { openRunStore } from './store.js';
@@ -32,15 +33,23 @@ export interface ServeFlags {
   allowOrigins?: string[];
   /** Traces every run the server starts (`--trace`), as `stageloop run --trace` does. */
   trace?: TraceMode;
+  /** The config file whose agents the server offers (default: stageloop.config.json in the working folder, if any). */
+  config?: string;
   /** Takes up the store's runs whose owner is gone, at start and then periodically (default true; `--no-recover`). */
   recover?: boolean;
 }
 
 /** A POST /v1/runs body as a recipe: the built-in tools and this server's model; the client picks the rest it may. */
-export function recipeOfRequest(body: StartRunBody & { pipeline: string }): RunRecipe {
+export function recipeOfRequest(
+  body: StartRunBody & { pipeline: string },
+  agents: readonly AgentConfig[] = [],
+): RunRecipe {
   return makeRecipe(
     {
       pipeline: body.pipeline,
+      // The config's agents are kept with the run (resume and replay build the same team without the file).
+      agents: Object.fromEntries(agents.map(({ name, ...agent }) => [name, agent])),
+      ...(body.agent !== undefined && { agent: body.agent }),
       // The body's options are guard settings already (the same schema, less what a client may not switch off).
       guards: body.options ?? {},
       ...(body.approveTools !== undefined && { approvals: { tools: body.approveTools } }),
@@ -62,6 +71,8 @@ export interface RunServices {
   store: RunStore;
   host: RunHost;
   pipelines: PipelineInfo[];
+  /** The config file's agents: a prompt each on the MCP server, and a run request may name one. */
+  agents: AgentConfig[];
   /** The state slots a run's view shows. */
   shownSlots: readonly string[];
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
@@ -83,7 +94,10 @@ export async function runServices(
   env: Environment,
   calculatorHost?: CalculatorWorkerHost,
   instrument: (deps: Partial<Deps>) => Partial<Deps> = (deps) => deps,
+  configFile?: string,
 ): Promise<RunServices> {
+  // Read first: a config file with a mistake stops the server before it opens anything.
+  const { agents } = loadStageloopConfig({ ...(configFile !== undefined && { configFile }), cwd: process.cwd(), env });
   const [{ RunHost }, { runPipeline }] = await Promise.all([
     import('../src/server/run-host.js'),
     import('../src/durable/durable-run.js'),
@@ -153,6 +167,7 @@ export async function runServices(
     store: recording.store,
     host,
     pipelines,
+    agents,
     shownSlots,
     sessions: openSessions,
     notice: `${notice}; runs recorded in ${recording.file}`,
@@ -185,7 +200,7 @@ export async function runServices(
       return host.recover(await continuationOf(run, undefined, recoveredBy));
     },
     async assemble(body: StartRunBody & { pipeline: string }) {
-      const assembled = await assembleRun(recipeOfRequest(body));
+      const assembled = await assembleRun(recipeOfRequest(body, agents));
       return { pipeline: assembled.pipeline, deps: assembled.deps, record: assembled.record };
     },
     async close() {
@@ -215,11 +230,12 @@ export async function startServe(
   checkBind(flags.host, flags.token);
   // Loaded only when asked for, as for `stageloop run --trace`: the same SDK set-up and the same environment.
   const tracing = flags.trace === undefined ? undefined : (await import('../otel.config.js')).startTracing(flags.trace);
-  const services = await runServices(flags.store, env, calculatorHost, tracing?.instrument);
+  const services = await runServices(flags.store, env, calculatorHost, tracing?.instrument, flags.config);
   const app = serverApp({
     store: services.store,
     host: services.host,
     pipelines: services.pipelines,
+    agents: services.agents,
     shownSlots: services.shownSlots,
     defaultPipeline: 'react',
     ...(flags.token !== undefined && { token: flags.token }),

@@ -6,10 +6,11 @@ import { parseFlags } from './args.js';
 import type { CommandIo, CommandModule } from './command.js';
 import { mcpLoginUsage } from './mcp-login-command.js';
 
-export const mcpUsage = `Usage: stageloop mcp [--store PATH]
+export const mcpUsage = `Usage: stageloop mcp [--store PATH] [--mcp-config FILE]
 Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), with progress
 notifications and cancellation; called as a task it returns at once (the task is the recorded run). Recorded runs
-are resources (stageloop://runs/{id}), each pipeline a prompt. Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
+are resources (stageloop://runs/{id}), each pipeline a prompt, and so is each agent of stageloop.config.json (or
+--mcp-config FILE). Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
 ./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
 Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }
 
@@ -29,7 +30,7 @@ export async function mcpCommand(
   const { values } = parseFlags(
     'mcp',
     argv,
-    { store: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    { store: { type: 'string' }, 'mcp-config': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     false,
   );
   if (values.help) return 'help';
@@ -47,7 +48,7 @@ export async function mcpCommand(
         import('@modelcontextprotocol/sdk/server/stdio.js'),
       ]),
   );
-  const services = await runServices(values.store, env, calculatorHost);
+  const services = await runServices(values.store, env, calculatorHost, undefined, values['mcp-config']);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);
   const server = stageloopMcpServer({ ...services, defaultPipeline: 'react' });
   const transport = new StdioServerTransport();

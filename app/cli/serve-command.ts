@@ -10,6 +10,7 @@ import { StageloopError } from '../../src/common/stageloop-error.js';
 
 export const serveUsage = `Usage: stageloop serve [--port 8787] [--host 127.0.0.1] [--token T] [--store PATH]
                       [--allow-host NAME]... [--allow-origin URL]... [--trace otlp|console] [--no-recover]
+                      [--mcp-config FILE]
 Serves the HTTP API (/v1/...) and the web console (/) over the run store. Binds 127.0.0.1 unless --host is given;
 any other address needs a token (--token or STAGELOOP_TOKEN), which every API request then sends as
 Authorization: Bearer T. Requests must name the server by a loopback name or the bound address in their Host
@@ -18,7 +19,8 @@ header (--allow-host adds names); requests that change runs must send JSON and c
 running ones reach a checkpoint, and exits. --trace traces every run it starts, as "stageloop run --trace" does
 (a request's W3C traceparent makes its run part of the caller's trace). At start and every 10 s it continues the
 store's runs whose process died (owner gone, lease expired; never one waiting for a person), each taken by one
-server only; --no-recover leaves them to "stageloop resume".`;
+server only; --no-recover leaves them to "stageloop resume". The agents of stageloop.config.json (or --mcp-config
+FILE) are prompts on /mcp, and a POST /v1/runs may name one ("agent").`;
 
 export function parseServeFlags(argv: readonly string[], env: Environment): ServeFlags | 'help' {
   const options = {
@@ -30,6 +32,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     'allow-origin': { type: 'string', multiple: true },
     trace: { type: 'string' },
     'no-recover': { type: 'boolean' },
+    'mcp-config': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   } as const;
   const { values } = parseFlags('serve', argv, options, false);
@@ -57,6 +60,7 @@ export function parseServeFlags(argv: readonly string[], env: Environment): Serv
     host: values.host ?? '127.0.0.1',
     ...(token !== undefined && { token }),
     ...(values.store !== undefined && { store: values.store }),
+    ...(values['mcp-config'] !== undefined && { config: values['mcp-config'] }),
     ...access,
   };
 }

@@ -7,3 +7,13 @@ export interface PipelineInfo {
   iteration: string[];
   finalize: string[];
 }
+
+/** An agent of the server's config file as the protocols offer it: a prompt per agent, and a run request may name it. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  /** The pipeline it runs. */
+  pipeline: string;
+  /** Its system prompt, which its prompt's template carries. */
+  instructions: string;
+}

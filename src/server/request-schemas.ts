@@ -49,6 +49,8 @@ export const startRunSchema = z
   .strictObject({
     task: z.string().trim().min(1, 'the task must not be empty').max(100_000),
     pipeline: z.string().min(1).optional(),
+    /** An agent of the server's config file: the run is that agent (its pipeline, instructions and tools). */
+    agent: z.string().min(1).max(64).optional(),
     session: plainName('session').optional(),
     user: plainName('user').optional(),
     options: runOptionsSchema.optional(),

@@ -5,7 +5,7 @@ import { messageOf } from '../common/error-message.js';
 import { isStageloopError, StageloopError } from '../common/stageloop-error.js';
 import type { EventLog } from '../stream/event-log.js';
 import { conversationOption, type ClientMessage } from '../engine/client-conversation.js';
-import type { PipelineInfo } from './pipeline-info.js';
+import type { AgentInfo, PipelineInfo } from './pipeline-info.js';
 import type { StartRunBody } from './request-schemas.js';
 import type { RunAssembly, RunHost } from './run-host.js';
 import { currentScope, withinScope } from '../engine/run-scope.js';
@@ -28,6 +28,8 @@ export interface StartRunServices {
   host: RunHost;
   pipelines: readonly PipelineInfo[];
   defaultPipeline: string;
+  /** The config file's agents (absent: none); a request may name one (`agent`). */
+  agents?: readonly AgentInfo[];
   /** Builds a run's pipeline and deps from a request (the application's job: src/server knows no stages). */
   assemble(body: StartRunBody & { pipeline: string }): Promise<RunAssembly>;
 }
@@ -43,7 +45,15 @@ export async function startRun(
   services: StartRunServices,
   { conversation, ...request }: StartRunBody & { conversation?: readonly ClientMessage[] },
 ): Promise<StartedRun> {
-  const pipeline = request.pipeline ?? services.defaultPipeline;
+  const agents = services.agents ?? [];
+  const agent = request.agent === undefined ? undefined : agents.find((known) => known.name === request.agent);
+  if (request.agent !== undefined && agent === undefined)
+    throw new StageloopError(
+      'usage',
+      `agent: unknown agent "${request.agent}": ${agents.length > 0 ? `choose one of ${agents.map((known) => known.name).join(', ')}` : 'this server has no agents (define them in stageloop.config.json under "agents")'}`,
+    );
+  // An agent runs its own pipeline.
+  const pipeline = agent?.pipeline ?? request.pipeline ?? services.defaultPipeline;
   const names = services.pipelines.map((known) => known.name);
   if (!names.includes(pipeline))
     throw new StageloopError('usage', `pipeline: unknown pipeline "${pipeline}": choose one of ${names.join(', ')}`);

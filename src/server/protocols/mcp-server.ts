@@ -1,6 +1,6 @@
 // MCP server mode, served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp): one tool per pipeline (called
-// plainly or as a task that is the durable run), recorded runs and session facts as resources, one prompt per pipeline with completions,
-// logging, and on HTTP resumable SSE streams (an event store per session).
+// plainly or as a task that is the durable run), recorded runs and session facts as resources, one prompt per pipeline
+// and per configured agent with completions, logging, and on HTTP resumable SSE streams (an event store per session).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -43,7 +43,7 @@ export function stageloopMcpServer(services: McpServices): McpServer {
   registerPipelineTools(server, services, tasks);
   registerRunResources(server, services);
   registerSessionFacts(server, services);
-  registerPipelinePrompts(server, services.pipelines, services.store);
+  registerPipelinePrompts(server, services.pipelines, services.store, services.agents);
   return server;
 }
 
