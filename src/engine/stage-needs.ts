@@ -1,6 +1,7 @@
 // Assembly: a run's ports checked against what its pipeline's stages need, once, before the first stage runs. A
 // stage that cannot work without a port fails the run here, in one line naming the port and the fix, not at its
-// first model call; a pipeline with no stage that runs tool calls (no act) offers the model no tools at all.
+// first model call; a pipeline whose stages all declare their needs, none running tool calls (no act), offers the
+// model no tools at all.
 import { StageloopError } from '../common/stageloop-error.js';
 import type { Pipeline } from './pipeline.js';
 import { zones } from './pipeline.js';
@@ -38,7 +39,8 @@ function needsOf(pipeline: Pipeline): PipelineNeeds {
     const deps = new Map<string, string>();
     for (const stage of stages)
       for (const port of stage.needs?.deps ?? []) if (!deps.has(port)) deps.set(port, stage.name);
-    needs = { deps, runsTools: stages.some((stage) => stage.needs?.runsTools === true) };
+    // A stage that declares no needs (a custom one) may call the tools itself: the pipeline keeps them.
+    needs = { deps, runsTools: stages.some((stage) => stage.needs === undefined || stage.needs.runsTools === true) };
     byPipeline.set(pipeline, needs);
   }
   return needs;

@@ -152,7 +152,8 @@ export type StageReturn = Signal | void | Promise<Signal | void>;
 
 export interface Stage {
   readonly name: string;
-  /** What the stage needs of the run, checked when the run is assembled (src/engine/stage-needs.ts). */
+  /** What the stage needs of the run, checked when the run is assembled (src/engine/stage-needs.ts); a stage that
+   * declares nothing may use any port, and keeps the tools in the run. */
   readonly needs?: StageNeeds;
   execute(state: RunState, ctx: StageContext): StageReturn;
 }

@@ -53,3 +53,4 @@ export {
 } from './prune.js';
 export { limits, type LimitsInForce, type LimitedStage } from './limits.js';
 export { contextShareTokens, defaultContextShare, unknownModelWindow } from '../shared/context-window.js';
+export { sessionBudget, type SessionBudgetOptions } from './session-budget.js';

@@ -59,6 +59,8 @@ export function context(options: ContextOptions = {}): Stage {
   };
   return {
     name: 'context',
+    // Reads the tools' definitions only to list them: it runs none.
+    needs: {},
     execute(state, ctx) {
       const tools = ctx.deps.tools?.definitions() ?? [];
       const ownFacts = inputFacts(state);

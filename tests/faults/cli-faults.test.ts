@@ -154,7 +154,7 @@ describe('fault matrix: the command line', () => {
     ],
     [
       ['run', '--budget-mode', 'strict', '--max-tokens', '3', 'x'],
-      /--budget-mode must be "soft" or "hard", got "strict"/,
+      /--budget-mode must be "soft", "hard" or "ask", got "strict"/,
     ],
     [
       ['run', '--max-tokens', '1e400', 'x'],

@@ -204,7 +204,7 @@ describe('a forced final answer still reports the limit that forced it', () => {
       /budgetMode hard needs maxTokens or maxCostUsd/,
     );
     expect(() => applyGuards(reactPipeline(), { budgetMode: 'strict' as 'hard', maxTokens: 3 })).toThrow(
-      /budgetMode must be "soft" or "hard", got "strict"/,
+      /budgetMode must be "soft", "hard" or "ask", got "strict"/,
     );
   });
 });
