@@ -1,17 +1,9 @@
 // Token counts of a run and of the agent runs under it: imported by the state, the tool port and the run result alike,
-// so it imports nothing of theirs (no import circle).
+// so it imports nothing of theirs (no import circle), only the model types' leaf.
+import type { ChatUsage } from '../model/types.js';
 
-/** A run's tokens. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-  /** Input tokens written to the provider's prompt cache (part of inputTokens), when the provider bills them apart. */
-  cacheWriteInputTokens?: number;
-  /** True when any part of the total was estimated because a server reported none. */
-  estimated: boolean;
-}
+/** A run's tokens: the sum of its model calls' usage, the same fields. */
+export type Usage = ChatUsage;
 
 /** An agent run a call made, as `RunResult.agents` lists it. */
 export interface AgentUsage {
