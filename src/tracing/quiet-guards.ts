@@ -9,6 +9,7 @@ const guardStageNames = new Set([
   'limits',
   'budget',
   'budget-start',
+  'session-budget',
   'prune',
   'loop-guard',
   'loop-guard-history',

@@ -31,6 +31,12 @@ describe('withoutQuietGuards', () => {
     expect(shown.filter((item) => item.kind !== 'stage')).toEqual(full.filter((item) => item.kind !== 'stage'));
   });
 
+  it("names every guard stage of stages/guards, the session budget too (a plan step's copy included)", () => {
+    for (const name of ['budget', 'session-budget', 'session-budget#s1', 'prune', 'loop-guard', 'approval'])
+      expect(isGuardStage(name)).toBe(true);
+    expect(isGuardStage('think')).toBe(false);
+  });
+
   it('keeps a guard row that steered or had a call inside it', () => {
     const base = { zone: 'iteration', iteration: 1, at: 0, detail: null };
     const items = [
