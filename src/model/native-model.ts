@@ -1,6 +1,6 @@
 // What the native adapters (Responses, Anthropic Messages, AI SDK) share: retries with the run's signal, structured
 // output checked with one repair turn, the silence guard around a streamed body, and the reply's latency.
-import { parseStructuredContent, repairMessage } from './structured-output.js';
+import { settleStructuredOutput } from './structured-output.js';
 import { defaultMaxRetryAfterMs, withRetries } from './retry.js';
 import { RequestAborted, RequestGuard } from './request-guard.js';
 import { sumUsage } from './usage-estimate.js';
@@ -112,40 +112,14 @@ export abstract class NativeChatModel implements ChatModel {
       const reply = await this.withRetries(request, signal, onEvent);
       const format = request.responseFormat;
       if (format !== undefined && reply.finishReason !== 'length' && reply.toolCalls.length === 0) {
-        const first = parseStructuredContent(reply.content, format);
-        if (first.ok) reply.parsed = first.value;
-        else await this.repair(request, reply, first.problem, signal);
+        await settleStructuredOutput(request, reply, (repairRequest) =>
+          this.withRetries(repairRequest, signal, undefined),
+        );
       }
       return { ...reply, latencyMs: Math.round(performance.now() - started) };
     } catch (error) {
       throw this.modelError(error, signal);
     }
-  }
-
-  /** One repair turn that shows the model what was wrong with its JSON; a second failure is the error. */
-  private async repair(request: ChatRequest, reply: Reply, problem: string, signal: AbortSignal | undefined) {
-    const format = request.responseFormat!;
-    const repairRequest: ChatRequest = {
-      messages: [
-        ...request.messages,
-        { role: 'assistant', content: reply.content },
-        { role: 'user', content: repairMessage(problem) },
-      ],
-      responseFormat: format,
-      purpose: request.purpose,
-    };
-    const repaired = await this.withRetries(repairRequest, signal, undefined);
-    const second = parseStructuredContent(repaired.content, format);
-    reply.usage = sumUsage(reply.usage, repaired.usage);
-    if (!second.ok)
-      throw new ModelError(
-        'invalid_response',
-        `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`,
-        { retryable: false },
-      );
-    reply.content = repaired.content;
-    reply.finishReason = repaired.finishReason;
-    reply.parsed = second.value;
   }
 
   /** Our own retries (the SDKs make none): the wait is cancelled by the signal; a stream that delivered is not retried. */

@@ -6,7 +6,7 @@ import { loadOpenAISdk, loadedOpenAISdk } from './openai-sdk.js';
 import { errorBodyFetch } from './openai-error-body.js';
 import { defaultMaxRetryAfterMs, withRetries } from './retry.js';
 import { normaliseFinishReason, type WireSettings, type WireTurn } from './openai-wire.js';
-import { parseStructuredContent, repairMessage } from './structured-output.js';
+import { settleStructuredOutput } from './structured-output.js';
 import { parseActions } from './text-tool-protocol.js';
 import { estimateUsage, sumUsage } from './usage-estimate.js';
 import { ModelError, type ChatModel, type ChatRequest, type ChatResponse, type ChatStreamEvent } from './types.js';
@@ -145,50 +145,15 @@ export class OpenAIChatModel implements ChatModel {
         response.finishReason !== 'length' &&
         response.toolCalls.length === 0
       ) {
-        await this.parseStructured(request, response, signal);
+        await settleStructuredOutput(request, response, async (repairRequest) =>
+          this.toResponse(repairRequest, await this.sendWithRetries(repairRequest, signal, undefined)),
+        );
       }
       response.latencyMs = Math.round(performance.now() - started);
       return response;
     } catch (error) {
       throw toModelError(error, { ...this.errorContext, signal });
     }
-  }
-
-  /** Validates structured output, with one repair call that shows the model what was wrong. Fills response.parsed. */
-  private async parseStructured(
-    request: ChatRequest,
-    response: ChatResponse,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const format = request.responseFormat!;
-    const first = parseStructuredContent(response.content, format);
-    if (first.ok) {
-      response.parsed = first.value;
-      return;
-    }
-    const repairRequest: ChatRequest = {
-      ...request,
-      messages: [
-        ...request.messages,
-        { role: 'assistant', content: response.content },
-        { role: 'user', content: repairMessage(first.problem) },
-      ],
-    };
-    delete repairRequest.tools;
-    delete repairRequest.toolChoice;
-    const repaired = await this.toResponse(repairRequest, await this.sendWithRetries(repairRequest, signal, undefined));
-    const second = parseStructuredContent(repaired.content, format);
-    response.usage = sumUsage(response.usage, repaired.usage);
-    if (!second.ok) {
-      throw new ModelError(
-        'invalid_response',
-        `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`,
-        { retryable: false },
-      );
-    }
-    response.content = repaired.content;
-    response.finishReason = repaired.finishReason;
-    response.parsed = second.value;
   }
 
   /**

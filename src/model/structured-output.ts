@@ -1,7 +1,8 @@
 // Structured output: the JSON schema to send, the instructions for servers without json_schema, and local validation.
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../common/json.js';
-import type { ResponseFormat } from './types.js';
+import { ModelError, type ChatRequest, type ChatResponse, type ResponseFormat } from './types.js';
+import { sumUsage } from './usage-estimate.js';
 import { messageOf } from '../common/error-message.js';
 
 function isZodSchema(schema: ResponseFormat['schema']): schema is z.ZodType {
@@ -98,4 +99,45 @@ export function parseStructuredContent(content: string, format: ResponseFormat):
 /** The user message of the one repair attempt: shows the model what was wrong. */
 export function repairMessage(problem: string): string {
   return `Your previous reply could not be used: ${problem}\nReply again with only the corrected JSON value.`;
+}
+
+type StructuredReply = Omit<ChatResponse, 'latencyMs'>;
+
+/**
+ * Fills reply.parsed from its structured output. Wrong JSON gets one repair call (the request without its tools, the
+ * bad reply and what was wrong with it); its usage is added to the reply's, and a second failure is the error.
+ */
+export async function settleStructuredOutput(
+  request: ChatRequest,
+  reply: StructuredReply,
+  send: (repairRequest: ChatRequest) => Promise<StructuredReply>,
+): Promise<void> {
+  const format = request.responseFormat!;
+  const first = parseStructuredContent(reply.content, format);
+  if (first.ok) {
+    reply.parsed = first.value;
+    return;
+  }
+  const repairRequest: ChatRequest = {
+    ...request,
+    messages: [
+      ...request.messages,
+      { role: 'assistant', content: reply.content },
+      { role: 'user', content: repairMessage(first.problem) },
+    ],
+  };
+  delete repairRequest.tools;
+  delete repairRequest.toolChoice;
+  const repaired = await send(repairRequest);
+  const second = parseStructuredContent(repaired.content, format);
+  reply.usage = sumUsage(reply.usage, repaired.usage);
+  if (!second.ok)
+    throw new ModelError(
+      'invalid_response',
+      `structured output "${format.name}" still invalid after one repair attempt: ${second.problem}`,
+      { retryable: false },
+    );
+  reply.content = repaired.content;
+  reply.finishReason = repaired.finishReason;
+  reply.parsed = second.value;
 }

@@ -104,6 +104,28 @@ describe('OpenAIResponsesModel', () => {
     expect(body.text).toMatchObject({ format: { type: 'json_schema', name: 'city', strict: true } });
   });
 
+  it('repairs wrong structured output once, without the tools, and counts both calls', async () => {
+    const recorded = replyOf('responses', { file: 'pydantic-ai/test_native_output.1.json' });
+    const base = recorded.body as { output: Array<{ content: Array<{ text: string }> }> };
+    const wrong = structuredClone(base);
+    wrong.output[0]!.content[0]!.text = '{"city":"Mexico City"}';
+    server = await startRecordedServer([{ body: wrong }, recorded]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-4o', baseUrl: `${server.url}/v1` });
+    const reply = await model.chat({
+      messages: [{ role: 'user', content: 'The largest city of my country, as JSON.' }],
+      tools: [
+        { name: 'lookup', description: 'looks up', parameters: { type: 'object', properties: {} }, strict: false },
+      ],
+      responseFormat: { name: 'city', schema: z.object({ city: z.string(), country: z.string() }) },
+      purpose: 'answer',
+    });
+    expect(reply.parsed).toEqual({ city: 'Mexico City', country: 'Mexico' });
+    expect(reply.usage).toMatchObject({ inputTokens: 178, outputTokens: 32 });
+    const repair = server.requests[1]!.body as SentBody;
+    expect(repair.tools).toBeUndefined();
+    expect(JSON.stringify(repair.input.at(-1))).toContain('could not be used: the JSON does not match the schema');
+  });
+
   it('reads a cut reply as a truncation and a failed response as a server error', async () => {
     const base = replyOf('responses', { file: 'pydantic-ai/test_openai_responses_model_simple_response.0.json' })
       .body as Record<string, unknown>;
