@@ -72,7 +72,7 @@ describe.runIf(runRedisTests)('stageloop worker --trace otlp', { timeout: 120_00
     const hex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
     const submitter = { traceId: hex(16), spanId: hex(8), traceFlags: TraceFlags.SAMPLED };
     const output: string[] = [];
-    const sink = { write: (text: string) => void output.push(text) } as NodeJS.WritableStream;
+    const sink = { write: (text: string) => void output.push(text) } as never;
     // The submit runs inside the submitter's span: nothing passes the context by hand.
     const code = await context.with(trace.setSpanContext(context.active(), submitter), () =>
       submitCommand(['--redis', redis.url, '--id', 'traced-run-1', '--quiet', 'What is 2 + 2?'], {
