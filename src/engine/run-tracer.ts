@@ -62,7 +62,13 @@ class GuardedTracer implements RunTracer {
     let traced: StageReturn;
     try {
       traced = this.tracer.stage(
-        { runId: info.runId, name: info.name, zone: info.zone, iteration: info.iteration },
+        {
+          runId: info.runId,
+          name: info.name,
+          zone: info.zone,
+          iteration: info.iteration,
+          ...(info.quiet === true && { quiet: true }),
+        },
         wrapped,
       );
     } catch {

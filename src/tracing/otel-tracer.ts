@@ -21,7 +21,7 @@ import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff } from './span-helpers.js';
-import { isGuardStage } from './quiet-guards.js';
+import { isGuardStage, noteQuietStages } from './quiet-guards.js';
 import type { GuardWatch } from './guard-watch.js';
 import { watchedGuardStage } from './guard-spans.js';
 import { secondsBetween, stageloopInstruments, type StageloopInstruments } from './metrics.js';
@@ -243,7 +243,9 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
 
     stage(info, body) {
       if (tracingIsOff(tracer)) return body();
-      if (guards !== undefined && isGuardStage(info.name)) return watchedGuardStage(tracer, guards, info, body);
+      if (info.quiet === true) noteQuietStages([info]);
+      if (guards !== undefined && (info.quiet === true || isGuardStage(info.name)))
+        return watchedGuardStage(tracer, guards, info, body);
       const attributes: Attributes = {
         [StageloopAttributes.stageName]: info.name,
         [StageloopAttributes.zone]: info.zone,
