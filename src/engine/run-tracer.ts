@@ -55,10 +55,6 @@ class GuardedTracer implements RunTracer {
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn {
     let called = false;
     let returned: StageReturn = undefined;
-    const wrapped = (): StageReturn => {
-      called = true;
-      return (returned = body());
-    };
     let traced: StageReturn;
     try {
       traced = this.tracer.stage(
@@ -69,7 +65,11 @@ class GuardedTracer implements RunTracer {
           iteration: info.iteration,
           ...(info.quiet === true && { quiet: true }),
         },
-        wrapped,
+        // Inline, not a named const: tsx (keepNames) would rename a named closure on every stage call.
+        (): StageReturn => {
+          called = true;
+          return (returned = body());
+        },
       );
     } catch {
       return called ? returned : body();

@@ -8,8 +8,9 @@ import { SpanNames, StageloopAttributes } from './attributes.js';
 import type { GuardWatch, WatchedGuard } from './guard-watch.js';
 import { recordFailure } from './span-helpers.js';
 
-/** Now in epoch milliseconds with sub-millisecond precision (a span's start given after the fact). */
-const preciseNow = () => performance.timeOrigin + performance.now();
+/** Now in epoch milliseconds with sub-millisecond precision (a span's start given after the fact); the origin read once. */
+const timeOrigin = performance.timeOrigin;
+const preciseNow = () => timeOrigin + performance.now();
 
 /**
  * Runs a guard stage without a span of its own, watching what it does; when it acted (an action event, a signal,
