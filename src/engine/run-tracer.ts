@@ -55,15 +55,21 @@ class GuardedTracer implements RunTracer {
   stage(info: StageInfo & { runId: string }, body: () => StageReturn): StageReturn {
     let called = false;
     let returned: StageReturn = undefined;
-    const wrapped = (): StageReturn => {
-      called = true;
-      return (returned = body());
-    };
     let traced: StageReturn;
     try {
       traced = this.tracer.stage(
-        { runId: info.runId, name: info.name, zone: info.zone, iteration: info.iteration },
-        wrapped,
+        {
+          runId: info.runId,
+          name: info.name,
+          zone: info.zone,
+          iteration: info.iteration,
+          ...(info.quiet === true && { quiet: true }),
+        },
+        // Inline, not a named const: tsx (keepNames) would rename a named closure on every stage call.
+        (): StageReturn => {
+          called = true;
+          return (returned = body());
+        },
       );
     } catch {
       return called ? returned : body();

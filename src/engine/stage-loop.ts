@@ -90,6 +90,10 @@ export class StageCall implements StageInfo {
   iteration = 0;
   private stage: Stage | undefined;
   readonly execute = (): StageReturn => this.stage!.execute(this.host.state, this.host.ctx);
+  // Read only by a real tracer (through the run's guard), so a dispatch writes nothing more.
+  get quiet(): boolean {
+    return this.stage?.quiet === true;
+  }
 
   constructor(private readonly host: StageLoopHost) {
     this.runId = host.state.runId;

@@ -74,6 +74,8 @@ export interface StageInfo {
   name: string;
   zone: Zone;
   iteration: number;
+  /** The stage declared itself `quiet` (a guard). */
+  quiet?: boolean;
 }
 
 /** What a tracer learns of a run: a resumed run links its root span to the first trace's root (`linkTo`). */
@@ -155,6 +157,8 @@ export interface Stage {
   /** What the stage needs of the run, checked when the run is assembled (src/engine/stage-needs.ts); a stage that
    * declares nothing may use any port, and keeps the tools in the run. */
   readonly needs?: StageNeeds;
+  /** A guard: when it did nothing it makes no span, progress line or timeline row (src/tracing/quiet-guards.ts). */
+  readonly quiet?: boolean;
   execute(state: RunState, ctx: StageContext): StageReturn;
 }
 

@@ -5,11 +5,12 @@ import { isPromiseLike } from '../common/promise-like.js';
 import { isSignal } from '../engine/signal.js';
 import type { StageInfo, StageReturn } from '../engine/stage.js';
 import { SpanNames, StageloopAttributes } from './attributes.js';
-import type { GuardWatch } from './guard-watch.js';
+import type { GuardWatch, WatchedGuard } from './guard-watch.js';
 import { recordFailure } from './span-helpers.js';
 
-/** Now in epoch milliseconds with sub-millisecond precision (a span's start given after the fact). */
-const preciseNow = () => performance.timeOrigin + performance.now();
+/** Now in epoch milliseconds with sub-millisecond precision (a span's start given after the fact); the origin read once. */
+const timeOrigin = performance.timeOrigin;
+const preciseNow = () => timeOrigin + performance.now();
 
 /**
  * Runs a guard stage without a span of its own, watching what it does; when it acted (an action event, a signal,
@@ -25,50 +26,59 @@ export function watchedGuardStage(
   const parent = context.active();
   const startTime = preciseNow();
   const watched = guards.begin(info.runId, info.name);
-  const finish = (returned: StageReturn | undefined, failed: boolean, error?: unknown) => {
-    guards.end(info.runId, info.name);
-    const signal = isSignal(returned) ? returned : undefined;
-    if (!watched.acted && signal === undefined && !failed) return;
-    const attributes: Attributes = {
-      [StageloopAttributes.stageName]: info.name,
-      [StageloopAttributes.zone]: info.zone,
-      [StageloopAttributes.iteration]: info.iteration,
-    };
-    if (signal !== undefined) {
-      attributes[StageloopAttributes.signal] = signal.type;
-      attributes[StageloopAttributes.signalReason] = signal.reason;
-      attributes[StageloopAttributes.signalKind] = signal.kind;
-    }
-    const span = tracer.startSpan(
-      SpanNames.stage(info.name),
-      { kind: SpanKind.INTERNAL, attributes, startTime },
-      parent,
-    );
-    for (const event of watched.events) span.addEvent(event.name, event.attributes, event.at);
-    if (failed) recordFailure(span, error);
-    span.end(preciseNow());
-  };
   let returned: StageReturn;
   try {
     returned = body();
   } catch (error) {
-    finish(undefined, true, error);
+    endGuard(tracer, guards, info, parent, startTime, watched, undefined, true, error);
     throw error;
   }
   if (!isPromiseLike(returned)) {
-    finish(returned, false);
+    endGuard(tracer, guards, info, parent, startTime, watched, returned, false);
     return returned;
   }
+  // Module-level ending, no closures but these two: a guard that did nothing costs little more than its own work.
   return Promise.resolve(returned).then(
     (settled) => {
-      finish(settled, false);
+      endGuard(tracer, guards, info, parent, startTime, watched, settled, false);
       return settled;
     },
     (error: unknown) => {
-      finish(undefined, true, error);
+      endGuard(tracer, guards, info, parent, startTime, watched, undefined, true, error);
       throw error;
     },
   );
+}
+
+/** A watched guard ended: its span now, with its real start and end, if it acted (an action event, a signal, a throw). */
+function endGuard(
+  tracer: Tracer,
+  guards: GuardWatch,
+  info: StageInfo & { runId: string },
+  parent: Context,
+  startTime: number,
+  watched: WatchedGuard,
+  returned: StageReturn | undefined,
+  failed: boolean,
+  error?: unknown,
+): void {
+  guards.end(info.runId, info.name);
+  const signal = isSignal(returned) ? returned : undefined;
+  if (!watched.acted && signal === undefined && !failed) return;
+  const attributes: Attributes = {
+    [StageloopAttributes.stageName]: info.name,
+    [StageloopAttributes.zone]: info.zone,
+    [StageloopAttributes.iteration]: info.iteration,
+  };
+  if (signal !== undefined) {
+    attributes[StageloopAttributes.signal] = signal.type;
+    attributes[StageloopAttributes.signalReason] = signal.reason;
+    attributes[StageloopAttributes.signalKind] = signal.kind;
+  }
+  const span = tracer.startSpan(SpanNames.stage(info.name), { kind: SpanKind.INTERNAL, attributes, startTime }, parent);
+  for (const event of watched.events) span.addEvent(event.name, event.attributes, event.at);
+  if (failed) recordFailure(span, error);
+  span.end(preciseNow());
 }
 
 /** `step {id}` spans of a plan run, opened on step_started and ended on step_finished. */

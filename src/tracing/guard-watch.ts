@@ -15,22 +15,29 @@ export interface WatchedGuard {
   readonly events: WatchedSpanEvent[];
 }
 
-const keyOf = (runId: string, stage: string) => `${runId}\u0000${stage}`;
-
 export class GuardWatch {
-  private readonly open = new Map<string, WatchedGuard>();
+  /** The guards running now, by run id and stage name (a Map a run, kept until the run ends: no key strings made). */
+  private readonly open = new Map<string, Map<string, WatchedGuard>>();
   /** Each traced run's root context, by run id: plan step spans hang there, across iterations. */
   readonly roots = new Map<string, Context>();
 
   /** A guard stage starts: its events are collected until `end`. */
   begin(runId: string, stage: string): WatchedGuard {
     const watched: WatchedGuard = { acted: false, events: [] };
-    this.open.set(keyOf(runId, stage), watched);
+    let running = this.open.get(runId);
+    if (running === undefined) this.open.set(runId, (running = new Map()));
+    running.set(stage, watched);
     return watched;
   }
 
   end(runId: string, stage: string): void {
-    this.open.delete(keyOf(runId, stage));
+    this.open.get(runId)?.delete(stage);
+  }
+
+  /** The run ended: forget it. */
+  forget(runId: string): void {
+    this.roots.delete(runId);
+    this.open.delete(runId);
   }
 
   /**
@@ -38,8 +45,8 @@ export class GuardWatch {
    * False when no guard with this name is running in this run (the caller records on the active span instead).
    */
   note(event: { runId: string; stage: string | null; type: string }, spanEvents: readonly WatchedSpanEvent[]): boolean {
-    if (event.stage === null || this.open.size === 0) return false;
-    const watched = this.open.get(keyOf(event.runId, event.stage));
+    if (event.stage === null) return false;
+    const watched = this.open.get(event.runId)?.get(event.stage);
     if (watched === undefined) return false;
     if (isGuardAction(event.type)) watched.acted = true;
     watched.events.push(...spanEvents);

@@ -98,7 +98,8 @@ function budget(data: EventData, value: string): GuardrailResult {
 
 /** The event's guardrail result, or undefined for an event that records no guard decision. */
 export function guardrailResultOf(type: string, data: unknown): GuardrailResult | undefined {
-  const reader = readers[type];
+  // Own keys only: an event type named like an Object method (`toString`) is no guard's.
+  const reader = Object.hasOwn(readers, type) ? readers[type] : undefined;
   return reader === undefined || typeof data !== 'object' || data === null ? undefined : reader(data as EventData);
 }
 

@@ -32,11 +32,18 @@ export function traceContentFromEnv(env: Readonly<Record<string, string | undefi
  */
 export function instrumentDeps<Given extends Partial<Deps>>(deps: Given, options: TracingOptions = {}): Given {
   const guards = new GuardWatch();
-  const instrumented: Given = {
-    ...deps,
-    tracer: otelRunTracer({ ...options, guards }),
-    onEvent: withSpanEvents(deps.onEvent, options, guards),
-  };
+  const tracer = otelRunTracer({ ...options, guards });
+  const traced = withSpanEvents(deps.onEvent, options, guards);
+  const instrumented: Given = { ...deps, tracer };
+  // Read once per run (the runner copies deps at the start): with no SDK and no meter the run gets the caller's own
+  // onEvent, so it builds no events for telemetry that would go nowhere (the no-op tracer's run pays almost nothing).
+  Object.defineProperty(instrumented, 'onEvent', {
+    enumerable: true,
+    configurable: true,
+    get: () => (tracer.enabled?.() === false ? deps.onEvent : traced),
+    set: (value: Deps['onEvent']) =>
+      Object.defineProperty(instrumented, 'onEvent', { value, enumerable: true, configurable: true, writable: true }),
+  });
   if (deps.model !== undefined) instrumented.model = traceModel(deps.model, options);
   if (deps.tools?.wrappingCalls !== undefined) instrumented.tools = deps.tools.wrappingCalls(toolSpanWrapper(options));
   return instrumented;

@@ -21,7 +21,7 @@ import { isSignal } from '../engine/signal.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames, StageloopAttributes } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff } from './span-helpers.js';
-import { isGuardStage } from './quiet-guards.js';
+import { isGuardStage, noteQuietStages } from './quiet-guards.js';
 import type { GuardWatch } from './guard-watch.js';
 import { watchedGuardStage } from './guard-spans.js';
 import { secondsBetween, stageloopInstruments, type StageloopInstruments } from './metrics.js';
@@ -103,26 +103,44 @@ function inSpan<Result>(
 ): Result | Promise<Result> {
   const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, ...(links && { links }) });
   if (!isSpanContextValid(span.spanContext())) return body();
-  const finish = (result: Result): Result => {
-    try {
-      if (onResult !== undefined && span.isRecording()) onResult(span, result);
-    } finally {
-      span.end();
-    }
-    return result;
-  };
-  const fail = (error: unknown): never => {
-    if (span.isRecording()) recordFailure(span, error);
-    span.end();
-    throw error;
-  };
   let returned: Result | Promise<Result>;
   try {
     returned = context.with(trace.setSpan(context.active(), span), body);
   } catch (error) {
-    return fail(error);
+    return failSpan(span, error);
   }
-  return isPromiseLike(returned) ? Promise.resolve(returned).then(finish, fail) : finish(returned);
+  // Module-level enders, no closures of its own: a span costs the SDK's work and little more.
+  return isPromiseLike(returned)
+    ? Promise.resolve(returned).then(
+        (result) => endSpan(span, result, onResult),
+        (error: unknown) => failSpan(span, error),
+      )
+    : endSpan(span, returned, onResult);
+}
+
+function endSpan<Result>(span: Span, result: Result, onResult?: (span: Span, result: Result) => void): Result {
+  try {
+    if (onResult !== undefined && span.isRecording()) onResult(span, result);
+  } finally {
+    span.end();
+  }
+  return result;
+}
+
+function failSpan(span: Span, error: unknown): never {
+  if (span.isRecording()) recordFailure(span, error);
+  span.end();
+  throw error;
+}
+
+/** A stage span's label for the signal its stage returned. */
+function labelSignal(span: Span, signal: unknown): void {
+  if (!isSignal(signal)) return;
+  span.setAttributes({
+    [StageloopAttributes.signal]: signal.type,
+    [StageloopAttributes.signalReason]: signal.reason,
+    [StageloopAttributes.signalKind]: signal.kind,
+  });
 }
 
 /** Root attributes read from the finished run. */
@@ -206,7 +224,7 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
         if (root !== undefined) onRootSpan?.(root);
         if (guards === undefined) return body();
         guards.roots.set(info.runId, context.active());
-        return body().finally(() => guards.roots.delete(info.runId));
+        return body().finally(() => guards.forget(info.runId));
       };
       return Promise.resolve(
         inSpan(
@@ -243,20 +261,15 @@ export function otelRunTracer(options: OtelRunTracerOptions = {}): RunTracer {
 
     stage(info, body) {
       if (tracingIsOff(tracer)) return body();
-      if (guards !== undefined && isGuardStage(info.name)) return watchedGuardStage(tracer, guards, info, body);
+      if (info.quiet === true) noteQuietStages([info]);
+      if (guards !== undefined && (info.quiet === true || isGuardStage(info.name)))
+        return watchedGuardStage(tracer, guards, info, body);
       const attributes: Attributes = {
         [StageloopAttributes.stageName]: info.name,
         [StageloopAttributes.zone]: info.zone,
         [StageloopAttributes.iteration]: info.iteration,
       };
-      return inSpan(tracer, SpanNames.stage(info.name), attributes, body, (span, signal) => {
-        if (!isSignal(signal)) return;
-        span.setAttributes({
-          [StageloopAttributes.signal]: signal.type,
-          [StageloopAttributes.signalReason]: signal.reason,
-          [StageloopAttributes.signalKind]: signal.kind,
-        });
-      });
+      return inSpan(tracer, SpanNames.stage(info.name), attributes, body, labelSignal);
     },
   };
 }

@@ -4,8 +4,11 @@
 // `show --html` and the console.
 import type { TimelineItem } from '../durable/timeline.js';
 
-/** The guard stages of stages/guards, stages/approval and the taint policy, by name (a plan step's `#step` aside). */
-const guardStageNames = new Set([
+/**
+ * The built-in guards (stages/guards, stages/approval, the taint policy), which declare `quiet: true` on their Stage:
+ * named here too for a process that shows a recorded run without loading those stages (a test keeps both equal).
+ */
+export const builtInGuardNames: ReadonlySet<string> = new Set([
   'limits',
   'budget',
   'budget-start',
@@ -22,14 +25,23 @@ const guardStageNames = new Set([
   'approval',
 ]);
 
+/** Names of other stages that declared `quiet: true` (a user's own guard), as this process met them. */
+const declaredGuardNames = new Set<string>();
+
+/** Notes the stages that declare `quiet: true`, so their events and timeline rows follow the quiet rule too. */
+export function noteQuietStages(stages: Iterable<{ readonly name: string; readonly quiet?: boolean }>): void {
+  for (const stage of stages) if (stage.quiet === true) declaredGuardNames.add(stage.name);
+}
+
 /** Events a guard emits without deciding anything: they do not make it act (the `limits` line is a report). */
 const reportOnlyEvents = new Set(['stage_started', 'stage_finished', 'limits']);
 
-/** True for a guard stage; `budget#s2` (the budget of plan step s2) is one too. */
+/** True for a guard stage (built in, or declared `quiet`); `budget#s2` (the budget of plan step s2) is one too. */
 export function isGuardStage(stage: string | null | undefined): boolean {
   if (stage === null || stage === undefined) return false;
   const mark = stage.indexOf('#');
-  return guardStageNames.has(mark === -1 ? stage : stage.slice(0, mark));
+  const name = mark === -1 ? stage : stage.slice(0, mark);
+  return builtInGuardNames.has(name) || declaredGuardNames.has(name);
 }
 
 /** True when an event of this type, emitted by a guard stage, means the guard acted. */

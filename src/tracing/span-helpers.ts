@@ -70,11 +70,19 @@ export function withSpan<Result>(
 ): Promise<Result> {
   const span = tracer.startSpan(name, options);
   if (!isSpanContextValid(span.spanContext())) return body(span);
-  return context.with(trace.setSpan(context.active(), span), async () => {
-    try {
-      return await body(span);
-    } finally {
+  let settled: Promise<Result>;
+  try {
+    settled = context.with(trace.setSpan(context.active(), span), body, undefined, span);
+  } catch (error) {
+    span.end();
+    throw error;
+  }
+  // The span ends when the body settles: no async frame of its own around the body's.
+  return settled.then(
+    (result) => (span.end(), result),
+    (error: unknown) => {
       span.end();
-    }
-  });
+      throw error;
+    },
+  );
 }

@@ -5,7 +5,7 @@ import type { WrapToolCall } from '../engine/tool-port.js';
 import { GenAiAttributes, GenAiOperations, GeneralAttributes, SpanNames } from './attributes.js';
 import { redactedJson, redactSecrets } from '../common/redact.js';
 import { errorTypeOf, recordFailure, stageloopTracer, tracingIsOff, withSpan } from './span-helpers.js';
-import { secondsBetween, stageloopInstruments } from './metrics.js';
+import { secondsBetween, stageloopInstruments, type StageloopInstruments } from './metrics.js';
 
 export interface ToolSpanOptions {
   /** Defaults to the global API tracer named `stageloop`. */
@@ -38,18 +38,11 @@ export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
       [GenAiAttributes.toolCallId]: call.id,
     };
     const startedMs = performance.now();
-    // The duration metric: by tool name and, for a failed call, the error kind (never the call id: cardinality).
-    const measure = (errorType: string | undefined) =>
-      instruments?.toolDuration.record(secondsBetween(startedMs, performance.now()), {
-        [GenAiAttributes.operationName]: GenAiOperations.executeTool,
-        [GenAiAttributes.toolName]: call.name,
-        ...(errorType !== undefined && { [GeneralAttributes.errorType]: errorType }),
-      });
     if (recordContent) attributes[GenAiAttributes.toolCallArguments] = argumentsValue(call.arguments);
     return withSpan(tracer, SpanNames.tool(call.name), { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
         const result = await execute();
-        measure(result.ok ? undefined : result.error.kind);
+        measureTool(instruments, call.name, startedMs, result.ok ? undefined : result.error.kind);
         if (!span.isRecording()) return result;
         if (result.ok) {
           if (recordContent) span.setAttribute(GenAiAttributes.toolCallResult, redactSecrets(result.content));
@@ -60,10 +53,24 @@ export function toolSpanWrapper(options: ToolSpanOptions = {}): WrapToolCall {
         return result;
       } catch (error) {
         // A ToolBox never rejects; if a wrapped executor does anyway, keep the evidence and pass it on.
-        measure(errorTypeOf(error));
+        measureTool(instruments, call.name, startedMs, errorTypeOf(error));
         if (span.isRecording()) recordFailure(span, error);
         throw error;
       }
     });
   };
+}
+
+/** The duration metric: by tool name and, for a failed call, the error kind (never the call id: cardinality). */
+function measureTool(
+  instruments: StageloopInstruments | undefined,
+  tool: string,
+  startedMs: number,
+  errorType: string | undefined,
+): void {
+  instruments?.toolDuration.record(secondsBetween(startedMs, performance.now()), {
+    [GenAiAttributes.operationName]: GenAiOperations.executeTool,
+    [GenAiAttributes.toolName]: tool,
+    ...(errorType !== undefined && { [GeneralAttributes.errorType]: errorType }),
+  });
 }

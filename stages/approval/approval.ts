@@ -117,6 +117,7 @@ export function approval(options: ApprovalOptions = {}): Stage {
 
   return {
     name: 'approval',
+    quiet: true,
     execute(state, ctx) {
       // A turn without tool calls returns at once, without a promise.
       return state.turn.toolCalls.length === 0 ? undefined : decide(state, ctx);

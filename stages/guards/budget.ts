@@ -150,6 +150,7 @@ export function budget(options: BudgetOptions): BudgetStage {
 
   return {
     name: 'budget',
+    quiet: true,
     execute: check,
     limitsInForce(modelName) {
       const tokens = ledger.tokenLimitFor(modelName);
@@ -161,7 +162,11 @@ export function budget(options: BudgetOptions): BudgetStage {
       };
     },
     // Synchronous, so the stage loop need not await a stage that never waits; a configuration error still rejects.
-    start: { name: 'budget-start', execute: (state, ctx) => rejectingThrows(() => void ledger.start(state, ctx)) },
+    start: {
+      name: 'budget-start',
+      quiet: true,
+      execute: (state, ctx) => rejectingThrows(() => void ledger.start(state, ctx)),
+    },
   };
 }
 

@@ -29,6 +29,7 @@ export function limits(stages: readonly Stage[], maxIterations: number): Stage {
   });
   return {
     name: 'limits',
+    quiet: true,
     execute(state, ctx) {
       const inForce = limitsFor(ctx.deps.model?.modelName);
       state.limits = { ...inForce };

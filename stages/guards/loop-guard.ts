@@ -147,9 +147,10 @@ export function loopGuard(options: LoopGuardOptions = {}): LoopGuardStage {
 
   return {
     name: 'loop-guard',
+    quiet: true,
     execute: guard,
     limitsInForce: () => ({ loopLimit: limit }),
-    history: { name: 'loop-guard-history', execute: history },
+    history: { name: 'loop-guard-history', quiet: true, execute: history },
   };
 }
 

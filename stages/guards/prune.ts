@@ -78,6 +78,7 @@ export function prune(options: PruneOptions = {}): PruneStage {
   });
   return {
     name: 'prune',
+    quiet: true,
     limitsInForce: (modelName) => ({ contextBudget: budgetFor(modelName) }),
     execute(state, ctx) {
       const budget = budgetFor(ctx.deps.model?.modelName);

@@ -142,7 +142,7 @@ export function sessionBudget(options: SessionBudgetOptions): Stage {
     return abortRun(`${spentText(spent)} ${why}`, 'budget_session');
   }
 
-  return { name: 'session-budget', execute: check };
+  return { name: 'session-budget', quiet: true, execute: check };
 }
 
 function spentText({ kind, used, limit }: Spent): string {

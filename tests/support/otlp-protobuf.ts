@@ -156,12 +156,19 @@ function metric(bytes: Buffer): JsonValue {
     const sumFields = fieldsOf(sum);
     return {
       ...base,
-      sum: { dataPoints: all(sumFields, 1).map(numberPoint), isMonotonic: varintOf(sumFields, 3) === 1n },
+      sum: {
+        dataPoints: all(sumFields, 1).map(numberPoint),
+        aggregationTemporality: Number(varintOf(sumFields, 2) ?? 0n),
+        isMonotonic: varintOf(sumFields, 3) === 1n,
+      },
     };
   }
   const histogram = all(fields, 9)[0];
-  if (histogram !== undefined)
-    return { ...base, histogram: { dataPoints: all(fieldsOf(histogram), 1).map(histogramPoint) } };
+  if (histogram !== undefined) {
+    const histogramFields = fieldsOf(histogram);
+    const aggregationTemporality = Number(varintOf(histogramFields, 2) ?? 0n);
+    return { ...base, histogram: { dataPoints: all(histogramFields, 1).map(histogramPoint), aggregationTemporality } };
+  }
   const gauge = all(fields, 5)[0];
   return gauge === undefined ? base : { ...base, gauge: { dataPoints: all(fieldsOf(gauge), 1).map(numberPoint) } };
 }

@@ -33,6 +33,8 @@ export interface ReceivedMetricPoint {
   unit: string | undefined;
   kind: 'sum' | 'histogram' | 'gauge';
   monotonic: boolean | undefined;
+  /** A sum's or histogram's aggregation temporality: 1 delta, 2 cumulative (what Prometheus takes). */
+  temporality: number | undefined;
   attributes: Record<string, DecodedValue>;
   /** A sum's or gauge's value; a histogram's sum. */
   value: number;
@@ -106,8 +108,8 @@ interface OtlpMetricsRequest {
       metrics?: Array<{
         name: string;
         unit?: string;
-        sum?: { dataPoints?: OtlpPoint[]; isMonotonic?: boolean };
-        histogram?: { dataPoints?: OtlpPoint[] };
+        sum?: { dataPoints?: OtlpPoint[]; isMonotonic?: boolean; aggregationTemporality?: number };
+        histogram?: { dataPoints?: OtlpPoint[]; aggregationTemporality?: number };
         gauge?: { dataPoints?: OtlpPoint[] };
       }>;
     }>;
@@ -188,6 +190,7 @@ export function decodeOtlpMetricsJson(body: OtlpMetricsRequest): ReceivedMetricP
             unit: metric.unit || undefined,
             kind,
             monotonic: metric.sum?.isMonotonic,
+            temporality: metric.sum?.aggregationTemporality ?? metric.histogram?.aggregationTemporality,
             attributes: decodeAttributes(point.attributes),
             value: Number(point.asInt ?? point.asDouble ?? point.sum ?? 0),
             count: point.count === undefined ? undefined : Number(point.count),

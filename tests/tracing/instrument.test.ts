@@ -1,7 +1,7 @@
 // instrumentDeps: a span per tool call for any tool box that can wrap its calls (asked by capability, not by class),
 // around a wrapper the box already has; a box that cannot is left as is and traced at its stage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runPipeline, type ToolBox, type ToolResult, type WrapToolCall } from '../../src/index.js';
+import { runPipeline, type Deps, type ToolBox, type ToolResult, type WrapToolCall } from '../../src/index.js';
 import { ScriptedModel } from '../../src/testing/index.js';
 import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { agentPipeline, lookupRegistry } from './fixtures.js';
@@ -67,5 +67,24 @@ describe('instrumentDeps', () => {
     const tree = await treeOf(box);
     expect(toolSpanUnderAct(tree)).toEqual(['    stage act', '    stage observe']);
     expect(tree.some((line) => line.includes('execute_tool'))).toBe(false);
+  });
+});
+
+describe('no SDK registered', () => {
+  it('a run gets the caller’s own onEvent (no events built for telemetry that goes nowhere); with an SDK, the telemetry’s', async () => {
+    const seen: string[] = [];
+    const mine = (event: { type: string }) => void seen.push(event.type);
+    const untraced = instrumentDeps({ onEvent: mine });
+    expect(untraced.onEvent).toBe(mine);
+    expect(instrumentDeps({} as Partial<Deps>).onEvent).toBeUndefined();
+    const traced = instrumentDeps({ onEvent: mine }, { tracer: makeTracing().tracer });
+    expect(traced.onEvent).not.toBe(mine);
+    // The caller's listener still hears the run either way.
+    await runPipeline(
+      agentPipeline(),
+      { task: 't' },
+      { deps: { ...untraced, model: new ScriptedModel([{ content: 'a' }]) } },
+    );
+    expect(seen).toContain('run_finished');
   });
 });

@@ -42,6 +42,20 @@ function streamingModel(): ChatModel {
 const pointsOf = (points: readonly ReceivedMetricPoint[], name: string) =>
   points.filter((point) => point.metric === name);
 
+/**
+ * The name Prometheus shows for an OTLP metric, by the Collector's prometheus exporter's normalization (its
+ * pkg/translator/prometheus, the default since NormalizeName went beta): dots to underscores, a `{...}` unit
+ * dropped, `s` as `_seconds`, `_total` on a monotonic sum. docs/tracing.md's queries use these names.
+ */
+function prometheusName(point: ReceivedMetricPoint): string {
+  const unitWords: Record<string, string> = { s: 'seconds', ms: 'milliseconds', By: 'bytes', '1': '' };
+  let name = point.metric.replace(/[^a-zA-Z0-9_:]/g, '_');
+  const unit = point.unit ?? '';
+  const suffix = unit.startsWith('{') ? '' : (unitWords[unit] ?? unit);
+  if (suffix !== '' && !name.endsWith(`_${suffix}`)) name += `_${suffix}`;
+  return point.kind === 'sum' && point.monotonic === true ? `${name}_total` : name;
+}
+
 describe.each(['http/json', 'http/protobuf'] as const)('metrics and guardrail records over OTLP %s', (protocol) => {
   let receiver: OtlpReceiver;
   beforeEach(async () => void (receiver = await startOtlpReceiver()));
@@ -122,6 +136,19 @@ describe.each(['http/json', 'http/protobuf'] as const)('metrics and guardrail re
       { unit: '{action}', value: 1, attributes: { 'stageloop.guard': 'injection', 'stageloop.guard.result': 'flag' } },
     ]);
     for (const point of points) expect(point.scope).toBe('stageloop');
+    // What the Prometheus recipe reads: cumulative sums and histograms (the Collector's prometheus exporter and
+    // Prometheus's OTLP endpoint take those), under the names and labels docs/tracing.md's queries use.
+    expect(points.filter((point) => point.kind !== 'gauge' && point.temporality !== 2)).toEqual([]);
+    const prometheusNames = new Set(points.map(prometheusName));
+    for (const queried of [
+      'gen_ai_client_token_usage',
+      'gen_ai_client_operation_duration_seconds',
+      'stageloop_runs_total',
+    ])
+      expect(prometheusNames).toContain(queried);
+    expect(Object.keys(tokens[0]!.attributes).map((key) => key.replace(/\./g, '_'))).toEqual(
+      expect.arrayContaining(['gen_ai_request_model', 'gen_ai_token_type']),
+    );
 
     const spans = receiver.spans;
     const names = spans.map((span) => span.name);

@@ -51,6 +51,7 @@ async function screenEntrances(
 export function historyDoor(detector: InjectionDetector, action: InjectionAction): Stage {
   return {
     name: 'injection-guard-history',
+    quiet: true,
     execute(state, ctx) {
       const history = state.history;
       if (action === 'off' || history === undefined) return;
@@ -94,6 +95,7 @@ export function historyDoor(detector: InjectionDetector, action: InjectionAction
 export function toolDescriptionDoor(detector: InjectionDetector, action: InjectionAction): Stage {
   return {
     name: 'injection-guard-tools',
+    quiet: true,
     execute(state, ctx) {
       const definitions = ctx.deps.tools?.definitions() ?? [];
       if (action === 'off' || definitions.length === 0) return;

@@ -177,8 +177,9 @@ export function injectionGuard(options: InjectionGuardOptions = {}): InjectionGu
 
   return {
     name: 'injection-guard',
+    quiet: true,
     execute: screenResults,
-    task: { name: 'injection-guard-task', execute: screenTask },
+    task: { name: 'injection-guard-task', quiet: true, execute: screenTask },
     history: historyDoor(detector, checkAction('history', options.history ?? toolActions.fallback)),
     tools: toolDescriptionDoor(
       detector,

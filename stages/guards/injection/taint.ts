@@ -23,6 +23,7 @@ export type Lookup = { get(name: string): Tool | undefined };
 export function taintTracker(registry: Lookup): Stage {
   return {
     name: 'taint',
+    quiet: true,
     execute(state, ctx) {
       for (const { call, result } of state.turn.results) {
         if (!result.ok) continue;
@@ -49,6 +50,7 @@ export function taintGate(registry: Lookup): Stage {
   const reason = taintReason(registry, 'refuse');
   return {
     name: 'taint-gate',
+    quiet: true,
     execute(state, ctx) {
       const first = firstTaint(state);
       if (first === undefined) return;
