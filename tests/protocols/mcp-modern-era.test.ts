@@ -14,6 +14,7 @@ import { instrumentDeps } from '../../src/tracing/instrument.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { jsonPost, loopbackModelEnv, useServes, waitFor } from '../server/serve-support.js';
 import { enableAsyncContext, makeTracing } from '../tracing/span-tree.js';
+import { modernRequest } from './mcp-modern-wire.js';
 
 const serves = useServes();
 const loopback = useLoopbackServer();
@@ -51,6 +52,27 @@ describe('MCP 2026-07-28 on /mcp', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('tasks/cancel cancels a task of the tasks extension; tasks/update says where a run is decided', async () => {
+    loopback.server.replyWithToolCalls([{ name: 'calculator', arguments: '{"expression":"6*7"}' }]);
+    loopback.server.hang();
+    const serve = await serves.start(loopbackModelEnv(loopback.server.url));
+    const url = serve.running.url;
+    const created = await modernRequest(url, 'tools/call', { name: 'react', arguments: { task: 'six times seven?' } });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working', pollIntervalMs: 500 });
+    const taskId = created.taskId as string;
+    await waitFor(async () => (loopback.server.requests.length > 1 ? true : undefined), 'the second model call');
+    await expect(modernRequest(url, 'tasks/update', { taskId, inputResponses: {} })).rejects.toThrow(
+      /asks for no input: .*stageloop approve/,
+    );
+    expect(await modernRequest(url, 'tasks/cancel', { taskId })).toMatchObject({ resultType: 'complete' });
+    const cancelled = await waitFor(async () => {
+      const task = await modernRequest(url, 'tasks/get', { taskId });
+      return task.status === 'cancelled' ? task : undefined;
+    }, 'the cancelled task');
+    expect(cancelled).not.toHaveProperty('result');
+    await expect(modernRequest(url, 'tasks/get', { taskId: 'nope' })).rejects.toThrow(/-32602.*no task nope/);
   });
 
   describe('trace context', () => {
