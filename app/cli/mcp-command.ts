@@ -7,8 +7,9 @@ import type { CommandIo, CommandModule } from './command.js';
 import { mcpLoginUsage } from './mcp-login-command.js';
 
 export const mcpUsage = `Usage: stageloop mcp [--store PATH] [--mcp-config FILE]
-Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), with progress
-notifications and cancellation; called as a task it returns at once (the task is the recorded run). Recorded runs
+Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), in MCP 2026-07-28
+or 2025-11-25 as the client opens, with progress notifications and cancellation; called as a task it returns at
+once (the task is the recorded run). Recorded runs
 are resources (stageloop://runs/{id}), each pipeline a prompt, and so is each agent of stageloop.config.json (or
 --mcp-config FILE). Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
 ./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
@@ -38,30 +39,41 @@ export async function mcpCommand(
   // stdout belongs to JSON-RPC: anything a library logs goes to stderr instead.
   console.log = console.error;
   console.info = console.error;
-  const [{ runServices }, { stageloopMcpServer }, { StdioServerTransport }] = await loadOptional(
+  const [{ runServices }, { stageloopMcpServer }, { followRunUpdates }, { serveStdio }] = await loadOptional(
     'stageloop mcp',
-    optionalParts.mcp,
+    optionalParts.mcpServer,
     () =>
       Promise.all([
         import('../serve.js'),
         import('../../src/server/protocols/mcp-server.js'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../src/server/protocols/mcp-resources.js'),
+        import('@modelcontextprotocol/server/stdio'),
       ]),
   );
   const services = await runServices(values.store, env, calculatorHost, undefined, values['mcp-config']);
   streams.stderr.write(`stageloop mcp: ${services.notice}\n`);
-  const server = stageloopMcpServer({ ...services, defaultPipeline: 'react' });
-  const transport = new StdioServerTransport();
+  const served = { ...services, defaultPipeline: 'react' };
+  // serveStdio picks the era from the client's opening (server/discover: 2026-07-28; initialize: 2025-11-25) and
+  // pins one server from the factory to the connection; a 2026 client's run updates go to that server's listen streams.
+  let modern: ReturnType<typeof stageloopMcpServer> | undefined;
+  const stopUpdates = followRunUpdates(
+    services.host,
+    (uri) => void modern?.server.sendResourceUpdated({ uri }).catch(() => undefined),
+  );
   const closed = new Promise<string>((resolve) => {
-    transport.onclose = () => resolve('the client closed stdin');
     stdin.once('end', () => resolve('the client closed stdin'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  await server.connect(transport);
+  const connection = serveStdio(({ era }) => {
+    const server = stageloopMcpServer(served, era);
+    if (era === 'modern') modern = server;
+    return server;
+  });
   const reason = await closed;
   streams.stderr.write(`stageloop mcp: ${reason}: letting running calls reach a checkpoint\n`);
+  stopUpdates();
   await services.close();
-  await server.close().catch(() => undefined);
+  await connection.close().catch(() => undefined);
   return 0;
 }

@@ -2,15 +2,14 @@
 // its scenarios' texts specify them (`conformance list` and each scenario's description): `test_*` tools, `test://`
 // resources and `test_*` prompts. They are added to stageloop's own MCP server (tasks, run resources, pipeline
 // prompts, completions, logging and the /mcp transport stay stageloop's), for the scenarios that need them.
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  completable,
+  fromJsonSchema,
+  ResourceTemplate,
+  type ElicitRequestFormParams,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** A 1x1 red PNG and a 1-sample WAV: the smallest media the content scenarios take. */
@@ -68,14 +67,14 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   server.registerTool(
     'test_tool_with_logging',
     { description: 'The conformance fixture test_tool_with_logging' },
-    async (extra) => {
+    async (ctx) => {
       for (const [index, data] of [
         'Tool execution started',
         'Tool processing data',
         'Tool execution completed',
       ].entries()) {
         if (index > 0) await pause();
-        await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data } });
+        await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data } });
       }
       return text('Tool with logging executed successfully');
     },
@@ -86,12 +85,12 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   server.registerTool(
     'test_tool_with_progress',
     { description: 'The conformance fixture test_tool_with_progress' },
-    async (extra) => {
-      const progressToken = extra._meta?.progressToken;
+    async (ctx) => {
+      const progressToken = ctx.mcpReq._meta?.progressToken;
       for (const progress of [0, 50, 100]) {
         if (progress > 0) await pause();
         if (progressToken !== undefined)
-          await extra.sendNotification({
+          await ctx.mcpReq.notify({
             method: 'notifications/progress',
             params: { progressToken, progress, total: 100 },
           });
@@ -101,26 +100,23 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   );
   server.registerTool(
     'test_sampling',
-    { description: 'The conformance fixture test_sampling', inputSchema: { prompt: z.string() } },
-    async ({ prompt }, extra) => {
-      const reply = await extra.sendRequest(
-        {
-          method: 'sampling/createMessage',
-          params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 },
-        },
-        CreateMessageResultSchema,
-      );
+    { description: 'The conformance fixture test_sampling', inputSchema: z.object({ prompt: z.string() }) },
+    async ({ prompt }, ctx) => {
+      const reply = await ctx.mcpReq.requestSampling({
+        messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+        maxTokens: 100,
+      });
       const content = reply.content as { type: string; text?: string };
       return text(`LLM response: ${content.text ?? ''}`);
     },
   );
-  const elicit = async (extra: RequestHandlerExtra<ServerRequest, ServerNotification>, params: object) =>
-    extra.sendRequest({ method: 'elicitation/create', params: params as never }, ElicitResultSchema);
+  const elicit = async (ctx: ServerContext, params: object) =>
+    ctx.mcpReq.elicitInput(params as ElicitRequestFormParams);
   server.registerTool(
     'test_elicitation',
-    { description: 'The conformance fixture test_elicitation', inputSchema: { message: z.string() } },
-    async ({ message }, extra) => {
-      const answer = await elicit(extra, {
+    { description: 'The conformance fixture test_elicitation', inputSchema: z.object({ message: z.string() }) },
+    async ({ message }, ctx) => {
+      const answer = await elicit(ctx, {
         message,
         requestedSchema: {
           type: 'object',
@@ -137,8 +133,8 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   server.registerTool(
     'test_elicitation_sep1034_defaults',
     { description: 'The conformance fixture test_elicitation_sep1034_defaults' },
-    async (extra) => {
-      const answer = await elicit(extra, {
+    async (ctx) => {
+      const answer = await elicit(ctx, {
         message: 'Please review and update the form fields with defaults',
         requestedSchema: {
           type: 'object',
@@ -157,10 +153,10 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   server.registerTool(
     'test_elicitation_sep1330_enums',
     { description: 'The conformance fixture test_elicitation_sep1330_enums' },
-    async (extra) => {
+    async (ctx) => {
       const titled = (prefix: string, titles: string[]) =>
         titles.map((title, index) => ({ const: `${prefix}${index + 1}`, title }));
-      const answer = await elicit(extra, {
+      const answer = await elicit(ctx, {
         message: 'Please select options from the enum fields',
         requestedSchema: {
           type: 'object',
@@ -187,7 +183,7 @@ export function withConformanceFixtures(server: McpServer): McpServer {
     'json_schema_2020_12_tool',
     {
       description: 'Tool with JSON Schema 2020-12 features',
-      inputSchema: z.fromJSONSchema({
+      inputSchema: fromJsonSchema({
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
@@ -200,9 +196,9 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   server.registerTool(
     'test_reconnection',
     { description: 'The conformance fixture test_reconnection' },
-    async (extra) => {
+    async (ctx) => {
       // The suite's SSE polling scenario: the call's stream closes mid-call and the client resumes it (Last-Event-ID).
-      extra.closeSSEStream?.();
+      ctx.http?.closeSSE?.();
       await pause();
       return text('Reconnection test completed successfully');
     },
@@ -237,10 +233,10 @@ export function withConformanceFixtures(server: McpServer): McpServer {
     'test_prompt_with_arguments',
     {
       description: 'A prompt with arguments',
-      argsSchema: {
+      argsSchema: z.object({
         arg1: completable(z.string(), (value) => ['paris', 'park', 'party'].filter((word) => word.startsWith(value))),
         arg2: z.string(),
-      },
+      }),
     },
     ({ arg1, arg2 }) => ({
       messages: [
@@ -250,7 +246,7 @@ export function withConformanceFixtures(server: McpServer): McpServer {
   );
   server.registerPrompt(
     'test_prompt_with_embedded_resource',
-    { description: 'A prompt with an embedded resource', argsSchema: { resourceUri: z.string() } },
+    { description: 'A prompt with an embedded resource', argsSchema: z.object({ resourceUri: z.string() }) },
     ({ resourceUri }) => ({
       messages: [
         {

@@ -17,7 +17,7 @@ export function protocolRoutes(services: McpServices): Hono {
   let mcp: Promise<(context: Context) => Promise<Response>> | undefined;
   app.all('/mcp', async (context) =>
     (
-      await (mcp ??= loadOptional('the /mcp endpoint', optionalParts.mcp, () => import('./mcp-server.js')).then(
+      await (mcp ??= loadOptional('the /mcp endpoint', optionalParts.mcpServer, () => import('./mcp-server.js')).then(
         (module) => module.mcpHttpHandler(services),
       ))
     )(context),

@@ -1,7 +1,6 @@
 // The event store behind resumable SSE on /mcp: every message a session's streams send is kept (a bounded number per
 // session), so a client whose stream dropped reconnects with Last-Event-ID and gets what it missed, in order.
-import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /** Messages kept per session; the oldest are dropped first (a client that far behind initializes again). */
 const keptEvents = 1_000;

@@ -1,8 +1,7 @@
 // One MCP prompt per pipeline: the task template a client fills in (argument `task`) and sends to the pipeline's tool;
 // and one per configured agent: its instructions with the task. The `task` argument completes from the tasks of
 // recorded runs (completion/complete).
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { RunStore } from '../../store/types.js';
 import type { AgentInfo, PipelineInfo } from '../pipeline-info.js';
@@ -26,9 +25,9 @@ export function registerPipelinePrompts(
     );
     return [...new Set(matching)].slice(0, offered);
   };
-  const taskArgument = {
+  const taskArgument = z.object({
     task: completable(z.string().describe('what the agent should do, in plain words'), pastTasks),
-  };
+  });
   for (const pipeline of pipelines) {
     server.registerPrompt(
       pipeline.name,

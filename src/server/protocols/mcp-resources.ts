@@ -1,16 +1,13 @@
 // Recorded runs as MCP resources: `stageloop://runs/{id}` (the run's view as JSON) and `stageloop://runs/{id}/timeline`
-// (its timeline as text), listed newest first, their ids completed, and `resources/subscribe` sending
-// notifications/resources/updated while a subscribed run goes on.
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type ReadResourceResult,
-} from '@modelcontextprotocol/sdk/types.js';
+// (its timeline as text), listed newest first, their ids completed, and notifications/resources/updated while a run
+// goes on: on 2025-11-25 for the URIs a client subscribed to (`resources/subscribe`), on 2026-07-28 for every run this
+// server hosts, which the serving entry passes to the listen streams that asked for the URI (`subscriptions/listen`).
+import { ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import type { TimelineItem } from '../../durable/timeline.js';
 import type { RunStore } from '../../store/types.js';
 import type { RunHost } from '../run-host.js';
 import { runViewOf } from '../run-view.js';
+import type { McpEra } from './mcp-task-methods.js';
 
 export interface RunResourceServices {
   store: RunStore;
@@ -22,7 +19,7 @@ export interface RunResourceServices {
 const listedRuns = 50;
 const runPattern = /^stageloop:\/\/runs\/([^/]+)(\/timeline)?$/;
 
-export function registerRunResources(server: McpServer, services: RunResourceServices): void {
+export function registerRunResources(server: McpServer, services: RunResourceServices, era: McpEra): void {
   const { store } = services;
   const completeId = async (value: string) =>
     (await store.list({ limit: listedRuns })).map((run) => run.runId).filter((id) => id.startsWith(value));
@@ -61,7 +58,37 @@ export function registerRunResources(server: McpServer, services: RunResourceSer
     },
     (uri, { id }) => read(uri, String(id), true),
   );
-  subscribeToRuns(server, services.host);
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  if (era === 'legacy') subscribeToRuns(server, services.host);
+}
+
+/** The URIs a run's resources have. */
+const urisOfRun = (runId: string) => [`stageloop://runs/${runId}`, `stageloop://runs/${runId}/timeline`];
+
+/**
+ * 2026-07-28's updates: every run this host starts is followed, and each stage end (and its end) publishes its
+ * resources' URIs; the entry's listen router sends them to the streams subscribed to them. Returns the stop.
+ */
+export function followRunUpdates(host: RunHost, publish: (uri: string) => void): () => void {
+  const controller = new AbortController();
+  const following = new Set<string>();
+  const follow = async (runId: string) => {
+    const log = host.log(runId);
+    if (log === undefined || following.has(runId) || !host.isActive(runId)) return;
+    following.add(runId);
+    try {
+      for await (const event of log.read(log.lastSeq, controller.signal)) {
+        if (event.type === 'stage_finished' || event.type === 'run_finished') urisOfRun(runId).forEach(publish);
+      }
+    } finally {
+      following.delete(runId);
+    }
+  };
+  const stopWatching = host.watch((runId) => void follow(runId).catch(() => undefined));
+  return () => {
+    stopWatching();
+    controller.abort();
+  };
 }
 
 /** One line per timeline item: where it happened, what, and how long it took. */
@@ -80,8 +107,7 @@ export function timelineText(runId: string, status: string, timeline: readonly T
  */
 function subscribeToRuns(server: McpServer, host: RunHost): void {
   const following = new Map<string, AbortController>();
-  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-  server.server.setRequestHandler(SubscribeRequestSchema, async ({ params: { uri } }) => {
+  server.server.setRequestHandler('resources/subscribe', async ({ params: { uri } }) => {
     const runId = runPattern.exec(uri)?.[1];
     const log = runId === undefined ? undefined : host.log(runId);
     if (log === undefined || following.has(uri)) return {};
@@ -97,7 +123,7 @@ function subscribeToRuns(server: McpServer, host: RunHost): void {
       .finally(() => following.delete(uri));
     return {};
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, async ({ params: { uri } }) => {
+  server.server.setRequestHandler('resources/unsubscribe', async ({ params: { uri } }) => {
     following.get(uri)?.abort();
     following.delete(uri);
     return {};

@@ -1,21 +1,30 @@
-// MCP server mode, served over stdio (`stageloop mcp`) and Streamable HTTP (/mcp): one tool per pipeline (called
-// plainly or as a task that is the durable run), recorded runs and session facts as resources, one prompt per pipeline
-// and per configured agent with completions, logging, and on HTTP resumable SSE streams (an event store per session).
+// MCP server mode on the SDK's v2 packages, speaking 2026-07-28 (stateless requests, `server/discover`, the `_meta`
+// envelope, tasks as the extension's shapes) and 2025-11-25 for older clients. Served over stdio (`stageloop mcp`,
+// through serveStdio) and Streamable HTTP (/mcp): one tool per pipeline (called plainly or as a task that is the
+// durable run), recorded runs and session facts as resources, one prompt per pipeline and per configured agent with
+// completions, logging, and for 2025 sessions on HTTP resumable SSE streams (an event store per session).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+  type McpServerFactory,
+} from '@modelcontextprotocol/server';
 import { packageVersion } from '../../common/version.js';
 import type { RunStore } from '../../store/types.js';
 import type { StartRunServices } from '../start-run.js';
 import { SessionEventStore } from './mcp-event-store.js';
 import { registerPipelinePrompts } from './mcp-prompts.js';
 import { registerPipelineTools } from './mcp-pipeline-tools.js';
-import { registerRunResources } from './mcp-resources.js';
+import { followRunUpdates, registerRunResources } from './mcp-resources.js';
 import { registerSessionFacts, type SessionFactServices } from './mcp-session-facts.js';
-import { RunTaskStore, taskPollInterval, type RunRecoverer } from './mcp-run-tasks.js';
+import { RunTasks, tasksExtension, type RunRecoverer } from './mcp-run-tasks.js';
+import { registerTaskMethods, type McpEra } from './mcp-task-methods.js';
 
 export { taskShape } from './mcp-pipeline-tools.js';
+export type { McpEra } from './mcp-task-methods.js';
 
 /** What the MCP server serves from: the run door, the store runs are recorded in, and how to continue a dead run. */
 export interface McpServices extends StartRunServices, SessionFactServices {
@@ -26,25 +35,42 @@ export interface McpServices extends StartRunServices, SessionFactServices {
   shownSlots?: readonly string[];
 }
 
-/** A fresh MCP server over the services; each tool call is an ordinary recorded run. */
-export function stageloopMcpServer(services: McpServices): McpServer {
-  const tasks = new RunTaskStore(services);
+/** Builds a server instance of one era over the services (the conformance test adds its fixtures through this). */
+export type McpServerOf = (services: McpServices, era: McpEra) => McpServer;
+
+/** One RunTasks per set of services: every instance (one per connection or request) sees the same continuations. */
+const tasksOfServices = new WeakMap<McpServices, RunTasks>();
+
+/** A fresh MCP server for one era over the services; each tool call is an ordinary recorded run. */
+export function stageloopMcpServer(services: McpServices, era: McpEra = 'legacy'): McpServer {
+  let tasks = tasksOfServices.get(services);
+  if (tasks === undefined) tasksOfServices.set(services, (tasks = new RunTasks(services)));
   const server = new McpServer(
     { name: 'stageloop', version: packageVersion() },
     {
       capabilities: {
         logging: {},
-        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        // 2025-11-25 names tasks in the core capabilities; 2026-07-28 as an extension (each codec drops the other).
+        ...(era === 'legacy'
+          ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+          : { extensions: { [tasksExtension]: {} } }),
       },
-      taskStore: tasks,
-      defaultTaskPollInterval: taskPollInterval,
     },
   );
-  registerPipelineTools(server, services, tasks);
-  registerRunResources(server, services);
+  registerPipelineTools(server, services, tasks, era);
+  registerTaskMethods(server, tasks, era);
+  registerRunResources(server, services, era);
   registerSessionFacts(server, services);
   registerPipelinePrompts(server, services.pipelines, services.store, services.agents);
   return server;
+}
+
+/** The v2 entries' factory: they call it per stdio connection or per 2026 HTTP request, naming the era to serve. */
+export function stageloopMcpFactory(
+  services: McpServices,
+  serverOf: McpServerOf = stageloopMcpServer,
+): McpServerFactory {
+  return ({ era }) => serverOf(services, era);
 }
 
 /** Sessions kept at once; the oldest is closed first (a client that never said goodbye). */
@@ -53,18 +79,23 @@ const maxSessions = 100;
 const reconnectAfterMs = 1_000;
 
 /**
- * /mcp over Streamable HTTP, one MCP session per client so a cancel reaches the call it names; each session keeps its
- * streams' events so a dropped stream resumes with Last-Event-ID. `serverOf` builds each session's server.
+ * /mcp over Streamable HTTP. A 2026-07-28 request (its `_meta` envelope says so) goes to the v2 HTTP entry with a server
+ * per request; 2025 traffic keeps one MCP session per client, so a cancel reaches the call it names, and each session
+ * keeps its streams' events so a dropped stream resumes with Last-Event-ID. `serverOf` builds each server.
  */
 export function mcpHttpHandler(
   services: McpServices,
-  serverOf: (services: McpServices) => McpServer = stageloopMcpServer,
+  serverOf: McpServerOf = stageloopMcpServer,
 ): (context: Context) => Promise<Response> {
+  const modern = createMcpHandler(stageloopMcpFactory(services, serverOf), { legacy: 'reject' });
+  followRunUpdates(services.host, (uri) => modern.notify.resourceUpdated(uri));
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   return async function mcpOverHttp(context) {
+    const request = context.req.raw;
+    if (!(await isLegacyRequest(request))) return modern.fetch(request);
     const sessionId = context.req.header('mcp-session-id');
     const known = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (known !== undefined) return known.handleRequest(context.req.raw);
+    if (known !== undefined) return known.handleRequest(request);
     if (sessionId !== undefined) {
       return context.json(
         {
@@ -94,7 +125,7 @@ export function mcpHttpHandler(
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await serverOf(services).connect(transport);
-    return transport.handleRequest(context.req.raw);
+    await serverOf(services, 'legacy').connect(transport);
+    return transport.handleRequest(request);
   };
 }

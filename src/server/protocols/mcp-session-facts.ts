@@ -1,6 +1,6 @@
 // Session facts as MCP resources: `stageloop://sessions/{user}/{session}/facts` is what a session remembers (the facts
 // `remember` kept, what `stageloop facts` shows) as JSON. The sessions of recorded runs are listed and completed.
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { sessionScope, type SessionStore } from '../../sessions/types.js';
 import type { RunStore } from '../../store/types.js';
 
