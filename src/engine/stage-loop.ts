@@ -89,7 +89,8 @@ export class StageCall implements StageInfo {
   zone: Zone = 'setup';
   iteration = 0;
   private stage: Stage | undefined;
-  readonly execute = (): StageReturn => this.stage!.execute(this.host.state, this.host.ctx);
+  /** The body handed to the tracer: made on the first dispatch (a plain run never dispatches). */
+  private body: (() => StageReturn) | undefined;
 
   constructor(private readonly host: StageLoopHost) {
     this.runId = host.state.runId;
@@ -101,7 +102,7 @@ export class StageCall implements StageInfo {
     ctx.stage = this.name = stage.name;
     this.stage = stage;
     if (ctx.listening) ctx.report('stage_started', {});
-    return this.host.tracer.stage(this, this.execute);
+    return this.host.tracer.stage(this, (this.body ??= () => this.stage!.execute(this.host.state, this.host.ctx)));
   }
 }
 
