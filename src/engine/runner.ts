@@ -85,7 +85,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     // Every call of the run passes its tool gate, inside the journal (a replay serves what the gate decided).
     const canAsk = (deps as { approve?: unknown }).approve !== undefined || options.seam !== undefined;
     const tools = toolsForRun(deps.tools, { state, canAsk });
-    if (tools !== deps.tools) deps = { ...deps, tools };
+    // runPipeline made `deps` for this run alone: the run's view replaces the box in place (no second copy).
+    if (tools !== deps.tools) deps.tools = tools;
     const wrapped = assembledDeps(
       pipeline,
       options.seam?.wrapDeps?.(
