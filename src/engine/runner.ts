@@ -155,7 +155,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
       error,
       pending,
     });
-    await this.seam?.finished(result);
+    // No seam, no await (an await of undefined still costs a turn of the microtask queue).
+    if (this.seam !== undefined) await this.seam.finished(result);
     if (this.ctx.listening) this.ctx.report('run_finished', finishedData(result));
     return result;
   }
@@ -165,7 +166,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     // Finalize stages (a summary, say) learn how the run ended from the state, like everything else.
     if (!inFinalize) this.state.stop = this.outcome.outcome();
     this.ctx.zone = 'finalize';
-    if (!inFinalize) await this.seam?.finalize(0, null, undefined);
+    if (!inFinalize && this.seam !== undefined) await this.seam.finalize(0, null, undefined);
     const zone = (this.finalizeZone = new FinalizeZone(this, this.checked.finalizeTimeoutMs));
     try {
       await runStages(this, 'finalize', zone, from);
