@@ -14,7 +14,8 @@ const contenders: Array<[Contender, string]> = [
 ];
 const script = fileURLToPath(new URL('./agent-contender.ts', import.meta.url));
 
-function measure<Result>(mode: 'turn' | 'concurrent', contender: Contender): Result {
+/** One contender alone in a fresh process (turn.bench.ts reads the heap figure through it too). */
+export function measure<Result>(mode: 'turn' | 'concurrent', contender: Contender): Result {
   const output = execFileSync(process.execPath, ['--import', 'tsx', '--expose-gc', script, mode, contender], {
     encoding: 'utf8',
   });

@@ -3,6 +3,7 @@
 // loop (the floor). The agent bench measures each contender in its own process; this one is the issue-46 figure.
 import { starter, type Contender } from './agent-work.js';
 import { format, median } from './measure.js';
+import { measure } from './agent.bench.js';
 
 const contenders: Array<[Contender, string]> = [
   ['loop', 'hand-written loop'],
@@ -60,4 +61,10 @@ export async function run(): Promise<void> {
     const typical = median(wall[contender]);
     console.log(`  ${label}: ${format(typical, 0)} ms, ${format(typical / wallFloor, 2)}x the loop (goal <= 1.5x)`);
   }
+  // The heap a parked run keeps, each contender alone in its process (in this one, garbage would mix).
+  const heap = (contender: Contender) => measure<{ retainedKiB: number }>('concurrent', contender).retainedKiB;
+  const [engineHeap, loopHeap] = [heap('engine'), heap('loop')];
+  console.log(
+    `Heap a run in flight keeps (own process each): stageloop ${format(engineHeap, 2)} KiB, loop ${format(loopHeap, 2)} KiB (goal <= 10 KiB)`,
+  );
 }

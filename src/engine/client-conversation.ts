@@ -18,9 +18,11 @@ export function conversationOption(messages: readonly ClientMessage[]): JsonObje
 }
 
 /** The client's system texts (for the system prompt) and its earlier turns (as messages); empty without any. */
-export function clientConversation(input: RunInput): { system: string[]; turns: ChatMessage[] } {
+export function clientConversation(input: RunInput): { system: readonly string[]; turns: readonly ChatMessage[] } {
   const recorded = input.options?.conversation;
-  const messages = Array.isArray(recorded) ? recorded.filter(isClientMessage) : [];
+  // The usual run has none: one shared empty answer, no arrays made per run.
+  if (!Array.isArray(recorded)) return noConversation;
+  const messages = recorded.filter(isClientMessage);
   return {
     system: messages.filter((message) => message.role === 'system').map((message) => message.content),
     turns: messages.flatMap((message): ChatMessage[] =>
@@ -28,6 +30,8 @@ export function clientConversation(input: RunInput): { system: string[]; turns: 
     ),
   };
 }
+
+const noConversation = Object.freeze({ system: Object.freeze([]), turns: Object.freeze([]) });
 
 /** The system prompt with the client's own system messages after it, marked as theirs. */
 export function withClientSystem(systemPrompt: string, input: RunInput): string {

@@ -26,7 +26,7 @@ export class LoopZones implements ZoneRules {
     private readonly ctx: RunContext,
     private readonly warnings: RunWarning[],
     /** Starts the next iteration, or says the loop is over; undefined when each pass is wrapped (traced) on its own. */
-    private readonly nextPass: (() => boolean) | undefined,
+    private readonly passes: { nextIteration(): boolean } | undefined,
   ) {}
 
   get aborted(): boolean {
@@ -77,7 +77,7 @@ export class LoopZones implements ZoneRules {
 
   /** Untraced, the whole loop runs in one call (one async frame a run, not one an iteration). */
   again(zone: Zone): boolean {
-    return zone === 'iteration' && this.nextPass !== undefined && this.nextPass();
+    return zone === 'iteration' && this.passes !== undefined && this.passes.nextIteration();
   }
 
   /** The position recorded points at the asking stage itself, so a resume runs it again with the decisions. */

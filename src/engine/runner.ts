@@ -31,6 +31,8 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOpt
     const deps: Deps = { clock: systemClock, ids: randomIds, ...options.deps };
     const state = options.start?.state ?? createRunState(deps.ids.newId(), pipeline.name, input);
     const run = new Run(pipeline, state, deps, options, checked);
+    // Untraced: no trace info and no closure for the tracer's wrapper.
+    if (run.tracer === identityTracer) return run.execute();
     const seam = options.seam;
     const info: RunTraceInfo =
       seam === undefined
@@ -41,7 +43,7 @@ export function runPipeline(pipeline: Pipeline, input: RunInput, options: RunOpt
             linkTo: seam.firstTrace,
             onRootSpan: seam.rootSpanStarted?.bind(seam),
           };
-    return run.tracer.run(info, run.execute);
+    return run.tracer.run(info, () => run.execute());
   } catch (error) {
     return Promise.reject(error);
   }
@@ -83,7 +85,8 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     // Every call of the run passes its tool gate, inside the journal (a replay serves what the gate decided).
     const canAsk = (deps as { approve?: unknown }).approve !== undefined || options.seam !== undefined;
     const tools = toolsForRun(deps.tools, { state, canAsk });
-    if (tools !== deps.tools) deps = { ...deps, tools };
+    // runPipeline made `deps` for this run alone: the run's view replaces the box in place (no second copy).
+    if (tools !== deps.tools) deps.tools = tools;
     const wrapped = assembledDeps(
       pipeline,
       options.seam?.wrapDeps?.(
@@ -100,8 +103,9 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     this.call = new StageCall(this);
     // The plain variant: an untraced, unobserved run calls its stages straight (decided once, at the start).
     this.plain = this.tracer === identityTracer && !this.ctx.listening;
-    const nextPass = this.tracer === identityTracer ? () => this.nextIteration() : undefined;
-    this.loop = new LoopZones(this.abort, this.outcome, this.seam, state, this.ctx, this.warnings, nextPass);
+    // Untraced, the loop zones start each next pass themselves (traced, each pass is wrapped on its own).
+    const passes = this.tracer === identityTracer ? this : undefined;
+    this.loop = new LoopZones(this.abort, this.outcome, this.seam, state, this.ctx, this.warnings, passes);
   }
 
   get runSignal(): LazyAbort {
@@ -116,7 +120,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
     return this.abort.abortable;
   }
 
-  readonly execute = async (): Promise<RunResult> => {
+  async execute(): Promise<RunResult> {
     if (this.ctx.listening)
       this.ctx.report('run_started', { pipeline: this.pipeline.name, task: this.state.input.task });
     const start = this.start;
@@ -128,7 +132,9 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
       freezeInput(this.state);
       if (start?.zone === 'iteration') await runStages(this, 'iteration', this.loop, start.nextStage);
       // A run resumed in finalize was past its loop when the checkpoint was taken. Untraced, the first pass runs them all.
-      if (!inFinalize) while (this.nextIteration()) await this.tracer.iteration(this.call, this.iterate);
+      if (!inFinalize)
+        while (this.nextIteration())
+          await this.tracer.iteration(this.call, () => runStages(this, 'iteration', this.loop, 0));
     } finally {
       this.abort.dispose();
     }
@@ -149,19 +155,18 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
       error,
       pending,
     });
-    await this.seam?.finished(result);
+    // No seam, no await (an await of undefined still costs a turn of the microtask queue).
+    if (this.seam !== undefined) await this.seam.finished(result);
     if (this.ctx.listening) this.ctx.report('run_finished', finishedData(result));
     return result;
-  };
-
-  private readonly iterate = (): Promise<void> => runStages(this, 'iteration', this.loop, 0);
+  }
 
   /** Resolves true when a finalize stage was left running past the limit (it may still write). */
   private async finalize(inFinalize: boolean, from: number): Promise<boolean> {
     // Finalize stages (a summary, say) learn how the run ended from the state, like everything else.
     if (!inFinalize) this.state.stop = this.outcome.outcome();
     this.ctx.zone = 'finalize';
-    if (!inFinalize) await this.seam?.finalize(0, null, undefined);
+    if (!inFinalize && this.seam !== undefined) await this.seam.finalize(0, null, undefined);
     const zone = (this.finalizeZone = new FinalizeZone(this, this.checked.finalizeTimeoutMs));
     try {
       await runStages(this, 'finalize', zone, from);
@@ -172,7 +177,7 @@ class Run implements ContextHost, FinalizeHost, StageLoopHost {
   }
 
   /** Starts the next iteration, or says the loop is over (a stage ended it, or the cap is reached). */
-  private nextIteration(): boolean {
+  nextIteration(): boolean {
     if (this.outcome.ended !== null || this.outcome.breakRequested) return false;
     if (this.state.iteration >= this.pipeline.maxIterations) {
       this.outcome.end(

@@ -80,7 +80,7 @@ export async function runStages(host: StageLoopHost, zone: Zone, rules: ZoneRule
 }
 
 /**
- * A run's dispatcher. The tracer gets this object as the stage's info and `execute` as its body, so a dispatch
+ * A run's dispatcher. The tracer gets this object as the stage's info and `body` as the stage's call, so a dispatch
  * allocates nothing; the run's guard hands a real tracer a copy of the info.
  */
 export class StageCall implements StageInfo {
@@ -89,7 +89,8 @@ export class StageCall implements StageInfo {
   zone: Zone = 'setup';
   iteration = 0;
   private stage: Stage | undefined;
-  readonly execute = (): StageReturn => this.stage!.execute(this.host.state, this.host.ctx);
+  /** The body handed to the tracer: made on the first dispatch (a plain run never dispatches). */
+  private body: (() => StageReturn) | undefined;
   // Read only by a real tracer (through the run's guard), so a dispatch writes nothing more.
   get quiet(): boolean {
     return this.stage?.quiet === true;
@@ -105,7 +106,7 @@ export class StageCall implements StageInfo {
     ctx.stage = this.name = stage.name;
     this.stage = stage;
     if (ctx.listening) ctx.report('stage_started', {});
-    return this.host.tracer.stage(this, this.execute);
+    return this.host.tracer.stage(this, (this.body ??= () => this.stage!.execute(this.host.state, this.host.ctx)));
   }
 }
 

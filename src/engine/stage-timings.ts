@@ -28,6 +28,8 @@ export interface PreparedPipeline {
   /** Index of the boundary clock slot, and the timings array's length less one. */
   readonly boundarySlot: number;
   readonly names: ReadonlyArray<{ zone: Zone; name: string }>;
+  /** A run's timings at the start, a packed double array: each run copies it (one copy, no kind change later). */
+  readonly blankTimings: readonly number[];
 }
 
 const prepared = new WeakMap<Pipeline, PreparedPipeline>();
@@ -43,14 +45,16 @@ function prepare(pipeline: Pipeline): PreparedPipeline {
   const setup = { stages: pipeline.setup, first: 0 };
   const iteration = { stages: pipeline.iteration, first: 2 * pipeline.setup.length };
   const finalize = { stages: pipeline.finalize, first: 2 * (pipeline.setup.length + pipeline.iteration.length) };
-  return { setup, iteration, finalize, boundarySlot: 2 * names.length, names };
+  // Pushed as doubles, then zeroed: the array's elements stay unboxed doubles in every run's copy.
+  const blankTimings: number[] = [];
+  for (let slot = 0; slot <= 2 * names.length; slot++) blankTimings.push(0.5);
+  for (let slot = 0; slot < blankTimings.length; slot++) blankTimings[slot] = 0;
+  return { setup, iteration, finalize, boundarySlot: 2 * names.length, names, blankTimings };
 }
 
-/** A run's timings: every pair at zero, and the boundary slot a double from the start (the array stays unboxed). */
+/** A run's timings: every pair at zero (a copy of the prepared blank array). */
 export function newTimings(ready: PreparedPipeline): number[] {
-  const timings = new Array<number>(ready.boundarySlot + 1).fill(0);
-  timings[ready.boundarySlot] = 0.5;
-  return timings;
+  return ready.blankTimings.slice();
 }
 
 export function stageStats(ready: PreparedPipeline, timings: readonly number[]): StageStats[] {

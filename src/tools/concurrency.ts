@@ -29,6 +29,7 @@ async function inLanes<Item, Result>(
   return results;
 }
 
-function inList<Result>(result: Result): Result[] {
+/** One result as a list (the one-call batch). */
+export function inList<Result>(result: Result): Result[] {
   return [result];
 }

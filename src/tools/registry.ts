@@ -1,6 +1,6 @@
 // ToolRegistry: the ToolBox the act stage uses; only registered tools can run, and every call resolves a ToolResult.
 import type { ToolCall, ToolDefinition } from '../model/types.js';
-import { mapWithConcurrency } from './concurrency.js';
+import { inList, mapWithConcurrency } from './concurrency.js';
 import type { Tool } from './define-tool.js';
 import { StageloopError } from '../common/stageloop-error.js';
 import { executeToolCall, type CallSettings } from './executor.js';
@@ -154,27 +154,53 @@ export class ToolRegistry implements ToolBox {
     const settings = (tool && this.#settings.get(tool.name)) ?? this.#unknownToolSettings;
     const wrap = this.#options.wrapCall;
     const policy = tool && this.#policies.get(tool.name);
-    const once = () => executeToolCall(call, tool, settings, this.#names, signal, run);
-    const attempts = policy === undefined ? once : () => policed(policy, signal, once);
-    const result = !wrap ? attempts() : wrapped(wrap, call, attempts);
+    // The usual call (no wrapper, no retry or rate limit) makes no closure.
+    let result: Promise<ToolResult>;
+    if (wrap === undefined && policy === undefined)
+      result = executeToolCall(call, tool, settings, this.#names, signal, run);
+    else {
+      const once = () => executeToolCall(call, tool, settings, this.#names, signal, run);
+      const attempts = policy === undefined ? once : () => policed(policy, signal, once);
+      result = !wrap ? attempts() : wrapped(wrap, call, attempts);
+    }
     // A tool whose results taint marks each of them: the run that reads one is tainted (journaled with the result).
     return tool?.taints === true ? result.then((outcome) => marked(tool, outcome)) : result;
   }
 
   executeAll(calls: readonly ToolCall[], signal?: AbortSignal, run?: CallRun): Promise<ToolResult[]> {
+    // One call (the usual turn) goes straight to execute, without a closure for the lanes.
+    if (calls.length === 1) return this.execute(calls[0]!, signal, run).then(inList);
     const limit = this.#options.concurrency ?? TOOL_DEFAULTS.concurrency;
     return mapWithConcurrency(calls, limit, (call) => this.execute(call, signal, run));
   }
 }
 
-/** The registry as one run sees it when nothing can be held: its calls made for that run. */
+/** The registry as one run sees it when nothing can be held: its calls made for that run (one object, no closures). */
+class RunView implements ToolBox {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly run: CallRun,
+  ) {}
+
+  definitions(): ToolDefinition[] {
+    return this.registry.definitions();
+  }
+
+  effectsOf(name: string): CallEffects {
+    return this.registry.effectsOf(name);
+  }
+
+  executeAll(calls: readonly ToolCall[], signal?: AbortSignal): Promise<ToolResult[]> {
+    return this.registry.executeAll(calls, signal, this.run);
+  }
+
+  wrappingCalls(wrap: WrapToolCall): ToolBox {
+    return runView(this.registry.wrappingCalls(wrap), this.run);
+  }
+}
+
 function runView(registry: ToolRegistry, run: CallRun): ToolBox {
-  return {
-    definitions: () => registry.definitions(),
-    effectsOf: (name) => registry.effectsOf(name),
-    executeAll: (calls, signal) => registry.executeAll(calls, signal, run),
-    wrappingCalls: (wrap) => runView(registry.wrappingCalls(wrap), run),
-  };
+  return new RunView(registry, run);
 }
 
 function marked(tool: Tool, result: ToolResult): ToolResult {

@@ -14,6 +14,7 @@ import {
   type WarningThresholds,
 } from './budget-decide.js';
 import { StageloopError } from '../../src/common/stageloop-error.js';
+import { perModelName } from '../../src/model/model-table.js';
 
 export interface BudgetSlot {
   startedAt: number;
@@ -73,10 +74,12 @@ export function budgetLedger(settings: Settings): BudgetLedger {
     cost: settings.maxCostUsd,
     time: settings.maxTimeMs,
   };
-  const tokenLimitFor = (modelName: string | undefined): number | undefined =>
+  // Resolved once per model name (every run starts its budget with it; the tables and the prices file do not change).
+  const tokenLimitFor = perModelName((modelName: string | undefined): number | undefined =>
     settings.maxTokens !== undefined || settings.contextShare === undefined
       ? settings.maxTokens
-      : contextShareTokens(modelName, settings.contextShare, settings.contextWindows);
+      : contextShareTokens(modelName, settings.contextShare, settings.contextWindows),
+  );
   // The limits with a run's resolved token limit, made once per limit rather than on every check (read-only).
   let resolved: { tokenLimit: number; limits: Partial<Record<BudgetKind, number>> } | undefined;
   const limitsOf = (slot: BudgetSlot): Partial<Record<BudgetKind, number>> => {

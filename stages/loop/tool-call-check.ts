@@ -12,21 +12,27 @@ export interface ToolCallCheck {
 }
 
 const noneRenamed: readonly ToolCall[] = Object.freeze([]);
+/** The usual turn's answer (every call fine): one shared object, none made per turn. */
+const noProblems: ToolCallCheck = Object.freeze({
+  problems: Object.freeze([]) as unknown as string[],
+  renamed: noneRenamed,
+});
 
 /** Empty `problems` when every call names an offered tool and carries a JSON object. */
 export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefinition[]): ToolCallCheck {
-  const problems: string[] = [];
-  if (response.toolCallProblem !== undefined) problems.push(response.toolCallProblem);
+  let problems: string[] | undefined;
+  if (response.toolCallProblem !== undefined) problems = [response.toolCallProblem];
   let renamed: ToolCall[] | undefined;
   for (const call of response.toolCalls) {
     // The usual call names an offered tool: no list of names is made for it.
     if (offers(tools, call.name)) {
       const problem = argumentsProblem(call);
-      if (problem !== undefined) problems.push(problem);
+      if (problem !== undefined) (problems ??= []).push(problem);
       continue;
     }
     const names = tools.map((tool) => tool.name);
     const match = names.find((name) => name.toLowerCase() === call.name.trim().toLowerCase());
+    problems ??= [];
     if (match !== undefined) {
       problems.push(`There is no tool "${call.name}": tool names are case-sensitive, the tool is "${match}".`);
       (renamed ??= []).push({ ...call, name: match });
@@ -36,6 +42,7 @@ export function checkToolCalls(response: ChatResponse, tools: readonly ToolDefin
       problems.push(`There is no tool "${call.name}". The tools are: ${names.join(', ') || '(none)'}.`);
     }
   }
+  if (problems === undefined) return noProblems;
   return { problems, renamed: renamed ?? noneRenamed };
 }
 

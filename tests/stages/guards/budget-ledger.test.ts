@@ -1,4 +1,7 @@
 // The budget's bookkeeping on its own: the slot, the limits in force, what was spent, hard mode's next-call estimate.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { budgetLedger } from '../../../stages/guards/budget-ledger.js';
 import { validate } from '../../../stages/guards/budget-options.js';
@@ -37,6 +40,29 @@ describe('budgetLedger', () => {
     expect(ledger.limitsIn(slot)).toMatchObject({ tokens: 4500, iterations: 10 });
     expect(ledger.limitsIn(slot).cost).toBeUndefined();
     expect(ledger.limitsOf(slot).tokens).toBe(4000);
+  });
+
+  it("resolves a model's token limit once per budget stage: later runs read no environment nor price file", () => {
+    const folder = mkdtempSync(join(tmpdir(), 'stageloop-ledger-'));
+    const prices = (window: number) => {
+      const file = join(folder, `prices-${window}.json`);
+      writeFileSync(file, JSON.stringify({ models: { 'acme-7b': { input: 1, output: 1, contextWindow: window } } }));
+      return file;
+    };
+    const ctx = makeCtx({ deps: { model: new ScriptedModel([], { modelName: 'acme-7b' }) } });
+    try {
+      process.env.STAGELOOP_PRICES = prices(32000);
+      const ledger = budgetLedger(validate({ contextShare: 0.5 }));
+      expect(ledger.start(makeState(), ctx).tokenLimit).toBe(16000);
+      // Every run starts its budget: the limit the first one resolved is kept, whatever the variable says now.
+      process.env.STAGELOOP_PRICES = prices(64000);
+      expect(ledger.start(makeState(), ctx).tokenLimit).toBe(16000);
+      // A budget stage made afterwards resolves afresh.
+      expect(budgetLedger(validate({ contextShare: 0.5 })).start(makeState(), ctx).tokenLimit).toBe(32000);
+    } finally {
+      delete process.env.STAGELOOP_PRICES;
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('hard mode: names the limit the next call would cross, or none', async () => {
