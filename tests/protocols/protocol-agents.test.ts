@@ -5,9 +5,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { chat } from './ui-chat-client.js';
+import { send, userMessage } from './a2a-messages.js';
 import { useServes, waitForStatus, type TestServe } from '../server/serve-support.js';
 
 const serves = useServes();
@@ -26,20 +27,6 @@ async function agentOfRun(serve: TestServe, runId: string): Promise<{ agent?: st
   };
 }
 
-function a2aMessage(text: string, metadata: Record<string, unknown>): Message {
-  return {
-    role: Role.ROLE_USER,
-    messageId: crypto.randomUUID(),
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    taskId: '',
-    contextId: '',
-    extensions: [],
-    metadata,
-    referenceTaskIds: [],
-  };
-}
-const send = (message: Message) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
-
 describe('a configured agent through each protocol door', () => {
   it('A2A: metadata.agent (or a skill naming an agent) runs the agent; the card lists the agents', async () => {
     const serve = await serves.start({}, { config: teamConfig });
@@ -47,12 +34,12 @@ describe('a configured agent through each protocol door', () => {
     const card = await client.getAgentCard();
     expect(card.skills.map((skill) => skill.id)).toEqual(expect.arrayContaining(['react', 'coordinator', 'triage']));
     for (const metadata of [{ agent: 'coordinator' }, { skill: 'multiplier' }]) {
-      const sent = (await client.sendMessage(send(a2aMessage(TASK, metadata)))) as Task;
+      const sent = (await client.sendMessage(send(userMessage(TASK, metadata)))) as Task;
       expect(sent.status!.state).toBe(TaskState.TASK_STATE_COMPLETED);
       const runId = sent.status!.message!.metadata!.runId as string;
       expect(await agentOfRun(serve, runId)).toEqual({ agent: metadata.agent ?? metadata.skill, pipeline: 'react' });
     }
-    const unknown = (await client.sendMessage(send(a2aMessage(TASK, { agent: 'nobody' })))) as Task;
+    const unknown = (await client.sendMessage(send(userMessage(TASK, { agent: 'nobody' })))) as Task;
     expect(unknown.status!.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(unknown.status!.message!.parts[0]!.content).toEqual({ $case: 'text', value: UNKNOWN });
   });
