@@ -1,7 +1,7 @@
 // A long MCP call's progress as run events, against server-everything's trigger-long-running-operation as a child
 // process: each `notifications/progress` is a `tool_progress` event of the run (the call's id, the tool, the server,
 // progress of total) before the call's `tool_result`, streamed as SSE blocks (toServerSentEvents), and a progress line
-// of `stageloop run` on stderr.
+// of `stageloop run` on stderr (live only: the run replays identically).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -98,5 +98,9 @@ describe('MCP progress as run events', () => {
     expect(lines.findIndex((line) => line.startsWith(`← ${LONG}: Long running operation completed`))).toBeGreaterThan(
       first,
     );
+    // Progress is live only: the replay, served the recorded result, is identical without it.
+    const runId = /run ([0-9a-f]{32})/.exec(run.stderr)![1]!;
+    const replay = await runCli(['replay', runId], env);
+    expect(replay.stdout).toMatch(/^identical/);
   });
 });
