@@ -2,14 +2,14 @@
 // on server-everything's elicitation and waiting at the prompt for a person, is killed. `stageloop resume` in a new
 // process presents the same form (a pending decision of kind `elicitation`), `stageloop approve --answer` gives the
 // server the answer once and the run finishes, and `stageloop replay` finds it identical.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sendReply, startChatServer, type ChatRequestBody, type ChatServer } from '../support/chat-server.js';
 import { everythingStdioServer } from '../support/mcp-servers.js';
-import { cleanEnvironment, cliPath, runCli } from '../support/run-cli.js';
+import { runCli } from '../support/run-cli.js';
+import { killedAtPrompt } from '../support/terminal-cli.js';
 
 const ASK = 'everything__trigger-elicitation-request';
 
@@ -18,48 +18,6 @@ function reply(body: ChatRequestBody) {
   const results = body.messages.filter((message) => message.role === 'tool');
   if (results.length > 0) return { content: `Result: ${String(results.at(-1)!.content).slice(0, 400)}` };
   return { toolCalls: [{ name: ASK, arguments: '{}' }] };
-}
-
-// Runs the command under a pseudo-terminal (a person's prompt needs one), printing the command's pid, then its output.
-const terminalScript = `
-import os, pty, sys, json
-pid, fd = pty.fork()
-if pid == 0:
-    args = json.loads(sys.argv[1]); os.execvp(args[0], args)
-sys.stdout.write('PID %d\\n' % pid); sys.stdout.flush()
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    sys.stdout.write(chunk.decode(errors='replace')); sys.stdout.flush()
-os.waitpid(pid, 0)
-`;
-
-/** Starts `stageloop run` at a terminal; resolves with its output once the person's prompt shows, after killing it. */
-function killedAtThePrompt(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn('python3', ['-c', terminalScript, JSON.stringify([process.execPath, cliPath, ...args])], {
-    env: cleanEnvironment(env),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  let killed = false;
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', () =>
-      killed ? resolve(output) : reject(new Error(`the run ended before its prompt:\n${output}`)),
-    );
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      // The marker: the prompt asking a person about the server's question.
-      if (!output.includes('allow? [y]es')) return;
-      child.stdout.removeAllListeners('data');
-      killed = true;
-      process.kill(Number(/^PID (\d+)/.exec(output)![1]), 'SIGKILL');
-    });
-  });
 }
 
 describe('kill -9 of a process holding an elicitation wait', () => {
@@ -76,8 +34,10 @@ describe('kill -9 of a process holding an elicitation wait', () => {
       const common = ['--store', store];
       // --approve-tools makes the terminal a person who decides (the calculator is never called).
       const flags = ['--base-url', model.url, '--model', 'test-model', '--mcp-config', config];
-      const output = await killedAtThePrompt(
+      // The marker: the prompt asking a person about the server's question.
+      const output = await killedAtPrompt(
         ['run', ...common, ...flags, '--approve-tools', 'calculator', `Please call ${ASK}`],
+        'allow? [y]es',
         env,
       );
       const runId = /run ([0-9a-f]{32})/.exec(output)![1]!;
