@@ -5,6 +5,7 @@ import { StageloopError } from '../src/common/stageloop-error.js';
 import { MCP_SERVER_NAME_PATTERN, type McpServer } from '../src/tools/mcp/types.js';
 import { pathToFileURL } from 'node:url';
 import type { McpOAuthSettings } from '../src/tools/mcp/oauth.js';
+import { SAMPLING_POLICIES, type McpSamplingPolicy } from '../src/tools/mcp/sampling-gate.js';
 import { checkUrl, configObject, configText, expandedRecord, expandVariables } from './config-values.js';
 
 /** `files=npx -y @modelcontextprotocol/server-filesystem /tmp` or `docs=https://example.com/mcp`. */
@@ -38,6 +39,7 @@ const SERVER_KEYS = new Set([
   'oauth',
   'approveTools',
   'autoApprove',
+  'sampling',
 ]);
 const OAUTH_KEYS = new Set(['clientId', 'clientSecret', 'scopes']);
 
@@ -81,13 +83,13 @@ export function serverEntry(
   return server;
 }
 
-/** `timeout` (seconds), `roots`, and `approveTools` / Cline's `autoApprove` (tools that need no approval). */
+/** `timeout` (seconds), `roots`, `approveTools` / Cline's `autoApprove` (tools that need no approval), `sampling`. */
 function serverSettings(
   entry: Record<string, unknown>,
   where: string,
   env: Environment,
-): Pick<McpServer, 'timeout' | 'roots' | 'approveTools'> {
-  const settings: Pick<McpServer, 'timeout' | 'roots' | 'approveTools'> = {};
+): Pick<McpServer, 'timeout' | 'roots' | 'approveTools' | 'sampling'> {
+  const settings: Pick<McpServer, 'timeout' | 'roots' | 'approveTools' | 'sampling'> = {};
   if (entry.timeout !== undefined) {
     if (typeof entry.timeout !== 'number' || !(entry.timeout > 0))
       throw new StageloopError('config', `${where}.timeout must be a number of seconds above 0, like 120`);
@@ -103,7 +105,14 @@ function serverSettings(
     ...(entry.autoApprove !== undefined ? stringList(entry.autoApprove, `${where}.autoApprove`) : []),
   ];
   if (approve.length > 0) settings.approveTools = [...new Set(approve)];
+  if (entry.sampling !== undefined) settings.sampling = samplingPolicy(entry.sampling, `${where}.sampling`);
   return settings;
+}
+
+function samplingPolicy(value: unknown, where: string): McpSamplingPolicy {
+  if (typeof value === 'string' && (SAMPLING_POLICIES as readonly string[]).includes(value))
+    return value as McpSamplingPolicy;
+  throw new StageloopError('config', `${where} must be "allow", "ask" or "deny"; got ${JSON.stringify(value)}`);
 }
 
 function rootEntry(value: unknown, where: string, env: Environment): { uri: string; name?: string } {

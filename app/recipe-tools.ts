@@ -59,7 +59,11 @@ async function mcpOptions(mcpServers: readonly McpServer[]): Promise<{ handlers?
     import('../src/tools/mcp/run-requests.js'),
     import('../stages/guards/injection/injection-detector.js'),
   ]);
-  return { handlers: runClientHandlers({ injection: (text) => detectInjection(text).detected }) };
+  // Each server's sampling policy (the config's `sampling`, recorded with the run): a resume and a replay ask alike.
+  const sampling = Object.fromEntries(
+    mcpServers.flatMap((server) => (server.sampling ? [[server.name, server.sampling]] : [])),
+  );
+  return { handlers: runClientHandlers({ injection: (text) => detectInjection(text).detected, sampling }) };
 }
 
 /** The tools an MCP server's `approveTools` lets past the run's approval list, by their names in the run. */
@@ -97,6 +101,7 @@ export function mcpServerOf(server: RunRecipe['mcpServers'][number], env: Enviro
     ...(server.timeout !== undefined && { timeout: server.timeout }),
     ...(server.roots !== undefined && { roots: server.roots }),
     ...(server.approveTools !== undefined && { approveTools: server.approveTools }),
+    ...(server.sampling !== undefined && { sampling: server.sampling }),
   };
   if (server.url !== undefined) {
     const headers = filled(server.headers, 'headers');

@@ -55,6 +55,8 @@ const mcpServerSchema = z.object({
     })
     .optional(),
   approveTools: z.array(z.string()).optional(),
+  /** Whether the server's sampling requests reach the run's model at once, after a person's yes, or never. */
+  sampling: z.enum(['allow', 'ask', 'deny']).optional(),
 });
 
 /** An agent of the config file: a pipeline with its instructions, its tools and the agents it may call. */

@@ -87,7 +87,9 @@ export function pausedNotice(result: RunResult): string {
     lines.push(
       item.kind === 'elicitation'
         ? `  ${item.id}  the MCP server "${String(item.server)}" asks: ${String(item.message)}${formFields(item.requestedSchema)}`
-        : `  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`,
+        : item.kind === 'sampling'
+          ? `  ${item.id}  the MCP server "${String(item.server)}" asks the run's model: ${String(item.message).slice(0, 200)}`
+          : `  ${item.id}  ${callText(String(item.tool), item.arguments)}${typeof item.agent === 'string' ? `  (agent ${item.agent})` : ''}`,
     );
   lines.push(
     `continue with: stageloop approve ${result.runId} [ID...] | stageloop reject ${result.runId} ID --message "..." | stageloop resume ${result.runId}`,

@@ -122,6 +122,14 @@ export function progressPrinter(
         );
         return;
       }
+      case 'tool_progress': {
+        // A long MCP call says how far it is: one line per notification, before its result.
+        const { name, progress, total, message } = event.data;
+        write(
+          `  ${stepTag(event)}… ${name}: ${progress}${total === undefined ? '' : ` of ${total}`}${message === undefined ? '' : ` · ${text(message)}`}`,
+        );
+        return;
+      }
       case 'verdict':
         if (event.data.verdict !== 'continue') write(`  verdict: ${event.data.verdict}: ${text(event.data.reason)}`);
         return;

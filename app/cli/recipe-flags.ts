@@ -49,6 +49,7 @@ export async function recipeFromFlags(
       ...(timeout !== undefined && { timeout }),
       ...(server.roots !== undefined && { roots: server.roots.map((root) => ({ ...root })) }),
       ...(server.approveTools !== undefined && { approveTools: [...server.approveTools] }),
+      ...(server.sampling !== undefined && { sampling: server.sampling }),
     };
     if ('url' in server) {
       const headers = templated(server.headers, ['mcpServers', name, 'headers']);

@@ -44,13 +44,16 @@ const plainName = (kind: 'session' | 'user') =>
     }
   });
 
+/** A name of an agent of the server's config file (POST /v1/runs, /v1/chat, /v1/chat/completions, A2A metadata). */
+export const agentNameSchema = z.string().min(1).max(64);
+
 /** The recipe fields a client may set (the server's own model, tools and MCP servers are not the client's to choose). */
 export const startRunSchema = z
   .strictObject({
     task: z.string().trim().min(1, 'the task must not be empty').max(100_000),
     pipeline: z.string().min(1).optional(),
     /** An agent of the server's config file: the run is that agent (its pipeline, instructions and tools). */
-    agent: z.string().min(1).max(64).optional(),
+    agent: agentNameSchema.optional(),
     session: plainName('session').optional(),
     user: plainName('user').optional(),
     options: runOptionsSchema.optional(),

@@ -3,7 +3,7 @@
 // (src/engine/run-scope.ts): the ToolBox port has no caller to hand on, and the tool is not called by act itself.
 import type { Decision } from '../engine/decision-types.js';
 import { currentScope, withinScope } from '../engine/run-scope.js';
-import type { Deps } from '../engine/stage.js';
+import type { Deps, StageContext } from '../engine/stage.js';
 import type { Usage } from '../engine/state.js';
 import type { ChatMessage } from '../model/types.js';
 import type { TaintMark } from '../engine/tool-port.js';
@@ -26,6 +26,8 @@ export interface ToolCaller {
   readonly user?: string;
   /** The first untrusted source in the calling run's context: an agent it starts inherits it (tool-gate.ts). */
   readonly taint?: TaintMark | undefined;
+  /** Reports an event of the calling run from inside a call (act's stage: an MCP call's `tool_progress`). */
+  readonly emit?: StageContext['emit'];
   /** A paused call run again on resume: the decisions it waited for, by call id, each keyed by its own run's id. */
   readonly decisions?: ReadonlyMap<string, Readonly<Record<string, Decision>>>;
 }

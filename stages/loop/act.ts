@@ -212,6 +212,7 @@ function callerOf(state: RunState, ctx: StageContext): ToolCaller {
     pipeline: state.pipeline,
     iteration: state.iteration,
     deps: ctx.deps,
+    emit: ctx.emit,
     usage: state.usage,
     tokenLimit: state.limits?.maxTokens ?? undefined,
     task: state.input.task,

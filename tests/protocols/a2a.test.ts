@@ -1,28 +1,15 @@
 // The A2A SDK's own client (ClientFactory().createFromUrl) against a real serve: card, send, stream, get, cancel,
 // and an interrupted run as input-required.
 import { describe, expect, it } from 'vitest';
-import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { send, userMessage } from './a2a-messages.js';
 import { useLoopbackServer } from '../support/loopback-model.js';
 import { loopbackModelEnv, useServes, waitFor, waitForStatus } from '../server/serve-support.js';
 
 const serves = useServes();
 const loopback = useLoopbackServer();
 
-function userMessage(text: string, metadata: Record<string, unknown> = {}): Message {
-  return {
-    role: Role.ROLE_USER,
-    messageId: crypto.randomUUID(),
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    taskId: '',
-    contextId: '',
-    extensions: [],
-    metadata,
-    referenceTaskIds: [],
-  };
-}
-
-const send = (message: Message) => ({ tenant: '', message, configuration: undefined, metadata: undefined });
 const textOf = (message: Message | undefined) =>
   (message?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('');
 const answerOf = (task: Task) =>

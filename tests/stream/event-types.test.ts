@@ -72,6 +72,7 @@ const declaredTypes = {
   stage_skipped: true,
   tool_retry: true,
   session_budget_spent: true,
+  tool_progress: true,
 } satisfies Record<Exclude<RunEventType, TestOnlyEvent>, true>;
 const declared = new Set(Object.keys(declaredTypes));
 

@@ -8,7 +8,7 @@ import { StageloopError } from '../../common/stageloop-error.js';
 import { approveToolsSchema } from '../request-schemas.js';
 import { asStageloopError, errorFieldsOf } from './protocol-errors.js';
 import { progressLineOf } from './progress-text.js';
-import { answerTextOf, eventsOf, startProtocolRun, type ProtocolRun } from './protocol-runs.js';
+import { agentNamedBy, answerTextOf, eventsOf, startProtocolRun, type ProtocolRun } from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
 
 // The SDK's enums, by value: `import type` keeps @a2a-js/sdk an optional package loaded only with the A2A routes.
@@ -53,6 +53,13 @@ function pipelineOf(message: Message, services: StartRunServices): string {
   return typeof named === 'string' && named !== '' ? named : services.defaultPipeline;
 }
 
+/** The configured agent a message asks for: `metadata.agent` (startRun checks the name), or a skill naming one. */
+function agentOf(message: Message, services: StartRunServices): string | undefined {
+  const { agent, skill } = message.metadata ?? {};
+  if (typeof agent === 'string' && agent !== '') return agent;
+  return typeof skill === 'string' ? agentNamedBy(skill, services) : undefined;
+}
+
 export class StageloopAgentExecutor implements AgentExecutor {
   readonly #runs = new Map<string, ProtocolRun>();
 
@@ -90,9 +97,11 @@ export class StageloopAgentExecutor implements AgentExecutor {
       if (!approval.success)
         throw new StageloopError('usage', 'metadata.approveTools must be a list of tool names or "all"');
       const approveTools = approval.data;
+      const agent = agentOf(message, this.services);
       run = await startProtocolRun(this.services, {
         pipeline: pipelineOf(message, this.services),
         task: textOfMessage(message),
+        ...(agent !== undefined && { agent }),
         ...(approveTools !== undefined && { approveTools }),
       });
     } catch (error) {

@@ -10,6 +10,7 @@ import { loadOptional } from '../../common/optional-package.js';
 import { eventStreamBody, serverSentEvent, serverSentEventsHeaders } from '../../stream/server-sent-events.js';
 import { protocolErrorResponse } from './protocol-errors.js';
 import type { StartRunServices } from '../start-run.js';
+import { agentNamedBy } from './protocol-runs.js';
 
 export const agentCardPath = '/.well-known/agent-card.json';
 export const a2aPath = '/a2a';
@@ -18,6 +19,26 @@ interface A2aEndpoint {
   card: (origin: string) => AgentCard;
   handler: (origin: string) => JsonRpcTransportHandler;
   contextOf(requestedVersion: string | undefined): import('@a2a-js/sdk/server').ServerCallContext;
+}
+
+/** A skill per configured agent not named like a pipeline (a message's `metadata.agent` reaches every agent). */
+function agentSkills(services: StartRunServices): AgentCard['skills'] {
+  return (services.agents ?? []).flatMap((agent) =>
+    agentNamedBy(agent.name, services) === undefined
+      ? []
+      : [
+          {
+            id: agent.name,
+            name: agent.name,
+            description: `${agent.description} (a stageloop agent on the ${agent.pipeline} pipeline; choose it with message metadata { "agent": "${agent.name}" }).`,
+            tags: ['stageloop', 'agent', agent.pipeline],
+            examples: [],
+            inputModes: ['text'],
+            outputModes: ['text'],
+            securityRequirements: [],
+          },
+        ],
+  );
 }
 
 async function loadA2a(services: StartRunServices): Promise<A2aEndpoint> {
@@ -43,16 +64,18 @@ async function loadA2a(services: StartRunServices): Promise<A2aEndpoint> {
     securityRequirements: [],
     defaultInputModes: ['text'],
     defaultOutputModes: ['text'],
-    skills: services.pipelines.map((pipeline) => ({
-      id: pipeline.name,
-      name: pipeline.name,
-      description: `The ${pipeline.name} pipeline (${pipeline.iteration.join(', ')}); choose it with message metadata { "skill": "${pipeline.name}" }.`,
-      tags: ['stageloop', pipeline.name],
-      examples: ['What is 17 * 23 + 4?'],
-      inputModes: ['text'],
-      outputModes: ['text'],
-      securityRequirements: [],
-    })),
+    skills: services.pipelines
+      .map((pipeline): AgentCard['skills'][number] => ({
+        id: pipeline.name,
+        name: pipeline.name,
+        description: `The ${pipeline.name} pipeline (${pipeline.iteration.join(', ')}); choose it with message metadata { "skill": "${pipeline.name}" }.`,
+        tags: ['stageloop', pipeline.name],
+        examples: ['What is 17 * 23 + 4?'],
+        inputModes: ['text'],
+        outputModes: ['text'],
+        securityRequirements: [],
+      }))
+      .concat(agentSkills(services)),
     documentationUrl: '',
     signatures: [],
   });

@@ -10,6 +10,7 @@ import { progressLineOf } from './progress-text.js';
 import { RawLine, runSse } from './run-sse.js';
 import { answerTextSplitter } from '../../stream/answer-text.js';
 import {
+  agentNamedBy,
   answerTextOf,
   runIdHeader,
   startProtocolRun,
@@ -18,6 +19,7 @@ import {
   type ProtocolRun,
 } from './protocol-runs.js';
 import type { StartRunServices } from '../start-run.js';
+import { agentNameSchema } from '../request-schemas.js';
 
 const contentSchema = z.union([
   z.string(),
@@ -40,6 +42,8 @@ const completionRequestSchema = z.looseObject({
   /** The run's token budget (input and output together, as --max-tokens counts them). */
   max_completion_tokens: z.int().min(1).nullish(),
   max_tokens: z.int().min(1).nullish(),
+  /** An agent of the server's config file (its pipeline wins over `model`), as POST /v1/runs takes it. */
+  agent: agentNameSchema.nullish(),
 });
 
 type CompletionRequest = z.infer<typeof completionRequestSchema>;
@@ -98,12 +102,11 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
   app.get('/v1/models', (context) =>
     context.json({
       object: 'list',
-      data: services.pipelines.map((pipeline) => ({
-        id: pipeline.name,
-        object: 'model',
-        created: 0,
-        owned_by: 'stageloop',
-      })),
+      // The configured agents too: a `model` naming one runs it.
+      data: [
+        ...services.pipelines.map((pipeline) => pipeline.name),
+        ...(services.agents ?? []).flatMap((agent) => (agentNamedBy(agent.name, services) ? [agent.name] : [])),
+      ].map((id) => ({ id, object: 'model', created: 0, owned_by: 'stageloop' })),
     }),
   );
 
@@ -114,10 +117,12 @@ export function openAIChatRoutes(services: StartRunServices): Hono {
       request.messages.map((message) => ({ role: message.role, text: textOfContent(message.content) })),
     );
     const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? undefined;
+    const agent = request.agent ?? agentNamedBy(request.model, services);
     const run = await startProtocolRun(services, {
       pipeline: request.model,
       task,
       conversation,
+      ...(agent !== undefined && { agent }),
       ...(maxTokens !== undefined && { options: { maxTokens } }),
     });
     context.header(runIdHeader, run.runId);

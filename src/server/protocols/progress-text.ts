@@ -15,6 +15,8 @@ export function progressLineOf(event: RunEvent): string | undefined {
       return event.data.ok
         ? `${event.data.name} returned ${event.data.result}`
         : `${event.data.name} failed: ${event.data.error.message}`;
+    case 'tool_progress':
+      return `${event.data.name}: ${event.data.progress}${event.data.total === undefined ? '' : ` of ${event.data.total}`}${event.data.message === undefined ? '' : ` (${event.data.message})`}`;
     case 'approval_requested':
       return `Waiting for approval of ${event.data.tool} (${event.data.id})`;
     default:

@@ -14,6 +14,8 @@ export const runIdHeader = 'x-stageloop-run-id';
 export interface ProtocolRunRequest {
   pipeline: string;
   task: string;
+  /** An agent of the server's config file (its pipeline wins): startRun checks the name as for POST /v1/runs. */
+  agent?: string;
   /** The run's guards, as POST /v1/runs takes them. */
   options?: RunRequestOptions;
   /** Tools whose calls pause the run for a person's decision. */
@@ -28,6 +30,12 @@ export interface ProtocolRun {
   /** The run's result; rejects with a StageloopError when the run threw instead of ending. */
   result: Promise<RunResult>;
   cancel(reason: string): void;
+}
+
+/** A protocol's own name field (a model, a skill) that names a configured agent and no pipeline is that agent. */
+export function agentNamedBy(name: string, services: StartRunServices): string | undefined {
+  if (services.pipelines.some((pipeline) => pipeline.name === name)) return undefined;
+  return services.agents?.some((agent) => agent.name === name) === true ? name : undefined;
 }
 
 /** Starts the run through the server's one door (its errors are the door's); a blank task is the caller's to fix. */

@@ -3,7 +3,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { RunResult } from '../../engine/run-result.js';
-import { approveToolsSchema } from '../request-schemas.js';
+import { agentNameSchema, approveToolsSchema } from '../request-schemas.js';
 import { protocolBody, protocolErrorResponse } from './protocol-errors.js';
 import { RawLine, runSse } from './run-sse.js';
 import { runIdHeader, startProtocolRun, structuredConversation, type ProtocolRun } from './protocol-runs.js';
@@ -15,7 +15,7 @@ export { ChunkWriter } from './ui-message-chunks.js';
 export const uiMessageStreamHeader = 'x-vercel-ai-ui-message-stream';
 
 // The whole body DefaultChatTransport sends (id, messages, trigger, messageId) plus anything the app adds; only
-// `pipeline` (a body field the app may set) is read besides the messages.
+// `pipeline` and `agent` (body fields the app may set) are read besides the messages.
 const chatRequestSchema = z.looseObject({
   id: z.string().optional(),
   messages: z
@@ -31,6 +31,8 @@ const chatRequestSchema = z.looseObject({
     .min(1, 'messages must not be empty'),
   messageId: z.string().optional(),
   pipeline: z.string().optional(),
+  /** An agent of the server's config file: the chat runs as that agent, as POST /v1/runs with `agent` does. */
+  agent: agentNameSchema.optional(),
   /** Tools whose calls pause for a person's decision: the stream shows the SDK's approval parts. */
   approveTools: approveToolsSchema.optional(),
   /** The AI SDK major version of the client (default 6): 7 also reads `reset-step` and `tool-approval-response`. */
@@ -59,6 +61,7 @@ export function uiMessageStreamRoutes(services: StartRunServices): Hono {
       pipeline,
       task,
       conversation,
+      ...(request.agent !== undefined && { agent: request.agent }),
       ...(request.approveTools !== undefined && { approveTools: request.approveTools }),
     });
     return streamChunks(context, run, request.messageId, request.aiSdk ?? 6);

@@ -12,6 +12,7 @@ import type { ToolContext } from '../define-tool.js';
 import type { McpConnection } from './connection.js';
 import { contentText } from './content.js';
 import { loadedSdk } from './sdk.js';
+import { progressEvents } from './progress-events.js';
 
 /** A progress notification of a call, for the run's events. */
 export interface McpProgress {
@@ -75,6 +76,7 @@ export async function callMcpTool(
   const current = connection.listedTools?.find((tool) => tool.name === listed.name) ?? listed;
   if (connection.listedTools !== undefined && !connection.listedTools.includes(current))
     throw new ToolFailure(`the MCP server "${server}" no longer offers the tool "${listed.name}"`);
+  const reportProgress = progressEvents(context.callId, name, server);
   const options = {
     // The signal makes the SDK send notifications/cancelled when the run is cancelled or the executor's bound passes.
     signal,
@@ -82,14 +84,16 @@ export async function callMcpTool(
     resetTimeoutOnProgress: true,
     maxTotalTimeout: MCP_CALL_CEILING_MS,
     // A progress token goes with every call: a long call says how far it is and stays alive.
-    onprogress: (progress: Progress) =>
+    onprogress: (progress: Progress) => {
+      reportProgress?.(progress);
       settings.onProgress?.({
         server,
         tool: listed.name,
         progress: progress.progress,
         ...(progress.total !== undefined && { total: progress.total }),
         ...(progress.message !== undefined && { message: progress.message }),
-      }),
+      });
+    },
   };
   // The call's span context (MCP 2026-07-28 `_meta` traceparent/tracestate): the server's spans join the run's trace.
   const meta = { ...currentTraceHeaders(), ...(idempotencyKey !== undefined && { idempotencyKey }) };

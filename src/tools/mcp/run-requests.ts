@@ -7,7 +7,8 @@ import type { PendingDecision } from '../../engine/signal.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 import { currentToolCaller, wantToolCallers } from '../call-scope.js';
 import type { McpClientHandlers, McpSamplingRequest, McpSamplingResult } from './client-requests.js';
-import { elicitationAnswer, elicitationId, elicitationPending, ELICITATION } from './elicitation.js';
+import { elicitationAnswer, elicitationId, elicitationPending } from './elicitation.js';
+import { answeredSoFar, samplingAllowed, type McpSamplingPolicy } from './sampling-gate.js';
 
 /** One call of a server's tool, as its request handlers see it. */
 export interface McpCallContext {
@@ -31,6 +32,8 @@ export interface McpRunRequestsOptions {
   injection?(text: string): boolean;
   /** The most output tokens one sampling request gets, whatever the server asks; default 2,000. */
   maxTokens?: number;
+  /** Each server's sampling policy by its name (the config's `sampling`); default `allow`. */
+  sampling?: Readonly<Record<string, McpSamplingPolicy>>;
 }
 
 const DEFAULT_SAMPLING_TOKENS = 2_000;
@@ -43,6 +46,7 @@ export function runClientHandlers(options: McpRunRequestsOptions = {}): McpHandl
     const caller = currentToolCaller();
     let asked = 0;
     let sampled = 0;
+    let samplings = 0;
     return {
       async elicit(request) {
         asked += 1;
@@ -51,8 +55,7 @@ export function runClientHandlers(options: McpRunRequestsOptions = {}): McpHandl
         if (decision !== undefined) return elicitationAnswer(decision, request);
         // No person: nobody answers now and no store keeps the run until someone does.
         if (caller?.deps.approve === undefined || call.callId === undefined) return { action: 'decline' };
-        const earlier = Object.fromEntries(Object.entries(given).filter(([id]) => id.startsWith(`${ELICITATION}-`)));
-        call.pause(elicitationPending(asked, request, call, earlier));
+        call.pause(elicitationPending(asked, request, call, answeredSoFar(given)));
         return { action: 'cancel' };
       },
       async sample(request, server) {
@@ -66,6 +69,13 @@ export function runClientHandlers(options: McpRunRequestsOptions = {}): McpHandl
             'tool',
             `stageloop refused the sampling request of "${server}": its messages read as a prompt injection`,
           );
+        // The config's policy: a person may have to say yes first (the call pauses and runs again once they did).
+        samplings += 1;
+        const given = (call.callId !== undefined && caller.decisions?.get(call.callId)) || {};
+        const person = caller.deps.approve !== undefined && call.callId !== undefined;
+        const policy = options.sampling?.[server];
+        if (!samplingAllowed(policy, samplings, { messages, maxTokens: request.maxTokens }, call, given, person))
+          throw new StageloopError('tool', `the sampling request of "${server}" waits for a person`);
         const left =
           caller.tokenLimit === undefined
             ? Infinity

@@ -2,6 +2,7 @@
 import { redactSecrets } from '../../common/redact.js';
 import type { McpRoot } from './client-requests.js';
 import type { McpOAuthSettings } from './oauth.js';
+import type { McpSamplingPolicy } from './sampling-gate.js';
 
 /** What every server may be given besides how to reach it. */
 export interface McpServerSettings {
@@ -11,6 +12,8 @@ export interface McpServerSettings {
   roots?: readonly McpRoot[];
   /** Tools of this server that need no approval (the config's `approveTools`, Cline's `autoApprove`). */
   approveTools?: readonly string[];
+  /** Whether its sampling requests reach the run's model at once (`allow`, default), after a person's yes, or never. */
+  sampling?: McpSamplingPolicy;
 }
 
 /** A server started as a child process speaking MCP over stdin/stdout. */
