@@ -22,4 +22,5 @@ export {
   type McpHandlersFor,
   type McpCallContext,
   type McpRunRequestsOptions,
+  type McpSamplingPolicy,
 } from '../tools/mcp/index.js';

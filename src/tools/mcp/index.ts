@@ -19,6 +19,7 @@ export {
   type McpCallContext,
   type McpRunRequestsOptions,
 } from './run-requests.js';
+export type { McpSamplingPolicy } from './sampling-gate.js';
 export { checkElicitationAnswers, elicitationProblem, CANCEL_MESSAGE } from './elicitation.js';
 export {
   McpOAuthProvider,

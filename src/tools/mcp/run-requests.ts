@@ -2,27 +2,15 @@
 // run's person like an approval (the call ends, the run pauses with a decision of kind `elicitation`, and resumes by
 // running the call again with the answer); a sampling request is a call of the run's own model, journaled with the
 // run (request purpose `sampling:SERVER`), counted in its usage and budget, and refused when it reads as an injection.
-import type { ChatMessage, ChatUsage } from '../../model/types.js';
-import type { PendingDecision } from '../../engine/signal.js';
+import type { ChatMessage } from '../../model/types.js';
+import type { McpCallContext } from './call-context.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 import { currentToolCaller, wantToolCallers } from '../call-scope.js';
 import type { McpClientHandlers, McpSamplingRequest, McpSamplingResult } from './client-requests.js';
 import { elicitationAnswer, elicitationId, elicitationPending } from './elicitation.js';
 import { answeredSoFar, samplingAllowed, type McpSamplingPolicy } from './sampling-gate.js';
 
-/** One call of a server's tool, as its request handlers see it. */
-export interface McpCallContext {
-  server: string;
-  /** The tool's name in the run (`server__tool`) and the call's arguments as the model sent them. */
-  tool: string;
-  arguments: string;
-  callId: string | undefined;
-  signal: AbortSignal;
-  /** Tokens the call spent on the run's model: they count in the run's usage and budgets. */
-  reportUsage?(usage: ChatUsage): void;
-  /** Ends the call: it waits for this decision (the run pauses and runs the call again once it is given). */
-  pause(item: PendingDecision): void;
-}
+export type { McpCallContext } from './call-context.js';
 
 /** Handlers made for each call (McpToolsOptions.handlers takes these or fixed handlers). */
 export type McpHandlersFor = (call: McpCallContext) => McpClientHandlers;

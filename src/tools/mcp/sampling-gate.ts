@@ -7,7 +7,7 @@ import type { Decision } from '../../engine/decision-types.js';
 import type { PendingDecision } from '../../engine/signal.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 import type { ChatMessage } from '../../model/types.js';
-import type { McpCallContext } from './run-requests.js';
+import type { McpCallContext } from './call-context.js';
 
 /** Whether a server's sampling requests reach the run's model: at once (default), after a person's yes, or never. */
 export type McpSamplingPolicy = 'allow' | 'ask' | 'deny';
