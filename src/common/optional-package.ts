@@ -10,6 +10,7 @@ export const optionalPackages = {
   bullmq: '6.7.0',
   ioredis: '6.0.0',
   '@modelcontextprotocol/sdk': '1.32.2',
+  '@modelcontextprotocol/client': '2.4.0',
   '@a2a-js/sdk': '1.3.0',
   pg: '8',
   '@opentelemetry/sdk-node': '0.223.0',
@@ -33,6 +34,8 @@ export const optionalParts = {
   workers: ['bullmq', 'ioredis'],
   redis: ['ioredis'],
   mcp: ['@modelcontextprotocol/sdk'],
+  /** The MCP client (stageloop/mcp, --mcp): SDK v2, which speaks 2026-07-28 and falls back to 2025-11-25. */
+  mcpClient: ['@modelcontextprotocol/client'],
   tracing: [
     '@opentelemetry/sdk-node',
     '@opentelemetry/exporter-trace-otlp-http',

@@ -1,7 +1,6 @@
 // The fetch an OAuth-protected server's transport uses: the saved token on every request; a 401 (or a 403 asking for
 // more scope) runs the SDK's authorization, waits for the person's approval, and sends the request once more.
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { McpAuthSdk } from './sdk.js';
 
 /** A provider that can wait for the code of the authorization it started (McpOAuthProvider). */

@@ -51,6 +51,18 @@ function oauthSettings(): McpOAuthSettings {
       ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
       ...(context.private_key_pem !== undefined && { privateKey: context.private_key_pem }),
     };
+  if (scenario.startsWith('auth/cross-app-access'))
+    return {
+      grant: 'cross_app_access',
+      clientId: context.client_id!,
+      clientSecret: context.client_secret!,
+      idp: {
+        url: context.idp_issuer!,
+        tokenEndpoint: context.idp_token_endpoint!,
+        clientId: context.idp_client_id!,
+        idToken: context.idp_id_token!,
+      },
+    };
   if (context.client_id !== undefined)
     return {
       clientId: context.client_id,
