@@ -200,7 +200,14 @@ export class McpConnection {
     // A configured Authorization header is the server's credential; otherwise OAuth answers a 401.
     const headerAuth = Object.keys(server.headers ?? {}).some((key) => key.toLowerCase() === 'authorization');
     const authSdk = headerAuth ? undefined : await loadAuthSdk();
-    const fetch = authSdk && authorizingFetch(authSdk, oauthProvider(authSdk, server, this.#options), url);
+    const fetch =
+      authSdk &&
+      authorizingFetch(
+        authSdk,
+        oauthProvider(authSdk, server, this.#options),
+        url,
+        server.oauth?.skipIssuerCheck === true,
+      );
     const client = this.#newClient(sdk);
     try {
       const transport = new sdk.StreamableHTTPClientTransport(url, { requestInit, ...(fetch && { fetch }) });

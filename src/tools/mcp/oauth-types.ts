@@ -18,6 +18,9 @@ export interface McpOAuthSettings {
   /** The company's identity provider (with `grant: 'cross_app_access'`): its issuer URL, this client there, and the
    * person's ID token, exchanged there for an ID-JAG (RFC 8693) that the server's authorization server takes. */
   idp?: McpIdentityProvider;
+  /** Takes an authorization server whose metadata names another `issuer` than the URL it was found at (RFC 8414
+   * §3.3; some 2025-03-26 era servers). Off by default: the check is a defence against authorization-server mix-up. */
+  skipIssuerCheck?: boolean;
 }
 
 export interface McpIdentityProvider {
