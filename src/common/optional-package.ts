@@ -9,8 +9,8 @@ export const optionalPackages = {
   '@hono/node-server': '2.1.8',
   bullmq: '6.7.0',
   ioredis: '6.0.0',
-  '@modelcontextprotocol/sdk': '1.32.2',
   '@modelcontextprotocol/client': '2.4.0',
+  '@modelcontextprotocol/sdk': '1.32.2',
   '@a2a-js/sdk': '1.3.0',
   pg: '8',
   '@opentelemetry/sdk-node': '0.223.0',
@@ -33,9 +33,9 @@ export const optionalParts = {
   server: ['hono', '@hono/node-server'],
   workers: ['bullmq', 'ioredis'],
   redis: ['ioredis'],
-  mcp: ['@modelcontextprotocol/sdk'],
   /** The MCP client (stageloop/mcp, --mcp): SDK v2, which speaks 2026-07-28 and falls back to 2025-11-25. */
   mcpClient: ['@modelcontextprotocol/client'],
+  mcp: ['@modelcontextprotocol/sdk'],
   tracing: [
     '@opentelemetry/sdk-node',
     '@opentelemetry/exporter-trace-otlp-http',
