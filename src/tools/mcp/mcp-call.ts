@@ -1,5 +1,5 @@
 // One call of an MCP tool: the server's questions go to the call's handlers, progress resets the quiet timeout, a
-// tool that runs only as a task runs as one (the SDK polls it), and each failure becomes a typed ToolFailure.
+// tool that runs only as a task runs as one (polled here), and each failure becomes a typed ToolFailure.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   CallToolResult,
@@ -8,6 +8,7 @@ import type {
   RequestOptions,
   Tool as ListedTool,
 } from '@modelcontextprotocol/client';
+import type { McpSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import { currentTraceHeaders } from '../../common/trace-headers.js';
 import { ToolFailure } from '../tool-failure.js';
@@ -17,7 +18,7 @@ import type { PendingDecision } from '../../engine/signal.js';
 import type { ToolContext } from '../define-tool.js';
 import type { McpConnection } from './connection.js';
 import { contentText } from './content.js';
-import { loadedSdk, type McpSdk } from './sdk.js';
+import { loadedSdk } from './sdk.js';
 
 /** A progress notification of a call, for the run's events. */
 export interface McpProgress {
