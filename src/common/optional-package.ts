@@ -9,7 +9,7 @@ export const optionalPackages = {
   '@hono/node-server': '2.1.8',
   bullmq: '6.7.0',
   ioredis: '6.0.0',
-  '@modelcontextprotocol/sdk': '1.32.2',
+  '@modelcontextprotocol/client': '2.4.0',
   '@modelcontextprotocol/server': '2.4.0',
   '@a2a-js/sdk': '1.3.0',
   pg: '8',
@@ -33,7 +33,8 @@ export const optionalParts = {
   server: ['hono', '@hono/node-server'],
   workers: ['bullmq', 'ioredis'],
   redis: ['ioredis'],
-  mcp: ['@modelcontextprotocol/sdk'],
+  /** The MCP client (stageloop/mcp, --mcp): SDK v2, which speaks 2026-07-28 and falls back to 2025-11-25. */
+  mcpClient: ['@modelcontextprotocol/client'],
   mcpServer: ['@modelcontextprotocol/server'],
   tracing: [
     '@opentelemetry/sdk-node',

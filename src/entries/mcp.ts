@@ -1,6 +1,6 @@
 /** @module stageloop/mcp */
 // 'stageloop/mcp': the tools of MCP servers as stageloop tools, each server started once per process. The MCP SDK
-// (@modelcontextprotocol/sdk, an optional package) loads when the first server is opened.
+// (@modelcontextprotocol/client, an optional package) loads when the first server is opened.
 export {
   mcpTools,
   loadMcpTools,

@@ -1,6 +1,7 @@
 // The server-everything sweep: every tool of the pinned @modelcontextprotocol/server-everything is called by a ReAct
 // run (a scripted loopback model asks for each), and each result reaches the run's conversation. That includes the
-// tools the server shows only to a client with capabilities (roots, elicitation, sampling) and the task-only one.
+// tools the server shows only to a client with capabilities (roots, elicitation, sampling), the task-only one, and the
+// two "-async" ones, whose sampling and elicitation requests stageloop runs as tasks of its own (client-tasks.ts).
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reactPipeline } from '../../pipelines/index.js';
@@ -46,6 +47,8 @@ const sweepCalls: Record<string, Record<string, unknown>> = {
   'trigger-elicitation-request': {},
   'trigger-url-elicitation': { url: 'https://example.com/consent' },
   'trigger-sampling-request': { prompt: 'Say hi', maxTokens: 10 },
+  'trigger-elicitation-request-async': {},
+  'trigger-sampling-request-async': { prompt: 'Say hi', maxTokens: 10 },
   'simulate-research-query': { topic: 'tides' },
 };
 
@@ -79,9 +82,9 @@ async function sweep(handlers?: McpClientHandlers) {
 describe(`server-everything ${pinned.version}: every tool through a run`, () => {
   it('each result reaches the run; with no person and no model, elicitation is declined and sampling refused', async () => {
     const { result, names, answers, progress } = await sweep();
-    // Listed: all but the two "-async" tools, which the server shows only to a client that runs sampling and
-    // elicitation requests as tasks of its own (client capability `tasks.requests`), which stageloop does not declare.
+    // Listed: all 19, the two "-async" ones too (shown only to a client that declares `tasks.requests`).
     expect(names.sort()).toEqual(Object.keys(sweepCalls).sort());
+    expect(names).toHaveLength(19);
     expect(result).toMatchObject({ status: 'completed', answer: 'Swept.' });
     expect(answers).toMatchObject({
       echo: 'Echo: sweep',
@@ -102,6 +105,9 @@ describe(`server-everything ${pinned.version}: every tool through a run`, () => 
       'trigger-elicitation-request': expect.stringMatching(/declined/i),
       'trigger-url-elicitation': expect.stringMatching(/declin/i),
       'trigger-sampling-request': expect.stringMatching(/^Error \(failed\).*no model to sample with for "everything"/s),
+      // The server polled the task stageloop made of its request (tasks/get), then read its end (tasks/result).
+      'trigger-elicitation-request-async': expect.stringMatching(/\[DECLINED\][\s\S]*Task created: [\s\S]*"decline"/),
+      'trigger-sampling-request-async': expect.stringMatching(/\[FAILED\] .*no model to sample with for "everything"/),
       'simulate-research-query': expect.stringContaining('# Research Report: tides'),
     });
     // The long operation reported its steps (a progress token went with the call). The last one may be lost: it comes
@@ -138,9 +144,13 @@ describe(`server-everything ${pinned.version}: every tool through a run`, () => 
       expect(answers['trigger-elicitation-request']).toMatch(/User provided the requested information[\s\S]*Name: Ada/);
       expect(answers['trigger-url-elicitation']).toMatch(/accept/i);
       expect(answers['trigger-sampling-request']).toContain('sampled: 1 message(s)');
+      expect(answers['trigger-elicitation-request-async']).toMatch(/\[COMPLETED\] User provided[\s\S]*Name: Ada/);
+      expect(answers['trigger-sampling-request-async']).toMatch(
+        /\[COMPLETED\] Async sampling[\s\S]*sampled: 1 message/,
+      );
       // The task-only tool asked its question through the task's result stream, and used the answer.
       expect(answers['simulate-research-query']).toContain('# Research Report: tides (ocean tides)');
-      expect(asked.sort()).toEqual(['form', 'form', 'url']);
+      expect(asked.sort()).toEqual(['form', 'form', 'form', 'url']);
     } finally {
       sweepCalls['simulate-research-query'] = { topic: 'tides' };
     }

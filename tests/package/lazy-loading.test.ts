@@ -54,6 +54,7 @@ async function modulesIn(files: readonly string[]): Promise<string[]> {
 const heavy = [
   'openai',
   '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/client',
   'ajv',
   '@opentelemetry/sdk-node',
   '@opentelemetry/exporter-trace-otlp-http',

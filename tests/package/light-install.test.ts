@@ -212,7 +212,7 @@ console.log(JSON.stringify(seen));`;
             },
       mcp: {
         code: 'config',
-        message: `stageloop/mcp needs the optional package @modelcontextprotocol/sdk, not installed: ${install('@modelcontextprotocol/sdk')}`,
+        message: `stageloop/mcp needs the optional package @modelcontextprotocol/client, not installed: ${install('@modelcontextprotocol/client')}`,
       },
       workers: {
         code: 'config',

@@ -6,7 +6,7 @@ import type {
   CreateMessageResult,
   ElicitRequest,
   ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 
 /** A server's question for a person: a form (`requestedSchema`) or a URL to open. */
 export type McpElicitation = ElicitRequest['params'];

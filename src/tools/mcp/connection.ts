@@ -1,14 +1,13 @@
 // One client per MCP server: connected on first use, reconnected after the server went away, closed once.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, PriorDiscovery, Tool as ListedTool } from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { MissingPackageError } from '../../common/optional-package.js';
-import { loadAuthSdk, loadSdk, type McpAuthSdk, type McpSdk } from './sdk.js';
+import { loadAuthSdk, loadSdk, type McpSdk } from './sdk.js';
 import { CLIENT_CAPABILITIES, McpCallers } from './client-requests.js';
+import { TASK_CAPABILITIES, taskingClient } from './client-tasks.js';
 import { answerServerRequests } from './server-requests.js';
 import { authorizingFetch } from './oauth-fetch.js';
-import { defaultCredentialStore, McpOAuthProvider } from './oauth.js';
+import { oauthProvider } from './oauth-grants.js';
 import type { McpAuthorizer, McpCredentialStore } from './oauth-types.js';
 import { tellingLines } from './stderr-lines.js';
 import { messageOf } from '../../common/error-message.js';
@@ -44,6 +43,9 @@ export class McpConnection {
   /** Set while the tools are listed again after a change: a call's result waits for it, so the run sees the new list. */
   relisting: Promise<void> | undefined;
   readonly #toolsChanged = new Set<(tools: readonly ListedTool[]) => void>();
+  /** The protocol era the server spoke last time: a reconnect skips the SDK's `server/discover` probe (a stdio probe
+   * starts the server once more, in a process of its own). */
+  #era: PriorDiscovery | undefined;
 
   constructor(server: McpServer, options: McpConnectionOptions = {}) {
     this.server = server;
@@ -154,16 +156,27 @@ export class McpConnection {
     });
     this.#stdio = transport;
     const client = this.#newClient(await loadSdk());
-    await client.connect(transport, { timeout: this.#timeout() });
+    await this.#handshake(client, transport);
     return client;
+  }
+
+  async #handshake(client: Client, transport: Parameters<Client['connect']>[0]): Promise<void> {
+    await client.connect(transport, { timeout: this.#timeout(), ...(this.#era && { prior: this.#era }) });
+    const discover = client.getDiscoverResult();
+    this.#era = client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
   }
 
   /** A client that declares what stageloop answers and re-lists the tools when the server says they changed. */
   #newClient(sdk: McpSdk): Client {
-    const client = new sdk.Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+    const TaskingClient = taskingClient(sdk);
+    const client = new TaskingClient(CLIENT_INFO, {
+      capabilities: { ...CLIENT_CAPABILITIES, ...TASK_CAPABILITIES },
+      // MCP 2026-07-28 (`server/discover`) with a server that speaks it, else the 2025-11-25 handshake.
+      versionNegotiation: { mode: 'auto' },
+    });
     // Not the SDK's listChanged option: it lists 300 ms later, after the result of the call that changed the tools
     // reached the run. The handler runs before that result is handed back, and the call waits for the new list.
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       const relisting = listAllTools(client).then(
         (tools) => {
           this.listedTools = tools;
@@ -187,48 +200,29 @@ export class McpConnection {
     // A configured Authorization header is the server's credential; otherwise OAuth answers a 401.
     const headerAuth = Object.keys(server.headers ?? {}).some((key) => key.toLowerCase() === 'authorization');
     const authSdk = headerAuth ? undefined : await loadAuthSdk();
-    const fetch = authSdk && authorizingFetch(authSdk, this.#oauthProvider(authSdk, server), url);
+    const fetch =
+      authSdk &&
+      authorizingFetch(
+        authSdk,
+        oauthProvider(authSdk, server, this.#options),
+        url,
+        server.oauth?.skipIssuerCheck === true,
+      );
     const client = this.#newClient(sdk);
     try {
       const transport = new sdk.StreamableHTTPClientTransport(url, { requestInit, ...(fetch && { fetch }) });
-      await client.connect(transport, { timeout: this.#timeout() });
+      await this.#handshake(client, transport);
       return client;
     } catch (error) {
       await client.close().catch(() => undefined);
-      const status = error instanceof sdk.StreamableHTTPError ? error.code : undefined;
+      const status = httpStatus(sdk, error);
       if (status === 401 || status === 403) throw this.#unauthorized(server, status, headerAuth, error);
       // The spec's backwards compatibility: another 4xx on the POST means an old server that speaks HTTP+SSE.
       if (status === undefined || status < 400 || status >= 500) throw error;
     }
     const legacy = this.#newClient(sdk);
-    await legacy.connect(new sdk.SSEClientTransport(url, { requestInit }), { timeout: this.#timeout() });
+    await this.#handshake(legacy, new sdk.SSEClientTransport(url, { requestInit }));
     return legacy;
-  }
-
-  #oauthProvider(sdk: McpAuthSdk, server: McpHttpServer & { name: string }): OAuthClientProvider {
-    const settings = server.oauth ?? {};
-    if (settings.grant === 'client_credentials' && settings.clientId !== undefined) {
-      const scope = settings.scopes?.join(' ');
-      if (settings.privateKey !== undefined)
-        return new sdk.PrivateKeyJwtProvider({
-          clientId: settings.clientId,
-          privateKey: settings.privateKey,
-          algorithm: 'ES256',
-          ...(scope && { scope }),
-        });
-      return new sdk.ClientCredentialsProvider({
-        clientId: settings.clientId,
-        clientSecret: settings.clientSecret ?? '',
-        ...(scope && { scope }),
-      });
-    }
-    return new McpOAuthProvider({
-      server: server.name,
-      url: server.url,
-      settings,
-      store: this.#options.credentials ?? defaultCredentialStore(),
-      ...(this.#options.authorizer && { authorizer: this.#options.authorizer }),
-    });
   }
 
   #unauthorized(
@@ -250,6 +244,16 @@ export class McpConnection {
   #timeout(): number {
     return this.#options.connectTimeoutMs ?? 30_000;
   }
+}
+
+/** The HTTP status of a failed connect, when the server answered one. */
+function httpStatus(sdk: McpSdk, error: unknown): number | undefined {
+  if (!(error instanceof sdk.SdkError)) return undefined;
+  const status = (error.data as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return status;
+  if (error.code === sdk.SdkErrorCode.ClientHttpAuthentication) return 401;
+  if (error.code === sdk.SdkErrorCode.ClientHttpForbidden) return 403;
+  return undefined;
 }
 
 const MAX_LIST_PAGES = 100;

@@ -1,5 +1,5 @@
 // A tool result's content as text for the model: text as is, every other kind described, none dropped silently.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 type ContentBlock = CallToolResult['content'][number];
 

@@ -1,7 +1,14 @@
 // One call of an MCP tool: the server's questions go to the call's handlers, progress resets the quiet timeout, a
-// tool that runs only as a task runs as one (the SDK polls it), and each failure becomes a typed ToolFailure.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Progress, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
+// tool that runs only as a task runs as one (polled here), and each failure becomes a typed ToolFailure.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  CallToolResult,
+  Client,
+  Progress,
+  RequestOptions,
+  Tool as ListedTool,
+} from '@modelcontextprotocol/client';
+import type { McpSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import { currentTraceHeaders } from '../../common/trace-headers.js';
 import { ToolFailure } from '../tool-failure.js';
@@ -102,8 +109,8 @@ export async function callMcpTool(
   try {
     result = await connection.callers.during(handlers, () =>
       current.execution?.taskSupport === 'required'
-        ? callAsTask(client, request, options)
-        : (client.callTool(request, undefined, options) as Promise<CallToolResult>),
+        ? callAsTask(client, loadedSdk!, request, options)
+        : client.callTool(request, options),
     );
   } catch (error) {
     if (paused !== undefined) throw pausedFailure(paused);
@@ -125,40 +132,62 @@ function pausedFailure(item: PendingDecision): ToolFailure {
   return new ToolFailure(`Waiting for a person: ${item.reason}.`, { kind: 'paused', pending: [item] });
 }
 
-/** A task-only tool: created as a task, polled by the SDK until it ends; cancelling the run cancels the task. */
+/** A task-only tool: created as a task, polled until it ends or asks for input; cancelling the run cancels the task. */
 async function callAsTask(
   client: Client,
+  sdk: McpSdk,
   request: Parameters<Client['callTool']>[0],
-  options: Parameters<Client['callTool']>[2],
+  options: RequestOptions & { signal: AbortSignal },
 ): Promise<CallToolResult> {
-  for await (const message of client.experimental.tasks.callToolStream(request, undefined, {
-    ...options,
-    task: {},
-  })) {
-    if (message.type === 'result') return message.result as CallToolResult;
-    if (message.type === 'error') throw message.error;
+  // SDK v2 has no task runtime: the 2025-11-25 task methods are sent with their schemas.
+  const created = await client.request(
+    { method: 'tools/call', params: { ...request, task: {} } },
+    sdk.schemas.CreateTaskResult,
+    options,
+  );
+  let task = created.task;
+  const cancel = () =>
+    void client
+      .request({ method: 'tasks/cancel', params: { taskId: task.taskId } }, sdk.schemas.CancelTaskResult)
+      .catch(() => undefined);
+  options.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    while (task.status === 'working') {
+      await sleep(task.pollInterval ?? 1_000, undefined, { signal: options.signal });
+      task = await client.request({ method: 'tasks/get', params: { taskId: task.taskId } }, sdk.schemas.GetTaskResult, {
+        signal: options.signal,
+        ...(options.timeout !== undefined && { timeout: options.timeout }),
+      });
+    }
+    // Waits for the end; a task that needs input sends its questions (elicitation) while this request is open.
+    return await client.request(
+      { method: 'tasks/result', params: { taskId: task.taskId } },
+      sdk.schemas.CallToolResult,
+      options,
+    );
+  } finally {
+    options.signal.removeEventListener('abort', cancel);
   }
-  throw new ToolFailure(`the task of the tool "${request.name}" ended without a result`);
 }
 
 export function callFailure(server: string, message: string, error: unknown): ToolFailure {
-  // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an McpError.
+  // A call fails after a connection was tried, so the SDK is normally loaded; without it, nothing is an SDK error.
   const sdk = loadedSdk;
   if (sdk === undefined)
     return new ToolFailure(`the call to the MCP server "${server}" failed: ${message}`, {
       retryable: true,
       cause: error,
     });
-  const { McpError, ErrorCode } = sdk;
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  const { SdkError, SdkErrorCode, ProtocolError } = sdk;
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return new ToolFailure(
       `the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`,
       { retryable: true, cause: error },
     );
   }
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
     return new ToolFailure(`the MCP server "${server}" did not answer in time`, { kind: 'timeout', cause: error });
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     // The SDK prefixes "MCP error CODE: " on each side of the wire.
     const text = message.replace(/^(MCP error -?\d+: )+/, '');
     return new ToolFailure(`the MCP server "${server}" answered with error ${error.code}: ${text}`, { cause: error });

@@ -1,7 +1,5 @@
 // mcpTools: the tools of an MCP server as stageloop Tools, which go into a ToolRegistry like any other.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import type { Client, jsonSchemaValidator, Tool as ListedTool } from '@modelcontextprotocol/client';
 import { loadSdk, loadedSdk } from './sdk.js';
 import { messageOf } from '../../common/error-message.js';
 import type { Tool } from '../define-tool.js';

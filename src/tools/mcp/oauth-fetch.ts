@@ -1,7 +1,6 @@
 // The fetch an OAuth-protected server's transport uses: the saved token on every request; a 401 (or a 403 asking for
 // more scope) runs the SDK's authorization, waits for the person's approval, and sends the request once more.
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { McpAuthSdk } from './sdk.js';
 
 /** A provider that can wait for the code of the authorization it started (McpOAuthProvider). */
@@ -10,7 +9,13 @@ type AuthorizingProvider = OAuthClientProvider & { authorizationCode?(): Promise
 /** Authorization rounds one request may start: a 401, then one step up in scope. */
 const MAX_ROUNDS = 2;
 
-export function authorizingFetch(sdk: McpAuthSdk, provider: AuthorizingProvider, serverUrl: URL): FetchLike {
+export function authorizingFetch(
+  sdk: McpAuthSdk,
+  provider: AuthorizingProvider,
+  serverUrl: URL,
+  /** Skips the RFC 8414 issuer-echo check (the server's `oauth.skipIssuerCheck`). */
+  skipIssuerMetadataValidation = false,
+): FetchLike {
   // A challenge answered once and sent again means the server will not take what we can get: no loop.
   const answered = new Set<string>();
   return async (input, init) => {
@@ -27,7 +32,12 @@ export function authorizingFetch(sdk: McpAuthSdk, provider: AuthorizingProvider,
       answered.add(challenge);
       const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(response);
       await response.body?.cancel().catch(() => undefined);
-      const options = { serverUrl, ...(resourceMetadataUrl && { resourceMetadataUrl }), ...(scope && { scope }) };
+      const options = {
+        serverUrl,
+        ...(resourceMetadataUrl && { resourceMetadataUrl }),
+        ...(scope && { scope }),
+        ...(skipIssuerMetadataValidation && { skipIssuerMetadataValidation }),
+      };
       if ((await sdk.auth(provider, options)) === 'REDIRECT') {
         if (!provider.authorizationCode) break;
         const authorizationCode = await provider.authorizationCode();

@@ -4,11 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import { StageloopError } from '../../common/stageloop-error.js';
 import type { McpAuthorizer, McpCredentialStore, McpOAuthSettings, McpSavedCredentials } from './oauth-types.js';
 

@@ -1,7 +1,7 @@
 // A long MCP call's progress as run events: each `notifications/progress` of the call becomes a `tool_progress` event
 // of the calling run (act's stage, the call's id), so the CLI's progress lines, SSE and the protocol streams show how
 // far the call is while it runs. Live only: a replay is served the call's recorded result and reports no progress.
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/client';
 import { currentToolCaller, wantToolCallers } from '../call-scope.js';
 
 declare module '../../engine/stage.js' {

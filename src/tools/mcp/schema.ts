@@ -1,6 +1,6 @@
 // A server's JSON Schema, twice: sent to the model as it is, and checked locally before a call leaves the process.
 import { z } from 'zod';
-import type { jsonSchemaValidator, JsonSchemaType } from '@modelcontextprotocol/sdk/validation';
+import type { jsonSchemaValidator, JsonSchemaType } from '@modelcontextprotocol/client';
 import type { JsonObject } from '../../common/json.js';
 import type { ToolParameters } from '../define-tool.js';
 

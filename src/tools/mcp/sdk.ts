@@ -1,26 +1,25 @@
-// The MCP SDK, loaded when the first server starts: importing stageloop does not load its client, transports and
-// validator (~200 files).
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+// The MCP SDK's client (`@modelcontextprotocol/client` 2.x), loaded when the first server starts: importing stageloop
+// does not load its client, transports and validator.
 import type {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { auth, extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
+  auth,
+  Client,
   ClientCredentialsProvider,
+  CrossAppAccessProvider,
+  discoverAndRequestJwtAuthGrant,
+  extractWWWAuthenticateParams,
+  requestJwtAuthorizationGrant,
   PrivateKeyJwtProvider,
-} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  specTypeSchemas,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 import { loadOptional, optionalParts } from '../../common/optional-package.js';
 
@@ -29,53 +28,63 @@ export interface McpSdk {
   SSEClientTransport: typeof SSEClientTransport;
   StdioClientTransport: typeof StdioClientTransport;
   StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
-  StreamableHTTPError: typeof StreamableHTTPError;
-  McpError: typeof McpError;
-  ErrorCode: typeof ErrorCode;
+  /** A local failure (timeout, closed connection, HTTP status: `SdkHttpError` carries it). */
+  SdkError: typeof SdkError;
+  SdkErrorCode: typeof SdkErrorCode;
+  /** An error the other side answered (a JSON-RPC error code). */
+  ProtocolError: typeof ProtocolError;
+  ProtocolErrorCode: typeof ProtocolErrorCode;
   AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator;
-  ElicitRequestSchema: typeof ElicitRequestSchema;
-  CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
-  ListRootsRequestSchema: typeof ListRootsRequestSchema;
-  ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
+  /** The spec's schemas by name, for the methods the SDK has no typed surface for (tasks). */
+  schemas: typeof specTypeSchemas;
 }
 
-/** The OAuth half of the SDK, loaded for HTTP servers only (a stdio server starts without it and its JWT library). */
+/** The OAuth half of the SDK, used for HTTP servers only. */
 export interface McpAuthSdk {
   auth: typeof auth;
   extractWWWAuthenticateParams: typeof extractWWWAuthenticateParams;
   UnauthorizedError: typeof UnauthorizedError;
   ClientCredentialsProvider: typeof ClientCredentialsProvider;
   PrivateKeyJwtProvider: typeof PrivateKeyJwtProvider;
+  CrossAppAccessProvider: typeof CrossAppAccessProvider;
+  discoverAndRequestJwtAuthGrant: typeof discoverAndRequestJwtAuthGrant;
+  requestJwtAuthorizationGrant: typeof requestJwtAuthorizationGrant;
 }
 
-let loading: Promise<McpSdk> | undefined;
+type ClientModule = typeof import('@modelcontextprotocol/client');
+
+let loadingModule: Promise<ClientModule> | undefined;
 /** Set once loaded: code that runs only after a server was reached may read it synchronously. */
 export let loadedSdk: McpSdk | undefined;
 
+function clientModule(): Promise<ClientModule> {
+  loadingModule ??= loadOptional(
+    'stageloop/mcp',
+    optionalParts.mcpClient,
+    () => import('@modelcontextprotocol/client'),
+  );
+  return loadingModule;
+}
+
+let loading: Promise<McpSdk> | undefined;
+
 export function loadSdk(): Promise<McpSdk> {
-  loading ??= loadOptional('stageloop/mcp', optionalParts.mcp, () =>
-    Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/sse.js'),
-      import('@modelcontextprotocol/sdk/client/stdio.js'),
-      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-      import('@modelcontextprotocol/sdk/validation/ajv'),
-    ]),
-  ).then(([client, sse, stdio, http, types, ajv]) => {
+  loading ??= Promise.all([
+    clientModule(),
+    loadOptional('stageloop/mcp', optionalParts.mcpClient, () => import('@modelcontextprotocol/client/stdio')),
+    loadOptional('stageloop/mcp', optionalParts.mcpClient, () => import('@modelcontextprotocol/client/validators/ajv')),
+  ]).then(([client, stdio, ajv]) => {
     loadedSdk = {
       Client: client.Client,
-      SSEClientTransport: sse.SSEClientTransport,
+      SSEClientTransport: client.SSEClientTransport,
       StdioClientTransport: stdio.StdioClientTransport,
-      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-      StreamableHTTPError: http.StreamableHTTPError,
-      McpError: types.McpError,
-      ErrorCode: types.ErrorCode,
+      StreamableHTTPClientTransport: client.StreamableHTTPClientTransport,
+      SdkError: client.SdkError,
+      SdkErrorCode: client.SdkErrorCode,
+      ProtocolError: client.ProtocolError,
+      ProtocolErrorCode: client.ProtocolErrorCode,
       AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
-      ElicitRequestSchema: types.ElicitRequestSchema,
-      CreateMessageRequestSchema: types.CreateMessageRequestSchema,
-      ListRootsRequestSchema: types.ListRootsRequestSchema,
-      ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+      schemas: client.specTypeSchemas,
     };
     return loadedSdk;
   });
@@ -85,17 +94,15 @@ export function loadSdk(): Promise<McpSdk> {
 let loadingAuth: Promise<McpAuthSdk> | undefined;
 
 export function loadAuthSdk(): Promise<McpAuthSdk> {
-  loadingAuth ??= loadOptional('stageloop/mcp', optionalParts.mcp, () =>
-    Promise.all([
-      import('@modelcontextprotocol/sdk/client/auth.js'),
-      import('@modelcontextprotocol/sdk/client/auth-extensions.js'),
-    ]),
-  ).then(([oauth, extensions]) => ({
-    auth: oauth.auth,
-    extractWWWAuthenticateParams: oauth.extractWWWAuthenticateParams,
-    UnauthorizedError: oauth.UnauthorizedError,
-    ClientCredentialsProvider: extensions.ClientCredentialsProvider,
-    PrivateKeyJwtProvider: extensions.PrivateKeyJwtProvider,
+  loadingAuth ??= clientModule().then((client) => ({
+    auth: client.auth,
+    extractWWWAuthenticateParams: client.extractWWWAuthenticateParams,
+    UnauthorizedError: client.UnauthorizedError,
+    ClientCredentialsProvider: client.ClientCredentialsProvider,
+    PrivateKeyJwtProvider: client.PrivateKeyJwtProvider,
+    CrossAppAccessProvider: client.CrossAppAccessProvider,
+    discoverAndRequestJwtAuthGrant: client.discoverAndRequestJwtAuthGrant,
+    requestJwtAuthorizationGrant: client.requestJwtAuthorizationGrant,
   }));
   return loadingAuth;
 }

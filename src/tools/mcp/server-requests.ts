@@ -1,6 +1,6 @@
 // Answers what a server asks of stageloop during a call (elicitation, sampling, roots) with the handlers of the call
 // in flight (client-requests.ts). Apart from the handlers' types so that the public types never name the SDK loader.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { McpSdk } from './sdk.js';
 import type { McpCallers, McpRoot } from './client-requests.js';
 
@@ -12,21 +12,21 @@ export function answerServerRequests(
   callers: McpCallers,
   roots: () => readonly McpRoot[],
 ): void {
-  client.setRequestHandler(sdk.ElicitRequestSchema, async (request) => {
+  client.setRequestHandler('elicitation/create', async (request) => {
     const elicit = callers.latest('elicit');
     // No person to ask: the server learns it was declined and can go on without the answer.
     return elicit ? elicit(request.params, server) : { action: 'decline' };
   });
-  client.setRequestHandler(sdk.CreateMessageRequestSchema, async (request) => {
+  client.setRequestHandler('sampling/createMessage', async (request) => {
     const sample = callers.latest('sample');
     if (!sample)
-      throw new sdk.McpError(
-        sdk.ErrorCode.InvalidRequest,
+      throw new sdk.ProtocolError(
+        sdk.ProtocolErrorCode.InvalidRequest,
         `stageloop has no model to sample with for "${server}" here`,
       );
     return sample(request.params, server);
   });
-  client.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({
+  client.setRequestHandler('roots/list', async () => ({
     roots: roots().map((root) => ({ uri: root.uri, ...(root.name !== undefined && { name: root.name }) })),
   }));
 }

@@ -21,9 +21,8 @@ const node22 = [
 ].find((candidate) => candidate !== undefined && existsSync(candidate));
 const why = node22 === undefined ? 'no Node 22 binary: set STAGELOOP_TEST_NODE22 (.ci/run does)' : undefined;
 /** The scenarios stageloop does not pass yet, each with why; the test fails when one starts passing. */
-const KNOWN_FAILING: Record<string, string> = {
-  'auth/cross-app-access-complete-flow': 'SEP-990 enterprise token exchange (ID-JAG), not in the SDK 1.32 client',
-};
+// None since SDK v2 (2.4.0): SEP-990 (cross-app access) passes through `grant: 'cross_app_access'`.
+const KNOWN_FAILING: Record<string, string> = {};
 const results = mkdtempSync(join(tmpdir(), 'stageloop-conformance-'));
 afterAll(() => rmSync(results, { recursive: true, force: true }));
 

@@ -51,11 +51,26 @@ function oauthSettings(): McpOAuthSettings {
       ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
       ...(context.private_key_pem !== undefined && { privateKey: context.private_key_pem }),
     };
+  if (scenario.startsWith('auth/cross-app-access'))
+    return {
+      grant: 'cross_app_access',
+      clientId: context.client_id!,
+      clientSecret: context.client_secret!,
+      idp: {
+        url: context.idp_issuer!,
+        tokenEndpoint: context.idp_token_endpoint!,
+        clientId: context.idp_client_id!,
+        idToken: context.idp_id_token!,
+      },
+    };
   if (context.client_id !== undefined)
     return {
       clientId: context.client_id,
       ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
     };
+  // Its authorization server publishes metadata at the root whose issuer is its /oauth path (a 2025-03-26 layout).
+  if (scenario === 'auth/2025-03-26-oauth-metadata-backcompat')
+    return { clientId: METADATA_DOCUMENT, skipIssuerCheck: true };
   return { clientId: METADATA_DOCUMENT };
 }
 
