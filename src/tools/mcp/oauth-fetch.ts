@@ -32,13 +32,13 @@ export function authorizingFetch(
       answered.add(challenge);
       const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(response);
       await response.body?.cancel().catch(() => undefined);
-      const options = {
+      const options: AuthOptions = {
         serverUrl,
         ...(resourceMetadataUrl && { resourceMetadataUrl }),
         ...(scope && { scope }),
         ...(skipIssuerMetadataValidation && { skipIssuerMetadataValidation }),
       };
-      if ((await sdk.auth(provider, options)) === 'REDIRECT') {
+      if ((await authorize(sdk, provider, options)) === 'REDIRECT') {
         if (!provider.authorizationCode) break;
         const authorizationCode = await provider.authorizationCode();
         await sdk.auth(provider, { ...options, authorizationCode });
@@ -48,6 +48,34 @@ export function authorizingFetch(
     if (response.ok) answered.clear();
     return response;
   };
+}
+
+type AuthOptions = Parameters<McpAuthSdk['auth']>[1];
+
+/**
+ * The SDK's authorization. Metadata naming another issuer on the same origin as where it was found (the 2025-03-26
+ * layout: metadata at the root, issuer at its /oauth path) is taken, and the options keep that for the code exchange;
+ * an issuer on another origin stays the SDK's error (RFC 8414 3.3 guards against a mix-up of servers).
+ */
+async function authorize(sdk: McpAuthSdk, provider: AuthorizingProvider, options: AuthOptions) {
+  try {
+    return await sdk.auth(provider, options);
+  } catch (error) {
+    if (
+      !(error instanceof sdk.IssuerMismatchError) ||
+      error.kind !== 'metadata' ||
+      options.skipIssuerMetadataValidation === true ||
+      !sameOrigin(error.expected, error.received)
+    )
+      throw error;
+    options.skipIssuerMetadataValidation = true;
+    return sdk.auth(provider, options);
+  }
+}
+
+function sameOrigin(first: string | undefined, second: string | undefined): boolean {
+  if (first === undefined || second === undefined || !URL.canParse(first) || !URL.canParse(second)) return false;
+  return new URL(first).origin === new URL(second).origin;
 }
 
 function wantsAuthorization(sdk: McpAuthSdk, response: Response): boolean {

@@ -7,6 +7,7 @@ import type {
   CrossAppAccessProvider,
   discoverAndRequestJwtAuthGrant,
   extractWWWAuthenticateParams,
+  IssuerMismatchError,
   requestJwtAuthorizationGrant,
   PrivateKeyJwtProvider,
   ProtocolError,
@@ -44,6 +45,7 @@ export interface McpAuthSdk {
   auth: typeof auth;
   extractWWWAuthenticateParams: typeof extractWWWAuthenticateParams;
   UnauthorizedError: typeof UnauthorizedError;
+  IssuerMismatchError: typeof IssuerMismatchError;
   ClientCredentialsProvider: typeof ClientCredentialsProvider;
   PrivateKeyJwtProvider: typeof PrivateKeyJwtProvider;
   CrossAppAccessProvider: typeof CrossAppAccessProvider;
@@ -98,6 +100,7 @@ export function loadAuthSdk(): Promise<McpAuthSdk> {
     auth: client.auth,
     extractWWWAuthenticateParams: client.extractWWWAuthenticateParams,
     UnauthorizedError: client.UnauthorizedError,
+    IssuerMismatchError: client.IssuerMismatchError,
     ClientCredentialsProvider: client.ClientCredentialsProvider,
     PrivateKeyJwtProvider: client.PrivateKeyJwtProvider,
     CrossAppAccessProvider: client.CrossAppAccessProvider,

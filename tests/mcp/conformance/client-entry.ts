@@ -68,9 +68,6 @@ function oauthSettings(): McpOAuthSettings {
       clientId: context.client_id,
       ...(context.client_secret !== undefined && { clientSecret: context.client_secret }),
     };
-  // Its authorization server publishes metadata at the root whose issuer is its /oauth path (a 2025-03-26 layout).
-  if (scenario === 'auth/2025-03-26-oauth-metadata-backcompat')
-    return { clientId: METADATA_DOCUMENT, skipIssuerCheck: true };
   return { clientId: METADATA_DOCUMENT };
 }
 
