@@ -15,6 +15,8 @@ import { redactSecrets, withoutSecret } from '../../common/redact.js';
 import { describeTransport, isHttpServer, type McpHttpServer, type McpServer, type McpStdioServer } from './types.js';
 import { StageloopError } from '../../common/stageloop-error.js';
 
+/** A stdio server silent to `server/discover` is an older one: it gets `initialize` after this, not the call timeout. */
+const STDIO_PROBE_MS = 5_000;
 const CLIENT_INFO = { name: 'stageloop', version: '0.1.0' };
 const STDERR_TAIL_CHARS = 2_000;
 /** Transport errors after which an HTTP connection cannot deliver the answers still owed. */
@@ -155,7 +157,7 @@ export class McpConnection {
       this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
     });
     this.#stdio = transport;
-    const client = this.#newClient(await loadSdk());
+    const client = this.#newClient(await loadSdk(), STDIO_PROBE_MS);
     await this.#handshake(client, transport);
     return client;
   }
@@ -167,12 +169,12 @@ export class McpConnection {
   }
 
   /** A client that declares what stageloop answers and re-lists the tools when the server says they changed. */
-  #newClient(sdk: McpSdk): Client {
+  #newClient(sdk: McpSdk, probeMs?: number): Client {
     const TaskingClient = taskingClient(sdk);
     const client = new TaskingClient(CLIENT_INFO, {
       capabilities: { ...CLIENT_CAPABILITIES, ...TASK_CAPABILITIES },
       // MCP 2026-07-28 (`server/discover`) with a server that speaks it, else the 2025-11-25 handshake.
-      versionNegotiation: { mode: 'auto' },
+      versionNegotiation: { mode: 'auto', ...(probeMs !== undefined && { probe: { timeoutMs: probeMs } }) },
     });
     // Not the SDK's listChanged option: it lists 300 ms later, after the result of the call that changed the tools
     // reached the run. The handler runs before that result is handed back, and the call waits for the new list.
