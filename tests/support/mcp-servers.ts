@@ -14,8 +14,11 @@ const everythingScript = join(repositoryRoot, 'node_modules/@modelcontextprotoco
 
 export interface LogEntry {
   pid: number;
-  event: 'started' | 'call' | 'finished' | 'cancelled';
+  event: 'started' | 'call' | 'finished' | 'cancelled' | 'elicited';
   tool?: string;
+  /** An elicited answer's action (accept, decline, cancel) and content. */
+  action?: string;
+  content?: Record<string, unknown>;
   arguments?: Record<string, unknown>;
   reason?: string;
 }

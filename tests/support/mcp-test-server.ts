@@ -5,8 +5,9 @@
 // `--many N` numbered tools tool_00001... (calls to them answer like echo), `--describe NAME=TEXT` replaces a description,
 // `--with-write-tool` adds send_message, `--meta-tool` adds meta (the request's `_meta` as JSON),
 // `--progress-tools` adds ticking (progress every everyMs) and change_tools (echo loses its read-only mark, fail goes,
-// added comes, then notifications/tools/list_changed). When MCP_TEST_LOG names a file, every call, finish and
-// cancellation is appended to it as one JSON line, with the server's pid.
+// added comes, then notifications/tools/list_changed), `--ask-tool` adds ask_number (an elicitation form). When
+// MCP_TEST_LOG names a file, every call, finish, cancellation and elicited answer is appended to it as one JSON line,
+// with the server's pid.
 import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -138,6 +139,16 @@ if (process.argv.includes('--meta-tool'))
     annotations: { readOnlyHint: true },
   });
 
+// `--ask-tool`: a tool that asks the client's person for a number (an elicitation form with no required field and a
+// default of 84), so a run with no person finishes too: declined, the tool takes the default.
+if (process.argv.includes('--ask-tool'))
+  tools.push({
+    name: 'ask_number',
+    description: 'Asks a person which number to use (84 when they do not say).',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: true },
+  });
+
 /** The list after change_tools: echo may write now, fail is gone, added is new. */
 function changeTools(): void {
   const echo = tools.find((tool) => tool.name === 'echo')!;
@@ -230,6 +241,18 @@ function makeServer(): Server {
         return text('added answers');
       case 'meta':
         return text(JSON.stringify(request.params._meta ?? {}));
+      case 'ask_number': {
+        const answer = await server.elicitInput({
+          message: 'Which number?',
+          requestedSchema: {
+            type: 'object',
+            properties: { number: { type: 'number', default: 84 }, sure: { type: 'boolean' } },
+          },
+        });
+        log({ event: 'elicited', tool: name, action: answer.action, content: answer.content });
+        const given = answer.action === 'accept' ? Number(answer.content?.number ?? 84) : 84;
+        return text(`${answer.action}${answer.content?.sure === true ? ' (sure)' : ''}: the number is ${given}`);
+      }
       case 'whoami':
         return text(String(extra.requestInfo?.headers['x-test-token'] ?? '(no header)'));
       default:

@@ -23,6 +23,7 @@ import { gateContextRows, pausingPolicy } from './gate-rows.js';
 import { workspaceRows } from './workspace-rows.js';
 import { subPlanRows } from './sub-plan-rows.js';
 import { killInsideWriteThenResume } from './kill-column.js';
+import { elicitationRows } from './elicitation-rows.js';
 
 const mcpLog = newLogFile();
 const sharedEnv = { MCP_TEST_LOG: mcpLog, FALLBACK_KEY: 'sk-fallback' };
@@ -163,6 +164,7 @@ const rows: MatrixRow[] = [
     expected: answered,
   },
   ...gateContextRows,
+  ...elicitationRows(answered),
   {
     name: 'gate: plan side by side + MCP',
     // With an MCP server configured (the default taint policy in force), both steps' calls still wait for the
@@ -200,7 +202,8 @@ const columns: Record<string, Column> = {
   },
   async 'pause, approve in a new process, replay identical'(row, context) {
     const paused = await pausedRun(row, context, 'approve');
-    const { run, result, rounds } = await approveUntilDone(context, paused.runId);
+    const answer = row.answer && [paused.pending[0]!.id, '--answer', JSON.stringify(row.answer)];
+    const { run, result, rounds } = await approveUntilDone(context, paused.runId, answer);
     expect(rounds).toBe(row.rounds ?? 1);
     expect(run.stderr).not.toMatch(/--force|another shape/);
     expect(outcomeOf(result)).toEqual(row.expected);
@@ -229,18 +232,22 @@ const columns: Record<string, Column> = {
     const paused = await pausedRun(row, context, 'server', ['--store', shared.serve.storeFile]);
     const decided = await shared.serve.call(
       `/v1/runs/${paused.runId}/decisions`,
-      jsonPost({ decisions: paused.pending.map((call) => ({ callId: call.id, approve: true })) }),
+      jsonPost({
+        decisions: paused.pending.map((call) => ({ callId: call.id, approve: true, arguments: row.answer })),
+      }),
     );
     expect(decided.status).toBe(202);
     const view = (await waitForStatus(shared.serve, paused.runId, ['completed', 'stopped', 'failed'])) as unknown as {
       run: { outcome: { result: Outcome } };
     };
     expect(outcomeOf(view.run.outcome.result)).toEqual(row.expected);
+    row.answered?.(context, 'server');
   },
   async 'a worker picks up a submitted run'(row, context) {
     if (shared.redis === undefined) return;
     const args = runArgs(row, context, 'worker');
     const submitted = await context.cli(['submit', '--redis', shared.redis.url, ...args.slice(1)]);
+    if (row.submitted) return row.submitted(context, submitted, ['--store', shared.redis.url]);
     // (The worker saves a session turn in its own store: the next turn is the approve and resume cells' check.)
     expect(outcomeOf(parseJson<Outcome>(submitted, 'submit'))).toEqual(row.expected);
   },
@@ -281,6 +288,11 @@ describe.each(rows)('$name', (row) => {
   afterAll(() => context?.model.close());
   for (const [verb, column] of Object.entries(columns)) {
     // The kill -9 cell is six processes in turn (run, resume, decide, resume, replay, ...): more time on a loaded machine.
-    it.concurrent(verb, () => column(row, context), verb.startsWith('kill -9') ? 300_000 : 120_000);
+    const own = row.cells?.[verb];
+    it.concurrent(
+      verb,
+      () => (own ? own(context) : column(row, context)),
+      verb.startsWith('kill -9') ? 300_000 : 120_000,
+    );
   }
 });

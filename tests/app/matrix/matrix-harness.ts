@@ -20,6 +20,16 @@ export interface Row {
   rounds?: number;
   /** Checked after a cell's run completed, e.g. a session's next turn. */
   after?(context: RowContext, cell: string): Promise<void>;
+  /** What a person approving answers an MCP server's question with (the approve cell's --answer, the server cell's
+   * arguments): a row whose run waits on a question, not on a call. */
+  answer?: Record<string, unknown>;
+  /** Checks what the row's MCP server was answered in a cell that a person decided through the server. */
+  answered?(context: RowContext, cell: string): void;
+  /** Checks a worker's run of the row (submit's result; `store`: the worker's store flags), when the worker cannot end
+   * it alone as the row's run ends. */
+  submitted?(context: RowContext, run: CliRun, store: string[]): Promise<void>;
+  /** Cells of the row's own in place of the matrix's, by column (a lifecycle a question goes through differently). */
+  cells?: Record<string, (context: RowContext) => Promise<void>>;
 }
 
 export interface RowContext {
@@ -104,14 +114,16 @@ export async function pausedRun(row: Row, context: RowContext, cell: string, ext
   return paused;
 }
 
-/** Approves every pending call of a run in new processes until it ends; returns the last --json result and how
- * many approvals it took (a run may pause again after one, as a handoff's target does). */
+/** Approves every pending call of a run in new processes until it ends (`firstRound`: the first approval's ids and
+ * flags, e.g. a question's --answer); returns the last --json result and how many approvals it took (a run may pause
+ * again after one, as a handoff's target does). */
 export async function approveUntilDone(
   context: RowContext,
   runId: string,
+  firstRound: string[] = [],
 ): Promise<{ run: CliRun; result: Outcome & Partial<Paused>; rounds: number }> {
   for (let round = 1; ; round++) {
-    const run = await context.cli(['approve', runId, '--json']);
+    const run = await context.cli(['approve', runId, ...(round === 1 ? firstRound : []), '--json']);
     const result = parseJson<Outcome & Partial<Paused>>(run, `approve ${runId}`);
     if (run.code !== 4 || round > 5) return { run, result, rounds: round };
   }

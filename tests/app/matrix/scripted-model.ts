@@ -109,6 +109,9 @@ function replyWithoutLedger(body: ChatRequestBody): ReplyOptions {
     if (transfer !== undefined && !called('transfer_to_')) return { toolCalls: [{ name: transfer, arguments: '{}' }] };
     return { content: `The answer is ${echoed}.` };
   }
+  // The elicitation row: the MCP tool that asks a person for the number, then the answer is its number.
+  if (toolResult === undefined && /\bask for a number\b/i.test(task) && offered('ask__ask_number') !== undefined)
+    return { toolCalls: [{ name: 'ask__ask_number', arguments: '{}' }] };
   // An agent that may echo does so first (a triage agent reads before it hands off).
   if (toolResult === undefined && /\becho\b/i.test(task) && offered('files__echo') !== undefined)
     return { toolCalls: [{ name: 'files__echo', arguments: JSON.stringify({ text: numberIn(task) ?? '0' }) }] };
