@@ -179,7 +179,9 @@ export function callFailure(server: string, message: string, error: unknown): To
       cause: error,
     });
   const { SdkError, SdkErrorCode, ProtocolError } = sdk;
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
+  // Closed under the call, found closed when the call was sent, or the socket refused: the server went away.
+  const gone = [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed];
+  if ((error instanceof SdkError && gone.includes(error.code)) || connectionLost(error)) {
     return new ToolFailure(
       `the MCP server "${server}" closed the connection during the call (it crashed or was stopped); the next call connects again`,
       { retryable: true, cause: error },
@@ -197,4 +199,17 @@ export function callFailure(server: string, message: string, error: unknown): To
     retryable: true,
     cause: error,
   });
+}
+
+/** Socket errors of a server that went away under a call (an HTTP transport's request fails with one as its cause). */
+const lostConnectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+function connectionLost(error: unknown): boolean {
+  // The SDK's protocol layer rejects a request made after its transport closed with a bare Error of this text.
+  if (error instanceof Error && error.message === 'Not connected') return true;
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && lostConnectionCodes.has(code)) return true;
+  }
+  return false;
 }
