@@ -9,10 +9,10 @@ import { mcpLoginUsage } from './mcp-login-command.js';
 export const mcpUsage = `Usage: stageloop mcp [--store PATH] [--mcp-config FILE]
 Serves every pipeline as an MCP tool over stdio (input { "task": string }, the answer as text), in MCP 2026-07-28
 or 2025-11-25 as the client opens, with progress notifications and cancellation; called as a task it returns at
-once (the task is the recorded run). Recorded runs
-are resources (stageloop://runs/{id}), each pipeline a prompt, and so is each agent of stageloop.config.json (or
---mcp-config FILE). Runs are recorded in --store PATH (default $STAGELOOP_HOME/stageloop.db, else
-./.stageloop/stageloop.db). The model comes from the environment (the offline model without OPENAI_API_KEY).
+once (the task is the recorded run). Recorded runs are resources (stageloop://runs/{id}), each pipeline a prompt,
+and so is each agent of stageloop.config.json (or --mcp-config FILE). Runs are recorded in --store PATH (default
+$STAGELOOP_HOME/stageloop.db, else ./.stageloop/stageloop.db). The model comes from the environment (the offline
+model without OPENAI_API_KEY).
 Claude Desktop / Cursor: { "mcpServers": { "stageloop": { "command": "stageloop", "args": ["mcp"] } } }
 
 ${mcpLoginUsage}`;
