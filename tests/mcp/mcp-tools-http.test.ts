@@ -31,6 +31,8 @@ describe('mcpTools over HTTP and from a published server', () => {
 
   it('an HTTP server killed mid-call (Streamable HTTP, and old SSE) gives a typed tool error at once, not a wait for the timeout', async () => {
     const log = newLogFile();
+    let legacyStarted!: () => void;
+    const legacyProgress = new Promise<void>((resolve) => (legacyStarted = resolve));
     const http = await startHttpTestServer(log);
     const sse = await startEverythingSse();
     running.push(http, sse);
@@ -39,12 +41,18 @@ describe('mcpTools over HTTP and from a published server', () => {
         { name: 'web', url: http.url },
         { name: 'legacy', url: sse.url },
       ],
-      { pool, filter: (tool) => tool.name === 'slow' || tool.name === 'trigger-long-running-operation' },
+      {
+        pool,
+        filter: (tool) => tool.name === 'slow' || tool.name === 'trigger-long-running-operation',
+        onProgress: (progress) => progress.server === 'legacy' && legacyStarted(),
+      },
     );
     const registry = new ToolRegistry(tools, { defaultTimeoutMs: 15_000 });
     const streamable = registry.execute(call('web__slow', { ms: 20_000 }));
-    const legacy = registry.execute(call('legacy__trigger-long-running-operation', { duration: 10, steps: 2 }));
+    const legacy = registry.execute(call('legacy__trigger-long-running-operation', { duration: 20, steps: 200 }));
+    // Both calls are inside their servers: the test server logged it, server-everything reported progress.
     await waitForLog(log, (entry) => entry.event === 'call');
+    await legacyProgress;
     http.child.kill('SIGKILL');
     sse.child.kill('SIGKILL');
     for (const result of await Promise.all([streamable, legacy])) {
